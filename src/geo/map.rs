@@ -1,0 +1,897 @@
+//! The theatre map: terrain, places, rivers on hexsides, cataracts and
+//! railways, loaded from `scenarios/map.ron` through a validating builder.
+//!
+//! [`MapFile`] is the file as written, with public fields and no promises;
+//! [`Map`] is the checked map the engine uses, built only by
+//! [`Map::build`], which reports every problem with its line.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use serde::{Deserialize, Serialize};
+
+use super::hex::{Direction, Hex, Hexside};
+use crate::diag::{suggest, Diagnostic, Diagnostics, Source};
+
+/// Terrain of a hex (rule 8.21).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Terrain {
+    Clear,
+    Hills,
+    Mountains,
+    Sea,
+}
+
+impl Terrain {
+    /// Movement points to enter a hex of this terrain (rule 8.21); `None`
+    /// for sea, which may never be entered (rule 8.2).
+    pub fn entry_cost(self) -> Option<u32> {
+        match self {
+            Terrain::Clear => Some(1),
+            Terrain::Hills => Some(2),
+            Terrain::Mountains => Some(3),
+            Terrain::Sea => None,
+        }
+    }
+
+    fn from_char(c: char) -> Option<Terrain> {
+        match c {
+            '.' => Some(Terrain::Clear),
+            'h' => Some(Terrain::Hills),
+            'm' => Some(Terrain::Mountains),
+            '~' => Some(Terrain::Sea),
+            _ => None,
+        }
+    }
+
+    /// Lower-case name, for reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Terrain::Clear => "clear",
+            Terrain::Hills => "hills",
+            Terrain::Mountains => "mountains",
+            Terrain::Sea => "sea",
+        }
+    }
+}
+
+/// What kind of place a named hex is. Towns, villages and oases are
+/// settlements: they can be besieged (rule 9.12) and losers in them need not
+/// retreat (rule 9.8).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum PlaceKind {
+    Town,
+    Village,
+    Oasis,
+    /// A named hex with no settlement (a battlefield, a pass).
+    Landmark,
+}
+
+impl PlaceKind {
+    /// Whether this is a town, village or oasis.
+    pub fn is_settlement(self) -> bool {
+        !matches!(self, PlaceKind::Landmark)
+    }
+}
+
+/// Navigability class of a river reach (rule 8.23).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum RiverClass {
+    Navigable,
+    Unnavigable,
+    /// Navigable November to February inclusive, unnavigable otherwise
+    /// (rule 8.23 III).
+    Seasonal,
+}
+
+/// Inclusive rectangle of hexes.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct HexRect {
+    pub from: Hex,
+    pub to: Hex,
+}
+
+/// A named place as written in the file.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct PlaceFile {
+    pub name: String,
+    pub hex: Hex,
+    pub kind: PlaceKind,
+    #[serde(default)]
+    pub aliases: Vec<String>,
+}
+
+/// A reach of a river as written in the file.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ReachFile {
+    pub class: RiverClass,
+    pub hexsides: Vec<String>,
+}
+
+/// A river as written in the file.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct RiverFile {
+    pub name: String,
+    #[serde(default)]
+    pub flows_into: Option<String>,
+    pub reaches: Vec<ReachFile>,
+}
+
+/// A cataract as written in the file.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct CataractFile {
+    pub name: String,
+    pub hexsides: Vec<String>,
+}
+
+/// A railway line as written in the file.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct RailwayFile {
+    pub name: String,
+    pub hexes: Vec<String>,
+    pub built: usize,
+}
+
+/// `scenarios/map.ron` as written; see `docs/map-format.md`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(rename = "Map")]
+pub struct MapFile {
+    pub name: String,
+    pub columns: i32,
+    pub rows: i32,
+    pub terrain: Vec<String>,
+    #[serde(default)]
+    pub souakim_extension: Vec<HexRect>,
+    pub places: Vec<PlaceFile>,
+    #[serde(default)]
+    pub rivers: Vec<RiverFile>,
+    #[serde(default)]
+    pub cataracts: Vec<CataractFile>,
+    #[serde(default)]
+    pub railways: Vec<RailwayFile>,
+}
+
+/// A named place on the checked map.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Place {
+    pub name: String,
+    pub hex: Hex,
+    pub kind: PlaceKind,
+    pub aliases: Vec<String>,
+}
+
+/// Index of a river in [`Map::rivers`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct RiverId(pub usize);
+
+/// A river on the checked map.
+#[derive(Clone, Debug)]
+pub struct River {
+    pub name: String,
+    pub flows_into: Option<RiverId>,
+    /// Hexsides from source to mouth.
+    pub hexsides: Vec<Hexside>,
+}
+
+/// What the map knows about one river hexside.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RiverSide {
+    pub river: RiverId,
+    /// Position along the river from its source: larger is downstream.
+    pub order: usize,
+    pub class: RiverClass,
+    /// Index into [`Map::cataracts`] if a cataract stands here.
+    pub cataract: Option<usize>,
+}
+
+/// A cataract on the checked map.
+#[derive(Clone, Debug)]
+pub struct Cataract {
+    pub name: String,
+    pub hexsides: Vec<Hexside>,
+}
+
+/// State of the track in a hex at the start of a scenario (rules 3.4, 8.22).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Track {
+    Built,
+    /// Marked on the map; may be built (rule 3.4).
+    Marked,
+}
+
+/// A railway line on the checked map.
+#[derive(Clone, Debug)]
+pub struct Railway {
+    pub name: String,
+    pub hexes: Vec<Hex>,
+    /// The first `built` hexes are built at the start.
+    pub built: usize,
+}
+
+/// A looked-up place name or hex label that was not found.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum LookupError {
+    #[error("no place called {name}{}", match suggestion { Some(s) => format!("; did you mean {s}?"), None => String::new() })]
+    UnknownPlace {
+        name: String,
+        suggestion: Option<String>,
+    },
+    #[error("hex {0} is not on the map (columns 00-{1:02}, rows 00-{2:02})")]
+    OffMap(Hex, i32, i32),
+}
+
+/// The checked theatre map.
+#[derive(Clone, Debug)]
+pub struct Map {
+    name: String,
+    columns: i32,
+    rows: i32,
+    terrain: Vec<Terrain>,
+    souakim: Vec<bool>,
+    places: Vec<Place>,
+    by_name: BTreeMap<String, usize>,
+    rivers: Vec<River>,
+    river_sides: HashMap<Hexside, RiverSide>,
+    cataracts: Vec<Cataract>,
+    railways: Vec<Railway>,
+    track: HashMap<Hex, Track>,
+}
+
+impl Map {
+    /// Read and check a map file.
+    pub fn from_source(src: &Source<'_>) -> Result<Map, Diagnostics> {
+        let file: MapFile = src.parse_ron().map_err(|d| Diagnostics(vec![d]))?;
+        Map::build(&file, src)
+    }
+
+    /// Check a map file and build the map, or report every problem.
+    pub fn build(file: &MapFile, src: &Source<'_>) -> Result<Map, Diagnostics> {
+        MapBuilder::new(file, src).build()
+    }
+
+    /// The map's title.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Number of columns.
+    pub fn columns(&self) -> i32 {
+        self.columns
+    }
+
+    /// Number of rows.
+    pub fn rows(&self) -> i32 {
+        self.rows
+    }
+
+    /// Whether the hex is on the map.
+    pub fn contains(&self, hex: Hex) -> bool {
+        (0..self.columns).contains(&hex.col) && (0..self.rows).contains(&hex.row)
+    }
+
+    fn index(&self, hex: Hex) -> Option<usize> {
+        self.contains(hex)
+            .then(|| (hex.row * self.columns + hex.col) as usize)
+    }
+
+    /// Every hex of the map, row by row.
+    pub fn hexes(&self) -> impl Iterator<Item = Hex> + '_ {
+        (0..self.rows).flat_map(move |r| (0..self.columns).map(move |c| Hex::new(c, r)))
+    }
+
+    /// Terrain of a hex on the map.
+    pub fn terrain(&self, hex: Hex) -> Option<Terrain> {
+        self.index(hex).map(|i| self.terrain[i])
+    }
+
+    /// Whether a land unit may stand in the hex (on the map, not sea).
+    pub fn is_land(&self, hex: Hex) -> bool {
+        matches!(self.terrain(hex), Some(t) if t != Terrain::Sea)
+    }
+
+    /// Whether the hex is on the Souakim map extension (rules 2.2, 2.3, 3.41).
+    pub fn in_souakim_extension(&self, hex: Hex) -> bool {
+        self.index(hex).is_some_and(|i| self.souakim[i])
+    }
+
+    /// Every named place, in file order.
+    pub fn places(&self) -> &[Place] {
+        &self.places
+    }
+
+    /// The settlement in a hex, or else a landmark there.
+    pub fn place_at(&self, hex: Hex) -> Option<&Place> {
+        let mut here = self.places.iter().filter(|p| p.hex == hex);
+        let first = here.next()?;
+        if first.kind.is_settlement() {
+            return Some(first);
+        }
+        here.find(|p| p.kind.is_settlement()).or(Some(first))
+    }
+
+    /// The settlement (town, village or oasis) in a hex.
+    pub fn settlement_at(&self, hex: Hex) -> Option<&Place> {
+        self.place_at(hex).filter(|p| p.kind.is_settlement())
+    }
+
+    /// A place by name or alias, ignoring case and spacing.
+    pub fn find_place(&self, name: &str) -> Option<&Place> {
+        self.by_name.get(&name_key(name)).map(|&i| &self.places[i])
+    }
+
+    /// A place name or a four-digit hex label, as players write them.
+    pub fn resolve(&self, text: &str) -> Result<Hex, LookupError> {
+        let t = text.trim();
+        if let Ok(hex) = t.parse::<Hex>() {
+            return if self.contains(hex) {
+                Ok(hex)
+            } else {
+                Err(LookupError::OffMap(hex, self.columns - 1, self.rows - 1))
+            };
+        }
+        if let Some(p) = self.find_place(t) {
+            return Ok(p.hex);
+        }
+        let names = self
+            .places
+            .iter()
+            .flat_map(|p| std::iter::once(&p.name).chain(&p.aliases));
+        let suggestion = suggest(t, names.map(String::as_str)).map(|s| {
+            let p = self.find_place(s);
+            match p {
+                Some(p) if p.name == s => format!("{} ({})", p.name, p.hex),
+                Some(p) => format!("{s} ({}, {})", p.name, p.hex),
+                None => s.to_string(),
+            }
+        });
+        Err(LookupError::UnknownPlace {
+            name: t.to_string(),
+            suggestion,
+        })
+    }
+
+    /// The name to show for a hex: its place name, or its label.
+    pub fn describe(&self, hex: Hex) -> String {
+        match self.place_at(hex) {
+            Some(p) => format!("{} ({hex})", p.name),
+            None => hex.to_string(),
+        }
+    }
+
+    /// Every river.
+    pub fn rivers(&self) -> &[River] {
+        &self.rivers
+    }
+
+    /// A river by name, ignoring case.
+    pub fn find_river(&self, name: &str) -> Option<RiverId> {
+        self.rivers
+            .iter()
+            .position(|r| r.name.eq_ignore_ascii_case(name.trim()))
+            .map(RiverId)
+    }
+
+    /// The river running along a hexside, if any.
+    pub fn river_at(&self, side: Hexside) -> Option<RiverSide> {
+        self.river_sides.get(&side).copied()
+    }
+
+    /// Whether moving from `from` to the adjacent `to` crosses a river.
+    pub fn crosses_river(&self, from: Hex, to: Hex) -> bool {
+        Hexside::between(from, to).is_some_and(|s| self.river_sides.contains_key(&s))
+    }
+
+    /// The river hexsides among a hex's six sides.
+    pub fn river_sides_of(&self, hex: Hex) -> Vec<(Direction, RiverSide)> {
+        Direction::ALL
+            .into_iter()
+            .filter_map(|d| self.river_at(hex.side(d)).map(|r| (d, r)))
+            .collect()
+    }
+
+    /// Whether a hex is next to a river (boats stand only in such hexes,
+    /// rule 6.0).
+    pub fn is_riverside(&self, hex: Hex) -> bool {
+        Direction::ALL
+            .into_iter()
+            .any(|d| self.river_sides.contains_key(&hex.side(d)))
+    }
+
+    /// Whether a hex is next to the given river.
+    pub fn is_beside_river(&self, hex: Hex, river: RiverId) -> bool {
+        self.river_sides_of(hex).iter().any(|(_, r)| r.river == river)
+    }
+
+    /// Every cataract.
+    pub fn cataracts(&self) -> &[Cataract] {
+        &self.cataracts
+    }
+
+    /// Every railway line.
+    pub fn railways(&self) -> &[Railway] {
+        &self.railways
+    }
+
+    /// The track in a hex at the start of a scenario.
+    pub fn track(&self, hex: Hex) -> Option<Track> {
+        self.track.get(&hex).copied()
+    }
+}
+
+/// Names compare without case, spaces, hyphens or apostrophes.
+pub fn name_key(name: &str) -> String {
+    name.chars()
+        .filter(|c| c.is_alphanumeric())
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+struct MapBuilder<'f, 's> {
+    file: &'f MapFile,
+    src: &'s Source<'s>,
+    errors: Vec<Diagnostic>,
+}
+
+impl<'f, 's> MapBuilder<'f, 's> {
+    fn new(file: &'f MapFile, src: &'s Source<'s>) -> Self {
+        MapBuilder {
+            file,
+            src,
+            errors: Vec::new(),
+        }
+    }
+
+    fn err(&mut self, line: Option<usize>, field: String, message: String, hint: &str) {
+        let d = self.src.error(line, field, message, Some(hint.to_string()));
+        self.errors.push(d);
+    }
+
+    fn on_map(&self, hex: Hex) -> bool {
+        (0..self.file.columns).contains(&hex.col) && (0..self.file.rows).contains(&hex.row)
+    }
+
+    fn off_map_hint(&self) -> String {
+        format!(
+            "use a hex inside columns 00-{:02} and rows 00-{:02}",
+            self.file.columns - 1,
+            self.file.rows - 1
+        )
+    }
+
+    fn build(mut self) -> Result<Map, Diagnostics> {
+        let f = self.file;
+        if f.columns <= 0 || f.columns > 99 || f.rows <= 0 || f.rows > 99 {
+            let line = self.src.line_of("columns", 1);
+            self.err(
+                line,
+                "columns".into(),
+                format!("a map of {} x {} hexes cannot be labelled with four digits", f.columns, f.rows),
+                "columns and rows must be between 1 and 99",
+            );
+            return Err(Diagnostics(self.errors));
+        }
+        let terrain = self.terrain();
+        let souakim = self.souakim();
+        let (places, by_name) = self.places(&terrain);
+        let (rivers, mut river_sides) = self.rivers();
+        let cataracts = self.cataracts(&mut river_sides);
+        let (railways, track) = self.railways(&terrain);
+        if !self.errors.is_empty() {
+            return Err(Diagnostics(self.errors));
+        }
+        Ok(Map {
+            name: f.name.clone(),
+            columns: f.columns,
+            rows: f.rows,
+            terrain,
+            souakim,
+            places,
+            by_name,
+            rivers,
+            river_sides,
+            cataracts,
+            railways,
+            track,
+        })
+    }
+
+    fn terrain(&mut self) -> Vec<Terrain> {
+        let f = self.file;
+        let mut out = vec![Terrain::Clear; (f.columns * f.rows) as usize];
+        let first_line = self.src.line_of("terrain", 1).unwrap_or(1);
+        if f.terrain.len() != f.rows as usize {
+            self.err(
+                Some(first_line),
+                "terrain".into(),
+                format!("{} rows of terrain for a map of {} rows", f.terrain.len(), f.rows),
+                "write one string per row, row 00 first",
+            );
+        }
+        for (r, row) in f.terrain.iter().enumerate().take(f.rows as usize) {
+            let line = self.src.line_of(&format!("\"{row}\""), first_line);
+            let n = row.chars().count();
+            if n != f.columns as usize {
+                self.err(
+                    line,
+                    format!("terrain[{r}]"),
+                    format!("row {r:02} has {n} hexes, the map has {} columns", f.columns),
+                    "every terrain row must have one character per column",
+                );
+                continue;
+            }
+            for (c, ch) in row.chars().enumerate() {
+                match Terrain::from_char(ch) {
+                    Some(t) => out[r * f.columns as usize + c] = t,
+                    None => self.err(
+                        line,
+                        format!("terrain[{r}]"),
+                        format!("unknown terrain `{ch}` at hex {c:02}{r:02}"),
+                        "use '.' clear, 'h' hills, 'm' mountains or '~' sea",
+                    ),
+                }
+            }
+        }
+        out
+    }
+
+    fn souakim(&mut self) -> Vec<bool> {
+        let f = self.file;
+        let mut out = vec![false; (f.columns * f.rows) as usize];
+        for (i, rect) in f.souakim_extension.iter().enumerate() {
+            let line = self.src.line_of_str(&rect.from.to_string());
+            for hex in [rect.from, rect.to] {
+                if !self.on_map(hex) {
+                    let hint = self.off_map_hint();
+                    self.err(line, format!("souakim_extension[{i}]"), format!("hex {hex} is off the map"), &hint);
+                }
+            }
+            for r in rect.from.row.max(0)..=rect.to.row.min(f.rows - 1) {
+                for c in rect.from.col.max(0)..=rect.to.col.min(f.columns - 1) {
+                    out[(r * f.columns + c) as usize] = true;
+                }
+            }
+        }
+        out
+    }
+
+    fn places(&mut self, terrain: &[Terrain]) -> (Vec<Place>, BTreeMap<String, usize>) {
+        let mut places = Vec::new();
+        let mut by_name: BTreeMap<String, usize> = BTreeMap::new();
+        let mut settlement_at: BTreeMap<Hex, String> = BTreeMap::new();
+        for (i, p) in self.file.places.iter().enumerate() {
+            let line = self.src.line_of_str(&p.name);
+            let field = format!("places[{i}]");
+            if !self.on_map(p.hex) {
+                let hint = self.off_map_hint();
+                self.err(line, format!("{field}.hex"), format!("{} stands at {}, off the map", p.name, p.hex), &hint);
+                continue;
+            }
+            let t = terrain[(p.hex.row * self.file.columns + p.hex.col) as usize];
+            if t == Terrain::Sea {
+                self.err(
+                    line,
+                    format!("{field}.hex"),
+                    format!("{} stands at {}, a sea hex", p.name, p.hex),
+                    "move the place to a land hex, or change the hex's terrain",
+                );
+            }
+            if p.kind.is_settlement() {
+                if let Some(other) = settlement_at.get(&p.hex) {
+                    self.err(
+                        line,
+                        format!("{field}.hex"),
+                        format!("{} and {other} are both settlements in hex {}", p.name, p.hex),
+                        "a hex holds at most one town, village or oasis; move one of them",
+                    );
+                } else {
+                    settlement_at.insert(p.hex, p.name.clone());
+                }
+            }
+            for (j, n) in std::iter::once(&p.name).chain(&p.aliases).enumerate() {
+                let key = name_key(n);
+                let f = if j == 0 { format!("{field}.name") } else { format!("{field}.aliases[{}]", j - 1) };
+                if key.is_empty() {
+                    self.err(line, f, "an empty name".into(), "give the place a name with letters");
+                } else if key.len() == 4 && key.bytes().all(|b| b.is_ascii_digit()) {
+                    self.err(line, f, format!("`{n}` would read as a hex label"), "use a name with letters");
+                } else if let Some(&prev) = by_name.get(&key) {
+                    let other: &Place = &places[prev];
+                    let msg = format!("`{n}` also names {}", other.name);
+                    self.err(line, f, msg, "every name and alias must be unique");
+                } else {
+                    by_name.insert(key, places.len());
+                }
+            }
+            places.push(Place {
+                name: p.name.clone(),
+                hex: p.hex,
+                kind: p.kind,
+                aliases: p.aliases.clone(),
+            });
+        }
+        (places, by_name)
+    }
+
+    fn hexside(&mut self, text: &str, field: String, anchor: &str) -> Option<Hexside> {
+        let line = self.src.line_of_in(anchor, text);
+        match text.parse::<Hexside>() {
+            Ok(s) => {
+                let (a, b) = s.hexes();
+                if !self.on_map(a) && !self.on_map(b) {
+                    let hint = self.off_map_hint();
+                    self.err(line, field, format!("hexside {text} is off the map"), &hint);
+                    None
+                } else {
+                    Some(s)
+                }
+            }
+            Err(e) => {
+                self.err(line, field, e.to_string(), "write a hexside as CCRR/D, such as 1942/N");
+                None
+            }
+        }
+    }
+
+    fn rivers(&mut self) -> (Vec<River>, HashMap<Hexside, RiverSide>) {
+        let mut rivers = Vec::new();
+        let mut sides: HashMap<Hexside, RiverSide> = HashMap::new();
+        let names: Vec<String> = self.file.rivers.iter().map(|r| r.name.clone()).collect();
+        for (ri, r) in self.file.rivers.iter().enumerate() {
+            let rline = self.src.line_of_str(&r.name);
+            let mut chain: Vec<Hexside> = Vec::new();
+            if names[..ri].iter().any(|n| n.eq_ignore_ascii_case(&r.name)) {
+                self.err(rline, format!("rivers[{ri}].name"), format!("two rivers are called {}", r.name), "rename one");
+            }
+            for (qi, reach) in r.reaches.iter().enumerate() {
+                for (si, text) in reach.hexsides.iter().enumerate() {
+                    let field = format!("rivers[{ri}].reaches[{qi}].hexsides[{si}]");
+                    let Some(side) = self.hexside(text, field.clone(), &r.name) else { continue };
+                    let line = self.src.line_of_in(&r.name, text);
+                    if let Some(&prev) = chain.last() {
+                        if !prev.touches(side) {
+                            self.err(
+                                line,
+                                field.clone(),
+                                format!("{} does not join up: {text} does not touch {prev}, the hexside before it", r.name),
+                                "consecutive hexsides of a river must share a corner; add the missing hexsides between them",
+                            );
+                        }
+                    }
+                    if let Some(other) = sides.get(&side) {
+                        let on = &names[other.river.0];
+                        self.err(line, field, format!("hexside {side} is already on the {on}"), "a hexside carries at most one river");
+                        continue;
+                    }
+                    sides.insert(
+                        side,
+                        RiverSide {
+                            river: RiverId(ri),
+                            order: chain.len(),
+                            class: reach.class,
+                            cataract: None,
+                        },
+                    );
+                    chain.push(side);
+                }
+            }
+            if chain.is_empty() {
+                self.err(rline, format!("rivers[{ri}].reaches"), format!("the {} has no hexsides", r.name), "list its hexsides from source to mouth");
+            }
+            rivers.push(River {
+                name: r.name.clone(),
+                flows_into: None,
+                hexsides: chain,
+            });
+        }
+        for (ri, r) in self.file.rivers.iter().enumerate() {
+            let Some(into) = &r.flows_into else { continue };
+            let line = self.src.line_of_in(&r.name, into);
+            let Some(target) = names.iter().position(|n| n.eq_ignore_ascii_case(into)) else {
+                let hint = match suggest(into, names.iter().map(String::as_str)) {
+                    Some(s) => format!("did you mean {s}?"),
+                    None => "name a river defined in this file".into(),
+                };
+                self.err(line, format!("rivers[{ri}].flows_into"), format!("no river called {into}"), &hint);
+                continue;
+            };
+            let mouth = rivers[ri].hexsides.last().copied();
+            let joins = mouth.is_some_and(|m| rivers[target].hexsides.iter().any(|s| s.touches(m)));
+            if !joins {
+                self.err(
+                    line,
+                    format!("rivers[{ri}].flows_into"),
+                    format!("the {}'s last hexside does not touch the {}", r.name, rivers[target].name),
+                    "end the river on a hexside that shares a corner with the river it flows into",
+                );
+            }
+            rivers[ri].flows_into = Some(RiverId(target));
+        }
+        (rivers, sides)
+    }
+
+    fn cataracts(&mut self, sides: &mut HashMap<Hexside, RiverSide>) -> Vec<Cataract> {
+        let mut out = Vec::new();
+        for (ci, c) in self.file.cataracts.iter().enumerate() {
+            let mut list = Vec::new();
+            for (si, text) in c.hexsides.iter().enumerate() {
+                let field = format!("cataracts[{ci}].hexsides[{si}]");
+                let Some(side) = self.hexside(text, field.clone(), &c.name) else { continue };
+                match sides.get_mut(&side) {
+                    Some(rs) => {
+                        rs.cataract = Some(ci);
+                        list.push(side);
+                    }
+                    None => {
+                        let line = self.src.line_of_in(&c.name, text);
+                        self.err(line, field, format!("{} at {side} is not on a river hexside", c.name), "cataracts stand on river hexsides; check the river's list");
+                    }
+                }
+            }
+            out.push(Cataract {
+                name: c.name.clone(),
+                hexsides: list,
+            });
+        }
+        out
+    }
+
+    fn railways(&mut self, terrain: &[Terrain]) -> (Vec<Railway>, HashMap<Hex, Track>) {
+        let mut out = Vec::new();
+        let mut track = HashMap::new();
+        for (li, l) in self.file.railways.iter().enumerate() {
+            let mut hexes: Vec<Hex> = Vec::new();
+            let mut seen = BTreeSet::new();
+            for (hi, text) in l.hexes.iter().enumerate() {
+                let field = format!("railways[{li}].hexes[{hi}]");
+                let line = self.src.line_of_in(&l.name, text);
+                let hex = match text.parse::<Hex>() {
+                    Ok(h) if self.on_map(h) => h,
+                    Ok(h) => {
+                        let hint = self.off_map_hint();
+                        self.err(line, field, format!("hex {h} is off the map"), &hint);
+                        continue;
+                    }
+                    Err(e) => {
+                        self.err(line, field, e.to_string(), "write hexes as four digits, column then row");
+                        continue;
+                    }
+                };
+                if terrain[(hex.row * self.file.columns + hex.col) as usize] == Terrain::Sea {
+                    self.err(line, field.clone(), format!("track through sea hex {hex}"), "railways run on land");
+                }
+                if let Some(&prev) = hexes.last() {
+                    if prev.distance(hex) != 1 {
+                        self.err(line, field.clone(), format!("{hex} is not next to {prev}, the hex before it"), "railway hexes must be listed in order, each next to the one before");
+                    }
+                }
+                if !seen.insert(hex) {
+                    self.err(line, field, format!("hex {hex} appears twice on the {}", l.name), "a line passes each hex once");
+                }
+                hexes.push(hex);
+            }
+            if l.built > hexes.len() {
+                let line = self.src.line_of_str(&l.name);
+                self.err(line, format!("railways[{li}].built"), format!("{} hexes built of a line of {}", l.built, hexes.len()), "built counts hexes from the start of the line");
+            }
+            for (i, &h) in hexes.iter().enumerate() {
+                let t = if i < l.built { Track::Built } else { Track::Marked };
+                let e = track.entry(h).or_insert(t);
+                if t == Track::Built {
+                    *e = Track::Built;
+                }
+            }
+            out.push(Railway {
+                name: l.name.clone(),
+                hexes,
+                built: l.built.min(l.hexes.len()),
+            });
+        }
+        (out, track)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SMALL: &str = r#"Map(
+    name: "test",
+    columns: 4,
+    rows: 3,
+    terrain: [
+        "..h~",
+        ".m.~",
+        "...~",
+    ],
+    souakim_extension: [(from: "0200", to: "0302")],
+    places: [
+        (name: "Alpha", hex: "0000", kind: Town, aliases: ["Alfa"]),
+        (name: "Beta", hex: "0201", kind: Village),
+    ],
+    rivers: [
+        (name: "Trunk", reaches: [(class: Navigable, hexsides: ["0101/N", "0101/NE", "0101/SE"])]),
+        (name: "Branch", flows_into: Some("Trunk"), reaches: [(class: Seasonal, hexsides: ["0002/N", "0001/SE"])]),
+    ],
+    cataracts: [(name: "Rapids", hexsides: ["0101/NE"])],
+    railways: [(name: "Line", hexes: ["0000", "0100", "0200"], built: 2)],
+)"#;
+
+    fn load(text: &str) -> Result<Map, Diagnostics> {
+        Map::from_source(&Source::new("test.ron", text))
+    }
+
+    #[test]
+    fn a_good_map_loads_with_its_features() {
+        let m = load(SMALL).unwrap();
+        assert_eq!(m.terrain(Hex::new(2, 0)), Some(Terrain::Hills));
+        assert_eq!(m.terrain(Hex::new(3, 0)), Some(Terrain::Sea));
+        assert_eq!(m.resolve("alfa"), Ok(Hex::new(0, 0)));
+        assert_eq!(m.resolve("0201"), Ok(Hex::new(2, 1)));
+        assert!(m.in_souakim_extension(Hex::new(3, 2)));
+        assert!(!m.in_souakim_extension(Hex::new(1, 2)));
+        let side: Hexside = "0101/NE".parse().unwrap();
+        let rs = m.river_at(side).unwrap();
+        assert_eq!(rs.class, RiverClass::Navigable);
+        assert_eq!(rs.order, 1);
+        assert_eq!(rs.cataract, Some(0));
+        assert!(m.crosses_river(Hex::new(1, 1), Hex::new(1, 0)));
+        assert!(!m.crosses_river(Hex::new(0, 0), Hex::new(1, 0)));
+        assert_eq!(m.track(Hex::new(1, 0)), Some(Track::Built));
+        assert_eq!(m.track(Hex::new(2, 0)), Some(Track::Marked));
+        assert_eq!(m.rivers()[1].flows_into, Some(RiverId(0)));
+    }
+
+    #[test]
+    fn unknown_places_get_a_suggestion() {
+        let m = load(SMALL).unwrap();
+        let e = m.resolve("Alpah").unwrap_err();
+        assert_eq!(e.to_string(), "no place called Alpah; did you mean Alpha (0000)?");
+        assert!(matches!(m.resolve("0909"), Err(LookupError::OffMap(..))));
+    }
+
+    fn errors(text: &str) -> Vec<String> {
+        load(text).unwrap_err().0.iter().map(|d| d.to_string()).collect()
+    }
+
+    #[test]
+    fn a_town_in_the_sea_is_reported_with_line_and_field() {
+        let bad = SMALL.replace(r#"hex: "0201", kind"#, r#"hex: "0301", kind"#);
+        let e = errors(&bad);
+        assert_eq!(e.len(), 1, "{e:?}");
+        assert!(e[0].starts_with("test.ron:13: places[1].hex: Beta stands at 0301, a sea hex"), "{}", e[0]);
+        assert!(e[0].contains("how to fix"));
+    }
+
+    #[test]
+    fn river_hexsides_that_do_not_join_up_are_reported() {
+        let bad = SMALL.replace(r#""0101/N", "0101/NE""#, r#""0101/N", "0101/S""#);
+        let e = errors(&bad);
+        assert!(e.iter().any(|m| m.contains("Trunk does not join up: 0101/S")), "{e:?}");
+    }
+
+    #[test]
+    fn bad_terrain_rows_and_unknown_rivers_are_reported() {
+        let bad = SMALL.replace(r#"".m.~""#, r#"".x.""#).replace(r#"Some("Trunk")"#, r#"Some("Trunc")"#);
+        let e = errors(&bad);
+        assert!(e.iter().any(|m| m.contains("terrain[1]: row 01 has 3 hexes")), "{e:?}");
+        assert!(e.iter().any(|m| m.contains("no river called Trunc") && m.contains("did you mean Trunk?")), "{e:?}");
+    }
+
+    #[test]
+    fn syntax_errors_point_at_their_line() {
+        let bad = SMALL.replace("kind: Village", "kind: Hamlet");
+        let e = errors(&bad);
+        assert_eq!(e.len(), 1);
+        assert!(e[0].starts_with("test.ron:13:"), "{}", e[0]);
+    }
+
+    #[test]
+    fn railways_must_be_contiguous_and_cataracts_on_rivers() {
+        let bad = SMALL
+            .replace(r#"["0000", "0100", "0200"], built: 2"#, r#"["0000", "0200"], built: 3"#)
+            .replace(r#"hexsides: ["0101/NE"])"#, r#"hexsides: ["0202/N"])"#);
+        let e = errors(&bad);
+        assert!(e.iter().any(|m| m.contains("0200 is not next to 0000")), "{e:?}");
+        assert!(e.iter().any(|m| m.contains("3 hexes built of a line of 2")), "{e:?}");
+        assert!(e.iter().any(|m| m.contains("Rapids at 0202/N is not on a river hexside")), "{e:?}");
+    }
+}
