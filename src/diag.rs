@@ -202,7 +202,12 @@ mod tests {
     #[test]
     fn a_diagnostic_names_file_line_field_and_fix() {
         let s = Source::new("map.ron", "x");
-        let d = s.error(Some(3), "places[0].hex", "off the map", Some("use 0000-5962".into()));
+        let d = s.error(
+            Some(3),
+            "places[0].hex",
+            "off the map",
+            Some("use 0000-5962".into()),
+        );
         assert_eq!(
             d.to_string(),
             "map.ron:3: places[0].hex: off the map\n    how to fix: use 0000-5962"

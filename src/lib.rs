@@ -2,8 +2,14 @@
 //! Mahdist war in the Sudan, 1882-1885.
 //!
 //! The library holds everything but the command line: the geography
-//! ([`geo`]), the scenario data and its checks ([`scenario`]), dice and the
-//! calendar, the game state, and the renderers. See `ARCHITECTURE.md`.
+//! ([`geo`]), the scenario data and its checks ([`scenario`]), dice
+//! ([`dice`]) and the calendar ([`calendar`]), the game state ([`state`]),
+//! and the renderers ([`render`]). See `ARCHITECTURE.md`.
 
+pub mod calendar;
 pub mod diag;
+pub mod dice;
 pub mod geo;
+pub mod render;
+pub mod scenario;
+pub mod state;

@@ -170,7 +170,10 @@ impl Hex {
     pub fn distance(self, other: Hex) -> u32 {
         let a = self.to_cube();
         let b = other.to_cube();
-        let d = (a.q - b.q).abs().max((a.r - b.r).abs()).max((a.s - b.s).abs());
+        let d = (a.q - b.q)
+            .abs()
+            .max((a.r - b.r).abs())
+            .max((a.s - b.s).abs());
         d.unsigned_abs()
     }
 
@@ -255,8 +258,12 @@ impl FromStr for Hex {
         if t.len() != 4 || !t.bytes().all(|b| b.is_ascii_digit()) {
             return Err(HexParseError::Hex(s.to_string()));
         }
-        let col = t[..2].parse().map_err(|_| HexParseError::Hex(s.to_string()))?;
-        let row = t[2..].parse().map_err(|_| HexParseError::Hex(s.to_string()))?;
+        let col = t[..2]
+            .parse()
+            .map_err(|_| HexParseError::Hex(s.to_string()))?;
+        let row = t[2..]
+            .parse()
+            .map_err(|_| HexParseError::Hex(s.to_string()))?;
         Ok(Hex::new(col, row))
     }
 }
@@ -323,10 +330,7 @@ impl Hexside {
         // Corner k of a hex lies between edge k-1 and edge k (clockwise from
         // the N edge): corner 0 is the NW end of the N edge.
         let i = self.dir.index();
-        [
-            Corner::of(self.hex, i),
-            Corner::of(self.hex, (i + 1) % 6),
-        ]
+        [Corner::of(self.hex, i), Corner::of(self.hex, (i + 1) % 6)]
     }
 
     /// Whether the two sides share a corner (and are different sides).
@@ -473,7 +477,12 @@ mod tests {
 
     #[test]
     fn lines_are_contiguous_and_as_long_as_the_distance() {
-        let cases = [("1942", "3026"), ("0000", "0505"), ("1101", "0419"), ("5419", "5419")];
+        let cases = [
+            ("1942", "3026"),
+            ("0000", "0505"),
+            ("1101", "0419"),
+            ("5419", "5419"),
+        ];
         for (a, b) in cases {
             let line = h(a).line_to(h(b));
             assert_eq!(line.len() as u32, h(a).distance(h(b)) + 1);

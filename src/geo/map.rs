@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use serde::{Deserialize, Serialize};
 
 use super::hex::{Direction, Hex, Hexside};
-use crate::diag::{suggest, Diagnostic, Diagnostics, Source};
+use crate::diag::{Diagnostic, Diagnostics, Source, suggest};
 
 /// Terrain of a hex (rule 8.21).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -398,7 +398,9 @@ impl Map {
 
     /// Whether a hex is next to the given river.
     pub fn is_beside_river(&self, hex: Hex, river: RiverId) -> bool {
-        self.river_sides_of(hex).iter().any(|(_, r)| r.river == river)
+        self.river_sides_of(hex)
+            .iter()
+            .any(|(_, r)| r.river == river)
     }
 
     /// Every cataract.
@@ -464,7 +466,10 @@ impl<'f, 's> MapBuilder<'f, 's> {
             self.err(
                 line,
                 "columns".into(),
-                format!("a map of {} x {} hexes cannot be labelled with four digits", f.columns, f.rows),
+                format!(
+                    "a map of {} x {} hexes cannot be labelled with four digits",
+                    f.columns, f.rows
+                ),
                 "columns and rows must be between 1 and 99",
             );
             return Err(Diagnostics(self.errors));
@@ -502,7 +507,11 @@ impl<'f, 's> MapBuilder<'f, 's> {
             self.err(
                 Some(first_line),
                 "terrain".into(),
-                format!("{} rows of terrain for a map of {} rows", f.terrain.len(), f.rows),
+                format!(
+                    "{} rows of terrain for a map of {} rows",
+                    f.terrain.len(),
+                    f.rows
+                ),
                 "write one string per row, row 00 first",
             );
         }
@@ -513,7 +522,10 @@ impl<'f, 's> MapBuilder<'f, 's> {
                 self.err(
                     line,
                     format!("terrain[{r}]"),
-                    format!("row {r:02} has {n} hexes, the map has {} columns", f.columns),
+                    format!(
+                        "row {r:02} has {n} hexes, the map has {} columns",
+                        f.columns
+                    ),
                     "every terrain row must have one character per column",
                 );
                 continue;
@@ -541,7 +553,12 @@ impl<'f, 's> MapBuilder<'f, 's> {
             for hex in [rect.from, rect.to] {
                 if !self.on_map(hex) {
                     let hint = self.off_map_hint();
-                    self.err(line, format!("souakim_extension[{i}]"), format!("hex {hex} is off the map"), &hint);
+                    self.err(
+                        line,
+                        format!("souakim_extension[{i}]"),
+                        format!("hex {hex} is off the map"),
+                        &hint,
+                    );
                 }
             }
             for r in rect.from.row.max(0)..=rect.to.row.min(f.rows - 1) {
@@ -562,7 +579,12 @@ impl<'f, 's> MapBuilder<'f, 's> {
             let field = format!("places[{i}]");
             if !self.on_map(p.hex) {
                 let hint = self.off_map_hint();
-                self.err(line, format!("{field}.hex"), format!("{} stands at {}, off the map", p.name, p.hex), &hint);
+                self.err(
+                    line,
+                    format!("{field}.hex"),
+                    format!("{} stands at {}, off the map", p.name, p.hex),
+                    &hint,
+                );
                 continue;
             }
             let t = terrain[(p.hex.row * self.file.columns + p.hex.col) as usize];
@@ -579,7 +601,10 @@ impl<'f, 's> MapBuilder<'f, 's> {
                     self.err(
                         line,
                         format!("{field}.hex"),
-                        format!("{} and {other} are both settlements in hex {}", p.name, p.hex),
+                        format!(
+                            "{} and {other} are both settlements in hex {}",
+                            p.name, p.hex
+                        ),
                         "a hex holds at most one town, village or oasis; move one of them",
                     );
                 } else {
@@ -588,11 +613,25 @@ impl<'f, 's> MapBuilder<'f, 's> {
             }
             for (j, n) in std::iter::once(&p.name).chain(&p.aliases).enumerate() {
                 let key = name_key(n);
-                let f = if j == 0 { format!("{field}.name") } else { format!("{field}.aliases[{}]", j - 1) };
+                let f = if j == 0 {
+                    format!("{field}.name")
+                } else {
+                    format!("{field}.aliases[{}]", j - 1)
+                };
                 if key.is_empty() {
-                    self.err(line, f, "an empty name".into(), "give the place a name with letters");
+                    self.err(
+                        line,
+                        f,
+                        "an empty name".into(),
+                        "give the place a name with letters",
+                    );
                 } else if key.len() == 4 && key.bytes().all(|b| b.is_ascii_digit()) {
-                    self.err(line, f, format!("`{n}` would read as a hex label"), "use a name with letters");
+                    self.err(
+                        line,
+                        f,
+                        format!("`{n}` would read as a hex label"),
+                        "use a name with letters",
+                    );
                 } else if let Some(&prev) = by_name.get(&key) {
                     let other: &Place = &places[prev];
                     let msg = format!("`{n}` also names {}", other.name);
@@ -625,7 +664,12 @@ impl<'f, 's> MapBuilder<'f, 's> {
                 }
             }
             Err(e) => {
-                self.err(line, field, e.to_string(), "write a hexside as CCRR/D, such as 1942/N");
+                self.err(
+                    line,
+                    field,
+                    e.to_string(),
+                    "write a hexside as CCRR/D, such as 1942/N",
+                );
                 None
             }
         }
@@ -639,26 +683,38 @@ impl<'f, 's> MapBuilder<'f, 's> {
             let rline = self.src.line_of_str(&r.name);
             let mut chain: Vec<Hexside> = Vec::new();
             if names[..ri].iter().any(|n| n.eq_ignore_ascii_case(&r.name)) {
-                self.err(rline, format!("rivers[{ri}].name"), format!("two rivers are called {}", r.name), "rename one");
+                self.err(
+                    rline,
+                    format!("rivers[{ri}].name"),
+                    format!("two rivers are called {}", r.name),
+                    "rename one",
+                );
             }
             for (qi, reach) in r.reaches.iter().enumerate() {
                 for (si, text) in reach.hexsides.iter().enumerate() {
                     let field = format!("rivers[{ri}].reaches[{qi}].hexsides[{si}]");
-                    let Some(side) = self.hexside(text, field.clone(), &r.name) else { continue };
+                    let Some(side) = self.hexside(text, field.clone(), &r.name) else {
+                        continue;
+                    };
                     let line = self.src.line_of_in(&r.name, text);
-                    if let Some(&prev) = chain.last() {
-                        if !prev.touches(side) {
-                            self.err(
+                    if let Some(&prev) = chain.last()
+                        && !prev.touches(side)
+                    {
+                        self.err(
                                 line,
                                 field.clone(),
                                 format!("{} does not join up: {text} does not touch {prev}, the hexside before it", r.name),
                                 "consecutive hexsides of a river must share a corner; add the missing hexsides between them",
                             );
-                        }
                     }
                     if let Some(other) = sides.get(&side) {
                         let on = &names[other.river.0];
-                        self.err(line, field, format!("hexside {side} is already on the {on}"), "a hexside carries at most one river");
+                        self.err(
+                            line,
+                            field,
+                            format!("hexside {side} is already on the {on}"),
+                            "a hexside carries at most one river",
+                        );
                         continue;
                     }
                     sides.insert(
@@ -674,7 +730,12 @@ impl<'f, 's> MapBuilder<'f, 's> {
                 }
             }
             if chain.is_empty() {
-                self.err(rline, format!("rivers[{ri}].reaches"), format!("the {} has no hexsides", r.name), "list its hexsides from source to mouth");
+                self.err(
+                    rline,
+                    format!("rivers[{ri}].reaches"),
+                    format!("the {} has no hexsides", r.name),
+                    "list its hexsides from source to mouth",
+                );
             }
             rivers.push(River {
                 name: r.name.clone(),
@@ -690,7 +751,12 @@ impl<'f, 's> MapBuilder<'f, 's> {
                     Some(s) => format!("did you mean {s}?"),
                     None => "name a river defined in this file".into(),
                 };
-                self.err(line, format!("rivers[{ri}].flows_into"), format!("no river called {into}"), &hint);
+                self.err(
+                    line,
+                    format!("rivers[{ri}].flows_into"),
+                    format!("no river called {into}"),
+                    &hint,
+                );
                 continue;
             };
             let mouth = rivers[ri].hexsides.last().copied();
@@ -699,7 +765,10 @@ impl<'f, 's> MapBuilder<'f, 's> {
                 self.err(
                     line,
                     format!("rivers[{ri}].flows_into"),
-                    format!("the {}'s last hexside does not touch the {}", r.name, rivers[target].name),
+                    format!(
+                        "the {}'s last hexside does not touch the {}",
+                        r.name, rivers[target].name
+                    ),
                     "end the river on a hexside that shares a corner with the river it flows into",
                 );
             }
@@ -714,7 +783,9 @@ impl<'f, 's> MapBuilder<'f, 's> {
             let mut list = Vec::new();
             for (si, text) in c.hexsides.iter().enumerate() {
                 let field = format!("cataracts[{ci}].hexsides[{si}]");
-                let Some(side) = self.hexside(text, field.clone(), &c.name) else { continue };
+                let Some(side) = self.hexside(text, field.clone(), &c.name) else {
+                    continue;
+                };
                 match sides.get_mut(&side) {
                     Some(rs) => {
                         rs.cataract = Some(ci);
@@ -722,7 +793,12 @@ impl<'f, 's> MapBuilder<'f, 's> {
                     }
                     None => {
                         let line = self.src.line_of_in(&c.name, text);
-                        self.err(line, field, format!("{} at {side} is not on a river hexside", c.name), "cataracts stand on river hexsides; check the river's list");
+                        self.err(
+                            line,
+                            field,
+                            format!("{} at {side} is not on a river hexside", c.name),
+                            "cataracts stand on river hexsides; check the river's list",
+                        );
                     }
                 }
             }
@@ -751,29 +827,58 @@ impl<'f, 's> MapBuilder<'f, 's> {
                         continue;
                     }
                     Err(e) => {
-                        self.err(line, field, e.to_string(), "write hexes as four digits, column then row");
+                        self.err(
+                            line,
+                            field,
+                            e.to_string(),
+                            "write hexes as four digits, column then row",
+                        );
                         continue;
                     }
                 };
                 if terrain[(hex.row * self.file.columns + hex.col) as usize] == Terrain::Sea {
-                    self.err(line, field.clone(), format!("track through sea hex {hex}"), "railways run on land");
+                    self.err(
+                        line,
+                        field.clone(),
+                        format!("track through sea hex {hex}"),
+                        "railways run on land",
+                    );
                 }
-                if let Some(&prev) = hexes.last() {
-                    if prev.distance(hex) != 1 {
-                        self.err(line, field.clone(), format!("{hex} is not next to {prev}, the hex before it"), "railway hexes must be listed in order, each next to the one before");
-                    }
+                if let Some(&prev) = hexes.last()
+                    && prev.distance(hex) != 1
+                {
+                    self.err(
+                        line,
+                        field.clone(),
+                        format!("{hex} is not next to {prev}, the hex before it"),
+                        "railway hexes must be listed in order, each next to the one before",
+                    );
                 }
                 if !seen.insert(hex) {
-                    self.err(line, field, format!("hex {hex} appears twice on the {}", l.name), "a line passes each hex once");
+                    self.err(
+                        line,
+                        field,
+                        format!("hex {hex} appears twice on the {}", l.name),
+                        "a line passes each hex once",
+                    );
                 }
                 hexes.push(hex);
             }
             if l.built > hexes.len() {
                 let line = self.src.line_of_str(&l.name);
-                self.err(line, format!("railways[{li}].built"), format!("{} hexes built of a line of {}", l.built, hexes.len()), "built counts hexes from the start of the line");
+                self.err(
+                    line,
+                    format!("railways[{li}].built"),
+                    format!("{} hexes built of a line of {}", l.built, hexes.len()),
+                    "built counts hexes from the start of the line",
+                );
             }
             for (i, &h) in hexes.iter().enumerate() {
-                let t = if i < l.built { Track::Built } else { Track::Marked };
+                let t = if i < l.built {
+                    Track::Built
+                } else {
+                    Track::Marked
+                };
                 let e = track.entry(h).or_insert(t);
                 if t == Track::Built {
                     *e = Track::Built;
@@ -844,12 +949,20 @@ mod tests {
     fn unknown_places_get_a_suggestion() {
         let m = load(SMALL).unwrap();
         let e = m.resolve("Alpah").unwrap_err();
-        assert_eq!(e.to_string(), "no place called Alpah; did you mean Alpha (0000)?");
+        assert_eq!(
+            e.to_string(),
+            "no place called Alpah; did you mean Alpha (0000)?"
+        );
         assert!(matches!(m.resolve("0909"), Err(LookupError::OffMap(..))));
     }
 
     fn errors(text: &str) -> Vec<String> {
-        load(text).unwrap_err().0.iter().map(|d| d.to_string()).collect()
+        load(text)
+            .unwrap_err()
+            .0
+            .iter()
+            .map(|d| d.to_string())
+            .collect()
     }
 
     #[test]
@@ -857,7 +970,11 @@ mod tests {
         let bad = SMALL.replace(r#"hex: "0201", kind"#, r#"hex: "0301", kind"#);
         let e = errors(&bad);
         assert_eq!(e.len(), 1, "{e:?}");
-        assert!(e[0].starts_with("test.ron:13: places[1].hex: Beta stands at 0301, a sea hex"), "{}", e[0]);
+        assert!(
+            e[0].starts_with("test.ron:13: places[1].hex: Beta stands at 0301, a sea hex"),
+            "{}",
+            e[0]
+        );
         assert!(e[0].contains("how to fix"));
     }
 
@@ -865,15 +982,29 @@ mod tests {
     fn river_hexsides_that_do_not_join_up_are_reported() {
         let bad = SMALL.replace(r#""0101/N", "0101/NE""#, r#""0101/N", "0101/S""#);
         let e = errors(&bad);
-        assert!(e.iter().any(|m| m.contains("Trunk does not join up: 0101/S")), "{e:?}");
+        assert!(
+            e.iter()
+                .any(|m| m.contains("Trunk does not join up: 0101/S")),
+            "{e:?}"
+        );
     }
 
     #[test]
     fn bad_terrain_rows_and_unknown_rivers_are_reported() {
-        let bad = SMALL.replace(r#"".m.~""#, r#"".x.""#).replace(r#"Some("Trunk")"#, r#"Some("Trunc")"#);
+        let bad = SMALL
+            .replace(r#"".m.~""#, r#"".x.""#)
+            .replace(r#"Some("Trunk")"#, r#"Some("Trunc")"#);
         let e = errors(&bad);
-        assert!(e.iter().any(|m| m.contains("terrain[1]: row 01 has 3 hexes")), "{e:?}");
-        assert!(e.iter().any(|m| m.contains("no river called Trunc") && m.contains("did you mean Trunk?")), "{e:?}");
+        assert!(
+            e.iter()
+                .any(|m| m.contains("terrain[1]: row 01 has 3 hexes")),
+            "{e:?}"
+        );
+        assert!(
+            e.iter()
+                .any(|m| m.contains("no river called Trunc") && m.contains("did you mean Trunk?")),
+            "{e:?}"
+        );
     }
 
     #[test]
@@ -887,11 +1018,24 @@ mod tests {
     #[test]
     fn railways_must_be_contiguous_and_cataracts_on_rivers() {
         let bad = SMALL
-            .replace(r#"["0000", "0100", "0200"], built: 2"#, r#"["0000", "0200"], built: 3"#)
+            .replace(
+                r#"["0000", "0100", "0200"], built: 2"#,
+                r#"["0000", "0200"], built: 3"#,
+            )
             .replace(r#"hexsides: ["0101/NE"])"#, r#"hexsides: ["0202/N"])"#);
         let e = errors(&bad);
-        assert!(e.iter().any(|m| m.contains("0200 is not next to 0000")), "{e:?}");
-        assert!(e.iter().any(|m| m.contains("3 hexes built of a line of 2")), "{e:?}");
-        assert!(e.iter().any(|m| m.contains("Rapids at 0202/N is not on a river hexside")), "{e:?}");
+        assert!(
+            e.iter().any(|m| m.contains("0200 is not next to 0000")),
+            "{e:?}"
+        );
+        assert!(
+            e.iter().any(|m| m.contains("3 hexes built of a line of 2")),
+            "{e:?}"
+        );
+        assert!(
+            e.iter()
+                .any(|m| m.contains("Rapids at 0202/N is not on a river hexside")),
+            "{e:?}"
+        );
     }
 }

@@ -1,0 +1,224 @@
+//! Command-line interface: parses arguments and calls the library.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{Context, Result, anyhow};
+use clap::{Parser, Subcommand};
+
+use dervish::diag::Diagnostics;
+use dervish::geo::Hex;
+use dervish::geo::route::land_route;
+use dervish::render::ascii::{self, Sector};
+use dervish::scenario::{DataFiles, DataSet, NamedText, Scenario};
+use dervish::state::setup::{Placements, initial_state};
+
+/// Dervish: play the Mahdist war in the Sudan, 1882-1885, by email.
+#[derive(Parser, Debug)]
+#[command(name = "dervish", version, about, long_about = None)]
+struct Cli {
+    /// Read the scenario data from this folder instead of the data built in.
+    #[arg(long, global = true, value_name = "DIR")]
+    data: Option<PathBuf>,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Print the map of a scenario: the overview, or a sector around a place.
+    Map {
+        /// Scenario: el-obeid or khartoum.
+        #[arg(long, short, default_value = "khartoum")]
+        scenario: String,
+        /// Draw a sector around this place or hex (e.g. Khartoum or 1942).
+        #[arg(long)]
+        around: Option<String>,
+        /// Columns and rows either side of the centre.
+        #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u8).range(1..=15))]
+        radius: u8,
+        /// Leave the set-up stacks off the map.
+        #[arg(long)]
+        no_units: bool,
+    },
+    /// Print the cheapest land route between two places (rule 8.21 costs).
+    Route {
+        #[arg(long, short, default_value = "khartoum")]
+        scenario: String,
+        /// Start: a place name or hex.
+        from: String,
+        /// End: a place name or hex.
+        to: String,
+    },
+    /// Work with scenario data.
+    Scenario {
+        #[command(subcommand)]
+        command: ScenarioCommand,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+enum ScenarioCommand {
+    /// Check data files: with no FILE, all of them; each FILE given is
+    /// checked in place of the shipped file of its kind.
+    Check {
+        /// Data files (map, units, tables, events or scenario).
+        files: Vec<PathBuf>,
+    },
+    /// List the scenarios.
+    List,
+}
+
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::from_env("DERVISH_LOG"))
+        .with_writer(std::io::stderr)
+        .init();
+    match run(cli) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn files(cli_data: &Option<PathBuf>) -> Result<DataFiles> {
+    match cli_data {
+        Some(dir) => DataFiles::from_dir(dir).map_err(|d| anyhow!("{d}")),
+        None => Ok(DataFiles::embedded()),
+    }
+}
+
+fn data(cli_data: &Option<PathBuf>) -> Result<DataSet> {
+    files(cli_data)?
+        .load()
+        .map_err(|d: Diagnostics| anyhow!("the scenario data has problems:\n{d}"))
+}
+
+fn scenario(data: &DataSet, id: &str) -> Result<Scenario> {
+    data.scenario(id).ok_or_else(|| {
+        anyhow!(
+            "no scenario called {id}; the scenarios are {}",
+            data.scenario_ids().join(", ")
+        )
+    })
+}
+
+fn place(scn: &Scenario, text: &str) -> Result<Hex> {
+    scn.map.resolve(text).map_err(|e| anyhow!("{e}"))
+}
+
+fn run(cli: Cli) -> Result<ExitCode> {
+    match cli.command {
+        Command::Map {
+            scenario: id,
+            around,
+            radius,
+            no_units,
+        } => {
+            let data = data(&cli.data)?;
+            let scn = scenario(&data, &id)?;
+            let (state, _) = initial_state(&scn, &Placements::new()).map_err(|e| anyhow!("{e}"))?;
+            let st = (!no_units).then_some(&state);
+            let text = match around {
+                Some(p) => ascii::sector(
+                    &scn,
+                    st,
+                    Sector {
+                        centre: place(&scn, &p)?,
+                        radius: i32::from(radius),
+                    },
+                ),
+                None => ascii::overview(&scn, st),
+            };
+            print!("{text}");
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Route {
+            scenario: id,
+            from,
+            to,
+        } => {
+            let data = data(&cli.data)?;
+            let scn = scenario(&data, &id)?;
+            let (a, b) = (place(&scn, &from)?, place(&scn, &to)?);
+            match land_route(&scn.map, a, b) {
+                Some(r) => {
+                    print!(
+                        "Route from {} to {}:\n{}",
+                        scn.map.describe(a),
+                        scn.map.describe(b),
+                        ascii::route_text(&scn.map, &r)
+                    );
+                    Ok(ExitCode::SUCCESS)
+                }
+                None => Err(anyhow!(
+                    "no land route from {} to {}",
+                    scn.map.describe(a),
+                    scn.map.describe(b)
+                )),
+            }
+        }
+        Command::Scenario {
+            command: ScenarioCommand::List,
+        } => {
+            let data = data(&cli.data)?;
+            for s in &data.scenarios {
+                println!(
+                    "{:<10} {}. {} ({} to {})",
+                    s.id,
+                    s.number,
+                    s.title,
+                    s.start.long_name(),
+                    s.end.long_name()
+                );
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Scenario {
+            command: ScenarioCommand::Check { files: paths },
+        } => {
+            let mut set = files(&cli.data)?;
+            let mut problems = Vec::new();
+            for p in &paths {
+                let text = std::fs::read_to_string(p)
+                    .with_context(|| format!("cannot read {}", p.display()))?;
+                if let Err(d) = set.replace(NamedText {
+                    name: p.display().to_string(),
+                    text,
+                }) {
+                    problems.push(d);
+                }
+            }
+            if !problems.is_empty() {
+                println!("{}", Diagnostics(problems));
+                return Ok(ExitCode::FAILURE);
+            }
+            match set.load() {
+                Ok(d) => {
+                    let n = 4 + set.scenarios.len();
+                    println!(
+                        "ok: {n} files checked ({} places, {} rivers, {} unit types, {} leaders, scenarios {})",
+                        d.map.places().len(),
+                        d.map.rivers().len(),
+                        d.units.types().len(),
+                        d.units.leaders().len(),
+                        d.scenario_ids().join(", ")
+                    );
+                    Ok(ExitCode::SUCCESS)
+                }
+                Err(d) => {
+                    println!("{d}");
+                    println!(
+                        "{} problem{} found",
+                        d.0.len(),
+                        if d.0.len() == 1 { "" } else { "s" }
+                    );
+                    Ok(ExitCode::FAILURE)
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,4 @@
+//! Renderers: turn the map, the state and (later) engine events into text
+//! for email. Pure functions of their inputs.
+
+pub mod ascii;

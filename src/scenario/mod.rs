@@ -1,0 +1,329 @@
+//! Scenario data: the map, unit values, tables, random events and the two
+//! scenarios, loaded from RON and checked together.
+//!
+//! The data ships inside the binary ([`DataFiles::embedded`]); a game master
+//! may point at a folder of edited files instead ([`DataFiles::from_dir`]).
+//! [`DataFiles::load`] checks everything and reports every problem with its
+//! file, line and field.
+
+pub mod check;
+pub mod definition;
+pub mod events;
+pub mod tables;
+pub mod units;
+pub mod zone;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Arc;
+
+pub use definition::{ScenarioFile, Zone};
+pub use events::EventsFile;
+pub use tables::TablesFile;
+pub use units::{Leader, Nation, Quality, Side, UnitKind, UnitType, UnitsFile};
+
+use crate::diag::{Diagnostic, Diagnostics};
+use crate::geo::Map;
+
+/// The kinds of data file, told apart by their first word.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FileKind {
+    Map,
+    Units,
+    Tables,
+    Events,
+    Scenario,
+}
+
+impl FileKind {
+    /// The kind of a file from its text: the struct name it starts with.
+    pub fn detect(text: &str) -> Option<FileKind> {
+        let body: String = text
+            .lines()
+            .map(|l| l.split("//").next().unwrap_or(""))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let word: String = body
+            .trim_start()
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        match word.as_str() {
+            "Map" => Some(FileKind::Map),
+            "Units" => Some(FileKind::Units),
+            "Tables" => Some(FileKind::Tables),
+            "Events" => Some(FileKind::Events),
+            "Scenario" => Some(FileKind::Scenario),
+            _ => None,
+        }
+    }
+}
+
+/// A named text: a file's name as shown in messages and its contents.
+#[derive(Clone, Debug)]
+pub struct NamedText {
+    pub name: String,
+    pub text: String,
+}
+
+impl NamedText {
+    fn new(name: &str, text: &str) -> Self {
+        NamedText {
+            name: name.to_string(),
+            text: text.to_string(),
+        }
+    }
+}
+
+/// The texts of every data file, before checking.
+#[derive(Clone, Debug)]
+pub struct DataFiles {
+    pub map: NamedText,
+    pub units: NamedText,
+    pub tables: NamedText,
+    pub events: NamedText,
+    pub scenarios: Vec<NamedText>,
+}
+
+impl DataFiles {
+    /// The data that ships with Dervish.
+    pub fn embedded() -> DataFiles {
+        DataFiles {
+            map: NamedText::new("scenarios/map.ron", include_str!("../../scenarios/map.ron")),
+            units: NamedText::new(
+                "scenarios/units.ron",
+                include_str!("../../scenarios/units.ron"),
+            ),
+            tables: NamedText::new(
+                "scenarios/tables.ron",
+                include_str!("../../scenarios/tables.ron"),
+            ),
+            events: NamedText::new(
+                "scenarios/events.ron",
+                include_str!("../../scenarios/events.ron"),
+            ),
+            scenarios: vec![
+                NamedText::new(
+                    "scenarios/el-obeid.ron",
+                    include_str!("../../scenarios/el-obeid.ron"),
+                ),
+                NamedText::new(
+                    "scenarios/khartoum.ron",
+                    include_str!("../../scenarios/khartoum.ron"),
+                ),
+            ],
+        }
+    }
+
+    /// The data files of a folder: `map.ron`, `units.ron`, `tables.ron`,
+    /// `events.ron` and every other `*.ron` as a scenario.
+    pub fn from_dir(dir: &Path) -> Result<DataFiles, Diagnostics> {
+        let mut files = DataFiles {
+            map: NamedText::new("", ""),
+            units: NamedText::new("", ""),
+            tables: NamedText::new("", ""),
+            events: NamedText::new("", ""),
+            scenarios: Vec::new(),
+        };
+        let read = |name: &str| -> Result<NamedText, Diagnostic> {
+            let p = dir.join(name);
+            let shown = p.display().to_string();
+            std::fs::read_to_string(&p)
+                .map(|t| NamedText {
+                    name: shown.clone(),
+                    text: t,
+                })
+                .map_err(|e| file_error(&shown, &format!("cannot read it: {e}")))
+        };
+        let mut errors = Vec::new();
+        for (slot, name) in [
+            (&mut files.map, "map.ron"),
+            (&mut files.units, "units.ron"),
+            (&mut files.tables, "tables.ron"),
+            (&mut files.events, "events.ron"),
+        ] {
+            match read(name) {
+                Ok(t) => *slot = t,
+                Err(e) => errors.push(e),
+            }
+        }
+        let mut others: Vec<String> = match std::fs::read_dir(dir) {
+            Ok(rd) => rd
+                .filter_map(Result::ok)
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| n.ends_with(".ron"))
+                .filter(|n| {
+                    !["map.ron", "units.ron", "tables.ron", "events.ron"].contains(&n.as_str())
+                })
+                .collect(),
+            Err(e) => {
+                errors.push(file_error(
+                    &dir.display().to_string(),
+                    &format!("cannot list it: {e}"),
+                ));
+                Vec::new()
+            }
+        };
+        others.sort();
+        for n in others {
+            match read(&n) {
+                Ok(t) => files.scenarios.push(t),
+                Err(e) => errors.push(e),
+            }
+        }
+        if errors.is_empty() {
+            Ok(files)
+        } else {
+            Err(Diagnostics(errors))
+        }
+    }
+
+    /// Put a file in place of the one of its kind (a scenario replaces the
+    /// scenario with the same id, or is added).
+    pub fn replace(&mut self, file: NamedText) -> Result<FileKind, Diagnostic> {
+        let kind = FileKind::detect(&file.text).ok_or_else(|| {
+            let mut d = file_error(&file.name, "not a Dervish data file");
+            d.hint =
+                Some("a data file starts with Map(, Units(, Tables(, Events( or Scenario(".into());
+            d
+        })?;
+        match kind {
+            FileKind::Map => self.map = file,
+            FileKind::Units => self.units = file,
+            FileKind::Tables => self.tables = file,
+            FileKind::Events => self.events = file,
+            FileKind::Scenario => {
+                let id = scenario_id(&file.text);
+                match self
+                    .scenarios
+                    .iter()
+                    .position(|s| id.is_some() && scenario_id(&s.text) == id)
+                {
+                    Some(i) => self.scenarios[i] = file,
+                    None => self.scenarios.push(file),
+                }
+            }
+        }
+        Ok(kind)
+    }
+
+    /// Check every file and build the data set, or report every problem.
+    pub fn load(&self) -> Result<DataSet, Diagnostics> {
+        check::load(self)
+    }
+}
+
+fn file_error(name: &str, message: &str) -> Diagnostic {
+    Diagnostic {
+        file: name.to_string(),
+        line: None,
+        field: String::new(),
+        message: message.to_string(),
+        hint: None,
+    }
+}
+
+fn scenario_id(text: &str) -> Option<String> {
+    let i = text.find("id:")?;
+    let rest = &text[i + 3..];
+    let start = rest.find('"')? + 1;
+    let end = start + rest[start..].find('"')?;
+    Some(rest[start..end].to_string())
+}
+
+/// Unit values and leaders, checked and indexed.
+#[derive(Clone, Debug)]
+pub struct Units {
+    types: Vec<UnitType>,
+    by_id: BTreeMap<String, usize>,
+    leaders: Vec<Leader>,
+}
+
+impl Units {
+    /// Every unit type, in file order.
+    pub fn types(&self) -> &[UnitType] {
+        &self.types
+    }
+
+    /// A unit type by id.
+    pub fn get(&self, id: &str) -> Option<&UnitType> {
+        self.by_id.get(id).map(|&i| &self.types[i])
+    }
+
+    /// Index of a unit type by id.
+    pub fn index_of(&self, id: &str) -> Option<usize> {
+        self.by_id.get(id).copied()
+    }
+
+    /// Every leader, in file order.
+    pub fn leaders(&self) -> &[Leader] {
+        &self.leaders
+    }
+
+    /// A leader by name or alias, ignoring case.
+    pub fn leader(&self, name: &str) -> Option<&Leader> {
+        let key = crate::geo::map::name_key(name);
+        self.leaders.iter().find(|l| {
+            crate::geo::map::name_key(&l.name) == key
+                || l.aliases
+                    .iter()
+                    .any(|a| crate::geo::map::name_key(a) == key)
+        })
+    }
+}
+
+/// Everything a game is played with: the shared data and one scenario.
+#[derive(Clone, Debug)]
+pub struct Scenario {
+    pub map: Arc<Map>,
+    pub units: Arc<Units>,
+    pub tables: Arc<TablesFile>,
+    pub events: Arc<EventsFile>,
+    pub def: Arc<ScenarioFile>,
+}
+
+impl Scenario {
+    /// The scenario's short name.
+    pub fn id(&self) -> &str {
+        &self.def.id
+    }
+}
+
+/// All checked data.
+#[derive(Clone, Debug)]
+pub struct DataSet {
+    pub map: Arc<Map>,
+    pub units: Arc<Units>,
+    pub tables: Arc<TablesFile>,
+    pub events: Arc<EventsFile>,
+    pub scenarios: Vec<Arc<ScenarioFile>>,
+}
+
+impl DataSet {
+    /// The embedded data, checked. The shipped files are tested, so this
+    /// fails only if a build shipped broken data.
+    pub fn embedded() -> Result<DataSet, Diagnostics> {
+        DataFiles::embedded().load()
+    }
+
+    /// A scenario by id (`el-obeid`, `khartoum`, or its number).
+    pub fn scenario(&self, id: &str) -> Option<Scenario> {
+        let key = id.trim().to_ascii_lowercase();
+        let def = self
+            .scenarios
+            .iter()
+            .find(|s| s.id == key || s.number.to_string() == key)?;
+        Some(Scenario {
+            map: self.map.clone(),
+            units: self.units.clone(),
+            tables: self.tables.clone(),
+            events: self.events.clone(),
+            def: def.clone(),
+        })
+    }
+
+    /// The ids of every scenario.
+    pub fn scenario_ids(&self) -> Vec<String> {
+        self.scenarios.iter().map(|s| s.id.clone()).collect()
+    }
+}

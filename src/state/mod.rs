@@ -1,0 +1,158 @@
+//! The game state: every counter of the counter mix and where it is, the
+//! leaders, who holds each town, and the month. Plain data, serialisable,
+//! changed only by the engine.
+
+pub mod setup;
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use crate::calendar::GameMonth;
+use crate::geo::Hex;
+use crate::scenario::Side;
+
+/// A counter's identity, printed on reports (`ER07`, `MS112`) and used in
+/// orders.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct UnitId(pub String);
+
+impl fmt::Display for UnitId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// Where a counter is. Every counter is in exactly one of these.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Status {
+    /// On the map in this hex.
+    OnMap(Hex),
+    /// In the Mahdist pool (unused and dead units, drawn at random, 3.2),
+    /// or an Egyptian counter not yet used.
+    Pool,
+    /// Kept out of the pool (2.2: no rifle or gun units begin in it); comes
+    /// into play only by capture.
+    Reserve,
+    /// Eliminated and not coming back.
+    Eliminated,
+    /// Eliminated, returning as a replacement in this month (3.3).
+    AwaitingReplacement(GameMonth),
+    /// Wrecked river unit, back in this month (8.23).
+    Wrecked(GameMonth),
+}
+
+/// One counter.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Unit {
+    pub id: UnitId,
+    /// Its type id in `units.ron`.
+    pub unit_type: String,
+    pub side: Side,
+    /// Its historical name, if it has one.
+    pub name: Option<String>,
+    /// Combat factor (the type's unless the scenario names a strength).
+    pub strength: u32,
+    pub status: Status,
+    /// Disrupted (rule 9.7).
+    pub disrupted: bool,
+}
+
+impl Unit {
+    /// The hex it stands in, if on the map.
+    pub fn hex(&self) -> Option<Hex> {
+        match self.status {
+            Status::OnMap(h) => Some(h),
+            _ => None,
+        }
+    }
+}
+
+/// A leader in play or out of it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LeaderState {
+    pub name: String,
+    pub side: Side,
+    /// `Some` while on the map.
+    pub hex: Option<Hex>,
+    /// Removed for good (7.2).
+    pub removed: bool,
+}
+
+/// The whole state of a game between player turns.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GameState {
+    pub scenario: String,
+    pub month: GameMonth,
+    /// Every counter of the counter mix, in a fixed order.
+    pub units: Vec<Unit>,
+    pub leaders: Vec<LeaderState>,
+    /// Which side last occupied each settlement (3.2, 3.21, 4.1).
+    pub control: BTreeMap<Hex, Side>,
+}
+
+/// The units and leaders in one hex.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Stack<'a> {
+    pub hex: Hex,
+    pub side: Side,
+    pub units: Vec<&'a Unit>,
+    pub leaders: Vec<&'a LeaderState>,
+}
+
+impl GameState {
+    /// A unit by id.
+    pub fn unit(&self, id: &str) -> Option<&Unit> {
+        self.units.iter().find(|u| u.id.0.eq_ignore_ascii_case(id))
+    }
+
+    /// Every stack on the map, ordered by hex (row, then column), then side.
+    pub fn stacks(&self) -> Vec<Stack<'_>> {
+        let mut by: BTreeMap<(i32, i32, Side), Stack<'_>> = BTreeMap::new();
+        for u in &self.units {
+            if let Some(h) = u.hex() {
+                by.entry((h.row, h.col, u.side))
+                    .or_insert_with(|| Stack {
+                        hex: h,
+                        side: u.side,
+                        units: Vec::new(),
+                        leaders: Vec::new(),
+                    })
+                    .units
+                    .push(u);
+            }
+        }
+        for l in &self.leaders {
+            if let (Some(h), false) = (l.hex, l.removed) {
+                by.entry((h.row, h.col, l.side))
+                    .or_insert_with(|| Stack {
+                        hex: h,
+                        side: l.side,
+                        units: Vec::new(),
+                        leaders: Vec::new(),
+                    })
+                    .leaders
+                    .push(l);
+            }
+        }
+        by.into_values().collect()
+    }
+
+    /// The stacks in a hex (one per side; two only in a broken state).
+    pub fn stacks_at(&self, hex: Hex) -> Vec<Stack<'_>> {
+        self.stacks().into_iter().filter(|s| s.hex == hex).collect()
+    }
+
+    /// A digest of the state, the same on every machine for the same state
+    /// (FNV-1a over the RON text), for comparing runs.
+    pub fn digest(&self) -> String {
+        let text = ron::to_string(self).unwrap_or_default();
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        for b in text.bytes() {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+        format!("{h:016x}")
+    }
+}
