@@ -119,15 +119,17 @@ impl<'a> Source<'a> {
             .map_err(|e| {
                 let message = e.code.to_string();
                 let field = field_in_message(&message).unwrap_or_default();
-                self.error(
-                    Some(e.span.start.line),
-                    field,
-                    message,
-                    Some(
-                        "compare the entry with the others in the file and with the format in docs/"
-                            .to_string(),
-                    ),
-                )
+                let hint = if message.contains("missing field") {
+                    format!("add `{field}: ...` to this entry, as the other entries have it")
+                } else if message.contains("nknown field") {
+                    format!(
+                        "remove or rename `{field}`; check its spelling against the other entries"
+                    )
+                } else {
+                    "compare the entry with the others in the file; the formats are in docs/"
+                        .to_string()
+                };
+                self.error(Some(e.span.start.line), field, message, Some(hint))
             })
     }
 }
@@ -145,7 +147,9 @@ fn strip_comment(line: &str) -> &str {
 fn field_in_message(message: &str) -> Option<String> {
     let start = message.find('`')? + 1;
     let end = start + message[start..].find('`')?;
-    Some(message[start..end].to_string())
+    let word = &message[start..end];
+    (!word.is_empty() && word.chars().all(|c| c.is_alphanumeric() || c == '_'))
+        .then(|| word.to_string())
 }
 
 /// The closest of `candidates` to `word`, if one is close enough to be a

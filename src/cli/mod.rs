@@ -20,6 +20,9 @@ struct Cli {
     /// Read the scenario data from this folder instead of the data built in.
     #[arg(long, global = true, value_name = "DIR")]
     data: Option<PathBuf>,
+    /// Read options from this TOML file (see config.example.toml).
+    #[arg(long, global = true, value_name = "FILE")]
+    config: Option<PathBuf>,
     #[command(subcommand)]
     command: Command,
 }
@@ -110,7 +113,27 @@ fn place(scn: &Scenario, text: &str) -> Result<Hex> {
     scn.map.resolve(text).map_err(|e| anyhow!("{e}"))
 }
 
-fn run(cli: Cli) -> Result<ExitCode> {
+/// Options read from `--config FILE`; see `config.example.toml`.
+#[derive(serde::Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+struct Config {
+    #[serde(default)]
+    data_dir: Option<PathBuf>,
+}
+
+fn read_config(path: &PathBuf) -> Result<Config> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    toml::from_str(&text).map_err(|e| anyhow!("{}: {e}", path.display()))
+}
+
+fn run(mut cli: Cli) -> Result<ExitCode> {
+    if let Some(path) = &cli.config {
+        let config = read_config(path)?;
+        if cli.data.is_none() {
+            cli.data = config.data_dir.filter(|d| !d.as_os_str().is_empty());
+        }
+    }
     match cli.command {
         Command::Map {
             scenario: id,

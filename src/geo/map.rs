@@ -633,8 +633,10 @@ impl<'f, 's> MapBuilder<'f, 's> {
                         "use a name with letters",
                     );
                 } else if let Some(&prev) = by_name.get(&key) {
-                    let other: &Place = &places[prev];
-                    let msg = format!("`{n}` also names {}", other.name);
+                    let other = places
+                        .get(prev)
+                        .map_or(p.name.as_str(), |o: &Place| o.name.as_str());
+                    let msg = format!("`{n}` also names {other}");
                     self.err(line, f, msg, "every name and alias must be unique");
                 } else {
                     by_name.insert(key, places.len());

@@ -411,7 +411,7 @@ impl Checker<'_> {
             if let Condition::Controls { place, .. } = &m.when {
                 self.place(src, place, format!("{field}.modifiers[{i}].when"));
             }
-            if let (Condition::Months(ms), _) = (&m.when, &m.amount)
+            if let Condition::Months(ms) = &m.when
                 && ms.iter().any(|m| !(1..=12).contains(m))
             {
                 self.err(

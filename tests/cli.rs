@@ -1,0 +1,117 @@
+//! The `dervish` binary as users meet it: maps, routes and data checks,
+//! against golden files.
+
+mod common;
+
+use assert_cmd::Command;
+use common::golden;
+
+fn dervish(args: &[&str]) -> (String, String, i32) {
+    let out = Command::cargo_bin("dervish")
+        .unwrap()
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+        out.status.code().unwrap_or(-1),
+    )
+}
+
+fn ok(args: &[&str]) -> String {
+    let (out, err, code) = dervish(args);
+    assert_eq!(code, 0, "dervish {args:?} failed: {err}");
+    out
+}
+
+#[test]
+fn overview_maps_of_both_scenarios() {
+    for s in ["el-obeid", "khartoum"] {
+        let out = ok(&["map", "--scenario", s]);
+        assert!(
+            out.lines().all(|l| l.chars().count() <= 100),
+            "{s}: a line is wider than 100 columns"
+        );
+        golden(&format!("overview-{s}.txt"), &out);
+    }
+}
+
+#[test]
+fn sector_maps_around_places() {
+    golden(
+        "sector-khartoum-khartoum.txt",
+        &ok(&["map", "--scenario", "khartoum", "--around", "Khartoum"]),
+    );
+    golden(
+        "sector-el-obeid-el-obeid.txt",
+        &ok(&[
+            "map", "-s", "el-obeid", "--around", "El Obeid", "--radius", "4",
+        ]),
+    );
+    golden(
+        "sector-khartoum-souakim.txt",
+        &ok(&[
+            "map",
+            "--scenario",
+            "khartoum",
+            "--around",
+            "Suakin",
+            "--radius",
+            "4",
+        ]),
+    );
+    golden(
+        "sector-khartoum-2534.txt",
+        &ok(&[
+            "map",
+            "--scenario",
+            "khartoum",
+            "--around",
+            "2534",
+            "--radius",
+            "3",
+            "--no-units",
+        ]),
+    );
+}
+
+#[test]
+fn sector_maps_fit_in_an_email() {
+    let out = ok(&["map", "--scenario", "khartoum", "--around", "Berber"]);
+    assert!(out.lines().all(|l| l.chars().count() <= 100));
+    assert!(out.is_ascii());
+}
+
+#[test]
+fn routes_end_with_hexes_and_movement_points() {
+    let out = ok(&["route", "--scenario", "khartoum", "Korti", "Metemmeh"]);
+    golden("route-korti-metammeh.txt", &out);
+    let last = out.lines().last().unwrap();
+    assert!(last.ends_with("movement points"), "{last}");
+    golden(
+        "route-souakim-berber.txt",
+        &ok(&["route", "--scenario", "khartoum", "Souakim", "Berber"]),
+    );
+}
+
+#[test]
+fn unknown_places_are_refused_with_a_suggestion() {
+    let (_, err, code) = dervish(&["route", "--scenario", "khartoum", "Metemah", "Berber"]);
+    assert_ne!(code, 0);
+    assert!(
+        err.contains("no place called Metemah; did you mean"),
+        "{err}"
+    );
+    let (_, err, code) = dervish(&["map", "--scenario", "omdurman"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("no scenario called omdurman"), "{err}");
+}
+
+#[test]
+fn the_shipped_data_checks_clean() {
+    let out = ok(&["scenario", "check"]);
+    assert!(out.starts_with("ok: 6 files checked"), "{out}");
+    let out = ok(&["scenario", "list"]);
+    assert!(out.contains("el-obeid") && out.contains("khartoum"));
+}
