@@ -163,6 +163,14 @@ impl FixedDice {
         }
     }
 
+    /// Dice giving `faces` in order, then `fallback` for ever.
+    pub fn with_fallback(faces: impl IntoIterator<Item = u32>, fallback: u32) -> Self {
+        FixedDice {
+            faces: faces.into_iter().collect(),
+            fallback,
+        }
+    }
+
     /// How many listed faces are left.
     pub fn remaining(&self) -> usize {
         self.faces.len()

@@ -9,6 +9,7 @@
 pub mod calendar;
 pub mod diag;
 pub mod dice;
+pub mod engine;
 pub mod geo;
 pub mod render;
 pub mod scenario;

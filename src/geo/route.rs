@@ -56,15 +56,20 @@ pub fn land_route_with(
     if !map.is_land(from) || !map.is_land(to) {
         return None;
     }
-    // Cost is scaled so that, among routes of equal movement points, the
-    // one with fewer hexes wins; the remainder breaks no further ties, and
-    // dijkstra's own order is fixed by the neighbour order.
+    cheapest_route(from, to, &|a, b| step_cost(map, a, b, boat_at))
+}
+
+/// The cheapest route from `from` to `to` where `step(a, b)` gives the cost
+/// of moving from `a` into the adjacent `b`, or `None` if that move is not
+/// allowed. Among routes of equal cost the one with fewer hexes wins, and
+/// ties beyond that are broken the same way every time (neighbour order).
+pub fn cheapest_route(from: Hex, to: Hex, step: &dyn Fn(Hex, Hex) -> Option<u32>) -> Option<Route> {
     let (hexes, scaled) = dijkstra(
         &from,
         |&h| {
             h.neighbours()
                 .into_iter()
-                .filter_map(|n| step_cost(map, h, n, boat_at).map(|c| (n, u64::from(c) * 1024 + 1)))
+                .filter_map(|n| step(h, n).map(|c| (n, u64::from(c) * 1024 + 1)))
                 .collect::<Vec<_>>()
         },
         |&h| h == to,

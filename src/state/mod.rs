@@ -90,6 +90,10 @@ pub struct GameState {
     pub leaders: Vec<LeaderState>,
     /// Which side last occupied each settlement (3.2, 3.21, 4.1).
     pub control: BTreeMap<Hex, Side>,
+    /// A British unit other than camels or supply has been lost to an
+    /// attrition table result: the Egyptian player can at best draw (4.2).
+    #[serde(default)]
+    pub british_attrition_loss: bool,
 }
 
 /// The units and leaders in one hex.

@@ -59,6 +59,7 @@ pub fn initial_state(
             })
             .collect(),
         control: BTreeMap::new(),
+        british_attrition_loss: false,
     };
     let limit = scn.def.special_rules.iter().find_map(|r| match r {
         SpecialRule::MahdistSetupStackLimit(n) => Some(*n as usize),

@@ -1,0 +1,564 @@
+//! The march phase (rules 5.2 III, 7.1, 8.1-8.3, 8.31, 9.12).
+//!
+//! Stacks march one at a time in the order given; each finishes before the
+//! next begins. A stack makes up to three marches; a land march rolls on the
+//! march table (No March ends its marching), then moves up to the movement
+//! allowance of its slowest unit, paying rule 8.21's costs.
+
+use super::Turn;
+use super::events::{Decision, Event};
+use super::losses;
+use super::modifiers::{self, RollContext};
+use super::orders::{Leg, MarchOrder, OnContact, Selection};
+use crate::dice::DieSource;
+use crate::geo::Hex;
+use crate::geo::route::{cheapest_route, step_cost};
+use crate::scenario::definition::SpecialRule;
+use crate::scenario::tables::MarchResult;
+use crate::scenario::{Side, UnitKind};
+use crate::state::Status;
+
+/// Carry out every march order, in order.
+pub fn march_phase<S: DieSource>(t: &mut Turn<'_, S>, orders: &super::orders::Orders) {
+    for (i, order) in orders.marches.iter().enumerate() {
+        if let Err(reason) = march(t, i, order) {
+            t.events.push(Event::OrderSetAside { order: i, reason });
+        }
+    }
+}
+
+/// The marching stack: unit indices and leader names, and where it is.
+struct Marching {
+    hex: Hex,
+    units: Vec<usize>,
+    leaders: Vec<String>,
+}
+
+fn select<S: DieSource>(t: &Turn<'_, S>, sel: &Selection) -> Result<Marching, String> {
+    let side = t.side;
+    let (hex, mut units, mut leaders) = match sel {
+        Selection::Stack(hex) => {
+            let units = t.units_at(*hex, side);
+            let leaders = t.leaders_at(*hex, side);
+            if units.is_empty() {
+                return Err(format!("no {side} units at {}", t.scn.map.describe(*hex)));
+            }
+            (*hex, units, leaders)
+        }
+        Selection::Leader(name) => {
+            let def = t
+                .scn
+                .units
+                .leader(name)
+                .ok_or_else(|| format!("no leader called {name}"))?;
+            if def.side != side {
+                return Err(format!("{} is not a {side} leader", def.name));
+            }
+            let l = t
+                .state
+                .leaders
+                .iter()
+                .find(|l| l.name == def.name)
+                .ok_or_else(|| format!("{} is not in play", def.name))?;
+            let hex = l
+                .hex
+                .filter(|_| !l.removed)
+                .ok_or_else(|| format!("{} is not on the map", def.name))?;
+            let units = t.units_at(hex, side);
+            if units.is_empty() {
+                return Err(format!("{} has no units with him", def.name));
+            }
+            (hex, units, t.leaders_at(hex, side))
+        }
+        Selection::Units {
+            units: ids,
+            leaders,
+        } => {
+            let mut idx = Vec::new();
+            let mut hex = None;
+            for id in ids {
+                let i = t
+                    .state
+                    .units
+                    .iter()
+                    .position(|u| u.id == *id)
+                    .ok_or_else(|| format!("no unit {id}"))?;
+                let u = &t.state.units[i];
+                if u.side != side {
+                    return Err(format!("{id} is not a {side} unit"));
+                }
+                let h = u.hex().ok_or_else(|| format!("{id} is not on the map"))?;
+                if hex.is_some_and(|x| x != h) {
+                    return Err(format!(
+                        "{id} is not in the same hex as the other units named"
+                    ));
+                }
+                hex = Some(h);
+                idx.push(i);
+            }
+            let hex = hex.ok_or("no units named")?;
+            let here = t.leaders_at(hex, side);
+            let mut ls = Vec::new();
+            for l in leaders {
+                let def = t
+                    .scn
+                    .units
+                    .leader(l)
+                    .ok_or_else(|| format!("no leader called {l}"))?;
+                if !here.contains(&def.name) {
+                    return Err(format!(
+                        "{} is not at {}",
+                        def.name,
+                        t.scn.map.describe(hex)
+                    ));
+                }
+                ls.push(def.name.clone());
+            }
+            (hex, idx, ls)
+        }
+    };
+    let before = units.len();
+    units.retain(|&i| !t.marched.contains(&t.state.units[i].id));
+    leaders.retain(|l| !t.leaders_marched.contains(l));
+    if units.is_empty() {
+        return Err(if before > 0 {
+            "these units have already marched or were dropped off this turn (8.1, 8.3)".into()
+        } else {
+            "no units to march".into()
+        });
+    }
+    // Boats, gunboats and the fleet move by river or with the fleet, not
+    // on land marches; they stay where they are.
+    units.retain(|&i| {
+        t.unit_type(&t.state.units[i])
+            .is_some_and(|ty| !ty.kind.is_river_unit() && ty.kind != UnitKind::Fleet)
+    });
+    if units.is_empty() {
+        return Err(
+            "river units and the fleet move by river or with the fleet, not by land".into(),
+        );
+    }
+    Ok(Marching {
+        hex,
+        units,
+        leaders,
+    })
+}
+
+fn march<S: DieSource>(t: &mut Turn<'_, S>, i: usize, order: &MarchOrder) -> Result<(), String> {
+    if order.legs.is_empty() {
+        return Err("no march given".into());
+    }
+    if order.legs.len() > 3 {
+        return Err(format!(
+            "{} marches ordered; a stack marches at most three times a turn (5.2 III)",
+            order.legs.len()
+        ));
+    }
+    let mut m = select(t, &order.units)?;
+    if t.is_besieged(m.hex, t.side) {
+        return Err(format!(
+            "{} is under siege: its units may leave only after every adjacent enemy has been driven away (9.12)",
+            t.scn.map.describe(m.hex)
+        ));
+    }
+    for &u in &m.units {
+        t.marched.insert(t.state.units[u].id.clone());
+    }
+    for l in &m.leaders {
+        t.leaders_marched.insert(l.clone());
+    }
+    t.events.push(Event::MarchBegins {
+        order: i,
+        from: m.hex,
+        units: m
+            .units
+            .iter()
+            .map(|&u| t.state.units[u].id.clone())
+            .collect(),
+        leaders: m.leaders.clone(),
+    });
+    let helper = leader_bonus(t, i, order, &m);
+    for (k, leg) in order.legs.iter().enumerate() {
+        match leg {
+            Leg::Path(_) | Leg::To(_) => {
+                if !land_march(t, i, k, order, &mut m, helper.as_deref()) {
+                    break;
+                }
+            }
+            Leg::Rail(_) | Leg::River(_) | Leg::Fleet(_) => {
+                t.events.push(Event::OrderSetAside {
+                    order: i,
+                    reason: format!("march {}: rail, river and fleet moves are not yet part of the engine; the stack stops", k + 1),
+                });
+                break;
+            }
+        }
+        if m.units.is_empty() {
+            break;
+        }
+    }
+    Ok(())
+}
+
+/// Rule 7.1: the leader whose strategic value helps this stack.
+fn leader_bonus<S: DieSource>(
+    t: &mut Turn<'_, S>,
+    i: usize,
+    order: &MarchOrder,
+    m: &Marching,
+) -> Option<String> {
+    let l = t.ruling_leader(&m.leaders, order.leader_bonus.as_deref(), true)?;
+    if t.leader_helped.get(&l.name).is_some_and(|&o| o != i) {
+        return None;
+    }
+    let decided_by = if l.c_in_c {
+        Decision::Default("a C-in-C's values are always used (7.0)".into())
+    } else if order
+        .leader_bonus
+        .as_deref()
+        .and_then(|w| t.scn.units.leader(w))
+        .is_some_and(|w| w.name == l.name)
+    {
+        Decision::Orders
+    } else {
+        Decision::Default("the best strategic rating in the stack".into())
+    };
+    t.leader_helped.insert(l.name.clone(), i);
+    t.events.push(Event::LeaderHelps {
+        order: i,
+        leader: l.name.clone(),
+        decided_by,
+    });
+    Some(l.name.clone())
+}
+
+fn result_name(r: MarchResult) -> String {
+    match r {
+        MarchResult::NoMarch => "No March".into(),
+        MarchResult::March => "March".into(),
+        MarchResult::MarchWithAttrition(p) => format!("March with {p}% attrition"),
+    }
+}
+
+/// One land march. Returns whether the stack may march again.
+fn land_march<S: DieSource>(
+    t: &mut Turn<'_, S>,
+    i: usize,
+    k: usize,
+    order: &MarchOrder,
+    m: &mut Marching,
+    helper: Option<&str>,
+) -> bool {
+    let table = &t.scn.tables.march;
+    let leader = helper.and_then(|h| t.scn.units.leader(h));
+    let cx = RollContext {
+        side: Some(t.side),
+        month: Some(t.state.month),
+        units: m
+            .units
+            .iter()
+            .filter_map(|&u| {
+                t.unit_type(&t.state.units[u])
+                    .map(|ty| (ty.nation, ty.kind))
+            })
+            .collect(),
+        terrain: t.scn.map.terrain(m.hex),
+        in_settlement: t.scn.map.settlement_at(m.hex).is_some(),
+        marching: true,
+        leader,
+        ..RollContext::default()
+    };
+    let mods = modifiers::applicable(&table.modifiers, &cx);
+    let rows = table.rows.clone();
+    let total = t.table_roll(
+        table.dice,
+        format!("march {} of order {}", k + 1, i + 1),
+        "march table (8.31)",
+        mods,
+        |v| match modifiers::row(&rows, v) {
+            Some((r, label)) => format!("{label}: {}", result_name(r.result)),
+            None => "no row".into(),
+        },
+    );
+    let result = modifiers::row(&rows, total).map_or(MarchResult::NoMarch, |(r, _)| r.result);
+    if let MarchResult::MarchWithAttrition(p) = result {
+        let n = losses::share(m.units.len(), p);
+        let gone = losses::apply(
+            t,
+            m.hex,
+            &m.units.clone(),
+            n,
+            0,
+            "march attrition (8.31)",
+            &order.lose_first,
+        );
+        m.units.retain(|u| !gone.contains(u));
+    }
+    let allowance = if result == MarchResult::NoMarch {
+        0
+    } else {
+        allowance(t, m)
+    };
+    t.events.push(Event::MarchResult {
+        order: i,
+        leg: k,
+        result: result_name(result),
+        movement_points: allowance,
+    });
+    if result == MarchResult::NoMarch || m.units.is_empty() {
+        return false;
+    }
+    let target = match &order.legs[k] {
+        Leg::Path(p) => p.clone(),
+        Leg::To(dest) => match route_to(t, m.hex, *dest) {
+            Some(path) => path,
+            None => {
+                t.events.push(Event::Stopped {
+                    order: i,
+                    at: m.hex,
+                    reason: format!("no land route to {}", t.scn.map.describe(*dest)),
+                });
+                return true;
+            }
+        },
+        _ => Vec::new(),
+    };
+    drop_offs(t, i, order, m);
+    let mut left = allowance;
+    let mut path = Vec::new();
+    let mut cost = 0;
+    for next in target {
+        if m.units.is_empty() {
+            break;
+        }
+        match enter_cost(t, m.hex, next) {
+            Err(reason) => {
+                t.events.push(Event::Stopped {
+                    order: i,
+                    at: m.hex,
+                    reason,
+                });
+                break;
+            }
+            Ok(c) if c > left => {
+                t.events.push(Event::Stopped {
+                    order: i,
+                    at: m.hex,
+                    reason: format!(
+                        "{} costs {c} movement points and {left} are left (8.2)",
+                        t.scn.map.describe(next)
+                    ),
+                });
+                break;
+            }
+            Ok(c) => {
+                left -= c;
+                cost += c;
+                move_stack(t, m, next);
+                path.push(next);
+                drop_offs(t, i, order, m);
+                if contact(t, order, m.hex) {
+                    t.events.push(Event::Stopped {
+                        order: i,
+                        at: m.hex,
+                        reason: "enemy in contact: combat is not yet part of the engine, so the stack halts".into(),
+                    });
+                    break;
+                }
+            }
+        }
+    }
+    if !path.is_empty() {
+        t.events.push(Event::Moved {
+            order: i,
+            path,
+            cost,
+        });
+    }
+    true
+}
+
+/// Whether the order asks for an attack on an adjacent enemy stack.
+fn contact<S: DieSource>(t: &Turn<'_, S>, order: &MarchOrder, hex: Hex) -> bool {
+    let enemies: Vec<Hex> = hex
+        .neighbours()
+        .into_iter()
+        .filter(|n| t.occupied_by(*n, t.side.enemy()))
+        .collect();
+    match &order.on_contact {
+        OnContact::Avoid => false,
+        OnContact::AttackAny => !enemies.is_empty(),
+        OnContact::AttackHexes(hs) => enemies.iter().any(|e| hs.contains(e)),
+    }
+}
+
+/// Movement allowance of the slowest unit, halved if disrupted (8.31, 9.7).
+/// Leaders move with their stack and do not slow it.
+fn allowance<S: DieSource>(t: &Turn<'_, S>, m: &Marching) -> u32 {
+    m.units
+        .iter()
+        .filter_map(|&u| {
+            let unit = &t.state.units[u];
+            t.unit_type(unit).map(|ty| {
+                if unit.disrupted {
+                    ty.movement / 2
+                } else {
+                    ty.movement
+                }
+            })
+        })
+        .min()
+        .unwrap_or(0)
+}
+
+fn friendly_boat_at<S: DieSource>(t: &Turn<'_, S>, hex: Hex) -> bool {
+    t.state.units.iter().any(|u| {
+        u.side == t.side
+            && u.hex() == Some(hex)
+            && t.unit_type(u).is_some_and(|ty| ty.kind.is_river_unit())
+    })
+}
+
+fn enemy_gunboat_beside<S: DieSource>(t: &Turn<'_, S>, hex: Hex) -> bool {
+    hex.neighbours()
+        .into_iter()
+        .chain(std::iter::once(hex))
+        .any(|n| {
+            t.state.units.iter().any(|u| {
+                u.side == t.side.enemy()
+                    && u.hex() == Some(n)
+                    && t.unit_type(u)
+                        .is_some_and(|ty| ty.kind == UnitKind::Gunboat)
+            })
+        })
+}
+
+/// Hexes a side may never enter by a scenario rule (2.2: no Mahdist unit
+/// beside the Nile from Abou Hamed northwards).
+fn forbidden<S: DieSource>(t: &Turn<'_, S>, hex: Hex) -> Option<String> {
+    for rule in &t.scn.def.special_rules {
+        if let SpecialRule::NoMahdistBesideRiverDownstreamOf { river, from } = rule {
+            if t.side != Side::Mahdist {
+                continue;
+            }
+            let (Some(r), Ok(start)) = (t.scn.map.find_river(river), t.scn.map.resolve(from))
+            else {
+                continue;
+            };
+            let start_order = t
+                .scn
+                .map
+                .river_sides_of(start)
+                .iter()
+                .filter(|(_, s)| s.river == r)
+                .map(|(_, s)| s.order)
+                .min();
+            let Some(limit) = start_order else { continue };
+            let here = t.scn.map.river_sides_of(hex);
+            if here.iter().any(|(_, s)| s.river == r && s.order >= limit) {
+                return Some(format!(
+                    "no Mahdist unit may enter a hex beside the {river} from {from} northwards (scenario rule, 2.2)"
+                ));
+            }
+        }
+    }
+    None
+}
+
+/// The cost to move from `from` into the adjacent `to`, or why not.
+fn enter_cost<S: DieSource>(t: &Turn<'_, S>, from: Hex, to: Hex) -> Result<u32, String> {
+    let map = &t.scn.map;
+    if from.distance(to) != 1 {
+        return Err(format!(
+            "{} is not next to {}: hexes may not be skipped (8.2)",
+            map.describe(to),
+            map.describe(from)
+        ));
+    }
+    if !map.contains(to) {
+        return Err(format!("{to} is off the map"));
+    }
+    if !map.is_land(to) {
+        return Err(format!(
+            "{} is sea and may not be entered (8.2)",
+            map.describe(to)
+        ));
+    }
+    if t.occupied_by(to, t.side.enemy()) {
+        return Err(format!(
+            "{} is held by the enemy: combat is fought from the adjacent hex (9.1)",
+            map.describe(to)
+        ));
+    }
+    if map.crosses_river(from, to) && (enemy_gunboat_beside(t, from) || enemy_gunboat_beside(t, to))
+    {
+        return Err(
+            "no crossing of a river into or from a hex next to an enemy gunboat (8.21)".into(),
+        );
+    }
+    if t.is_besieged(to, t.side) {
+        return Err(format!(
+            "{} is under siege: no new unit may enter until the besiegers are driven off (9.12)",
+            map.describe(to)
+        ));
+    }
+    if let Some(reason) = forbidden(t, to) {
+        return Err(reason);
+    }
+    step_cost(map, from, to, &|h| friendly_boat_at(t, h))
+        .ok_or_else(|| format!("{} may not be entered", map.describe(to)))
+}
+
+/// The cheapest legal route (without its start hex).
+fn route_to<S: DieSource>(t: &Turn<'_, S>, from: Hex, to: Hex) -> Option<Vec<Hex>> {
+    let r = cheapest_route(from, to, &|a, b| enter_cost(t, a, b).ok())?;
+    Some(r.hexes.into_iter().skip(1).collect())
+}
+
+fn move_stack<S: DieSource>(t: &mut Turn<'_, S>, m: &mut Marching, to: Hex) {
+    for &u in &m.units {
+        t.state.units[u].status = Status::OnMap(to);
+    }
+    for l in t.state.leaders.iter_mut() {
+        if m.leaders.contains(&l.name) {
+            l.hex = Some(to);
+        }
+    }
+    m.hex = to;
+    if t.scn.map.settlement_at(to).is_some() {
+        t.state.control.insert(to, t.side);
+    }
+}
+
+fn drop_offs<S: DieSource>(t: &mut Turn<'_, S>, i: usize, order: &MarchOrder, m: &mut Marching) {
+    for d in order.drop_offs.iter().filter(|d| d.at == m.hex) {
+        let units: Vec<usize> = m
+            .units
+            .iter()
+            .copied()
+            .filter(|&u| d.units.contains(&t.state.units[u].id))
+            .collect();
+        let leaders: Vec<String> = m
+            .leaders
+            .iter()
+            .filter(|l| {
+                d.leaders
+                    .iter()
+                    .any(|x| t.scn.units.leader(x).is_some_and(|def| def.name == **l))
+            })
+            .cloned()
+            .collect();
+        if units.is_empty() && leaders.is_empty() {
+            continue;
+        }
+        m.units.retain(|u| !units.contains(u));
+        m.leaders.retain(|l| !leaders.contains(l));
+        t.events.push(Event::DroppedOff {
+            order: i,
+            at: m.hex,
+            units: units.iter().map(|&u| t.state.units[u].id.clone()).collect(),
+            leaders,
+        });
+    }
+}

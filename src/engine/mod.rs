@@ -1,0 +1,276 @@
+//! The turn engine: plays one player turn of the Dervish rules.
+//!
+//! [`play_player_turn`] is a pure function of the scenario, the state, the
+//! side, its orders and the dice: no I/O, no clock, no global random
+//! generator. The same inputs give the same state and events, byte for
+//! byte. Phases run in the order of rules 5.2 and 5.3: random events,
+//! reinforcements, march, attrition, recovery.
+
+pub mod events;
+pub mod losses;
+pub mod march;
+pub mod modifiers;
+pub mod orders;
+pub mod upkeep;
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::dice::{Dice, DiceKind, DieSource};
+use crate::geo::Hex;
+use crate::scenario::{Leader, Scenario, Side, UnitType};
+use crate::state::{GameState, Unit, UnitId};
+use events::{Event, Phase, TableRoll};
+use orders::Orders;
+
+/// The outcome of a player turn.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TurnResult {
+    pub state: GameState,
+    pub events: Vec<Event>,
+}
+
+/// Play one player turn (rules 5.2 for the Egyptian, 5.3 for the Mahdist).
+pub fn play_player_turn<S: DieSource>(
+    scn: &Scenario,
+    state: GameState,
+    side: Side,
+    orders: &Orders,
+    dice: &mut Dice<S>,
+) -> TurnResult {
+    let mut t = Turn::new(scn, state, side, dice);
+    for phase in [
+        Phase::RandomEvents,
+        Phase::Reinforcements,
+        Phase::March,
+        Phase::Attrition,
+        Phase::Recovery,
+    ] {
+        t.events.push(Event::PhaseBegins {
+            side,
+            phase,
+            month: t.state.month,
+        });
+        match phase {
+            // Random events and reinforcements are filled in by the
+            // logistics rules (sections 2, 3, 5 I-II).
+            Phase::RandomEvents | Phase::Reinforcements => {}
+            Phase::March => march::march_phase(&mut t, orders),
+            Phase::Attrition => upkeep::attrition_phase(&mut t, orders),
+            Phase::Recovery => upkeep::recovery_phase(&mut t),
+        }
+    }
+    let sieges = t.besieged_hexes();
+    t.events.push(Event::UnderSiege { hexes: sieges });
+    TurnResult {
+        state: t.state,
+        events: t.events,
+    }
+}
+
+/// A player turn in progress.
+pub struct Turn<'a, S: DieSource> {
+    pub scn: &'a Scenario,
+    pub state: GameState,
+    pub side: Side,
+    pub dice: &'a mut Dice<S>,
+    pub events: Vec<Event>,
+    /// Units that marched or were dropped off this turn (8.1, 8.3).
+    pub marched: BTreeSet<UnitId>,
+    /// Leaders that marched this turn.
+    pub leaders_marched: BTreeSet<String>,
+    /// The stack (order index) each leader's strategic value helped (7.1).
+    pub leader_helped: BTreeMap<String, usize>,
+}
+
+impl<'a, S: DieSource> Turn<'a, S> {
+    fn new(scn: &'a Scenario, state: GameState, side: Side, dice: &'a mut Dice<S>) -> Self {
+        Turn {
+            scn,
+            state,
+            side,
+            dice,
+            events: Vec::new(),
+            marched: BTreeSet::new(),
+            leaders_marched: BTreeSet::new(),
+            leader_helped: BTreeMap::new(),
+        }
+    }
+
+    /// The type of a unit. Types are checked when the data is loaded and
+    /// counters are created from them, so a miss means a broken state.
+    pub fn unit_type(&self, u: &Unit) -> Option<&'a UnitType> {
+        self.scn.units.get(&u.unit_type)
+    }
+
+    /// Indices of `side`'s units in `hex`.
+    pub fn units_at(&self, hex: Hex, side: Side) -> Vec<usize> {
+        self.state
+            .units
+            .iter()
+            .enumerate()
+            .filter(|(_, u)| u.side == side && u.hex() == Some(hex))
+            .map(|(i, _)| i)
+            .collect()
+    }
+
+    /// Whether any unit or leader of `side` stands in `hex`.
+    pub fn occupied_by(&self, hex: Hex, side: Side) -> bool {
+        self.state
+            .units
+            .iter()
+            .any(|u| u.side == side && u.hex() == Some(hex))
+    }
+
+    /// Names of `side`'s leaders in `hex`.
+    pub fn leaders_at(&self, hex: Hex, side: Side) -> Vec<String> {
+        self.state
+            .leaders
+            .iter()
+            .filter(|l| l.side == side && !l.removed && l.hex == Some(hex))
+            .map(|l| l.name.clone())
+            .collect()
+    }
+
+    /// The leader whose ratings a stack uses: a C-in-C if present (7.0),
+    /// else the one asked for if present, else the best rated.
+    pub fn ruling_leader(
+        &self,
+        names: &[String],
+        wanted: Option<&str>,
+        strategic: bool,
+    ) -> Option<&'a Leader> {
+        let defs: Vec<&'a Leader> = names
+            .iter()
+            .filter_map(|n| self.scn.units.leader(n))
+            .collect();
+        if let Some(c) = defs
+            .iter()
+            .filter(|l| l.c_in_c)
+            .max_by_key(|l| (rating(l, strategic), std::cmp::Reverse(l.name.clone())))
+        {
+            return Some(c);
+        }
+        if let Some(w) = wanted.and_then(|w| self.scn.units.leader(w))
+            && defs.iter().any(|l| l.name == w.name)
+        {
+            return Some(w);
+        }
+        defs.into_iter()
+            .max_by_key(|l| (rating(l, strategic), std::cmp::Reverse(l.name.clone())))
+    }
+
+    /// Whether `hex` holds a settlement of `owner` with an enemy unit next
+    /// to it (rule 9.12).
+    pub fn is_besieged(&self, hex: Hex, owner: Side) -> bool {
+        self.scn.map.settlement_at(hex).is_some()
+            && self.occupied_by(hex, owner)
+            && hex
+                .neighbours()
+                .iter()
+                .any(|n| self.occupied_by(*n, owner.enemy()))
+    }
+
+    /// Every besieged hex, either side's, in row order.
+    pub fn besieged_hexes(&self) -> Vec<Hex> {
+        let mut out: Vec<Hex> = self
+            .state
+            .units
+            .iter()
+            .filter_map(|u| u.hex().map(|h| (h, u.side)))
+            .filter(|(h, s)| self.is_besieged(*h, *s))
+            .map(|(h, _)| h)
+            .collect();
+        out.sort_by_key(|h| (h.row, h.col));
+        out.dedup();
+        out
+    }
+
+    /// Roll on a table and record it with its modifiers and line.
+    pub fn table_roll(
+        &mut self,
+        kind: DiceKind,
+        purpose: String,
+        table: &str,
+        modifiers: Vec<(String, i32)>,
+        line: impl FnOnce(i32) -> String,
+    ) -> i32 {
+        let roll = self.dice.roll(kind, purpose);
+        let total = roll.result + modifiers.iter().map(|(_, v)| v).sum::<i32>();
+        let line = line(total);
+        self.events.push(Event::Rolled(TableRoll {
+            roll,
+            modifiers,
+            total,
+            table: table.to_string(),
+            line,
+        }));
+        total
+    }
+
+    /// Remove leaders left without units in `hex` (7.2), with the Mahdi's
+    /// succession.
+    pub fn remove_lone_leaders(&mut self, hex: Hex) {
+        for side in [Side::Egyptian, Side::Mahdist] {
+            if self.occupied_by(hex, side) {
+                continue;
+            }
+            let lone: Vec<usize> = self
+                .state
+                .leaders
+                .iter()
+                .enumerate()
+                .filter(|(_, l)| l.side == side && !l.removed && l.hex == Some(hex))
+                .map(|(i, _)| i)
+                .collect();
+            for i in lone {
+                self.state.leaders[i].removed = true;
+                self.state.leaders[i].hex = None;
+                let name = self.state.leaders[i].name.clone();
+                self.events.push(Event::LeaderRemoved {
+                    leader: name.clone(),
+                    hex,
+                });
+                if name == "Mahdi" {
+                    self.succession();
+                }
+            }
+        }
+    }
+
+    /// Rule 7.2: the Khalifa joins a Mahdist stack on the main map (the
+    /// largest; the default policy), or is killed too if there is none.
+    fn succession(&mut self) {
+        let Some(k) = self
+            .state
+            .leaders
+            .iter()
+            .position(|l| l.name == "Khalifa" && !l.removed)
+        else {
+            return;
+        };
+        let mut counts: BTreeMap<Hex, usize> = BTreeMap::new();
+        for u in &self.state.units {
+            if let (Some(h), Side::Mahdist) = (u.hex(), u.side)
+                && !self.scn.map.in_souakim_extension(h)
+            {
+                *counts.entry(h).or_default() += 1;
+            }
+        }
+        let best = counts
+            .into_iter()
+            .max_by_key(|(h, n)| (*n, std::cmp::Reverse((h.row, h.col))))
+            .map(|(h, _)| h);
+        match best {
+            Some(h) => self.state.leaders[k].hex = Some(h),
+            None => self.state.leaders[k].removed = true,
+        }
+        self.events.push(Event::Succession {
+            leader: "Khalifa".into(),
+            hex: best,
+        });
+    }
+}
+
+fn rating(l: &Leader, strategic: bool) -> i32 {
+    if strategic { l.strategic } else { l.tactical }
+}

@@ -1,0 +1,124 @@
+//! Orders as typed values: what a player (or a programmed opponent) wants
+//! done in one player turn. The text order language produces these.
+
+use serde::{Deserialize, Serialize};
+
+use crate::geo::Hex;
+use crate::state::UnitId;
+
+/// Which units march.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Selection {
+    /// Every unit and leader of the player's in this hex.
+    Stack(Hex),
+    /// A leader and every unit in his hex.
+    Leader(String),
+    /// These units (they must share a hex); the stack splits (rule 8.3).
+    /// Leaders in the hex stay unless named in `leaders`.
+    Units {
+        units: Vec<UnitId>,
+        leaders: Vec<String>,
+    },
+}
+
+/// One march of up to three (rules 5.2 III, 8.3).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Leg {
+    /// By land along these hexes (the start hex not included), as far as
+    /// the march result allows.
+    Path(Vec<Hex>),
+    /// By land towards this hex along the cheapest route.
+    To(Hex),
+    /// By rail to this hex (rule 8.22).
+    Rail(Hex),
+    /// By river to this hex (rule 8.23).
+    River(Hex),
+    /// With the British fleet to this hex (rule 8.25).
+    Fleet(Hex),
+}
+
+impl Leg {
+    /// Whether this leg needs a roll on the march table (rule 5.2 III: rail
+    /// and river moves do not).
+    pub fn needs_march_roll(&self) -> bool {
+        !matches!(self, Leg::Rail(_) | Leg::River(_))
+    }
+}
+
+/// What the marching stack does when it comes next to the enemy (9.1).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum OnContact {
+    /// Attack every enemy stack met, one after another while winning.
+    AttackAny,
+    /// Attack only stacks in these hexes.
+    AttackHexes(Vec<Hex>),
+    /// Never attack.
+    #[default]
+    Avoid,
+}
+
+/// Units left behind at a hex on the way (rule 8.3).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DropOff {
+    pub at: Hex,
+    pub units: Vec<UnitId>,
+    #[serde(default)]
+    pub leaders: Vec<String>,
+}
+
+/// A march order for one stack.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MarchOrder {
+    pub units: Selection,
+    /// Up to three legs.
+    pub legs: Vec<Leg>,
+    #[serde(default)]
+    pub on_contact: OnContact,
+    /// Keep moving with unused movement points after a won combat (8.31).
+    #[serde(default)]
+    pub continue_after_win: bool,
+    #[serde(default)]
+    pub drop_offs: Vec<DropOff>,
+    /// Where a retreat should head, if the rules leave a choice (9.8).
+    #[serde(default)]
+    pub retreat_towards: Option<Hex>,
+    /// The leader whose strategic value helps this stack's march rolls
+    /// (7.1); a C-in-C in the stack is always used instead (7.0).
+    #[serde(default)]
+    pub leader_bonus: Option<String>,
+    /// Units to take losses first, in this order (within the rules' limits).
+    #[serde(default)]
+    pub lose_first: Vec<UnitId>,
+}
+
+impl MarchOrder {
+    /// A plain march of a stack by land, avoiding combat.
+    pub fn stack(hex: Hex, legs: Vec<Leg>) -> Self {
+        MarchOrder {
+            units: Selection::Stack(hex),
+            legs,
+            on_contact: OnContact::Avoid,
+            continue_after_win: false,
+            drop_offs: Vec::new(),
+            retreat_towards: None,
+            leader_bonus: None,
+            lose_first: Vec::new(),
+        }
+    }
+}
+
+/// Everything a player orders for one player turn. Units without orders
+/// hold.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Orders {
+    /// Marches, carried out in this order; each stack finishes before the
+    /// next begins (8.1, 8.3).
+    pub marches: Vec<MarchOrder>,
+    /// Hexes where a supply unit is expended in the attrition phase
+    /// (5.2 IV). Without an entry the default policy decides.
+    #[serde(default)]
+    pub expend_supply: Vec<Hex>,
+    /// Hexes where the supply is kept and the stack rolls for attrition.
+    #[serde(default)]
+    pub keep_supply: Vec<Hex>,
+}

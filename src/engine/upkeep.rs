@@ -1,0 +1,197 @@
+//! Attrition (5.2 IV, 5.3 IV, 6.0, 9.12) and recovery (5.2 V, 5.3 V, 7.4).
+
+use super::Turn;
+use super::events::{Decision, Event};
+use super::losses;
+use super::modifiers::{self, RollContext};
+use super::orders::Orders;
+use crate::dice::DieSource;
+use crate::geo::Hex;
+use crate::scenario::tables::RecoveryResult;
+use crate::scenario::{Nation, Side, UnitKind};
+
+/// Stacks with at least this many units expend their supply by default.
+pub const DEFAULT_SUPPLY_STACK: usize = 7;
+
+/// The hexes holding `side`'s units, in row order.
+fn stack_hexes<S: DieSource>(t: &Turn<'_, S>, side: Side) -> Vec<Hex> {
+    let mut hexes: Vec<Hex> = t
+        .state
+        .units
+        .iter()
+        .filter(|u| u.side == side)
+        .filter_map(|u| u.hex())
+        .collect();
+    hexes.sort_by_key(|h| (h.row, h.col));
+    hexes.dedup();
+    hexes
+}
+
+/// Every stack of the phasing side rolls on the attrition table, except
+/// Egyptian stacks that expend a supply unit.
+pub fn attrition_phase<S: DieSource>(t: &mut Turn<'_, S>, orders: &Orders) {
+    for hex in stack_hexes(t, t.side) {
+        let units: Vec<usize> = t
+            .units_at(hex, t.side)
+            .into_iter()
+            .filter(|&u| {
+                t.unit_type(&t.state.units[u])
+                    .is_some_and(|ty| !ty.kind.is_river_unit() && ty.kind != UnitKind::Fleet)
+            })
+            .collect();
+        if units.is_empty() {
+            continue;
+        }
+        let besieged = t.is_besieged(hex, t.side);
+        if t.side == Side::Egyptian {
+            let supply = units.iter().copied().find(|&u| {
+                t.unit_type(&t.state.units[u])
+                    .is_some_and(|ty| ty.kind == UnitKind::Supply)
+            });
+            if let Some(s) = supply {
+                let (expend, decided_by) = if orders.expend_supply.contains(&hex) {
+                    (true, Decision::Orders)
+                } else if orders.keep_supply.contains(&hex) {
+                    (false, Decision::Orders)
+                } else {
+                    let big = units.len() >= DEFAULT_SUPPLY_STACK;
+                    (
+                        big || besieged,
+                        Decision::Default(format!(
+                            "expend supply in stacks of {DEFAULT_SUPPLY_STACK} or more units, or under siege"
+                        )),
+                    )
+                };
+                if expend {
+                    let id = t.state.units[s].id.clone();
+                    t.state.units[s].status = losses::status_after_elimination(t, s);
+                    t.state.units[s].disrupted = false;
+                    t.events.push(Event::SupplyExpended {
+                        unit: id,
+                        hex,
+                        decided_by,
+                    });
+                    t.events.push(Event::AttritionExempt {
+                        hex,
+                        reason: "in supply (5.2 IV)".into(),
+                    });
+                    continue;
+                }
+            }
+        }
+        roll_attrition(t, hex, units, besieged);
+    }
+}
+
+fn roll_attrition<S: DieSource>(t: &mut Turn<'_, S>, hex: Hex, units: Vec<usize>, besieged: bool) {
+    let table = &t.scn.tables.attrition;
+    let cx = RollContext {
+        side: Some(t.side),
+        month: Some(t.state.month),
+        units: units
+            .iter()
+            .filter_map(|&u| {
+                t.unit_type(&t.state.units[u])
+                    .map(|ty| (ty.nation, ty.kind))
+            })
+            .collect(),
+        terrain: t.scn.map.terrain(hex),
+        in_settlement: t.scn.map.settlement_at(hex).is_some(),
+        under_siege: besieged,
+        ..RollContext::default()
+    };
+    let mods = modifiers::applicable(&table.modifiers, &cx);
+    let tos: Vec<i32> = table.rows.iter().map(|r| r.to).collect();
+    let rows = table.rows.clone();
+    let column = if besieged { "under siege" } else { "open" };
+    let pick = move |v: i32| -> Option<(usize, crate::scenario::tables::Hits)> {
+        let i = rows
+            .iter()
+            .position(|r| v <= r.to)
+            .unwrap_or(rows.len().saturating_sub(1));
+        rows.get(i)
+            .map(|r| (i, if besieged { r.siege } else { r.open }))
+    };
+    let total = t.table_roll(
+        table.dice,
+        format!("attrition at {}", t.scn.map.describe(hex)),
+        "attrition table",
+        mods,
+        |v| match pick(v) {
+            Some((i, h)) => format!(
+                "{}, {column}: {}% disrupted, {}% eliminated",
+                modifiers::range_label(&tos, i),
+                h.disrupt(),
+                h.eliminate()
+            ),
+            None => "no row".into(),
+        },
+    );
+    let Some((_, hits)) = pick(total) else { return };
+    let n = units.len();
+    let elim = losses::share(n, hits.eliminate());
+    let disr = losses::share(n, hits.disrupt());
+    let british: Vec<usize> = units
+        .iter()
+        .copied()
+        .filter(|&u| {
+            t.unit_type(&t.state.units[u]).is_some_and(|ty| {
+                ty.nation == Nation::British
+                    && !matches!(ty.kind, UnitKind::Camel | UnitKind::Supply)
+            })
+        })
+        .collect();
+    let gone = losses::apply(t, hex, &units, disr, elim, "attrition", &[]);
+    if gone.iter().any(|g| british.contains(g)) {
+        t.state.british_attrition_loss = true;
+    }
+}
+
+/// Every disrupted unit of the phasing side rolls to recover.
+pub fn recovery_phase<S: DieSource>(t: &mut Turn<'_, S>) {
+    for hex in stack_hexes(t, t.side) {
+        let disrupted: Vec<usize> = t
+            .units_at(hex, t.side)
+            .into_iter()
+            .filter(|&u| t.state.units[u].disrupted)
+            .collect();
+        if disrupted.is_empty() {
+            continue;
+        }
+        let leaders = t.leaders_at(hex, t.side);
+        let leader = t.ruling_leader(&leaders, None, true);
+        let besieged = t.is_besieged(hex, t.side);
+        for u in disrupted {
+            let table = &t.scn.tables.recovery;
+            let ty = t.unit_type(&t.state.units[u]);
+            let cx = RollContext {
+                side: Some(t.side),
+                month: Some(t.state.month),
+                quality: ty.map(|ty| ty.quality),
+                under_siege: besieged,
+                leader,
+                ..RollContext::default()
+            };
+            let mods = modifiers::applicable(&table.modifiers, &cx);
+            let rows = table.rows.clone();
+            let id = t.state.units[u].id.clone();
+            let total = t.table_roll(
+                table.dice,
+                format!("recovery of {id}"),
+                "recovery table",
+                mods,
+                |v| match modifiers::row(&rows, v) {
+                    Some((r, label)) => format!("{label}: {:?}", r.result),
+                    None => "no row".into(),
+                },
+            );
+            let result = modifiers::row(&t.scn.tables.recovery.rows, total).map(|(r, _)| r.result);
+            if result == Some(RecoveryResult::Recovers) {
+                t.state.units[u].disrupted = false;
+                t.events.push(Event::Recovered { unit: id, hex });
+            } else {
+                t.events.push(Event::StillDisrupted { unit: id, hex });
+            }
+        }
+    }
+}

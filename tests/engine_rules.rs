@@ -1,0 +1,706 @@
+//! The turn engine, rule by rule, on small hand-made situations on the real
+//! map with fixed dice. Each test names the rule it checks.
+
+use dervish::dice::{Dice, FixedDice};
+use dervish::engine::events::{Decision, Event};
+use dervish::engine::orders::{DropOff, Leg, MarchOrder, OnContact, Orders, Selection};
+use dervish::engine::{TurnResult, play_player_turn};
+use dervish::geo::Hex;
+use dervish::scenario::{DataSet, Scenario, Side};
+use dervish::state::setup::{Placements, initial_state};
+use dervish::state::{GameState, Status, UnitId};
+
+/// An empty board of a scenario: every counter off the map.
+struct Bench {
+    scn: Scenario,
+    state: GameState,
+}
+
+impl Bench {
+    fn new(id: &str) -> Bench {
+        let scn = DataSet::embedded().unwrap().scenario(id).unwrap();
+        let (mut state, _) = initial_state(&scn, &Placements::new()).unwrap();
+        for u in &mut state.units {
+            if u.hex().is_some() {
+                u.status = Status::Pool;
+            }
+        }
+        for l in &mut state.leaders {
+            l.hex = None;
+        }
+        state.control.clear();
+        Bench { scn, state }
+    }
+
+    fn hex(&self, place: &str) -> Hex {
+        self.scn.map.resolve(place).unwrap()
+    }
+
+    /// Put `n` free counters of a type on `place`.
+    fn place(&mut self, unit_type: &str, n: usize, place: &str) -> Vec<UnitId> {
+        let hex = self.hex(place);
+        let mut ids = Vec::new();
+        for u in self
+            .state
+            .units
+            .iter_mut()
+            .filter(|u| u.unit_type == unit_type && u.hex().is_none())
+            .take(n)
+        {
+            u.status = Status::OnMap(hex);
+            ids.push(u.id.clone());
+        }
+        assert_eq!(ids.len(), n, "not enough {unit_type} counters");
+        ids
+    }
+
+    fn leader(&mut self, name: &str, place: &str) {
+        let hex = self.hex(place);
+        let l = self
+            .state
+            .leaders
+            .iter_mut()
+            .find(|l| l.name == name)
+            .unwrap();
+        l.hex = Some(hex);
+    }
+
+    fn play(&self, side: Side, orders: &Orders, faces: &[u32]) -> TurnResult {
+        // After the listed faces every die shows 6: attrition spares the
+        // stack and disrupted units recover, unless a test says otherwise.
+        let mut dice = Dice::new(FixedDice::with_fallback(faces.iter().copied(), 6));
+        play_player_turn(&self.scn, self.state.clone(), side, orders, &mut dice)
+    }
+
+    fn at(&self, r: &TurnResult, id: &UnitId) -> Option<Hex> {
+        r.state.units.iter().find(|u| u.id == *id).unwrap().hex()
+    }
+}
+
+fn march(hex: Hex, legs: Vec<Leg>) -> Orders {
+    Orders {
+        marches: vec![MarchOrder::stack(hex, legs)],
+        ..Orders::default()
+    }
+}
+
+fn set_aside(r: &TurnResult) -> Vec<String> {
+    r.events
+        .iter()
+        .filter_map(|e| match e {
+            Event::OrderSetAside { reason, .. } => Some(reason.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn stopped(r: &TurnResult) -> Vec<String> {
+    r.events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Stopped { reason, .. } => Some(reason.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn march_lines(r: &TurnResult) -> Vec<String> {
+    r.events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Rolled(t) if t.table.starts_with("march") => {
+                Some(format!("{} = {} -> {}", t.roll.result, t.total, t.line))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn rule_8_31_march_moves_up_to_the_slowest_units_allowance() {
+    let mut b = Bench::new("khartoum");
+    // Two Egyptian infantry (6) and a gun (5) at Berber march south.
+    let inf = b.place("egy-inf-R", 2, "Berber");
+    b.place("egy-gun", 1, "Berber");
+    let from = b.hex("Berber");
+    let dest = b.hex("Khartoum");
+    let r = b.play(Side::Egyptian, &march(from, vec![Leg::To(dest)]), &[4, 4]);
+    assert_eq!(march_lines(&r), vec!["8 = 8 -> 7+: March"]);
+    let mp = r.events.iter().find_map(|e| {
+        if let Event::MarchResult {
+            movement_points, ..
+        } = e
+        {
+            Some(*movement_points)
+        } else {
+            None
+        }
+    });
+    assert_eq!(mp, Some(5), "a gun's allowance of 5 limits the stack");
+    let moved: u32 = r
+        .events
+        .iter()
+        .find_map(|e| {
+            if let Event::Moved { cost, .. } = e {
+                Some(*cost)
+            } else {
+                None
+            }
+        })
+        .unwrap();
+    assert!(moved <= 5, "moved {moved} MP");
+    let now = b.at(&r, &inf[0]).unwrap();
+    assert_ne!(now, from);
+    assert!(from.distance(now) <= 5);
+}
+
+#[test]
+fn rule_8_31_no_march_ends_the_stacks_marching_for_the_turn() {
+    let mut b = Bench::new("khartoum");
+    let inf = b.place("egy-inf-R", 2, "Berber");
+    let from = b.hex("Berber");
+    let dest = b.hex("Khartoum");
+    let r = b.play(
+        Side::Egyptian,
+        &march(from, vec![Leg::To(dest), Leg::To(dest), Leg::To(dest)]),
+        &[1, 2],
+    );
+    assert_eq!(
+        march_lines(&r),
+        vec!["3 = 3 -> 3 or less: No March"],
+        "no second roll after No March"
+    );
+    assert_eq!(b.at(&r, &inf[0]), Some(from));
+}
+
+#[test]
+fn rule_8_31_march_with_attrition_disrupts_at_least_one_unit_before_moving() {
+    let mut b = Bench::new("khartoum");
+    let inf = b.place("egy-inf-S", 3, "Berber");
+    let from = b.hex("Berber");
+    // 2+2 = 4: March with 50% attrition: 3 units -> 1 (rounded down, at least one).
+    let r = b.play(
+        Side::Egyptian,
+        &march(from, vec![Leg::To(b.hex("Khartoum"))]),
+        &[2, 2],
+    );
+    assert_eq!(
+        march_lines(&r),
+        vec!["4 = 4 -> 4: March with 50% attrition"]
+    );
+    let disrupted: Vec<_> = r
+        .events
+        .iter()
+        .filter(|e| matches!(e, Event::Disrupted { unit, cause, .. } if inf.contains(unit) && cause.contains("march attrition")))
+        .collect();
+    assert_eq!(disrupted.len(), 1);
+    // The disrupted unit halves its allowance (9.7): 6 -> 3.
+    let mp = r.events.iter().find_map(|e| {
+        if let Event::MarchResult {
+            movement_points, ..
+        } = e
+        {
+            Some(*movement_points)
+        } else {
+            None
+        }
+    });
+    assert_eq!(mp, Some(3));
+}
+
+#[test]
+fn rule_8_31_three_marches_at_most() {
+    let mut b = Bench::new("khartoum");
+    b.place("egy-inf-R", 1, "Berber");
+    let from = b.hex("Berber");
+    let k = b.hex("Khartoum");
+    let r = b.play(Side::Egyptian, &march(from, vec![Leg::To(k); 4]), &[]);
+    assert_eq!(
+        set_aside(&r),
+        vec!["4 marches ordered; a stack marches at most three times a turn (5.2 III)"]
+    );
+    let r = b.play(
+        Side::Egyptian,
+        &march(from, vec![Leg::To(k); 3]),
+        &[6, 6, 6, 6, 6, 6],
+    );
+    assert_eq!(march_lines(&r).len(), 3);
+}
+
+#[test]
+fn rule_8_21_terrain_costs_and_river_crossings() {
+    let mut b = Bench::new("khartoum");
+    // Metammeh (west bank) to Shendi (east bank) across one river hexside.
+    let inf = b.place("egy-inf-R", 1, "Metammeh");
+    let from = b.hex("Metammeh");
+    let shendi = b.hex("Shendi");
+    assert!(b.scn.map.crosses_river(from, shendi));
+    let r = b.play(
+        Side::Egyptian,
+        &march(from, vec![Leg::Path(vec![shendi])]),
+        &[6, 6],
+    );
+    let cost = r.events.iter().find_map(|e| {
+        if let Event::Moved { cost, .. } = e {
+            Some(*cost)
+        } else {
+            None
+        }
+    });
+    assert_eq!(cost, Some(1 + 3), "clear hex 1 + river hexside 3");
+    assert_eq!(b.at(&r, &inf[0]), Some(shendi));
+    // A friendly boat in the hex moved from waives the river cost.
+    b.place("brit-boat", 1, "Metammeh");
+    let r = b.play(
+        Side::Egyptian,
+        &march(from, vec![Leg::Path(vec![shendi])]),
+        &[6, 6],
+    );
+    let cost = r.events.iter().find_map(|e| {
+        if let Event::Moved { cost, .. } = e {
+            Some(*cost)
+        } else {
+            None
+        }
+    });
+    assert_eq!(cost, Some(1));
+}
+
+#[test]
+fn rule_8_21_no_river_crossing_beside_an_enemy_gunboat() {
+    let mut b = Bench::new("khartoum");
+    let map = b.scn.map.clone();
+    // A river hexside between two open hexes, and an enemy gunboat beside
+    // the far bank only.
+    let (a, c, g) = map
+        .rivers()
+        .iter()
+        .flat_map(|r| r.hexsides.iter())
+        .find_map(|s| {
+            let (a, c) = s.hexes();
+            let open = |h: Hex| map.is_land(h) && map.settlement_at(h).is_none();
+            if !open(a) || !open(c) {
+                return None;
+            }
+            let g = c
+                .neighbours()
+                .into_iter()
+                .find(|g| *g != a && g.distance(a) > 1 && open(*g))?;
+            Some((a, c, g))
+        })
+        .unwrap();
+    b.place("egy-inf-R", 1, &a.to_string());
+    b.place("mah-gunboat", 1, &g.to_string());
+    let r = b.play(Side::Egyptian, &march(a, vec![Leg::Path(vec![c])]), &[6, 6]);
+    assert_eq!(
+        stopped(&r),
+        vec!["no crossing of a river into or from a hex next to an enemy gunboat (8.21)"]
+    );
+}
+
+#[test]
+fn rule_8_2_sea_hexes_may_not_be_entered() {
+    let mut b = Bench::new("khartoum");
+    b.place("egy-inf-R", 1, "Souakim");
+    let from = b.hex("Souakim");
+    let sea = from
+        .neighbours()
+        .into_iter()
+        .find(|h| !b.scn.map.is_land(*h))
+        .unwrap();
+    let r = b.play(
+        Side::Egyptian,
+        &march(from, vec![Leg::Path(vec![sea])]),
+        &[6, 6],
+    );
+    assert!(
+        stopped(&r)[0].contains("is sea and may not be entered (8.2)"),
+        "{:?}",
+        stopped(&r)
+    );
+}
+
+#[test]
+fn rule_8_2_no_unit_enters_a_hex_it_cannot_pay_for() {
+    let mut b = Bench::new("khartoum");
+    b.place("egy-gun", 1, "Metammeh");
+    let from = b.hex("Metammeh");
+    // 4 MP left after... a gun has 5 MP: Shendi costs 4, the next clear hex fits, a sixth MP does not.
+    let shendi = b.hex("Shendi");
+    let beyond = shendi
+        .neighbours()
+        .into_iter()
+        .find(|h| *h != from && b.scn.map.is_land(*h) && !b.scn.map.crosses_river(shendi, *h))
+        .unwrap();
+    let further = beyond
+        .neighbours()
+        .into_iter()
+        .find(|h| *h != shendi && b.scn.map.is_land(*h) && !b.scn.map.crosses_river(beyond, *h))
+        .unwrap();
+    let r = b.play(
+        Side::Egyptian,
+        &march(from, vec![Leg::Path(vec![shendi, beyond, further])]),
+        &[6, 6],
+    );
+    let s = stopped(&r);
+    assert_eq!(s.len(), 1, "{s:?}");
+    assert!(
+        s[0].contains("movement points and 0 are left (8.2)") || s[0].contains("are left"),
+        "{s:?}"
+    );
+}
+
+#[test]
+fn rule_8_2_hexes_may_not_be_skipped() {
+    let mut b = Bench::new("khartoum");
+    b.place("egy-inf-R", 1, "Berber");
+    let from = b.hex("Berber");
+    let far = Hex::new(from.col, from.row + 2);
+    let r = b.play(
+        Side::Egyptian,
+        &march(from, vec![Leg::Path(vec![far])]),
+        &[6, 6],
+    );
+    assert!(stopped(&r)[0].contains("hexes may not be skipped (8.2)"));
+}
+
+#[test]
+fn rule_7_1_a_leaders_strategic_value_is_added_to_each_march_roll() {
+    let mut b = Bench::new("khartoum");
+    b.place("egy-inf-R", 2, "Berber");
+    b.leader("J. Stewart", "Berber");
+    let from = b.hex("Berber");
+    let k = b.hex("Khartoum");
+    let mut orders = march(from, vec![Leg::To(k), Leg::To(k)]);
+    orders.marches[0].leader_bonus = Some("J. Stewart".into());
+    let r = b.play(Side::Egyptian, &orders, &[3, 3, 3, 3]);
+    assert_eq!(
+        march_lines(&r),
+        vec!["6 = 7 -> 7+: March", "6 = 7 -> 7+: March"]
+    );
+    assert!(r.events.iter().any(|e| matches!(e, Event::LeaderHelps { leader, decided_by: Decision::Orders, .. } if leader == "J. Stewart")));
+}
+
+#[test]
+fn rule_7_0_a_c_in_cs_values_are_always_used() {
+    let mut b = Bench::new("khartoum");
+    b.place("egy-inf-R", 2, "Berber");
+    b.leader("J. Stewart", "Berber");
+    b.leader("Gordon", "Berber");
+    let from = b.hex("Berber");
+    let mut orders = march(from, vec![Leg::To(b.hex("Khartoum"))]);
+    orders.marches[0].leader_bonus = Some("J. Stewart".into());
+    let r = b.play(Side::Egyptian, &orders, &[3, 3]);
+    // Gordon (C-in-C, strategic 2) is used, not J. Stewart (1).
+    assert_eq!(march_lines(&r), vec!["6 = 8 -> 7+: March"]);
+    assert!(
+        r.events
+            .iter()
+            .any(|e| matches!(e, Event::LeaderHelps { leader, .. } if leader == "Gordon"))
+    );
+}
+
+#[test]
+fn rule_8_3_a_stack_may_split_and_drop_off_units_that_then_stay() {
+    let mut b = Bench::new("khartoum");
+    let inf = b.place("egy-inf-R", 3, "Berber");
+    let from = b.hex("Berber");
+    let k = b.hex("Khartoum");
+    let route: Vec<Hex> = dervish::geo::route::land_route(&b.scn.map, from, k)
+        .unwrap()
+        .hexes;
+    let mut orders = Orders {
+        marches: vec![MarchOrder {
+            units: Selection::Units {
+                units: inf[..2].to_vec(),
+                leaders: vec![],
+            },
+            drop_offs: vec![DropOff {
+                at: route[1],
+                units: vec![inf[0].clone()],
+                leaders: vec![],
+            }],
+            ..MarchOrder::stack(from, vec![Leg::Path(route[1..4].to_vec())])
+        }],
+        ..Orders::default()
+    };
+    // The third unit did not march; the dropped-off one may not march again.
+    orders.marches.push(MarchOrder {
+        units: Selection::Units {
+            units: vec![inf[0].clone()],
+            leaders: vec![],
+        },
+        ..MarchOrder::stack(route[1], vec![Leg::To(k)])
+    });
+    let r = b.play(Side::Egyptian, &orders, &[6, 6]);
+    assert_eq!(b.at(&r, &inf[0]), Some(route[1]));
+    assert_eq!(b.at(&r, &inf[1]), Some(route[3]));
+    assert_eq!(b.at(&r, &inf[2]), Some(from));
+    assert_eq!(
+        set_aside(&r),
+        vec!["these units have already marched or were dropped off this turn (8.1, 8.3)"]
+    );
+}
+
+#[test]
+fn rule_8_1_a_stack_that_has_marched_may_not_march_again() {
+    let mut b = Bench::new("khartoum");
+    b.place("egy-inf-R", 1, "Berber");
+    let from = b.hex("Berber");
+    let k = b.hex("Khartoum");
+    let mut orders = march(from, vec![Leg::To(k)]);
+    orders
+        .marches
+        .push(MarchOrder::stack(from, vec![Leg::To(k)]));
+    // The first march rolls No March: the stack is still at Berber but has marched.
+    let r = b.play(Side::Egyptian, &orders, &[1, 1]);
+    assert_eq!(
+        set_aside(&r),
+        vec!["these units have already marched or were dropped off this turn (8.1, 8.3)"]
+    );
+}
+
+#[test]
+fn rule_9_12_besieged_units_may_not_leave_and_none_may_enter() {
+    let mut b = Bench::new("khartoum");
+    b.place("egy-inf-R", 2, "Berber");
+    let berber = b.hex("Berber");
+    let next = berber
+        .neighbours()
+        .into_iter()
+        .find(|h| b.scn.map.is_land(*h))
+        .unwrap();
+    let besieger = next.to_string();
+    b.place("mah-S", 1, &besieger);
+    let r = b.play(
+        Side::Egyptian,
+        &march(berber, vec![Leg::To(b.hex("Khartoum"))]),
+        &[6, 6],
+    );
+    assert!(
+        set_aside(&r)[0].contains("under siege"),
+        "{:?}",
+        set_aside(&r)
+    );
+    // A relief column may not enter the besieged hex.
+    let mut b2 = Bench::new("khartoum");
+    b2.place("egy-inf-R", 2, "Berber");
+    b2.place("mah-S", 1, &besieger);
+    let other = berber
+        .neighbours()
+        .into_iter()
+        .find(|h| {
+            *h != next
+                && b2.scn.map.is_land(*h)
+                && !b2.scn.map.crosses_river(*h, berber)
+                && h.distance(next) > 1
+        })
+        .unwrap();
+    b2.place("egy-inf-L", 1, &other.to_string());
+    let r = b2.play(
+        Side::Egyptian,
+        &march(other, vec![Leg::Path(vec![berber])]),
+        &[6, 6],
+    );
+    assert!(
+        stopped(&r)[0].contains("under siege: no new unit may enter"),
+        "{:?}",
+        stopped(&r)
+    );
+    assert!(
+        r.events
+            .iter()
+            .any(|e| matches!(e, Event::UnderSiege { hexes } if hexes.contains(&berber)))
+    );
+}
+
+#[test]
+fn rule_2_2_no_mahdist_unit_beside_the_nile_from_abou_hamed_northwards() {
+    let mut b = Bench::new("el-obeid");
+    let ah = b.hex("Abou Hamed");
+    let start = ah
+        .neighbours()
+        .into_iter()
+        .chain(ah.within(3))
+        .find(|h| b.scn.map.is_land(*h) && !b.scn.map.is_riverside(*h) && h.distance(ah) >= 2)
+        .unwrap();
+    b.place("mah-S", 1, &start.to_string());
+    let r = b.play(Side::Mahdist, &march(start, vec![Leg::To(ah)]), &[6, 6]);
+    let s = stopped(&r);
+    assert!(
+        s.iter().any(|x| x.contains("from Abou Hamed northwards"))
+            || s.iter().any(|x| x.contains("no land route")),
+        "{s:?}"
+    );
+}
+
+#[test]
+fn rule_9_1_enemy_hexes_are_never_entered() {
+    let mut b = Bench::new("khartoum");
+    b.place("egy-inf-R", 1, "Metammeh");
+    let from = b.hex("Metammeh");
+    let next = from
+        .neighbours()
+        .into_iter()
+        .find(|h| b.scn.map.is_land(*h) && !b.scn.map.crosses_river(from, *h))
+        .unwrap();
+    b.place("mah-S", 1, &next.to_string());
+    let mut orders = march(from, vec![Leg::Path(vec![next])]);
+    orders.marches[0].on_contact = OnContact::Avoid;
+    let r = b.play(Side::Egyptian, &orders, &[6, 6]);
+    assert!(
+        stopped(&r).iter().any(|s| s.contains("held by the enemy")) || !set_aside(&r).is_empty()
+    );
+}
+
+#[test]
+fn rule_5_2_iv_an_expended_supply_unit_keeps_the_hex_in_supply() {
+    let mut b = Bench::new("khartoum");
+    let inf = b.place("egy-inf-R", 2, "Dongola");
+    let sup = b.place("brit-supply", 1, "Dongola");
+    let dongola = b.hex("Dongola");
+    let orders = Orders {
+        expend_supply: vec![dongola],
+        ..Orders::default()
+    };
+    let r = b.play(Side::Egyptian, &orders, &[1, 1]);
+    assert!(r.events.iter().any(|e| matches!(
+        e,
+        Event::SupplyExpended {
+            decided_by: Decision::Orders,
+            ..
+        }
+    )));
+    assert!(matches!(
+        r.state
+            .units
+            .iter()
+            .find(|u| u.id == sup[0])
+            .unwrap()
+            .status,
+        Status::AwaitingReplacement(_)
+    ));
+    assert!(
+        r.state
+            .units
+            .iter()
+            .filter(|u| inf.contains(&u.id))
+            .all(|u| !u.disrupted && u.hex().is_some())
+    );
+    // Kept: the stack rolls, and 1+1 on the attrition table hurts.
+    let orders = Orders {
+        keep_supply: vec![dongola],
+        ..Orders::default()
+    };
+    let r = b.play(Side::Egyptian, &orders, &[1, 1]);
+    assert!(
+        r.events
+            .iter()
+            .any(|e| matches!(e, Event::Rolled(t) if t.table == "attrition table"))
+    );
+    assert!(
+        r.events
+            .iter()
+            .any(|e| matches!(e, Event::Disrupted { .. } | Event::Eliminated { .. }))
+    );
+}
+
+#[test]
+fn rule_5_3_iv_every_mahdist_stack_rolls_for_attrition() {
+    let mut b = Bench::new("khartoum");
+    b.place("mah-S", 10, "Duem");
+    b.place("mah-S", 2, "Kawa");
+    let r = b.play(Side::Mahdist, &Orders::default(), &[]);
+    let rolls = r
+        .events
+        .iter()
+        .filter(|e| matches!(e, Event::Rolled(t) if t.table == "attrition table"))
+        .count();
+    assert_eq!(rolls, 2);
+}
+
+#[test]
+fn rule_4_2_a_british_unit_lost_to_attrition_caps_the_egyptian_at_a_draw() {
+    let mut b = Bench::new("khartoum");
+    b.place("brit-inf", 1, "Korti");
+    // 1+1 = 2 on the attrition table: 10% eliminated, at least one unit.
+    let r = b.play(Side::Egyptian, &Orders::default(), &[1, 1]);
+    assert!(r.state.british_attrition_loss);
+}
+
+#[test]
+fn rule_5_2_v_disrupted_units_roll_to_recover_with_a_leaders_strategic_rating() {
+    let mut b = Bench::new("khartoum");
+    let inf = b.place("egy-inf-R", 2, "Dongola");
+    b.place("brit-supply", 1, "Dongola");
+    for u in b.state.units.iter_mut().filter(|u| inf.contains(&u.id)) {
+        u.disrupted = true;
+    }
+    b.leader("Gordon", "Dongola");
+    let dongola = b.hex("Dongola");
+    let orders = Orders {
+        expend_supply: vec![dongola],
+        ..Orders::default()
+    };
+    // Recovery D6: 2 + Gordon's 2 = 4 recovers; 1 + 2 = 3 does not.
+    let r = b.play(Side::Egyptian, &orders, &[2, 1]);
+    let lines: Vec<String> = r
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Rolled(t) if t.table == "recovery table" => {
+                Some(format!("{} -> {}", t.total, t.line))
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    assert_eq!(
+        r.state
+            .units
+            .iter()
+            .filter(|u| inf.contains(&u.id) && u.disrupted)
+            .count(),
+        1
+    );
+}
+
+#[test]
+fn rule_7_2_leaders_are_removed_with_their_stack_and_the_khalifa_succeeds_the_mahdi() {
+    let mut b = Bench::new("khartoum");
+    b.place("mah-S", 1, "Duem");
+    b.leader("Mahdi", "Duem");
+    b.place("mah-S", 5, "Kawa");
+    // Attrition 1+1 on a lone S unit: 10% eliminated (at least one) and 30% disrupted.
+    let r = b.play(Side::Mahdist, &Orders::default(), &[1, 1, 6, 6]);
+    assert!(
+        r.events
+            .iter()
+            .any(|e| matches!(e, Event::LeaderRemoved { leader, .. } if leader == "Mahdi"))
+    );
+    let khalifa = r
+        .state
+        .leaders
+        .iter()
+        .find(|l| l.name == "Khalifa")
+        .unwrap();
+    assert_eq!(khalifa.hex, Some(b.hex("Kawa")));
+}
+
+#[test]
+fn the_same_inputs_give_the_same_bytes() {
+    let data = DataSet::embedded().unwrap();
+    let scn = data.scenario("khartoum").unwrap();
+    let (state, _) = initial_state(&scn, &Placements::new()).unwrap();
+    let k = scn.map.resolve("Khartoum").unwrap();
+    let orders = march(k, vec![Leg::To(scn.map.resolve("Berber").unwrap())]);
+    let run = || {
+        let mut dice = Dice::new(dervish::dice::SeededDice::from_seed(99));
+        let r = play_player_turn(&scn, state.clone(), Side::Egyptian, &orders, &mut dice);
+        (
+            ron::to_string(&r.state).unwrap(),
+            ron::to_string(&r.events).unwrap(),
+        )
+    };
+    assert_eq!(run(), run());
+}
