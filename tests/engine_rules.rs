@@ -1,108 +1,18 @@
 //! The turn engine, rule by rule, on small hand-made situations on the real
 //! map with fixed dice. Each test names the rule it checks.
 
-use dervish::dice::{Dice, FixedDice};
+mod common;
+
+use common::bench::{Bench, march, set_aside, stopped};
+
+use dervish::dice::Dice;
 use dervish::engine::events::{Decision, Event};
 use dervish::engine::orders::{DropOff, Leg, MarchOrder, OnContact, Orders, Selection};
 use dervish::engine::{TurnResult, play_player_turn};
 use dervish::geo::Hex;
-use dervish::scenario::{DataSet, Scenario, Side};
+use dervish::scenario::{DataSet, Side};
+use dervish::state::Status;
 use dervish::state::setup::{Placements, initial_state};
-use dervish::state::{GameState, Status, UnitId};
-
-/// An empty board of a scenario: every counter off the map.
-struct Bench {
-    scn: Scenario,
-    state: GameState,
-}
-
-impl Bench {
-    fn new(id: &str) -> Bench {
-        let scn = DataSet::embedded().unwrap().scenario(id).unwrap();
-        let (mut state, _) = initial_state(&scn, &Placements::new()).unwrap();
-        for u in &mut state.units {
-            if u.hex().is_some() {
-                u.status = Status::Pool;
-            }
-        }
-        for l in &mut state.leaders {
-            l.hex = None;
-        }
-        state.control.clear();
-        Bench { scn, state }
-    }
-
-    fn hex(&self, place: &str) -> Hex {
-        self.scn.map.resolve(place).unwrap()
-    }
-
-    /// Put `n` free counters of a type on `place`.
-    fn place(&mut self, unit_type: &str, n: usize, place: &str) -> Vec<UnitId> {
-        let hex = self.hex(place);
-        let mut ids = Vec::new();
-        for u in self
-            .state
-            .units
-            .iter_mut()
-            .filter(|u| u.unit_type == unit_type && u.hex().is_none())
-            .take(n)
-        {
-            u.status = Status::OnMap(hex);
-            ids.push(u.id.clone());
-        }
-        assert_eq!(ids.len(), n, "not enough {unit_type} counters");
-        ids
-    }
-
-    fn leader(&mut self, name: &str, place: &str) {
-        let hex = self.hex(place);
-        let l = self
-            .state
-            .leaders
-            .iter_mut()
-            .find(|l| l.name == name)
-            .unwrap();
-        l.hex = Some(hex);
-    }
-
-    fn play(&self, side: Side, orders: &Orders, faces: &[u32]) -> TurnResult {
-        // After the listed faces every die shows 6: attrition spares the
-        // stack and disrupted units recover, unless a test says otherwise.
-        let mut dice = Dice::new(FixedDice::with_fallback(faces.iter().copied(), 6));
-        play_player_turn(&self.scn, self.state.clone(), side, orders, &mut dice)
-    }
-
-    fn at(&self, r: &TurnResult, id: &UnitId) -> Option<Hex> {
-        r.state.units.iter().find(|u| u.id == *id).unwrap().hex()
-    }
-}
-
-fn march(hex: Hex, legs: Vec<Leg>) -> Orders {
-    Orders {
-        marches: vec![MarchOrder::stack(hex, legs)],
-        ..Orders::default()
-    }
-}
-
-fn set_aside(r: &TurnResult) -> Vec<String> {
-    r.events
-        .iter()
-        .filter_map(|e| match e {
-            Event::OrderSetAside { reason, .. } => Some(reason.clone()),
-            _ => None,
-        })
-        .collect()
-}
-
-fn stopped(r: &TurnResult) -> Vec<String> {
-    r.events
-        .iter()
-        .filter_map(|e| match e {
-            Event::Stopped { reason, .. } => Some(reason.clone()),
-            _ => None,
-        })
-        .collect()
-}
 
 fn march_lines(r: &TurnResult) -> Vec<String> {
     r.events
@@ -622,8 +532,19 @@ fn rule_5_3_iv_every_mahdist_stack_rolls_for_attrition() {
 #[test]
 fn rule_4_2_a_british_unit_lost_to_attrition_caps_the_egyptian_at_a_draw() {
     let mut b = Bench::new("khartoum");
-    b.place("brit-inf", 1, "Korti");
-    // 1+1 = 2 on the attrition table: 10% eliminated, at least one unit.
+    // Five British battalions in the open desert west of Korti.
+    let open = b
+        .hex("Korti")
+        .within(3)
+        .into_iter()
+        .find(|h| {
+            b.scn.map.is_land(*h)
+                && b.scn.map.settlement_at(*h).is_none()
+                && !b.scn.map.is_riverside(*h)
+        })
+        .unwrap();
+    b.place("brit-inf", 5, &open.to_string());
+    // 1+1 = 2 on the attrition table: 10% of 5 = 0.5, one unit eliminated.
     let r = b.play(Side::Egyptian, &Orders::default(), &[1, 1]);
     assert!(r.state.british_attrition_loss);
 }
@@ -663,28 +584,6 @@ fn rule_5_2_v_disrupted_units_roll_to_recover_with_a_leaders_strategic_rating() 
             .count(),
         1
     );
-}
-
-#[test]
-fn rule_7_2_leaders_are_removed_with_their_stack_and_the_khalifa_succeeds_the_mahdi() {
-    let mut b = Bench::new("khartoum");
-    b.place("mah-S", 1, "Duem");
-    b.leader("Mahdi", "Duem");
-    b.place("mah-S", 5, "Kawa");
-    // Attrition 1+1 on a lone S unit: 10% eliminated (at least one) and 30% disrupted.
-    let r = b.play(Side::Mahdist, &Orders::default(), &[1, 1, 6, 6]);
-    assert!(
-        r.events
-            .iter()
-            .any(|e| matches!(e, Event::LeaderRemoved { leader, .. } if leader == "Mahdi"))
-    );
-    let khalifa = r
-        .state
-        .leaders
-        .iter()
-        .find(|l| l.name == "Khalifa")
-        .unwrap();
-    assert_eq!(khalifa.hex, Some(b.hex("Kawa")));
 }
 
 #[test]

@@ -117,6 +117,34 @@ pub enum Event {
     Recovered { unit: UnitId, hex: Hex },
     /// A disrupted unit stays disrupted.
     StillDisrupted { unit: UnitId, hex: Hex },
+    /// A combat begins between the marching stack and an enemy hex (9.1).
+    CombatBegins {
+        order: usize,
+        attacker: Hex,
+        defender: Hex,
+        attackers: Vec<UnitId>,
+        defenders: Vec<UnitId>,
+    },
+    /// How it ended (9.8).
+    CombatResult {
+        order: usize,
+        defender: Hex,
+        result: String,
+    },
+    /// A losing stack retreats (9.8); `to: None` means it stays or is gone.
+    Retreat {
+        side: Side,
+        from: Hex,
+        to: Option<Hex>,
+        decided_by: Decision,
+    },
+    /// A destroyed gun or rifle unit captured by the Mahdists (9.9), and the
+    /// Mahdist counter that replaces it (none if no counter is spare).
+    Captured {
+        unit: UnitId,
+        becomes: Option<UnitId>,
+        hex: Hex,
+    },
     /// A leader was removed for good (7.2).
     LeaderRemoved { leader: String, hex: Hex },
     /// The Khalifa succeeds the Mahdi (7.2).

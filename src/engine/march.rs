@@ -6,6 +6,7 @@
 //! allowance of its slowest unit, paying rule 8.21's costs.
 
 use super::Turn;
+use super::combat::{self, Outcome};
 use super::events::{Decision, Event};
 use super::losses;
 use super::modifiers::{self, RollContext};
@@ -32,6 +33,10 @@ struct Marching {
     hex: Hex,
     units: Vec<usize>,
     leaders: Vec<String>,
+    /// Hexes entered so far, the start first (for a loser's retreat, 9.8).
+    route: Vec<Hex>,
+    /// Set when a combat ends the stack's marching for the turn.
+    done: bool,
 }
 
 fn select<S: DieSource>(t: &Turn<'_, S>, sel: &Selection) -> Result<Marching, String> {
@@ -142,6 +147,8 @@ fn select<S: DieSource>(t: &Turn<'_, S>, sel: &Selection) -> Result<Marching, St
         hex,
         units,
         leaders,
+        route: vec![hex],
+        done: false,
     })
 }
 
@@ -156,7 +163,7 @@ fn march<S: DieSource>(t: &mut Turn<'_, S>, i: usize, order: &MarchOrder) -> Res
         ));
     }
     let mut m = select(t, &order.units)?;
-    if t.is_besieged(m.hex, t.side) {
+    if t.is_besieged(m.hex, t.side) && order.on_contact == OnContact::Avoid {
         return Err(format!(
             "{} is under siege: its units may leave only after every adjacent enemy has been driven away (9.12)",
             t.scn.map.describe(m.hex)
@@ -194,7 +201,7 @@ fn march<S: DieSource>(t: &mut Turn<'_, S>, i: usize, order: &MarchOrder) -> Res
                 break;
             }
         }
-        if m.units.is_empty() {
+        if m.units.is_empty() || m.done {
             break;
         }
     }
@@ -325,6 +332,19 @@ fn land_march<S: DieSource>(
         _ => Vec::new(),
     };
     drop_offs(t, i, order, m);
+    if engage(t, i, order, m) == Engaged::Stop {
+        return false;
+    }
+    if t.is_besieged(m.hex, t.side) {
+        t.events.push(Event::Stopped {
+            order: i,
+            at: m.hex,
+            reason:
+                "still under siege: the stack may not leave while enemy units are adjacent (9.12)"
+                    .into(),
+        });
+        return false;
+    }
     let mut left = allowance;
     let mut path = Vec::new();
     let mut cost = 0;
@@ -358,13 +378,27 @@ fn land_march<S: DieSource>(
                 move_stack(t, m, next);
                 path.push(next);
                 drop_offs(t, i, order, m);
-                if contact(t, order, m.hex) {
-                    t.events.push(Event::Stopped {
-                        order: i,
-                        at: m.hex,
-                        reason: "enemy in contact: combat is not yet part of the engine, so the stack halts".into(),
-                    });
-                    break;
+                match engage(t, i, order, m) {
+                    Engaged::Stop => {
+                        if !path.is_empty() {
+                            t.events.push(Event::Moved {
+                                order: i,
+                                path: std::mem::take(&mut path),
+                                cost,
+                            });
+                        }
+                        return false;
+                    }
+                    Engaged::Won if !order.continue_after_win => {
+                        t.events.push(Event::Stopped {
+                            order: i,
+                            at: m.hex,
+                            reason: "won its combat and halts, as ordered (8.31)".into(),
+                        });
+                        m.done = true;
+                        break;
+                    }
+                    _ => {}
                 }
             }
         }
@@ -379,18 +413,97 @@ fn land_march<S: DieSource>(
     true
 }
 
-/// Whether the order asks for an attack on an adjacent enemy stack.
-fn contact<S: DieSource>(t: &Turn<'_, S>, order: &MarchOrder, hex: Hex) -> bool {
-    let enemies: Vec<Hex> = hex
+/// What the combats at one point of a march came to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Engaged {
+    /// No combat.
+    None,
+    /// Every combat won.
+    Won,
+    /// Lost or drawn: the stack may not move or roll again (8.31, 9.8).
+    Stop,
+}
+
+/// The enemy hexes the stack may attack from where it stands, in row
+/// order: adjacent enemy stacks, and besiegers of an adjacent friendly
+/// besieged hex, who count as being in that hex (9.12). Hexes holding only
+/// river units are not attacked by land units (6.1).
+fn targets<S: DieSource>(t: &Turn<'_, S>, order: &MarchOrder, hex: Hex) -> Vec<Hex> {
+    let enemy = t.side.enemy();
+    let mut out: Vec<Hex> = hex
         .neighbours()
         .into_iter()
-        .filter(|n| t.occupied_by(*n, t.side.enemy()))
+        .filter(|n| t.occupied_by(*n, enemy))
         .collect();
-    match &order.on_contact {
-        OnContact::Avoid => false,
-        OnContact::AttackAny => !enemies.is_empty(),
-        OnContact::AttackHexes(hs) => enemies.iter().any(|e| hs.contains(e)),
+    for n in hex.neighbours() {
+        if t.is_besieged(n, t.side) {
+            out.extend(
+                n.neighbours()
+                    .into_iter()
+                    .filter(|b| *b != hex && t.occupied_by(*b, enemy)),
+            );
+        }
     }
+    out.retain(|h| {
+        t.units_at(*h, enemy).iter().any(|&u| {
+            t.unit_type(&t.state.units[u])
+                .is_some_and(|ty| !ty.kind.is_river_unit())
+        })
+    });
+    out.sort_by_key(|h| (h.row, h.col));
+    out.dedup();
+    match &order.on_contact {
+        OnContact::Avoid => Vec::new(),
+        OnContact::AttackAny => out,
+        OnContact::AttackHexes(hs) => out.into_iter().filter(|h| hs.contains(h)).collect(),
+    }
+}
+
+/// Attack every target the order allows, one after another while winning
+/// (9.1); a lost combat sends the stack back along its route (9.8).
+fn engage<S: DieSource>(
+    t: &mut Turn<'_, S>,
+    i: usize,
+    order: &MarchOrder,
+    m: &mut Marching,
+) -> Engaged {
+    let mut fought = false;
+    for target in targets(t, order, m.hex) {
+        if m.units.is_empty() {
+            return Engaged::Stop;
+        }
+        if !t.occupied_by(target, t.side.enemy()) {
+            continue;
+        }
+        fought = true;
+        let outcome = combat::fight(t, i, m.hex, &m.units, &m.leaders, target, &order.lose_first);
+        let here = m.hex;
+        m.units.retain(|&u| t.state.units[u].hex() == Some(here));
+        m.leaders.retain(|l| {
+            t.state
+                .leaders
+                .iter()
+                .any(|x| x.name == *l && !x.removed && x.hex == Some(here))
+        });
+        match outcome {
+            Outcome::AttackerWon => {
+                combat::retreat(t, target, t.side.enemy(), None, m.hex);
+            }
+            Outcome::Draw => {
+                m.done = true;
+                return Engaged::Stop;
+            }
+            Outcome::DefenderWon => {
+                let back = m.route.len().checked_sub(2).map(|k| m.route[k]);
+                if let Some(h) = combat::retreat(t, here, t.side, back, target) {
+                    m.hex = h;
+                }
+                m.done = true;
+                return Engaged::Stop;
+            }
+        }
+    }
+    if fought { Engaged::Won } else { Engaged::None }
 }
 
 /// Movement allowance of the slowest unit, halved if disrupted (8.31, 9.7).
@@ -526,6 +639,7 @@ fn move_stack<S: DieSource>(t: &mut Turn<'_, S>, m: &mut Marching, to: Hex) {
         }
     }
     m.hex = to;
+    m.route.push(to);
     if t.scn.map.settlement_at(to).is_some() {
         t.state.control.insert(to, t.side);
     }

@@ -6,6 +6,7 @@
 //! byte. Phases run in the order of rules 5.2 and 5.3: random events,
 //! reinforcements, march, attrition, recovery.
 
+pub mod combat;
 pub mod events;
 pub mod losses;
 pub mod march;

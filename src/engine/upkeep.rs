@@ -129,8 +129,9 @@ fn roll_attrition<S: DieSource>(t: &mut Turn<'_, S>, hex: Hex, units: Vec<usize>
     );
     let Some((_, hits)) = pick(total) else { return };
     let n = units.len();
-    let elim = losses::share(n, hits.eliminate());
-    let disr = losses::share(n, hits.disrupt());
+    // Rounded as for combat: to the nearest unit, a half up (rules reference).
+    let elim = super::combat::nearest_share(n, hits.eliminate());
+    let disr = super::combat::nearest_share(n, hits.disrupt());
     let british: Vec<usize> = units
         .iter()
         .copied()

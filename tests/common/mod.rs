@@ -1,4 +1,7 @@
-//! Shared test helpers: golden files.
+//! Shared test helpers: golden files and the engine test board.
+#![allow(dead_code)]
+
+pub mod bench;
 
 use std::path::PathBuf;
 

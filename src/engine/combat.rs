@@ -1,0 +1,534 @@
+//! Combat (rules 9.1-9.9, 9.12): a marching stack attacks one adjacent
+//! enemy hex; fire then melee, both sides rolling at once; results read
+//! against the quality of the units hit; win, lose or draw at 50% of the
+//! units disrupted or eliminated; retreats; capture of guns and rifles.
+
+use std::collections::BTreeMap;
+
+use super::Turn;
+use super::events::{Decision, Event};
+use super::losses;
+use super::modifiers::{self, RollContext};
+use crate::dice::{DiceKind, DieSource};
+use crate::geo::Hex;
+use crate::scenario::tables::CombatTable;
+use crate::scenario::{Quality, Side, UnitKind};
+use crate::state::{Status, UnitId};
+
+/// How a combat ended for each side.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    AttackerWon,
+    DefenderWon,
+    Draw,
+}
+
+/// One side of a combat.
+struct Party {
+    side: Side,
+    hex: Hex,
+    /// Units taking part (river units and the fleet included; they are
+    /// left out where the rules say).
+    units: Vec<usize>,
+    leaders: Vec<String>,
+    lose_first: Vec<UnitId>,
+}
+
+/// The round of a combat.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Round {
+    Fire,
+    Melee,
+}
+
+/// `pct` percent of `n`, rounded to the nearest unit, a half up (9.5).
+pub fn nearest_share(n: usize, pct: u32) -> u32 {
+    (n as u32 * pct + 50) / 100
+}
+
+/// Fight a combat between the marching stack (`attackers`, in `from`) and
+/// every enemy unit in `target`. `route` is the marching stack's route so
+/// far, start first, for a marching loser's retreat (9.8).
+pub fn fight<S: DieSource>(
+    t: &mut Turn<'_, S>,
+    order: usize,
+    from: Hex,
+    attackers: &[usize],
+    leaders: &[String],
+    target: Hex,
+    lose_first: &[UnitId],
+) -> Outcome {
+    let enemy = t.side.enemy();
+    let a = Party {
+        side: t.side,
+        hex: from,
+        units: attackers.to_vec(),
+        leaders: leaders.to_vec(),
+        lose_first: lose_first.to_vec(),
+    };
+    let d = Party {
+        side: enemy,
+        hex: target,
+        units: t.units_at(target, enemy),
+        leaders: t.leaders_at(target, enemy),
+        lose_first: Vec::new(),
+    };
+    // River units and the fleet are never hit by land combat here, and do
+    // not count towards winning or losing (9.8).
+    let counted = |t: &Turn<'_, S>, p: &Party| -> Vec<usize> {
+        p.units
+            .iter()
+            .copied()
+            .filter(|&u| {
+                t.unit_type(&t.state.units[u])
+                    .is_some_and(|ty| !ty.kind.ignored_for_combat_result())
+            })
+            .collect()
+    };
+    let a_start = counted(t, &a);
+    let d_start = counted(t, &d);
+    t.events.push(Event::CombatBegins {
+        order,
+        attacker: from,
+        defender: target,
+        attackers: a_start
+            .iter()
+            .map(|&u| t.state.units[u].id.clone())
+            .collect(),
+        defenders: d_start
+            .iter()
+            .map(|&u| t.state.units[u].id.clone())
+            .collect(),
+    });
+    for round in [Round::Fire, Round::Melee] {
+        let a_hits = roll_round(t, round, &a, &d);
+        let d_hits = roll_round(t, round, &d, &a);
+        // Simultaneous: both rolls are made before either result applies.
+        apply_hits(t, &d, a_hits.as_ref(), round);
+        apply_hits(t, &a, d_hits.as_ref(), round);
+    }
+    let lost = |t: &Turn<'_, S>, start: &[usize]| {
+        let bad = start
+            .iter()
+            .filter(|&&u| {
+                let unit = &t.state.units[u];
+                unit.disrupted || !matches!(unit.status, Status::OnMap(_))
+            })
+            .count();
+        !start.is_empty() && bad * 2 >= start.len()
+    };
+    let a_lost = lost(t, &a_start);
+    let d_lost = lost(t, &d_start);
+    let outcome = match (a_lost, d_lost) {
+        (false, true) => Outcome::AttackerWon,
+        (true, false) => Outcome::DefenderWon,
+        _ => Outcome::Draw,
+    };
+    t.events.push(Event::CombatResult {
+        order,
+        defender: target,
+        result: match outcome {
+            Outcome::AttackerWon => format!("{} won", a.side),
+            Outcome::DefenderWon => format!("{} won", d.side),
+            Outcome::Draw if a_lost => "drawn: both sides lost half their units".into(),
+            Outcome::Draw => "drawn: neither side lost half its units".into(),
+        },
+    });
+    if outcome == Outcome::AttackerWon && t.side == Side::Mahdist {
+        capture(t, &d_start, from);
+    }
+    if outcome == Outcome::DefenderWon && enemy == Side::Mahdist {
+        capture(t, &a_start, target);
+    }
+    outcome
+}
+
+/// Roll one side's fire or melee; `None` if it has nothing to roll with.
+fn roll_round<S: DieSource>(
+    t: &mut Turn<'_, S>,
+    round: Round,
+    me: &Party,
+    them: &Party,
+) -> Option<(i32, BTreeMap<Quality, usize>)> {
+    let mahdist_phase = t.side == Side::Mahdist;
+    let mut factors2 = 0u32; // in half factors
+    let mut by_quality: BTreeMap<Quality, u32> = BTreeMap::new();
+    let mut gunboats = 0u32;
+    for &u in &me.units {
+        let unit = &t.state.units[u];
+        if !matches!(unit.status, Status::OnMap(_)) {
+            continue;
+        }
+        let Some(ty) = t.unit_type(unit) else {
+            continue;
+        };
+        if ty.kind == UnitKind::Gunboat {
+            gunboats += 1;
+        }
+        let takes_part = match round {
+            Round::Fire => {
+                (ty.fires && !ty.kind.is_river_unit() && ty.kind != UnitKind::Fleet)
+                    || (ty.kind == UnitKind::Fleet && mahdist_phase && me.side == Side::Egyptian)
+            }
+            Round::Melee => ty.kind.can_melee(),
+        };
+        if !takes_part {
+            continue;
+        }
+        let f = if unit.disrupted {
+            unit.strength
+        } else {
+            unit.strength * 2
+        };
+        factors2 += f;
+        *by_quality.entry(ty.quality).or_default() += f;
+    }
+    if factors2 == 0 {
+        return None;
+    }
+    let enemy_units: Vec<usize> = them
+        .units
+        .iter()
+        .copied()
+        .filter(|&u| matches!(t.state.units[u].status, Status::OnMap(_)))
+        .filter(|&u| {
+            t.unit_type(&t.state.units[u])
+                .is_some_and(|ty| !ty.kind.ignored_for_combat_result())
+        })
+        .collect();
+    if enemy_units.is_empty() {
+        return None;
+    }
+    let ratio = factors2 * 100 / 2 / enemy_units.len() as u32;
+    let table: &CombatTable = match round {
+        Round::Fire => &t.scn.tables.fire,
+        Round::Melee => &t.scn.tables.melee,
+    };
+    // The class giving most factors, ties to the better class.
+    let quality = by_quality
+        .iter()
+        .max_by_key(|(q, f)| (**f, std::cmp::Reverse(**q)))
+        .map(|(q, _)| *q);
+    let leader = t.ruling_leader(&me.leaders, None, false);
+    let enemy_beside_river = t.scn.map.is_riverside(them.hex);
+    let fleet = mahdist_phase
+        && me.side == Side::Egyptian
+        && me.units.iter().any(|&u| {
+            t.unit_type(&t.state.units[u])
+                .is_some_and(|ty| ty.kind == UnitKind::Fleet)
+        });
+    // Besiegers attacked by a relief force fight as if in the besieged
+    // hex (9.12) but get no settlement modifier there.
+    let cx = RollContext {
+        side: Some(me.side),
+        month: Some(t.state.month),
+        units: me
+            .units
+            .iter()
+            .filter_map(|&u| {
+                t.unit_type(&t.state.units[u])
+                    .map(|ty| (ty.nation, ty.kind))
+            })
+            .collect(),
+        terrain: t.scn.map.terrain(me.hex),
+        in_settlement: t.scn.map.settlement_at(me.hex).is_some(),
+        enemy_in_settlement: t.scn.map.settlement_at(them.hex).is_some(),
+        marching: me.side == t.side,
+        fire_ratio: (round == Round::Fire).then_some(ratio),
+        melee_ratio: (round == Round::Melee).then_some(ratio),
+        gunboats_beside_river: if enemy_beside_river { gunboats } else { 0 },
+        fleet,
+        leader,
+        ..RollContext::default()
+    };
+    let mut mods = Vec::new();
+    if let Some(q) = quality
+        && let Some((_, v)) = table.quality_modifiers.iter().find(|(x, _)| *x == q)
+        && *v != 0
+    {
+        mods.push((format!("{} quality", q.letter()), *v));
+    }
+    mods.extend(modifiers::applicable(&table.modifiers, &cx));
+    let name = match round {
+        Round::Fire => "fire table",
+        Round::Melee => "melee table",
+    };
+    let tos: Vec<i32> = table.rows.iter().map(|r| r.to).collect();
+    let rows = table.rows.clone();
+    let mut counts: BTreeMap<Quality, usize> = BTreeMap::new();
+    for &u in &enemy_units {
+        if let Some(ty) = t.unit_type(&t.state.units[u]) {
+            *counts.entry(ty.quality).or_default() += 1;
+        }
+    }
+    let dice = table.dice;
+    let total = t.table_roll(dice, format!("{} {name}", me.side), name, mods, |v| {
+        let i = rows
+            .iter()
+            .position(|r| v <= r.to)
+            .unwrap_or(rows.len().saturating_sub(1));
+        let row = &rows[i];
+        let parts: Vec<String> = Quality::ALL
+            .iter()
+            .map(|q| {
+                let h = row.against(*q);
+                if h.0 == 0 && h.1 == 0 {
+                    format!("{} -", q.letter())
+                } else {
+                    format!("{} {}/{}", q.letter(), h.0, h.1)
+                }
+            })
+            .collect();
+        format!("{}: {}", modifiers::range_label(&tos, i), parts.join(", "))
+    });
+    Some((total, counts))
+}
+
+/// Apply a side's roll to the other side's units.
+fn apply_hits<S: DieSource>(
+    t: &mut Turn<'_, S>,
+    target: &Party,
+    roll: Option<&(i32, BTreeMap<Quality, usize>)>,
+    round: Round,
+) {
+    let Some((total, counts)) = roll else { return };
+    let table = match round {
+        Round::Fire => &t.scn.tables.fire,
+        Round::Melee => &t.scn.tables.melee,
+    };
+    let Some(row) = table
+        .rows
+        .iter()
+        .find(|r| *total <= r.to)
+        .or(table.rows.last())
+        .cloned()
+    else {
+        return;
+    };
+    let alive: Vec<usize> = target
+        .units
+        .iter()
+        .copied()
+        .filter(|&u| matches!(t.state.units[u].status, Status::OnMap(_)))
+        .filter(|&u| {
+            t.unit_type(&t.state.units[u])
+                .is_some_and(|ty| !ty.kind.ignored_for_combat_result())
+        })
+        .collect();
+    let n: usize = counts.values().sum();
+    let worst = counts.keys().max().copied();
+    let cap = worst
+        .map(|q| row.against(q))
+        .map(|h| (nearest_share(n, h.0), nearest_share(n, h.1)));
+    // Hits by class, taken from the units of that class first (9.5).
+    let mut plan: Vec<(Quality, u32, u32)> = Vec::new();
+    for (q, &c) in counts {
+        let h = row.against(*q);
+        plan.push((*q, nearest_share(c, h.0), nearest_share(c, h.1)));
+    }
+    let (mut dis_left, mut eli_left) = cap.unwrap_or((0, 0));
+    let cause = match round {
+        Round::Fire => "fire",
+        Round::Melee => "melee",
+    };
+    let mut pool = alive.clone();
+    // Worst classes first.
+    plan.sort_by_key(|(q, _, _)| std::cmp::Reverse(*q));
+    for (q, dis, eli) in plan {
+        let dis = dis.min(dis_left);
+        let eli = eli.min(eli_left);
+        dis_left -= dis;
+        eli_left -= eli;
+        if dis == 0 && eli == 0 {
+            continue;
+        }
+        let of_class: Vec<usize> = pool
+            .iter()
+            .copied()
+            .filter(|&u| {
+                t.unit_type(&t.state.units[u])
+                    .is_some_and(|ty| ty.quality == q)
+            })
+            .collect();
+        // Eliminations and the units hit come from this class; a second
+        // disruption needs every unit of the stack disrupted first (9.4).
+        let stack_all_disrupted = pool.iter().all(|&u| t.state.units[u].disrupted);
+        let targets = if stack_all_disrupted {
+            pool.clone()
+        } else {
+            of_class.clone()
+        };
+        let gone = losses::apply(
+            t,
+            target.hex,
+            &targets,
+            dis,
+            eli,
+            cause,
+            &target.lose_first.clone(),
+        );
+        pool.retain(|u| !gone.contains(u));
+    }
+}
+
+/// Rule 9.9: a winning Mahdist captures eliminated gun and rifle units.
+fn capture<S: DieSource>(t: &mut Turn<'_, S>, losers: &[usize], winner_hex: Hex) {
+    let rules = t.scn.tables.capture.guns_and_rifles.clone();
+    for &u in losers {
+        if matches!(t.state.units[u].status, Status::OnMap(_)) {
+            continue;
+        }
+        let Some(ty) = t.unit_type(&t.state.units[u]) else {
+            continue;
+        };
+        if !ty.fires || ty.kind == UnitKind::Fleet {
+            continue;
+        }
+        let Some(into) = ty.captured_as.clone() else {
+            continue;
+        };
+        let Some(&(_, need)) = rules.iter().find(|(n, _)| *n == ty.nation) else {
+            continue;
+        };
+        let id = t.state.units[u].id.clone();
+        let total = t.table_roll(
+            DiceKind::D6,
+            format!("capture of {id}"),
+            "capture (9.9)",
+            Vec::new(),
+            |v| {
+                if v >= need {
+                    format!("{need}+: captured")
+                } else {
+                    format!("under {need}: not captured")
+                }
+            },
+        );
+        if total < need {
+            continue;
+        }
+        let spare = t.state.units.iter().position(|x| {
+            x.unit_type == into && matches!(x.status, Status::Pool | Status::Reserve)
+        });
+        match spare {
+            Some(s) => {
+                t.state.units[s].status = Status::OnMap(winner_hex);
+                t.state.units[s].disrupted = false;
+                let new = t.state.units[s].id.clone();
+                t.events.push(Event::Captured {
+                    unit: id,
+                    becomes: Some(new),
+                    hex: winner_hex,
+                });
+            }
+            None => t.events.push(Event::Captured {
+                unit: id,
+                becomes: None,
+                hex: winner_hex,
+            }),
+        }
+    }
+}
+
+/// Rule 9.8: a losing stack retreats at least one hex, unless it stands in
+/// a town, village or oasis (then, by default, it stays). `back` is the hex
+/// a marching loser must retreat to (the previous hex of its route), if it
+/// has one. Returns where the stack ends up, or `None` if it was eliminated
+/// for want of a retreat.
+pub fn retreat<S: DieSource>(
+    t: &mut Turn<'_, S>,
+    hex: Hex,
+    side: Side,
+    back: Option<Hex>,
+    away_from: Hex,
+) -> Option<Hex> {
+    let units: Vec<usize> = t
+        .units_at(hex, side)
+        .into_iter()
+        .filter(|&u| {
+            t.unit_type(&t.state.units[u])
+                .is_some_and(|ty| !ty.kind.is_river_unit() && ty.kind != UnitKind::Fleet)
+        })
+        .collect();
+    if units.is_empty() {
+        return Some(hex);
+    }
+    if t.scn.map.settlement_at(hex).is_some() && back.is_none() {
+        t.events.push(Event::Retreat {
+            side,
+            from: hex,
+            to: None,
+            decided_by: Decision::Default("a loser in a town, village or oasis stays (9.8)".into()),
+        });
+        return Some(hex);
+    }
+    let enemy = side.enemy();
+    let ok = |t: &Turn<'_, S>, h: Hex| t.scn.map.is_land(h) && !t.occupied_by(h, enemy);
+    let dest = match back {
+        Some(b) if ok(t, b) => Some(b),
+        Some(_) => None,
+        None => {
+            let mut c: Vec<Hex> = hex.neighbours().into_iter().filter(|h| ok(t, *h)).collect();
+            c.sort_by_key(|h| {
+                let threats = h
+                    .neighbours()
+                    .iter()
+                    .filter(|n| t.occupied_by(**n, enemy))
+                    .count();
+                let cost = t
+                    .scn
+                    .map
+                    .terrain(*h)
+                    .and_then(|x| x.entry_cost())
+                    .unwrap_or(9);
+                (
+                    threats,
+                    std::cmp::Reverse(h.distance(away_from)),
+                    cost,
+                    h.row,
+                    h.col,
+                )
+            });
+            c.first().copied()
+        }
+    };
+    let Some(to) = dest else {
+        t.events.push(Event::Retreat {
+            side,
+            from: hex,
+            to: None,
+            decided_by: Decision::Default(
+                "no hex to retreat to: the stack is eliminated (9.8)".into(),
+            ),
+        });
+        let n = units.len() as u32;
+        losses::apply(t, hex, &units, 0, n, "no retreat possible", &[]);
+        return None;
+    };
+    for &u in &units {
+        t.state.units[u].status = Status::OnMap(to);
+    }
+    for l in t
+        .state
+        .leaders
+        .iter_mut()
+        .filter(|l| l.side == side && !l.removed && l.hex == Some(hex))
+    {
+        l.hex = Some(to);
+    }
+    if t.scn.map.settlement_at(to).is_some() {
+        t.state.control.insert(to, side);
+    }
+    let decided_by = if back.is_some() {
+        Decision::Default("back along the route it came by (9.8)".into())
+    } else {
+        Decision::Default("one hex, away from the enemy".into())
+    };
+    t.events.push(Event::Retreat {
+        side,
+        from: hex,
+        to: Some(to),
+        decided_by,
+    });
+    Some(to)
+}

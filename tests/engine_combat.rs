@@ -1,0 +1,337 @@
+//! Combat (rules 9.1-9.9, 9.12) on the real map with fixed dice.
+
+mod common;
+
+use common::bench::{Bench, march, rolls};
+use dervish::engine::TurnResult;
+use dervish::engine::events::Event;
+use dervish::engine::orders::{Leg, OnContact, Orders};
+use dervish::geo::Hex;
+use dervish::scenario::Side;
+use dervish::state::Status;
+
+/// Two open clear hexes side by side (no river between), neither a
+/// settlement, with open ground around: a battlefield in the Bayuda.
+fn field(b: &Bench) -> (Hex, Hex) {
+    let m = &b.scn.map;
+    let open = |h: Hex| {
+        m.is_land(h)
+            && m.settlement_at(h).is_none()
+            && !m.is_riverside(h)
+            && m.terrain(h) == Some(dervish::geo::Terrain::Clear)
+    };
+    // The first hex, row by row from the Bayuda southwards, with open clear
+    // ground for three hexes around it and its eastern neighbour.
+    m.hexes()
+        .filter(|h| h.row >= 28 && h.col >= 6)
+        .find_map(|a| {
+            let d = Hex::new(a.col + 2, a.row)
+                .neighbours()
+                .into_iter()
+                .find(|x| x.distance(a) == 1)?;
+            let ok = a
+                .within(3)
+                .into_iter()
+                .chain(d.within(3))
+                .all(|h| m.contains(h) && open(h));
+            ok.then_some((a, d))
+        })
+        .unwrap()
+}
+
+fn attack(from: Hex, at: Hex) -> Orders {
+    let mut o = march(from, vec![Leg::Path(vec![])]);
+    o.marches[0].on_contact = OnContact::AttackHexes(vec![at]);
+    o
+}
+
+fn results(r: &TurnResult) -> Vec<String> {
+    r.events
+        .iter()
+        .filter_map(|e| match e {
+            Event::CombatResult { result, .. } => Some(result.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn rule_9_4_only_firers_roll_in_the_fire_round_and_everyone_melees() {
+    let mut b = Bench::new("khartoum");
+    let (a, d) = field(&b);
+    b.place("brit-inf", 3, &a.to_string());
+    b.place("mah-S", 3, &d.to_string());
+    // March 6+6; British fire 6+6; British melee 1+1, Mahdist melee 1+1.
+    let r = b.play(Side::Egyptian, &attack(a, d), &[6, 6, 6, 6, 1, 1, 1, 1]);
+    let fire = rolls(&r, "fire");
+    assert_eq!(
+        fire.len(),
+        1,
+        "the Mahdist S units have no firers: {fire:?}"
+    );
+    assert!(fire[0].starts_with("12 = "), "{fire:?}");
+    assert_eq!(rolls(&r, "melee").len(), 2);
+    assert_eq!(results(&r), vec!["Egyptian won"]);
+}
+
+#[test]
+fn rule_9_8_the_beaten_defender_retreats_and_there_is_no_advance() {
+    let mut b = Bench::new("khartoum");
+    let (a, d) = field(&b);
+    let brits = b.place("brit-inf", 3, &a.to_string());
+    let ansar = b.place("mah-S", 3, &d.to_string());
+    let r = b.play(Side::Egyptian, &attack(a, d), &[6, 6, 6, 6, 1, 1, 1, 1]);
+    assert_eq!(results(&r), vec!["Egyptian won"]);
+    for id in &brits {
+        assert_eq!(b.at(&r, id), Some(a), "no advance after combat (8.31)");
+    }
+    let left: Vec<Hex> = ansar.iter().filter_map(|id| b.at(&r, id)).collect();
+    assert!(!left.is_empty());
+    assert!(
+        left.iter().all(|h| *h != d && h.distance(d) == 1),
+        "{left:?}"
+    );
+}
+
+#[test]
+fn rule_9_8_a_loser_in_a_town_need_not_retreat() {
+    let mut b = Bench::new("khartoum");
+    let town = b.hex("Berber");
+    let from = town
+        .neighbours()
+        .into_iter()
+        .find(|h| b.scn.map.is_land(*h) && !b.scn.map.crosses_river(*h, town))
+        .unwrap();
+    b.place("brit-inf", 4, &from.to_string());
+    let garrison = b.place("mah-S", 2, "Berber");
+    let r = b.play(
+        Side::Egyptian,
+        &attack(from, town),
+        &[6, 6, 6, 6, 1, 1, 1, 1],
+    );
+    assert_eq!(results(&r), vec!["Egyptian won"]);
+    assert!(
+        garrison
+            .iter()
+            .filter_map(|id| b.at(&r, id))
+            .all(|h| h == town)
+    );
+}
+
+#[test]
+fn rule_9_8_marching_loser_retreats_along_its_route() {
+    let mut b = Bench::new("khartoum");
+    let (a, d) = field(&b);
+    // Egyptian S irregulars march two hexes west, then attack a big ansar stack.
+    let start = Hex::new(a.col - 2, a.row);
+    let mid = Hex::new(a.col - 1, a.row);
+    assert_eq!(start.distance(a), 2);
+    let path = vec![
+        start
+            .neighbours()
+            .into_iter()
+            .find(|h| h.distance(a) == 1)
+            .unwrap_or(mid),
+        a,
+    ];
+    let egy = b.place("egy-inf-S", 2, &start.to_string());
+    b.place("mah-S", 8, &d.to_string());
+    let mut o = march(start, vec![Leg::Path(path.clone())]);
+    o.marches[0].on_contact = OnContact::AttackHexes(vec![d]);
+    // March 6+6; no fire from S units; melee Egyptian 1+1, Mahdist 6+6.
+    let r = b.play(Side::Egyptian, &o, &[6, 6, 1, 1, 6, 6]);
+    assert_eq!(results(&r), vec!["Mahdist won"]);
+    let back = path[0];
+    for id in &egy {
+        let h = b.at(&r, id);
+        assert!(
+            h.is_none() || h == Some(back),
+            "{id} at {h:?}, expected {back}"
+        );
+    }
+    assert!(r.events.iter().any(
+        |e| matches!(e, Event::Retreat { side: Side::Egyptian, to: Some(h), .. } if *h == back)
+    ));
+}
+
+#[test]
+fn rule_9_8_a_draw_ends_the_march() {
+    let mut b = Bench::new("khartoum");
+    let (a, d) = field(&b);
+    b.place("egy-inf-L", 2, &a.to_string());
+    b.place("mah-S", 2, &d.to_string());
+    let mut o = attack(a, d);
+    o.marches[0].legs = vec![Leg::Path(vec![]), Leg::To(b.hex("Khartoum"))];
+    // March 6+6; Egyptian fire 1+1; melee 1+1 and 1+1: nobody loses half.
+    let r = b.play(Side::Egyptian, &o, &[6, 6, 1, 1, 1, 1, 1, 1]);
+    assert_eq!(results(&r).len(), 1);
+    assert!(results(&r)[0].starts_with("drawn"), "{:?}", results(&r));
+    assert_eq!(
+        rolls(&r, "march").len(),
+        1,
+        "no further march roll after a draw"
+    );
+}
+
+#[test]
+fn rule_9_1_a_winning_stack_may_attack_again() {
+    let mut b = Bench::new("khartoum");
+    let (a, d) = field(&b);
+    b.place("brit-inf", 6, &a.to_string());
+    b.place("mah-S", 1, &d.to_string());
+    let other = a
+        .neighbours()
+        .into_iter()
+        .find(|h| *h != d && h.distance(d) > 1)
+        .unwrap();
+    b.place("mah-S", 1, &other.to_string());
+    let mut o = march(a, vec![Leg::Path(vec![])]);
+    o.marches[0].on_contact = OnContact::AttackAny;
+    let r = b.play(
+        Side::Egyptian,
+        &o,
+        &[6, 6, 6, 6, 6, 6, 1, 1, 6, 6, 6, 6, 1, 1],
+    );
+    assert_eq!(results(&r), vec!["Egyptian won", "Egyptian won"]);
+}
+
+#[test]
+fn rule_9_9_a_winning_mahdist_captures_egyptian_guns_on_4_to_6() {
+    let mut b = Bench::new("khartoum");
+    let (a, d) = field(&b);
+    b.place("mah-S", 12, &a.to_string());
+    let guns = b.place("egy-gun", 2, &d.to_string());
+    // Mahdist march 6+6; Egyptian guns fire 1+1; melee Mahdist 6+6, Egyptian 1+1;
+    // capture rolls 5 (captured) and 2 (not).
+    let r = b.play(
+        Side::Mahdist,
+        &attack(a, d),
+        &[6, 6, 1, 1, 6, 6, 1, 1, 5, 2],
+    );
+    assert_eq!(results(&r), vec!["Mahdist won"]);
+    let captured: Vec<_> = r
+        .events
+        .iter()
+        .filter(|e| matches!(e, Event::Captured { .. }))
+        .collect();
+    let gone = guns.iter().filter(|id| b.at(&r, id).is_none()).count();
+    assert!(gone >= 1, "{:?}", r.events);
+    assert_eq!(captured.len(), gone.min(1), "{captured:?}");
+    let new_guns = r
+        .state
+        .units
+        .iter()
+        .filter(|u| u.unit_type == "mah-gun" && u.hex() == Some(a))
+        .count();
+    assert_eq!(new_guns, captured.len());
+}
+
+#[test]
+fn rule_7_2_leaders_are_removed_when_their_stack_dies_and_the_khalifa_succeeds() {
+    let mut b = Bench::new("khartoum");
+    let (a, d) = field(&b);
+    b.place("brit-inf", 10, &a.to_string());
+    b.place("mah-S", 1, &d.to_string());
+    b.leader("Mahdi", &d.to_string());
+    let far = b.place("mah-S", 4, "Duem");
+    let mut o = attack(a, d);
+    o.marches[0].continue_after_win = false;
+    // Surround the Mahdist hex so there is no retreat: a lost stack with no
+    // retreat is eliminated (9.8).
+    for h in d.neighbours() {
+        if h != a {
+            b.place("egy-inf-S", 1, &h.to_string());
+        }
+    }
+    let r = b.play(Side::Egyptian, &o, &[6, 6, 6, 6, 6, 6, 1, 1]);
+    assert_eq!(results(&r), vec!["Egyptian won"]);
+    assert!(
+        r.events
+            .iter()
+            .any(|e| matches!(e, Event::LeaderRemoved { leader, .. } if leader == "Mahdi"))
+    );
+    let khalifa = r
+        .state
+        .leaders
+        .iter()
+        .find(|l| l.name == "Khalifa")
+        .unwrap();
+    assert_eq!(khalifa.hex, b.at(&r, &far[0]));
+}
+
+#[test]
+fn rule_6_1_land_units_do_not_attack_river_units() {
+    let mut b = Bench::new("khartoum");
+    let k = b.hex("Khartoum");
+    let o = b.hex("Omdurman");
+    b.place("mah-S", 3, "Omdurman");
+    b.place("egy-gunboat", 1, "Khartoum");
+    let mut orders = march(o, vec![Leg::Path(vec![])]);
+    orders.marches[0].on_contact = OnContact::AttackHexes(vec![k]);
+    let r = b.play(Side::Mahdist, &orders, &[6, 6]);
+    assert!(results(&r).is_empty());
+}
+
+#[test]
+fn rule_9_12_a_relief_force_attacks_the_besiegers_and_the_garrison_stays_out() {
+    let mut b = Bench::new("khartoum");
+    let town = b.hex("Berber");
+    let m = b.scn.map.clone();
+    let land = |h: &Hex| m.is_land(*h) && !m.crosses_river(*h, town);
+    let besieger = town.neighbours().into_iter().find(|h| land(h)).unwrap();
+    // A relief hex next to the town but not next to the besiegers.
+    let relief = town
+        .neighbours()
+        .into_iter()
+        .find(|h| land(h) && h.distance(besieger) > 1)
+        .unwrap();
+    let garrison = b.place("egy-inf-R", 2, "Berber");
+    b.place("mah-S", 2, &besieger.to_string());
+    b.place("brit-inf", 6, &relief.to_string());
+    let mut o = march(relief, vec![Leg::Path(vec![])]);
+    o.marches[0].on_contact = OnContact::AttackAny;
+    let r = b.play(Side::Egyptian, &o, &[6, 6, 6, 6, 1, 1, 1, 1]);
+    let begins: Vec<_> = r
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            Event::CombatBegins {
+                defender,
+                attackers,
+                ..
+            } => Some((*defender, attackers.clone())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(begins.len(), 1);
+    assert_eq!(begins[0].0, besieger);
+    assert!(
+        begins[0].1.iter().all(|id| !garrison.contains(id)),
+        "the garrison does not join"
+    );
+    assert_eq!(results(&r), vec!["Egyptian won"]);
+    let _ = Status::Pool;
+}
+
+#[test]
+fn combat_events_show_every_roll_with_its_modifiers_and_line() {
+    let mut b = Bench::new("khartoum");
+    let (a, d) = field(&b);
+    b.place("brit-inf", 3, &a.to_string());
+    b.place("mah-S", 3, &d.to_string());
+    let r = b.play(Side::Egyptian, &attack(a, d), &[6, 6, 4, 3, 2, 5, 3, 3]);
+    let lines: Vec<String> = r
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Rolled(t) if t.table == "fire table" || t.table == "melee table" => {
+                Some(format!(
+                    "{} {:?} {:?} = {} -> {}",
+                    t.table, t.roll.dice, t.modifiers, t.total, t.line
+                ))
+            }
+            _ => None,
+        })
+        .collect();
+    common::golden("combat-rolls.txt", &(lines.join("\n") + "\n"));
+}
