@@ -7,9 +7,13 @@ use anyhow::{Context, Result, anyhow};
 use clap::{Parser, Subcommand};
 
 use dervish::diag::Diagnostics;
+use dervish::dice::{Dice, SeededDice};
+use dervish::engine::play_month_with;
 use dervish::geo::Hex;
 use dervish::geo::route::land_route;
+use dervish::policy::simple_orders;
 use dervish::render::ascii::{self, Sector};
+use dervish::scenario::Side;
 use dervish::scenario::{DataFiles, DataSet, NamedText, Scenario};
 use dervish::state::setup::{Placements, initial_state};
 
@@ -52,6 +56,18 @@ enum Command {
         from: String,
         /// End: a place name or hex.
         to: String,
+    },
+    /// Play a campaign with the simple built-in player on both sides and
+    /// print the full result log and a digest of the final state.
+    Simulate {
+        #[arg(long, short, default_value = "khartoum")]
+        scenario: String,
+        /// Seed of the dice: the same seed prints the same bytes.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Months to play (default: to the end of the scenario).
+        #[arg(long)]
+        months: Option<u32>,
     },
     /// Work with scenario data.
     Scenario {
@@ -183,6 +199,61 @@ fn run(mut cli: Cli) -> Result<ExitCode> {
                     scn.map.describe(b)
                 )),
             }
+        }
+        Command::Simulate {
+            scenario: id,
+            seed,
+            months,
+        } => {
+            let data = data(&cli.data)?;
+            let scn = scenario(&data, &id)?;
+            let (mut state, _) =
+                initial_state(&scn, &Placements::new()).map_err(|e| anyhow!("{e}"))?;
+            let mut dice = Dice::new(SeededDice::from_seed(seed));
+            let limit = months.unwrap_or(u32::MAX);
+            println!(
+                "Simulation of {} ({}), seed {seed}",
+                scn.def.title,
+                scn.id()
+            );
+            let mut played = 0;
+            while played < limit && state.result.is_none() {
+                let month = state.month;
+                let r = play_month_with(
+                    &scn,
+                    state,
+                    &mut |s, side| simple_orders(&scn, s, side),
+                    &mut dice,
+                );
+                print!("{}", dervish::render::log::render(&scn.map, &r.events));
+                state = r.state;
+                played += 1;
+                if state.month == month && state.result.is_none() {
+                    break;
+                }
+            }
+            println!();
+            println!("Months played: {played}; now {}", state.month.long_name());
+            match &state.result {
+                Some(r) => println!(
+                    "Result: {}",
+                    match r.winner {
+                        Some(s) => format!("{s} victory: {}", r.reason),
+                        None => format!("draw: {}", r.reason),
+                    }
+                ),
+                None => println!("Result: the game goes on"),
+            }
+            for side in [Side::Egyptian, Side::Mahdist] {
+                let n = state
+                    .units
+                    .iter()
+                    .filter(|u| u.side == side && u.hex().is_some())
+                    .count();
+                println!("{side} units on the map: {n}");
+            }
+            println!("State digest: {}", state.digest());
+            Ok(ExitCode::SUCCESS)
         }
         Command::Scenario {
             command: ScenarioCommand::List,

@@ -100,6 +100,7 @@ pub fn fight<S: DieSource>(
             .map(|&u| t.state.units[u].id.clone())
             .collect(),
     });
+    let events_before = t.events.len();
     for round in [Round::Fire, Round::Melee] {
         let a_hits = roll_round(t, round, &a, &d);
         let d_hits = roll_round(t, round, &d, &a);
@@ -134,6 +135,7 @@ pub fn fight<S: DieSource>(
             Outcome::Draw => "drawn: neither side lost half its units".into(),
         },
     });
+    british_leader_lost(t, events_before);
     if outcome == Outcome::AttackerWon && t.side == Side::Mahdist {
         capture(t, &d_start, from);
     }
@@ -502,7 +504,9 @@ pub fn retreat<S: DieSource>(
             ),
         });
         let n = units.len() as u32;
+        let since = t.events.len();
         losses::apply(t, hex, &units, 0, n, "no retreat possible", &[]);
+        british_leader_lost(t, since);
         return None;
     };
     for &u in &units {
@@ -531,4 +535,20 @@ pub fn retreat<S: DieSource>(
         decided_by,
     });
     Some(to)
+}
+
+/// Rule 4.2: note when a stack holding a British leader was wholly
+/// eliminated in combat (its leaders removed since `since`).
+pub fn british_leader_lost<S: DieSource>(t: &mut Turn<'_, S>, since: usize) {
+    let lost = t.events[since..].iter().any(|e| match e {
+        Event::LeaderRemoved { leader, .. } => t
+            .scn
+            .units
+            .leader(leader)
+            .is_some_and(|l| super::victory::is_british(l.nation)),
+        _ => false,
+    });
+    if lost {
+        t.state.british_leader_stack_destroyed = true;
+    }
 }

@@ -624,9 +624,22 @@ fn enter_cost<S: DieSource>(t: &Turn<'_, S>, from: Hex, to: Hex) -> Result<u32, 
 }
 
 /// The cheapest legal route (without its start hex).
+/// A destination held by the enemy (or a besieged friendly hex) is routed
+/// to its edge: the stack goes as far as the hex before it.
 fn route_to<S: DieSource>(t: &Turn<'_, S>, from: Hex, to: Hex) -> Option<Vec<Hex>> {
-    let r = cheapest_route(from, to, &|a, b| enter_cost(t, a, b).ok())?;
-    Some(r.hexes.into_iter().skip(1).collect())
+    let blocked_goal = t.occupied_by(to, t.side.enemy()) || t.is_besieged(to, t.side);
+    let r = cheapest_route(from, to, &|a, b| {
+        if b == to && blocked_goal {
+            t.scn.map.terrain(b).and_then(|x| x.entry_cost())
+        } else {
+            enter_cost(t, a, b).ok()
+        }
+    })?;
+    let mut hexes: Vec<Hex> = r.hexes.into_iter().skip(1).collect();
+    if blocked_goal {
+        hexes.pop();
+    }
+    Some(hexes)
 }
 
 fn move_stack<S: DieSource>(t: &mut Turn<'_, S>, m: &mut Marching, to: Hex) {

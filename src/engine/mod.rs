@@ -13,6 +13,7 @@ pub mod march;
 pub mod modifiers;
 pub mod orders;
 pub mod upkeep;
+pub mod victory;
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -39,6 +40,14 @@ pub fn play_player_turn<S: DieSource>(
     dice: &mut Dice<S>,
 ) -> TurnResult {
     let mut t = Turn::new(scn, state, side, dice);
+    if let Some(r) = &t.state.result {
+        let result = format!("the game is over: {}", r.reason);
+        t.events.push(Event::GameOver { result });
+        return TurnResult {
+            state: t.state,
+            events: t.events,
+        };
+    }
     for phase in [
         Phase::RandomEvents,
         Phase::Reinforcements,
@@ -62,10 +71,61 @@ pub fn play_player_turn<S: DieSource>(
     }
     let sieges = t.besieged_hexes();
     t.events.push(Event::UnderSiege { hexes: sieges });
+    victory::check(&mut t);
     TurnResult {
         state: t.state,
         events: t.events,
     }
+}
+
+/// Play a whole game turn (one month): the Egyptian player turn, then the
+/// Mahdist (5.1); then the calendar moves on a month unless the game is
+/// over.
+pub fn play_month<S: DieSource>(
+    scn: &Scenario,
+    state: GameState,
+    egyptian: &Orders,
+    mahdist: &Orders,
+    dice: &mut Dice<S>,
+) -> TurnResult {
+    play_month_with(
+        scn,
+        state,
+        &mut |_, side| {
+            if side == Side::Egyptian {
+                egyptian.clone()
+            } else {
+                mahdist.clone()
+            }
+        },
+        dice,
+    )
+}
+
+/// As [`play_month`], asking `orders` for each side's orders when its
+/// player turn begins, so a programmed player sees the other side's moves.
+pub fn play_month_with<S: DieSource>(
+    scn: &Scenario,
+    state: GameState,
+    orders: &mut dyn FnMut(&GameState, Side) -> Orders,
+    dice: &mut Dice<S>,
+) -> TurnResult {
+    let egyptian = orders(&state, Side::Egyptian);
+    let first = play_player_turn(scn, state, Side::Egyptian, &egyptian, dice);
+    if first.state.result.is_some() {
+        return first;
+    }
+    let mahdist = orders(&first.state, Side::Mahdist);
+    let second = play_player_turn(scn, first.state, Side::Mahdist, &mahdist, dice);
+    let mut events = first.events;
+    events.extend(second.events);
+    let mut state = second.state;
+    if state.result.is_none()
+        && let Some(next) = state.month.next()
+    {
+        state.month = next;
+    }
+    TurnResult { state, events }
 }
 
 /// A player turn in progress.

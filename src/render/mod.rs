@@ -2,3 +2,4 @@
 //! for email. Pure functions of their inputs.
 
 pub mod ascii;
+pub mod log;

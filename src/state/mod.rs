@@ -94,6 +94,26 @@ pub struct GameState {
     /// attrition table result: the Egyptian player can at best draw (4.2).
     #[serde(default)]
     pub british_attrition_loss: bool,
+    /// A stack holding a British leader was wholly eliminated in combat (4.2).
+    #[serde(default)]
+    pub british_leader_stack_destroyed: bool,
+    /// A random event ended the game (4.2).
+    #[serde(default)]
+    pub ended_by_event: bool,
+    /// Consecutive-turn counts of the victory conditions (4.1).
+    #[serde(default)]
+    pub counters: BTreeMap<String, u32>,
+    /// The result, once the game is over.
+    #[serde(default)]
+    pub result: Option<GameResult>,
+}
+
+/// How a game ended.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GameResult {
+    /// `None` for a draw.
+    pub winner: Option<Side>,
+    pub reason: String,
 }
 
 /// The units and leaders in one hex.

@@ -60,6 +60,10 @@ pub fn initial_state(
             .collect(),
         control: BTreeMap::new(),
         british_attrition_loss: false,
+        british_leader_stack_destroyed: false,
+        ended_by_event: false,
+        counters: BTreeMap::new(),
+        result: None,
     };
     let limit = scn.def.special_rules.iter().find_map(|r| match r {
         SpecialRule::MahdistSetupStackLimit(n) => Some(*n as usize),

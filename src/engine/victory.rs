@@ -1,0 +1,163 @@
+//! Victory conditions (rules 4.1, 4.2), checked at the end of each player
+//! turn, with the consecutive-turn counts kept in the state.
+
+use super::Turn;
+use super::events::Event;
+use crate::dice::DieSource;
+use crate::scenario::definition::VictoryCondition;
+use crate::scenario::{Nation, Side};
+use crate::state::GameResult;
+
+/// Look at every victory condition at the end of the phasing player's turn.
+pub fn check<S: DieSource>(t: &mut Turn<'_, S>) {
+    if t.state.result.is_some() {
+        return;
+    }
+    let conditions = t.scn.def.victory.clone();
+    let mut wins: Vec<(Side, String)> = Vec::new();
+    for (i, c) in conditions.iter().enumerate() {
+        let key = format!("victory-{i}");
+        match c {
+            VictoryCondition::NoSiege { places, turns } if t.side == Side::Egyptian => {
+                let hexes: Vec<_> = places
+                    .iter()
+                    .filter_map(|p| t.scn.map.resolve(p).ok())
+                    .collect();
+                let none = hexes.iter().all(|h| !t.is_besieged(*h, Side::Egyptian));
+                let n = bump(t, &key, none);
+                t.events.push(Event::VictoryCheck {
+                    condition: format!(
+                        "neither {} under siege for {turns} Egyptian turns (4.1)",
+                        places.join(" nor ")
+                    ),
+                    status: format!("{n} of {turns}"),
+                });
+                if n >= *turns {
+                    wins.push((
+                        Side::Egyptian,
+                        format!(
+                            "neither {} under siege for {turns} turns",
+                            places.join(" nor ")
+                        ),
+                    ));
+                }
+            }
+            VictoryCondition::Siege { place, turns } if t.side == Side::Egyptian => {
+                let besieged = t
+                    .scn
+                    .map
+                    .resolve(place)
+                    .is_ok_and(|h| t.is_besieged(h, Side::Egyptian));
+                let n = bump(t, &key, besieged);
+                t.events.push(Event::VictoryCheck {
+                    condition: format!("{place} under siege for {turns} Egyptian turns (4.1)"),
+                    status: format!("{n} of {turns}"),
+                });
+                if n >= *turns {
+                    wins.push((Side::Mahdist, format!("{place} besieged for {turns} turns")));
+                }
+            }
+            VictoryCondition::Capture { place, winner } => {
+                if let Ok(h) = t.scn.map.resolve(place) {
+                    let held = t.occupied_by(h, *winner) && !t.occupied_by(h, winner.enemy());
+                    if held && t.state.control.get(&h) == Some(winner) {
+                        wins.push((*winner, format!("{place} captured")));
+                    }
+                }
+            }
+            VictoryCondition::LeaderEliminated { leader, winner } => {
+                let gone = t
+                    .state
+                    .leaders
+                    .iter()
+                    .any(|l| l.name == *leader && l.removed);
+                if gone {
+                    wins.push((*winner, format!("{leader} eliminated")));
+                }
+            }
+            VictoryCondition::UnitIn {
+                kind,
+                nation,
+                places,
+                at_end_of,
+                winner,
+            } if t.side == *at_end_of => {
+                let hexes: Vec<_> = places
+                    .iter()
+                    .filter_map(|p| t.scn.map.resolve(p).ok())
+                    .collect();
+                let found = t.state.units.iter().any(|u| {
+                    u.hex().is_some_and(|h| hexes.contains(&h))
+                        && t.unit_type(u).is_some_and(|ty| {
+                            ty.kind == *kind && nation.is_none_or(|n| n == ty.nation)
+                        })
+                });
+                if found {
+                    wins.push((
+                        *winner,
+                        format!("a {kind:?} unit in {}", places.join(" or ")),
+                    ));
+                }
+            }
+            VictoryCondition::BritishLeaderStackEliminated
+                if t.state.british_leader_stack_destroyed =>
+            {
+                wins.push((
+                    Side::Mahdist,
+                    "a stack with a British leader destroyed in combat".into(),
+                ));
+            }
+            VictoryCondition::EndedByEvent if t.state.ended_by_event => {
+                t.state.result = Some(GameResult {
+                    winner: None,
+                    reason: "the game was ended by a random event".into(),
+                });
+            }
+            _ => {}
+        }
+    }
+    let cap = t.state.british_attrition_loss
+        && conditions
+            .iter()
+            .any(|c| matches!(c, VictoryCondition::DrawCapOnBritishAttrition { .. }));
+    if let Some((side, reason)) = wins.into_iter().next() {
+        let (winner, reason) = if side == Side::Egyptian && cap {
+            (
+                None,
+                format!("{reason}, but a British unit was lost to attrition: a draw at best (4.2)"),
+            )
+        } else {
+            (Some(side), reason)
+        };
+        t.state.result = Some(GameResult { winner, reason });
+    }
+    let last_turn = t.side == Side::Mahdist && t.state.month >= t.scn.def.end;
+    if t.state.result.is_none() && last_turn {
+        t.state.result = Some(GameResult {
+            winner: None,
+            reason: format!(
+                "no one has won by the end of {}: a draw",
+                t.scn.def.end.long_name()
+            ),
+        });
+    }
+    if let Some(r) = &t.state.result {
+        let result = match r.winner {
+            Some(s) => format!("{s} victory: {}", r.reason),
+            None => format!("Draw: {}", r.reason),
+        };
+        t.events.push(Event::GameOver { result });
+    }
+}
+
+/// Count one more consecutive turn if `holds`, else start again from 0.
+fn bump<S: DieSource>(t: &mut Turn<'_, S>, key: &str, holds: bool) -> u32 {
+    let e = t.state.counters.entry(key.to_string()).or_insert(0);
+    *e = if holds { *e + 1 } else { 0 };
+    *e
+}
+
+/// Whether a leader counts as British for rule 4.2.
+pub fn is_british(nation: Nation) -> bool {
+    nation == Nation::British
+}
