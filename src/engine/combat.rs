@@ -41,11 +41,6 @@ enum Round {
     Melee,
 }
 
-/// `pct` percent of `n`, rounded to the nearest unit, a half up (9.5).
-pub fn nearest_share(n: usize, pct: u32) -> u32 {
-    (n as u32 * pct + 50) / 100
-}
-
 /// Fight a combat between the marching stack (`attackers`, in `from`) and
 /// every enemy unit in `target`. `route` is the marching stack's route so
 /// far, start first, for a marching loser's retreat (9.8).
@@ -257,8 +252,20 @@ fn roll_round<S: DieSource>(
     };
     let tos: Vec<i32> = table.rows.iter().map(|r| r.to).collect();
     let rows = table.rows.clone();
+    // The units hit: in the fire round the enemy's boats and gunboats
+    // count too, by their class (9.5); the fleet never does (8.25).
+    let hit: Vec<usize> = them
+        .units
+        .iter()
+        .copied()
+        .filter(|&u| matches!(t.state.units[u].status, Status::OnMap(_)))
+        .filter(|&u| {
+            t.unit_type(&t.state.units[u])
+                .is_some_and(|ty| can_be_hit(ty.kind, round))
+        })
+        .collect();
     let mut counts: BTreeMap<Quality, usize> = BTreeMap::new();
-    for &u in &enemy_units {
+    for &u in &hit {
         if let Some(ty) = t.unit_type(&t.state.units[u]) {
             *counts.entry(ty.quality).or_default() += 1;
         }
@@ -284,6 +291,11 @@ fn roll_round<S: DieSource>(
         format!("{}: {}", modifiers::range_label(&tos, i), parts.join(", "))
     });
     Some((total, counts))
+}
+
+/// Boats and gunboats are hit only by fire; the fleet never (9.5, 8.25).
+fn can_be_hit(kind: UnitKind, round: Round) -> bool {
+    kind != UnitKind::Fleet && (!kind.is_river_unit() || round == Round::Fire)
 }
 
 /// Apply a side's roll to the other side's units.
@@ -314,19 +326,19 @@ fn apply_hits<S: DieSource>(
         .filter(|&u| matches!(t.state.units[u].status, Status::OnMap(_)))
         .filter(|&u| {
             t.unit_type(&t.state.units[u])
-                .is_some_and(|ty| !ty.kind.ignored_for_combat_result())
+                .is_some_and(|ty| can_be_hit(ty.kind, round))
         })
         .collect();
     let n: usize = counts.values().sum();
     let worst = counts.keys().max().copied();
     let cap = worst
         .map(|q| row.against(q))
-        .map(|h| (nearest_share(n, h.0), nearest_share(n, h.1)));
+        .map(|h| (losses::share(n, h.0), losses::share(n, h.1)));
     // Hits by class, taken from the units of that class first (9.5).
     let mut plan: Vec<(Quality, u32, u32)> = Vec::new();
     for (q, &c) in counts {
         let h = row.against(*q);
-        plan.push((*q, nearest_share(c, h.0), nearest_share(c, h.1)));
+        plan.push((*q, losses::share(c, h.0), losses::share(c, h.1)));
     }
     let (mut dis_left, mut eli_left) = cap.unwrap_or((0, 0));
     let cause = match round {

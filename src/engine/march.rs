@@ -18,6 +18,7 @@ use crate::scenario::definition::SpecialRule;
 use crate::scenario::tables::MarchResult;
 use crate::scenario::{Side, UnitKind};
 use crate::state::Status;
+use std::collections::HashSet;
 
 /// Carry out every march order, in order.
 pub fn march_phase<S: DieSource>(t: &mut Turn<'_, S>, orders: &super::orders::Orders) {
@@ -352,7 +353,9 @@ fn land_march<S: DieSource>(
         if m.units.is_empty() {
             break;
         }
-        match enter_cost(t, m.hex, next) {
+        let occ = Occupancy::of(t);
+        match enter_cost(t, &occ, m.hex, next).map_err(|b| b.reason(&t.scn.map, &occ, m.hex, next))
+        {
             Err(reason) => {
                 t.events.push(Event::Stopped {
                     order: i,
@@ -525,114 +528,185 @@ fn allowance<S: DieSource>(t: &Turn<'_, S>, m: &Marching) -> u32 {
         .unwrap_or(0)
 }
 
-fn friendly_boat_at<S: DieSource>(t: &Turn<'_, S>, hex: Hex) -> bool {
-    t.state.units.iter().any(|u| {
-        u.side == t.side
-            && u.hex() == Some(hex)
-            && t.unit_type(u).is_some_and(|ty| ty.kind.is_river_unit())
-    })
+/// Who stands where, taken once so that route searches look up hexes
+/// instead of scanning every counter.
+pub(crate) struct Occupancy {
+    friendly: HashSet<Hex>,
+    enemy: HashSet<Hex>,
+    friendly_boats: HashSet<Hex>,
+    enemy_gunboats: HashSet<Hex>,
+    /// Hexes beside the river named by rule 2.2 where this side may not go.
+    forbidden: Option<(crate::geo::map::RiverId, usize, String, String)>,
 }
 
-fn enemy_gunboat_beside<S: DieSource>(t: &Turn<'_, S>, hex: Hex) -> bool {
-    hex.neighbours()
-        .into_iter()
-        .chain(std::iter::once(hex))
-        .any(|n| {
-            t.state.units.iter().any(|u| {
-                u.side == t.side.enemy()
-                    && u.hex() == Some(n)
-                    && t.unit_type(u)
-                        .is_some_and(|ty| ty.kind == UnitKind::Gunboat)
-            })
-        })
-}
-
-/// Hexes a side may never enter by a scenario rule (2.2: no Mahdist unit
-/// beside the Nile from Abou Hamed northwards).
-fn forbidden<S: DieSource>(t: &Turn<'_, S>, hex: Hex) -> Option<String> {
-    for rule in &t.scn.def.special_rules {
-        if let SpecialRule::NoMahdistBesideRiverDownstreamOf { river, from } = rule {
-            if t.side != Side::Mahdist {
-                continue;
-            }
-            let (Some(r), Ok(start)) = (t.scn.map.find_river(river), t.scn.map.resolve(from))
-            else {
-                continue;
-            };
-            let start_order = t
-                .scn
-                .map
-                .river_sides_of(start)
-                .iter()
-                .filter(|(_, s)| s.river == r)
-                .map(|(_, s)| s.order)
-                .min();
-            let Some(limit) = start_order else { continue };
-            let here = t.scn.map.river_sides_of(hex);
-            if here.iter().any(|(_, s)| s.river == r && s.order >= limit) {
-                return Some(format!(
-                    "no Mahdist unit may enter a hex beside the {river} from {from} northwards (scenario rule, 2.2)"
-                ));
+impl Occupancy {
+    pub(crate) fn of<S: DieSource>(t: &Turn<'_, S>) -> Occupancy {
+        let mut o = Occupancy {
+            friendly: HashSet::new(),
+            enemy: HashSet::new(),
+            friendly_boats: HashSet::new(),
+            enemy_gunboats: HashSet::new(),
+            forbidden: None,
+        };
+        for u in &t.state.units {
+            let Some(h) = u.hex() else { continue };
+            let kind = t.unit_type(u).map(|ty| ty.kind);
+            if u.side == t.side {
+                o.friendly.insert(h);
+                if kind.is_some_and(UnitKind::is_river_unit) {
+                    o.friendly_boats.insert(h);
+                }
+            } else {
+                o.enemy.insert(h);
+                if kind == Some(UnitKind::Gunboat) {
+                    o.enemy_gunboats.insert(h);
+                }
             }
         }
+        for rule in &t.scn.def.special_rules {
+            if let SpecialRule::NoMahdistBesideRiverDownstreamOf { river, from } = rule {
+                if t.side != Side::Mahdist {
+                    continue;
+                }
+                let (Some(r), Ok(start)) = (t.scn.map.find_river(river), t.scn.map.resolve(from))
+                else {
+                    continue;
+                };
+                let limit = t
+                    .scn
+                    .map
+                    .river_sides_of(start)
+                    .iter()
+                    .filter(|(_, s)| s.river == r)
+                    .map(|(_, s)| s.order)
+                    .min();
+                if let Some(limit) = limit {
+                    o.forbidden = Some((r, limit, river.clone(), from.clone()));
+                }
+            }
+        }
+        o
     }
-    None
+
+    fn besieged<S: DieSource>(&self, t: &Turn<'_, S>, hex: Hex) -> bool {
+        self.friendly.contains(&hex)
+            && t.scn.map.settlement_at(hex).is_some()
+            && hex.neighbours().iter().any(|n| self.enemy.contains(n))
+    }
+
+    fn gunboat_beside(&self, hex: Hex) -> bool {
+        self.enemy_gunboats.contains(&hex)
+            || hex
+                .neighbours()
+                .iter()
+                .any(|n| self.enemy_gunboats.contains(n))
+    }
+
+    fn forbidden<S: DieSource>(&self, t: &Turn<'_, S>, hex: Hex) -> bool {
+        self.forbidden.as_ref().is_some_and(|(r, limit, _, _)| {
+            t.scn
+                .map
+                .river_sides_of(hex)
+                .iter()
+                .any(|(_, s)| s.river == *r && s.order >= *limit)
+        })
+    }
+}
+
+/// Why a step may not be taken.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Blocked {
+    NotAdjacent,
+    OffMap,
+    Sea,
+    Enemy,
+    Gunboat,
+    Besieged,
+    Forbidden,
+}
+
+impl Blocked {
+    fn reason(self, map: &crate::geo::Map, occ: &Occupancy, from: Hex, to: Hex) -> String {
+        match self {
+            Blocked::NotAdjacent => {
+                format!(
+                    "{} is not next to {}: hexes may not be skipped (8.2)",
+                    map.describe(to),
+                    map.describe(from)
+                )
+            }
+            Blocked::OffMap => format!("{to} is off the map"),
+            Blocked::Sea => format!("{} is sea and may not be entered (8.2)", map.describe(to)),
+            Blocked::Enemy => {
+                format!(
+                    "{} is held by the enemy: combat is fought from the adjacent hex (9.1)",
+                    map.describe(to)
+                )
+            }
+            Blocked::Gunboat => {
+                "no crossing of a river into or from a hex next to an enemy gunboat (8.21)".into()
+            }
+            Blocked::Besieged => format!(
+                "{} is under siege: no new unit may enter until the besiegers are driven off (9.12)",
+                map.describe(to)
+            ),
+            Blocked::Forbidden => match &occ.forbidden {
+                Some((_, _, river, from)) => format!(
+                    "no Mahdist unit may enter a hex beside the {river} from {from} northwards (scenario rule, 2.2)"
+                ),
+                None => "forbidden by a scenario rule".into(),
+            },
+        }
+    }
 }
 
 /// The cost to move from `from` into the adjacent `to`, or why not.
-fn enter_cost<S: DieSource>(t: &Turn<'_, S>, from: Hex, to: Hex) -> Result<u32, String> {
+fn enter_cost<S: DieSource>(
+    t: &Turn<'_, S>,
+    occ: &Occupancy,
+    from: Hex,
+    to: Hex,
+) -> Result<u32, Blocked> {
     let map = &t.scn.map;
     if from.distance(to) != 1 {
-        return Err(format!(
-            "{} is not next to {}: hexes may not be skipped (8.2)",
-            map.describe(to),
-            map.describe(from)
-        ));
+        return Err(Blocked::NotAdjacent);
     }
     if !map.contains(to) {
-        return Err(format!("{to} is off the map"));
+        return Err(Blocked::OffMap);
     }
     if !map.is_land(to) {
-        return Err(format!(
-            "{} is sea and may not be entered (8.2)",
-            map.describe(to)
-        ));
+        return Err(Blocked::Sea);
     }
-    if t.occupied_by(to, t.side.enemy()) {
-        return Err(format!(
-            "{} is held by the enemy: combat is fought from the adjacent hex (9.1)",
-            map.describe(to)
-        ));
+    if occ.enemy.contains(&to) {
+        return Err(Blocked::Enemy);
     }
-    if map.crosses_river(from, to) && (enemy_gunboat_beside(t, from) || enemy_gunboat_beside(t, to))
-    {
-        return Err(
-            "no crossing of a river into or from a hex next to an enemy gunboat (8.21)".into(),
-        );
+    if map.crosses_river(from, to) && (occ.gunboat_beside(from) || occ.gunboat_beside(to)) {
+        return Err(Blocked::Gunboat);
     }
-    if t.is_besieged(to, t.side) {
-        return Err(format!(
-            "{} is under siege: no new unit may enter until the besiegers are driven off (9.12)",
-            map.describe(to)
-        ));
+    if occ.besieged(t, to) {
+        return Err(Blocked::Besieged);
     }
-    if let Some(reason) = forbidden(t, to) {
-        return Err(reason);
+    if occ.forbidden(t, to) {
+        return Err(Blocked::Forbidden);
     }
-    step_cost(map, from, to, &|h| friendly_boat_at(t, h))
-        .ok_or_else(|| format!("{} may not be entered", map.describe(to)))
+    step_cost(map, from, to, &|h| occ.friendly_boats.contains(&h)).ok_or(Blocked::Sea)
 }
 
-/// The cheapest legal route (without its start hex).
-/// A destination held by the enemy (or a besieged friendly hex) is routed
-/// to its edge: the stack goes as far as the hex before it.
+/// The cheapest legal route (without its start hex). A destination held
+/// by the enemy (or a besieged friendly hex) is routed to its edge: the
+/// stack goes as far as the hex before it.
 fn route_to<S: DieSource>(t: &Turn<'_, S>, from: Hex, to: Hex) -> Option<Vec<Hex>> {
-    let blocked_goal = t.occupied_by(to, t.side.enemy()) || t.is_besieged(to, t.side);
+    let occ = Occupancy::of(t);
+    let blocked_goal = occ.enemy.contains(&to) || occ.besieged(t, to);
     let r = cheapest_route(from, to, &|a, b| {
         if b == to && blocked_goal {
-            t.scn.map.terrain(b).and_then(|x| x.entry_cost())
+            if a.distance(b) == 1 {
+                t.scn.map.terrain(b).and_then(|x| x.entry_cost())
+            } else {
+                None
+            }
         } else {
-            enter_cost(t, a, b).ok()
+            enter_cost(t, &occ, a, b).ok()
         }
     })?;
     let mut hexes: Vec<Hex> = r.hexes.into_iter().skip(1).collect();

@@ -129,9 +129,10 @@ fn roll_attrition<S: DieSource>(t: &mut Turn<'_, S>, hex: Hex, units: Vec<usize>
     );
     let Some((_, hits)) = pick(total) else { return };
     let n = units.len();
-    // Rounded as for combat: to the nearest unit, a half up (rules reference).
-    let elim = super::combat::nearest_share(n, hits.eliminate());
-    let disr = super::combat::nearest_share(n, hits.disrupt());
+    // Rounded down, at least one unit when the percentage is not zero, as
+    // for march attrition and combat (rules reference).
+    let elim = losses::share(n, hits.eliminate());
+    let disr = losses::share(n, hits.disrupt());
     let british: Vec<usize> = units
         .iter()
         .copied()

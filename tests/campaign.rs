@@ -1,0 +1,214 @@
+//! Whole campaigns of both scenarios with random orders: no panic, and the
+//! invariants hold after every player turn.
+
+use std::collections::BTreeMap;
+
+use dervish::dice::{Dice, SeededDice};
+use dervish::engine::orders::{DropOff, Leg, MarchOrder, OnContact, Orders, Selection};
+use dervish::engine::play_player_turn;
+use dervish::geo::Hex;
+use dervish::policy::simple_orders;
+use dervish::scenario::{DataSet, Scenario, Side};
+use dervish::state::setup::{Placements, initial_state};
+use dervish::state::{GameState, Status};
+use proptest::prelude::*;
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+/// Random orders: random stacks, split or whole, marching up to three legs
+/// to random hexes nearby, with random contact rules and drop-offs.
+fn random_orders(scn: &Scenario, state: &GameState, side: Side, rng: &mut ChaCha8Rng) -> Orders {
+    let stacks: Vec<_> = state
+        .stacks()
+        .into_iter()
+        .filter(|s| s.side == side && !s.units.is_empty())
+        .collect();
+    let mut marches = Vec::new();
+    for s in &stacks {
+        if rng.random_range(0..3) == 0 {
+            continue;
+        }
+        let near = |rng: &mut ChaCha8Rng, h: Hex| {
+            let r = rng.random_range(1..=8);
+            Hex::new(
+                h.col + rng.random_range(-r..=r),
+                h.row + rng.random_range(-r..=r),
+            )
+        };
+        let legs: Vec<Leg> = (0..rng.random_range(1..=3))
+            .map(|_| match rng.random_range(0..10) {
+                0 => Leg::Path(
+                    s.hex
+                        .line_to(near(rng, s.hex))
+                        .into_iter()
+                        .skip(1)
+                        .collect(),
+                ),
+                1 => Leg::Rail(near(rng, s.hex)),
+                _ => Leg::To(near(rng, s.hex)),
+            })
+            .collect();
+        let units = if rng.random_range(0..4) == 0 && s.units.len() > 1 {
+            let k = rng.random_range(1..s.units.len());
+            Selection::Units {
+                units: s.units[..k].iter().map(|u| u.id.clone()).collect(),
+                leaders: vec![],
+            }
+        } else if let (Some(l), true) = (s.leaders.first(), rng.random_range(0..2) == 0) {
+            Selection::Leader(l.name.clone())
+        } else {
+            Selection::Stack(s.hex)
+        };
+        let on_contact = match rng.random_range(0..3) {
+            0 => OnContact::Avoid,
+            1 => OnContact::AttackAny,
+            _ => OnContact::AttackHexes(s.hex.neighbours().to_vec()),
+        };
+        let drop_offs = if rng.random_range(0..5) == 0 {
+            vec![DropOff {
+                at: near(rng, s.hex),
+                units: vec![s.units[0].id.clone()],
+                leaders: vec![],
+            }]
+        } else {
+            Vec::new()
+        };
+        marches.push(MarchOrder {
+            units,
+            legs,
+            on_contact,
+            continue_after_win: rng.random_range(0..2) == 0,
+            drop_offs,
+            retreat_towards: None,
+            leader_bonus: s.leaders.last().map(|l| l.name.clone()),
+            lose_first: Vec::new(),
+        });
+    }
+    // Now and then, repeat an order: the stack may not march twice.
+    if let Some(m) = marches.first().cloned()
+        && rng.random_range(0..4) == 0
+    {
+        marches.push(m);
+    }
+    let _ = scn;
+    Orders {
+        marches,
+        ..Orders::default()
+    }
+}
+
+fn check_invariants(scn: &Scenario, before: &GameState, state: &GameState, context: &str) {
+    // Every counter is exactly one of: on the map, pool, reserve,
+    // eliminated, awaiting replacement, wrecked; counters are never made.
+    assert_eq!(
+        state.units.len(),
+        before.units.len(),
+        "{context}: counters appeared or vanished"
+    );
+    let mut by_hex: BTreeMap<Hex, Vec<Side>> = BTreeMap::new();
+    for u in &state.units {
+        if let Status::OnMap(h) = u.status {
+            assert!(
+                scn.map.is_land(h),
+                "{context}: {} in the sea or off the map at {h}",
+                u.id
+            );
+            by_hex.entry(h).or_default().push(u.side);
+        } else {
+            assert!(
+                !u.disrupted,
+                "{context}: {} off the map but disrupted",
+                u.id
+            );
+        }
+    }
+    // Opposing stacks never share a hex.
+    for (h, sides) in &by_hex {
+        assert!(
+            sides.iter().all(|s| *s == sides[0]),
+            "{context}: both sides at {h}"
+        );
+    }
+    // Leaders never stand alone and are never with the enemy.
+    for l in state.leaders.iter().filter(|l| !l.removed) {
+        if let Some(h) = l.hex {
+            let sides = by_hex
+                .get(&h)
+                .unwrap_or_else(|| panic!("{context}: {} alone at {h}", l.name));
+            assert_eq!(
+                sides[0], l.side,
+                "{context}: {} with the enemy at {h}",
+                l.name
+            );
+        }
+    }
+    // Month never goes backwards.
+    assert!(state.month >= before.month);
+}
+
+static DATA: std::sync::LazyLock<DataSet> =
+    std::sync::LazyLock::new(|| DataSet::embedded().unwrap());
+
+fn play_campaign(id: &str, seed: u64, random: bool) -> u32 {
+    let scn = DATA.scenario(id).unwrap();
+    let (mut state, _) = initial_state(&scn, &Placements::new()).unwrap();
+    let mut dice = Dice::new(SeededDice::from_seed(seed));
+    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x5eed);
+    let mut months = 0;
+    while state.result.is_none() && months < 40 {
+        for side in [Side::Egyptian, Side::Mahdist] {
+            let orders = if random {
+                random_orders(&scn, &state, side, &mut rng)
+            } else {
+                simple_orders(&scn, &state, side)
+            };
+            let before = state.clone();
+            let r = play_player_turn(&scn, state, side, &orders, &mut dice);
+            check_invariants(
+                &scn,
+                &before,
+                &r.state,
+                &format!("{id} seed {seed} {} {side}", before.month),
+            );
+            state = r.state;
+        }
+        months += 1;
+        match state.month.next() {
+            Some(n) if state.result.is_none() => state.month = n,
+            _ => break,
+        }
+    }
+    months
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    #[test]
+    fn random_campaigns_keep_the_invariants(seed in any::<u64>(), scenario in prop::sample::select(vec!["el-obeid", "khartoum"])) {
+        play_campaign(scenario, seed, true);
+    }
+}
+
+#[test]
+fn thousands_of_months_of_random_play_keep_the_invariants() {
+    let mut months = 0;
+    let mut seed = 0;
+    while months < 2000 {
+        for id in ["el-obeid", "khartoum"] {
+            months += play_campaign(id, seed, true);
+        }
+        seed += 1;
+    }
+    assert!(months >= 2000);
+}
+
+#[test]
+fn simple_players_play_both_scenarios_to_the_end() {
+    for id in ["el-obeid", "khartoum"] {
+        for seed in 0..5 {
+            let months = play_campaign(id, seed, false);
+            assert!(months >= 1);
+        }
+    }
+}
