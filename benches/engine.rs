@@ -3,12 +3,12 @@
 
 use std::hint::black_box;
 
-use criterion::{criterion_group, criterion_main, Criterion};
+use criterion::{Criterion, criterion_group, criterion_main};
 use dervish::dice::{Dice, SeededDice};
 use dervish::engine::play_month_with;
 use dervish::policy::simple_orders;
 use dervish::scenario::DataSet;
-use dervish::state::setup::{initial_state, Placements};
+use dervish::state::setup::{Placements, initial_state};
 
 fn month(c: &mut Criterion) {
     let data = DataSet::embedded().expect("shipped data");
@@ -18,12 +18,23 @@ fn month(c: &mut Criterion) {
     let mut dice = Dice::new(SeededDice::from_seed(7));
     let mut s = state;
     for _ in 0..2 {
-        s = play_month_with(&scn, s, &mut |st, side| simple_orders(&scn, st, side), &mut dice).state;
+        s = play_month_with(
+            &scn,
+            s,
+            &mut |st, side| simple_orders(&scn, st, side),
+            &mut dice,
+        )
+        .state;
     }
     c.bench_function("khartoum: one month, both player turns", |b| {
         b.iter(|| {
             let mut dice = Dice::new(SeededDice::from_seed(11));
-            let r = play_month_with(&scn, black_box(s.clone()), &mut |st, side| simple_orders(&scn, st, side), &mut dice);
+            let r = play_month_with(
+                &scn,
+                black_box(s.clone()),
+                &mut |st, side| simple_orders(&scn, st, side),
+                &mut dice,
+            );
             black_box(r.events.len())
         })
     });
@@ -40,7 +51,13 @@ fn campaign(c: &mut Criterion) {
                 let mut s = state.clone();
                 while s.result.is_none() {
                     let month = s.month;
-                    s = play_month_with(&scn, s, &mut |st, side| simple_orders(&scn, st, side), &mut dice).state;
+                    s = play_month_with(
+                        &scn,
+                        s,
+                        &mut |st, side| simple_orders(&scn, st, side),
+                        &mut dice,
+                    )
+                    .state;
                     if s.month == month {
                         break;
                     }

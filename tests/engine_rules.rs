@@ -603,3 +603,71 @@ fn the_same_inputs_give_the_same_bytes() {
     };
     assert_eq!(run(), run());
 }
+
+#[test]
+fn rule_7_0_a_leader_alone_marches_only_to_a_friendly_stack() {
+    let mut b = Bench::new("khartoum");
+    b.place("egy-inf-R", 1, "Metammeh");
+    b.place("egy-inf-R", 1, "Shendi");
+    b.place("egy-inf-R", 1, "Berber");
+    b.leader("J. Stewart", "Metammeh");
+    let leader_only = |to: Hex| Orders {
+        marches: vec![MarchOrder {
+            units: Selection::Units {
+                units: vec![],
+                leaders: vec!["J. Stewart".into()],
+            },
+            ..MarchOrder::stack(b.hex("Metammeh"), vec![Leg::To(to)])
+        }],
+        ..Orders::default()
+    };
+    // To Shendi, across the river: 1 + 3 movement points, within 8.
+    let r = b.play(Side::Egyptian, &leader_only(b.hex("Shendi")), &[6, 6]);
+    let l = r
+        .state
+        .leaders
+        .iter()
+        .find(|l| l.name == "J. Stewart")
+        .unwrap();
+    assert_eq!(l.hex, Some(b.hex("Shendi")));
+    // Berber is too far for one march: he stays rather than stand alone.
+    let r = b.play(Side::Egyptian, &leader_only(b.hex("Berber")), &[6, 6]);
+    let l = r
+        .state
+        .leaders
+        .iter()
+        .find(|l| l.name == "J. Stewart")
+        .unwrap();
+    assert_eq!(l.hex, Some(b.hex("Metammeh")));
+    assert!(stopped(&r)[0].contains("may not stand alone (7.0)"));
+    // Nowhere to join: set aside.
+    let r = b.play(Side::Egyptian, &leader_only(b.hex("Korti")), &[6, 6]);
+    assert!(set_aside(&r)[0].contains("no friendly stack at Korti"));
+}
+
+#[test]
+fn rule_7_0_leaders_go_with_the_last_units_to_leave_a_hex() {
+    let mut b = Bench::new("khartoum");
+    let inf = b.place("egy-inf-R", 2, "Berber");
+    b.leader("J. Stewart", "Berber");
+    let from = b.hex("Berber");
+    let orders = Orders {
+        marches: vec![MarchOrder {
+            units: Selection::Units {
+                units: inf.clone(),
+                leaders: vec![],
+            },
+            ..MarchOrder::stack(from, vec![Leg::To(b.hex("Khartoum"))])
+        }],
+        ..Orders::default()
+    };
+    let r = b.play(Side::Egyptian, &orders, &[6, 6]);
+    let l = r
+        .state
+        .leaders
+        .iter()
+        .find(|l| l.name == "J. Stewart")
+        .unwrap();
+    assert_eq!(l.hex, b.at(&r, &inf[0]));
+    assert_ne!(l.hex, Some(from));
+}

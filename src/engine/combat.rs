@@ -447,14 +447,17 @@ fn capture<S: DieSource>(t: &mut Turn<'_, S>, losers: &[usize], winner_hex: Hex)
 /// Rule 9.8: a losing stack retreats at least one hex, unless it stands in
 /// a town, village or oasis (then, by default, it stays). `back` is the hex
 /// a marching loser must retreat to (the previous hex of its route), if it
-/// has one. Returns where the stack ends up, or `None` if it was eliminated
-/// for want of a retreat.
+/// has one; otherwise it goes one hex, to the hex with fewest enemies next
+/// to it, nearest `towards` (the owner's preferred retreat) and furthest
+/// from `away_from`. Returns where the stack ends up, or `None` if it was
+/// eliminated for want of a retreat.
 pub fn retreat<S: DieSource>(
     t: &mut Turn<'_, S>,
     hex: Hex,
     side: Side,
     back: Option<Hex>,
     away_from: Hex,
+    towards: Option<Hex>,
 ) -> Option<Hex> {
     let units: Vec<usize> = t
         .units_at(hex, side)
@@ -495,8 +498,10 @@ pub fn retreat<S: DieSource>(
                     .terrain(*h)
                     .and_then(|x| x.entry_cost())
                     .unwrap_or(9);
+                let aim = towards.map_or(0, |a| h.distance(a));
                 (
                     threats,
+                    aim,
                     std::cmp::Reverse(h.distance(away_from)),
                     cost,
                     h.row,
@@ -537,6 +542,8 @@ pub fn retreat<S: DieSource>(
     }
     let decided_by = if back.is_some() {
         Decision::Default("back along the route it came by (9.8)".into())
+    } else if towards.is_some() {
+        Decision::Orders
     } else {
         Decision::Default("one hex, away from the enemy".into())
     };

@@ -102,7 +102,27 @@ fn select<S: DieSource>(t: &Turn<'_, S>, sel: &Selection) -> Result<Marching, St
                 hex = Some(h);
                 idx.push(i);
             }
-            let hex = hex.ok_or("no units named")?;
+            let hex = match hex {
+                Some(h) => h,
+                None => {
+                    // No units: a leader marching alone (7.0).
+                    let first = leaders.first().ok_or("no units named")?;
+                    let def = t
+                        .scn
+                        .units
+                        .leader(first)
+                        .ok_or_else(|| format!("no leader called {first}"))?;
+                    if def.side != side {
+                        return Err(format!("{} is not a {side} leader", def.name));
+                    }
+                    t.state
+                        .leaders
+                        .iter()
+                        .find(|l| l.name == def.name && !l.removed)
+                        .and_then(|l| l.hex)
+                        .ok_or_else(|| format!("{} is not on the map", def.name))?
+                }
+            };
             let here = t.leaders_at(hex, side);
             let mut ls = Vec::new();
             for l in leaders {
@@ -126,6 +146,16 @@ fn select<S: DieSource>(t: &Turn<'_, S>, sel: &Selection) -> Result<Marching, St
     let before = units.len();
     units.retain(|&i| !t.marched.contains(&t.state.units[i].id));
     leaders.retain(|l| !t.leaders_marched.contains(l));
+    if before == 0 && !leaders.is_empty() {
+        // A leader marching alone to join another stack (7.0).
+        return Ok(Marching {
+            hex,
+            units,
+            leaders,
+            route: vec![hex],
+            done: false,
+        });
+    }
     if units.is_empty() {
         return Err(if before > 0 {
             "these units have already marched or were dropped off this turn (8.1, 8.3)".into()
@@ -144,6 +174,19 @@ fn select<S: DieSource>(t: &Turn<'_, S>, sel: &Selection) -> Result<Marching, St
             "river units and the fleet move by river or with the fleet, not by land".into(),
         );
     }
+    // Leaders never stand alone: if no unit stays behind, the leaders in
+    // the hex go with the stack (default policy).
+    let staying = t
+        .units_at(hex, side)
+        .into_iter()
+        .any(|i| !units.contains(&i));
+    if !staying {
+        for l in t.leaders_at(hex, side) {
+            if !leaders.contains(&l) && !t.leaders_marched.contains(&l) {
+                leaders.push(l);
+            }
+        }
+    }
     Ok(Marching {
         hex,
         units,
@@ -151,6 +194,118 @@ fn select<S: DieSource>(t: &Turn<'_, S>, sel: &Selection) -> Result<Marching, St
         route: vec![hex],
         done: false,
     })
+}
+
+/// Rule 7.0: a leader alone moves up to 8 hexes' worth of movement points
+/// a march, after a march roll like any stack, and only to a hex where a
+/// friendly stack stands, since a leader never stands alone.
+fn leader_march<S: DieSource>(t: &mut Turn<'_, S>, i: usize, order: &MarchOrder, m: &mut Marching) {
+    for (k, leg) in order.legs.iter().enumerate() {
+        let dest = match leg {
+            Leg::To(d) => *d,
+            Leg::Path(p) if !p.is_empty() => p[p.len() - 1],
+            _ => {
+                t.events.push(Event::OrderSetAside {
+                    order: i,
+                    reason: "a leader alone marches by land to a friendly stack".into(),
+                });
+                return;
+            }
+        };
+        if !t.occupied_by(dest, t.side) {
+            t.events.push(Event::OrderSetAside {
+                order: i,
+                reason: format!(
+                    "a leader may not stand alone: no friendly stack at {} (7.0)",
+                    t.scn.map.describe(dest)
+                ),
+            });
+            return;
+        }
+        let Some(leader) = m.leaders.first().and_then(|n| t.scn.units.leader(n)) else {
+            return;
+        };
+        let table = &t.scn.tables.march;
+        let cx = RollContext {
+            side: Some(t.side),
+            month: Some(t.state.month),
+            terrain: t.scn.map.terrain(m.hex),
+            marching: true,
+            leader: Some(leader),
+            ..RollContext::default()
+        };
+        let mods = modifiers::applicable(&table.modifiers, &cx);
+        let rows = table.rows.clone();
+        let total = t.table_roll(
+            table.dice,
+            format!("march {} of order {} (leader alone)", k + 1, i + 1),
+            "march table (8.31)",
+            mods,
+            |v| match modifiers::row(&rows, v) {
+                Some((r, label)) => format!("{label}: {}", result_name(r.result)),
+                None => "no row".into(),
+            },
+        );
+        let result = modifiers::row(&t.scn.tables.march.rows, total)
+            .map_or(MarchResult::NoMarch, |(r, _)| r.result);
+        let allowance = if result == MarchResult::NoMarch {
+            0
+        } else {
+            leader.movement
+        };
+        t.events.push(Event::MarchResult {
+            order: i,
+            leg: k,
+            result: result_name(result),
+            movement_points: allowance,
+        });
+        if result == MarchResult::NoMarch {
+            return;
+        }
+        let path = match leg {
+            Leg::Path(p) => p.clone(),
+            _ => route_to(t, m.hex, dest).unwrap_or_default(),
+        };
+        let occ = Occupancy::of(t);
+        let mut cost = 0;
+        let mut at = m.hex;
+        for &h in &path {
+            match enter_cost(t, &occ, at, h) {
+                Ok(c) => {
+                    cost += c;
+                    at = h;
+                }
+                Err(_) => break,
+            }
+        }
+        if at != dest || cost > allowance {
+            t.events.push(Event::Stopped {
+                order: i,
+                at: m.hex,
+                reason: format!(
+                    "{} cannot reach {} this march and may not stand alone (7.0)",
+                    leader.name,
+                    t.scn.map.describe(dest)
+                ),
+            });
+            continue;
+        }
+        for l in t
+            .state
+            .leaders
+            .iter_mut()
+            .filter(|l| m.leaders.contains(&l.name))
+        {
+            l.hex = Some(dest);
+        }
+        t.events.push(Event::Moved {
+            order: i,
+            path,
+            cost,
+        });
+        m.hex = dest;
+        return;
+    }
 }
 
 fn march<S: DieSource>(t: &mut Turn<'_, S>, i: usize, order: &MarchOrder) -> Result<(), String> {
@@ -186,6 +341,10 @@ fn march<S: DieSource>(t: &mut Turn<'_, S>, i: usize, order: &MarchOrder) -> Res
             .collect(),
         leaders: m.leaders.clone(),
     });
+    if m.units.is_empty() {
+        leader_march(t, i, order, &mut m);
+        return Ok(());
+    }
     let helper = leader_bonus(t, i, order, &m);
     for (k, leg) in order.legs.iter().enumerate() {
         match leg {
@@ -490,7 +649,7 @@ fn engage<S: DieSource>(
         });
         match outcome {
             Outcome::AttackerWon => {
-                combat::retreat(t, target, t.side.enemy(), None, m.hex);
+                combat::retreat(t, target, t.side.enemy(), None, m.hex, None);
             }
             Outcome::Draw => {
                 m.done = true;
@@ -498,7 +657,8 @@ fn engage<S: DieSource>(
             }
             Outcome::DefenderWon => {
                 let back = m.route.len().checked_sub(2).map(|k| m.route[k]);
-                if let Some(h) = combat::retreat(t, here, t.side, back, target) {
+                let towards = order.retreat_towards;
+                if let Some(h) = combat::retreat(t, here, t.side, back, target, towards) {
                     m.hex = h;
                 }
                 m.done = true;
@@ -750,7 +910,9 @@ fn drop_offs<S: DieSource>(t: &mut Turn<'_, S>, i: usize, order: &MarchOrder, m:
             })
             .cloned()
             .collect();
-        if units.is_empty() && leaders.is_empty() {
+        // Leaders are dropped off only with units: a leader never stands
+        // alone (7.0).
+        if units.is_empty() {
             continue;
         }
         m.units.retain(|u| !units.contains(u));
