@@ -115,3 +115,44 @@ fn the_shipped_data_checks_clean() {
     let out = ok(&["scenario", "list"]);
     assert!(out.contains("el-obeid") && out.contains("khartoum"));
 }
+
+#[test]
+fn simulate_prints_the_same_bytes_twice() {
+    let a = ok(&[
+        "simulate",
+        "--scenario",
+        "khartoum",
+        "--seed",
+        "5",
+        "--months",
+        "4",
+    ]);
+    let b = ok(&[
+        "simulate",
+        "--scenario",
+        "khartoum",
+        "--seed",
+        "5",
+        "--months",
+        "4",
+    ]);
+    assert_eq!(a, b);
+    assert!(a.contains("State digest: "));
+    assert!(a.contains("roll 2D6 for march"), "every roll is in the log");
+    let c = ok(&[
+        "simulate",
+        "--scenario",
+        "khartoum",
+        "--seed",
+        "6",
+        "--months",
+        "4",
+    ]);
+    assert_ne!(a, c, "another seed, other dice");
+    let full = ok(&["simulate", "--scenario", "el-obeid", "--seed", "2"]);
+    assert!(
+        full.contains("Result: "),
+        "{}",
+        &full[full.len().saturating_sub(300)..]
+    );
+}
