@@ -17,7 +17,7 @@ use rand_chacha::ChaCha8Rng;
 
 /// Random orders: random stacks, split or whole, marching up to three legs
 /// to random hexes nearby, with random contact rules and drop-offs.
-fn random_orders(scn: &Scenario, state: &GameState, side: Side, rng: &mut ChaCha8Rng) -> Orders {
+fn random_orders(state: &GameState, side: Side, rng: &mut ChaCha8Rng) -> Orders {
     let stacks: Vec<_> = state
         .stacks()
         .into_iter()
@@ -90,7 +90,6 @@ fn random_orders(scn: &Scenario, state: &GameState, side: Side, rng: &mut ChaCha
     {
         marches.push(m);
     }
-    let _ = scn;
     Orders {
         marches,
         ..Orders::default()
@@ -158,7 +157,7 @@ fn play_campaign(id: &str, seed: u64, random: bool) -> u32 {
     while state.result.is_none() && months < 40 {
         for side in [Side::Egyptian, Side::Mahdist] {
             let orders = if random {
-                random_orders(&scn, &state, side, &mut rng)
+                random_orders(&state, side, &mut rng)
             } else {
                 simple_orders(&scn, &state, side)
             };

@@ -8,7 +8,6 @@ use dervish::engine::events::Event;
 use dervish::engine::orders::{Leg, OnContact, Orders};
 use dervish::geo::Hex;
 use dervish::scenario::Side;
-use dervish::state::Status;
 
 /// Two open clear hexes side by side (no river between), neither a
 /// settlement, with open ground around: a battlefield in the Bayuda.
@@ -310,7 +309,6 @@ fn rule_9_12_a_relief_force_attacks_the_besiegers_and_the_garrison_stays_out() {
         "the garrison does not join"
     );
     assert_eq!(results(&r), vec!["Egyptian won"]);
-    let _ = Status::Pool;
 }
 
 #[test]
