@@ -219,14 +219,7 @@ fn roll_round<S: DieSource>(
     let cx = RollContext {
         side: Some(me.side),
         month: Some(t.state.month),
-        units: me
-            .units
-            .iter()
-            .filter_map(|&u| {
-                t.unit_type(&t.state.units[u])
-                    .map(|ty| (ty.nation, ty.kind))
-            })
-            .collect(),
+        units: t.profile(&me.units),
         terrain: t.scn.map.terrain(me.hex),
         in_settlement: t.scn.map.settlement_at(me.hex).is_some(),
         enemy_in_settlement: t.scn.map.settlement_at(them.hex).is_some(),
@@ -254,16 +247,7 @@ fn roll_round<S: DieSource>(
     let rows = table.rows.clone();
     // The units hit: in the fire round the enemy's boats and gunboats
     // count too, by their class (9.5); the fleet never does (8.25).
-    let hit: Vec<usize> = them
-        .units
-        .iter()
-        .copied()
-        .filter(|&u| matches!(t.state.units[u].status, Status::OnMap(_)))
-        .filter(|&u| {
-            t.unit_type(&t.state.units[u])
-                .is_some_and(|ty| can_be_hit(ty.kind, round))
-        })
-        .collect();
+    let hit = hittable(t, &them.units, round);
     let mut counts: BTreeMap<Quality, usize> = BTreeMap::new();
     for &u in &hit {
         if let Some(ty) = t.unit_type(&t.state.units[u]) {
@@ -298,6 +282,19 @@ fn can_be_hit(kind: UnitKind, round: Round) -> bool {
     kind != UnitKind::Fleet && (!kind.is_river_unit() || round == Round::Fire)
 }
 
+/// The units of a side still on the map that this round can hit.
+fn hittable<S: DieSource>(t: &Turn<'_, S>, units: &[usize], round: Round) -> Vec<usize> {
+    units
+        .iter()
+        .copied()
+        .filter(|&u| matches!(t.state.units[u].status, Status::OnMap(_)))
+        .filter(|&u| {
+            t.unit_type(&t.state.units[u])
+                .is_some_and(|ty| can_be_hit(ty.kind, round))
+        })
+        .collect()
+}
+
 /// Apply a side's roll to the other side's units.
 fn apply_hits<S: DieSource>(
     t: &mut Turn<'_, S>,
@@ -319,16 +316,7 @@ fn apply_hits<S: DieSource>(
     else {
         return;
     };
-    let alive: Vec<usize> = target
-        .units
-        .iter()
-        .copied()
-        .filter(|&u| matches!(t.state.units[u].status, Status::OnMap(_)))
-        .filter(|&u| {
-            t.unit_type(&t.state.units[u])
-                .is_some_and(|ty| can_be_hit(ty.kind, round))
-        })
-        .collect();
+    let alive = hittable(t, &target.units, round);
     let n: usize = counts.values().sum();
     let worst = counts.keys().max().copied();
     let cap = worst

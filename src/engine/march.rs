@@ -422,14 +422,7 @@ fn land_march<S: DieSource>(
     let cx = RollContext {
         side: Some(t.side),
         month: Some(t.state.month),
-        units: m
-            .units
-            .iter()
-            .filter_map(|&u| {
-                t.unit_type(&t.state.units[u])
-                    .map(|ty| (ty.nation, ty.kind))
-            })
-            .collect(),
+        units: t.profile(&m.units),
         terrain: t.scn.map.terrain(m.hex),
         in_settlement: t.scn.map.settlement_at(m.hex).is_some(),
         marching: true,

@@ -163,6 +163,20 @@ impl<'a, S: DieSource> Turn<'a, S> {
         self.scn.units.get(&u.unit_type)
     }
 
+    /// Nation and kind of each of these units, for table modifiers.
+    pub fn profile(
+        &self,
+        units: &[usize],
+    ) -> Vec<(crate::scenario::Nation, crate::scenario::UnitKind)> {
+        units
+            .iter()
+            .filter_map(|&u| {
+                self.unit_type(&self.state.units[u])
+                    .map(|ty| (ty.nation, ty.kind))
+            })
+            .collect()
+    }
+
     /// Indices of `side`'s units in `hex`.
     pub fn units_at(&self, hex: Hex, side: Side) -> Vec<usize> {
         self.state

@@ -88,13 +88,7 @@ fn roll_attrition<S: DieSource>(t: &mut Turn<'_, S>, hex: Hex, units: Vec<usize>
     let cx = RollContext {
         side: Some(t.side),
         month: Some(t.state.month),
-        units: units
-            .iter()
-            .filter_map(|&u| {
-                t.unit_type(&t.state.units[u])
-                    .map(|ty| (ty.nation, ty.kind))
-            })
-            .collect(),
+        units: t.profile(&units),
         terrain: t.scn.map.terrain(hex),
         in_settlement: t.scn.map.settlement_at(hex).is_some(),
         under_siege: besieged,
