@@ -333,3 +333,146 @@ fn combat_events_show_every_roll_with_its_modifiers_and_line() {
         .collect();
     common::golden("combat-rolls.txt", &(lines.join("\n") + "\n"));
 }
+
+/// The roll lines of one table, "total -> line".
+fn table_lines(r: &TurnResult, table: &str) -> Vec<(i32, Vec<(String, i32)>)> {
+    r.events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Rolled(t) if t.table == table => Some((t.total, t.modifiers.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn rule_7_3_one_leaders_tactical_rating_is_added_to_fire_and_melee() {
+    let mut b = Bench::new("khartoum");
+    let (a, d) = field(&b);
+    b.place("brit-inf", 3, &a.to_string());
+    b.leader("H. Stewart", &a.to_string());
+    b.leader("J. Stewart", &a.to_string());
+    b.place("mah-S", 3, &d.to_string());
+    let r = b.play(Side::Egyptian, &attack(a, d), &[6, 6, 3, 3, 3, 3, 3, 3]);
+    for table in ["fire table", "melee table"] {
+        let egyptian = &table_lines(&r, table)[0];
+        assert!(
+            egyptian
+                .1
+                .contains(&("leader's tactical rating (H. Stewart)".to_string(), 2)),
+            "{table}: {:?}",
+            egyptian.1
+        );
+    }
+}
+
+#[test]
+fn rule_9_7_disrupted_units_fight_at_half_factors() {
+    let mut b = Bench::new("khartoum");
+    let (a, d) = field(&b);
+    let brits = b.place("brit-inf", 2, &a.to_string());
+    b.place("mah-S", 2, &d.to_string());
+    let ratio = |r: &TurnResult| {
+        table_lines(r, "fire table")[0]
+            .1
+            .iter()
+            .map(|(n, v)| format!("{n} {v}"))
+            .collect::<Vec<_>>()
+    };
+    // Two good-order battalions against two ansar: ratio 100, no modifier.
+    let r = b.play(Side::Egyptian, &attack(a, d), &[6, 6, 3, 3, 3, 3, 3, 3]);
+    assert!(
+        !ratio(&r).iter().any(|m| m.contains("fire factors")),
+        "{:?}",
+        ratio(&r)
+    );
+    // Both disrupted: one factor against two units, ratio 50: -1.
+    for u in b.state.units.iter_mut().filter(|u| brits.contains(&u.id)) {
+        u.disrupted = true;
+    }
+    let r = b.play(Side::Egyptian, &attack(a, d), &[6, 6, 3, 3, 3, 3, 3, 3]);
+    assert!(
+        ratio(&r)
+            .iter()
+            .any(|m| m.contains("a third to under two thirds") && m.ends_with("-1")),
+        "{:?}",
+        ratio(&r)
+    );
+}
+
+#[test]
+fn rule_9_5_losses_fall_on_the_worst_units_first_and_civilians_last() {
+    let mut b = Bench::new("khartoum");
+    let (a, d) = field(&b);
+    b.place("mah-S", 12, &a.to_string());
+    let civ = b.place("civilian", 1, &d.to_string());
+    let r_units = b.place("egy-inf-R", 1, &d.to_string());
+    let s_units = b.place("egy-inf-S", 2, &d.to_string());
+    // Mahdist march 6+6; Egyptian R fires 1+1; melee Mahdist 6+6, Egyptian 1+1.
+    let r = b.play(
+        Side::Mahdist,
+        &attack(a, d),
+        &[6, 6, 1, 1, 6, 6, 1, 1, 6, 6, 6, 6],
+    );
+    let hit: Vec<String> = r
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Disrupted { unit, .. } | Event::Eliminated { unit, .. } => Some(unit.0.clone()),
+            _ => None,
+        })
+        .collect();
+    let first_s = hit.iter().position(|h| s_units.iter().any(|s| s.0 == *h));
+    let first_r = hit.iter().position(|h| r_units[0].0 == *h);
+    assert!(first_s.is_some(), "{hit:?}");
+    if let (Some(s), Some(r)) = (first_s, first_r) {
+        assert!(s < r, "the S units are hit before the R unit: {hit:?}");
+    }
+    let civ_gone = r
+        .events
+        .iter()
+        .position(|e| matches!(e, Event::Eliminated { unit, .. } if *unit == civ[0]));
+    if let Some(c) = civ_gone {
+        let others_gone = r
+            .events
+            .iter()
+            .filter(|e| matches!(e, Event::Eliminated { unit, .. } if *unit != civ[0]))
+            .count();
+        assert!(others_gone >= 3, "civilians are eliminated last ({c})");
+    }
+}
+
+#[test]
+fn rule_9_2_a_combat_is_against_one_hex_from_one_hex() {
+    let mut b = Bench::new("khartoum");
+    let (a, d) = field(&b);
+    b.place("brit-inf", 6, &a.to_string());
+    b.place("mah-S", 1, &d.to_string());
+    let other = a
+        .neighbours()
+        .into_iter()
+        .find(|h| *h != d && h.distance(d) == 1)
+        .unwrap();
+    b.place("mah-S", 1, &other.to_string());
+    let mut o = attack(a, d);
+    o.marches[0].on_contact = OnContact::AttackAny;
+    let r = b.play(
+        Side::Egyptian,
+        &o,
+        &[6, 6, 6, 6, 6, 6, 1, 1, 6, 6, 6, 6, 1, 1],
+    );
+    let fights: Vec<(Hex, usize)> = r
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            Event::CombatBegins {
+                defender,
+                defenders,
+                ..
+            } => Some((*defender, defenders.len())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(fights.len(), 2, "two separate combats: {fights:?}");
+    assert!(fights.iter().all(|(_, n)| *n == 1));
+}
