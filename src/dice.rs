@@ -29,6 +29,9 @@ pub enum DiceKind {
     D20,
     /// Percentile, 1 to 100.
     D100,
+    /// A draw of one of N things, each equally likely (the Mahdist pool is
+    /// drawn at random, rule 3.2).
+    Pick(u32),
 }
 
 impl DiceKind {
@@ -42,6 +45,7 @@ impl DiceKind {
             DiceKind::D10 => "D10",
             DiceKind::D20 => "D20",
             DiceKind::D100 => "D100",
+            DiceKind::Pick(_) => "draw",
         }
     }
 
@@ -55,13 +59,17 @@ impl DiceKind {
             DiceKind::D10 => (1, 10),
             DiceKind::D20 => (1, 20),
             DiceKind::D100 => (1, 100),
+            DiceKind::Pick(n) => (1, n.max(1) as i32),
         }
     }
 }
 
 impl fmt::Display for DiceKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
+        match self {
+            DiceKind::Pick(n) => write!(f, "draw of 1 in {n}"),
+            _ => f.write_str(self.name()),
+        }
     }
 }
 
@@ -209,6 +217,7 @@ impl<S: DieSource> Dice<S> {
             DiceKind::D10 => one(self.source.face(10)),
             DiceKind::D20 => one(self.source.face(20)),
             DiceKind::D100 => one(self.source.face(100)),
+            DiceKind::Pick(n) => one(self.source.face(n.max(1))),
             DiceKind::Average => {
                 const FACES: [u32; 6] = [2, 3, 3, 4, 4, 5];
                 let f = self.source.face(6);

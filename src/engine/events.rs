@@ -145,6 +145,26 @@ pub enum Event {
         becomes: Option<UnitId>,
         hex: Hex,
     },
+    /// Reinforcements placed (3.1); `lost` lists unit types with no counter
+    /// or no place left.
+    Arrived {
+        id: String,
+        hex: Hex,
+        units: Vec<UnitId>,
+        leaders: Vec<String>,
+        lost: Vec<String>,
+        decided_by: Decision,
+    },
+    /// A replacement back in play (3.3).
+    Replaced { unit: UnitId, hex: Hex },
+    /// A random event (5.2 I, 5.3 I): the table, the entry and its story.
+    RandomEvent {
+        table: String,
+        title: String,
+        text: String,
+    },
+    /// Something the log should say that is not one of the above.
+    Note { text: String },
     /// A leader was removed for good (7.2).
     LeaderRemoved { leader: String, hex: Hex },
     /// The Khalifa succeeds the Mahdi (7.2).

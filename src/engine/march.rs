@@ -234,7 +234,10 @@ fn leader_march<S: DieSource>(t: &mut Turn<'_, S>, i: usize, order: &MarchOrder,
             leader: Some(leader),
             ..RollContext::default()
         };
-        let mods = modifiers::applicable(&table.modifiers, &cx);
+        let mut mods = modifiers::applicable(&table.modifiers, &cx);
+        if let Some(&v) = t.state.effects.march_modifier.get(&t.side) {
+            mods.push(("random event".to_string(), v));
+        }
         let rows = table.rows.clone();
         let total = t.table_roll(
             table.dice,
@@ -319,6 +322,12 @@ fn march<S: DieSource>(t: &mut Turn<'_, S>, i: usize, order: &MarchOrder) -> Res
         ));
     }
     let mut m = select(t, &order.units)?;
+    if t.state.effects.halted.contains(&m.hex) {
+        return Err(format!(
+            "the stack at {} may not march this month (random event)",
+            t.scn.map.describe(m.hex)
+        ));
+    }
     if t.is_besieged(m.hex, t.side) && order.on_contact == OnContact::Avoid {
         return Err(format!(
             "{} is under siege: its units may leave only after every adjacent enemy has been driven away (9.12)",
@@ -429,7 +438,10 @@ fn land_march<S: DieSource>(
         leader,
         ..RollContext::default()
     };
-    let mods = modifiers::applicable(&table.modifiers, &cx);
+    let mut mods = modifiers::applicable(&table.modifiers, &cx);
+    if let Some(&v) = t.state.effects.march_modifier.get(&t.side) {
+        mods.push(("random event".to_string(), v));
+    }
     let rows = table.rows.clone();
     let total = t.table_roll(
         table.dice,
@@ -881,7 +893,8 @@ fn move_stack<S: DieSource>(t: &mut Turn<'_, S>, m: &mut Marching, to: Hex) {
     m.hex = to;
     m.route.push(to);
     if t.scn.map.settlement_at(to).is_some() {
-        t.state.control.insert(to, t.side);
+        let previous = t.state.control.insert(to, t.side);
+        super::arrivals::town_gains(t, to, previous);
     }
 }
 

@@ -6,12 +6,14 @@
 //! byte. Phases run in the order of rules 5.2 and 5.3: random events,
 //! reinforcements, march, attrition, recovery.
 
+pub mod arrivals;
 pub mod combat;
 pub mod events;
 pub mod losses;
 pub mod march;
 pub mod modifiers;
 pub mod orders;
+pub mod random_events;
 pub mod upkeep;
 pub mod victory;
 
@@ -61,9 +63,8 @@ pub fn play_player_turn<S: DieSource>(
             month: t.state.month,
         });
         match phase {
-            // Random events and reinforcements are filled in by the
-            // logistics rules (sections 2, 3, 5 I-II).
-            Phase::RandomEvents | Phase::Reinforcements => {}
+            Phase::RandomEvents => random_events::random_event_phase(&mut t),
+            Phase::Reinforcements => arrivals::reinforcement_phase(&mut t, orders),
             Phase::March => march::march_phase(&mut t, orders),
             Phase::Attrition => upkeep::attrition_phase(&mut t, orders),
             Phase::Recovery => upkeep::recovery_phase(&mut t),
@@ -124,6 +125,7 @@ pub fn play_month_with<S: DieSource>(
         && let Some(next) = state.month.next()
     {
         state.month = next;
+        state.effects = Default::default();
     }
     TurnResult { state, events }
 }
@@ -214,10 +216,25 @@ impl<'a, S: DieSource> Turn<'a, S> {
         wanted: Option<&str>,
         strategic: bool,
     ) -> Option<&'a Leader> {
+        let inactive = &self.state.effects.inactive;
         let defs: Vec<&'a Leader> = names
             .iter()
             .filter_map(|n| self.scn.units.leader(n))
+            .filter(|l| l.c_in_c || !inactive.contains(&l.name))
             .collect();
+        // A leader made inactive by a random event lends no rating; if he
+        // is the C-in-C, his (nil) values still rule the stack (7.0).
+        let ruling = self.pick_leader(&defs, wanted, strategic)?;
+        (!self.state.effects.inactive.contains(&ruling.name)).then_some(ruling)
+    }
+
+    fn pick_leader(
+        &self,
+        defs: &[&'a Leader],
+        wanted: Option<&str>,
+        strategic: bool,
+    ) -> Option<&'a Leader> {
+        let defs = defs.to_vec();
         if let Some(c) = defs
             .iter()
             .filter(|l| l.c_in_c)
@@ -314,7 +331,7 @@ impl<'a, S: DieSource> Turn<'a, S> {
 
     /// Rule 7.2: the Khalifa joins a Mahdist stack on the main map (the
     /// largest; the default policy), or is killed too if there is none.
-    fn succession(&mut self) {
+    pub(crate) fn succession(&mut self) {
         let Some(k) = self
             .state
             .leaders

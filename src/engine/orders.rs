@@ -1,6 +1,8 @@
 //! Orders as typed values: what a player (or a programmed opponent) wants
 //! done in one player turn. The text order language produces these.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 
 use crate::geo::Hex;
@@ -121,4 +123,12 @@ pub struct Orders {
     /// Hexes where the supply is kept and the stack rolls for attrition.
     #[serde(default)]
     pub keep_supply: Vec<Hex>,
+    /// Where to place a reinforcement that may arrive in several places
+    /// (by reinforcement id); without an entry the first allowed place.
+    #[serde(default)]
+    pub place: BTreeMap<String, Hex>,
+    /// Units withdrawn from the map in the reinforcement phase; they count
+    /// as destroyed (3.1).
+    #[serde(default)]
+    pub withdraw: Vec<UnitId>,
 }

@@ -81,6 +81,41 @@ pub fn attrition_phase<S: DieSource>(t: &mut Turn<'_, S>, orders: &Orders) {
         }
         roll_attrition(t, hex, units, besieged);
     }
+    // Disease and the like: stacks near a place roll again (random event).
+    let extra: Vec<(Hex, u32)> = t
+        .state
+        .effects
+        .extra_attrition
+        .iter()
+        .filter(|(s, _, _)| *s == t.side)
+        .map(|(_, h, r)| (*h, *r))
+        .collect();
+    for (centre, radius) in extra {
+        for hex in stack_hexes(t, t.side)
+            .into_iter()
+            .filter(|h| h.distance(centre) <= radius)
+        {
+            let units: Vec<usize> = t
+                .units_at(hex, t.side)
+                .into_iter()
+                .filter(|&u| {
+                    t.unit_type(&t.state.units[u])
+                        .is_some_and(|ty| !ty.kind.is_river_unit() && ty.kind != UnitKind::Fleet)
+                })
+                .collect();
+            if units.is_empty() {
+                continue;
+            }
+            t.events.push(Event::Note {
+                text: format!(
+                    "a random event brings a second attrition roll at {}",
+                    t.scn.map.describe(hex)
+                ),
+            });
+            let besieged = t.is_besieged(hex, t.side);
+            roll_attrition(t, hex, units, besieged);
+        }
+    }
 }
 
 fn roll_attrition<S: DieSource>(t: &mut Turn<'_, S>, hex: Hex, units: Vec<usize>, besieged: bool) {

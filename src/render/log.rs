@@ -230,6 +230,46 @@ pub fn event_line(map: &Map, e: &Event) -> String {
                 map.describe(*hex)
             ),
         },
+        Event::Arrived {
+            id,
+            hex,
+            units,
+            leaders,
+            lost,
+            decided_by,
+        } => {
+            let l = if leaders.is_empty() {
+                String::new()
+            } else {
+                format!(" with {}", leaders.join(", "))
+            };
+            let lost = if lost.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    "; lost for want of a counter or a place: {}",
+                    lost.join(", ")
+                )
+            };
+            format!(
+                "  {id} arrives at {}: {}{l}{lost}{}",
+                map.describe(*hex),
+                ids(units),
+                decided(decided_by)
+            )
+        }
+        Event::Replaced { unit, hex } => format!(
+            "  {unit} returns as a replacement at {} (3.3)",
+            map.describe(*hex)
+        ),
+        Event::RandomEvent { table, title, text } => {
+            if text.is_empty() {
+                format!("  random event ({table}): {title}")
+            } else {
+                format!("  random event ({table}): {title}. {text}")
+            }
+        }
+        Event::Note { text } => format!("  {text}"),
         Event::LeaderRemoved { leader, hex } => {
             format!("  {leader} removed at {} (7.2)", map.describe(*hex))
         }

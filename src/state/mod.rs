@@ -4,7 +4,7 @@
 
 pub mod setup;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
@@ -57,6 +57,10 @@ pub struct Unit {
     pub status: Status,
     /// Disrupted (rule 9.7).
     pub disrupted: bool,
+    /// The reinforcement it came with, if any (3.3: Souakim Field Force
+    /// units are replaced at Souakim).
+    #[serde(default)]
+    pub origin: Option<String>,
 }
 
 impl Unit {
@@ -106,6 +110,36 @@ pub struct GameState {
     /// The result, once the game is over.
     #[serde(default)]
     pub result: Option<GameResult>,
+    /// Reinforcements that have arrived or were lost (by id).
+    #[serde(default)]
+    pub arrived: BTreeSet<String>,
+    /// Reinforcements called by a random event, placed in the next
+    /// reinforcement phase of their side.
+    #[serde(default)]
+    pub called: Vec<String>,
+    /// Random events marked `once` that have happened ("table id/roll").
+    #[serde(default)]
+    pub happened: BTreeSet<String>,
+    /// Effects of this month's random events.
+    #[serde(default)]
+    pub effects: MonthEffects,
+}
+
+/// What this month's random events changed; cleared when the month ends.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MonthEffects {
+    /// Sides whose scheduled reinforcements and replacements wait a month.
+    pub delayed: BTreeSet<Side>,
+    /// High Nile this month.
+    pub high_nile: bool,
+    /// Extra attrition rolls: side, centre, radius.
+    pub extra_attrition: Vec<(Side, Hex, u32)>,
+    /// Leaders whose ratings count as 0 this month.
+    pub inactive: BTreeSet<String>,
+    /// Hexes of stacks that may not march this month.
+    pub halted: BTreeSet<Hex>,
+    /// March roll modifiers by side.
+    pub march_modifier: BTreeMap<Side, i32>,
 }
 
 /// How a game ended.

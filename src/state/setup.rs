@@ -64,6 +64,10 @@ pub fn initial_state(
         ended_by_event: false,
         counters: BTreeMap::new(),
         result: None,
+        arrived: Default::default(),
+        called: Vec::new(),
+        happened: Default::default(),
+        effects: Default::default(),
     };
     let limit = scn.def.special_rules.iter().find_map(|r| match r {
         SpecialRule::MahdistSetupStackLimit(n) => Some(*n as usize),
@@ -202,6 +206,7 @@ fn counters(scn: &Scenario) -> Vec<Unit> {
                     Status::Pool
                 },
                 disrupted: false,
+                origin: None,
             });
         }
     }

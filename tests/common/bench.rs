@@ -7,6 +7,9 @@ use dervish::engine::events::Event;
 use dervish::engine::orders::{Leg, MarchOrder, Orders};
 use dervish::engine::{TurnResult, play_player_turn};
 use dervish::geo::Hex;
+use std::sync::Arc;
+
+use dervish::scenario::events::{Effect, EventEntry, EventTable, EventsFile};
 use dervish::scenario::{DataSet, Scenario, Side};
 use dervish::state::setup::{Placements, initial_state};
 use dervish::state::{GameState, Status, UnitId};
@@ -19,7 +22,28 @@ pub struct Bench {
 
 impl Bench {
     pub fn new(id: &str) -> Bench {
-        let scn = DataSet::embedded().unwrap().scenario(id).unwrap();
+        let mut scn = DataSet::embedded().unwrap().scenario(id).unwrap();
+        // A quiet board: every random event is "nothing", no reinforcement
+        // comes, so a test sees only the rule it checks.
+        let quiet = |side: Side| EventTable {
+            id: format!("quiet-{side}"),
+            side,
+            from: "1882-10".parse().unwrap(),
+            to: "1885-10".parse().unwrap(),
+            entries: vec![EventEntry {
+                roll: (11, 66),
+                title: "Quiet".into(),
+                text: String::new(),
+                effects: vec![Effect::Nothing],
+                once: false,
+            }],
+        };
+        scn.events = Arc::new(EventsFile {
+            tables: vec![quiet(Side::Egyptian), quiet(Side::Mahdist)],
+        });
+        let mut def = (*scn.def).clone();
+        def.reinforcements.clear();
+        scn.def = Arc::new(def);
         let (mut state, _) = initial_state(&scn, &Placements::new()).unwrap();
         for u in &mut state.units {
             if u.hex().is_some() {
@@ -66,7 +90,16 @@ impl Bench {
         l.hex = Some(hex);
     }
 
+    /// Play a player turn. `faces` are the dice from the march phase on:
+    /// the quiet random event roll (and the Mahdist arrival roll, "no
+    /// result") come first.
     pub fn play(&self, side: Side, orders: &Orders, faces: &[u32]) -> TurnResult {
+        let mut all = vec![1, 1];
+        if side == Side::Mahdist {
+            all.push(2);
+        }
+        all.extend_from_slice(faces);
+        let faces = &all[..];
         // After the listed faces every die shows 6: attrition spares the
         // stack and disrupted units recover, unless a test says otherwise.
         let mut dice = Dice::new(FixedDice::with_fallback(faces.iter().copied(), 6));

@@ -1,0 +1,584 @@
+//! The reinforcement phase (rules 2.2, 2.3, 3.1-3.3, 3.21, 5.2 II, 5.3 II):
+//! withdrawals, scheduled and triggered reinforcements, Egyptian
+//! replacements and free supply, and the Mahdist arrival roll.
+
+use super::Turn;
+use super::events::{Decision, Event};
+use super::modifiers::{self, RollContext};
+use super::orders::Orders;
+use crate::dice::{DiceKind, DieSource};
+use crate::geo::Hex;
+use crate::scenario::definition::{Arrival, Reinforcement, SpecialRule, Zone};
+use crate::scenario::tables::ArrivalResult;
+use crate::scenario::zone::zone_hexes;
+use crate::scenario::{Side, UnitKind};
+use crate::state::{Status, UnitId};
+
+/// Run the phase for the phasing side.
+pub fn reinforcement_phase<S: DieSource>(t: &mut Turn<'_, S>, orders: &Orders) {
+    withdraw(t, orders);
+    if t.side == Side::Mahdist {
+        mahdist_arrival(t);
+    }
+    let delayed = t.state.effects.delayed.contains(&t.side);
+    let defs: Vec<Reinforcement> = t
+        .scn
+        .def
+        .reinforcements
+        .iter()
+        .filter(|r| r.side == t.side)
+        .cloned()
+        .collect();
+    for r in defs {
+        if t.state.arrived.contains(&r.id) {
+            continue;
+        }
+        let due = match &r.arrives {
+            Arrival::Month(m) => *m <= t.state.month && !delayed,
+            Arrival::WhenFalls(place) => t
+                .scn
+                .map
+                .resolve(place)
+                .is_ok_and(|h| t.state.control.get(&h) == Some(&t.side)),
+            Arrival::Event(id) => t.state.called.contains(id),
+        };
+        if !due {
+            if let (Arrival::Month(m), true) = (&r.arrives, delayed)
+                && *m <= t.state.month
+            {
+                t.events.push(Event::Note {
+                    text: format!("{} is delayed a month by a random event", r.id),
+                });
+            }
+            continue;
+        }
+        t.state.arrived.insert(r.id.clone());
+        t.state.called.retain(|c| *c != r.id);
+        place_reinforcement(t, &r, orders);
+    }
+    if t.side == Side::Egyptian && !delayed {
+        replacements(t);
+        free_supply(t);
+    }
+}
+
+/// Rule 3.1: units withdrawn count as destroyed.
+fn withdraw<S: DieSource>(t: &mut Turn<'_, S>, orders: &Orders) {
+    for id in &orders.withdraw {
+        let Some(i) = t.state.units.iter().position(|u| u.id == *id) else {
+            t.events.push(Event::Note {
+                text: format!("withdrawal of {id} set aside: no such unit"),
+            });
+            continue;
+        };
+        let u = &t.state.units[i];
+        let Some(hex) = u.hex().filter(|_| u.side == t.side) else {
+            t.events.push(Event::Note {
+                text: format!("withdrawal of {id} set aside: not one of yours on the map"),
+            });
+            continue;
+        };
+        super::losses::apply(
+            t,
+            hex,
+            &[i],
+            0,
+            1,
+            "withdrawn (3.1)",
+            std::slice::from_ref(id),
+        );
+    }
+}
+
+/// Whether river units may not be placed in `hex` (2.3), or anywhere away
+/// from a river (6.0).
+fn river_unit_barred<S: DieSource>(t: &Turn<'_, S>, hex: Hex) -> bool {
+    let barred = t.scn.def.special_rules.iter().any(|r| match r {
+        SpecialRule::NoRiverUnitsPlacedAt(places) => {
+            places.iter().any(|p| t.scn.map.resolve(p) == Ok(hex))
+        }
+        _ => false,
+    });
+    barred || !t.scn.map.is_riverside(hex)
+}
+
+/// The hex a reinforcement goes to: the one the orders name if it is in the
+/// zone, else the first hex of the zone not held by the enemy. `None` if
+/// every hex is held by the enemy (the units are lost, 3.1).
+fn arrival_hex<S: DieSource>(
+    t: &mut Turn<'_, S>,
+    r: &Reinforcement,
+    orders: &Orders,
+) -> Option<(Hex, Decision)> {
+    let hexes = match &r.zone {
+        Zone::FriendlyStack => largest_stack(t, t.side).into_iter().collect(),
+        z => zone_hexes(&t.scn.map, z).unwrap_or_default(),
+    };
+    if let Some(h) = orders.place.get(&r.id) {
+        if hexes.contains(h) {
+            return (!t.occupied_by(*h, t.side.enemy())).then_some((*h, Decision::Orders));
+        }
+        let id = r.id.clone();
+        t.events.push(Event::Note {
+            text: format!("placement of {id} at {h} set aside: not one of its places"),
+        });
+    }
+    hexes
+        .into_iter()
+        .find(|h| !t.occupied_by(*h, t.side.enemy()))
+        .map(|h| {
+            (
+                h,
+                Decision::Default("the first place of the list not held by the enemy".into()),
+            )
+        })
+}
+
+fn place_reinforcement<S: DieSource>(t: &mut Turn<'_, S>, r: &Reinforcement, orders: &Orders) {
+    let Some((hex, decided_by)) = arrival_hex(t, r, orders) else {
+        t.events.push(Event::Note {
+            text: format!("{} arrives where the enemy stands and is lost (3.1)", r.id),
+        });
+        return;
+    };
+    let mut placed = Vec::new();
+    let mut lost = Vec::new();
+    for line in &r.units {
+        if let Some(n) = &line.name
+            && t.state
+                .units
+                .iter()
+                .any(|u| u.name.as_deref() == Some(n) && u.hex().is_some())
+        {
+            t.events.push(Event::Note {
+                text: format!("{n} is already in play and is not placed again (2.3)"),
+            });
+            continue;
+        }
+        if let Some(other) = &line.unless_in_play
+            && t.state
+                .units
+                .iter()
+                .any(|u| u.name.as_deref() == Some(other) && u.hex().is_some())
+        {
+            t.events.push(Event::Note {
+                text: format!(
+                    "{other} is still in play, so {} is not placed (2.3)",
+                    line.name.as_deref().unwrap_or(&line.unit)
+                ),
+            });
+            continue;
+        }
+        let count = match line.dice {
+            Some(k) => t
+                .table_roll(
+                    k,
+                    format!("units of {}", r.id),
+                    "reinforcement count",
+                    Vec::new(),
+                    |v| format!("{v} units"),
+                )
+                .max(0) as u32,
+            None => line.count,
+        };
+        for _ in 0..count {
+            let is_river = t
+                .scn
+                .units
+                .get(&line.unit)
+                .is_some_and(|ty| ty.kind.is_river_unit());
+            let at = if is_river && river_unit_barred(t, hex) {
+                // River units go to the next allowed place of the zone.
+                zone_hexes(&t.scn.map, &r.zone)
+                    .unwrap_or_default()
+                    .into_iter()
+                    .find(|h| !river_unit_barred(t, *h) && !t.occupied_by(*h, t.side.enemy()))
+            } else {
+                Some(hex)
+            };
+            let free = t.state.units.iter().position(|u| {
+                u.unit_type == line.unit && matches!(u.status, Status::Pool | Status::Reserve)
+            });
+            match (free, at) {
+                (Some(i), Some(at)) => {
+                    let u = &mut t.state.units[i];
+                    u.status = Status::OnMap(at);
+                    u.disrupted = false;
+                    if let Some(s) = line.strength {
+                        u.strength = s;
+                    }
+                    if line.name.is_some() {
+                        u.name = line.name.clone();
+                    }
+                    u.origin = Some(r.id.clone());
+                    placed.push(u.id.clone());
+                }
+                _ => lost.push(line.unit.clone()),
+            }
+        }
+    }
+    let mut leaders = Vec::new();
+    for name in &r.leaders {
+        let Some(def) = t.scn.units.leader(name) else {
+            continue;
+        };
+        let Some(l) = t.state.leaders.iter_mut().find(|l| l.name == def.name) else {
+            continue;
+        };
+        if l.removed || l.hex.is_some() {
+            continue;
+        }
+        l.hex = Some(hex);
+        leaders.push(def.name.clone());
+    }
+    if t.scn.map.settlement_at(hex).is_some() && !placed.is_empty() {
+        t.state.control.insert(hex, t.side);
+    }
+    t.events.push(Event::Arrived {
+        id: r.id.clone(),
+        hex,
+        units: placed,
+        leaders,
+        lost,
+        decided_by,
+    });
+}
+
+/// Rule 3.3: British losses, supply units, boats and camels come back two
+/// turns after they were destroyed, at the scenario's replacement place.
+fn replacements<S: DieSource>(t: &mut Turn<'_, S>) {
+    let rp = t.scn.def.replacements.clone();
+    let month = t.state.month;
+    let due: Vec<usize> = t
+        .state
+        .units
+        .iter()
+        .enumerate()
+        .filter(|(_, u)| {
+            u.side == t.side && matches!(u.status, Status::AwaitingReplacement(m) if m <= month)
+        })
+        .map(|(i, _)| i)
+        .collect();
+    for i in due {
+        let from_field_force = t.state.units[i].origin.as_ref().is_some_and(|o| {
+            t.scn
+                .def
+                .reinforcements
+                .iter()
+                .any(|r| r.id == *o && matches!(r.arrives, Arrival::Event(_)))
+        });
+        let places: Vec<String> = match (&rp.field_force_place, from_field_force) {
+            (Some(p), true) => vec![p.clone()],
+            _ => rp.places.clone(),
+        };
+        let hex = places
+            .iter()
+            .filter_map(|p| t.scn.map.resolve(p).ok())
+            .find(|h| !t.occupied_by(*h, t.side.enemy()) && !t.is_besieged(*h, t.side));
+        let id = t.state.units[i].id.clone();
+        match hex {
+            Some(h) => {
+                t.state.units[i].status = Status::OnMap(h);
+                t.events.push(Event::Replaced { unit: id, hex: h });
+            }
+            None => t.events.push(Event::Note {
+                text: format!("no replacement place for {id}: every one is held by the enemy or besieged; it waits"),
+            }),
+        }
+    }
+}
+
+/// Rule 3.3: one supply unit a turn from November 1884.
+fn free_supply<S: DieSource>(t: &mut Turn<'_, S>) {
+    let rp = t.scn.def.replacements.clone();
+    let (Some(from), Some(unit)) = (rp.free_supply_from, rp.free_supply_unit.clone()) else {
+        return;
+    };
+    if t.state.month < from {
+        return;
+    }
+    let hex = rp
+        .free_supply_places
+        .iter()
+        .filter_map(|p| t.scn.map.resolve(p).ok())
+        .find(|h| !t.occupied_by(*h, t.side.enemy()));
+    let free = t
+        .state
+        .units
+        .iter()
+        .position(|u| u.unit_type == unit && u.status == Status::Pool);
+    match (hex, free) {
+        (Some(h), Some(i)) => {
+            t.state.units[i].status = Status::OnMap(h);
+            let id = t.state.units[i].id.clone();
+            t.events.push(Event::Arrived {
+                id: "monthly supply (3.3)".into(),
+                hex: h,
+                units: vec![id],
+                leaders: vec![],
+                lost: vec![],
+                decided_by: Decision::Default(
+                    "the first supply place not held by the enemy".into(),
+                ),
+            });
+        }
+        _ => t.events.push(Event::Note {
+            text: "the monthly supply unit is lost: no counter or no place (3.3)".into(),
+        }),
+    }
+}
+
+/// The largest stack of `side` on the main map (new Mahdist units join a
+/// friendly stack, 3.21; the default is the largest).
+pub fn largest_stack<S: DieSource>(t: &Turn<'_, S>, side: Side) -> Option<Hex> {
+    t.state
+        .stacks()
+        .into_iter()
+        .filter(|s| s.side == side && !s.units.is_empty())
+        .max_by_key(|s| {
+            (
+                !t.scn.map.in_souakim_extension(s.hex),
+                s.units.len(),
+                std::cmp::Reverse((s.hex.row, s.hex.col)),
+            )
+        })
+        .map(|s| s.hex)
+}
+
+/// Rule 3.21: the Mahdist arrival roll.
+fn mahdist_arrival<S: DieSource>(t: &mut Turn<'_, S>) {
+    let table = t.scn.tables.mahdist_arrival.clone();
+    let controls: Vec<(Side, String)> = t
+        .scn
+        .map
+        .places()
+        .iter()
+        .filter_map(|p| t.state.control.get(&p.hex).map(|s| (*s, p.name.clone())))
+        .collect();
+    let cx = RollContext {
+        side: Some(Side::Mahdist),
+        month: Some(t.state.month),
+        controls,
+        ..RollContext::default()
+    };
+    let mods = modifiers::applicable(&table.modifiers, &cx);
+    let rows = table.rows.clone();
+    let total = t.table_roll(
+        table.dice,
+        "Mahdist reinforcement arrival".into(),
+        "Mahdist arrival table (3.21)",
+        mods,
+        |v| match modifiers::row(&rows, v) {
+            Some((r, label)) => format!("{label}: {:?}", r.result),
+            None => "no row".into(),
+        },
+    );
+    let result = modifiers::row(&table.rows, total).map(|(r, _)| r.result);
+    let on_map = t
+        .state
+        .units
+        .iter()
+        .filter(|u| u.side == Side::Mahdist && u.hex().is_some())
+        .filter(|u| t.unit_type(u).is_some_and(|ty| !ty.kind.is_river_unit()))
+        .count() as u32;
+    match result {
+        Some(ArrivalResult::Add(k)) => {
+            let n = t
+                .table_roll(
+                    k,
+                    "Mahdist units arriving".into(),
+                    "arrivals",
+                    Vec::new(),
+                    |v| format!("{v} units"),
+                )
+                .max(0);
+            for _ in 0..n {
+                draw_from_pool(t);
+            }
+        }
+        Some(ArrivalResult::Remove(k)) if on_map >= table.removal_floor => {
+            let n = t
+                .table_roll(
+                    k,
+                    "Mahdist units leaving".into(),
+                    "departures",
+                    Vec::new(),
+                    |v| format!("{v} units"),
+                )
+                .max(0);
+            remove_units(t, Side::Mahdist, n as u32, "gone home (3.21)");
+        }
+        Some(ArrivalResult::Remove(_)) => t.events.push(Event::Note {
+            text: format!(
+                "no Mahdist units leave: fewer than {} on the map (3.21)",
+                table.removal_floor
+            ),
+        }),
+        _ => {}
+    }
+}
+
+/// Draw one Mahdist unit at random from the pool and place it with the
+/// largest friendly stack; lost if the pool is empty (3.21).
+pub fn draw_from_pool<S: DieSource>(t: &mut Turn<'_, S>) -> Option<UnitId> {
+    let pool: Vec<usize> = t
+        .state
+        .units
+        .iter()
+        .enumerate()
+        .filter(|(_, u)| u.side == Side::Mahdist && u.status == Status::Pool)
+        .map(|(i, _)| i)
+        .collect();
+    let Some(hex) = largest_stack(t, Side::Mahdist) else {
+        return None;
+    };
+    if pool.is_empty() {
+        t.events.push(Event::Note {
+            text: "a new Mahdist unit is lost: the pool is empty (3.21)".into(),
+        });
+        return None;
+    }
+    let n = pool.len();
+    let pick = t.table_roll(
+        DiceKind::Pick(n as u32),
+        "draw from the Mahdist pool".into(),
+        "Mahdist pool (3.2)",
+        Vec::new(),
+        |v| format!("counter {v} of the {n} in the pool"),
+    );
+    let i = pool[(pick.max(1) as usize - 1).min(n - 1)];
+    t.state.units[i].status = Status::OnMap(hex);
+    t.state.units[i].disrupted = false;
+    let id = t.state.units[i].id.clone();
+    t.events.push(Event::Arrived {
+        id: "Mahdist recruits".into(),
+        hex,
+        units: vec![id.clone()],
+        leaders: vec![],
+        lost: vec![],
+        decided_by: Decision::Default("the largest Mahdist stack on the main map".into()),
+    });
+    Some(id)
+}
+
+/// Remove `n` of `side`'s units from play (desertion, 3.21 and events):
+/// from the largest stacks, worst first, never the last unit of a stack
+/// with a leader.
+pub fn remove_units<S: DieSource>(t: &mut Turn<'_, S>, side: Side, n: u32, cause: &str) {
+    for _ in 0..n {
+        let mut stacks: Vec<(Hex, Vec<usize>)> = t
+            .state
+            .stacks()
+            .into_iter()
+            .filter(|s| s.side == side)
+            .map(|s| {
+                (
+                    s.hex,
+                    s.units
+                        .iter()
+                        .map(|u| t.state.units.iter().position(|x| x.id == u.id).unwrap_or(0))
+                        .collect(),
+                )
+            })
+            .collect();
+        stacks.retain(|(h, us)| us.len() > 1 || t.leaders_at(*h, side).is_empty());
+        stacks.retain(|(_, us)| {
+            us.iter().any(|&u| {
+                t.unit_type(&t.state.units[u])
+                    .is_some_and(|ty| !ty.kind.is_river_unit() && ty.kind != UnitKind::Fleet)
+            })
+        });
+        let Some((hex, units)) = stacks
+            .into_iter()
+            .max_by_key(|(h, us)| (us.len(), std::cmp::Reverse((h.row, h.col))))
+        else {
+            return;
+        };
+        let Some(&worst) = units
+            .iter()
+            .filter(|&&u| {
+                t.unit_type(&t.state.units[u])
+                    .is_some_and(|ty| !ty.kind.is_river_unit() && ty.kind != UnitKind::Fleet)
+            })
+            .max_by_key(|&&u| {
+                (
+                    t.unit_type(&t.state.units[u]).map(|ty| ty.quality),
+                    t.state.units[u].id.clone(),
+                )
+            })
+        else {
+            return;
+        };
+        let id = t.state.units[worst].id.clone();
+        t.state.units[worst].status = if side == Side::Mahdist {
+            Status::Pool
+        } else {
+            Status::Eliminated
+        };
+        t.state.units[worst].disrupted = false;
+        t.events.push(Event::Eliminated {
+            unit: id,
+            hex,
+            cause: cause.to_string(),
+            decided_by: Decision::Default("the worst unit of the largest stack".into()),
+        });
+    }
+}
+
+/// Rule 3.2: a Mahdist stack entering a town last held by the enemy gains
+/// 1D6 S units at once; the first entry into Berber, Abou Hamed, Dongola
+/// (one boat each) and Khartoum (two) brings boats.
+pub fn town_gains<S: DieSource>(t: &mut Turn<'_, S>, hex: Hex, previous: Option<Side>) {
+    if t.side != Side::Mahdist {
+        return;
+    }
+    let Some(place) = t.scn.map.settlement_at(hex).cloned() else {
+        return;
+    };
+    let gains = t.scn.tables.town_gains.clone();
+    let add = |t: &mut Turn<'_, S>, unit: &str, n: u32, why: &str| {
+        let mut placed = Vec::new();
+        let mut lost = Vec::new();
+        for _ in 0..n {
+            match t.state.units.iter().position(|u| {
+                u.unit_type == unit && matches!(u.status, Status::Pool | Status::Reserve)
+            }) {
+                Some(i) => {
+                    t.state.units[i].status = Status::OnMap(hex);
+                    t.state.units[i].disrupted = false;
+                    placed.push(t.state.units[i].id.clone());
+                }
+                None => lost.push(unit.to_string()),
+            }
+        }
+        t.events.push(Event::Arrived {
+            id: why.to_string(),
+            hex,
+            units: placed,
+            leaders: vec![],
+            lost,
+            decided_by: Decision::Default("in the town entered (3.2)".into()),
+        });
+    };
+    if place.kind == crate::geo::PlaceKind::Town && previous == Some(Side::Egyptian) {
+        let n = t
+            .table_roll(
+                gains.recruits,
+                format!("recruits at {}", place.name),
+                "town recruits (3.2)",
+                Vec::new(),
+                |v| format!("{v} S units"),
+            )
+            .max(0) as u32;
+        add(t, &gains.recruit_unit, n, "recruits (3.2)");
+    }
+    let key = format!("entered/{}", place.name);
+    if let Some((_, n)) = gains
+        .boats
+        .iter()
+        .find(|(p, _)| t.scn.map.resolve(p) == Ok(hex))
+        && t.state.happened.insert(key)
+    {
+        add(t, &gains.boat_unit, *n, "boats taken (3.2)");
+    }
+}

@@ -1,0 +1,459 @@
+//! Random events, reinforcements and replacements (rules 2.2, 2.3, 3.1-3.3,
+//! 3.21, 4.2, 5.2 I-II, 5.3 I-II) on the shipped scenarios, with fixed dice.
+//! A D66 roll of 4,4 (44) is "no event" on every table.
+
+use dervish::dice::{Dice, FixedDice};
+use dervish::engine::events::Event;
+use dervish::engine::orders::Orders;
+use dervish::engine::{TurnResult, play_player_turn};
+use dervish::geo::Hex;
+use dervish::scenario::{DataSet, Scenario, Side};
+use dervish::state::setup::{Placements, initial_state};
+use dervish::state::{GameState, Status};
+
+const QUIET: [u32; 2] = [4, 4];
+
+fn start(id: &str) -> (Scenario, GameState) {
+    let scn = DataSet::embedded().unwrap().scenario(id).unwrap();
+    let (state, _) = initial_state(&scn, &Placements::new()).unwrap();
+    (scn, state)
+}
+
+fn play(
+    scn: &Scenario,
+    state: &GameState,
+    side: Side,
+    orders: &Orders,
+    faces: &[u32],
+) -> TurnResult {
+    let mut dice = Dice::new(FixedDice::with_fallback(faces.iter().copied(), 6));
+    play_player_turn(scn, state.clone(), side, orders, &mut dice)
+}
+
+fn hex(scn: &Scenario, p: &str) -> Hex {
+    scn.map.resolve(p).unwrap()
+}
+
+fn named_at(r: &TurnResult, name: &str) -> Option<Hex> {
+    r.state
+        .units
+        .iter()
+        .find(|u| u.name.as_deref() == Some(name))
+        .and_then(|u| u.hex())
+}
+
+fn notes(r: &TurnResult) -> Vec<String> {
+    r.events
+        .iter()
+        .filter_map(|e| {
+            if let Event::Note { text } = e {
+                Some(text.clone())
+            } else {
+                None
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn rule_2_3_the_gordon_relief_expedition_arrives_in_september_1884() {
+    let (scn, mut state) = start("khartoum");
+    state.month = "1884-08".parse().unwrap();
+    let r = play(&scn, &state, Side::Egyptian, &Orders::default(), &QUIET);
+    assert_eq!(named_at(&r, "Black Watch"), None, "not before September");
+    state.month = "1884-09".parse().unwrap();
+    let r = play(&scn, &state, Side::Egyptian, &Orders::default(), &QUIET);
+    let halfa = hex(&scn, "Wady Halfa");
+    assert_eq!(named_at(&r, "Black Watch"), Some(halfa));
+    assert_eq!(named_at(&r, "Guards Camel Corps"), Some(halfa));
+    let wolseley = r
+        .state
+        .leaders
+        .iter()
+        .find(|l| l.name == "Wolseley")
+        .unwrap();
+    assert_eq!(wolseley.hex, Some(halfa));
+    assert!(r.state.arrived.contains("gordon-relief"));
+}
+
+#[test]
+fn rule_2_3_boats_and_gunboats_are_never_placed_at_souakim() {
+    let (scn, mut state) = start("khartoum");
+    state.month = "1884-09".parse().unwrap();
+    let souakim = hex(&scn, "Souakim");
+    let mut orders = Orders::default();
+    orders.place.insert("gordon-relief".into(), souakim);
+    let r = play(&scn, &state, Side::Egyptian, &orders, &QUIET);
+    assert_eq!(named_at(&r, "Black Watch"), Some(souakim));
+    for u in r
+        .state
+        .units
+        .iter()
+        .filter(|u| u.origin.as_deref() == Some("gordon-relief"))
+    {
+        let ty = scn.units.get(&u.unit_type).unwrap();
+        if ty.kind.is_river_unit() {
+            assert_ne!(u.hex(), Some(souakim), "{}", u.id);
+            assert!(scn.map.is_riverside(u.hex().unwrap()));
+        }
+    }
+}
+
+#[test]
+fn rule_3_1_units_arriving_where_the_enemy_stands_are_lost() {
+    let (scn, mut state) = start("khartoum");
+    state.month = "1884-10".parse().unwrap();
+    state.arrived.insert("gordon-relief".into());
+    let halfa = hex(&scn, "Wady Halfa");
+    let egy_at_halfa: Vec<usize> = (0..state.units.len())
+        .filter(|&i| state.units[i].hex() == Some(halfa))
+        .collect();
+    for i in egy_at_halfa {
+        state.units[i].status = Status::Pool;
+    }
+    let m = state
+        .units
+        .iter()
+        .position(|u| u.unit_type == "mah-S" && u.status == Status::Pool)
+        .unwrap();
+    state.units[m].status = Status::OnMap(halfa);
+    let boats_before = state
+        .units
+        .iter()
+        .filter(|u| u.unit_type == "brit-boat" && u.hex().is_some())
+        .count();
+    let r = play(&scn, &state, Side::Egyptian, &Orders::default(), &QUIET);
+    assert!(
+        notes(&r)
+            .iter()
+            .any(|n| n.contains("boats-1884-10 arrives where the enemy stands and is lost (3.1)")),
+        "{:?}",
+        notes(&r)
+    );
+    let boats_after = r
+        .state
+        .units
+        .iter()
+        .filter(|u| u.unit_type == "brit-boat" && u.hex().is_some())
+        .count();
+    assert_eq!(boats_before, boats_after);
+}
+
+#[test]
+fn rule_2_2_osman_digma_comes_with_2d6_s_units_when_el_obeid_falls() {
+    let (scn, mut state) = start("el-obeid");
+    let obeid = hex(&scn, "El Obeid");
+    state.control.insert(obeid, Side::Mahdist);
+    // Event 44: none. Arrival D6 3 - 1 (Egyptians hold Berber): no result.
+    // Osman's units: 3+4 = 7.
+    let r = play(
+        &scn,
+        &state,
+        Side::Mahdist,
+        &Orders::default(),
+        &[4, 4, 3, 3, 4],
+    );
+    let osman = r
+        .state
+        .leaders
+        .iter()
+        .find(|l| l.name == "Osman Digma")
+        .unwrap();
+    let h = osman.hex.expect("Osman Digma is placed");
+    assert!(scn.map.in_souakim_extension(h));
+    let with_him = r
+        .state
+        .units
+        .iter()
+        .filter(|u| u.hex() == Some(h) && u.side == Side::Mahdist)
+        .count();
+    assert_eq!(with_him, 7);
+}
+
+#[test]
+fn rule_3_21_the_arrival_roll_adds_units_from_the_pool_to_a_friendly_stack() {
+    let (scn, state) = start("el-obeid");
+    // Event 44; arrival 5 - 1 (Egyptians hold Berber) = 4: add D6; D6 = 3;
+    // three draws from the pool.
+    let r = play(
+        &scn,
+        &state,
+        Side::Mahdist,
+        &Orders::default(),
+        &[4, 4, 5, 3, 1, 1, 1],
+    );
+    let arrived: usize = r
+        .events
+        .iter()
+        .filter(|e| matches!(e, Event::Arrived { id, .. } if id == "Mahdist recruits"))
+        .count();
+    assert_eq!(arrived, 3);
+    let draws = r
+        .events
+        .iter()
+        .filter(|e| matches!(e, Event::Rolled(t) if t.roll.purpose == "draw from the Mahdist pool"))
+        .count();
+    assert_eq!(draws, 3, "every draw from the pool is in the log");
+}
+
+#[test]
+fn rule_3_21_no_units_leave_when_fewer_than_seven_are_on_the_map() {
+    let (scn, mut state) = start("el-obeid");
+    let keep = 5;
+    let mut kept = 0;
+    for u in state
+        .units
+        .iter_mut()
+        .filter(|u| u.side == Side::Mahdist && u.hex().is_some())
+    {
+        if kept < keep {
+            kept += 1;
+        } else {
+            u.status = Status::Pool;
+        }
+    }
+    // Arrival roll 1: remove D6, but only 5 units are on the map.
+    let r = play(&scn, &state, Side::Mahdist, &Orders::default(), &[4, 4, 1]);
+    assert!(
+        notes(&r)
+            .iter()
+            .any(|n| n.contains("fewer than 7 on the map (3.21)")),
+        "{:?}",
+        notes(&r)
+    );
+}
+
+#[test]
+fn rule_3_3_british_losses_return_two_turns_later_at_wady_halfa() {
+    let (scn, mut state) = start("khartoum");
+    state.month = "1884-11".parse().unwrap();
+    state.arrived.insert("gordon-relief".into());
+    state.arrived.insert("boats-1884-10".into());
+    let i = state
+        .units
+        .iter()
+        .position(|u| u.unit_type == "brit-inf" && u.status == Status::Pool)
+        .unwrap();
+    state.units[i].status = Status::AwaitingReplacement("1884-11".parse().unwrap());
+    let j = state
+        .units
+        .iter()
+        .position(|u| u.unit_type == "brit-inf" && u.status == Status::Pool)
+        .unwrap();
+    state.units[j].status = Status::AwaitingReplacement("1884-11".parse().unwrap());
+    state.units[j].origin = Some("souakim-field-force-1".into());
+    let r = play(&scn, &state, Side::Egyptian, &Orders::default(), &QUIET);
+    assert_eq!(r.state.units[i].hex(), Some(hex(&scn, "Wady Halfa")));
+    assert_eq!(
+        r.state.units[j].hex(),
+        Some(hex(&scn, "Souakim")),
+        "field force units return at Souakim"
+    );
+}
+
+#[test]
+fn rule_3_3_one_supply_unit_a_turn_from_november_1884() {
+    let (scn, mut state) = start("khartoum");
+    state.arrived.insert("gordon-relief".into());
+    state.arrived.insert("boats-1884-10".into());
+    let supplies = |s: &GameState| {
+        s.units
+            .iter()
+            .filter(|u| u.unit_type == "brit-supply" && u.hex().is_some())
+            .count()
+    };
+    state.month = "1884-10".parse().unwrap();
+    let r = play(
+        &scn,
+        &state,
+        Side::Egyptian,
+        &Orders {
+            keep_supply: vec![],
+            ..Orders::default()
+        },
+        &QUIET,
+    );
+    assert_eq!(supplies(&r.state), supplies(&state));
+    state.month = "1884-11".parse().unwrap();
+    let r = play(&scn, &state, Side::Egyptian, &Orders::default(), &QUIET);
+    let arrived = r.events.iter().any(|e| matches!(e, Event::Arrived { id, hex: h, .. } if id.starts_with("monthly supply") && *h == hex(&scn, "Wady Halfa")));
+    assert!(arrived);
+}
+
+#[test]
+fn rule_4_2_the_penjdeh_crisis_ends_the_game() {
+    let (scn, mut state) = start("khartoum");
+    state.month = "1885-05".parse().unwrap();
+    state.arrived.insert("gordon-relief".into());
+    state.arrived.insert("boats-1884-10".into());
+    let r = play(&scn, &state, Side::Egyptian, &Orders::default(), &[1, 2]);
+    assert!(r.state.ended_by_event);
+    let result = r.state.result.expect("the game is over");
+    assert_eq!(result.winner, None);
+    assert!(result.reason.contains("random event"));
+}
+
+#[test]
+fn rule_2_3_the_first_field_force_comes_on_its_event() {
+    let (scn, mut state) = start("khartoum");
+    state.month = "1884-03".parse().unwrap();
+    // 2,1 = 21: the 1st Souakim Field Force.
+    let r = play(&scn, &state, Side::Egyptian, &Orders::default(), &[2, 1]);
+    let souakim = hex(&scn, "Souakim");
+    assert_eq!(named_at(&r, "Rifles"), Some(souakim));
+    let graham = r.state.leaders.iter().find(|l| l.name == "Graham").unwrap();
+    assert_eq!(graham.hex, Some(souakim));
+    assert!(
+        r.state
+            .units
+            .iter()
+            .filter(|u| u.origin.as_deref() == Some("souakim-field-force-1"))
+            .count()
+            >= 10
+    );
+    // Rolled again: it has come, nothing happens.
+    state = r.state;
+    let r = play(&scn, &state, Side::Egyptian, &Orders::default(), &[2, 1]);
+    assert!(
+        notes(&r).iter().any(|n| n.contains("already")),
+        "{:?}",
+        notes(&r)
+    );
+}
+
+#[test]
+fn rule_2_3_the_second_field_force_rolled_first_brings_the_first() {
+    let (scn, mut state) = start("khartoum");
+    state.month = "1884-03".parse().unwrap();
+    // 3,1 = 31: the 2nd Souakim Field Force, before the 1st has come.
+    let r = play(&scn, &state, Side::Egyptian, &Orders::default(), &[3, 1]);
+    assert!(r.state.arrived.contains("souakim-field-force-1"));
+    assert!(!r.state.arrived.contains("souakim-field-force-2"));
+}
+
+#[test]
+fn rule_2_3_no_coldstream_guards_while_the_guards_camel_corps_is_in_play() {
+    let (scn, mut state) = start("khartoum");
+    state.month = "1885-02".parse().unwrap();
+    state.arrived.insert("gordon-relief".into());
+    state.arrived.insert("boats-1884-10".into());
+    state.arrived.insert("souakim-field-force-1".into());
+    let i = state
+        .units
+        .iter()
+        .position(|u| u.unit_type == "brit-camel-corps" && u.status == Status::Pool)
+        .unwrap();
+    state.units[i].status = Status::OnMap(hex(&scn, "Korti"));
+    state.units[i].name = Some("Guards Camel Corps".into());
+    // 1,4 = 14: the 2nd Souakim Field Force (January to March 1885).
+    let r = play(&scn, &state, Side::Egyptian, &Orders::default(), &[1, 4]);
+    assert!(
+        r.state.arrived.contains("souakim-field-force-2"),
+        "{:?}",
+        notes(&r)
+    );
+    assert_eq!(named_at(&r, "Scots Guards"), Some(hex(&scn, "Souakim")));
+    assert_eq!(named_at(&r, "Coldstream Guards"), None);
+    assert!(
+        notes(&r)
+            .iter()
+            .any(|n| n.contains("Guards Camel Corps is still in play"))
+    );
+}
+
+#[test]
+fn rule_3_1_units_may_be_withdrawn_and_count_as_destroyed() {
+    let (scn, state) = start("khartoum");
+    let id = state
+        .units
+        .iter()
+        .find(|u| u.unit_type == "egy-inf-S" && u.hex().is_some())
+        .unwrap()
+        .id
+        .clone();
+    let orders = Orders {
+        withdraw: vec![id.clone()],
+        ..Orders::default()
+    };
+    let r = play(&scn, &state, Side::Egyptian, &orders, &QUIET);
+    let u = r.state.units.iter().find(|u| u.id == id).unwrap();
+    assert_eq!(
+        u.status,
+        Status::Eliminated,
+        "Egyptian units are not replaced (3.3)"
+    );
+}
+
+#[test]
+fn rule_7_2_the_mahdi_dies_by_event_and_the_khalifa_succeeds() {
+    let (scn, mut state) = start("khartoum");
+    state.month = "1885-06".parse().unwrap();
+    // 6,6 = 66: the Mahdi dies (once).
+    let r = play(&scn, &state, Side::Mahdist, &Orders::default(), &[6, 6, 2]);
+    assert!(
+        r.state
+            .leaders
+            .iter()
+            .any(|l| l.name == "Mahdi" && l.removed)
+    );
+    let k = r
+        .state
+        .leaders
+        .iter()
+        .find(|l| l.name == "Khalifa")
+        .unwrap();
+    assert!(k.hex.is_some());
+    state = r.state;
+    let r = play(&scn, &state, Side::Mahdist, &Orders::default(), &[6, 6, 2]);
+    assert!(notes(&r).iter().any(|n| n.contains("already happened")));
+}
+
+#[test]
+fn rule_3_2_a_mahdist_stack_entering_an_enemy_town_gains_recruits_and_boats() {
+    use dervish::engine::orders::{Leg, MarchOrder};
+    let (scn, mut state) = start("khartoum");
+    let berber = hex(&scn, "Berber");
+    // Berber's garrison has gone; the town was last held by the Egyptians.
+    for u in state.units.iter_mut().filter(|u| u.hex() == Some(berber)) {
+        u.status = Status::Pool;
+    }
+    assert_eq!(state.control.get(&berber), Some(&Side::Egyptian));
+    let from = berber
+        .neighbours()
+        .into_iter()
+        .find(|h| {
+            scn.map.is_land(*h)
+                && !scn.map.crosses_river(*h, berber)
+                && scn.map.settlement_at(*h).is_none()
+        })
+        .unwrap();
+    for u in state
+        .units
+        .iter_mut()
+        .filter(|u| u.unit_type == "mah-S" && u.status == Status::Pool)
+        .take(3)
+    {
+        u.status = Status::OnMap(from);
+    }
+    let orders = Orders {
+        marches: vec![MarchOrder::stack(from, vec![Leg::Path(vec![berber])])],
+        ..Orders::default()
+    };
+    // Event 44; arrival 3; march 6+6; recruits D6 = 4.
+    let r = play(&scn, &state, Side::Mahdist, &orders, &[4, 4, 3, 6, 6, 4]);
+    let s_here = r
+        .state
+        .units
+        .iter()
+        .filter(|u| u.hex() == Some(berber) && u.unit_type == "mah-S")
+        .count();
+    assert_eq!(s_here, 3 + 4);
+    let boats = r
+        .state
+        .units
+        .iter()
+        .filter(|u| u.hex() == Some(berber) && u.unit_type == "mah-boat")
+        .count();
+    assert_eq!(boats, 1, "one boat on first entering Berber");
+    assert_eq!(r.state.control.get(&berber), Some(&Side::Mahdist));
+}
