@@ -429,9 +429,7 @@ pub fn draw_from_pool<S: DieSource>(t: &mut Turn<'_, S>) -> Option<UnitId> {
         .filter(|(_, u)| u.side == Side::Mahdist && u.status == Status::Pool)
         .map(|(i, _)| i)
         .collect();
-    let Some(hex) = largest_stack(t, Side::Mahdist) else {
-        return None;
-    };
+    let hex = largest_stack(t, Side::Mahdist)?;
     if pool.is_empty() {
         t.events.push(Event::Note {
             text: "a new Mahdist unit is lost: the pool is empty (3.21)".into(),
