@@ -457,3 +457,212 @@ fn rule_3_2_a_mahdist_stack_entering_an_enemy_town_gains_recruits_and_boats() {
     assert_eq!(boats, 1, "one boat on first entering Berber");
     assert_eq!(r.state.control.get(&berber), Some(&Side::Mahdist));
 }
+
+mod rail_and_fleet {
+    use super::*;
+    use dervish::engine::orders::{Leg, MarchOrder};
+
+    fn clear_hex(state: &mut GameState, hex: Hex) {
+        for u in state.units.iter_mut().filter(|u| u.hex() == Some(hex)) {
+            u.status = Status::Pool;
+        }
+        for l in state.leaders.iter_mut().filter(|l| l.hex == Some(hex)) {
+            l.hex = None;
+        }
+    }
+
+    #[test]
+    fn rule_8_22_a_rail_move_goes_any_distance_with_no_march_roll() {
+        let (scn, mut state) = start("khartoum");
+        let halfa = hex(&scn, "Wady Halfa");
+        let sarras = hex(&scn, "Sarras");
+        clear_hex(&mut state, halfa);
+        let ids: Vec<_> = state
+            .units
+            .iter_mut()
+            .filter(|u| u.unit_type == "egy-inf-R" && u.status == Status::Pool)
+            .take(3)
+            .map(|u| {
+                u.status = Status::OnMap(halfa);
+                u.id.clone()
+            })
+            .collect();
+        let orders = Orders {
+            marches: vec![MarchOrder::stack(halfa, vec![Leg::Rail(sarras)])],
+            ..Orders::default()
+        };
+        let r = play(&scn, &state, Side::Egyptian, &orders, &QUIET);
+        for id in &ids {
+            assert_eq!(
+                r.state.units.iter().find(|u| u.id == *id).unwrap().hex(),
+                Some(sarras)
+            );
+        }
+        assert!(
+            !r.events
+                .iter()
+                .any(|e| matches!(e, Event::Rolled(t) if t.table.starts_with("march")))
+        );
+        assert!(
+            r.events.iter().any(
+                |e| matches!(e, Event::MarchResult { result, .. } if result.contains("by rail"))
+            )
+        );
+    }
+
+    #[test]
+    fn rule_8_22_rail_moves_use_built_track_only() {
+        let (scn, mut state) = start("khartoum");
+        let sarras = hex(&scn, "Sarras");
+        let akasha = hex(&scn, "Akasha");
+        state
+            .units
+            .iter_mut()
+            .find(|u| u.unit_type == "egy-inf-R" && u.status == Status::Pool)
+            .unwrap()
+            .status = Status::OnMap(sarras);
+        let orders = Orders {
+            marches: vec![MarchOrder::stack(sarras, vec![Leg::Rail(akasha)])],
+            ..Orders::default()
+        };
+        let r = play(&scn, &state, Side::Egyptian, &orders, &QUIET);
+        let aside: Vec<String> = r
+            .events
+            .iter()
+            .filter_map(|e| {
+                if let Event::OrderSetAside { reason, .. } = e {
+                    Some(reason.clone())
+                } else {
+                    None
+                }
+            })
+            .collect();
+        assert!(
+            aside.iter().any(|a| a.contains("no rail line open")),
+            "{aside:?}"
+        );
+    }
+
+    #[test]
+    fn rule_3_41_the_railhead_comes_the_month_after_the_second_field_force_and_building_rolls() {
+        let (scn, mut state) = start("khartoum");
+        state.month = "1885-03".parse().unwrap();
+        for id in [
+            "gordon-relief",
+            "boats-1884-10",
+            "souakim-field-force-1",
+            "souakim-field-force-2",
+        ] {
+            state.arrived.insert(id.into());
+        }
+        let r = play(&scn, &state, Side::Egyptian, &Orders::default(), &QUIET);
+        let rh = r.state.railhead.clone().expect("railhead due");
+        assert_eq!(rh.from, "1885-04".parse().unwrap());
+        let mut state = r.state;
+        state.month = "1885-04".parse().unwrap();
+        // Building: D6 4, -1 Osman Digma and the railhead both on the Souakim extension = 3: 2 hexes.
+        let r = play(&scn, &state, Side::Egyptian, &Orders::default(), &[4, 4, 4]);
+        assert_eq!(
+            r.state.rail_built.get("Souakim - Berber"),
+            Some(&3),
+            "{:?}",
+            notes(&r)
+        );
+        assert!(r.events.iter().any(
+            |e| matches!(e, Event::Rolled(t) if t.table.starts_with("railway") && t.total == 3)
+        ));
+    }
+
+    #[test]
+    fn rule_3_4_no_building_while_a_mahdist_stands_on_the_built_track() {
+        let (scn, mut state) = start("khartoum");
+        state.month = "1885-05".parse().unwrap();
+        for id in [
+            "gordon-relief",
+            "boats-1884-10",
+            "souakim-field-force-1",
+            "souakim-field-force-2",
+        ] {
+            state.arrived.insert(id.into());
+        }
+        state.railhead = Some(dervish::state::Railhead {
+            line: Some("Souakim - Berber".into()),
+            from: "1885-04".parse().unwrap(),
+        });
+        state.rail_built.insert("Souakim - Berber".into(), 3);
+        let line = scn
+            .map
+            .railways()
+            .iter()
+            .find(|r| r.name == "Souakim - Berber")
+            .unwrap()
+            .clone();
+        let on_track = line.hexes[1];
+        clear_hex(&mut state, on_track);
+        state
+            .units
+            .iter_mut()
+            .find(|u| u.unit_type == "mah-S" && u.status == Status::Pool)
+            .unwrap()
+            .status = Status::OnMap(on_track);
+        let r = play(&scn, &state, Side::Egyptian, &Orders::default(), &QUIET);
+        assert!(
+            notes(&r).iter().any(|n| n.contains("no railway building")),
+            "{:?}",
+            notes(&r)
+        );
+        assert_eq!(r.state.rail_built.get("Souakim - Berber"), Some(&3));
+    }
+
+    #[test]
+    fn rule_8_25_the_fleet_carries_a_stack_from_souakim_to_trinkitat() {
+        let (scn, state) = start("khartoum");
+        let souakim = hex(&scn, "Souakim");
+        let trinkitat = hex(&scn, "Trinkitat");
+        let orders = Orders {
+            marches: vec![MarchOrder::stack(souakim, vec![Leg::Fleet(trinkitat)])],
+            ..Orders::default()
+        };
+        let r = play(&scn, &state, Side::Egyptian, &orders, &[4, 4, 6, 6]);
+        let baker = r.state.leaders.iter().find(|l| l.name == "Baker").unwrap();
+        assert_eq!(baker.hex, Some(trinkitat));
+        let fleet = r
+            .state
+            .units
+            .iter()
+            .find(|u| u.unit_type == "fleet")
+            .unwrap();
+        assert_eq!(fleet.hex(), Some(trinkitat));
+    }
+
+    #[test]
+    fn rule_8_25_the_fleet_leaves_while_the_mahdists_hold_souakim() {
+        let (scn, mut state) = start("khartoum");
+        let souakim = hex(&scn, "Souakim");
+        state.control.insert(souakim, Side::Mahdist);
+        let r = play(&scn, &state, Side::Egyptian, &Orders::default(), &QUIET);
+        let fleet = r
+            .state
+            .units
+            .iter()
+            .find(|u| u.unit_type == "fleet")
+            .unwrap();
+        assert_eq!(fleet.status, Status::Reserve);
+        let mut state = r.state;
+        state.control.insert(souakim, Side::Egyptian);
+        let i = state
+            .units
+            .iter()
+            .position(|u| u.unit_type == "brit-inf" && u.status == Status::Pool)
+            .unwrap();
+        state.units[i].status = Status::OnMap(souakim);
+        let r = play(&scn, &state, Side::Egyptian, &Orders::default(), &QUIET);
+        let fleet = r
+            .state
+            .units
+            .iter()
+            .find(|u| u.unit_type == "fleet")
+            .unwrap();
+        assert_eq!(fleet.hex(), Some(souakim));
+    }
+}

@@ -60,6 +60,7 @@ pub fn reinforcement_phase<S: DieSource>(t: &mut Turn<'_, S>, orders: &Orders) {
         replacements(t);
         free_supply(t);
     }
+    super::rail::railway_building(t, orders);
 }
 
 /// Rule 3.1: units withdrawn count as destroyed.

@@ -11,6 +11,7 @@ use super::events::{Decision, Event};
 use super::losses;
 use super::modifiers::{self, RollContext};
 use super::orders::{Leg, MarchOrder, OnContact, Selection};
+use super::rail;
 use crate::dice::DieSource;
 use crate::geo::Hex;
 use crate::geo::route::{cheapest_route, step_cost};
@@ -362,10 +363,23 @@ fn march<S: DieSource>(t: &mut Turn<'_, S>, i: usize, order: &MarchOrder) -> Res
                     break;
                 }
             }
-            Leg::Rail(_) | Leg::River(_) | Leg::Fleet(_) => {
+            Leg::Rail(dest) => {
+                if !rail_march(t, i, k, order, &mut m, *dest) {
+                    break;
+                }
+            }
+            Leg::Fleet(dest) => {
+                if !fleet_march(t, i, k, order, &mut m, helper.as_deref(), *dest) {
+                    break;
+                }
+            }
+            Leg::River(_) => {
                 t.events.push(Event::OrderSetAside {
                     order: i,
-                    reason: format!("march {}: rail, river and fleet moves are not yet part of the engine; the stack stops", k + 1),
+                    reason: format!(
+                        "march {}: river moves are not yet part of the engine; the stack stops",
+                        k + 1
+                    ),
                 });
                 break;
             }
@@ -417,15 +431,129 @@ fn result_name(r: MarchResult) -> String {
     }
 }
 
-/// One land march. Returns whether the stack may march again.
-fn land_march<S: DieSource>(
+/// Rule 8.22: a march by rail, through built track, any distance, with no
+/// march roll. Returns whether the stack may march again.
+fn rail_march<S: DieSource>(
+    t: &mut Turn<'_, S>,
+    i: usize,
+    k: usize,
+    order: &MarchOrder,
+    m: &mut Marching,
+    dest: Hex,
+) -> bool {
+    let Some(path) = rail::rail_path(t, m.hex, dest) else {
+        let reason = if rail::built(t, m.hex) {
+            format!(
+                "march {}: no rail line open from {} to {} (8.22)",
+                k + 1,
+                t.scn.map.describe(m.hex),
+                t.scn.map.describe(dest)
+            )
+        } else {
+            format!(
+                "march {}: {} has no built railway (8.22)",
+                k + 1,
+                t.scn.map.describe(m.hex)
+            )
+        };
+        t.events.push(Event::OrderSetAside { order: i, reason });
+        return false;
+    };
+    t.events.push(Event::MarchResult {
+        order: i,
+        leg: k,
+        result: "by rail, no march roll (8.22)".into(),
+        movement_points: 0,
+    });
+    drop_offs(t, i, order, m);
+    let mut done = Vec::new();
+    for h in path {
+        if m.units.is_empty() {
+            break;
+        }
+        move_stack(t, m, h);
+        done.push(h);
+        drop_offs(t, i, order, m);
+    }
+    t.events.push(Event::Moved {
+        order: i,
+        path: done,
+        cost: 0,
+    });
+    !m.units.is_empty()
+}
+
+/// Rule 8.25: with the British fleet, between Souakim, Trinkitat and the
+/// hexes next to them, for no movement points, after a march result.
+#[allow(clippy::too_many_arguments)]
+fn fleet_march<S: DieSource>(
     t: &mut Turn<'_, S>,
     i: usize,
     k: usize,
     order: &MarchOrder,
     m: &mut Marching,
     helper: Option<&str>,
+    dest: Hex,
 ) -> bool {
+    let zone = rail::fleet_zone(t);
+    let fleet = rail::fleet_at(t, m.hex);
+    let why = if t.side != Side::Egyptian {
+        Some("only Egyptian and British units sail with the fleet (8.25)".to_string())
+    } else if fleet.is_none() {
+        Some(format!(
+            "the British fleet is not at {} (8.25)",
+            t.scn.map.describe(m.hex)
+        ))
+    } else if !zone.contains(&m.hex) || !zone.contains(&dest) {
+        Some(
+            "the fleet sails only between Souakim, Trinkitat and the hexes next to them (8.25)"
+                .into(),
+        )
+    } else if t.occupied_by(dest, t.side.enemy()) {
+        Some(format!("{} is held by the enemy", t.scn.map.describe(dest)))
+    } else {
+        None
+    };
+    if let Some(reason) = why {
+        t.events.push(Event::OrderSetAside {
+            order: i,
+            reason: format!("march {}: {reason}", k + 1),
+        });
+        return false;
+    }
+    if march_roll(t, i, k, order, m, helper).is_none() {
+        return false;
+    }
+    let from = m.hex;
+    move_stack(t, m, dest);
+    if let Some(f) = fleet {
+        t.state.units[f].status = Status::OnMap(dest);
+    }
+    t.events.push(Event::Moved {
+        order: i,
+        path: vec![dest],
+        cost: 0,
+    });
+    t.events.push(Event::Note {
+        text: format!(
+            "the British fleet carries the stack from {} to {} (8.25)",
+            t.scn.map.describe(from),
+            t.scn.map.describe(dest)
+        ),
+    });
+    true
+}
+
+/// Roll on the march table for a march and apply any attrition. Returns
+/// the movement points, or `None` after No March or if no unit is left.
+fn march_roll<S: DieSource>(
+    t: &mut Turn<'_, S>,
+    i: usize,
+    k: usize,
+    order: &MarchOrder,
+    m: &mut Marching,
+    helper: Option<&str>,
+) -> Option<u32> {
     let table = &t.scn.tables.march;
     let leader = helper.and_then(|h| t.scn.units.leader(h));
     let cx = RollContext {
@@ -479,8 +607,23 @@ fn land_march<S: DieSource>(
         movement_points: allowance,
     });
     if result == MarchResult::NoMarch || m.units.is_empty() {
-        return false;
+        return None;
     }
+    Some(allowance)
+}
+
+/// One land march. Returns whether the stack may march again.
+fn land_march<S: DieSource>(
+    t: &mut Turn<'_, S>,
+    i: usize,
+    k: usize,
+    order: &MarchOrder,
+    m: &mut Marching,
+    helper: Option<&str>,
+) -> bool {
+    let Some(allowance) = march_roll(t, i, k, order, m, helper) else {
+        return false;
+    };
     let target = match &order.legs[k] {
         Leg::Path(p) => p.clone(),
         Leg::To(dest) => match route_to(t, m.hex, *dest) {

@@ -13,6 +13,7 @@ pub mod losses;
 pub mod march;
 pub mod modifiers;
 pub mod orders;
+pub mod rail;
 pub mod random_events;
 pub mod upkeep;
 pub mod victory;
@@ -70,6 +71,7 @@ pub fn play_player_turn<S: DieSource>(
             Phase::Recovery => upkeep::recovery_phase(&mut t),
         }
     }
+    rail::fleet_upkeep(&mut t);
     let sieges = t.besieged_hexes();
     t.events.push(Event::UnderSiege { hexes: sieges });
     victory::check(&mut t);

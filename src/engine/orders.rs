@@ -131,4 +131,8 @@ pub struct Orders {
     /// as destroyed (3.1).
     #[serde(default)]
     pub withdraw: Vec<UnitId>,
+    /// The railway line to build when the railhead is placed (3.41);
+    /// without it, the Souakim-Berber line.
+    #[serde(default)]
+    pub railway: Option<String>,
 }

@@ -123,6 +123,22 @@ pub struct GameState {
     /// Effects of this month's random events.
     #[serde(default)]
     pub effects: MonthEffects,
+    /// Hexes built on each railway line, counted from its start (3.4).
+    #[serde(default)]
+    pub rail_built: BTreeMap<String, usize>,
+    /// The line being built and the month building may start (3.41: the
+    /// turn after the 2nd Souakim Field Force).
+    #[serde(default)]
+    pub railhead: Option<Railhead>,
+}
+
+/// The railhead marker (3.4, 3.41).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Railhead {
+    /// The line being built; `None` until the railhead is placed.
+    pub line: Option<String>,
+    /// First month of building.
+    pub from: GameMonth,
 }
 
 /// What this month's random events changed; cleared when the month ends.

@@ -68,6 +68,13 @@ pub fn initial_state(
         called: Vec::new(),
         happened: Default::default(),
         effects: Default::default(),
+        rail_built: scn
+            .map
+            .railways()
+            .iter()
+            .map(|r| (r.name.clone(), r.built))
+            .collect(),
+        railhead: None,
     };
     let limit = scn.def.special_rules.iter().find_map(|r| match r {
         SpecialRule::MahdistSetupStackLimit(n) => Some(*n as usize),

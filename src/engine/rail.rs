@@ -1,0 +1,267 @@
+//! Railways (rules 3.4, 3.41, 8.22) and the British fleet's naval move
+//! (8.25).
+
+use std::collections::{BTreeMap, VecDeque};
+
+use super::Turn;
+use super::events::{Decision, Event};
+use super::modifiers::{self, RollContext};
+use super::orders::Orders;
+use crate::dice::DieSource;
+use crate::geo::{Hex, Terrain};
+use crate::scenario::definition::Arrival;
+use crate::scenario::{Side, UnitKind};
+use crate::state::{Railhead, Status};
+
+/// The line built by default when the railhead is placed (3.41).
+pub const DEFAULT_LINE: &str = "Souakim - Berber";
+
+/// Whether a hex has built track now.
+pub fn built<S: DieSource>(t: &Turn<'_, S>, hex: Hex) -> bool {
+    t.scn.map.railways().iter().any(|r| {
+        let n = t.state.rail_built.get(&r.name).copied().unwrap_or(r.built);
+        r.hexes.iter().take(n).any(|h| *h == hex)
+    })
+}
+
+/// The rail path from `from` to `to` through built track, avoiding enemy
+/// hexes and friendly besieged hexes (9.12); the start hex excluded.
+pub fn rail_path<S: DieSource>(t: &Turn<'_, S>, from: Hex, to: Hex) -> Option<Vec<Hex>> {
+    if !built(t, from) || !built(t, to) {
+        return None;
+    }
+    let mut prev: BTreeMap<Hex, Hex> = BTreeMap::new();
+    let mut queue = VecDeque::from([from]);
+    while let Some(h) = queue.pop_front() {
+        if h == to {
+            let mut path = vec![to];
+            let mut at = to;
+            while let Some(p) = prev.get(&at) {
+                if *p == from {
+                    break;
+                }
+                path.push(*p);
+                at = *p;
+            }
+            path.reverse();
+            return Some(path);
+        }
+        for n in h.neighbours() {
+            if n == from || prev.contains_key(&n) || !built(t, n) {
+                continue;
+            }
+            if t.occupied_by(n, t.side.enemy()) || t.is_besieged(n, t.side) {
+                continue;
+            }
+            prev.insert(n, h);
+            queue.push_back(n);
+        }
+    }
+    None
+}
+
+/// Rule 3.41: when the 2nd Souakim Field Force has come, the railhead may be
+/// placed the month after; each Egyptian reinforcement phase from then on
+/// rolls for the hexes built, unless a Mahdist unit stands on the built
+/// track of the line.
+pub fn railway_building<S: DieSource>(t: &mut Turn<'_, S>, orders: &Orders) {
+    if t.side != Side::Egyptian {
+        return;
+    }
+    if t.state.railhead.is_none() {
+        let called = t.scn.def.reinforcements.iter().any(|r| {
+            matches!(&r.arrives, Arrival::Event(e) if e.ends_with("-2"))
+                && t.state.arrived.contains(&r.id)
+        });
+        if called && let Some(next) = t.state.month.next() {
+            t.state.railhead = Some(Railhead {
+                line: None,
+                from: next,
+            });
+        }
+        return;
+    }
+    let Some(rh) = t.state.railhead.clone() else {
+        return;
+    };
+    if rh.from > t.state.month {
+        return;
+    }
+    let line_name = match &rh.line {
+        Some(l) => l.clone(),
+        None => {
+            let (name, decided_by) = match &orders.railway {
+                Some(l)
+                    if t.scn
+                        .map
+                        .railways()
+                        .iter()
+                        .any(|r| r.name.eq_ignore_ascii_case(l)) =>
+                {
+                    let n = t
+                        .scn
+                        .map
+                        .railways()
+                        .iter()
+                        .find(|r| r.name.eq_ignore_ascii_case(l))
+                        .map(|r| r.name.clone());
+                    (n.unwrap_or_default(), Decision::Orders)
+                }
+                _ => (
+                    DEFAULT_LINE.to_string(),
+                    Decision::Default("the Souakim-Berber line".into()),
+                ),
+            };
+            let Some(line) = t.scn.map.railways().iter().find(|r| r.name == name) else {
+                return;
+            };
+            let built = t.state.rail_built.entry(name.clone()).or_insert(0);
+            *built = (*built).max(1);
+            let at = line.hexes[*built - 1];
+            t.state.railhead = Some(Railhead {
+                line: Some(name.clone()),
+                from: rh.from,
+            });
+            let why = match decided_by {
+                Decision::Orders => "by orders".to_string(),
+                Decision::Default(d) => format!("default: {d}"),
+            };
+            t.events.push(Event::Note {
+                text: format!(
+                    "the railhead is placed on the {name} at {} [{why}] (3.41)",
+                    t.scn.map.describe(at)
+                ),
+            });
+            name
+        }
+    };
+    let Some(line) = t
+        .scn
+        .map
+        .railways()
+        .iter()
+        .find(|r| r.name == line_name)
+        .cloned()
+    else {
+        return;
+    };
+    let done = t
+        .state
+        .rail_built
+        .get(&line_name)
+        .copied()
+        .unwrap_or(line.built);
+    if done >= line.hexes.len() {
+        return;
+    }
+    if line
+        .hexes
+        .iter()
+        .take(done)
+        .any(|h| t.occupied_by(*h, Side::Mahdist))
+    {
+        t.events.push(Event::Note {
+            text: format!(
+                "no railway building: a Mahdist unit stands on the {} (3.4)",
+                line_name
+            ),
+        });
+        return;
+    }
+    let head = line.hexes[done.saturating_sub(1)];
+    let osman_on_extension = t.state.leaders.iter().any(|l| {
+        l.name == "Osman Digma"
+            && !l.removed
+            && l.hex.is_some_and(|h| t.scn.map.in_souakim_extension(h))
+    });
+    let cx = RollContext {
+        side: Some(Side::Egyptian),
+        month: Some(t.state.month),
+        osman_and_railhead_on_extension: osman_on_extension && t.scn.map.in_souakim_extension(head),
+        railhead_in_hills: t.scn.map.terrain(head) == Some(Terrain::Hills),
+        ..RollContext::default()
+    };
+    let table = t.scn.tables.railway.clone();
+    let mods = modifiers::applicable(&table.modifiers, &cx);
+    let rows = table.rows.clone();
+    let total = t.table_roll(
+        table.dice,
+        format!("railway building on the {line_name}"),
+        "railway table (3.41)",
+        mods,
+        |v| match modifiers::row(&rows, v) {
+            Some((r, label)) => format!("{label}: {} hexes", r.result),
+            None => "no row".into(),
+        },
+    );
+    let n = modifiers::row(&table.rows, total).map_or(0, |(r, _)| r.result) as usize;
+    let new = (done + n).min(line.hexes.len());
+    t.state.rail_built.insert(line_name.clone(), new);
+    if new > done {
+        t.events.push(Event::Note {
+            text: format!(
+                "{} hexes of the {line_name} built; the railhead is at {}",
+                new - done,
+                t.scn.map.describe(line.hexes[new - 1])
+            ),
+        });
+    }
+}
+
+/// The hexes the fleet serves: Souakim, Trinkitat and the land next to them.
+pub fn fleet_zone<S: DieSource>(t: &Turn<'_, S>) -> Vec<Hex> {
+    let mut z = Vec::new();
+    for p in ["Souakim", "Trinkitat"] {
+        if let Ok(h) = t.scn.map.resolve(p) {
+            z.push(h);
+            z.extend(h.neighbours().into_iter().filter(|n| t.scn.map.is_land(*n)));
+        }
+    }
+    z.sort_by_key(|h| (h.row, h.col));
+    z.dedup();
+    z
+}
+
+/// The fleet's counter in `hex`, if it is there.
+pub fn fleet_at<S: DieSource>(t: &Turn<'_, S>, hex: Hex) -> Option<usize> {
+    t.state.units.iter().position(|u| {
+        u.hex() == Some(hex) && t.unit_type(u).is_some_and(|ty| ty.kind == UnitKind::Fleet)
+    })
+}
+
+/// Rule 8.25: the fleet leaves while the Mahdists hold Souakim and comes
+/// back to Souakim when British infantry stands there.
+pub fn fleet_upkeep<S: DieSource>(t: &mut Turn<'_, S>) {
+    let Ok(souakim) = t.scn.map.resolve("Souakim") else {
+        return;
+    };
+    let Some(i) = t
+        .state
+        .units
+        .iter()
+        .position(|u| t.unit_type(u).is_some_and(|ty| ty.kind == UnitKind::Fleet))
+    else {
+        return;
+    };
+    let mahdist_holds = t.state.control.get(&souakim) == Some(&Side::Mahdist);
+    let on_map = t.state.units[i].hex().is_some();
+    if on_map && mahdist_holds {
+        t.state.units[i].status = Status::Reserve;
+        t.events.push(Event::Note {
+            text: "the Mahdists hold Souakim: the British fleet leaves (8.25)".into(),
+        });
+    } else if !on_map && !mahdist_holds && t.state.units[i].status == Status::Reserve {
+        let british_infantry = t.state.units.iter().any(|u| {
+            u.hex() == Some(souakim)
+                && t.unit_type(u).is_some_and(|ty| {
+                    ty.nation == crate::scenario::Nation::British && ty.kind == UnitKind::Infantry
+                })
+        });
+        if british_infantry {
+            t.state.units[i].status = Status::OnMap(souakim);
+            t.events.push(Event::Note {
+                text: "British infantry holds Souakim: the British fleet returns (8.25)".into(),
+            });
+        }
+    }
+}
