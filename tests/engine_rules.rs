@@ -671,3 +671,81 @@ fn rule_7_0_leaders_go_with_the_last_units_to_leave_a_hex() {
     assert_eq!(l.hex, b.at(&r, &inf[0]));
     assert_ne!(l.hex, Some(from));
 }
+
+#[test]
+fn rule_8_24_a_camel_carries_a_supply_unit_at_the_camels_rate() {
+    let mut b = Bench::new("khartoum");
+    b.place("brit-camel-corps", 2, "Korti");
+    b.place("brit-supply", 1, "Korti");
+    let from = b.hex("Korti");
+    let mp = |r: &TurnResult| {
+        r.events.iter().find_map(|e| {
+            if let Event::MarchResult {
+                movement_points, ..
+            } = e
+            {
+                Some(*movement_points)
+            } else {
+                None
+            }
+        })
+    };
+    let r = b.play(
+        Side::Egyptian,
+        &march(from, vec![Leg::To(b.hex("Metammeh"))]),
+        &[6, 6],
+    );
+    let slow = mp(&r).unwrap();
+    b.place("brit-camel", 1, "Korti");
+    let r = b.play(
+        Side::Egyptian,
+        &march(from, vec![Leg::To(b.hex("Metammeh"))]),
+        &[6, 6],
+    );
+    let fast = mp(&r).unwrap();
+    assert!(
+        fast > slow,
+        "with a camel the supply moves at the camel's rate: {slow} -> {fast}"
+    );
+}
+
+#[test]
+fn rule_8_24_two_camel_corps_dismount_into_two_infantry_and_a_camel() {
+    let mut b = Bench::new("khartoum");
+    let cc = b.place("brit-camel-corps", 2, "Korti");
+    for u in b.state.units.iter_mut().filter(|u| u.id == cc[0]) {
+        u.name = Some("Guards Camel Corps".into());
+        u.strength = 2;
+    }
+    let orders = Orders {
+        dismount: vec![(cc[0].clone(), cc[1].clone())],
+        ..Orders::default()
+    };
+    let r = b.play(Side::Egyptian, &orders, &[]);
+    let korti = b.hex("Korti");
+    let here: Vec<_> = r
+        .state
+        .units
+        .iter()
+        .filter(|u| u.hex() == Some(korti))
+        .collect();
+    assert_eq!(here.iter().filter(|u| u.unit_type == "brit-inf").count(), 2);
+    assert_eq!(
+        here.iter().filter(|u| u.unit_type == "brit-camel").count(),
+        1
+    );
+    assert_eq!(
+        here.iter()
+            .filter(|u| u.unit_type == "brit-camel-corps")
+            .count(),
+        0
+    );
+    let guards = here
+        .iter()
+        .find(|u| u.name.as_deref() == Some("Guards Camel Corps"))
+        .unwrap();
+    assert_eq!(
+        (guards.unit_type.as_str(), guards.strength),
+        ("brit-inf", 2)
+    );
+}

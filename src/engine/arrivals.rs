@@ -17,6 +17,7 @@ use crate::state::{Status, UnitId};
 /// Run the phase for the phasing side.
 pub fn reinforcement_phase<S: DieSource>(t: &mut Turn<'_, S>, orders: &Orders) {
     withdraw(t, orders);
+    dismount(t, orders);
     if t.side == Side::Mahdist {
         mahdist_arrival(t);
     }
@@ -579,5 +580,104 @@ pub fn town_gains<S: DieSource>(t: &mut Turn<'_, S>, hex: Hex, previous: Option<
         && t.state.happened.insert(key)
     {
         add(t, &gains.boat_unit, *n, "boats taken (3.2)");
+    }
+}
+
+/// Rule 8.24: two Camel Corps units in one hex dismount into two infantry
+/// units of the same nation and quality (named units keep their names and
+/// strength) and one camel; they never remount.
+fn dismount<S: DieSource>(t: &mut Turn<'_, S>, orders: &Orders) {
+    for (a, b) in &orders.dismount {
+        let find = |id: &UnitId| t.state.units.iter().position(|u| u.id == *id);
+        let (Some(ia), Some(ib)) = (find(a), find(b)) else {
+            t.events.push(Event::Note {
+                text: format!("dismounting {a} and {b} set aside: no such unit"),
+            });
+            continue;
+        };
+        let ok = |i: usize| {
+            let u = &t.state.units[i];
+            u.side == t.side
+                && u.hex().is_some()
+                && t.unit_type(u)
+                    .is_some_and(|ty| ty.kind == UnitKind::CamelCorps)
+        };
+        let hex = t.state.units[ia].hex();
+        if ia == ib || !ok(ia) || !ok(ib) || hex != t.state.units[ib].hex() {
+            t.events.push(Event::Note { text: format!("dismounting {a} and {b} set aside: two of your Camel Corps units in one hex are needed (8.24)") });
+            continue;
+        }
+        let Some(hex) = hex else { continue };
+        let nation = t.unit_type(&t.state.units[ia]).map(|ty| ty.nation);
+        let quality = t.unit_type(&t.state.units[ia]).map(|ty| ty.quality);
+        let infantry = t
+            .scn
+            .units
+            .types()
+            .iter()
+            .find(|ty| {
+                ty.kind == UnitKind::Infantry
+                    && Some(ty.nation) == nation
+                    && Some(ty.quality) == quality
+                    && ty.side == t.side
+            })
+            .map(|ty| ty.id.clone());
+        let camel = t
+            .scn
+            .units
+            .types()
+            .iter()
+            .find(|ty| ty.kind == UnitKind::Camel && ty.side == t.side)
+            .map(|ty| ty.id.clone());
+        let (Some(infantry), Some(camel)) = (infantry, camel) else {
+            t.events.push(Event::Note {
+                text: "dismounting set aside: no infantry or camel counter type fits (8.24)".into(),
+            });
+            continue;
+        };
+        let free = |t: &Turn<'_, S>, ty: &str, skip: Option<usize>| {
+            t.state.units.iter().enumerate().position(|(i, u)| {
+                Some(i) != skip
+                    && u.unit_type == ty
+                    && matches!(u.status, Status::Pool | Status::Reserve)
+            })
+        };
+        let f1 = free(t, &infantry, None);
+        let f2 = f1.and_then(|x| free(t, &infantry, Some(x)));
+        let fc = free(t, &camel, None);
+        let (Some(f1), Some(f2), Some(fc)) = (f1, f2, fc) else {
+            t.events.push(Event::Note {
+                text: "dismounting set aside: not enough spare infantry or camel counters (8.24)"
+                    .into(),
+            });
+            continue;
+        };
+        let mut made = Vec::new();
+        for (old, new) in [(ia, f1), (ib, f2)] {
+            let (name, strength, disrupted, origin) = {
+                let o = &t.state.units[old];
+                (o.name.clone(), o.strength, o.disrupted, o.origin.clone())
+            };
+            t.state.units[old].status = Status::Reserve;
+            t.state.units[old].name = None;
+            t.state.units[old].disrupted = false;
+            let n = &mut t.state.units[new];
+            n.status = Status::OnMap(hex);
+            n.name = name;
+            n.strength = strength;
+            n.disrupted = disrupted;
+            n.origin = origin;
+            made.push(n.id.clone());
+        }
+        t.state.units[fc].status = Status::OnMap(hex);
+        made.push(t.state.units[fc].id.clone());
+        t.events.push(Event::Arrived {
+            id: format!("dismounted {a} and {b} (8.24)"),
+            hex,
+            units: made,
+            leaders: vec![],
+            lost: vec![],
+            decided_by: Decision::Orders,
+        });
     }
 }

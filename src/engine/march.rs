@@ -820,18 +820,39 @@ fn engage<S: DieSource>(
 /// Movement allowance of the slowest unit, halved if disrupted (8.31, 9.7).
 /// Leaders move with their stack and do not slow it.
 fn allowance<S: DieSource>(t: &Turn<'_, S>, m: &Marching) -> u32 {
+    let mp = |u: usize| {
+        let unit = &t.state.units[u];
+        t.unit_type(unit).map(|ty| {
+            if unit.disrupted {
+                ty.movement / 2
+            } else {
+                ty.movement
+            }
+        })
+    };
+    // Rule 8.24: each camel carries one supply unit at the camel's rate.
+    let camels = m
+        .units
+        .iter()
+        .filter(|&&u| {
+            t.unit_type(&t.state.units[u])
+                .is_some_and(|ty| ty.kind == UnitKind::Camel)
+        })
+        .count();
+    let mut carried = 0;
     m.units
         .iter()
-        .filter_map(|&u| {
-            let unit = &t.state.units[u];
-            t.unit_type(unit).map(|ty| {
-                if unit.disrupted {
-                    ty.movement / 2
-                } else {
-                    ty.movement
-                }
-            })
+        .filter(|&&u| {
+            let supply = t
+                .unit_type(&t.state.units[u])
+                .is_some_and(|ty| ty.kind == UnitKind::Supply);
+            if supply && carried < camels {
+                carried += 1;
+                return false;
+            }
+            true
         })
+        .filter_map(|&u| mp(u))
         .min()
         .unwrap_or(0)
 }

@@ -131,6 +131,10 @@ pub struct Orders {
     /// as destroyed (3.1).
     #[serde(default)]
     pub withdraw: Vec<UnitId>,
+    /// Pairs of Camel Corps units that dismount (8.24): each pair becomes two
+    /// infantry units of the same quality and one camel; they never remount.
+    #[serde(default)]
+    pub dismount: Vec<(UnitId, UnitId)>,
     /// The railway line to build when the railhead is placed (3.41);
     /// without it, the Souakim-Berber line.
     #[serde(default)]
