@@ -36,7 +36,7 @@ fn random_orders(state: &GameState, side: Side, rng: &mut ChaCha8Rng) -> Orders 
             )
         };
         let legs: Vec<Leg> = (0..rng.random_range(1..=3))
-            .map(|_| match rng.random_range(0..10) {
+            .map(|_| match rng.random_range(0..12) {
                 0 => Leg::Path(
                     s.hex
                         .line_to(near(rng, s.hex))
@@ -45,6 +45,8 @@ fn random_orders(state: &GameState, side: Side, rng: &mut ChaCha8Rng) -> Orders 
                         .collect(),
                 ),
                 1 => Leg::Rail(near(rng, s.hex)),
+                2 => Leg::Fleet(near(rng, s.hex)),
+                3 => Leg::River(near(rng, s.hex)),
                 _ => Leg::To(near(rng, s.hex)),
             })
             .collect();
@@ -90,10 +92,22 @@ fn random_orders(state: &GameState, side: Side, rng: &mut ChaCha8Rng) -> Orders 
     {
         marches.push(m);
     }
-    Orders {
+    // Now and then, withdraw a unit or dismount two Camel Corps.
+    let mut orders = Orders {
         marches,
         ..Orders::default()
+    };
+    if let Some(s) = stacks.first() {
+        if rng.random_range(0..10) == 0 {
+            orders.withdraw.push(s.units[0].id.clone());
+        }
+        if s.units.len() > 1 && rng.random_range(0..10) == 0 {
+            orders
+                .dismount
+                .push((s.units[0].id.clone(), s.units[1].id.clone()));
+        }
     }
+    orders
 }
 
 fn check_invariants(scn: &Scenario, before: &GameState, state: &GameState, context: &str) {
