@@ -116,8 +116,10 @@ pub fn railway_building<S: DieSource>(t: &mut Turn<'_, S>, orders: &Orders) {
                 return;
             };
             let built = t.state.rail_built.entry(name.clone()).or_insert(0);
-            *built = (*built).max(1);
-            let at = line.hexes[*built - 1];
+            *built = (*built).max(1).min(line.hexes.len());
+            let Some(&at) = line.hexes.get(built.saturating_sub(1)) else {
+                return;
+            };
             t.state.railhead = Some(Railhead {
                 line: Some(name.clone()),
                 from: rh.from,
@@ -168,7 +170,9 @@ pub fn railway_building<S: DieSource>(t: &mut Turn<'_, S>, orders: &Orders) {
         });
         return;
     }
-    let head = line.hexes[done.saturating_sub(1)];
+    let Some(&head) = line.hexes.get(done.saturating_sub(1)) else {
+        return;
+    };
     let osman_on_extension = t.state.leaders.iter().any(|l| {
         l.name == "Osman Digma"
             && !l.removed

@@ -866,6 +866,15 @@ impl<'f, 's> MapBuilder<'f, 's> {
                 }
                 hexes.push(hex);
             }
+            if l.hexes.is_empty() {
+                let line = self.src.line_of_str(&l.name);
+                self.err(
+                    line,
+                    format!("railways[{li}].hexes"),
+                    format!("the {} has no hexes", l.name),
+                    "list the hexes of the line from its start",
+                );
+            }
             if l.built > hexes.len() {
                 let line = self.src.line_of_str(&l.name);
                 self.err(
