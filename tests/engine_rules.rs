@@ -749,3 +749,50 @@ fn rule_8_24_two_camel_corps_dismount_into_two_infantry_and_a_camel() {
         ("brit-inf", 2)
     );
 }
+
+#[test]
+fn rule_6_1_a_land_stack_entering_enemy_river_units_displaces_them_and_may_capture() {
+    let mut b = Bench::new("khartoum");
+    let metammeh = b.hex("Metammeh");
+    let shendi = b.hex("Shendi");
+    let from = metammeh
+        .neighbours()
+        .into_iter()
+        .find(|h| b.scn.map.is_land(*h) && !b.scn.map.crosses_river(*h, metammeh) && *h != shendi)
+        .unwrap();
+    b.place("mah-S", 2, &from.to_string());
+    let boats = b.place("egy-gunboat", 2, "Metammeh");
+    let orders = march(from, vec![Leg::Path(vec![metammeh])]);
+    // March 6+6; capture rolls 6 (captured) and 2 (displaced).
+    let r = b.play(Side::Mahdist, &orders, &[6, 6, 6, 2]);
+    let ansar_here = r
+        .state
+        .units
+        .iter()
+        .filter(|u| u.hex() == Some(metammeh) && u.unit_type == "mah-S")
+        .count();
+    assert_eq!(ansar_here, 2, "the land stack entered");
+    let captured = r
+        .events
+        .iter()
+        .filter(|e| matches!(e, Event::Captured { .. }))
+        .count();
+    assert_eq!(captured, 1);
+    let mah_gunboats = r
+        .state
+        .units
+        .iter()
+        .filter(|u| u.hex() == Some(metammeh) && u.unit_type == "mah-gunboat")
+        .count();
+    assert_eq!(mah_gunboats, 1, "a captured gunboat changes colours");
+    let other = r
+        .state
+        .units
+        .iter()
+        .find(|u| u.id == boats[1])
+        .unwrap()
+        .hex()
+        .unwrap();
+    assert_eq!(other.distance(metammeh), 1);
+    assert!(b.scn.map.is_riverside(other));
+}

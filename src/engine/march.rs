@@ -862,6 +862,8 @@ fn allowance<S: DieSource>(t: &Turn<'_, S>, m: &Marching) -> u32 {
 pub(crate) struct Occupancy {
     friendly: HashSet<Hex>,
     enemy: HashSet<Hex>,
+    /// Enemy hexes holding units other than boats and gunboats.
+    enemy_land: HashSet<Hex>,
     friendly_boats: HashSet<Hex>,
     enemy_gunboats: HashSet<Hex>,
     /// Hexes beside the river named by rule 2.2 where this side may not go.
@@ -873,6 +875,7 @@ impl Occupancy {
         let mut o = Occupancy {
             friendly: HashSet::new(),
             enemy: HashSet::new(),
+            enemy_land: HashSet::new(),
             friendly_boats: HashSet::new(),
             enemy_gunboats: HashSet::new(),
             forbidden: None,
@@ -887,6 +890,9 @@ impl Occupancy {
                 }
             } else {
                 o.enemy.insert(h);
+                if !kind.is_some_and(UnitKind::is_river_unit) {
+                    o.enemy_land.insert(h);
+                }
                 if kind == Some(UnitKind::Gunboat) {
                     o.enemy_gunboats.insert(h);
                 }
@@ -1006,7 +1012,7 @@ fn enter_cost<S: DieSource>(
     if !map.is_land(to) {
         return Err(Blocked::Sea);
     }
-    if occ.enemy.contains(&to) {
+    if occ.enemy_land.contains(&to) {
         return Err(Blocked::Enemy);
     }
     if map.crosses_river(from, to) && (occ.gunboat_beside(from) || occ.gunboat_beside(to)) {
@@ -1026,7 +1032,7 @@ fn enter_cost<S: DieSource>(
 /// stack goes as far as the hex before it.
 fn route_to<S: DieSource>(t: &Turn<'_, S>, from: Hex, to: Hex) -> Option<Vec<Hex>> {
     let occ = Occupancy::of(t);
-    let blocked_goal = occ.enemy.contains(&to) || occ.besieged(t, to);
+    let blocked_goal = occ.enemy_land.contains(&to) || occ.besieged(t, to);
     let r = cheapest_route(from, to, &|a, b| {
         if b == to && blocked_goal {
             if a.distance(b) == 1 {
@@ -1056,6 +1062,7 @@ fn move_stack<S: DieSource>(t: &mut Turn<'_, S>, m: &mut Marching, to: Hex) {
     }
     m.hex = to;
     m.route.push(to);
+    super::river::displace(t, to);
     if t.scn.map.settlement_at(to).is_some() {
         let previous = t.state.control.insert(to, t.side);
         super::arrivals::town_gains(t, to, previous);

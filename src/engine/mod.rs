@@ -15,6 +15,7 @@ pub mod modifiers;
 pub mod orders;
 pub mod rail;
 pub mod random_events;
+pub mod river;
 pub mod upkeep;
 pub mod victory;
 
