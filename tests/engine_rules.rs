@@ -796,3 +796,146 @@ fn rule_6_1_a_land_stack_entering_enemy_river_units_displaces_them_and_may_captu
     assert_eq!(other.distance(metammeh), 1);
     assert!(b.scn.map.is_riverside(other));
 }
+
+mod rivers {
+    use super::*;
+
+    fn river_order(from: Hex, to: Hex) -> Orders {
+        march(from, vec![Leg::River(to)])
+    }
+
+    #[test]
+    fn rule_8_23_i_gunboats_carry_a_stack_downstream_any_distance_with_no_roll() {
+        let mut b = Bench::new("khartoum");
+        let inf = b.place("egy-inf-R", 2, "Duem");
+        b.place("egy-gunboat", 2, "Duem");
+        let k = b.hex("Khartoum");
+        let r = b.play(Side::Egyptian, &river_order(b.hex("Duem"), k), &[]);
+        assert_eq!(set_aside(&r), Vec::<String>::new());
+        assert_eq!(b.at(&r, &inf[0]), Some(k));
+        assert!(
+            !r.events
+                .iter()
+                .any(|e| matches!(e, Event::Rolled(t) if t.table.starts_with("march")))
+        );
+        let gunboats_at_k = r
+            .state
+            .units
+            .iter()
+            .filter(|u| u.unit_type == "egy-gunboat" && u.hex() == Some(k))
+            .count();
+        assert_eq!(gunboats_at_k, 2, "the boats go with their passengers");
+    }
+
+    #[test]
+    fn rule_8_23_i_boats_go_upstream_only_2d6_plus_6_hexes() {
+        let mut b = Bench::new("khartoum");
+        let inf = b.place("egy-inf-R", 1, "Khartoum");
+        b.place("brit-boat", 1, "Khartoum");
+        let k = b.hex("Khartoum");
+        let duem = b.hex("Duem");
+        // 2D6 = 1+1, +6: 8 hexes upstream.
+        let r = b.play(Side::Egyptian, &river_order(k, duem), &[1, 1]);
+        let s = stopped(&r);
+        assert!(
+            s.iter()
+                .any(|x| x.contains("upstream move of 8 hexes is spent")),
+            "{s:?} {:?}",
+            set_aside(&r)
+        );
+        let at = b.at(&r, &inf[0]).unwrap();
+        assert_ne!(at, duem);
+        assert!(at.distance(k) >= 5);
+    }
+
+    #[test]
+    fn rule_8_23_a_river_march_needs_a_boat_for_each_unit_and_carries_no_civilians() {
+        let mut b = Bench::new("khartoum");
+        b.place("egy-inf-R", 3, "Duem");
+        b.place("brit-boat", 2, "Duem");
+        let r = b.play(
+            Side::Egyptian,
+            &river_order(b.hex("Duem"), b.hex("Khartoum")),
+            &[],
+        );
+        assert!(
+            set_aside(&r)[0].contains("3 units need 3 boats or gunboats and 2 are free here"),
+            "{:?}",
+            set_aside(&r)
+        );
+        let mut b = Bench::new("khartoum");
+        b.place("civilian", 1, "Duem");
+        b.place("brit-boat", 2, "Duem");
+        let r = b.play(
+            Side::Egyptian,
+            &river_order(b.hex("Duem"), b.hex("Khartoum")),
+            &[],
+        );
+        assert!(set_aside(&r)[0].contains("civilians may not travel by boat"));
+    }
+
+    #[test]
+    fn rule_8_23_only_one_march_a_turn_by_river() {
+        let mut b = Bench::new("khartoum");
+        b.place("egy-inf-R", 1, "Duem");
+        b.place("egy-gunboat", 1, "Duem");
+        let k = b.hex("Khartoum");
+        let r = b.play(
+            Side::Egyptian,
+            &march(
+                b.hex("Duem"),
+                vec![Leg::River(k), Leg::River(b.hex("Omdurman"))],
+            ),
+            &[],
+        );
+        assert!(
+            set_aside(&r)
+                .iter()
+                .any(|s| s.contains("only one march a turn may be by river"))
+        );
+    }
+
+    #[test]
+    fn rule_8_23_iv_a_cataract_stops_the_boats_and_may_wreck_them() {
+        let mut b = Bench::new("khartoum");
+        let inf = b.place("egy-inf-R", 1, "Khartoum");
+        let gb = b.place("egy-gunboat", 1, "Khartoum");
+        let k = b.hex("Khartoum");
+        let metammeh = b.hex("Metammeh");
+        // Downstream through the Sixth Cataract at Sabaloka: the gunboat
+        // rolls a 6 there and is wrecked; the passengers stop beside it.
+        let r = b.play(Side::Egyptian, &river_order(k, metammeh), &[6, 3, 4]);
+        assert!(
+            stopped(&r)
+                .iter()
+                .any(|s| s.contains("wrecked at a cataract")),
+            "{:?}",
+            stopped(&r)
+        );
+        let at = b.at(&r, &inf[0]).unwrap();
+        let beside_cataract = b
+            .scn
+            .map
+            .river_sides_of(at)
+            .iter()
+            .any(|(_, s)| s.cataract.is_some());
+        assert!(beside_cataract, "{at}");
+        let status = r.state.units.iter().find(|u| u.id == gb[0]).unwrap().status;
+        assert!(matches!(status, Status::Wrecked(_)), "{status:?}");
+    }
+
+    #[test]
+    fn rule_8_23_ii_wrecked_british_boats_come_back_at_wady_halfa() {
+        let mut b = Bench::new("khartoum");
+        b.place("egy-inf-R", 1, "Wady Halfa");
+        let i = b
+            .state
+            .units
+            .iter()
+            .position(|u| u.unit_type == "brit-boat" && u.hex().is_none())
+            .unwrap();
+        b.state.units[i].status = Status::Wrecked(b.state.month);
+        let r = b.play(Side::Egyptian, &Orders::default(), &[]);
+        assert_eq!(r.state.units[i].hex(), Some(b.hex("Wady Halfa")));
+    }
+}

@@ -18,6 +18,7 @@ use crate::state::{Status, UnitId};
 pub fn reinforcement_phase<S: DieSource>(t: &mut Turn<'_, S>, orders: &Orders) {
     withdraw(t, orders);
     dismount(t, orders);
+    super::river::wrecks_return(t);
     if t.side == Side::Mahdist {
         mahdist_arrival(t);
     }

@@ -39,6 +39,8 @@ struct Marching {
     route: Vec<Hex>,
     /// Set when a combat ends the stack's marching for the turn.
     done: bool,
+    /// The stack has made its one river march of the turn (8.23).
+    by_river: bool,
 }
 
 fn select<S: DieSource>(t: &Turn<'_, S>, sel: &Selection) -> Result<Marching, String> {
@@ -155,6 +157,7 @@ fn select<S: DieSource>(t: &Turn<'_, S>, sel: &Selection) -> Result<Marching, St
             leaders,
             route: vec![hex],
             done: false,
+            by_river: false,
         });
     }
     if units.is_empty() {
@@ -194,6 +197,7 @@ fn select<S: DieSource>(t: &Turn<'_, S>, sel: &Selection) -> Result<Marching, St
         leaders,
         route: vec![hex],
         done: false,
+        by_river: false,
     })
 }
 
@@ -373,15 +377,44 @@ fn march<S: DieSource>(t: &mut Turn<'_, S>, i: usize, order: &MarchOrder) -> Res
                     break;
                 }
             }
-            Leg::River(_) => {
-                t.events.push(Event::OrderSetAside {
-                    order: i,
-                    reason: format!(
-                        "march {}: river moves are not yet part of the engine; the stack stops",
-                        k + 1
-                    ),
-                });
-                break;
+            Leg::River(dest) => {
+                if m.by_river {
+                    t.events.push(Event::OrderSetAside {
+                        order: i,
+                        reason: format!(
+                            "march {}: only one march a turn may be by river (8.23)",
+                            k + 1
+                        ),
+                    });
+                    break;
+                }
+                match super::river::river_march(t, i, m.hex, &m.units, *dest) {
+                    Ok((at, path)) => {
+                        m.by_river = true;
+                        t.events.push(Event::MarchResult {
+                            order: i,
+                            leg: k,
+                            result: "by river, no march roll (8.23)".into(),
+                            movement_points: 0,
+                        });
+                        if at != m.hex {
+                            move_stack(t, &mut m, at);
+                        }
+                        t.events.push(Event::Moved {
+                            order: i,
+                            path,
+                            cost: 0,
+                        });
+                        drop_offs(t, i, order, &mut m);
+                    }
+                    Err(reason) => {
+                        t.events.push(Event::OrderSetAside {
+                            order: i,
+                            reason: format!("march {}: {reason}", k + 1),
+                        });
+                        break;
+                    }
+                }
             }
         }
         if m.units.is_empty() || m.done {

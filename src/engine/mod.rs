@@ -146,6 +146,8 @@ pub struct Turn<'a, S: DieSource> {
     pub leaders_marched: BTreeSet<String>,
     /// The stack (order index) each leader's strategic value helped (7.1).
     pub leader_helped: BTreeMap<String, usize>,
+    /// Boats and gunboats used this turn (8.23: each once a turn).
+    pub boats_used: BTreeSet<UnitId>,
 }
 
 impl<'a, S: DieSource> Turn<'a, S> {
@@ -159,6 +161,7 @@ impl<'a, S: DieSource> Turn<'a, S> {
             marched: BTreeSet::new(),
             leaders_marched: BTreeSet::new(),
             leader_helped: BTreeMap::new(),
+            boats_used: BTreeSet::new(),
         }
     }
 

@@ -117,3 +117,403 @@ pub fn displace<S: DieSource>(t: &mut Turn<'_, S>, hex: Hex) {
     }
     t.remove_lone_leaders(hex);
 }
+
+use crate::geo::map::{RiverClass, RiverId};
+use crate::scenario::{Nation, Side, UnitKind};
+use std::collections::{BTreeMap, VecDeque};
+
+/// Which way a river step goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Way {
+    Down,
+    Up,
+    Across,
+}
+
+/// How far a river side is from the sea, in hexsides along the rivers:
+/// the Nile's last hexside is 1; a tributary's count goes on from the
+/// Nile hexside its mouth touches. Smaller is further downstream.
+fn distance_to_mouth(map: &crate::geo::Map, river: RiverId, order: usize) -> usize {
+    let rivers = map.rivers();
+    let r = &rivers[river.0];
+    let own = r.hexsides.len().saturating_sub(order);
+    match (r.flows_into, r.hexsides.last()) {
+        (Some(parent), Some(mouth)) if parent != river => {
+            let join = rivers[parent.0]
+                .hexsides
+                .iter()
+                .position(|s| s.touches(*mouth))
+                .unwrap_or(0);
+            own + distance_to_mouth(map, parent, join)
+        }
+        _ => own,
+    }
+}
+
+/// A riverside hex's place on the river network: its distance to the
+/// mouth (the nearest river side), the worst class beside it, and whether
+/// a cataract is beside it.
+fn bank<S: DieSource>(t: &Turn<'_, S>, hex: Hex) -> Option<(usize, RiverClass, bool)> {
+    let sides = t.scn.map.river_sides_of(hex);
+    let dist = sides
+        .iter()
+        .map(|(_, s)| distance_to_mouth(&t.scn.map, s.river, s.order))
+        .min()?;
+    let rank = |c: RiverClass| match c {
+        RiverClass::Navigable => 0,
+        RiverClass::Seasonal => 1,
+        RiverClass::Unnavigable => 2,
+    };
+    let worst = sides
+        .iter()
+        .map(|(_, s)| s.class)
+        .max_by_key(|c| rank(*c))
+        .unwrap_or(RiverClass::Navigable);
+    let cataract = sides.iter().any(|(_, s)| s.cataract.is_some());
+    Some((dist, worst, cataract))
+}
+
+/// Whether a class counts as navigable this month (8.23 III; a high Nile
+/// event makes seasonal reaches navigable and unnavigable ones seasonal).
+fn navigable<S: DieSource>(t: &Turn<'_, S>, class: RiverClass) -> bool {
+    let season = t.state.month.seasonal_rivers_navigable();
+    match class {
+        RiverClass::Navigable => true,
+        RiverClass::Seasonal => season || t.state.effects.high_nile,
+        RiverClass::Unnavigable => t.state.effects.high_nile && season,
+    }
+}
+
+/// The steps of a river march from `from` to `to`: riverside hexes, each
+/// next to the one before, all downstream or all upstream (crossing the
+/// river counts as a step either way); the start hex excluded.
+/// A hex of a river march with the worst class of river beside the hex
+/// entered and whether a cataract lies there.
+type RiverStep = (Hex, RiverClass, bool);
+
+fn river_path<S: DieSource>(t: &Turn<'_, S>, from: Hex, to: Hex) -> Option<(Way, Vec<RiverStep>)> {
+    bank(t, from)?;
+    for dir in [Way::Down, Way::Up] {
+        let mut prev: BTreeMap<Hex, RiverStep> = BTreeMap::new();
+        let mut queue = VecDeque::from([from]);
+        while let Some(h) = queue.pop_front() {
+            if h == to {
+                let mut steps = Vec::new();
+                let mut at = to;
+                while at != from {
+                    let (p, class, cat) = prev[&at];
+                    steps.push((at, class, cat));
+                    at = p;
+                }
+                steps.reverse();
+                return Some((dir, steps));
+            }
+            let Some((here, _, _)) = bank(t, h) else {
+                continue;
+            };
+            for n in h.neighbours() {
+                if n == from || prev.contains_key(&n) || !t.scn.map.is_land(n) {
+                    continue;
+                }
+                let Some((there, class, cat)) = bank(t, n) else {
+                    continue;
+                };
+                let enemy_land = t.units_at(n, t.side.enemy()).iter().any(|&u| {
+                    t.unit_type(&t.state.units[u])
+                        .is_some_and(|ty| !ty.kind.is_river_unit())
+                });
+                if enemy_land {
+                    continue;
+                }
+                let way = match there.cmp(&here) {
+                    std::cmp::Ordering::Equal => Way::Across,
+                    std::cmp::Ordering::Less => Way::Down,
+                    std::cmp::Ordering::Greater => Way::Up,
+                };
+                if way != Way::Across && way != dir {
+                    continue;
+                }
+                prev.insert(n, (h, class, cat));
+                queue.push_back(n);
+            }
+        }
+    }
+    None
+}
+
+/// Rule 8.23: a march by river with the boats and gunboats in the hex, one
+/// passenger each (leaders free, no civilians). The boats used move to the
+/// hex reached; the caller moves the passengers there. Returns that hex
+/// and the hexes passed, or why the march cannot be made.
+pub fn river_march<S: DieSource>(
+    t: &mut Turn<'_, S>,
+    order: usize,
+    from: Hex,
+    passengers: &[usize],
+    dest: Hex,
+) -> Result<(Hex, Vec<Hex>), String> {
+    let side = t.side;
+    let boats: Vec<usize> = t
+        .units_at(from, side)
+        .into_iter()
+        .filter(|&u| {
+            t.unit_type(&t.state.units[u])
+                .is_some_and(|ty| ty.kind.is_river_unit())
+        })
+        .filter(|&u| !t.boats_used.contains(&t.state.units[u].id))
+        .collect();
+    if passengers.iter().any(|&u| {
+        t.unit_type(&t.state.units[u])
+            .is_some_and(|ty| ty.kind == UnitKind::Civilian)
+    }) {
+        return Err("civilians may not travel by boat (8.23); drop them off first".into());
+    }
+    if boats.len() < passengers.len() {
+        return Err(format!(
+            "{} units need {} boats or gunboats and {} are free here (8.23)",
+            passengers.len(),
+            passengers.len(),
+            boats.len()
+        ));
+    }
+    let Some((dir, steps)) = river_path(t, from, dest) else {
+        return Err(format!(
+            "no way by river from {} to {} without going both up and downstream (8.23)",
+            t.scn.map.describe(from),
+            t.scn.map.describe(dest)
+        ));
+    };
+    let carriers: Vec<usize> = boats.into_iter().take(passengers.len().max(1)).collect();
+    let kinds: Vec<(UnitKind, Nation)> = carriers
+        .iter()
+        .filter_map(|&u| {
+            t.unit_type(&t.state.units[u])
+                .map(|ty| (ty.kind, ty.nation))
+        })
+        .collect();
+    let all_gunboats = kinds.iter().all(|(k, _)| *k == UnitKind::Gunboat);
+    let all_british = kinds.iter().all(|(_, n)| *n == Nation::British);
+    if side == Side::Mahdist
+        && kinds.iter().any(|(k, _)| *k == UnitKind::Boat)
+        && steps.iter().any(|(_, c, _)| !navigable(t, *c))
+    {
+        return Err("Mahdist boats may not move on unnavigable rivers (8.23 II)".into());
+    }
+    for &c in &carriers {
+        let id = t.state.units[c].id.clone();
+        t.boats_used.insert(id);
+    }
+    // Limits on upstream movement, rolled only when needed, each counted
+    // from the first hex of its kind (8.23 V).
+    let rules = t.scn.tables.river.clone();
+    let mut nav_up_limit: Option<u32> = None;
+    let mut unnav_up_limit: Option<u32> = None;
+    let (mut nav_up, mut unnav_up) = (0u32, 0u32);
+    let mut path = Vec::new();
+    let mut at = from;
+    let mut unnavigable_used = false;
+    let mut stop_reason = None;
+    for (hex, class, cataract) in steps {
+        let nav = navigable(t, class);
+        // On an upstream march every hex counts, a crossing included
+        // (8.23 V).
+        if dir == Way::Up {
+            if nav && !all_gunboats {
+                let limit = *nav_up_limit.get_or_insert_with(|| {
+                    roll_plus(
+                        t,
+                        rules.boat_upstream_navigable,
+                        "boats upstream on a navigable river",
+                    )
+                });
+                if nav_up >= limit {
+                    stop_reason = Some(format!(
+                        "the boats' upstream move of {limit} hexes is spent"
+                    ));
+                    break;
+                }
+                nav_up += 1;
+            } else if !nav {
+                if !all_british && !all_gunboats {
+                    stop_reason = Some("only British boats and gunboats go upstream on an unnavigable river (8.23 II)".into());
+                    break;
+                }
+                let limit = *unnav_up_limit.get_or_insert_with(|| {
+                    roll_plus(
+                        t,
+                        rules.upstream_unnavigable,
+                        "upstream on an unnavigable river",
+                    )
+                });
+                if unnav_up >= limit {
+                    stop_reason = Some(format!(
+                        "the upstream move of {limit} hexes on unnavigable water is spent"
+                    ));
+                    break;
+                }
+                unnav_up += 1;
+            }
+        }
+        if !nav {
+            unnavigable_used = true;
+        }
+        at = hex;
+        path.push(hex);
+        if cataract {
+            // Boats stop next to a cataract and roll for wrecking (8.23 IV).
+            let wrecked = wreck_rolls(t, &carriers, "a cataract");
+            if !wrecked.is_empty() {
+                stop_reason =
+                    Some("wrecked at a cataract: the passengers stop beside it (8.23 IV)".into());
+                unnavigable_used = false;
+                break;
+            }
+        }
+        if at == dest {
+            break;
+        }
+    }
+    if unnavigable_used {
+        wreck_rolls(t, &carriers, "unnavigable water");
+    }
+    if let Some(reason) = stop_reason {
+        t.events.push(Event::Stopped { order, at, reason });
+    }
+    // The boats that are still afloat end where the passengers do.
+    for &c in &carriers {
+        if matches!(t.state.units[c].status, Status::OnMap(_)) {
+            t.state.units[c].status = Status::OnMap(at);
+        }
+    }
+    Ok((at, path))
+}
+
+fn roll_plus<S: DieSource>(
+    t: &mut Turn<'_, S>,
+    d: crate::scenario::tables::DicePlus,
+    why: &str,
+) -> u32 {
+    let crate::scenario::tables::DicePlus(kind, plus) = d;
+    let total = t.table_roll(
+        kind,
+        why.to_string(),
+        "river movement (8.23)",
+        vec![("fixed".into(), plus)],
+        |v| format!("{v} hexes"),
+    );
+    total.max(0) as u32
+}
+
+/// Wreck rolls for each carrier; returns those wrecked (8.23 II, IV).
+fn wreck_rolls<S: DieSource>(t: &mut Turn<'_, S>, carriers: &[usize], place: &str) -> Vec<usize> {
+    let rules = t.scn.tables.river.clone();
+    let mut out = Vec::new();
+    for &c in carriers {
+        if !matches!(t.state.units[c].status, Status::OnMap(_)) {
+            continue;
+        }
+        let gunboat = t
+            .unit_type(&t.state.units[c])
+            .is_some_and(|ty| ty.kind == UnitKind::Gunboat);
+        let (kind, need) = if gunboat {
+            rules.gunboat_wreck
+        } else {
+            rules.boat_wreck
+        };
+        let id = t.state.units[c].id.clone();
+        let roll = t.table_roll(
+            kind,
+            format!("wreck of {id} on {place}"),
+            "wrecking (8.23)",
+            Vec::new(),
+            |v| {
+                if v >= need {
+                    format!("{need}+: wrecked")
+                } else {
+                    format!("under {need}: safe")
+                }
+            },
+        );
+        if roll < need {
+            continue;
+        }
+        let hex = t.state.units[c].hex().unwrap_or(Hex::new(0, 0));
+        let back = if gunboat {
+            let r = t
+                .dice
+                .roll(rules.gunboat_wreck_turns, format!("turns {id} is out"));
+            let double = r.dice.len() == 2 && r.dice[0] == r.dice[1];
+            let total = r.result;
+            t.events.push(Event::Rolled(super::events::TableRoll {
+                roll: r,
+                modifiers: Vec::new(),
+                total,
+                table: "wrecked gunboat (8.23)".into(),
+                line: if double {
+                    "a double: destroyed".into()
+                } else {
+                    format!("out for {total} turns")
+                },
+            }));
+            if double {
+                None
+            } else {
+                t.state.month.plus(total)
+            }
+        } else {
+            t.state.month.plus(rules.boat_wreck_turns as i32)
+        };
+        t.state.units[c].status = match back {
+            Some(m) => Status::Wrecked(m),
+            None => Status::Eliminated,
+        };
+        t.events.push(Event::Eliminated {
+            unit: id,
+            hex,
+            cause: format!("wrecked on {place}"),
+            decided_by: Decision::Default("the dice".into()),
+        });
+        out.push(c);
+    }
+    out
+}
+
+/// Wrecked river units come back when their time is up (8.23 II): British
+/// ones at Wady Halfa; Egyptian and Mahdist ones at Khartoum if their side
+/// holds it, else they are lost.
+pub fn wrecks_return<S: DieSource>(t: &mut Turn<'_, S>) {
+    let month = t.state.month;
+    let due: Vec<usize> = t
+        .state
+        .units
+        .iter()
+        .enumerate()
+        .filter(|(_, u)| u.side == t.side && matches!(u.status, Status::Wrecked(m) if m <= month))
+        .map(|(i, _)| i)
+        .collect();
+    for i in due {
+        let british = t
+            .unit_type(&t.state.units[i])
+            .is_some_and(|ty| ty.nation == Nation::British);
+        let place = if british { "Wady Halfa" } else { "Khartoum" };
+        let hex = t.scn.map.resolve(place).ok().filter(|h| {
+            let held = t.state.control.get(h) == Some(&t.side) || t.occupied_by(*h, t.side);
+            !t.occupied_by(*h, t.side.enemy()) && (british || held)
+        });
+        let id = t.state.units[i].id.clone();
+        match hex {
+            Some(h) => {
+                t.state.units[i].status = Status::OnMap(h);
+                t.events.push(Event::Replaced { unit: id, hex: h });
+            }
+            None => {
+                t.state.units[i].status = Status::Eliminated;
+                t.events.push(Event::Note {
+                    text: format!(
+                        "{id} cannot return from its wreck: {place} is not held; it is lost (8.23)"
+                    ),
+                });
+            }
+        }
+    }
+}
