@@ -11,6 +11,7 @@ use dervish::dice::{Dice, SeededDice};
 use dervish::engine::play_month_with;
 use dervish::geo::Hex;
 use dervish::geo::route::land_route;
+use dervish::orders;
 use dervish::policy::simple_orders;
 use dervish::render::ascii::{self, Sector};
 use dervish::scenario::Side;
@@ -69,11 +70,81 @@ enum Command {
         #[arg(long)]
         months: Option<u32>,
     },
+    /// Read and check orders as players write them.
+    Orders {
+        #[command(subcommand)]
+        command: OrdersCommand,
+    },
     /// Work with scenario data.
     Scenario {
         #[command(subcommand)]
         command: ScenarioCommand,
     },
+}
+
+#[derive(Subcommand, Debug)]
+enum OrdersCommand {
+    /// Check an orders message against a scenario's opening position and
+    /// print the receipt a player would get: each order in canonical form
+    /// with what it will do, each problem with its line, a summary. Exits
+    /// with 0 only when there is no error.
+    Check {
+        /// Scenario whose opening position the orders are checked against.
+        #[arg(long, short, default_value = "khartoum")]
+        scenario: String,
+        /// The side giving the orders.
+        #[arg(long, value_enum)]
+        side: SideArg,
+        /// The message's subject line (may give the game and month).
+        #[arg(long)]
+        subject: Option<String>,
+        /// The text was sent as format=flowed.
+        #[arg(long)]
+        flowed: bool,
+        /// The text of the message; `-` reads standard input.
+        file: PathBuf,
+    },
+    /// Print orders in canonical form (what the parser understood), one
+    /// order a line, with the lines that were not understood on standard
+    /// error.
+    Canonical {
+        #[arg(long, short, default_value = "khartoum")]
+        scenario: String,
+        /// The text of the message; `-` reads standard input.
+        file: PathBuf,
+    },
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+enum SideArg {
+    Egyptian,
+    Mahdist,
+}
+
+impl From<SideArg> for Side {
+    fn from(s: SideArg) -> Side {
+        match s {
+            SideArg::Egyptian => Side::Egyptian,
+            SideArg::Mahdist => Side::Mahdist,
+        }
+    }
+}
+
+/// Read a text file (or standard input for `-`): UTF-8, else Latin-1.
+fn read_text(path: &PathBuf) -> Result<String> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    if path.as_os_str() == "-" {
+        std::io::stdin()
+            .read_to_end(&mut bytes)
+            .context("cannot read standard input")?;
+    } else {
+        bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+    }
+    Ok(match String::from_utf8(bytes) {
+        Ok(s) => s,
+        Err(e) => e.into_bytes().iter().map(|&b| char::from(b)).collect(),
+    })
 }
 
 #[derive(Subcommand, Debug)]
@@ -254,6 +325,59 @@ fn run(mut cli: Cli) -> Result<ExitCode> {
             }
             println!("State digest: {}", state.digest());
             Ok(ExitCode::SUCCESS)
+        }
+        Command::Orders {
+            command:
+                OrdersCommand::Check {
+                    scenario: id,
+                    side,
+                    subject,
+                    flowed,
+                    file,
+                },
+        } => {
+            let data = data(&cli.data)?;
+            let scn = scenario(&data, &id)?;
+            let (state, _) = initial_state(&scn, &Placements::new()).map_err(|e| anyhow!("{e}"))?;
+            let text = read_text(&file)?;
+            let vocab = orders::Vocabulary::new(&scn);
+            let input = orders::Input {
+                text: &text,
+                subject: subject.as_deref(),
+                flowed,
+                delsp: false,
+            };
+            let parsed = orders::parse(&input, &vocab).map_err(|r| anyhow!("{r}"))?;
+            let side = Side::from(side);
+            let checked = orders::check(&parsed.sheet, &scn, &state, side);
+            print!(
+                "{}",
+                orders::acknowledge(&parsed, &checked, &scn, side, &state)
+            );
+            Ok(if parsed.errors.is_empty() && checked.errors.is_empty() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            })
+        }
+        Command::Orders {
+            command: OrdersCommand::Canonical { scenario: id, file },
+        } => {
+            let data = data(&cli.data)?;
+            let scn = scenario(&data, &id)?;
+            let text = read_text(&file)?;
+            let vocab = orders::Vocabulary::new(&scn);
+            let parsed =
+                orders::parse(&orders::Input::text(&text), &vocab).map_err(|r| anyhow!("{r}"))?;
+            print!("{}", orders::print::sheet(&scn.map, &parsed.sheet, true));
+            for e in &parsed.errors {
+                eprintln!("{e}");
+            }
+            Ok(if parsed.errors.is_empty() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            })
         }
         Command::Scenario {
             command: ScenarioCommand::List,

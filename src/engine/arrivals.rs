@@ -489,6 +489,39 @@ pub fn remove_units<S: DieSource>(t: &mut Turn<'_, S>, side: Side, n: u32, cause
                     .is_some_and(|ty| !ty.kind.is_river_unit() && ty.kind != UnitKind::Fleet)
             })
         });
+        // The player's own choice first (4.2: units of its choice).
+        let chosen = if side == t.side {
+            t.event_losses.iter().find_map(|id| {
+                stacks.iter().find_map(|(h, us)| {
+                    us.iter()
+                        .find(|&&u| {
+                            t.state.units[u].id == *id
+                                && t.unit_type(&t.state.units[u]).is_some_and(|ty| {
+                                    !ty.kind.is_river_unit() && ty.kind != UnitKind::Fleet
+                                })
+                        })
+                        .map(|&u| (*h, u))
+                })
+            })
+        } else {
+            None
+        };
+        if let Some((hex, u)) = chosen {
+            let id = t.state.units[u].id.clone();
+            t.state.units[u].status = if side == Side::Mahdist {
+                Status::Pool
+            } else {
+                Status::Eliminated
+            };
+            t.state.units[u].disrupted = false;
+            t.events.push(Event::Eliminated {
+                unit: id,
+                hex,
+                cause: cause.to_string(),
+                decided_by: Decision::Orders,
+            });
+            continue;
+        }
         let Some((hex, units)) = stacks
             .into_iter()
             .max_by_key(|(h, us)| (us.len(), std::cmp::Reverse((h.row, h.col))))

@@ -31,10 +31,10 @@ pub fn march_phase<S: DieSource>(t: &mut Turn<'_, S>, orders: &super::orders::Or
 }
 
 /// The marching stack: unit indices and leader names, and where it is.
-struct Marching {
-    hex: Hex,
-    units: Vec<usize>,
-    leaders: Vec<String>,
+pub(super) struct Marching {
+    pub(super) hex: Hex,
+    pub(super) units: Vec<usize>,
+    pub(super) leaders: Vec<String>,
     /// Hexes entered so far, the start first (for a loser's retreat, 9.8).
     route: Vec<Hex>,
     /// Set when a combat ends the stack's marching for the turn.
@@ -43,7 +43,7 @@ struct Marching {
     by_river: bool,
 }
 
-fn select<S: DieSource>(t: &Turn<'_, S>, sel: &Selection) -> Result<Marching, String> {
+pub(super) fn select<S: DieSource>(t: &Turn<'_, S>, sel: &Selection) -> Result<Marching, String> {
     let side = t.side;
     let (hex, mut units, mut leaders) = match sel {
         Selection::Stack(hex) => {
@@ -852,7 +852,7 @@ fn engage<S: DieSource>(
 
 /// Movement allowance of the slowest unit, halved if disrupted (8.31, 9.7).
 /// Leaders move with their stack and do not slow it.
-fn allowance<S: DieSource>(t: &Turn<'_, S>, m: &Marching) -> u32 {
+pub(super) fn allowance<S: DieSource>(t: &Turn<'_, S>, m: &Marching) -> u32 {
     let mp = |u: usize| {
         let unit = &t.state.units[u];
         t.unit_type(unit).map(|ty| {
@@ -983,7 +983,7 @@ impl Occupancy {
 
 /// Why a step may not be taken.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Blocked {
+pub(super) enum Blocked {
     NotAdjacent,
     OffMap,
     Sea,
@@ -994,7 +994,13 @@ enum Blocked {
 }
 
 impl Blocked {
-    fn reason(self, map: &crate::geo::Map, occ: &Occupancy, from: Hex, to: Hex) -> String {
+    pub(super) fn reason(
+        self,
+        map: &crate::geo::Map,
+        occ: &Occupancy,
+        from: Hex,
+        to: Hex,
+    ) -> String {
         match self {
             Blocked::NotAdjacent => {
                 format!(
@@ -1029,7 +1035,7 @@ impl Blocked {
 }
 
 /// The cost to move from `from` into the adjacent `to`, or why not.
-fn enter_cost<S: DieSource>(
+pub(super) fn enter_cost<S: DieSource>(
     t: &Turn<'_, S>,
     occ: &Occupancy,
     from: Hex,
@@ -1063,7 +1069,7 @@ fn enter_cost<S: DieSource>(
 /// The cheapest legal route (without its start hex). A destination held
 /// by the enemy (or a besieged friendly hex) is routed to its edge: the
 /// stack goes as far as the hex before it.
-fn route_to<S: DieSource>(t: &Turn<'_, S>, from: Hex, to: Hex) -> Option<Vec<Hex>> {
+pub(super) fn route_to<S: DieSource>(t: &Turn<'_, S>, from: Hex, to: Hex) -> Option<Vec<Hex>> {
     let occ = Occupancy::of(t);
     let blocked_goal = occ.enemy_land.contains(&to) || occ.besieged(t, to);
     let r = cheapest_route(from, to, &|a, b| {

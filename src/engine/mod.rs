@@ -13,6 +13,7 @@ pub mod losses;
 pub mod march;
 pub mod modifiers;
 pub mod orders;
+pub mod plan;
 pub mod rail;
 pub mod random_events;
 pub mod river;
@@ -44,6 +45,7 @@ pub fn play_player_turn<S: DieSource>(
     dice: &mut Dice<S>,
 ) -> TurnResult {
     let mut t = Turn::new(scn, state, side, dice);
+    t.event_losses = orders.event_losses.clone();
     if let Some(r) = &t.state.result {
         let result = format!("the game is over: {}", r.reason);
         t.events.push(Event::GameOver { result });
@@ -148,6 +150,8 @@ pub struct Turn<'a, S: DieSource> {
     pub leader_helped: BTreeMap<String, usize>,
     /// Boats and gunboats used this turn (8.23: each once a turn).
     pub boats_used: BTreeSet<UnitId>,
+    /// The player's choice of units to lose to a random event (4.2).
+    pub event_losses: Vec<UnitId>,
 }
 
 impl<'a, S: DieSource> Turn<'a, S> {
@@ -162,6 +166,7 @@ impl<'a, S: DieSource> Turn<'a, S> {
             leaders_marched: BTreeSet::new(),
             leader_helped: BTreeMap::new(),
             boats_used: BTreeSet::new(),
+            event_losses: Vec::new(),
         }
     }
 

@@ -139,4 +139,8 @@ pub struct Orders {
     /// without it, the Souakim-Berber line.
     #[serde(default)]
     pub railway: Option<String>,
+    /// Units the player gives up first when a random event takes units of
+    /// the player's choice (4.2); without them the default policy chooses.
+    #[serde(default)]
+    pub event_losses: Vec<UnitId>,
 }

@@ -1,0 +1,322 @@
+//! What march orders would do, worked out before the player turn and
+//! without dice: the order checker's view of the engine. Each march is
+//! checked as the march phase would check it (the same selection, route
+//! and step rules), assuming every earlier leg reaches its end; march
+//! results are not known yet, so a plan says how far a full march goes,
+//! not how far the stack will get.
+
+use std::collections::BTreeSet;
+
+use super::Turn;
+use super::march::{Occupancy, allowance, enter_cost, route_to, select};
+use super::orders::{Leg, MarchOrder, OnContact, Selection};
+use super::rail;
+use crate::dice::{Dice, FixedDice};
+use crate::geo::Hex;
+use crate::scenario::{Scenario, Side, UnitKind};
+use crate::state::{GameState, UnitId};
+
+/// One leg of a planned march.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LegPlan {
+    /// The hexes entered, in order (the start hex not included).
+    pub path: Vec<Hex>,
+    /// Movement points the path costs (0 by rail, river or fleet).
+    pub cost: u32,
+    /// Where the leg ends if the march goes the whole way.
+    pub end: Hex,
+    /// Whether the leg needs a roll on the march table.
+    pub rolls: bool,
+    /// For a river leg: `Some(true)` upstream, `Some(false)` downstream.
+    pub river_way: Option<bool>,
+    /// Things the player should know ("costs 9 MP, a march gives 6").
+    pub notes: Vec<String>,
+}
+
+/// A march order as the engine will take it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MarchPlan {
+    pub from: Hex,
+    pub units: Vec<UnitId>,
+    pub leaders: Vec<String>,
+    /// Movement points of a full march (the slowest unit, 8.31).
+    pub allowance: u32,
+    pub legs: Vec<LegPlan>,
+    /// Parts of the order the engine will ignore or may not carry out.
+    pub warnings: Vec<String>,
+}
+
+/// Plan each march order in turn, as the march phase will take them: a
+/// unit in an earlier march is not in a later one (8.1). Each entry is the
+/// plan or why the engine will set the order aside.
+pub fn plan_marches(
+    scn: &Scenario,
+    state: &GameState,
+    side: Side,
+    marches: &[MarchOrder],
+) -> Vec<Result<MarchPlan, String>> {
+    let mut dice = Dice::new(FixedDice::with_fallback([], 1));
+    let mut t = Turn::new(scn, state.clone(), side, &mut dice);
+    let mut out = Vec::new();
+    for order in marches {
+        let plan = plan_one(&t, order);
+        if let Ok(p) = &plan {
+            t.marched.extend(p.units.iter().cloned());
+            t.leaders_marched.extend(p.leaders.iter().cloned());
+        }
+        out.push(plan);
+    }
+    out
+}
+
+fn plan_one(t: &Turn<'_, FixedDice>, order: &MarchOrder) -> Result<MarchPlan, String> {
+    if order.legs.is_empty() {
+        return Err("no march given".into());
+    }
+    if order.legs.len() > 3 {
+        return Err(format!(
+            "{} marches ordered; a stack marches at most three times a turn (5.2 III)",
+            order.legs.len()
+        ));
+    }
+    let mut warnings = Vec::new();
+    if let Selection::Units { units, .. } = &order.units {
+        for id in units {
+            if t.marched.contains(id) {
+                warnings.push(format!(
+                    "{id} already marches in an earlier order and stays out of this one (8.1)"
+                ));
+            }
+        }
+    }
+    let m = select(t, &order.units)?;
+    if t.is_besieged(m.hex, t.side) && order.on_contact == OnContact::Avoid {
+        return Err(format!(
+            "{} is under siege: its units may leave only by attacking the besiegers (9.12); add ATTACK ANY",
+            t.scn.map.describe(m.hex)
+        ));
+    }
+    let ids: Vec<UnitId> = m
+        .units
+        .iter()
+        .map(|&u| t.state.units[u].id.clone())
+        .collect();
+    let full = if m.units.is_empty() {
+        m.leaders
+            .first()
+            .and_then(|n| t.scn.units.leader(n))
+            .map_or(0, |l| l.movement)
+    } else {
+        allowance(t, &m)
+    };
+    let occ = Occupancy::of(t);
+    let map = &t.scn.map;
+    let mut at = m.hex;
+    let mut legs = Vec::new();
+    let mut rivers = 0;
+    for (k, leg) in order.legs.iter().enumerate() {
+        let n = k + 1;
+        let mut notes = Vec::new();
+        let plan = match leg {
+            Leg::To(_) | Leg::Path(_) => {
+                let path = match leg {
+                    Leg::Path(p) => {
+                        if p.is_empty() {
+                            return Err(format!("march {n}: an empty path"));
+                        }
+                        p.clone()
+                    }
+                    Leg::To(dest) => {
+                        if *dest == at {
+                            return Err(format!(
+                                "march {n}: the stack is already at {}",
+                                map.describe(at)
+                            ));
+                        }
+                        route_to(t, at, *dest).ok_or_else(|| {
+                            format!(
+                                "march {n}: no way by land from {} to {} (sea, the enemy or a scenario rule bars every route)",
+                                map.describe(at),
+                                map.describe(*dest)
+                            )
+                        })?
+                    }
+                    _ => Vec::new(),
+                };
+                let mut cost = 0;
+                let mut here = at;
+                for &h in &path {
+                    let c = enter_cost(t, &occ, here, h)
+                        .map_err(|b| format!("march {n}: {}", b.reason(map, &occ, here, h)))?;
+                    cost += c;
+                    here = h;
+                }
+                if let Leg::To(dest) = leg
+                    && here != *dest
+                {
+                    notes.push(format!(
+                        "{} is held by the enemy or under siege: the march ends next to it",
+                        map.describe(*dest)
+                    ));
+                }
+                if cost > full {
+                    notes.push(format!(
+                        "costs {cost} movement points and a full march gives {full}: the stack stops on the way"
+                    ));
+                }
+                LegPlan {
+                    end: here,
+                    path,
+                    cost,
+                    rolls: true,
+                    river_way: None,
+                    notes,
+                }
+            }
+            Leg::Rail(dest) => {
+                let path = rail::rail_path(t, at, *dest).ok_or_else(|| {
+                    format!(
+                        "march {n}: no built railway from {} to {} clear of the enemy (8.22)",
+                        map.describe(at),
+                        map.describe(*dest)
+                    )
+                })?;
+                LegPlan {
+                    end: *dest,
+                    path,
+                    cost: 0,
+                    rolls: false,
+                    river_way: None,
+                    notes,
+                }
+            }
+            Leg::River(dest) => {
+                rivers += 1;
+                if rivers > 1 {
+                    return Err(format!(
+                        "march {n}: only one march a turn may be by river (8.23)"
+                    ));
+                }
+                if !map.is_riverside(at) || !map.is_riverside(*dest) {
+                    return Err(format!(
+                        "march {n}: a river march runs between hexes next to a river (8.23); {} is not",
+                        map.describe(if map.is_riverside(at) { *dest } else { at })
+                    ));
+                }
+                if k == 0 {
+                    let boats = t
+                        .units_at(at, t.side)
+                        .into_iter()
+                        .filter(|&u| {
+                            t.unit_type(&t.state.units[u])
+                                .is_some_and(|ty| ty.kind.is_river_unit())
+                        })
+                        .count();
+                    let passengers = m.units.len();
+                    if boats < passengers.max(1) {
+                        return Err(format!(
+                            "march {n}: {passengers} units need {} boats or gunboats and {boats} are at {} (8.23)",
+                            passengers.max(1),
+                            map.describe(at)
+                        ));
+                    }
+                    if m.units.iter().any(|&u| {
+                        t.unit_type(&t.state.units[u])
+                            .is_some_and(|ty| ty.kind == UnitKind::Civilian)
+                    }) {
+                        return Err(format!(
+                            "march {n}: civilians may not travel by boat (8.23); drop them off first"
+                        ));
+                    }
+                }
+                LegPlan {
+                    end: *dest,
+                    path: vec![*dest],
+                    cost: 0,
+                    rolls: false,
+                    river_way: None,
+                    notes,
+                }
+            }
+            Leg::Fleet(dest) => {
+                if t.side != Side::Egyptian {
+                    return Err(format!(
+                        "march {n}: only Egyptian and British units sail with the fleet (8.25)"
+                    ));
+                }
+                let zone = rail::fleet_zone(t);
+                if !zone.contains(&at) || !zone.contains(dest) {
+                    return Err(format!(
+                        "march {n}: the fleet sails only between Souakim, Trinkitat and the hexes next to them (8.25)"
+                    ));
+                }
+                if k == 0 && rail::fleet_at(t, at).is_none() {
+                    return Err(format!(
+                        "march {n}: the British fleet is not at {} (8.25)",
+                        map.describe(at)
+                    ));
+                }
+                LegPlan {
+                    end: *dest,
+                    path: vec![*dest],
+                    cost: 0,
+                    rolls: true,
+                    river_way: None,
+                    notes,
+                }
+            }
+        };
+        at = plan.end;
+        legs.push(plan);
+    }
+    if m.units.is_empty() && !t.occupied_by(at, t.side) {
+        return Err(format!(
+            "a leader may not stand alone: no friendly stack at {} (7.0)",
+            map.describe(at)
+        ));
+    }
+    let in_stack: BTreeSet<&UnitId> = ids.iter().collect();
+    for d in &order.drop_offs {
+        for u in &d.units {
+            if !in_stack.contains(u) {
+                warnings.push(format!(
+                    "{u} is not in this stack and cannot be dropped off"
+                ));
+            }
+        }
+        let passed = d.at == m.hex || legs.iter().any(|l| l.path.contains(&d.at));
+        if !passed {
+            warnings.push(format!(
+                "the route does not pass {}: nothing is dropped off there",
+                map.describe(d.at)
+            ));
+        }
+    }
+    for u in &order.lose_first {
+        if !in_stack.contains(u) {
+            warnings.push(format!(
+                "{u} is not in this stack: the loss order ignores it"
+            ));
+        }
+    }
+    if let Some(l) = &order.leader_bonus {
+        let name = t
+            .scn
+            .units
+            .leader(l)
+            .map_or(l.as_str(), |d| d.name.as_str());
+        if !m.leaders.iter().any(|x| x == name) {
+            warnings.push(format!(
+                "{name} does not march with this stack and cannot help its march rolls (7.1)"
+            ));
+        }
+    }
+    Ok(MarchPlan {
+        from: m.hex,
+        units: ids,
+        leaders: m.leaders,
+        allowance: full,
+        legs,
+        warnings,
+    })
+}

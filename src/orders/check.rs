@@ -1,0 +1,566 @@
+//! Orders against the game as it stands: what the engine will be given,
+//! what each march will do, and every order that cannot be carried out.
+
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+
+use super::parse::{Parsed, SyntaxError};
+use super::{Item, LegOrder, March, Order, RiverWay, print};
+use crate::engine::orders::{Leg, MarchOrder, Orders};
+use crate::engine::plan::{MarchPlan, plan_marches};
+use crate::scenario::definition::Zone;
+use crate::scenario::zone::zone_hexes;
+use crate::scenario::{Scenario, Side, UnitKind};
+use crate::state::{GameState, UnitId};
+
+/// An order that is not possible in this game now, or (as a warning) one
+/// the engine will carry out only in part.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CheckError {
+    /// Line number in the message (0: the header or subject).
+    pub line: usize,
+    /// The line as read.
+    pub text: String,
+    pub message: String,
+}
+
+impl std::fmt::Display for CheckError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "line {}: {}", self.line, self.message)
+    }
+}
+
+/// The outcome of checking a sheet.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Checked {
+    /// What the engine is given: every order without an error.
+    pub orders: Orders,
+    /// Orders that will not be carried out.
+    pub errors: Vec<CheckError>,
+    /// Orders carried out in part, or that may not do what was meant.
+    pub warnings: Vec<CheckError>,
+    /// The plan of each march, by the index of its item in the sheet.
+    pub plans: Vec<(usize, MarchPlan)>,
+}
+
+impl Checked {
+    fn error(&mut self, item: &Item, message: impl Into<String>) {
+        self.errors.push(CheckError {
+            line: item.line,
+            text: item.text.clone(),
+            message: message.into(),
+        });
+    }
+
+    fn warn(&mut self, item: &Item, message: impl Into<String>) {
+        self.warnings.push(CheckError {
+            line: item.line,
+            text: item.text.clone(),
+            message: message.into(),
+        });
+    }
+}
+
+/// The engine's march order for a written march.
+pub fn march_order(m: &March) -> MarchOrder {
+    MarchOrder {
+        units: m.units.clone(),
+        legs: m
+            .legs
+            .iter()
+            .map(|l| match l {
+                LegOrder::To(h) => Leg::To(*h),
+                LegOrder::Path(p) => Leg::Path(p.clone()),
+                LegOrder::Rail(h) => Leg::Rail(*h),
+                LegOrder::River { to, .. } => Leg::River(*to),
+                LegOrder::Fleet(h) => Leg::Fleet(*h),
+            })
+            .collect(),
+        on_contact: m.on_contact.clone(),
+        continue_after_win: m.continue_after_win,
+        drop_offs: m.drop_offs.clone(),
+        retreat_towards: m.retreat_towards,
+        leader_bonus: m.leader_bonus.clone(),
+        lose_first: m.lose_first.clone(),
+    }
+}
+
+/// Check a sheet for `side` against the game in `state`.
+pub fn check(sheet: &super::Sheet, scn: &Scenario, state: &GameState, side: Side) -> Checked {
+    let mut out = Checked::default();
+    let header_line = |message: String| CheckError {
+        line: 0,
+        text: print::header(&sheet.header, false),
+        message,
+    };
+    if let Some(s) = sheet.header.side
+        && s != side
+    {
+        out.errors.push(header_line(format!(
+            "these orders say SIDE {s}, and they are checked for the {side} side"
+        )));
+    }
+    if let Some(m) = sheet.header.month
+        && m != state.month
+    {
+        out.errors.push(header_line(format!(
+            "these orders are for {} and the game is at {}",
+            m.long_name(),
+            state.month.long_name()
+        )));
+    }
+    let map = &scn.map;
+    // Marches are planned together, in order, as the engine plays them.
+    let marches: Vec<(usize, MarchOrder)> = sheet
+        .items
+        .iter()
+        .enumerate()
+        .filter_map(|(i, it)| match &it.order {
+            Order::March(m) => Some((i, march_order(m))),
+            _ => None,
+        })
+        .collect();
+    let plans = plan_marches(
+        scn,
+        state,
+        side,
+        &marches.iter().map(|(_, m)| m.clone()).collect::<Vec<_>>(),
+    );
+    let mut marching: BTreeSet<UnitId> = BTreeSet::new();
+    for ((i, order), plan) in marches.into_iter().zip(plans) {
+        let item = &sheet.items[i];
+        match plan {
+            Err(reason) => out.error(item, reason),
+            Ok(p) => {
+                if let Order::March(m) = &item.order {
+                    for (k, l) in m.legs.iter().enumerate() {
+                        if let (LegOrder::River { way: Some(w), .. }, Some(lp)) = (l, p.legs.get(k))
+                            && let Some(actual) = lp.river_way
+                            && actual != (*w == RiverWay::Up)
+                        {
+                            out.error(
+                                item,
+                                format!(
+                                    "march {}: the river runs the other way: from {} that is {}stream",
+                                    k + 1,
+                                    map.describe(if k == 0 { p.from } else { p.legs[k - 1].end }),
+                                    if actual { "up" } else { "down" }
+                                ),
+                            );
+                        }
+                    }
+                }
+                if out.errors.last().is_some_and(|e| e.line == item.line) {
+                    continue;
+                }
+                for w in &p.warnings {
+                    out.warn(item, w.clone());
+                }
+                for l in &p.legs {
+                    for n in &l.notes {
+                        out.warn(item, n.clone());
+                    }
+                }
+                marching.extend(p.units.iter().cloned());
+                out.orders.marches.push(order);
+                out.plans.push((i, p));
+            }
+        }
+    }
+    let ours = |id: &UnitId| -> Result<usize, String> {
+        let i = state
+            .units
+            .iter()
+            .position(|u| u.id == *id)
+            .ok_or_else(|| format!("no unit {id}"))?;
+        let u = &state.units[i];
+        if u.side != side {
+            return Err(format!("{id} is not a {side} unit"));
+        }
+        if u.hex().is_none() {
+            return Err(format!("{id} is not on the map"));
+        }
+        Ok(i)
+    };
+    let kind = |i: usize| scn.units.get(&state.units[i].unit_type).map(|t| t.kind);
+    for item in &sheet.items {
+        match &item.order {
+            Order::March(_) | Order::Ready | Order::Command(_) => {}
+            Order::ExpendSupply(h) | Order::KeepSupply(h) => {
+                let has_supply = state.units.iter().enumerate().any(|(i, u)| {
+                    u.side == side && u.hex() == Some(*h) && kind(i) == Some(UnitKind::Supply)
+                });
+                let expend = matches!(item.order, Order::ExpendSupply(_));
+                let clash = if expend {
+                    out.orders.keep_supply.contains(h)
+                } else {
+                    out.orders.expend_supply.contains(h)
+                };
+                if !has_supply {
+                    // A supply unit may still march there this turn: the
+                    // engine decides in the attrition phase.
+                    out.warn(
+                        item,
+                        format!(
+                            "no {side} supply unit at {} now: the order counts only if one marches there (5.2 IV)",
+                            map.describe(*h)
+                        ),
+                    );
+                }
+                if clash {
+                    out.error(
+                        item,
+                        format!(
+                            "the supply at {} is both expended and kept",
+                            map.describe(*h)
+                        ),
+                    );
+                    continue;
+                }
+                if expend {
+                    out.orders.expend_supply.push(*h);
+                } else {
+                    out.orders.keep_supply.push(*h);
+                }
+            }
+            Order::Place { reinforcement, at } => {
+                let Some(r) = scn
+                    .def
+                    .reinforcements
+                    .iter()
+                    .find(|r| r.id == *reinforcement)
+                else {
+                    out.error(item, format!("no reinforcement called {reinforcement}"));
+                    continue;
+                };
+                if r.side != side {
+                    out.error(
+                        item,
+                        format!("{reinforcement} is a {} reinforcement", r.side),
+                    );
+                    continue;
+                }
+                if r.zone == Zone::FriendlyStack {
+                    if !state
+                        .units
+                        .iter()
+                        .any(|u| u.side == side && u.hex() == Some(*at))
+                    {
+                        out.warn(
+                            item,
+                            format!(
+                                "{reinforcement} joins a friendly stack and none stands at {} now",
+                                map.describe(*at)
+                            ),
+                        );
+                    }
+                } else {
+                    let allowed = zone_hexes(map, &r.zone).unwrap_or_default();
+                    if !allowed.contains(at) {
+                        let list: Vec<String> =
+                            allowed.iter().take(6).map(|h| map.describe(*h)).collect();
+                        let more = if allowed.len() > 6 { ", ..." } else { "" };
+                        out.error(
+                            item,
+                            format!(
+                                "{reinforcement} may not arrive at {}; its places are {}{more}",
+                                map.describe(*at),
+                                list.join(", ")
+                            ),
+                        );
+                        continue;
+                    }
+                }
+                out.orders.place.insert(reinforcement.clone(), *at);
+            }
+            Order::Withdraw(units) => {
+                let mut ok = true;
+                for u in units {
+                    if let Err(m) = ours(u) {
+                        out.error(item, m);
+                        ok = false;
+                    } else if marching.contains(u) {
+                        out.warn(
+                            item,
+                            format!(
+                                "{u} is withdrawn in the reinforcement phase, before it could march"
+                            ),
+                        );
+                    }
+                }
+                if ok {
+                    out.orders.withdraw.extend(units.iter().cloned());
+                }
+            }
+            Order::Dismount(a, b) => {
+                let (ia, ib) = match (ours(a), ours(b)) {
+                    (Ok(ia), Ok(ib)) => (ia, ib),
+                    (Err(m), _) | (_, Err(m)) => {
+                        out.error(item, m);
+                        continue;
+                    }
+                };
+                if kind(ia) != Some(UnitKind::CamelCorps) || kind(ib) != Some(UnitKind::CamelCorps)
+                {
+                    out.error(item, "only Camel Corps units dismount (8.24)");
+                    continue;
+                }
+                if state.units[ia].hex() != state.units[ib].hex() {
+                    out.error(item, format!("{a} and {b} are not in the same hex (8.24)"));
+                    continue;
+                }
+                out.orders.dismount.push((a.clone(), b.clone()));
+            }
+            Order::Railway(name) => {
+                if side != Side::Egyptian {
+                    out.error(item, "only the Egyptian player builds railways (3.41)");
+                    continue;
+                }
+                out.orders.railway = Some(name.clone());
+            }
+            Order::EventLosses(units) => {
+                let mut ok = true;
+                for u in units {
+                    if let Err(m) = ours(u) {
+                        out.error(item, m);
+                        ok = false;
+                    }
+                }
+                if ok {
+                    out.orders.event_losses.extend(units.iter().cloned());
+                }
+            }
+        }
+    }
+    out.errors.sort_by_key(|e| e.line);
+    out.warnings.sort_by_key(|e| e.line);
+    out
+}
+
+/// The receipt: each order in canonical form with what it will do, each
+/// problem with its line, and a summary. Starts with the report marker so
+/// a reply that quotes it is cut there.
+pub fn acknowledge(
+    parsed: &Parsed,
+    checked: &Checked,
+    scn: &Scenario,
+    side: Side,
+    state: &GameState,
+) -> String {
+    let map = &scn.map;
+    let mut out = String::new();
+    let game = parsed
+        .sheet
+        .header
+        .game
+        .as_deref()
+        .map(|g| format!(" (game {g})"))
+        .unwrap_or_default();
+    let _ = writeln!(
+        out,
+        "{} orders: {side} player, {}{game}",
+        super::REPORT_MARKER,
+        state.month.long_name()
+    );
+    let _ = writeln!(out);
+    enum Entry<'a> {
+        Item(usize, &'a Item),
+        Syntax(&'a SyntaxError),
+        Header(&'a CheckError),
+    }
+    let mut entries: Vec<(usize, usize, Entry<'_>)> = Vec::new();
+    for e in &parsed.errors {
+        entries.push((e.line, 0, Entry::Syntax(e)));
+    }
+    for e in checked.errors.iter().chain(&checked.warnings) {
+        if e.line == 0 {
+            entries.push((0, 1, Entry::Header(e)));
+        }
+    }
+    for (i, it) in parsed.sheet.items.iter().enumerate() {
+        entries.push((it.line, 2, Entry::Item(i, it)));
+    }
+    entries.sort_by_key(|(l, k, _)| (*l, *k));
+    let indent = |text: &str| -> String {
+        text.lines()
+            .map(|l| format!("    {l}"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    for (_, _, e) in &entries {
+        match e {
+            Entry::Syntax(s) => {
+                let _ = writeln!(out, "line {}: NOT UNDERSTOOD: {}", s.line, s.text);
+                let mut m = s.message.clone();
+                if !s.expected.is_empty() {
+                    let _ = write!(m, "; expected {}", s.expected);
+                }
+                if let Some(sug) = &s.suggestion {
+                    let _ = write!(m, "; did you mean {sug}?");
+                }
+                let _ = writeln!(out, "    {m}");
+            }
+            Entry::Header(h) => {
+                let _ = writeln!(out, "header: ERROR: {}", h.message);
+            }
+            Entry::Item(i, it) => {
+                let errors: Vec<&CheckError> = checked
+                    .errors
+                    .iter()
+                    .filter(|e| e.line == it.line)
+                    .collect();
+                let warnings: Vec<&CheckError> = checked
+                    .warnings
+                    .iter()
+                    .filter(|e| e.line == it.line)
+                    .collect();
+                let mark = if errors.is_empty() {
+                    ""
+                } else {
+                    "NOT POSSIBLE: "
+                };
+                let canonical = print::order(map, &it.order);
+                let mut lines = canonical.lines();
+                let _ = writeln!(
+                    out,
+                    "line {}: {mark}{}",
+                    it.line,
+                    lines.next().unwrap_or_default()
+                );
+                for l in lines {
+                    let _ = writeln!(out, "        {}", l.trim_start());
+                }
+                for e in &errors {
+                    let _ = writeln!(out, "    error: {}", e.message);
+                }
+                if errors.is_empty()
+                    && let Some((_, p)) = checked.plans.iter().find(|(k, _)| k == i)
+                {
+                    let _ = writeln!(out, "{}", indent(&describe_plan(scn, p)));
+                }
+                if errors.is_empty() && !matches!(it.order, Order::March(_)) {
+                    let _ = writeln!(out, "    {}", describe_order(scn, &it.order));
+                }
+                for w in &warnings {
+                    let _ = writeln!(out, "    warning: {}", w.message);
+                }
+            }
+        }
+    }
+    let orders = parsed
+        .sheet
+        .items
+        .iter()
+        .filter(|i| !matches!(i.order, Order::Command(_)))
+        .count();
+    let errors = parsed.errors.len() + checked.errors.len();
+    let _ = writeln!(out);
+    let _ = writeln!(
+        out,
+        "Summary: {orders} {} understood, {errors} {}, {} {}.",
+        plural(orders, "order", "orders"),
+        plural(errors, "error", "errors"),
+        checked.warnings.len(),
+        plural(checked.warnings.len(), "warning", "warnings"),
+    );
+    if errors > 0 {
+        let _ = writeln!(
+            out,
+            "Lines marked NOT UNDERSTOOD or NOT POSSIBLE will not be carried out; the other orders stand. To change anything, send the whole set again: it replaces this one."
+        );
+    }
+    if parsed.sheet.ready() {
+        let _ = writeln!(
+            out,
+            "You said READY: your orders for this turn are complete."
+        );
+    }
+    let _ = side;
+    out
+}
+
+fn plural<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
+    if n == 1 { one } else { many }
+}
+
+/// What a planned march will do, for the receipt.
+pub fn describe_plan(scn: &Scenario, p: &MarchPlan) -> String {
+    let map = &scn.map;
+    let mut out = String::new();
+    let who = if p.units.is_empty() {
+        format!("{} alone", p.leaders.join(", "))
+    } else {
+        let ids: Vec<&str> = p.units.iter().map(|u| u.0.as_str()).collect();
+        let mut s = format!(
+            "{} {} ({})",
+            p.units.len(),
+            plural(p.units.len(), "unit", "units"),
+            ids.join(" ")
+        );
+        if !p.leaders.is_empty() {
+            let _ = write!(s, " with {}", p.leaders.join(", "));
+        }
+        s
+    };
+    let _ = write!(
+        out,
+        "{who} from {}; a full march gives {} movement points",
+        map.describe(p.from),
+        p.allowance
+    );
+    for (k, l) in p.legs.iter().enumerate() {
+        let how = if l.rolls {
+            format!(
+                "{} {}",
+                l.cost,
+                plural(l.cost as usize, "movement point", "movement points")
+            )
+        } else {
+            "no march roll".to_string()
+        };
+        let route: Vec<String> = l.path.iter().map(|h| map.describe(*h)).collect();
+        let _ = write!(
+            out,
+            "\nmarch {}: {} ({how}){}",
+            k + 1,
+            route.join(" - "),
+            if l.rolls { ", after a march roll" } else { "" }
+        );
+    }
+    out
+}
+
+/// What an order other than a march will do, for the receipt.
+pub fn describe_order(scn: &Scenario, o: &Order) -> String {
+    let map = &scn.map;
+    match o {
+        Order::ExpendSupply(h) => format!(
+            "the stack at {} expends a supply unit instead of rolling for attrition",
+            map.describe(*h)
+        ),
+        Order::KeepSupply(h) => format!(
+            "the stack at {} keeps its supply and rolls for attrition",
+            map.describe(*h)
+        ),
+        Order::Place { reinforcement, at } => format!(
+            "{reinforcement} arrives at {} when it comes",
+            map.describe(*at)
+        ),
+        Order::Withdraw(u) => format!(
+            "{} {} leave the map in the reinforcement phase and count as destroyed (3.1)",
+            u.len(),
+            plural(u.len(), "unit", "units")
+        ),
+        Order::Dismount(..) => {
+            "two Camel Corps become two infantry and one camel, for good (8.24)".into()
+        }
+        Order::Railway(name) => format!("the railhead builds the {name} (3.41)"),
+        Order::EventLosses(u) => format!(
+            "if a random event takes units, these go first: {}",
+            u.iter().map(|x| x.0.as_str()).collect::<Vec<_>>().join(" ")
+        ),
+        Order::Ready => "your orders are complete".into(),
+        Order::Command(_) => "a command: answered separately".into(),
+        Order::March(_) => String::new(),
+    }
+}

@@ -1,0 +1,193 @@
+//! The order language: what players write in the body of an email.
+//!
+//! Reading orders has three steps, each its own module:
+//!
+//! 1. [`clean`]: from the text of the email to the lines the player wrote
+//!    (quotes, signatures, client footers, comments and anything after
+//!    `END` dropped; odd characters made plain; format=flowed joined).
+//! 2. [`parse`]: each line to an [`Order`] or a [`SyntaxError`] (the text
+//!    is not an order). Parsing never stops at a bad line.
+//! 3. [`check`]: the orders against the game now, to the engine's
+//!    [`crate::engine::orders::Orders`], with a [`CheckError`] for each
+//!    order that is not possible (a unit that is not yours, a path through
+//!    the sea, a river march without boats), and a plan of what each march
+//!    will do. [`check::acknowledge`] writes the receipt.
+//!
+//! [`print`] writes orders back in canonical form; parsing the canonical
+//! form gives the same orders.
+//!
+//! # Grammar
+//!
+//! Lines are independent; words are separated by spaces (commas may
+//! separate items of a list); case does not matter; `#` starts a comment.
+//! A *place* is a place name or alias (`Khartoum`, `Abu Hamed`), a hex
+//! number (`1942`), or both (`Khartoum (1942)`, checked to agree). A
+//! *unit* is an ID as printed on reports (`ER05`, also `er5`); a *leader*
+//! is a name or alias (`Gordon`, `Osman Digna`).
+//!
+//! ```text
+//! line      = header | march | option | order | command | "READY" | "END"
+//! header    = "GAME" id | "SIDE" side | "SECRET" token | "MONTH" month
+//! side      = "EGYPTIAN" | "BRITISH" | "MAHDIST" | "DERVISH"
+//! month     = yyyy-mm | month-name yyyy
+//! march     = ("MARCH" | "MOVE") selection leg { "THEN" leg } { option }
+//! selection = ["STACK"] place
+//!           | ["LEADER"] leader ["ALONE"]
+//!           | ["UNITS"] unit { unit } ["WITH" leader { leader }]
+//!           | "UNITS" "WITH" leader { leader }
+//! leg       = ["BY" "LAND"] "TO" place
+//!           | ("PATH" | "VIA") place { place }
+//!           | ["BY"] "RAIL" "TO" place
+//!           | ["BY"] "RIVER" ["UP" | "DOWN"] "TO" place
+//!           | ["BY" | "WITH"] "FLEET" "TO" place
+//! option    = "THEN" leg
+//!           | "ATTACK" ("ANY" | place { place }) | "AVOID"
+//!           | "CONTINUE" | "STOP"
+//!           | "RETREAT" ["TOWARDS" | "TO"] place
+//!           | "LED" "BY" leader | "BOOST" leader
+//!           | "DROP" unit { unit } ["WITH" leader { leader }] "AT" place
+//!           | "LOSE" ["FIRST"] unit { unit }
+//! order     = ("EXPEND" | "KEEP") "SUPPLY" "AT" place
+//!           | "PLACE" reinforcement "AT" place
+//!           | "WITHDRAW" unit { unit }
+//!           | "DISMOUNT" unit unit
+//!           | ("RAILWAY" | "BUILD" ["RAILWAY"]) line-name
+//!           | "EVENT" "LOSSES" unit { unit }
+//! command   = "HELP" | "MAP" [place] | "ROUTE" place ["TO"] place
+//!           | "STATUS" | "HISTORY" [month] | "RESEND" | "JOIN" [side]
+//! ```
+//!
+//! An option line (`ATTACK ANY`, `THEN RIVER TO Berber`) belongs to the
+//! march above it; options may also follow the legs on the march line.
+//! Header keywords may end with a colon (`Game: khartoum-3`). The subject
+//! line `[dervish GAME] orders MONTH` gives the game and month too.
+
+pub mod check;
+pub mod clean;
+pub mod parse;
+pub mod print;
+pub mod vocab;
+
+pub use check::{CheckError, Checked, acknowledge, check};
+pub use clean::{REPORT_MARKER, Refusal};
+pub use parse::{Input, Parsed, SyntaxError, parse};
+pub use vocab::Vocabulary;
+
+use crate::calendar::GameMonth;
+use crate::engine::orders::{DropOff, OnContact, Selection};
+use crate::geo::Hex;
+use crate::scenario::Side;
+use crate::state::UnitId;
+
+/// What identifies an orders message: from header lines and the subject.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Header {
+    pub game: Option<String>,
+    pub side: Option<Side>,
+    pub secret: Option<String>,
+    pub month: Option<GameMonth>,
+}
+
+/// Which way a river march goes (8.23); the engine works it out, and a
+/// player who names it has it checked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RiverWay {
+    Up,
+    Down,
+}
+
+/// One leg of a march as written.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LegOrder {
+    /// By land to a place along the cheapest route.
+    To(Hex),
+    /// By land along these hexes.
+    Path(Vec<Hex>),
+    /// By rail.
+    Rail(Hex),
+    /// By river, up or downstream.
+    River { to: Hex, way: Option<RiverWay> },
+    /// With the British fleet.
+    Fleet(Hex),
+}
+
+/// A march order as written: the engine's march order plus what only the
+/// text says (the way of a river leg).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct March {
+    pub units: Selection,
+    pub legs: Vec<LegOrder>,
+    pub on_contact: OnContact,
+    pub continue_after_win: bool,
+    pub drop_offs: Vec<DropOff>,
+    pub retreat_towards: Option<Hex>,
+    pub leader_bonus: Option<String>,
+    pub lose_first: Vec<UnitId>,
+}
+
+/// A command by email: not an order, a question to the service.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Command {
+    Help,
+    Map(Option<Hex>),
+    Route(Hex, Hex),
+    Status,
+    History(Option<GameMonth>),
+    Resend,
+    Join(Option<Side>),
+}
+
+/// One order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Order {
+    March(March),
+    /// Expend a supply unit here in the attrition phase (5.2 IV).
+    ExpendSupply(Hex),
+    /// Keep the supply unit here and roll for attrition.
+    KeepSupply(Hex),
+    /// Place a reinforcement here (2.2, 3.2).
+    Place {
+        reinforcement: String,
+        at: Hex,
+    },
+    /// Withdraw units from the map (3.1).
+    Withdraw(Vec<UnitId>),
+    /// Two Camel Corps units dismount (8.24).
+    Dismount(UnitId, UnitId),
+    /// The railway line to build (3.41).
+    Railway(String),
+    /// Units to give up first if a random event takes units (4.2).
+    EventLosses(Vec<UnitId>),
+    /// The player's orders for the turn are complete.
+    Ready,
+    Command(Command),
+}
+
+/// An order with the line it came from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Item {
+    /// Line number in the message, from 1.
+    pub line: usize,
+    /// The line as written (after cleaning).
+    pub text: String,
+    pub order: Order,
+}
+
+/// Everything read from one message.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Sheet {
+    pub header: Header,
+    pub items: Vec<Item>,
+}
+
+impl Sheet {
+    /// The orders alone, without their lines.
+    pub fn orders(&self) -> Vec<&Order> {
+        self.items.iter().map(|i| &i.order).collect()
+    }
+
+    /// Whether the player said READY.
+    pub fn ready(&self) -> bool {
+        self.items.iter().any(|i| i.order == Order::Ready)
+    }
+}

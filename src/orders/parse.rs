@@ -1,0 +1,980 @@
+//! Lines of text to orders. Each line is read on its own; a line that is
+//! not an order becomes a [`SyntaxError`] and the next line is read.
+
+use std::fmt;
+
+use super::clean::{Refusal, order_lines};
+use super::vocab::{Vocabulary, key};
+use super::{Command, Header, Item, LegOrder, March, Order, RiverWay, Sheet};
+use crate::calendar::GameMonth;
+use crate::diag::suggest;
+use crate::engine::orders::{DropOff, OnContact, Selection};
+use crate::geo::Hex;
+use crate::scenario::Side;
+use crate::state::UnitId;
+
+/// The message to read.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Input<'a> {
+    /// The text the mail layer extracted.
+    pub text: &'a str,
+    /// The subject line, if any.
+    pub subject: Option<&'a str>,
+    /// The text was sent with format=flowed (RFC 3676).
+    pub flowed: bool,
+    /// ... with DelSp=yes.
+    pub delsp: bool,
+}
+
+impl<'a> Input<'a> {
+    /// Plain text with no subject.
+    pub fn text(text: &'a str) -> Self {
+        Input {
+            text,
+            ..Input::default()
+        }
+    }
+}
+
+/// A line that is not an order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SyntaxError {
+    /// Line number in the message (0: the subject line).
+    pub line: usize,
+    /// The line as read.
+    pub text: String,
+    /// What is wrong.
+    pub message: String,
+    /// What was expected there.
+    pub expected: String,
+    /// The likely fix, if one is likely.
+    pub suggestion: Option<String>,
+}
+
+impl fmt::Display for SyntaxError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "line {}: {}", self.line, self.message)?;
+        if !self.expected.is_empty() {
+            write!(f, "; expected {}", self.expected)?;
+        }
+        if let Some(s) = &self.suggestion {
+            write!(f, "; did you mean {s}?")?;
+        }
+        Ok(())
+    }
+}
+
+/// What a message holds: the orders understood and the lines that were
+/// not.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Parsed {
+    pub sheet: Sheet,
+    pub errors: Vec<SyntaxError>,
+}
+
+/// Words with a meaning of their own; a name never spans one.
+const KEYWORDS: &[&str] = &[
+    "TO", "THEN", "VIA", "PATH", "BY", "LAND", "RAIL", "RIVER", "UP", "DOWN", "FLEET", "ATTACK",
+    "ANY", "AVOID", "CONTINUE", "STOP", "RETREAT", "TOWARDS", "LED", "BOOST", "DROP", "AT", "WITH",
+    "LOSE", "FIRST", "ALONE", "STACK", "LEADER", "UNITS",
+];
+
+/// Words that may start a line.
+const STARTS: &[&str] = &[
+    "GAME", "SIDE", "SECRET", "MONTH", "MARCH", "MOVE", "THEN", "ATTACK", "AVOID", "CONTINUE",
+    "STOP", "RETREAT", "LED", "BOOST", "DROP", "LOSE", "EXPEND", "KEEP", "PLACE", "WITHDRAW",
+    "DISMOUNT", "RAILWAY", "BUILD", "EVENT", "READY", "HELP", "MAP", "ROUTE", "STATUS", "HISTORY",
+    "RESEND", "JOIN",
+];
+
+const LEG_EXPECTED: &str =
+    "a march: TO place, PATH place place ..., RAIL TO place, RIVER TO place or FLEET TO place";
+
+fn is_keyword(w: &str) -> bool {
+    KEYWORDS.iter().any(|k| k.eq_ignore_ascii_case(w))
+}
+
+#[derive(Clone, Debug)]
+struct Tok {
+    word: String,
+    /// A comma or arrow follows: a name ends here.
+    group_end: bool,
+}
+
+fn tokens(line: &str) -> Vec<Tok> {
+    let spaced = line.replace("->", ",").replace(['"', ';'], " ");
+    let spaced = spaced.replace(';', ",");
+    let mut out: Vec<Tok> = Vec::new();
+    for seg in spaced.split(',') {
+        for w in seg.split_whitespace() {
+            if w == "-" {
+                if let Some(last) = out.last_mut() {
+                    last.group_end = true;
+                }
+                continue;
+            }
+            out.push(Tok {
+                word: w.to_string(),
+                group_end: false,
+            });
+        }
+        if let Some(last) = out.last_mut() {
+            last.group_end = true;
+        }
+    }
+    out
+}
+
+struct Cur<'a> {
+    toks: Vec<Tok>,
+    pos: usize,
+    vocab: &'a Vocabulary,
+    line: usize,
+    text: &'a str,
+}
+
+type R<T> = Result<T, SyntaxError>;
+
+impl<'a> Cur<'a> {
+    fn peek(&self) -> Option<&str> {
+        self.toks.get(self.pos).map(|t| t.word.as_str())
+    }
+
+    fn at_end(&self) -> bool {
+        self.pos >= self.toks.len()
+    }
+
+    fn is(&self, kw: &str) -> bool {
+        self.peek().is_some_and(|w| w.eq_ignore_ascii_case(kw))
+    }
+
+    fn is_at(&self, offset: usize, kw: &str) -> bool {
+        self.toks
+            .get(self.pos + offset)
+            .is_some_and(|t| t.word.eq_ignore_ascii_case(kw))
+    }
+
+    fn eat(&mut self, kw: &str) -> bool {
+        if self.is(kw) {
+            self.pos += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    fn err(&self, message: impl Into<String>, expected: impl Into<String>) -> SyntaxError {
+        SyntaxError {
+            line: self.line,
+            text: self.text.to_string(),
+            message: message.into(),
+            expected: expected.into(),
+            suggestion: None,
+        }
+    }
+
+    fn expect(&mut self, kw: &str, expected: &str) -> R<()> {
+        if self.eat(kw) {
+            return Ok(());
+        }
+        Err(match self.peek() {
+            Some(w) => self.err(format!("{w} where {kw} belongs"), expected),
+            None => self.err(format!("the line ends before {kw}"), expected),
+        })
+    }
+
+    /// The words from here up to the next keyword or comma.
+    fn run(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for t in &self.toks[self.pos.min(self.toks.len())..] {
+            if is_keyword(&t.word) {
+                break;
+            }
+            out.push(t.word.clone());
+            if t.group_end {
+                break;
+            }
+        }
+        out
+    }
+
+    fn place(&mut self, what: &str) -> R<Hex> {
+        let run = self.run();
+        if run.is_empty() {
+            return Err(match self.peek() {
+                Some(w) => self.err(format!("{w} where a place belongs"), what),
+                None => self.err("the line ends too soon", what),
+            });
+        }
+        let map = &self.vocab.map;
+        if run[0].len() == 4 && run[0].chars().all(|c| c.is_ascii_digit()) {
+            let hex = map
+                .resolve(&run[0])
+                .map_err(|e| self.err(e.to_string(), what))?;
+            self.pos += 1;
+            return Ok(hex);
+        }
+        for n in (1..=run.len().min(5)).rev() {
+            let words = run[..n].join(" ");
+            if let Some(p) = map.find_place(&words) {
+                let hex = p.hex;
+                self.pos += n;
+                if let Some(w) = self.peek().map(str::to_string)
+                    && let Some(inner) = w.strip_prefix('(').and_then(|w| w.strip_suffix(')'))
+                {
+                    self.pos += 1;
+                    let given: Hex = inner.parse().map_err(|_| {
+                        self.err(format!("({inner}) is not a hex number"), "a place (hex)")
+                    })?;
+                    if given != hex {
+                        return Err(self.err(
+                            format!("{} is hex {hex}, not {given}", p.name),
+                            "a hex number that agrees with the place name",
+                        ));
+                    }
+                }
+                return Ok(hex);
+            }
+        }
+        let words = run.join(" ");
+        self.pos += run.len();
+        let mut e = self.err(format!("no place called {words}"), what);
+        if let Err(crate::geo::map::LookupError::UnknownPlace {
+            suggestion: Some(s),
+            ..
+        }) = map.resolve(&words)
+        {
+            e.suggestion = Some(s);
+        }
+        Err(e)
+    }
+
+    fn places(&mut self, what: &str) -> R<Vec<Hex>> {
+        let mut out = vec![self.place(what)?];
+        while !self.run().is_empty() {
+            out.push(self.place(what)?);
+        }
+        Ok(out)
+    }
+
+    /// A leader's name, if the words here are one (longest match).
+    fn try_leader(&mut self) -> Option<String> {
+        let run = self.run();
+        for n in (1..=run.len().min(4)).rev() {
+            if let Some(name) = self.vocab.leader(&run[..n].join(" ")) {
+                self.pos += n;
+                return Some(name.to_string());
+            }
+        }
+        None
+    }
+
+    fn leader(&mut self) -> R<String> {
+        if let Some(l) = self.try_leader() {
+            return Ok(l);
+        }
+        let run = self.run();
+        let words = run.join(" ");
+        if words.is_empty() {
+            return Err(match self.peek() {
+                Some(w) => self.err(format!("{w} where a leader belongs"), "a leader's name"),
+                None => self.err("the line ends before a leader's name", "a leader's name"),
+            });
+        }
+        self.pos += run.len();
+        let mut e = self.err(format!("no leader called {words}"), "a leader's name");
+        e.suggestion = self.vocab.suggest_leader(&words);
+        Err(e)
+    }
+
+    fn leaders(&mut self) -> R<Vec<String>> {
+        let mut out = vec![self.leader()?];
+        while !self.run().is_empty() {
+            out.push(self.leader()?);
+        }
+        Ok(out)
+    }
+
+    fn unit(&mut self) -> R<UnitId> {
+        let Some(w) = self.peek().map(str::to_string) else {
+            return Err(self.err("the line ends before a unit ID", "a unit ID such as ER05"));
+        };
+        let u = self
+            .vocab
+            .unit(&w)
+            .map_err(|m| self.err(m, "a unit ID such as ER05"))?;
+        self.pos += 1;
+        Ok(u)
+    }
+
+    /// Unit IDs while the next word looks like one.
+    fn units(&mut self) -> R<Vec<UnitId>> {
+        let mut out = Vec::new();
+        while let Some(w) = self.peek() {
+            if is_keyword(w) || !Vocabulary::looks_like_unit(w) {
+                break;
+            }
+            out.push(self.unit()?);
+        }
+        Ok(out)
+    }
+
+    fn rest(&mut self) -> String {
+        let words: Vec<&str> = self.toks[self.pos.min(self.toks.len())..]
+            .iter()
+            .map(|t| t.word.as_str())
+            .collect();
+        self.pos = self.toks.len();
+        words.join(" ")
+    }
+
+    fn end(&self) -> R<()> {
+        match self.peek() {
+            None => Ok(()),
+            Some(w) => Err(self.err(format!("{w} is not understood here"), "the end of the line")),
+        }
+    }
+}
+
+fn side(w: &str) -> Option<Side> {
+    match key(w).as_str() {
+        "egyptian" | "egyptians" | "egypt" | "british" | "angloegyptian" | "e" => {
+            Some(Side::Egyptian)
+        }
+        "mahdist" | "mahdists" | "mahdi" | "dervish" | "dervishes" | "ansar" | "m" => {
+            Some(Side::Mahdist)
+        }
+        _ => None,
+    }
+}
+
+/// A month as `1884-03`, `March 1884` or `Mar 1884`.
+pub fn month(text: &str) -> Option<GameMonth> {
+    let t = text.trim();
+    if let Ok(m) = t.parse() {
+        return Some(m);
+    }
+    let mut words = t.split_whitespace();
+    let (name, year) = (words.next()?, words.next()?);
+    if words.next().is_some() {
+        return None;
+    }
+    const NAMES: [&str; 12] = [
+        "january",
+        "february",
+        "march",
+        "april",
+        "may",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
+    ];
+    let n = name.to_lowercase();
+    let n = n.trim_end_matches('.');
+    let m = NAMES
+        .iter()
+        .position(|full| n.len() >= 3 && full.starts_with(n))?;
+    format!("{year}-{:02}", m + 1).parse().ok()
+}
+
+enum LineOut {
+    Header(HeaderField),
+    Order(Order),
+    /// Options for the march above.
+    Options(Vec<MarchOption>),
+}
+
+enum HeaderField {
+    Game(String),
+    Side(Side),
+    Secret(String),
+    Month(GameMonth),
+}
+
+fn leg(c: &mut Cur<'_>) -> R<LegOrder> {
+    if c.eat("BY") {
+        if c.eat("LAND") {
+            c.expect("TO", "TO place")?;
+            return Ok(LegOrder::To(c.place("a place to march to")?));
+        }
+        if !(c.is("RAIL") || c.is("RIVER") || c.is("FLEET")) {
+            return Err(c.err(
+                "BY must be followed by LAND, RAIL, RIVER or FLEET",
+                LEG_EXPECTED,
+            ));
+        }
+    }
+    if c.eat("TO") {
+        return Ok(LegOrder::To(c.place("a place to march to")?));
+    }
+    if c.eat("PATH") || c.eat("VIA") {
+        return Ok(LegOrder::Path(c.places("the hexes of the path, in order")?));
+    }
+    if c.eat("RAIL") {
+        c.expect("TO", "RAIL TO place")?;
+        return Ok(LegOrder::Rail(c.place("a station on built track")?));
+    }
+    if c.eat("RIVER") {
+        let way = if c.eat("UP") {
+            Some(RiverWay::Up)
+        } else if c.eat("DOWN") {
+            Some(RiverWay::Down)
+        } else {
+            None
+        };
+        c.expect("TO", "RIVER [UP|DOWN] TO place")?;
+        let to = c.place("a place beside the river")?;
+        return Ok(LegOrder::River { to, way });
+    }
+    if c.is("WITH") && c.is_at(1, "FLEET") {
+        c.pos += 1;
+    }
+    if c.eat("FLEET") {
+        c.expect("TO", "FLEET TO place")?;
+        return Ok(LegOrder::Fleet(c.place("a hex the fleet serves")?));
+    }
+    Err(match c.peek() {
+        Some(w) => {
+            let mut e = c.err(format!("{w} is not a way to march"), LEG_EXPECTED);
+            e.suggestion = suggest(
+                &w.to_uppercase(),
+                ["TO", "PATH", "VIA", "RAIL", "RIVER", "FLEET"],
+            )
+            .map(|s| s.to_string());
+            e
+        }
+        None => c.err("the march has no destination", LEG_EXPECTED),
+    })
+}
+
+fn is_leg_start(c: &Cur<'_>) -> bool {
+    ["TO", "PATH", "VIA", "BY", "RAIL", "RIVER", "FLEET"]
+        .iter()
+        .any(|k| c.is(k))
+        || (c.is("WITH") && c.is_at(1, "FLEET"))
+}
+
+fn selection(c: &mut Cur<'_>) -> R<Selection> {
+    if c.eat("STACK") {
+        return Ok(Selection::Stack(c.place("the hex of the stack")?));
+    }
+    if c.eat("LEADER") {
+        let name = c.leader()?;
+        if c.eat("ALONE") {
+            return Ok(Selection::Units {
+                units: Vec::new(),
+                leaders: vec![name],
+            });
+        }
+        return Ok(Selection::Leader(name));
+    }
+    let explicit = c.eat("UNITS");
+    if explicit || c.peek().is_some_and(Vocabulary::looks_like_unit) {
+        let units = c.units()?;
+        let leaders = if c.is("WITH") && !c.is_at(1, "FLEET") {
+            c.pos += 1;
+            c.leaders()?
+        } else {
+            Vec::new()
+        };
+        if units.is_empty() && leaders.is_empty() {
+            return Err(c.err("no units named", "unit IDs such as ER05 ER06"));
+        }
+        return Ok(Selection::Units { units, leaders });
+    }
+    if let Some(name) = c.try_leader() {
+        if c.eat("ALONE") {
+            return Ok(Selection::Units {
+                units: Vec::new(),
+                leaders: vec![name],
+            });
+        }
+        return Ok(Selection::Leader(name));
+    }
+    match c.place("what marches: a place (its stack), a leader, or unit IDs") {
+        Ok(h) => Ok(Selection::Stack(h)),
+        Err(mut e) => {
+            let words = e.message.trim_start_matches("no place called ").to_string();
+            e.message = format!("{words} is not a place, a leader or a unit");
+            let first = words
+                .split_whitespace()
+                .next()
+                .unwrap_or_default()
+                .to_uppercase();
+            if let Some(k) = suggest(&first, ["STACK", "LEADER", "UNITS"]) {
+                e.suggestion = Some(k.to_string());
+            } else if e.suggestion.is_none() {
+                e.suggestion = c.vocab.suggest_leader(&words);
+            }
+            Err(e)
+        }
+    }
+}
+
+/// Read options (and THEN legs) to the end of the line into a list of
+/// changes for the march they belong to.
+fn options(c: &mut Cur<'_>) -> R<Vec<MarchOption>> {
+    let mut out = Vec::new();
+    while !c.at_end() {
+        out.push(option(c)?);
+    }
+    Ok(out)
+}
+
+#[derive(Clone, Debug)]
+enum MarchOption {
+    Leg(LegOrder),
+    Attack(Option<Vec<Hex>>),
+    Avoid,
+    Continue(bool),
+    Retreat(Hex),
+    LedBy(String),
+    Drop(DropOff),
+    LoseFirst(Vec<UnitId>),
+}
+
+fn option(c: &mut Cur<'_>) -> R<MarchOption> {
+    if c.eat("THEN") {
+        return Ok(MarchOption::Leg(leg(c)?));
+    }
+    if is_leg_start(c) {
+        return Ok(MarchOption::Leg(leg(c)?));
+    }
+    if c.eat("ATTACK") {
+        if c.eat("ANY") {
+            return Ok(MarchOption::Attack(None));
+        }
+        return Ok(MarchOption::Attack(Some(
+            c.places("ANY or the hexes to attack")?,
+        )));
+    }
+    if c.eat("AVOID") {
+        return Ok(MarchOption::Avoid);
+    }
+    if c.eat("CONTINUE") {
+        return Ok(MarchOption::Continue(true));
+    }
+    if c.eat("STOP") {
+        return Ok(MarchOption::Continue(false));
+    }
+    if c.eat("RETREAT") {
+        let _ = c.eat("TOWARDS") || c.eat("TO");
+        return Ok(MarchOption::Retreat(c.place("a place to retreat towards")?));
+    }
+    if c.eat("LED") {
+        c.expect("BY", "LED BY leader")?;
+        return Ok(MarchOption::LedBy(c.leader()?));
+    }
+    if c.eat("BOOST") {
+        let _ = c.eat("BY");
+        return Ok(MarchOption::LedBy(c.leader()?));
+    }
+    if c.eat("DROP") {
+        let units = c.units()?;
+        let leaders = if c.eat("WITH") {
+            c.leaders()?
+        } else {
+            Vec::new()
+        };
+        if units.is_empty() && leaders.is_empty() {
+            return Err(c.err(
+                "nothing to drop off",
+                "DROP unit ... [WITH leader] AT place",
+            ));
+        }
+        c.expect("AT", "DROP unit ... AT place")?;
+        let at = c.place("the hex where they stay")?;
+        return Ok(MarchOption::Drop(DropOff { at, units, leaders }));
+    }
+    if c.eat("LOSE") {
+        let _ = c.eat("FIRST");
+        let units = c.units()?;
+        if units.is_empty() {
+            return Err(c.err("no units named", "LOSE FIRST unit ..."));
+        }
+        return Ok(MarchOption::LoseFirst(units));
+    }
+    let w = c.peek().unwrap_or_default().to_string();
+    let mut e = c.err(
+        format!("{w} is not understood here"),
+        "THEN, ATTACK, AVOID, CONTINUE, STOP, RETREAT, LED BY, DROP or LOSE FIRST",
+    );
+    e.suggestion = suggest(
+        &w.to_uppercase(),
+        [
+            "THEN", "ATTACK", "AVOID", "CONTINUE", "STOP", "RETREAT", "LED", "DROP", "LOSE",
+        ],
+    )
+    .map(str::to_string);
+    Err(e)
+}
+
+fn apply(m: &mut March, opts: Vec<MarchOption>) {
+    for o in opts {
+        match o {
+            MarchOption::Leg(l) => m.legs.push(l),
+            MarchOption::Attack(None) => m.on_contact = OnContact::AttackAny,
+            MarchOption::Attack(Some(hexes)) => match &mut m.on_contact {
+                OnContact::AttackHexes(h) => h.extend(hexes),
+                other => *other = OnContact::AttackHexes(hexes),
+            },
+            MarchOption::Avoid => m.on_contact = OnContact::Avoid,
+            MarchOption::Continue(b) => m.continue_after_win = b,
+            MarchOption::Retreat(h) => m.retreat_towards = Some(h),
+            MarchOption::LedBy(l) => m.leader_bonus = Some(l),
+            MarchOption::Drop(d) => m.drop_offs.push(d),
+            MarchOption::LoseFirst(u) => m.lose_first.extend(u),
+        }
+    }
+}
+
+fn march(c: &mut Cur<'_>) -> R<March> {
+    let units = selection(c)?;
+    let first = leg(c)?;
+    let mut m = March {
+        units,
+        legs: vec![first],
+        on_contact: OnContact::Avoid,
+        continue_after_win: false,
+        drop_offs: Vec::new(),
+        retreat_towards: None,
+        leader_bonus: None,
+        lose_first: Vec::new(),
+    };
+    let opts = options(c)?;
+    apply(&mut m, opts);
+    Ok(m)
+}
+
+fn line(c: &mut Cur<'_>) -> R<LineOut> {
+    let Some(first) = c.peek().map(|w| w.trim_end_matches(':').to_uppercase()) else {
+        return Err(c.err("an empty line", "an order"));
+    };
+    let header_value = |c: &mut Cur<'_>, what: &str| -> R<String> {
+        c.pos += 1;
+        let v = c.rest();
+        if v.is_empty() {
+            Err(c.err(
+                format!("{what} has no value"),
+                format!("{what} and its value"),
+            ))
+        } else {
+            Ok(v)
+        }
+    };
+    match first.as_str() {
+        "GAME" => {
+            let v = header_value(c, "GAME")?;
+            if v.split_whitespace().count() != 1 {
+                return Err(c.err(format!("{v} is not a game id"), "GAME id (one word)"));
+            }
+            return Ok(LineOut::Header(HeaderField::Game(v.to_lowercase())));
+        }
+        "SIDE" => {
+            let v = header_value(c, "SIDE")?;
+            return side(&v)
+                .map(|s| LineOut::Header(HeaderField::Side(s)))
+                .ok_or_else(|| {
+                    c.err(
+                        format!("{v} is not a side"),
+                        "SIDE EGYPTIAN or SIDE MAHDIST",
+                    )
+                });
+        }
+        "SECRET" | "PASSWORD" => {
+            let v = header_value(c, "SECRET")?;
+            return Ok(LineOut::Header(HeaderField::Secret(v)));
+        }
+        "MONTH" | "TURN" => {
+            let v = header_value(c, "MONTH")?;
+            return month(&v)
+                .map(|m| LineOut::Header(HeaderField::Month(m)))
+                .ok_or_else(|| {
+                    c.err(
+                        format!("{v} is not a month of the war"),
+                        "MONTH 1884-03 or MONTH March 1884 (October 1882 to October 1885)",
+                    )
+                });
+        }
+        _ => {}
+    }
+    c.pos += 1;
+    let order = match first.as_str() {
+        "MARCH" | "MOVE" => Order::March(march(c)?),
+        "THEN" | "ATTACK" | "AVOID" | "CONTINUE" | "STOP" | "RETREAT" | "LED" | "BOOST"
+        | "DROP" | "LOSE" => {
+            c.pos -= 1;
+            return Ok(LineOut::Options(options(c)?));
+        }
+        "EXPEND" | "KEEP" => {
+            c.expect("SUPPLY", &format!("{first} SUPPLY AT place"))?;
+            let _ = c.eat("AT");
+            let at = c.place("the hex of the supply unit")?;
+            c.end()?;
+            if first == "EXPEND" {
+                Order::ExpendSupply(at)
+            } else {
+                Order::KeepSupply(at)
+            }
+        }
+        "PLACE" => {
+            let Some(w) = c.peek().map(str::to_string) else {
+                return Err(c.err("no reinforcement named", "PLACE reinforcement AT place"));
+            };
+            let (id, _) = c.vocab.reinforcement(&w).map_err(|m| {
+                let mut e = c.err(m, "PLACE reinforcement AT place");
+                e.suggestion = None;
+                e
+            })?;
+            c.pos += 1;
+            c.expect("AT", "PLACE reinforcement AT place")?;
+            let at = c.place("where the reinforcement arrives")?;
+            c.end()?;
+            Order::Place {
+                reinforcement: id,
+                at,
+            }
+        }
+        "WITHDRAW" => {
+            let units = c.units()?;
+            c.end()?;
+            if units.is_empty() {
+                return Err(c.err("no units named", "WITHDRAW unit ..."));
+            }
+            Order::Withdraw(units)
+        }
+        "DISMOUNT" => {
+            let units = c.units()?;
+            c.end()?;
+            match units.as_slice() {
+                [a, b] if a != b => Order::Dismount(a.clone(), b.clone()),
+                _ => {
+                    return Err(c.err(
+                        format!("{} units named", units.len()),
+                        "DISMOUNT and two different Camel Corps units (8.24)",
+                    ));
+                }
+            }
+        }
+        "RAILWAY" | "BUILD" => {
+            let _ = c.eat("RAILWAY");
+            let name = c.rest();
+            let line = c
+                .vocab
+                .railway(&name)
+                .map_err(|m| c.err(m, "RAILWAY and a line's name"))?;
+            Order::Railway(line)
+        }
+        "EVENT" => {
+            c.expect("LOSSES", "EVENT LOSSES unit ...")?;
+            let units = c.units()?;
+            c.end()?;
+            if units.is_empty() {
+                return Err(c.err("no units named", "EVENT LOSSES unit ..."));
+            }
+            Order::EventLosses(units)
+        }
+        "READY" | "DONE" => {
+            c.end()?;
+            Order::Ready
+        }
+        "HELP" => {
+            let _ = c.rest();
+            Order::Command(Command::Help)
+        }
+        "MAP" => {
+            if c.at_end() {
+                Order::Command(Command::Map(None))
+            } else {
+                let h = c.place("a place to centre the map on")?;
+                c.end()?;
+                Order::Command(Command::Map(Some(h)))
+            }
+        }
+        "ROUTE" => {
+            let a = c.place("where the route starts")?;
+            let _ = c.eat("TO");
+            let b = c.place("where the route ends")?;
+            c.end()?;
+            Order::Command(Command::Route(a, b))
+        }
+        "STATUS" => {
+            c.end()?;
+            Order::Command(Command::Status)
+        }
+        "HISTORY" => {
+            let rest = c.rest();
+            if rest.is_empty() {
+                Order::Command(Command::History(None))
+            } else {
+                let m = month(&rest)
+                    .ok_or_else(|| c.err(format!("{rest} is not a month"), "HISTORY [1884-03]"))?;
+                Order::Command(Command::History(Some(m)))
+            }
+        }
+        "RESEND" => {
+            c.end()?;
+            Order::Command(Command::Resend)
+        }
+        "JOIN" => {
+            let rest = c.rest();
+            if rest.is_empty() {
+                Order::Command(Command::Join(None))
+            } else {
+                let s = side(&rest).ok_or_else(|| {
+                    c.err(format!("{rest} is not a side"), "JOIN [EGYPTIAN|MAHDIST]")
+                })?;
+                Order::Command(Command::Join(Some(s)))
+            }
+        }
+        _ => {
+            let word = c.toks[0].word.clone();
+            let mut e = c.err(
+                format!("{word} does not start an order"),
+                "an order (MARCH, EXPEND SUPPLY, KEEP SUPPLY, PLACE, WITHDRAW, DISMOUNT, RAILWAY, EVENT LOSSES, READY) or a command (HELP, MAP, ROUTE, STATUS, HISTORY, RESEND, JOIN)",
+            );
+            // A march written without MARCH?
+            let mut probe = Cur {
+                toks: c.toks.clone(),
+                pos: 0,
+                vocab: c.vocab,
+                line: c.line,
+                text: c.text,
+            };
+            if march(&mut probe).is_ok() {
+                e.suggestion = Some(format!("MARCH {}", c.text));
+            } else {
+                e.suggestion = suggest(&first, STARTS.iter().copied()).map(str::to_string);
+            }
+            return Err(e);
+        }
+    };
+    Ok(LineOut::Order(order))
+}
+
+/// What the subject line says: `[dervish GAME] orders 1884-03`.
+pub fn subject_header(subject: &str) -> Header {
+    let mut h = Header::default();
+    let lower = subject.to_lowercase();
+    if let Some(start) = lower.find("[dervish")
+        && let Some(len) = lower[start..].find(']')
+    {
+        let inside = subject[start + "[dervish".len()..start + len].trim();
+        if !inside.is_empty() && !inside.contains(char::is_whitespace) {
+            h.game = Some(inside.to_lowercase());
+        }
+    }
+    h.month = subject
+        .split(|c: char| c.is_whitespace() || c == ']' || c == '[' || c == ':')
+        .find_map(|w| {
+            if w.len() == 7 && w.as_bytes()[4] == b'-' {
+                w.parse().ok()
+            } else {
+                None
+            }
+        });
+    h
+}
+
+/// Read a message: every order understood and every line that was not.
+/// Refused only when the message is too big to read.
+pub fn parse(input: &Input<'_>, vocab: &Vocabulary) -> Result<Parsed, Refusal> {
+    let lines = order_lines(input.text, input.flowed, input.delsp)?;
+    let mut out = Parsed::default();
+    let mut last_march: Option<usize> = None;
+    for l in &lines {
+        let mut c = Cur {
+            toks: tokens(&l.text),
+            pos: 0,
+            vocab,
+            line: l.number,
+            text: &l.text,
+        };
+        match line(&mut c) {
+            Err(e) => {
+                out.errors.push(e);
+            }
+            Ok(LineOut::Header(f)) => {
+                let h = &mut out.sheet.header;
+                let clash = match f {
+                    HeaderField::Game(g) => set(&mut h.game, g, "GAME"),
+                    HeaderField::Side(s) => set(&mut h.side, s, "SIDE"),
+                    HeaderField::Secret(s) => set(&mut h.secret, s, "SECRET")
+                        .map(|_| "SECRET given twice, with two different values".to_string()),
+                    HeaderField::Month(m) => set(&mut h.month, m, "MONTH"),
+                };
+                if let Some(m) = clash {
+                    out.errors.push(c.err(m, "each header line once"));
+                }
+            }
+            Ok(LineOut::Order(order)) => {
+                let is_march = matches!(order, Order::March(_));
+                out.sheet.items.push(Item {
+                    line: l.number,
+                    text: l.text.clone(),
+                    order,
+                });
+                last_march = is_march.then(|| out.sheet.items.len() - 1);
+            }
+            Ok(LineOut::Options(opts)) => {
+                let target = last_march.and_then(|i| match &mut out.sheet.items[i].order {
+                    Order::March(m) => Some(m),
+                    _ => None,
+                });
+                match target {
+                    Some(m) => apply(m, opts),
+                    None => out.errors.push(c.err(
+                        "this option belongs to a march and no MARCH line is above it",
+                        "a MARCH line first",
+                    )),
+                }
+            }
+        }
+    }
+    if let Some(subject) = input.subject {
+        let from_subject = subject_header(subject);
+        let h = &mut out.sheet.header;
+        for (name, body, subj) in [
+            ("game", h.game.clone(), from_subject.game.clone()),
+            (
+                "month",
+                h.month.map(|m| m.to_string()),
+                from_subject.month.map(|m| m.to_string()),
+            ),
+        ] {
+            if let (Some(b), Some(s)) = (&body, &subj)
+                && b != s
+            {
+                out.errors.push(SyntaxError {
+                    line: 0,
+                    text: subject.to_string(),
+                    message: format!("the subject gives {name} {s} and the orders {name} {b}"),
+                    expected: format!("the same {name} in both"),
+                    suggestion: None,
+                });
+            }
+        }
+        if h.game.is_none() {
+            h.game = from_subject.game;
+        }
+        if h.month.is_none() {
+            h.month = from_subject.month;
+        }
+    }
+    Ok(out)
+}
+
+fn set<T: PartialEq + fmt::Display>(slot: &mut Option<T>, v: T, name: &str) -> Option<String> {
+    match slot {
+        Some(old) if *old != v => Some(format!("{name} given twice: {old} and {v}")),
+        Some(_) => None,
+        None => {
+            *slot = Some(v);
+            None
+        }
+    }
+}

@@ -1,0 +1,155 @@
+//! The words of a scenario that orders may use: places (through the map),
+//! leaders, unit IDs, reinforcement ids and railway lines.
+
+use std::collections::BTreeMap;
+
+use crate::diag::suggest;
+use crate::geo::Map;
+use crate::scenario::{Scenario, Side};
+use crate::state::UnitId;
+
+/// Names known to the parser, all matched ignoring case and spacing.
+#[derive(Clone, Debug)]
+pub struct Vocabulary {
+    pub map: std::sync::Arc<Map>,
+    /// Leader names and aliases (as keys) to the leader's name.
+    leaders: BTreeMap<String, String>,
+    /// Unit type codes ("ER") to the number of counters of that type.
+    codes: BTreeMap<String, u32>,
+    /// Reinforcement ids (lower case) to the id and its side.
+    reinforcements: BTreeMap<String, (String, Side)>,
+    /// Railway line names by key.
+    railways: BTreeMap<String, String>,
+}
+
+/// A name reduced to letters and digits, lower case.
+pub fn key(s: &str) -> String {
+    s.chars()
+        .filter(|c| c.is_alphanumeric())
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+impl Vocabulary {
+    pub fn new(scn: &Scenario) -> Vocabulary {
+        let mut leaders = BTreeMap::new();
+        for l in scn.units.leaders() {
+            leaders.insert(key(&l.name), l.name.clone());
+            for a in &l.aliases {
+                leaders.insert(key(a), l.name.clone());
+            }
+        }
+        let codes = scn
+            .units
+            .types()
+            .iter()
+            .map(|t| (t.code.to_uppercase(), t.counters))
+            .collect();
+        let reinforcements = scn
+            .def
+            .reinforcements
+            .iter()
+            .map(|r| (r.id.to_lowercase(), (r.id.clone(), r.side)))
+            .collect();
+        let railways = scn
+            .map
+            .railways()
+            .iter()
+            .map(|r| (key(&r.name), r.name.clone()))
+            .collect();
+        Vocabulary {
+            map: scn.map.clone(),
+            leaders,
+            codes,
+            reinforcements,
+            railways,
+        }
+    }
+
+    /// A leader's name from his name or an alias.
+    pub fn leader(&self, words: &str) -> Option<&str> {
+        self.leaders.get(&key(words)).map(String::as_str)
+    }
+
+    /// The nearest leader name, for a suggestion.
+    pub fn suggest_leader(&self, words: &str) -> Option<String> {
+        suggest(words, self.leaders.values().map(String::as_str)).map(str::to_string)
+    }
+
+    /// A unit ID as written on reports ("ER05"), read case-insensitively
+    /// and with or without leading zeros ("er5").
+    pub fn unit(&self, word: &str) -> Result<UnitId, String> {
+        let w = word.to_uppercase();
+        let split = w.find(|c: char| c.is_ascii_digit());
+        let (code, digits) = match split {
+            Some(i) if i > 0 => w.split_at(i),
+            _ => return Err(format!("{word} is not a unit ID")),
+        };
+        if !digits.chars().all(|c| c.is_ascii_digit()) {
+            return Err(format!("{word} is not a unit ID"));
+        }
+        let Some(&count) = self.codes.get(code) else {
+            let known = suggest(code, self.codes.keys().map(String::as_str));
+            return Err(match known {
+                Some(k) => format!("no unit type {code}; did you mean {k}{digits}?"),
+                None => format!("no unit type {code}"),
+            });
+        };
+        let n: u32 = digits
+            .parse()
+            .map_err(|_| format!("{word} is not a unit ID"))?;
+        if n == 0 || n > count {
+            return Err(format!(
+                "{word}: the {code} units are numbered 1 to {count}"
+            ));
+        }
+        let width = if count > 99 { 3 } else { 2 };
+        Ok(UnitId(format!("{code}{n:0width$}")))
+    }
+
+    /// Whether a word looks like a unit ID (letters then digits).
+    pub fn looks_like_unit(word: &str) -> bool {
+        let i = word.find(|c: char| c.is_ascii_digit());
+        matches!(i, Some(i) if i > 0
+            && word[..i].chars().all(|c| c.is_ascii_alphabetic())
+            && word[i..].chars().all(|c| c.is_ascii_digit()))
+    }
+
+    /// A reinforcement id, ignoring case, with its side.
+    pub fn reinforcement(&self, word: &str) -> Result<(String, Side), String> {
+        self.reinforcements
+            .get(&word.to_lowercase())
+            .cloned()
+            .ok_or_else(|| {
+                let s = suggest(
+                    word,
+                    self.reinforcements.values().map(|(id, _)| id.as_str()),
+                );
+                match s {
+                    Some(s) => format!("no reinforcement called {word}; did you mean {s}?"),
+                    None => format!(
+                        "no reinforcement called {word}; this scenario's are {}",
+                        self.reinforcements
+                            .values()
+                            .map(|(id, _)| id.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                }
+            })
+    }
+
+    /// A railway line by name.
+    pub fn railway(&self, words: &str) -> Result<String, String> {
+        self.railways.get(&key(words)).cloned().ok_or_else(|| {
+            format!(
+                "no railway line called {words}; the lines are {}",
+                self.railways
+                    .values()
+                    .map(String::as_str)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        })
+    }
+}
