@@ -148,6 +148,7 @@ pub(super) fn select<S: DieSource>(t: &Turn<'_, S>, sel: &Selection) -> Result<M
     };
     let before = units.len();
     units.retain(|&i| !t.marched.contains(&t.state.units[i].id));
+    let after_marched = units.len();
     leaders.retain(|l| !t.leaders_marched.contains(l));
     if before == 0 && !leaders.is_empty() {
         // A leader marching alone to join another stack (7.0).
@@ -174,9 +175,11 @@ pub(super) fn select<S: DieSource>(t: &Turn<'_, S>, sel: &Selection) -> Result<M
             .is_some_and(|ty| !ty.kind.is_river_unit() && ty.kind != UnitKind::Fleet)
     });
     if units.is_empty() {
-        return Err(
-            "river units and the fleet move by river or with the fleet, not by land".into(),
-        );
+        return Err(if before > after_marched {
+            "these units have already marched or were dropped off this turn (8.1, 8.3)".into()
+        } else {
+            "river units and the fleet move by river or with the fleet, not by land".into()
+        });
     }
     // Leaders never stand alone: if no unit stays behind, the leaders in
     // the hex go with the stack (default policy).

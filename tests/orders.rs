@@ -1,0 +1,594 @@
+//! The order language on the real map and scenarios: every order, every
+//! kind of problem, canonical form, and checking against the game.
+
+use dervish::engine::orders::{DropOff, OnContact, Selection};
+use dervish::geo::Hex;
+use dervish::orders::{self, Command, Input, LegOrder, Order, Parsed, RiverWay, Vocabulary, print};
+use dervish::scenario::{DataSet, Scenario, Side};
+use dervish::state::UnitId;
+use dervish::state::setup::{Placements, initial_state};
+
+fn scn(id: &str) -> Scenario {
+    DataSet::embedded().unwrap().scenario(id).unwrap()
+}
+
+fn read(scn: &Scenario, text: &str) -> Parsed {
+    orders::parse(&Input::text(text), &Vocabulary::new(scn)).unwrap()
+}
+
+/// The single order of a one-line message, which must parse cleanly.
+fn one(scn: &Scenario, line: &str) -> Order {
+    let p = read(scn, line);
+    assert!(p.errors.is_empty(), "{line}: {:?}", p.errors);
+    assert_eq!(p.sheet.items.len(), 1, "{line}");
+    p.sheet.items[0].order.clone()
+}
+
+fn hex(scn: &Scenario, place: &str) -> Hex {
+    scn.map.resolve(place).unwrap()
+}
+
+fn ids(list: &[&str]) -> Vec<UnitId> {
+    list.iter().map(|s| UnitId(s.to_string())).collect()
+}
+
+fn march(o: Order) -> orders::March {
+    match o {
+        Order::March(m) => m,
+        other => panic!("not a march: {other:?}"),
+    }
+}
+
+#[test]
+fn a_march_names_its_stack_by_place_leader_or_units() {
+    let k = scn("khartoum");
+    let kh = hex(&k, "Khartoum");
+    let om = hex(&k, "Omdurman");
+    for line in [
+        "MARCH Khartoum TO Omdurman",
+        "march stack khartoum to omdurman",
+        "MARCH 1942 TO 1941",
+        "MARCH Khartoum (1942) TO Omdurman (1941)",
+        "  Move   KHARTOUM   to   Omdurman  ",
+    ] {
+        let m = march(one(&k, line));
+        assert_eq!(m.units, Selection::Stack(kh), "{line}");
+        assert_eq!(m.legs, vec![LegOrder::To(om)], "{line}");
+        assert_eq!(m.on_contact, OnContact::Avoid);
+    }
+    let m = march(one(&k, "MARCH Gordon TO Omdurman"));
+    assert_eq!(m.units, Selection::Leader("Gordon".into()));
+    let m = march(one(&k, "MARCH LEADER Charles Gordon TO Omdurman"));
+    assert_eq!(m.units, Selection::Leader("Gordon".into()));
+    let m = march(one(&k, "MARCH LEADER Gordon ALONE TO Omdurman"));
+    assert_eq!(
+        m.units,
+        Selection::Units {
+            units: vec![],
+            leaders: vec!["Gordon".into()]
+        }
+    );
+    let m = march(one(&k, "MARCH er1 ER02, ER3 WITH J. Stewart TO Omdurman"));
+    assert_eq!(
+        m.units,
+        Selection::Units {
+            units: ids(&["ER01", "ER02", "ER03"]),
+            leaders: vec!["J. Stewart".into()]
+        }
+    );
+    let m = march(one(&k, "MARCH UNITS MS031 TO Omdurman"));
+    assert_eq!(
+        m.units,
+        Selection::Units {
+            units: ids(&["MS031"]),
+            leaders: vec![]
+        }
+    );
+}
+
+#[test]
+fn every_kind_of_leg_and_up_to_three_in_a_line() {
+    let k = scn("khartoum");
+    let h = |p| hex(&k, p);
+    let m = march(one(
+        &k,
+        "MARCH Korti TO Abu Klea THEN PATH Abu Kru, Metammeh THEN RIVER DOWN TO Berber",
+    ));
+    assert_eq!(
+        m.legs,
+        vec![
+            LegOrder::To(h("Abu Klea")),
+            LegOrder::Path(vec![h("Abu Kru"), h("Metammeh")]),
+            LegOrder::River {
+                to: h("Berber"),
+                way: Some(RiverWay::Down)
+            }
+        ]
+    );
+    let m = march(one(&k, "MARCH Wady Halfa BY RAIL TO Sarras"));
+    assert_eq!(m.legs, vec![LegOrder::Rail(h("Sarras"))]);
+    let m = march(one(&k, "MARCH Souakim WITH FLEET TO Trinkitat"));
+    assert_eq!(m.legs, vec![LegOrder::Fleet(h("Trinkitat"))]);
+    let m = march(one(&k, "MARCH Dongola RIVER UP TO Korti"));
+    assert_eq!(
+        m.legs,
+        vec![LegOrder::River {
+            to: h("Korti"),
+            way: Some(RiverWay::Up)
+        }]
+    );
+    let m = march(one(&k, "MARCH Berber VIA 3025 -> 3024"));
+    assert_eq!(
+        m.legs,
+        vec![LegOrder::Path(vec![
+            "3025".parse().unwrap(),
+            "3024".parse().unwrap()
+        ])]
+    );
+    let m = march(one(&k, "MARCH Berber BY LAND TO Abu Hamed"));
+    assert_eq!(m.legs, vec![LegOrder::To(h("Abou Hamed"))]);
+}
+
+#[test]
+fn options_on_the_march_line_or_on_the_lines_below() {
+    let k = scn("khartoum");
+    let h = |p| hex(&k, p);
+    let text = "MARCH Souakim TO Tokar ATTACK ANY\n  CONTINUE\n  RETREAT TOWARDS Souakim\n  LED BY Baker\n  DROP ES01 AT El Teb\n  LOSE FIRST ES01 EC01\nTHEN TO Trinkitat\n";
+    let p = read(&k, text);
+    assert!(p.errors.is_empty(), "{:?}", p.errors);
+    assert_eq!(p.sheet.items.len(), 1);
+    let m = march(p.sheet.items[0].order.clone());
+    assert_eq!(m.on_contact, OnContact::AttackAny);
+    assert!(m.continue_after_win);
+    assert_eq!(m.retreat_towards, Some(h("Souakim")));
+    assert_eq!(m.leader_bonus.as_deref(), Some("Baker"));
+    assert_eq!(
+        m.drop_offs,
+        vec![DropOff {
+            at: h("El Teb"),
+            units: ids(&["ES01"]),
+            leaders: vec![]
+        }]
+    );
+    assert_eq!(m.lose_first, ids(&["ES01", "EC01"]));
+    assert_eq!(m.legs.len(), 2);
+    let m = march(one(
+        &k,
+        "MARCH Souakim TO Tokar ATTACK Tokar, 5722 STOP AVOID",
+    ));
+    assert_eq!(m.on_contact, OnContact::Avoid);
+    let m = march(one(&k, "MARCH Souakim TO Tokar ATTACK Tokar, 5722"));
+    assert_eq!(
+        m.on_contact,
+        OnContact::AttackHexes(vec![h("Tokar"), h("El Teb")])
+    );
+    let m = march(one(&k, "MARCH Souakim TO Tokar BOOST Baker"));
+    assert_eq!(m.leader_bonus.as_deref(), Some("Baker"));
+}
+
+#[test]
+fn the_other_orders_and_the_commands() {
+    let k = scn("khartoum");
+    let h = |p| hex(&k, p);
+    assert_eq!(
+        one(&k, "EXPEND SUPPLY AT Khartoum"),
+        Order::ExpendSupply(h("Khartoum"))
+    );
+    assert_eq!(
+        one(&k, "keep supply Berber"),
+        Order::KeepSupply(h("Berber"))
+    );
+    assert_eq!(
+        one(&k, "PLACE Gordon-Relief AT Wady Halfa"),
+        Order::Place {
+            reinforcement: "gordon-relief".into(),
+            at: h("Wady Halfa")
+        }
+    );
+    assert_eq!(
+        one(&k, "WITHDRAW ER05 ER6"),
+        Order::Withdraw(ids(&["ER05", "ER06"]))
+    );
+    assert_eq!(
+        one(&k, "DISMOUNT BC01 BC02"),
+        Order::Dismount(UnitId("BC01".into()), UnitId("BC02".into()))
+    );
+    assert_eq!(
+        one(&k, "RAILWAY souakim berber"),
+        Order::Railway("Souakim - Berber".into())
+    );
+    assert_eq!(
+        one(&k, "BUILD RAILWAY Souakim - Berber"),
+        Order::Railway("Souakim - Berber".into())
+    );
+    assert_eq!(
+        one(&k, "EVENT LOSSES ES01"),
+        Order::EventLosses(ids(&["ES01"]))
+    );
+    assert_eq!(one(&k, "READY"), Order::Ready);
+    assert_eq!(one(&k, "HELP"), Order::Command(Command::Help));
+    assert_eq!(one(&k, "MAP"), Order::Command(Command::Map(None)));
+    assert_eq!(
+        one(&k, "MAP Berber"),
+        Order::Command(Command::Map(Some(h("Berber"))))
+    );
+    assert_eq!(
+        one(&k, "ROUTE Korti TO Metammeh"),
+        Order::Command(Command::Route(h("Korti"), h("Metammeh")))
+    );
+    assert_eq!(
+        one(&k, "ROUTE Korti Metammeh"),
+        Order::Command(Command::Route(h("Korti"), h("Metammeh")))
+    );
+    assert_eq!(one(&k, "STATUS"), Order::Command(Command::Status));
+    assert_eq!(
+        one(&k, "HISTORY March 1884"),
+        Order::Command(Command::History(Some("1884-03".parse().unwrap())))
+    );
+    assert_eq!(one(&k, "RESEND"), Order::Command(Command::Resend));
+    assert_eq!(
+        one(&k, "JOIN mahdist"),
+        Order::Command(Command::Join(Some(Side::Mahdist)))
+    );
+}
+
+#[test]
+fn the_header_from_lines_and_subject() {
+    let k = scn("khartoum");
+    let text = "Game: khartoum-3\nSIDE Mahdist\nsecret: s3cr3t-token\nMONTH Feb 1884\nREADY\n";
+    let p = orders::parse(
+        &Input {
+            text,
+            subject: Some("Re: [dervish khartoum-3] orders 1884-02"),
+            ..Input::default()
+        },
+        &Vocabulary::new(&k),
+    )
+    .unwrap();
+    assert!(p.errors.is_empty(), "{:?}", p.errors);
+    let h = &p.sheet.header;
+    assert_eq!(h.game.as_deref(), Some("khartoum-3"));
+    assert_eq!(h.side, Some(Side::Mahdist));
+    assert_eq!(h.secret.as_deref(), Some("s3cr3t-token"));
+    assert_eq!(h.month, Some("1884-02".parse().unwrap()));
+    // The subject alone is enough for game and month.
+    let p = orders::parse(
+        &Input {
+            text: "READY",
+            subject: Some("[dervish el-obeid-1] orders 1883-01"),
+            ..Input::default()
+        },
+        &Vocabulary::new(&k),
+    )
+    .unwrap();
+    assert_eq!(p.sheet.header.game.as_deref(), Some("el-obeid-1"));
+    assert_eq!(p.sheet.header.month, Some("1883-01".parse().unwrap()));
+    // They must agree.
+    let p = orders::parse(
+        &Input {
+            text: "GAME k-2\nREADY",
+            subject: Some("[dervish k-1] orders 1883-01"),
+            ..Input::default()
+        },
+        &Vocabulary::new(&k),
+    )
+    .unwrap();
+    assert_eq!(p.errors.len(), 1);
+    assert_eq!(p.errors[0].line, 0);
+    assert!(p.errors[0].message.contains("game k-1"), "{}", p.errors[0]);
+}
+
+/// Each kind of syntax problem: the line, its number, what was expected,
+/// and a suggestion where one is likely.
+#[test]
+fn syntax_problems_say_where_what_and_how_to_fix() {
+    let k = scn("khartoum");
+    let text = "READY\nMARCH Khartoum TO Metema\nMRACH Khartoum TO Omdurman\nMARCH Kartoum TO Omdurman\nMARCH Khartoum (1943) TO Omdurman\nMARCH Khartoum\nATTACK ANY\nWITHDRAW XX01\nWITHDRAW ER99\nMONTH Smarch 1884\nMARCH Khartoum TO Omdurman ATTAK ANY\nDISMOUNT BC01\nPLACE nobody AT Khartoum\nRAILWAY Cape to Cairo\nMARCH Stewart TO Berber\nMARCH Khartoum TO 9999\nKhartoum TO Omdurman\n";
+    let p = read(&k, text);
+    let by_line = |n: usize| {
+        p.errors
+            .iter()
+            .find(|e| e.line == n)
+            .unwrap_or_else(|| panic!("no error on line {n}: {:?}", p.errors))
+    };
+    assert_eq!(p.sheet.items.len(), 1, "only READY is an order");
+    let e = by_line(2);
+    assert_eq!(e.text, "MARCH Khartoum TO Metema");
+    assert!(e.message.contains("no place called Metema"), "{e}");
+    assert_eq!(e.suggestion.as_deref(), Some("Metemma (Metammeh, 2534)"));
+    let e = by_line(3);
+    assert_eq!(e.suggestion.as_deref(), Some("MARCH"));
+    let e = by_line(4);
+    assert!(
+        e.suggestion.as_deref().unwrap().starts_with("Khartoum"),
+        "{e}"
+    );
+    assert!(
+        by_line(5)
+            .message
+            .contains("Khartoum is hex 1942, not 1943")
+    );
+    assert!(
+        by_line(6).message.contains("no destination"),
+        "{}",
+        by_line(6)
+    );
+    assert!(
+        by_line(7).message.contains("no MARCH line"),
+        "{}",
+        by_line(7)
+    );
+    assert!(
+        by_line(8).message.contains("no unit type XX"),
+        "{}",
+        by_line(8)
+    );
+    assert!(
+        by_line(9).message.contains("numbered 1 to 35"),
+        "{}",
+        by_line(9)
+    );
+    assert!(by_line(10).message.contains("not a month"));
+    let e = by_line(11);
+    assert_eq!(e.suggestion.as_deref(), Some("ATTACK"), "{e}");
+    assert!(by_line(12).expected.contains("two different Camel Corps"));
+    assert!(
+        by_line(13)
+            .message
+            .contains("no reinforcement called nobody")
+    );
+    assert!(by_line(14).message.contains("no railway line"));
+    assert!(
+        by_line(15)
+            .message
+            .contains("not a place, a leader or a unit")
+    );
+    assert!(
+        by_line(16).message.contains("not on the map"),
+        "{}",
+        by_line(16)
+    );
+    let e = by_line(17);
+    assert_eq!(e.suggestion.as_deref(), Some("MARCH Khartoum TO Omdurman"));
+    assert_eq!(p.errors.len(), 16, "{:#?}", p.errors);
+}
+
+#[test]
+fn canonical_form_reads_back_to_the_same_orders() {
+    let k = scn("khartoum");
+    let text = "game k-1\nside egyptian\nsecret abc\nmonth 1884-02\nmarch gordon to omdurman attack any continue\n retreat to khartoum\n led by gordon\n drop er01 with j. stewart at 1941\n lose er02\nmarch souakim fleet to trinkitat then to el teb then path 5722, tokar\nmarch leader hicks alone to berber\nmarch units with gordon, j. stewart to omdurman\nexpend supply at khartoum\nkeep supply berber\nplace gordon-relief at wady halfa\nwithdraw er05\ndismount bc01 bc02\nrailway souakim berber\nevent losses es01 es02\nready\nhelp\nmap\nmap berber\nroute korti metammeh\nstatus\nhistory\nhistory 1884-01\nresend\njoin\njoin egyptian\nmarch dongola river up to korti\nmarch berber rail to sarras\n";
+    let first = read(&k, text);
+    assert!(first.errors.is_empty(), "{:?}", first.errors);
+    let canonical = print::sheet(&k.map, &first.sheet, true);
+    let second = read(&k, &canonical);
+    assert!(second.errors.is_empty(), "{canonical}\n{:?}", second.errors);
+    assert_eq!(first.sheet.orders(), second.sheet.orders(), "{canonical}");
+    assert_eq!(first.sheet.header, second.sheet.header);
+    assert_eq!(print::sheet(&k.map, &second.sheet, true), canonical);
+}
+
+#[test]
+fn a_receipt_never_shows_the_secret() {
+    let k = scn("khartoum");
+    let (state, _) = initial_state(&k, &Placements::new()).unwrap();
+    let p = read(&k, "SECRET hunter2-very-secret\nSIDE egyptian\nREADY\n");
+    let c = orders::check(&p.sheet, &k, &state, Side::Egyptian);
+    let ack = orders::acknowledge(&p, &c, &k, Side::Egyptian, &state);
+    assert!(!ack.contains("hunter2"), "{ack}");
+    assert!(!print::sheet(&k.map, &p.sheet, false).contains("hunter2"));
+}
+
+mod checking {
+    use super::*;
+    use dervish::engine::orders::Leg;
+
+    fn checked(id: &str, side: Side, text: &str) -> (Parsed, orders::Checked) {
+        let s = scn(id);
+        let (state, _) = initial_state(&s, &Placements::new()).unwrap();
+        let p = read(&s, text);
+        assert!(p.errors.is_empty(), "{:?}", p.errors);
+        let c = orders::check(&p.sheet, &s, &state, side);
+        (p, c)
+    }
+
+    fn only_error(c: &orders::Checked) -> String {
+        assert_eq!(c.errors.len(), 1, "{:#?}", c.errors);
+        c.errors[0].message.clone()
+    }
+
+    #[test]
+    fn a_good_march_becomes_an_engine_order_with_its_route_and_cost() {
+        let (_, c) = checked("khartoum", Side::Egyptian, "MARCH Khartoum TO Omdurman\n");
+        assert!(c.errors.is_empty(), "{:?}", c.errors);
+        assert_eq!(c.orders.marches.len(), 1);
+        let k = scn("khartoum");
+        assert_eq!(c.orders.marches[0].legs, vec![Leg::To(hex(&k, "Omdurman"))]);
+        let plan = &c.plans[0].1;
+        assert_eq!(plan.from, hex(&k, "Khartoum"));
+        assert_eq!(plan.legs[0].path, vec![hex(&k, "Omdurman")]);
+        assert!(plan.legs[0].cost > 0);
+        assert!(plan.units.contains(&UnitId("ER01".into())));
+    }
+
+    #[test]
+    fn units_that_are_not_yours_or_not_on_the_map() {
+        let (_, c) = checked("khartoum", Side::Egyptian, "MARCH MS031 TO Omdurman\n");
+        assert!(
+            only_error(&c).contains("MS031 is not a Egyptian unit")
+                || only_error(&c).contains("not a Egyptian")
+        );
+        let (_, c) = checked("khartoum", Side::Egyptian, "MARCH ER35 TO Omdurman\n");
+        assert!(only_error(&c).contains("ER35 is not on the map"));
+        let (_, c) = checked("khartoum", Side::Egyptian, "MARCH ER01 ES01 TO Omdurman\n");
+        assert!(only_error(&c).contains("not in the same hex"));
+        let (_, c) = checked(
+            "khartoum",
+            Side::Egyptian,
+            "MARCH Osman Digma TO Omdurman\n",
+        );
+        assert!(
+            only_error(&c).contains("not a Egyptian leader"),
+            "{:?}",
+            c.errors
+        );
+        let (_, c) = checked("khartoum", Side::Egyptian, "WITHDRAW MS031\n");
+        assert!(only_error(&c).contains("not a Egyptian unit"));
+        assert!(c.orders.withdraw.is_empty());
+    }
+
+    #[test]
+    fn a_path_through_the_sea_or_skipping_hexes() {
+        let k = scn("khartoum");
+        let souakim = hex(&k, "Souakim");
+        let sea = souakim
+            .neighbours()
+            .into_iter()
+            .find(|h| k.map.contains(*h) && !k.map.is_land(*h))
+            .unwrap();
+        let (_, c) = checked(
+            "khartoum",
+            Side::Egyptian,
+            &format!("MARCH Souakim PATH {sea}\n"),
+        );
+        assert!(only_error(&c).contains("is sea"), "{:?}", c.errors);
+        let (_, c) = checked("khartoum", Side::Egyptian, "MARCH Souakim PATH Tokar\n");
+        assert!(only_error(&c).contains("hexes may not be skipped"));
+    }
+
+    #[test]
+    fn a_river_march_without_boats_and_a_rail_march_without_track() {
+        let (_, c) = checked(
+            "khartoum",
+            Side::Egyptian,
+            "MARCH Berber RIVER TO Abou Hamed\n",
+        );
+        assert!(
+            only_error(&c).contains("boats or gunboats"),
+            "{:?}",
+            c.errors
+        );
+        let (_, c) = checked(
+            "khartoum",
+            Side::Egyptian,
+            "MARCH Berber RAIL TO Abou Hamed\n",
+        );
+        assert!(
+            only_error(&c).contains("no built railway"),
+            "{:?}",
+            c.errors
+        );
+        let (_, c) = checked(
+            "khartoum",
+            Side::Mahdist,
+            "MARCH Kamlin FLEET TO Khartoum\n",
+        );
+        assert!(
+            only_error(&c).contains("only Egyptian and British"),
+            "{:?}",
+            c.errors
+        );
+    }
+
+    #[test]
+    fn a_fourth_march_and_a_stack_that_would_march_twice() {
+        let (_, c) = checked(
+            "khartoum",
+            Side::Egyptian,
+            "MARCH Khartoum TO Omdurman THEN TO Khartoum THEN TO Omdurman THEN TO Khartoum\n",
+        );
+        assert!(
+            only_error(&c).contains("at most three times"),
+            "{:?}",
+            c.errors
+        );
+        let (_, c) = checked(
+            "khartoum",
+            Side::Egyptian,
+            "MARCH Khartoum TO Omdurman\nMARCH Gordon TO Omdurman\n",
+        );
+        assert!(only_error(&c).contains("already marched"), "{:?}", c.errors);
+        assert_eq!(c.errors[0].line, 2);
+        assert_eq!(c.orders.marches.len(), 1);
+    }
+
+    #[test]
+    fn orders_for_another_side_or_month() {
+        let (_, c) = checked(
+            "khartoum",
+            Side::Egyptian,
+            "SIDE mahdist\nMONTH 1884-05\nREADY\n",
+        );
+        assert_eq!(c.errors.len(), 2, "{:?}", c.errors);
+        assert!(c.errors.iter().any(|e| e.message.contains("SIDE Mahdist")));
+        assert!(c.errors.iter().any(|e| e.message.contains("May 1884")));
+    }
+
+    #[test]
+    fn placements_dismounting_supply_and_railways() {
+        let (_, c) = checked(
+            "khartoum",
+            Side::Egyptian,
+            "PLACE gordon-relief AT Khartoum\n",
+        );
+        assert!(
+            only_error(&c).contains("may not arrive at Khartoum"),
+            "{:?}",
+            c.errors
+        );
+        let (_, c) = checked(
+            "khartoum",
+            Side::Mahdist,
+            "PLACE gordon-relief AT Wady Halfa\n",
+        );
+        assert!(
+            only_error(&c).contains("is a Egyptian reinforcement")
+                || only_error(&c).contains("Egyptian reinforcement")
+        );
+        let (_, c) = checked("khartoum", Side::Egyptian, "DISMOUNT ER01 ER02\n");
+        assert!(
+            only_error(&c).contains("only Camel Corps"),
+            "{:?}",
+            c.errors
+        );
+        let (_, c) = checked("khartoum", Side::Mahdist, "RAILWAY Souakim - Berber\n");
+        assert!(only_error(&c).contains("only the Egyptian player"));
+        let (_, c) = checked(
+            "khartoum",
+            Side::Egyptian,
+            "EXPEND SUPPLY AT Khartoum\nKEEP SUPPLY AT Khartoum\n",
+        );
+        assert!(only_error(&c).contains("both expended and kept"));
+        assert_eq!(c.orders.expend_supply.len(), 1);
+        assert!(
+            c.warnings
+                .iter()
+                .any(|w| w.message.contains("no Egyptian supply unit"))
+        );
+    }
+
+    #[test]
+    fn the_receipt_lists_every_line_and_sums_up() {
+        let k = scn("khartoum");
+        let (state, _) = initial_state(&k, &Placements::new()).unwrap();
+        let p = read(
+            &k,
+            "MARCH Khartoum TO Omdurman\nMARCH Berber RAIL TO Sarras\nWIBBLE\nREADY\n",
+        );
+        let c = orders::check(&p.sheet, &k, &state, Side::Egyptian);
+        let ack = orders::acknowledge(&p, &c, &k, Side::Egyptian, &state);
+        assert!(ack.starts_with(orders::REPORT_MARKER));
+        assert!(
+            ack.contains("line 1: MARCH STACK Khartoum (1942) TO Omdurman (1941)"),
+            "{ack}"
+        );
+        assert!(
+            ack.contains("line 2: NOT POSSIBLE: MARCH STACK Berber"),
+            "{ack}"
+        );
+        assert!(ack.contains("line 3: NOT UNDERSTOOD: WIBBLE"), "{ack}");
+        assert!(
+            ack.contains("Summary: 3 orders understood, 2 errors, 0 warnings."),
+            "{ack}"
+        );
+    }
+}
