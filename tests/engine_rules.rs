@@ -797,6 +797,61 @@ fn rule_6_1_a_land_stack_entering_enemy_river_units_displaces_them_and_may_captu
     assert!(b.scn.map.is_riverside(other));
 }
 
+#[test]
+fn rule_6_1_displaced_river_units_roll_for_sinking_before_capture() {
+    let mut b = Bench::new("khartoum");
+    // Three Egyptian gunboats below the Sixth Cataract, at 2138. The only
+    // free hexes beside the river next to them are on the cataract (2137,
+    // 2038): 2039 holds Mahdists.
+    let at = Hex::new(21, 38);
+    let gb = b.place("egy-gunboat", 3, "2138");
+    b.place("mah-S", 1, "2039");
+    let from = at
+        .neighbours()
+        .into_iter()
+        .find(|h| b.scn.map.is_land(*h) && !b.scn.map.is_riverside(*h))
+        .unwrap();
+    b.place("mah-S", 2, &from.to_string());
+    let orders = march(from, vec![Leg::Path(vec![at])]);
+    // March 6+6. EW1: cataract roll 6, wrecked, out 3+4 = 7 turns, then
+    // captured on a 6. EW2: cataract roll 6, out 2+2, a double: sunk, so
+    // no capture roll. EW3: cataract 1 and unnavigable water 1, afloat;
+    // capture 1: displaced to 2137.
+    let r = b.play(
+        Side::Mahdist,
+        &orders,
+        &[6, 6, 6, 3, 4, 6, 6, 2, 2, 1, 1, 1],
+    );
+    let status =
+        |id: &dervish::state::UnitId| r.state.units.iter().find(|u| u.id == *id).unwrap().status;
+    let captures = common::bench::rolls(&r, "capture");
+    assert_eq!(captures.len(), 2, "{captures:?}");
+    let wrecks = common::bench::rolls(&r, "wreck");
+    assert_eq!(
+        wrecks,
+        vec![
+            "6 = 6 -> 6+: wrecked",
+            "7 = 7 -> out for 7 turns",
+            "6 = 6 -> 6+: wrecked",
+            "4 = 4 -> a double: destroyed",
+            "1 = 1 -> under 6: safe",
+            "1 = 1 -> under 6: safe",
+        ]
+    );
+    // The captured wreck comes back as a Mahdist gunboat after its repair.
+    let back = b.state.month.plus(7).unwrap();
+    let mah = r
+        .state
+        .units
+        .iter()
+        .filter(|u| u.unit_type == "mah-gunboat" && u.status == Status::Wrecked(back))
+        .count();
+    assert_eq!(mah, 1);
+    assert_eq!(status(&gb[0]), Status::Eliminated);
+    assert_eq!(status(&gb[1]), Status::Eliminated);
+    assert_eq!(status(&gb[2]), Status::OnMap(Hex::new(21, 37)));
+}
+
 mod rivers {
     use super::*;
 
@@ -937,5 +992,132 @@ mod rivers {
         b.state.units[i].status = Status::Wrecked(b.state.month);
         let r = b.play(Side::Egyptian, &Orders::default(), &[]);
         assert_eq!(r.state.units[i].hex(), Some(b.hex("Wady Halfa")));
+    }
+
+    #[test]
+    fn rule_8_23_ii_a_wrecked_gunboat_is_out_for_2d6_turns_or_destroyed_on_a_double() {
+        for (faces, expect) in [(vec![6, 3, 4], "out"), (vec![6, 5, 5], "destroyed")] {
+            let mut b = Bench::new("khartoum");
+            b.place("egy-inf-R", 1, "Khartoum");
+            let gb = b.place("egy-gunboat", 1, "Khartoum");
+            let r = b.play(
+                Side::Egyptian,
+                &river_order(b.hex("Khartoum"), b.hex("Metammeh")),
+                &faces,
+            );
+            let status = r.state.units.iter().find(|u| u.id == gb[0]).unwrap().status;
+            let want = if expect == "out" {
+                Status::Wrecked(b.state.month.plus(7).unwrap())
+            } else {
+                Status::Eliminated
+            };
+            assert_eq!(status, want);
+        }
+    }
+
+    #[test]
+    fn rule_8_23_ii_passengers_of_a_unit_wrecked_on_unnavigable_water_finish_their_move() {
+        let mut b = Bench::new("khartoum");
+        // Down the Atbara (unnavigable in February) to Berber: the wreck
+        // roll comes after movement, a 6; the gunboat is out 1+2 = 3 turns
+        // and its passengers are at Berber.
+        let inf = b.place("egy-inf-R", 1, "3431");
+        let gb = b.place("egy-gunboat", 1, "3431");
+        let berber = b.hex("Berber");
+        let r = b.play(
+            Side::Egyptian,
+            &river_order(b.hex("3431"), berber),
+            &[6, 1, 2],
+        );
+        assert_eq!(b.at(&r, &inf[0]), Some(berber));
+        let status = r.state.units.iter().find(|u| u.id == gb[0]).unwrap().status;
+        assert_eq!(status, Status::Wrecked(b.state.month.plus(3).unwrap()));
+    }
+
+    #[test]
+    fn rule_8_23_ii_a_wrecked_boat_is_out_for_two_turns() {
+        let mut b = Bench::new("khartoum");
+        // Down the Atbara: the boat's wreck roll after movement is 12.
+        let inf = b.place("brit-inf", 1, "3431");
+        let boat = b.place("brit-boat", 1, "3431");
+        let berber = b.hex("Berber");
+        let r = b.play(Side::Egyptian, &river_order(b.hex("3431"), berber), &[6, 6]);
+        assert_eq!(b.at(&r, &inf[0]), Some(berber));
+        let status = r
+            .state
+            .units
+            .iter()
+            .find(|u| u.id == boat[0])
+            .unwrap()
+            .status;
+        assert_eq!(status, Status::Wrecked(b.state.month.plus(2).unwrap()));
+    }
+
+    #[test]
+    fn rule_8_23_v_upstream_rolls_count_from_the_first_hex_of_their_kind() {
+        let mut b = Bench::new("khartoum");
+        // A British boat from Shendi up the Nile towards Khartoum: 2D6+6 =
+        // 8 hexes on navigable water, rolled at the first navigable hex,
+        // and 1D6+6 = 7 on the unnavigable Sabaloka gorge, rolled at its
+        // first hex (2137, a cataract: wreck roll 2, safe). The gorge hex
+        // does not count against the 8: the boat moves 9 hexes and stops
+        // at Halfaya; after movement it rolls for the unnavigable water (2).
+        let inf = b.place("brit-inf", 1, "Shendi");
+        b.place("brit-boat", 1, "Shendi");
+        let r = b.play(
+            Side::Egyptian,
+            &river_order(b.hex("Shendi"), b.hex("Khartoum")),
+            &[1, 1, 1, 1, 1, 1, 1],
+        );
+        assert_eq!(
+            common::bench::rolls(&r, "river movement"),
+            vec!["2 = 8 -> 8 hexes", "1 = 7 -> 7 hexes"]
+        );
+        assert_eq!(
+            common::bench::rolls(&r, "wrecking"),
+            vec!["2 = 2 -> under 12: safe", "2 = 2 -> under 12: safe"]
+        );
+        let moved: Vec<usize> = r
+            .events
+            .iter()
+            .filter_map(|e| match e {
+                Event::Moved { path, .. } => Some(path.len()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(moved, vec![9]);
+        assert_eq!(b.at(&r, &inf[0]), Some(b.hex("Halfaya")));
+        assert!(stopped(&r)[0].contains("upstream move of 8 hexes is spent"));
+    }
+
+    #[test]
+    fn rule_8_23_ii_egyptian_and_mahdist_wrecks_return_at_khartoum_if_friendly_else_lost() {
+        let k = Bench::new("khartoum").hex("Khartoum");
+        for (unit, side, holder, back) in [
+            ("egy-gunboat", Side::Egyptian, Side::Egyptian, true),
+            ("egy-gunboat", Side::Egyptian, Side::Mahdist, false),
+            ("mah-gunboat", Side::Mahdist, Side::Mahdist, true),
+            ("mah-gunboat", Side::Mahdist, Side::Egyptian, false),
+        ] {
+            let mut b = Bench::new("khartoum");
+            b.state.control.insert(k, holder);
+            let i = b
+                .state
+                .units
+                .iter()
+                .position(|u| u.unit_type == unit && u.hex().is_none())
+                .unwrap();
+            b.state.units[i].status = Status::Wrecked(b.state.month);
+            let r = b.play(side, &Orders::default(), &[]);
+            let want = if back {
+                Status::OnMap(k)
+            } else {
+                Status::Eliminated
+            };
+            assert_eq!(
+                r.state.units[i].status, want,
+                "{unit} with {holder} at Khartoum"
+            );
+        }
     }
 }
