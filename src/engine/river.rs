@@ -287,49 +287,83 @@ fn river_path<S: DieSource>(t: &Turn<'_, S>, from: Hex, to: Hex) -> Option<(Way,
     None
 }
 
-/// Rule 8.23: a march by river with the boats and gunboats in the hex, one
-/// passenger each (leaders free, no civilians). The boats used move to the
-/// hex reached; the caller moves the passengers there. Returns that hex
-/// and the hexes passed, or why the march cannot be made.
-pub fn river_march<S: DieSource>(
-    t: &mut Turn<'_, S>,
-    order: usize,
+/// The boats and gunboats that carry a river march from `from` (8.23):
+/// the river units marching with the stack (`with`) that have not been
+/// used this turn, all of them; if they are too few for the passengers
+/// (one each, leaders free, no civilians), free boats in the hex are
+/// boarded (8.3) until there are enough. Or why the march cannot be made.
+pub fn carriers<S: DieSource>(
+    t: &Turn<'_, S>,
     from: Hex,
     passengers: &[usize],
-    dest: Hex,
-) -> Result<(Hex, Vec<Hex>), String> {
-    let side = t.side;
-    let boats: Vec<usize> = t
-        .units_at(from, side)
-        .into_iter()
-        .filter(|&u| {
-            t.unit_type(&t.state.units[u])
-                .is_some_and(|ty| ty.kind.is_river_unit())
-        })
-        .filter(|&u| !t.boats_used.contains(&t.state.units[u].id))
-        .collect();
+    with: &[usize],
+) -> Result<Vec<usize>, String> {
+    let free = |u: usize| {
+        t.unit_type(&t.state.units[u])
+            .is_some_and(|ty| ty.kind.is_river_unit())
+            && t.state.units[u].hex() == Some(from)
+            && !t.boats_used.contains(&t.state.units[u].id)
+    };
     if passengers.iter().any(|&u| {
         t.unit_type(&t.state.units[u])
             .is_some_and(|ty| ty.kind == UnitKind::Civilian)
     }) {
         return Err("civilians may not travel by boat (8.23); drop them off first".into());
     }
-    if boats.len() < passengers.len() {
+    let mut carriers: Vec<usize> = with.iter().copied().filter(|&u| free(u)).collect();
+    let in_hex: Vec<usize> = t
+        .units_at(from, t.side)
+        .into_iter()
+        .filter(|&u| free(u))
+        .collect();
+    for &b in &in_hex {
+        if carriers.len() >= passengers.len() {
+            break;
+        }
+        if !carriers.contains(&b) && !t.marched.contains(&t.state.units[b].id) {
+            carriers.push(b);
+        }
+    }
+    if carriers.len() < passengers.len() {
         return Err(format!(
             "{} units need {} boats or gunboats and {} are free here (8.23)",
             passengers.len(),
             passengers.len(),
-            boats.len()
+            in_hex.len().max(carriers.len())
         ));
     }
+    if carriers.is_empty() {
+        return Err(format!(
+            "no boat or gunboat at {} to march by river (8.23)",
+            t.scn.map.describe(from)
+        ));
+    }
+    Ok(carriers)
+}
+
+/// Rule 8.23: a march by river from `from` towards `dest` by `carriers`
+/// (from [`carriers`]) with their passengers. The march rolls what it must
+/// (upstream distances, wrecking) and calls `step` with each hex reached;
+/// `step` moves the stack, boats included, and fights if ordered, and
+/// returns whether the march goes on. Returns the hexes passed, or why the
+/// march cannot be made.
+pub fn river_march<'a, S: DieSource>(
+    t: &mut Turn<'a, S>,
+    order: usize,
+    from: Hex,
+    carriers: &[usize],
+    dest: Hex,
+    step: &mut dyn FnMut(&mut Turn<'a, S>, Hex) -> bool,
+) -> Result<Vec<Hex>, String> {
+    let side = t.side;
     let Some((dir, steps)) = river_path(t, from, dest) else {
         return Err(format!(
-            "no way by river from {} to {} without going both up and downstream (8.23)",
+            "no way by river from {} to {} without going both up and downstream or through the enemy (8.23)",
             t.scn.map.describe(from),
             t.scn.map.describe(dest)
         ));
     };
-    let carriers: Vec<usize> = boats.into_iter().take(passengers.len().max(1)).collect();
+    let carriers = carriers.to_vec();
     let kinds: Vec<(UnitKind, Nation)> = carriers
         .iter()
         .filter_map(|&u| {
@@ -409,6 +443,9 @@ pub fn river_march<S: DieSource>(
         }
         at = hex;
         path.push(hex);
+        if !step(t, hex) {
+            break;
+        }
         if cataract {
             // Boats stop next to a cataract and roll for wrecking (8.23 IV).
             let wrecked = wreck_rolls(t, &carriers, "a cataract");
@@ -430,13 +467,7 @@ pub fn river_march<S: DieSource>(
     if let Some(reason) = stop_reason {
         t.events.push(Event::Stopped { order, at, reason });
     }
-    // The boats that are still afloat end where the passengers do.
-    for &c in &carriers {
-        if matches!(t.state.units[c].status, Status::OnMap(_)) {
-            t.state.units[c].status = Status::OnMap(at);
-        }
-    }
-    Ok((at, path))
+    Ok(path)
 }
 
 fn roll_plus<S: DieSource>(
