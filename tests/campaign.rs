@@ -46,6 +46,8 @@ fn random_orders(state: &GameState, side: Side, rng: &mut ChaCha8Rng) -> Orders 
                 ),
                 1 => Leg::Rail(near(rng, s.hex)),
                 2 => Leg::Fleet(near(rng, s.hex)),
+                // A river march to its own hex: gunboats attack in place.
+                3 if rng.random_range(0..2) == 0 => Leg::River(s.hex),
                 3 => Leg::River(near(rng, s.hex)),
                 _ => Leg::To(near(rng, s.hex)),
             })

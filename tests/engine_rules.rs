@@ -797,6 +797,61 @@ fn rule_6_1_a_land_stack_entering_enemy_river_units_displaces_them_and_may_captu
     assert!(b.scn.map.is_riverside(other));
 }
 
+#[test]
+fn rule_6_1_displaced_river_units_roll_for_sinking_before_capture() {
+    let mut b = Bench::new("khartoum");
+    // Three Egyptian gunboats below the Sixth Cataract, at 2138. The only
+    // free hexes beside the river next to them are on the cataract (2137,
+    // 2038): 2039 holds Mahdists.
+    let at = Hex::new(21, 38);
+    let gb = b.place("egy-gunboat", 3, "2138");
+    b.place("mah-S", 1, "2039");
+    let from = at
+        .neighbours()
+        .into_iter()
+        .find(|h| b.scn.map.is_land(*h) && !b.scn.map.is_riverside(*h))
+        .unwrap();
+    b.place("mah-S", 2, &from.to_string());
+    let orders = march(from, vec![Leg::Path(vec![at])]);
+    // March 6+6. EW1: cataract roll 6, wrecked, out 3+4 = 7 turns, then
+    // captured on a 6. EW2: cataract roll 6, out 2+2, a double: sunk, so
+    // no capture roll. EW3: cataract 1 and unnavigable water 1, afloat;
+    // capture 1: displaced to 2137.
+    let r = b.play(
+        Side::Mahdist,
+        &orders,
+        &[6, 6, 6, 3, 4, 6, 6, 2, 2, 1, 1, 1],
+    );
+    let status =
+        |id: &dervish::state::UnitId| r.state.units.iter().find(|u| u.id == *id).unwrap().status;
+    let captures = common::bench::rolls(&r, "capture");
+    assert_eq!(captures.len(), 2, "{captures:?}");
+    let wrecks = common::bench::rolls(&r, "wreck");
+    assert_eq!(
+        wrecks,
+        vec![
+            "6 = 6 -> 6+: wrecked",
+            "7 = 7 -> out for 7 turns",
+            "6 = 6 -> 6+: wrecked",
+            "4 = 4 -> a double: destroyed",
+            "1 = 1 -> under 6: safe",
+            "1 = 1 -> under 6: safe",
+        ]
+    );
+    // The captured wreck comes back as a Mahdist gunboat after its repair.
+    let back = b.state.month.plus(7).unwrap();
+    let mah = r
+        .state
+        .units
+        .iter()
+        .filter(|u| u.unit_type == "mah-gunboat" && u.status == Status::Wrecked(back))
+        .count();
+    assert_eq!(mah, 1);
+    assert_eq!(status(&gb[0]), Status::Eliminated);
+    assert_eq!(status(&gb[1]), Status::Eliminated);
+    assert_eq!(status(&gb[2]), Status::OnMap(Hex::new(21, 37)));
+}
+
 mod rivers {
     use super::*;
 
@@ -937,5 +992,325 @@ mod rivers {
         b.state.units[i].status = Status::Wrecked(b.state.month);
         let r = b.play(Side::Egyptian, &Orders::default(), &[]);
         assert_eq!(r.state.units[i].hex(), Some(b.hex("Wady Halfa")));
+    }
+
+    #[test]
+    fn rule_8_23_ii_a_wrecked_gunboat_is_out_for_2d6_turns_or_destroyed_on_a_double() {
+        for (faces, expect) in [(vec![6, 3, 4], "out"), (vec![6, 5, 5], "destroyed")] {
+            let mut b = Bench::new("khartoum");
+            b.place("egy-inf-R", 1, "Khartoum");
+            let gb = b.place("egy-gunboat", 1, "Khartoum");
+            let r = b.play(
+                Side::Egyptian,
+                &river_order(b.hex("Khartoum"), b.hex("Metammeh")),
+                &faces,
+            );
+            let status = r.state.units.iter().find(|u| u.id == gb[0]).unwrap().status;
+            let want = if expect == "out" {
+                Status::Wrecked(b.state.month.plus(7).unwrap())
+            } else {
+                Status::Eliminated
+            };
+            assert_eq!(status, want);
+        }
+    }
+
+    #[test]
+    fn rule_8_23_ii_passengers_of_a_unit_wrecked_on_unnavigable_water_finish_their_move() {
+        let mut b = Bench::new("khartoum");
+        // Down the Atbara (unnavigable in February) to Berber: the wreck
+        // roll comes after movement, a 6; the gunboat is out 1+2 = 3 turns
+        // and its passengers are at Berber.
+        let inf = b.place("egy-inf-R", 1, "3431");
+        let gb = b.place("egy-gunboat", 1, "3431");
+        let berber = b.hex("Berber");
+        let r = b.play(
+            Side::Egyptian,
+            &river_order(b.hex("3431"), berber),
+            &[6, 1, 2],
+        );
+        assert_eq!(b.at(&r, &inf[0]), Some(berber));
+        let status = r.state.units.iter().find(|u| u.id == gb[0]).unwrap().status;
+        assert_eq!(status, Status::Wrecked(b.state.month.plus(3).unwrap()));
+    }
+
+    #[test]
+    fn rule_8_23_ii_a_wrecked_boat_is_out_for_two_turns() {
+        let mut b = Bench::new("khartoum");
+        // Down the Atbara: the boat's wreck roll after movement is 12.
+        let inf = b.place("brit-inf", 1, "3431");
+        let boat = b.place("brit-boat", 1, "3431");
+        let berber = b.hex("Berber");
+        let r = b.play(Side::Egyptian, &river_order(b.hex("3431"), berber), &[6, 6]);
+        assert_eq!(b.at(&r, &inf[0]), Some(berber));
+        let status = r
+            .state
+            .units
+            .iter()
+            .find(|u| u.id == boat[0])
+            .unwrap()
+            .status;
+        assert_eq!(status, Status::Wrecked(b.state.month.plus(2).unwrap()));
+    }
+
+    #[test]
+    fn rule_8_23_v_upstream_rolls_count_from_the_first_hex_of_their_kind() {
+        let mut b = Bench::new("khartoum");
+        // A British boat from Shendi up the Nile towards Khartoum: 2D6+6 =
+        // 8 hexes on navigable water, rolled at the first navigable hex,
+        // and 1D6+6 = 7 on the unnavigable Sabaloka gorge, rolled at its
+        // first hex (2137, a cataract: wreck roll 2, safe). The gorge hex
+        // does not count against the 8: the boat moves 9 hexes and stops
+        // at Halfaya; after movement it rolls for the unnavigable water (2).
+        let inf = b.place("brit-inf", 1, "Shendi");
+        b.place("brit-boat", 1, "Shendi");
+        let r = b.play(
+            Side::Egyptian,
+            &river_order(b.hex("Shendi"), b.hex("Khartoum")),
+            &[1, 1, 1, 1, 1, 1, 1],
+        );
+        assert_eq!(
+            common::bench::rolls(&r, "river movement"),
+            vec!["2 = 8 -> 8 hexes", "1 = 7 -> 7 hexes"]
+        );
+        assert_eq!(
+            common::bench::rolls(&r, "wrecking"),
+            vec!["2 = 2 -> under 12: safe", "2 = 2 -> under 12: safe"]
+        );
+        let moved: Vec<usize> = r
+            .events
+            .iter()
+            .filter_map(|e| match e {
+                Event::Moved { path, .. } => Some(path.len()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(moved, vec![9]);
+        assert_eq!(b.at(&r, &inf[0]), Some(b.hex("Halfaya")));
+        assert!(stopped(&r)[0].contains("upstream move of 8 hexes is spent"));
+    }
+
+    #[test]
+    fn rule_8_23_ii_egyptian_and_mahdist_wrecks_return_at_khartoum_if_friendly_else_lost() {
+        let k = Bench::new("khartoum").hex("Khartoum");
+        for (unit, side, holder, back) in [
+            ("egy-gunboat", Side::Egyptian, Side::Egyptian, true),
+            ("egy-gunboat", Side::Egyptian, Side::Mahdist, false),
+            ("mah-gunboat", Side::Mahdist, Side::Mahdist, true),
+            ("mah-gunboat", Side::Mahdist, Side::Egyptian, false),
+        ] {
+            let mut b = Bench::new("khartoum");
+            b.state.control.insert(k, holder);
+            let i = b
+                .state
+                .units
+                .iter()
+                .position(|u| u.unit_type == unit && u.hex().is_none())
+                .unwrap();
+            b.state.units[i].status = Status::Wrecked(b.state.month);
+            let r = b.play(side, &Orders::default(), &[]);
+            let want = if back {
+                Status::OnMap(k)
+            } else {
+                Status::Eliminated
+            };
+            assert_eq!(
+                r.state.units[i].status, want,
+                "{unit} with {holder} at Khartoum"
+            );
+        }
+    }
+
+    fn units_of(r: &TurnResult, hex: Hex) -> Vec<String> {
+        let mut v: Vec<String> = r
+            .state
+            .units
+            .iter()
+            .filter(|u| u.hex() == Some(hex))
+            .map(|u| u.id.0.clone())
+            .collect();
+        v.sort();
+        v
+    }
+
+    fn combats(r: &TurnResult) -> Vec<(Vec<String>, Vec<String>)> {
+        r.events
+            .iter()
+            .filter_map(|e| match e {
+                Event::CombatBegins {
+                    attackers,
+                    defenders,
+                    ..
+                } => Some((
+                    attackers.iter().map(|u| u.0.clone()).collect(),
+                    defenders.iter().map(|u| u.0.clone()).collect(),
+                )),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn rule_6_1_gunboats_attack_enemy_river_units_and_land_units_stay_out() {
+        let mut b = Bench::new("khartoum");
+        // Two Egyptian gunboats with an infantry passenger at 1940, a
+        // Mahdist boat at 1939 beside them on the Nile. The gunboats alone
+        // attack before setting off for Omdurman: fire 4+4, +2 for two
+        // gunboats = 10: S units 35% disrupted, 5% eliminated; the boat is
+        // eliminated. The Mahdist has no gunboat and does not roll. Boats
+        // and gunboats do not count for 9.8, so the combat is drawn and the
+        // stack ends its march where it is.
+        let at = Hex::new(19, 40);
+        let foe = Hex::new(19, 39);
+        let inf = b.place("egy-inf-R", 1, "1940");
+        let gb = b.place("egy-gunboat", 2, "1940");
+        let boat = b.place("mah-boat", 1, "1939");
+        let mut o = march(at, vec![Leg::River(b.hex("Omdurman"))]);
+        o.marches[0].on_contact = OnContact::AttackHexes(vec![foe]);
+        let r = b.play(Side::Egyptian, &o, &[4, 4]);
+        assert_eq!(
+            combats(&r),
+            vec![(
+                vec![gb[0].0.clone(), gb[1].0.clone()],
+                vec![boat[0].0.clone()]
+            )]
+        );
+        assert_eq!(
+            common::bench::rolls(&r, "fire table"),
+            vec!["8 = 10 -> 9-10: V 15/0, R 20/5, L 25/5, S 35/5"]
+        );
+        let boat_status = r
+            .state
+            .units
+            .iter()
+            .find(|u| u.id == boat[0])
+            .unwrap()
+            .status;
+        assert_eq!(boat_status, Status::Pool);
+        assert!(r.events.iter().any(|e| matches!(e, Event::CombatResult { result, .. } if result.contains("boats and gunboats do not count"))));
+        assert_eq!(b.at(&r, &inf[0]), Some(at));
+        assert_eq!(b.at(&r, &gb[0]), Some(at));
+    }
+
+    #[test]
+    fn rule_6_1_boats_never_attack() {
+        let mut b = Bench::new("khartoum");
+        let at = Hex::new(19, 40);
+        b.place("brit-inf", 1, "1940");
+        b.place("brit-boat", 1, "1940");
+        b.place("mah-boat", 1, "1939");
+        let mut o = march(at, vec![Leg::River(b.hex("Omdurman"))]);
+        o.marches[0].on_contact = OnContact::AttackAny;
+        let r = b.play(Side::Egyptian, &o, &[4, 4]);
+        assert!(combats(&r).is_empty());
+        assert_eq!(
+            units_of(&r, b.hex("Omdurman")),
+            vec!["BB01".to_string(), "BI01".to_string()]
+        );
+    }
+
+    #[test]
+    fn rule_9_5_gunboats_attacked_by_gunboats_fire_back_with_their_modifier() {
+        let mut b = Bench::new("khartoum");
+        // A lone Egyptian gunboat attacks a Mahdist gunboat without moving
+        // (a river march to its own hex). Egyptian fire 6+6 +1 = 13: L units
+        // 45% disrupted, 10% eliminated; the Mahdist gunboat fires back at
+        // once, 1+1 +1 = 3: nothing.
+        let at = Hex::new(19, 40);
+        let gb = b.place("egy-gunboat", 1, "1940");
+        let theirs = b.place("mah-gunboat", 1, "1939");
+        let mut o = march(at, vec![Leg::River(at)]);
+        o.marches[0].on_contact = OnContact::AttackAny;
+        let r = b.play(Side::Egyptian, &o, &[6, 6, 1, 1]);
+        assert_eq!(
+            common::bench::rolls(&r, "fire table"),
+            vec![
+                "12 = 13 -> 13-14: V 30/5, R 35/10, L 45/10, S 55/10",
+                "2 = 3 -> 4 or less: V -, R -, L -, S -",
+            ]
+        );
+        let status = |id: &dervish::state::UnitId| {
+            r.state.units.iter().find(|u| u.id == *id).unwrap().status
+        };
+        assert_eq!(status(&theirs[0]), Status::Pool);
+        assert_eq!(status(&gb[0]), Status::OnMap(at));
+        assert!(
+            !r.state
+                .units
+                .iter()
+                .find(|u| u.id == gb[0])
+                .unwrap()
+                .disrupted
+        );
+    }
+
+    #[test]
+    fn rule_8_23_boats_ride_a_rail_march_then_carry_the_stack_by_river() {
+        let mut b = Bench::new("khartoum");
+        // Wady Halfa to Sarras by rail, the boat riding with the stack;
+        // then up the Second Cataract reach to Akasha by river: 1D6+6 = 7
+        // hexes upstream on unnavigable water, a cataract on the way (wreck
+        // roll 1+1, safe) and the roll after movement (1+1, safe).
+        let inf = b.place("brit-inf", 1, "Wady Halfa");
+        let boat = b.place("brit-boat", 1, "Wady Halfa");
+        let akasha = b.hex("Akasha");
+        let r = b.play(
+            Side::Egyptian,
+            &march(
+                b.hex("Wady Halfa"),
+                vec![Leg::Rail(b.hex("Sarras")), Leg::River(akasha)],
+            ),
+            &[1, 1, 1, 1, 1],
+        );
+        assert_eq!(set_aside(&r), Vec::<String>::new());
+        let paths: Vec<Vec<Hex>> = r
+            .events
+            .iter()
+            .filter_map(|e| match e {
+                Event::Moved { path, .. } => Some(path.clone()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            paths,
+            vec![
+                vec![Hex::new(10, 2), Hex::new(9, 2), b.hex("Sarras")],
+                vec![Hex::new(8, 4), Hex::new(7, 4), Hex::new(7, 5), akasha],
+            ]
+        );
+        assert_eq!(
+            common::bench::rolls(&r, "river movement"),
+            vec!["1 = 7 -> 7 hexes"]
+        );
+        assert_eq!(b.at(&r, &inf[0]), Some(akasha));
+        assert_eq!(b.at(&r, &boat[0]), Some(akasha));
+    }
+
+    #[test]
+    fn rule_8_22_boats_ride_the_railway_only_to_a_hex_beside_a_river() {
+        let mut b = Bench::new("khartoum");
+        b.state.rail_built.insert("Souakim - Berber".into(), 26);
+        let berber = b.hex("Berber");
+        let obak = b.hex("Obak");
+        assert!(!b.scn.map.is_riverside(obak));
+        let inf = b.place("brit-inf", 1, "Berber");
+        let boat = b.place("brit-boat", 1, "Berber");
+        let r = b.play(Side::Egyptian, &march(berber, vec![Leg::Rail(obak)]), &[]);
+        assert_eq!(b.at(&r, &inf[0]), Some(obak));
+        assert_eq!(
+            b.at(&r, &boat[0]),
+            Some(berber),
+            "the boat stays beside the Nile"
+        );
+        let mut b2 = Bench::new("khartoum");
+        b2.state.rail_built.insert("Souakim - Berber".into(), 26);
+        let boat = b2.place("brit-boat", 1, "Berber");
+        let r = b2.play(Side::Egyptian, &march(berber, vec![Leg::Rail(obak)]), &[]);
+        assert!(
+            set_aside(&r)[0].contains("ride the railway only to a hex beside a river"),
+            "{:?}",
+            set_aside(&r)
+        );
+        assert_eq!(b2.at(&r, &boat[0]), Some(berber));
     }
 }

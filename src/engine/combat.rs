@@ -82,18 +82,18 @@ pub fn fight<S: DieSource>(
     };
     let a_start = counted(t, &a);
     let d_start = counted(t, &d);
+    // Between river units alone (6.1) the log lists the boats and gunboats.
+    let river_fight = a_start.is_empty() && d_start.is_empty();
+    let listed = |t: &Turn<'_, S>, start: &[usize], p: &Party| -> Vec<UnitId> {
+        let us = if river_fight { &p.units[..] } else { start };
+        us.iter().map(|&u| t.state.units[u].id.clone()).collect()
+    };
     t.events.push(Event::CombatBegins {
         order,
         attacker: from,
         defender: target,
-        attackers: a_start
-            .iter()
-            .map(|&u| t.state.units[u].id.clone())
-            .collect(),
-        defenders: d_start
-            .iter()
-            .map(|&u| t.state.units[u].id.clone())
-            .collect(),
+        attackers: listed(t, &a_start, &a),
+        defenders: listed(t, &d_start, &d),
     });
     let events_before = t.events.len();
     for round in [Round::Fire, Round::Melee] {
@@ -126,6 +126,9 @@ pub fn fight<S: DieSource>(
         result: match outcome {
             Outcome::AttackerWon => format!("{} won", a.side),
             Outcome::DefenderWon => format!("{} won", d.side),
+            Outcome::Draw if river_fight => {
+                "drawn: boats and gunboats do not count for winning or losing (9.8)".into()
+            }
             Outcome::Draw if a_lost => "drawn: both sides lost half their units".into(),
             Outcome::Draw => "drawn: neither side lost half its units".into(),
         },
@@ -180,7 +183,19 @@ fn roll_round<S: DieSource>(
         factors2 += f;
         *by_quality.entry(ty.quality).or_default() += f;
     }
-    if factors2 == 0 {
+    // Gunboats against river units (6.1): the gunboats' side rolls in the
+    // fire round with its gunboat modifier though nothing of it fires
+    // ("if not it still has a dice modifier", 9.5); no quality or ratio.
+    let them_afloat: Vec<usize> = hittable(t, &them.units, Round::Fire);
+    let gunboat_fire = round == Round::Fire
+        && factors2 == 0
+        && gunboats > 0
+        && !them_afloat.is_empty()
+        && them_afloat.iter().all(|&u| {
+            t.unit_type(&t.state.units[u])
+                .is_some_and(|ty| ty.kind.is_river_unit())
+        });
+    if factors2 == 0 && !gunboat_fire {
         return None;
     }
     let enemy_units: Vec<usize> = them
@@ -193,10 +208,10 @@ fn roll_round<S: DieSource>(
                 .is_some_and(|ty| !ty.kind.ignored_for_combat_result())
         })
         .collect();
-    if enemy_units.is_empty() {
+    if enemy_units.is_empty() && !gunboat_fire {
         return None;
     }
-    let ratio = factors2 * 100 / 2 / enemy_units.len() as u32;
+    let ratio = (!gunboat_fire).then(|| factors2 * 100 / 2 / enemy_units.len().max(1) as u32);
     let table: &CombatTable = match round {
         Round::Fire => &t.scn.tables.fire,
         Round::Melee => &t.scn.tables.melee,
@@ -224,8 +239,8 @@ fn roll_round<S: DieSource>(
         in_settlement: t.scn.map.settlement_at(me.hex).is_some(),
         enemy_in_settlement: t.scn.map.settlement_at(them.hex).is_some(),
         marching: me.side == t.side,
-        fire_ratio: (round == Round::Fire).then_some(ratio),
-        melee_ratio: (round == Round::Melee).then_some(ratio),
+        fire_ratio: ratio.filter(|_| round == Round::Fire),
+        melee_ratio: ratio.filter(|_| round == Round::Melee),
         gunboats_beside_river: if enemy_beside_river { gunboats } else { 0 },
         fleet,
         leader,

@@ -15,7 +15,7 @@ use crate::state::{Status, UnitId};
 pub const DEFAULT_POLICY: &str = "worst quality first, civilians last";
 
 /// Where an eliminated counter goes: Mahdist units to the pool (the dead
-/// pile of 3.21); British units, supply, boats and camels await
+/// pile of 3.21); British units (gunboats aside), supply, boats and camels await
 /// replacement two turns later (3.3); other Egyptian-side units are gone.
 pub fn status_after_elimination<S: DieSource>(t: &Turn<'_, S>, idx: usize) -> Status {
     let u = &t.state.units[idx];
@@ -25,8 +25,11 @@ pub fn status_after_elimination<S: DieSource>(t: &Turn<'_, S>, idx: usize) -> St
     if u.side == Side::Mahdist {
         return Status::Pool;
     }
-    let replaceable = ty.nation == Nation::British
-        || matches!(ty.kind, UnitKind::Supply | UnitKind::Boat | UnitKind::Camel);
+    // Gunboats "have a separate replacement system" (3.3): wrecking and
+    // repair (8.23); one destroyed is gone.
+    let replaceable = (ty.nation == Nation::British
+        || matches!(ty.kind, UnitKind::Supply | UnitKind::Boat | UnitKind::Camel))
+        && ty.kind != UnitKind::Gunboat;
     match (
         replaceable,
         t.state

@@ -41,9 +41,19 @@ pub(super) struct Marching {
     done: bool,
     /// The stack has made its one river march of the turn (8.23).
     by_river: bool,
+    /// Boats and gunboats marching with the stack: they ride its rail and
+    /// river marches and stay behind when it marches by land (6.0, 8.22,
+    /// 8.23).
+    pub(super) river: Vec<usize>,
 }
 
-pub(super) fn select<S: DieSource>(t: &Turn<'_, S>, sel: &Selection) -> Result<Marching, String> {
+/// The stack an order names. River units in it march with it only if the
+/// order has a rail or river march (`with_river`); otherwise they stay.
+pub(super) fn select<S: DieSource>(
+    t: &Turn<'_, S>,
+    sel: &Selection,
+    with_river: bool,
+) -> Result<Marching, String> {
     let side = t.side;
     let (hex, mut units, mut leaders) = match sel {
         Selection::Stack(hex) => {
@@ -159,6 +169,7 @@ pub(super) fn select<S: DieSource>(t: &Turn<'_, S>, sel: &Selection) -> Result<M
             route: vec![hex],
             done: false,
             by_river: false,
+            river: Vec::new(),
         });
     }
     if units.is_empty() {
@@ -168,17 +179,27 @@ pub(super) fn select<S: DieSource>(t: &Turn<'_, S>, sel: &Selection) -> Result<M
             "no units to march".into()
         });
     }
-    // Boats, gunboats and the fleet move by river or with the fleet, not
-    // on land marches; they stay where they are.
+    // Boats and gunboats move by river or rail, the fleet with a fleet
+    // march; otherwise they stay where they are.
+    let is_river = |i: usize| {
+        t.unit_type(&t.state.units[i])
+            .is_some_and(|ty| ty.kind.is_river_unit())
+    };
+    let river: Vec<usize> = if with_river {
+        units.iter().copied().filter(|&i| is_river(i)).collect()
+    } else {
+        Vec::new()
+    };
     units.retain(|&i| {
         t.unit_type(&t.state.units[i])
             .is_some_and(|ty| !ty.kind.is_river_unit() && ty.kind != UnitKind::Fleet)
     });
-    if units.is_empty() {
+    if units.is_empty() && river.is_empty() {
         return Err(if before > after_marched {
             "these units have already marched or were dropped off this turn (8.1, 8.3)".into()
         } else {
-            "river units and the fleet move by river or with the fleet, not by land".into()
+            "boats and gunboats move only by river or rail, and the fleet only with a fleet march (8.22, 8.23, 8.25)"
+                .into()
         });
     }
     // Leaders never stand alone: if no unit stays behind, the leaders in
@@ -186,7 +207,7 @@ pub(super) fn select<S: DieSource>(t: &Turn<'_, S>, sel: &Selection) -> Result<M
     let staying = t
         .units_at(hex, side)
         .into_iter()
-        .any(|i| !units.contains(&i));
+        .any(|i| !units.contains(&i) && !river.contains(&i));
     if !staying {
         for l in t.leaders_at(hex, side) {
             if !leaders.contains(&l) && !t.leaders_marched.contains(&l) {
@@ -201,6 +222,7 @@ pub(super) fn select<S: DieSource>(t: &Turn<'_, S>, sel: &Selection) -> Result<M
         route: vec![hex],
         done: false,
         by_river: false,
+        river,
     })
 }
 
@@ -329,7 +351,11 @@ fn march<S: DieSource>(t: &mut Turn<'_, S>, i: usize, order: &MarchOrder) -> Res
             order.legs.len()
         ));
     }
-    let mut m = select(t, &order.units)?;
+    let with_river = order
+        .legs
+        .iter()
+        .any(|l| matches!(l, Leg::River(_) | Leg::Rail(_)));
+    let mut m = select(t, &order.units, with_river)?;
     if t.state.effects.halted.contains(&m.hex) {
         return Err(format!(
             "the stack at {} may not march this month (random event)",
@@ -342,7 +368,7 @@ fn march<S: DieSource>(t: &mut Turn<'_, S>, i: usize, order: &MarchOrder) -> Res
             t.scn.map.describe(m.hex)
         ));
     }
-    for &u in &m.units {
+    for &u in m.units.iter().chain(&m.river) {
         t.marched.insert(t.state.units[u].id.clone());
     }
     for l in &m.leaders {
@@ -354,11 +380,12 @@ fn march<S: DieSource>(t: &mut Turn<'_, S>, i: usize, order: &MarchOrder) -> Res
         units: m
             .units
             .iter()
+            .chain(&m.river)
             .map(|&u| t.state.units[u].id.clone())
             .collect(),
         leaders: m.leaders.clone(),
     });
-    if m.units.is_empty() {
+    if m.units.is_empty() && m.river.is_empty() {
         leader_march(t, i, order, &mut m);
         return Ok(());
     }
@@ -366,6 +393,9 @@ fn march<S: DieSource>(t: &mut Turn<'_, S>, i: usize, order: &MarchOrder) -> Res
     for (k, leg) in order.legs.iter().enumerate() {
         match leg {
             Leg::Path(_) | Leg::To(_) => {
+                if !leave_river_units(t, i, k, &mut m) {
+                    break;
+                }
                 if !land_march(t, i, k, order, &mut m, helper.as_deref()) {
                     break;
                 }
@@ -376,6 +406,9 @@ fn march<S: DieSource>(t: &mut Turn<'_, S>, i: usize, order: &MarchOrder) -> Res
                 }
             }
             Leg::Fleet(dest) => {
+                if !leave_river_units(t, i, k, &mut m) {
+                    break;
+                }
                 if !fleet_march(t, i, k, order, &mut m, helper.as_deref(), *dest) {
                     break;
                 }
@@ -391,40 +424,123 @@ fn march<S: DieSource>(t: &mut Turn<'_, S>, i: usize, order: &MarchOrder) -> Res
                     });
                     break;
                 }
-                match super::river::river_march(t, i, m.hex, &m.units, *dest) {
-                    Ok((at, path)) => {
-                        m.by_river = true;
-                        t.events.push(Event::MarchResult {
-                            order: i,
-                            leg: k,
-                            result: "by river, no march roll (8.23)".into(),
-                            movement_points: 0,
-                        });
-                        if at != m.hex {
-                            move_stack(t, &mut m, at);
-                        }
-                        t.events.push(Event::Moved {
-                            order: i,
-                            path,
-                            cost: 0,
-                        });
-                        drop_offs(t, i, order, &mut m);
-                    }
-                    Err(reason) => {
-                        t.events.push(Event::OrderSetAside {
-                            order: i,
-                            reason: format!("march {}: {reason}", k + 1),
-                        });
-                        break;
-                    }
+                if !river_leg(t, i, k, order, &mut m, *dest) {
+                    break;
                 }
             }
         }
-        if m.units.is_empty() || m.done {
+        if (m.units.is_empty() && m.river.is_empty()) || m.done {
             break;
         }
     }
     Ok(())
+}
+
+/// Before a land or fleet march: boats and gunboats do not march by land
+/// (6.0, 8.23), so they stay where they are. Returns whether the stack
+/// still has units to march.
+fn leave_river_units<S: DieSource>(
+    t: &mut Turn<'_, S>,
+    i: usize,
+    k: usize,
+    m: &mut Marching,
+) -> bool {
+    if m.river.is_empty() {
+        return true;
+    }
+    if m.units.is_empty() {
+        t.events.push(Event::OrderSetAside {
+            order: i,
+            reason: format!(
+                "march {}: boats and gunboats move only by river or rail (6.0, 8.22, 8.23)",
+                k + 1
+            ),
+        });
+        return false;
+    }
+    t.events.push(Event::Note {
+        text: format!(
+            "the boats and gunboats stay at {}: they do not march by land (6.0, 8.23)",
+            t.scn.map.describe(m.hex)
+        ),
+    });
+    m.river.clear();
+    true
+}
+
+/// Rule 8.23: one march by river, with no march roll. The stack may fight
+/// before it sets off and at each hex it reaches, as its orders say (9.1);
+/// its gunboats may attack enemy river units (6.1). Returns whether the
+/// stack may march again.
+fn river_leg<S: DieSource>(
+    t: &mut Turn<'_, S>,
+    i: usize,
+    k: usize,
+    order: &MarchOrder,
+    m: &mut Marching,
+    dest: Hex,
+) -> bool {
+    let carriers = match super::river::carriers(t, m.hex, &m.units, &m.river) {
+        Ok(c) => c,
+        Err(reason) => {
+            t.events.push(Event::OrderSetAside {
+                order: i,
+                reason: format!("march {}: {reason}", k + 1),
+            });
+            return false;
+        }
+    };
+    for &c in &carriers {
+        t.marched.insert(t.state.units[c].id.clone());
+    }
+    m.river = carriers.clone();
+    m.by_river = true;
+    t.events.push(Event::MarchResult {
+        order: i,
+        leg: k,
+        result: "by river, no march roll (8.23)".into(),
+        movement_points: 0,
+    });
+    if engage(t, i, order, m) == Engaged::Stop {
+        return false;
+    }
+    let from = m.hex;
+    let mut step = |t: &mut Turn<'_, S>, h: Hex| {
+        move_stack(t, m, h);
+        match engage(t, i, order, m) {
+            Engaged::Stop => false,
+            Engaged::Won if !order.continue_after_win => {
+                t.events.push(Event::Stopped {
+                    order: i,
+                    at: m.hex,
+                    reason: "won its combat and halts, as ordered (8.31)".into(),
+                });
+                m.done = true;
+                false
+            }
+            _ => true,
+        }
+    };
+    match super::river::river_march(t, i, from, &carriers, dest, &mut step) {
+        Ok(path) => {
+            let here = m.hex;
+            m.river.retain(|&u| t.state.units[u].hex() == Some(here));
+            t.events.push(Event::Moved {
+                order: i,
+                path,
+                cost: 0,
+            });
+            drop_offs(t, i, order, m);
+            !m.done
+        }
+        Err(reason) => {
+            t.events.push(Event::OrderSetAside {
+                order: i,
+                reason: format!("march {}: {reason}", k + 1),
+            });
+            false
+        }
+    }
 }
 
 /// Rule 7.1: the leader whose strategic value helps this stack.
@@ -495,6 +611,31 @@ fn rail_march<S: DieSource>(
         t.events.push(Event::OrderSetAside { order: i, reason });
         return false;
     };
+    // Boats and gunboats ride the railway (8.22) but stand only beside a
+    // river (6.0): they ride a rail march that ends beside one, and so
+    // start or end it beside a river, as a turn's rail and river marches
+    // require (8.23); otherwise they stay.
+    let end = path.last().copied().unwrap_or(m.hex);
+    if !m.river.is_empty() && !t.scn.map.is_riverside(end) {
+        let reason = format!(
+            "boats and gunboats ride the railway only to a hex beside a river (6.0, 8.23), and {} is not",
+            t.scn.map.describe(end)
+        );
+        if m.units.is_empty() {
+            t.events.push(Event::OrderSetAside {
+                order: i,
+                reason: format!("march {}: {reason}", k + 1),
+            });
+            return false;
+        }
+        t.events.push(Event::Note {
+            text: format!(
+                "the boats and gunboats stay at {}: {reason}",
+                t.scn.map.describe(m.hex)
+            ),
+        });
+        m.river.clear();
+    }
     t.events.push(Event::MarchResult {
         order: i,
         leg: k,
@@ -504,7 +645,7 @@ fn rail_march<S: DieSource>(
     drop_offs(t, i, order, m);
     let mut done = Vec::new();
     for h in path {
-        if m.units.is_empty() {
+        if m.units.is_empty() && m.river.is_empty() {
             break;
         }
         move_stack(t, m, h);
@@ -516,7 +657,7 @@ fn rail_march<S: DieSource>(
         path: done,
         cost: 0,
     });
-    !m.units.is_empty()
+    !m.units.is_empty() || !m.river.is_empty()
 }
 
 /// Rule 8.25: with the British fleet, between Souakim, Trinkitat and the
@@ -773,8 +914,12 @@ enum Engaged {
 /// The enemy hexes the stack may attack from where it stands, in row
 /// order: adjacent enemy stacks, and besiegers of an adjacent friendly
 /// besieged hex, who count as being in that hex (9.12). Hexes holding only
-/// river units are not attacked by land units (6.1).
-fn targets<S: DieSource>(t: &Turn<'_, S>, order: &MarchOrder, hex: Hex) -> Vec<Hex> {
+/// river units are attacked only by the stack's gunboats, never by land
+/// units or boats (6.1); a stack with no land units attacks nothing else.
+fn targets<S: DieSource>(t: &Turn<'_, S>, order: &MarchOrder, m: &Marching) -> Vec<Hex> {
+    let hex = m.hex;
+    let has_land = !m.units.is_empty();
+    let has_gunboats = !gunboats(t, m).is_empty();
     let enemy = t.side.enemy();
     let mut out: Vec<Hex> = hex
         .neighbours()
@@ -791,10 +936,11 @@ fn targets<S: DieSource>(t: &Turn<'_, S>, order: &MarchOrder, hex: Hex) -> Vec<H
         }
     }
     out.retain(|h| {
-        t.units_at(*h, enemy).iter().any(|&u| {
-            t.unit_type(&t.state.units[u])
-                .is_some_and(|ty| !ty.kind.is_river_unit())
-        })
+        if river_only(t, *h) {
+            has_gunboats
+        } else {
+            has_land
+        }
     });
     out.sort_by_key(|h| (h.row, h.col));
     out.dedup();
@@ -814,17 +960,36 @@ fn engage<S: DieSource>(
     m: &mut Marching,
 ) -> Engaged {
     let mut fought = false;
-    for target in targets(t, order, m.hex) {
-        if m.units.is_empty() {
+    for target in targets(t, order, m) {
+        if m.units.is_empty() && m.river.is_empty() {
             return Engaged::Stop;
         }
         if !t.occupied_by(target, t.side.enemy()) {
             continue;
         }
+        // Gunboats alone attack river units (6.1); against land units the
+        // whole stack fights, its boats and gunboats included (9.4, 9.5).
+        let attackers: Vec<usize> = if river_only(t, target) {
+            gunboats(t, m)
+        } else {
+            m.units.iter().chain(&m.river).copied().collect()
+        };
+        if attackers.is_empty() {
+            continue;
+        }
         fought = true;
-        let outcome = combat::fight(t, i, m.hex, &m.units, &m.leaders, target, &order.lose_first);
+        let outcome = combat::fight(
+            t,
+            i,
+            m.hex,
+            &attackers,
+            &m.leaders,
+            target,
+            &order.lose_first,
+        );
         let here = m.hex;
         m.units.retain(|&u| t.state.units[u].hex() == Some(here));
+        m.river.retain(|&u| t.state.units[u].hex() == Some(here));
         m.leaders.retain(|l| {
             t.state
                 .leaders
@@ -851,6 +1016,27 @@ fn engage<S: DieSource>(
         }
     }
     if fought { Engaged::Won } else { Engaged::None }
+}
+
+/// Whether an enemy hex holds river units only (6.1).
+fn river_only<S: DieSource>(t: &Turn<'_, S>, hex: Hex) -> bool {
+    t.units_at(hex, t.side.enemy()).iter().all(|&u| {
+        t.unit_type(&t.state.units[u])
+            .is_some_and(|ty| ty.kind.is_river_unit())
+    })
+}
+
+/// The marching stack's gunboats still afloat.
+fn gunboats<S: DieSource>(t: &Turn<'_, S>, m: &Marching) -> Vec<usize> {
+    m.river
+        .iter()
+        .copied()
+        .filter(|&u| t.state.units[u].hex() == Some(m.hex))
+        .filter(|&u| {
+            t.unit_type(&t.state.units[u])
+                .is_some_and(|ty| ty.kind == UnitKind::Gunboat)
+        })
+        .collect()
 }
 
 /// Movement allowance of the slowest unit, halved if disrupted (8.31, 9.7).
@@ -1094,8 +1280,11 @@ pub(super) fn route_to<S: DieSource>(t: &Turn<'_, S>, from: Hex, to: Hex) -> Opt
 }
 
 fn move_stack<S: DieSource>(t: &mut Turn<'_, S>, m: &mut Marching, to: Hex) {
-    for &u in &m.units {
-        t.state.units[u].status = Status::OnMap(to);
+    for &u in m.units.iter().chain(&m.river) {
+        // Wrecked boats stay out of play (8.23).
+        if matches!(t.state.units[u].status, Status::OnMap(_)) {
+            t.state.units[u].status = Status::OnMap(to);
+        }
     }
     for l in t.state.leaders.iter_mut() {
         if m.leaders.contains(&l.name) {
@@ -1113,9 +1302,12 @@ fn move_stack<S: DieSource>(t: &mut Turn<'_, S>, m: &mut Marching, to: Hex) {
 
 fn drop_offs<S: DieSource>(t: &mut Turn<'_, S>, i: usize, order: &MarchOrder, m: &mut Marching) {
     for d in order.drop_offs.iter().filter(|d| d.at == m.hex) {
+        // River units may be left only beside a river (6.0).
+        let riverside = t.scn.map.is_riverside(m.hex);
         let units: Vec<usize> = m
             .units
             .iter()
+            .chain(m.river.iter().filter(|_| riverside))
             .copied()
             .filter(|&u| d.units.contains(&t.state.units[u].id))
             .collect();
@@ -1135,6 +1327,7 @@ fn drop_offs<S: DieSource>(t: &mut Turn<'_, S>, i: usize, order: &MarchOrder, m:
             continue;
         }
         m.units.retain(|u| !units.contains(u));
+        m.river.retain(|u| !units.contains(u));
         m.leaders.retain(|l| !leaders.contains(l));
         t.events.push(Event::DroppedOff {
             order: i,

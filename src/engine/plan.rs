@@ -10,10 +10,10 @@ use std::collections::BTreeSet;
 use super::Turn;
 use super::march::{Occupancy, allowance, enter_cost, route_to, select};
 use super::orders::{Leg, MarchOrder, OnContact, Selection};
-use super::rail;
+use super::{rail, river};
 use crate::dice::{Dice, FixedDice};
 use crate::geo::Hex;
-use crate::scenario::{Scenario, Side, UnitKind};
+use crate::scenario::{Scenario, Side};
 use crate::state::{GameState, UnitId};
 
 /// One leg of a planned march.
@@ -89,7 +89,12 @@ fn plan_one(t: &Turn<'_, FixedDice>, order: &MarchOrder) -> Result<MarchPlan, St
             }
         }
     }
-    let m = select(t, &order.units)?;
+    let with_river = order
+        .legs
+        .iter()
+        .any(|l| matches!(l, Leg::River(_) | Leg::Rail(_)));
+    let m = select(t, &order.units, with_river)?;
+    let leader_alone = m.units.is_empty() && m.river.is_empty();
     if t.is_besieged(m.hex, t.side) && order.on_contact == OnContact::Avoid {
         return Err(format!(
             "{} is under siege: its units may leave only by attacking the besiegers (9.12); add ATTACK ANY",
@@ -101,7 +106,7 @@ fn plan_one(t: &Turn<'_, FixedDice>, order: &MarchOrder) -> Result<MarchPlan, St
         .iter()
         .map(|&u| t.state.units[u].id.clone())
         .collect();
-    let full = if m.units.is_empty() {
+    let full = if leader_alone {
         m.leaders
             .first()
             .and_then(|n| t.scn.units.leader(n))
@@ -203,38 +208,28 @@ fn plan_one(t: &Turn<'_, FixedDice>, order: &MarchOrder) -> Result<MarchPlan, St
                         map.describe(if map.is_riverside(at) { *dest } else { at })
                     ));
                 }
-                if k == 0 {
-                    let boats = t
-                        .units_at(at, t.side)
-                        .into_iter()
-                        .filter(|&u| {
-                            t.unit_type(&t.state.units[u])
-                                .is_some_and(|ty| ty.kind.is_river_unit())
-                        })
-                        .count();
-                    let passengers = m.units.len();
-                    if boats < passengers.max(1) {
-                        return Err(format!(
-                            "march {n}: {passengers} units need {} boats or gunboats and {boats} are at {} (8.23)",
-                            passengers.max(1),
-                            map.describe(at)
-                        ));
-                    }
-                    if m.units.iter().any(|&u| {
-                        t.unit_type(&t.state.units[u])
-                            .is_some_and(|ty| ty.kind == UnitKind::Civilian)
-                    }) {
-                        return Err(format!(
-                            "march {n}: civilians may not travel by boat (8.23); drop them off first"
-                        ));
-                    }
+                let (way, path) = if k == 0 {
+                    let carriers = river::carriers(t, at, &m.units, &m.river)
+                        .map_err(|e| format!("march {n}: {e}"))?;
+                    river::preview(t, at, &carriers, *dest)
+                        .map_err(|e| format!("march {n}: {e}"))?
+                } else {
+                    // The boats' place after an earlier leg is not known
+                    // yet: only the river itself is checked.
+                    (None, vec![*dest])
+                };
+                if *dest == at {
+                    notes.push(
+                        "a river march to the stack's own hex: its gunboats attack river units next to it if ordered (6.1)"
+                            .into(),
+                    );
                 }
                 LegPlan {
                     end: *dest,
-                    path: vec![*dest],
+                    path,
                     cost: 0,
                     rolls: false,
-                    river_way: None,
+                    river_way: way,
                     notes,
                 }
             }
@@ -269,7 +264,7 @@ fn plan_one(t: &Turn<'_, FixedDice>, order: &MarchOrder) -> Result<MarchPlan, St
         at = plan.end;
         legs.push(plan);
     }
-    if m.units.is_empty() && !t.occupied_by(at, t.side) {
+    if leader_alone && !t.occupied_by(at, t.side) {
         return Err(format!(
             "a leader may not stand alone: no friendly stack at {} (7.0)",
             map.describe(at)

@@ -1,6 +1,7 @@
-//! River units and land units (rule 6.1): a land stack entering a hex that
-//! holds only enemy boats and gunboats displaces them one hex, and may
-//! capture each on a 6. River movement itself (8.23) is not applied yet.
+//! River units (rules 6.0, 6.1, 8.23): river marches with boats and
+//! gunboats (navigability by month, upstream rolls, cataracts, wrecking and
+//! the wrecks' return), and enemy river units met by a land stack, which
+//! are displaced one hex, roll for sinking and may be captured.
 
 use super::Turn;
 use super::events::{Decision, Event};
@@ -8,11 +9,23 @@ use crate::dice::{DiceKind, DieSource};
 use crate::geo::Hex;
 use crate::state::Status;
 
+/// Whether a one-hex river move into `to` risks wrecking (8.23 II, IV):
+/// an unnavigable reach this month beside it, or a cataract.
+fn sinking_risk<S: DieSource>(t: &Turn<'_, S>, to: Hex) -> (bool, bool) {
+    match bank(t, to) {
+        Some((_, class, cataract)) => (!navigable(t, class), cataract),
+        None => (false, false),
+    }
+}
+
 /// Displace every enemy river unit in `hex`, which the phasing side's land
-/// stack has just entered: a capture roll for each (6.1: on a 6), then the
-/// rest move one hex, the owner's choice; by default to a hex beside a
-/// river that holds a friendly stack, else the first free hex beside a
-/// river. A river unit with nowhere to go is lost.
+/// stack has just entered (6.1). The owner's choice of hex is made by
+/// default: a hex beside a river free of the marching side, one with no
+/// risk of sinking first, then one holding a friendly stack, then the
+/// first in map order. Each river unit then rolls for sinking if that
+/// one-hex move takes it past a cataract or along an unnavigable reach
+/// (8.23 II, IV), then for capture (a 6). A unit still afloat and not
+/// captured moves to the chosen hex; with nowhere to go it is lost.
 pub fn displace<S: DieSource>(t: &mut Turn<'_, S>, hex: Hex) {
     let enemy = t.side.enemy();
     let river_units: Vec<usize> = t
@@ -26,10 +39,43 @@ pub fn displace<S: DieSource>(t: &mut Turn<'_, S>, hex: Hex) {
     if river_units.is_empty() {
         return;
     }
+    let mut options: Vec<Hex> = hex
+        .neighbours()
+        .into_iter()
+        .filter(|h| {
+            t.scn.map.is_land(*h) && t.scn.map.is_riverside(*h) && !t.occupied_by(*h, t.side)
+        })
+        .collect();
+    options.sort_by_key(|h| {
+        let (unnavigable, cataract) = sinking_risk(t, *h);
+        (
+            unnavigable || cataract,
+            !t.occupied_by(*h, enemy),
+            h.row,
+            h.col,
+        )
+    });
+    let dest = options.first().copied();
     let need = t.scn.tables.capture.river_units;
     let mut to_move = Vec::new();
     for u in river_units {
         let id = t.state.units[u].id.clone();
+        // Sinking first (6.1: "roll for sinking before capture").
+        if let Some(d) = dest {
+            let (unnavigable, cataract) = sinking_risk(t, d);
+            let mut wrecked = false;
+            if cataract {
+                wrecked = !wreck_rolls(t, &[u], "a cataract, displaced").is_empty();
+            }
+            if unnavigable && !wrecked {
+                wrecked = !wreck_rolls(t, &[u], "unnavigable water, displaced").is_empty();
+            }
+            if wrecked && !matches!(t.state.units[u].status, Status::Wrecked(_)) {
+                // Sunk for good (a double on the gunboat's wreck roll):
+                // nothing is left to capture.
+                continue;
+            }
+        }
         let roll = t.table_roll(
             DiceKind::D6,
             format!("capture of {id}, displaced"),
@@ -43,8 +89,11 @@ pub fn displace<S: DieSource>(t: &mut Turn<'_, S>, hex: Hex) {
                 }
             },
         );
+        let was = t.state.units[u].status;
         if roll < need {
-            to_move.push(u);
+            if matches!(was, Status::OnMap(_)) {
+                to_move.push(u);
+            }
             continue;
         }
         let into = t
@@ -60,7 +109,13 @@ pub fn displace<S: DieSource>(t: &mut Turn<'_, S>, hex: Hex) {
             })
         });
         let becomes = spare.map(|s| {
-            t.state.units[s].status = Status::OnMap(hex);
+            // A damaged unit captured comes into play after its repair as
+            // the new owner's (6.1): the captor's counter takes its place
+            // among the wrecks, due back the same month.
+            t.state.units[s].status = match was {
+                Status::Wrecked(m) => Status::Wrecked(m),
+                _ => Status::OnMap(hex),
+            };
             t.state.units[s].disrupted = false;
             t.state.units[s].id.clone()
         });
@@ -71,17 +126,10 @@ pub fn displace<S: DieSource>(t: &mut Turn<'_, S>, hex: Hex) {
         });
     }
     if to_move.is_empty() {
+        t.remove_lone_leaders(hex);
         return;
     }
-    let mut options: Vec<Hex> = hex
-        .neighbours()
-        .into_iter()
-        .filter(|h| {
-            t.scn.map.is_land(*h) && t.scn.map.is_riverside(*h) && !t.occupied_by(*h, t.side)
-        })
-        .collect();
-    options.sort_by_key(|h| (!t.occupied_by(*h, enemy), h.row, h.col));
-    match options.first().copied() {
+    match dest {
         Some(dest) => {
             for &u in &to_move {
                 t.state.units[u].status = Status::OnMap(dest);
@@ -99,7 +147,7 @@ pub fn displace<S: DieSource>(t: &mut Turn<'_, S>, hex: Hex) {
                 side: enemy,
                 from: hex,
                 to: Some(dest),
-                decided_by: Decision::Default("river units displaced beside the river, to a friendly stack if one is next to them (6.1)".into()),
+                decided_by: Decision::Default("river units displaced beside the river, where they risk no sinking if they can, to a friendly stack if one is next to them (6.1)".into()),
             });
         }
         None => {
@@ -218,11 +266,9 @@ fn river_path<S: DieSource>(t: &Turn<'_, S>, from: Hex, to: Hex) -> Option<(Way,
                 let Some((there, class, cat)) = bank(t, n) else {
                     continue;
                 };
-                let enemy_land = t.units_at(n, t.side.enemy()).iter().any(|&u| {
-                    t.unit_type(&t.state.units[u])
-                        .is_some_and(|ty| !ty.kind.is_river_unit())
-                });
-                if enemy_land {
+                // Opposing units never share a hex: boats pass no enemy,
+                // river units included (gunboats may attack them, 6.1).
+                if t.occupied_by(n, t.side.enemy()) {
                     continue;
                 }
                 let way = match there.cmp(&here) {
@@ -241,49 +287,119 @@ fn river_path<S: DieSource>(t: &Turn<'_, S>, from: Hex, to: Hex) -> Option<(Way,
     None
 }
 
-/// Rule 8.23: a march by river with the boats and gunboats in the hex, one
-/// passenger each (leaders free, no civilians). The boats used move to the
-/// hex reached; the caller moves the passengers there. Returns that hex
-/// and the hexes passed, or why the march cannot be made.
-pub fn river_march<S: DieSource>(
-    t: &mut Turn<'_, S>,
-    order: usize,
+/// The boats and gunboats that carry a river march from `from` (8.23):
+/// the river units marching with the stack (`with`) that have not been
+/// used this turn, all of them; if they are too few for the passengers
+/// (one each, leaders free, no civilians), free boats in the hex are
+/// boarded (8.3) until there are enough. Or why the march cannot be made.
+pub fn carriers<S: DieSource>(
+    t: &Turn<'_, S>,
     from: Hex,
     passengers: &[usize],
-    dest: Hex,
-) -> Result<(Hex, Vec<Hex>), String> {
-    let side = t.side;
-    let boats: Vec<usize> = t
-        .units_at(from, side)
-        .into_iter()
-        .filter(|&u| {
-            t.unit_type(&t.state.units[u])
-                .is_some_and(|ty| ty.kind.is_river_unit())
-        })
-        .filter(|&u| !t.boats_used.contains(&t.state.units[u].id))
-        .collect();
+    with: &[usize],
+) -> Result<Vec<usize>, String> {
+    let free = |u: usize| {
+        t.unit_type(&t.state.units[u])
+            .is_some_and(|ty| ty.kind.is_river_unit())
+            && t.state.units[u].hex() == Some(from)
+            && !t.boats_used.contains(&t.state.units[u].id)
+    };
     if passengers.iter().any(|&u| {
         t.unit_type(&t.state.units[u])
             .is_some_and(|ty| ty.kind == UnitKind::Civilian)
     }) {
         return Err("civilians may not travel by boat (8.23); drop them off first".into());
     }
-    if boats.len() < passengers.len() {
+    let mut carriers: Vec<usize> = with.iter().copied().filter(|&u| free(u)).collect();
+    let in_hex: Vec<usize> = t
+        .units_at(from, t.side)
+        .into_iter()
+        .filter(|&u| free(u))
+        .collect();
+    for &b in &in_hex {
+        if carriers.len() >= passengers.len() {
+            break;
+        }
+        if !carriers.contains(&b) && !t.marched.contains(&t.state.units[b].id) {
+            carriers.push(b);
+        }
+    }
+    if carriers.len() < passengers.len() {
         return Err(format!(
             "{} units need {} boats or gunboats and {} are free here (8.23)",
             passengers.len(),
             passengers.len(),
-            boats.len()
+            in_hex.len().max(carriers.len())
         ));
+    }
+    if carriers.is_empty() {
+        return Err(format!(
+            "no boat or gunboat at {} to march by river (8.23)",
+            t.scn.map.describe(from)
+        ));
+    }
+    Ok(carriers)
+}
+
+/// A river march worked out without dice, for the order checker: the
+/// hexes it passes if no roll stops it, and whether it goes upstream
+/// (`Some(true)`), downstream (`Some(false)`) or only across the river
+/// (`None`); or why it cannot be made.
+pub(super) fn preview<S: DieSource>(
+    t: &Turn<'_, S>,
+    from: Hex,
+    carriers: &[usize],
+    dest: Hex,
+) -> Result<(Option<bool>, Vec<Hex>), String> {
+    if from == dest {
+        return Ok((None, Vec::new()));
     }
     let Some((dir, steps)) = river_path(t, from, dest) else {
         return Err(format!(
-            "no way by river from {} to {} without going both up and downstream (8.23)",
+            "no way by river from {} to {} without going both up and downstream or through the enemy (8.23)",
             t.scn.map.describe(from),
             t.scn.map.describe(dest)
         ));
     };
-    let carriers: Vec<usize> = boats.into_iter().take(passengers.len().max(1)).collect();
+    let mahdist_boats = t.side == Side::Mahdist
+        && carriers.iter().any(|&u| {
+            t.unit_type(&t.state.units[u])
+                .is_some_and(|ty| ty.kind == UnitKind::Boat)
+        });
+    if mahdist_boats && steps.iter().any(|(_, c, _)| !navigable(t, *c)) {
+        return Err("Mahdist boats may not move on unnavigable rivers (8.23 II)".into());
+    }
+    let way = match dir {
+        Way::Up => Some(true),
+        Way::Down => Some(false),
+        Way::Across => None,
+    };
+    Ok((way, steps.into_iter().map(|(h, _, _)| h).collect()))
+}
+
+/// Rule 8.23: a march by river from `from` towards `dest` by `carriers`
+/// (from [`carriers`]) with their passengers. The march rolls what it must
+/// (upstream distances, wrecking) and calls `step` with each hex reached;
+/// `step` moves the stack, boats included, and fights if ordered, and
+/// returns whether the march goes on. Returns the hexes passed, or why the
+/// march cannot be made.
+pub fn river_march<'a, S: DieSource>(
+    t: &mut Turn<'a, S>,
+    order: usize,
+    from: Hex,
+    carriers: &[usize],
+    dest: Hex,
+    step: &mut dyn FnMut(&mut Turn<'a, S>, Hex) -> bool,
+) -> Result<Vec<Hex>, String> {
+    let side = t.side;
+    let Some((dir, steps)) = river_path(t, from, dest) else {
+        return Err(format!(
+            "no way by river from {} to {} without going both up and downstream or through the enemy (8.23)",
+            t.scn.map.describe(from),
+            t.scn.map.describe(dest)
+        ));
+    };
+    let carriers = carriers.to_vec();
     let kinds: Vec<(UnitKind, Nation)> = carriers
         .iter()
         .filter_map(|&u| {
@@ -292,7 +408,11 @@ pub fn river_march<S: DieSource>(
         })
         .collect();
     let all_gunboats = kinds.iter().all(|(k, _)| *k == UnitKind::Gunboat);
-    let all_british = kinds.iter().all(|(_, n)| *n == Nation::British);
+    // Upstream on unnavigable water: British boats and every gunboat
+    // (8.23 II).
+    let may_go_up_unnavigable = kinds
+        .iter()
+        .all(|(k, n)| *k == UnitKind::Gunboat || *n == Nation::British);
     if side == Side::Mahdist
         && kinds.iter().any(|(k, _)| *k == UnitKind::Boat)
         && steps.iter().any(|(_, c, _)| !navigable(t, *c))
@@ -334,7 +454,7 @@ pub fn river_march<S: DieSource>(
                 }
                 nav_up += 1;
             } else if !nav {
-                if !all_british && !all_gunboats {
+                if !may_go_up_unnavigable {
                     stop_reason = Some("only British boats and gunboats go upstream on an unnavigable river (8.23 II)".into());
                     break;
                 }
@@ -359,13 +479,17 @@ pub fn river_march<S: DieSource>(
         }
         at = hex;
         path.push(hex);
+        if !step(t, hex) {
+            break;
+        }
         if cataract {
             // Boats stop next to a cataract and roll for wrecking (8.23 IV).
             let wrecked = wreck_rolls(t, &carriers, "a cataract");
             if !wrecked.is_empty() {
+                // The units still afloat have travelled what they
+                // travelled: they roll after movement like any others.
                 stop_reason =
                     Some("wrecked at a cataract: the passengers stop beside it (8.23 IV)".into());
-                unnavigable_used = false;
                 break;
             }
         }
@@ -379,13 +503,7 @@ pub fn river_march<S: DieSource>(
     if let Some(reason) = stop_reason {
         t.events.push(Event::Stopped { order, at, reason });
     }
-    // The boats that are still afloat end where the passengers do.
-    for &c in &carriers {
-        if matches!(t.state.units[c].status, Status::OnMap(_)) {
-            t.state.units[c].status = Status::OnMap(at);
-        }
-    }
-    Ok((at, path))
+    Ok(path)
 }
 
 fn roll_plus<S: DieSource>(
