@@ -495,6 +495,20 @@ fn river_leg<S: DieSource>(
     }
     m.river = carriers.clone();
     m.by_river = true;
+    // Boats boarded from the hex (8.3) may leave no unit behind: a leader
+    // never stands alone, so the leaders there go with the stack (7.0).
+    let staying = t
+        .units_at(m.hex, t.side)
+        .into_iter()
+        .any(|u| !m.units.contains(&u) && !m.river.contains(&u));
+    if !staying {
+        for l in t.leaders_at(m.hex, t.side) {
+            if !m.leaders.contains(&l) {
+                t.leaders_marched.insert(l.clone());
+                m.leaders.push(l);
+            }
+        }
+    }
     t.events.push(Event::MarchResult {
         order: i,
         leg: k,
