@@ -1,6 +1,8 @@
 //! The order language on the real map and scenarios: every order, every
 //! kind of problem, canonical form, and checking against the game.
 
+mod common;
+
 use dervish::engine::orders::{DropOff, OnContact, Selection};
 use dervish::geo::Hex;
 use dervish::orders::{self, Command, Input, LegOrder, Order, Parsed, RiverWay, Vocabulary, print};
@@ -413,10 +415,7 @@ mod checking {
     #[test]
     fn units_that_are_not_yours_or_not_on_the_map() {
         let (_, c) = checked("khartoum", Side::Egyptian, "MARCH MS031 TO Omdurman\n");
-        assert!(
-            only_error(&c).contains("MS031 is not a Egyptian unit")
-                || only_error(&c).contains("not a Egyptian")
-        );
+        assert!(only_error(&c).contains("MS031 is not an Egyptian unit"));
         let (_, c) = checked("khartoum", Side::Egyptian, "MARCH ER35 TO Omdurman\n");
         assert!(only_error(&c).contains("ER35 is not on the map"));
         let (_, c) = checked("khartoum", Side::Egyptian, "MARCH ER01 ES01 TO Omdurman\n");
@@ -427,12 +426,12 @@ mod checking {
             "MARCH Osman Digma TO Omdurman\n",
         );
         assert!(
-            only_error(&c).contains("not a Egyptian leader"),
+            only_error(&c).contains("not an Egyptian leader"),
             "{:?}",
             c.errors
         );
         let (_, c) = checked("khartoum", Side::Egyptian, "WITHDRAW MS031\n");
-        assert!(only_error(&c).contains("not a Egyptian unit"));
+        assert!(only_error(&c).contains("not an Egyptian unit"));
         assert!(c.orders.withdraw.is_empty());
     }
 
@@ -541,7 +540,7 @@ mod checking {
             "PLACE gordon-relief AT Wady Halfa\n",
         );
         assert!(
-            only_error(&c).contains("is a Egyptian reinforcement")
+            only_error(&c).contains("is an Egyptian reinforcement")
                 || only_error(&c).contains("Egyptian reinforcement")
         );
         let (_, c) = checked("khartoum", Side::Egyptian, "DISMOUNT ER01 ER02\n");
@@ -572,23 +571,169 @@ mod checking {
         let (state, _) = initial_state(&k, &Placements::new()).unwrap();
         let p = read(
             &k,
-            "MARCH Khartoum TO Omdurman\nMARCH Berber RAIL TO Sarras\nWIBBLE\nREADY\n",
+            "Hello Dervish,\nMARCH Khartoum TO Omdurman\nMARCH Berber RAIL TO Sarras\nREDY\nREADY\n",
         );
         let c = orders::check(&p.sheet, &k, &state, Side::Egyptian);
         let ack = orders::acknowledge(&p, &c, &k, Side::Egyptian, &state);
         assert!(ack.starts_with(orders::REPORT_MARKER));
-        assert!(
-            ack.contains("line 1: MARCH STACK Khartoum (1942) TO Omdurman (1941)"),
-            "{ack}"
-        );
-        assert!(
-            ack.contains("line 2: NOT POSSIBLE: MARCH STACK Berber"),
-            "{ack}"
-        );
-        assert!(ack.contains("line 3: NOT UNDERSTOOD: WIBBLE"), "{ack}");
-        assert!(
-            ack.contains("Summary: 3 orders understood, 2 errors, 0 warnings."),
-            "{ack}"
-        );
+        for want in [
+            "line 1: passed over, not an order: Hello Dervish,",
+            "line 2: MARCH STACK Khartoum (1942) TO Omdurman (1941)",
+            "line 3: NOT POSSIBLE: MARCH STACK Berber",
+            "line 4: NOT UNDERSTOOD: REDY",
+            "did you mean READY?",
+            "Summary: 3 orders understood, 2 errors, 0 warnings.",
+            "1 line was passed over",
+        ] {
+            assert!(ack.contains(want), "{want}\n{ack}");
+        }
     }
+}
+
+/// Real-looking order emails (`tests/orders/*.txt`, bodies as the mail
+/// layer extracts them) and the receipts they get
+/// (`tests/golden/orders/*.ack`). The scenario is named in the file name
+/// (`el-obeid`, else `khartoum`); the side is the one in the message
+/// (Egyptian if none); the mobile one arrives with CRLF line endings.
+#[test]
+fn order_emails_and_their_receipts() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/orders");
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".txt"))
+        .collect();
+    names.sort();
+    assert!(names.len() >= 10, "the corpus has {} emails", names.len());
+    for name in names {
+        let bytes = std::fs::read(dir.join(&name)).unwrap();
+        let text = String::from_utf8(bytes).unwrap();
+        let id = if name.contains("el-obeid") {
+            "el-obeid"
+        } else {
+            "khartoum"
+        };
+        let s = scn(id);
+        let (state, _) = initial_state(&s, &Placements::new()).unwrap();
+        let p = read(&s, &text);
+        let side = p.sheet.header.side.unwrap_or(Side::Egyptian);
+        let c = orders::check(&p.sheet, &s, &state, side);
+        let mut out = orders::acknowledge(&p, &c, &s, side, &state);
+        out.push_str("\n--- canonical orders ---\n");
+        out.push_str(&print::sheet(&s.map, &p.sheet, false));
+        common::golden(&format!("orders/{}", name.replace(".txt", ".ack")), &out);
+    }
+}
+
+/// The examples players read must be orders the parser accepts: every
+/// example in the reply to HELP and every orders block of the guide.
+#[test]
+fn the_help_reply_and_the_guide_show_only_valid_orders() {
+    let k = scn("khartoum");
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let help = std::fs::read_to_string(root.join("templates/help.txt")).unwrap();
+    let examples: String = help
+        .lines()
+        .filter(|l| l.starts_with("  "))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let p = read(&k, &examples);
+    assert!(p.errors.is_empty(), "{:#?}", p.errors);
+    assert!(p.ignored.is_empty(), "{:#?}", p.ignored);
+    assert!(p.sheet.items.len() >= 20, "{}", p.sheet.items.len());
+    let guide = std::fs::read_to_string(root.join("docs/orders.md")).unwrap();
+    let mut blocks = 0;
+    for block in guide.split("```text\n").skip(1) {
+        let body = block.split("```").next().unwrap_or_default();
+        if body.starts_with(orders::REPORT_MARKER) || body.contains("NOT UNDERSTOOD") {
+            continue;
+        }
+        // A line must read in one of the two scenarios (some blocks show
+        // a reinforcement of each).
+        let k = read(&scn("khartoum"), body);
+        let e = read(&scn("el-obeid"), body);
+        let both: Vec<_> = k
+            .errors
+            .iter()
+            .filter(|x| e.errors.iter().any(|y| y.line == x.line))
+            .collect();
+        assert!(both.is_empty(), "{body}\n{both:#?}");
+        assert!(k.ignored.is_empty() || e.ignored.is_empty(), "{body}");
+        blocks += 1;
+    }
+    assert!(blocks >= 10, "{blocks} example blocks");
+}
+
+#[test]
+fn list_marks_end_punctuation_and_prose_are_passed_over() {
+    let k = scn("khartoum");
+    let p = read(
+        &k,
+        "Hello Dervish,\n1. March Khartoum to Omdurman and attack any.\n* Ready!\nStatus?\nThanks\nTom\n",
+    );
+    assert!(p.errors.is_empty(), "{:?}", p.errors);
+    assert_eq!(
+        p.ignored,
+        vec![
+            (1, "Hello Dervish,".to_string()),
+            (5, "Thanks".to_string()),
+            (6, "Tom".to_string())
+        ]
+    );
+    let m = march(p.sheet.items[0].order.clone());
+    assert_eq!(m.on_contact, OnContact::AttackAny);
+    assert_eq!(p.sheet.items[1].order, Order::Ready);
+    assert_eq!(p.sheet.items[2].order, Order::Command(Command::Status));
+    // A near miss of an order word is an error, not prose.
+    let p = read(
+        &k,
+        "Redy\nMRACH Khartoum TO Omdurman\nMARCH Khartoum THEN Omdurman\n",
+    );
+    assert_eq!(p.errors.len(), 3, "{:?}", p.errors);
+    assert_eq!(p.errors[0].suggestion.as_deref(), Some("READY"));
+    assert_eq!(
+        p.errors[2].suggestion.as_deref(),
+        Some("TO Omdurman (1941)")
+    );
+}
+
+#[test]
+fn a_wrong_side_or_month_refuses_the_whole_set() {
+    let k = scn("khartoum");
+    let (state, _) = initial_state(&k, &Placements::new()).unwrap();
+    let p = read(&k, "SIDE Mahdist\nMARCH Khartoum TO Omdurman\n");
+    let c = orders::check(&p.sheet, &k, &state, Side::Egyptian);
+    assert!(c.refused);
+    assert!(c.orders.marches.is_empty());
+    let ack = orders::acknowledge(&p, &c, &k, Side::Egyptian, &state);
+    assert!(
+        ack.contains("None of these orders will be carried out"),
+        "{ack}"
+    );
+}
+
+#[test]
+fn a_river_march_the_wrong_way_and_mahdist_supply() {
+    let k = scn("khartoum");
+    let (state, _) = initial_state(&k, &Placements::new()).unwrap();
+    let p = read(
+        &k,
+        "MARCH UNITS ER01 ER02 RIVER UP TO Berber\nMARCH UNITS ER03 RIVER DOWN TO Berber\n",
+    );
+    let c = orders::check(&p.sheet, &k, &state, Side::Egyptian);
+    assert_eq!(c.errors.len(), 1, "{:?}", c.errors);
+    assert_eq!(c.errors[0].line, 1);
+    assert!(
+        c.errors[0].message.contains("downstream"),
+        "{}",
+        c.errors[0]
+    );
+    let p = read(&k, "EXPEND SUPPLY AT Kamlin\n");
+    let c = orders::check(&p.sheet, &k, &state, Side::Mahdist);
+    assert!(
+        c.errors[0].message.contains("no supply units"),
+        "{:?}",
+        c.errors
+    );
 }

@@ -71,7 +71,7 @@ pub(super) fn select<S: DieSource>(
                 .leader(name)
                 .ok_or_else(|| format!("no leader called {name}"))?;
             if def.side != side {
-                return Err(format!("{} is not a {side} leader", def.name));
+                return Err(format!("{} is not {} leader", def.name, side.a()));
             }
             let l = t
                 .state
@@ -104,7 +104,7 @@ pub(super) fn select<S: DieSource>(
                     .ok_or_else(|| format!("no unit {id}"))?;
                 let u = &t.state.units[i];
                 if u.side != side {
-                    return Err(format!("{id} is not a {side} unit"));
+                    return Err(format!("{id} is not {} unit", side.a()));
                 }
                 let h = u.hex().ok_or_else(|| format!("{id} is not on the map"))?;
                 if hex.is_some_and(|x| x != h) {
@@ -126,7 +126,7 @@ pub(super) fn select<S: DieSource>(
                         .leader(first)
                         .ok_or_else(|| format!("no leader called {first}"))?;
                     if def.side != side {
-                        return Err(format!("{} is not a {side} leader", def.name));
+                        return Err(format!("{} is not {} leader", def.name, side.a()));
                     }
                     t.state
                         .leaders

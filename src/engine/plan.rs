@@ -69,6 +69,15 @@ pub fn plan_marches(
     out
 }
 
+/// The leaders named in an order's drop-offs.
+fn d_leaders(order: &MarchOrder) -> Vec<String> {
+    order
+        .drop_offs
+        .iter()
+        .flat_map(|d| d.leaders.iter().cloned())
+        .collect()
+}
+
 fn plan_one(t: &Turn<'_, FixedDice>, order: &MarchOrder) -> Result<MarchPlan, String> {
     if order.legs.is_empty() {
         return Err("no march given".into());
@@ -287,6 +296,13 @@ fn plan_one(t: &Turn<'_, FixedDice>, order: &MarchOrder) -> Result<MarchPlan, St
             ));
         }
     }
+    for l in &d_leaders(order) {
+        if !m.leaders.iter().any(|x| x == l) {
+            warnings.push(format!(
+                "{l} does not march with this stack and cannot be dropped off"
+            ));
+        }
+    }
     for u in &order.lose_first {
         if !in_stack.contains(u) {
             warnings.push(format!(
@@ -300,9 +316,19 @@ fn plan_one(t: &Turn<'_, FixedDice>, order: &MarchOrder) -> Result<MarchPlan, St
             .units
             .leader(l)
             .map_or(l.as_str(), |d| d.name.as_str());
+        let c_in_c = m
+            .leaders
+            .iter()
+            .filter_map(|x| t.scn.units.leader(x))
+            .find(|x| x.c_in_c && x.name != name);
         if !m.leaders.iter().any(|x| x == name) {
             warnings.push(format!(
                 "{name} does not march with this stack and cannot help its march rolls (7.1)"
+            ));
+        } else if let Some(c) = c_in_c {
+            warnings.push(format!(
+                "{} is a C-in-C and his values are always used while he is in the stack (7.0): LED BY {name} has no effect",
+                c.name
             ));
         }
     }

@@ -41,6 +41,8 @@ pub struct Checked {
     pub warnings: Vec<CheckError>,
     /// The plan of each march, by the index of its item in the sheet.
     pub plans: Vec<(usize, MarchPlan)>,
+    /// The whole set was refused (orders for another side or month).
+    pub refused: bool,
 }
 
 impl Checked {
@@ -97,17 +99,21 @@ pub fn check(sheet: &super::Sheet, scn: &Scenario, state: &GameState, side: Side
         && s != side
     {
         out.errors.push(header_line(format!(
-            "these orders say SIDE {s}, and they are checked for the {side} side"
+            "these orders say SIDE {s}, and they are checked for the {side} side: the whole set is refused"
         )));
     }
     if let Some(m) = sheet.header.month
         && m != state.month
     {
         out.errors.push(header_line(format!(
-            "these orders are for {} and the game is at {}",
+            "these orders are for {} and the game is at {}: the whole set is refused",
             m.long_name(),
             state.month.long_name()
         )));
+    }
+    if !out.errors.is_empty() {
+        out.refused = true;
+        return out;
     }
     let map = &scn.map;
     // Marches are planned together, in order, as the engine plays them.
@@ -175,7 +181,7 @@ pub fn check(sheet: &super::Sheet, scn: &Scenario, state: &GameState, side: Side
             .ok_or_else(|| format!("no unit {id}"))?;
         let u = &state.units[i];
         if u.side != side {
-            return Err(format!("{id} is not a {side} unit"));
+            return Err(format!("{id} is not {} unit", side.a()));
         }
         if u.hex().is_none() {
             return Err(format!("{id} is not on the map"));
@@ -187,8 +193,26 @@ pub fn check(sheet: &super::Sheet, scn: &Scenario, state: &GameState, side: Side
         match &item.order {
             Order::March(_) | Order::Ready | Order::Command(_) => {}
             Order::ExpendSupply(h) | Order::KeepSupply(h) => {
+                let side_has_supply = scn
+                    .units
+                    .types()
+                    .iter()
+                    .any(|t| t.side == side && t.kind == UnitKind::Supply);
+                if !side_has_supply {
+                    out.error(item, format!("the {side} side has no supply units (5.3)"));
+                    continue;
+                }
+                let is_supply = |id: &UnitId| {
+                    state
+                        .units
+                        .iter()
+                        .position(|u| u.id == *id)
+                        .is_some_and(|i| kind(i) == Some(UnitKind::Supply))
+                };
                 let has_supply = state.units.iter().enumerate().any(|(i, u)| {
                     u.side == side && u.hex() == Some(*h) && kind(i) == Some(UnitKind::Supply)
+                }) || out.plans.iter().any(|(_, p)| {
+                    p.legs.last().is_some_and(|l| l.end == *h) && p.units.iter().any(is_supply)
                 });
                 let expend = matches!(item.order, Order::ExpendSupply(_));
                 let clash = if expend {
@@ -236,7 +260,7 @@ pub fn check(sheet: &super::Sheet, scn: &Scenario, state: &GameState, side: Side
                 if r.side != side {
                     out.error(
                         item,
-                        format!("{reinforcement} is a {} reinforcement", r.side),
+                        format!("{reinforcement} is {} reinforcement", r.side.a()),
                     );
                     continue;
                 }
@@ -289,7 +313,11 @@ pub fn check(sheet: &super::Sheet, scn: &Scenario, state: &GameState, side: Side
                     }
                 }
                 if ok {
-                    out.orders.withdraw.extend(units.iter().cloned());
+                    for u in units {
+                        if !out.orders.withdraw.contains(u) {
+                            out.orders.withdraw.push(u.clone());
+                        }
+                    }
                 }
             }
             Order::Dismount(a, b) => {
@@ -367,10 +395,14 @@ pub fn acknowledge(
         Item(usize, &'a Item),
         Syntax(&'a SyntaxError),
         Header(&'a CheckError),
+        Ignored(usize, &'a str),
     }
     let mut entries: Vec<(usize, usize, Entry<'_>)> = Vec::new();
     for e in &parsed.errors {
         entries.push((e.line, 0, Entry::Syntax(e)));
+    }
+    for (line, text) in &parsed.ignored {
+        entries.push((*line, 0, Entry::Ignored(*line, text)));
     }
     for e in checked.errors.iter().chain(&checked.warnings) {
         if e.line == 0 {
@@ -389,6 +421,12 @@ pub fn acknowledge(
     };
     for (_, _, e) in &entries {
         match e {
+            Entry::Ignored(line, text) => {
+                let _ = writeln!(out, "line {line}: passed over, not an order: {text}");
+            }
+            Entry::Syntax(s) if s.line == 0 => {
+                let _ = writeln!(out, "subject: ERROR: {}", s.message);
+            }
             Entry::Syntax(s) => {
                 let _ = writeln!(out, "line {}: NOT UNDERSTOOD: {}", s.line, s.text);
                 let mut m = s.message.clone();
@@ -463,7 +501,20 @@ pub fn acknowledge(
         checked.warnings.len(),
         plural(checked.warnings.len(), "warning", "warnings"),
     );
-    if errors > 0 {
+    if !parsed.ignored.is_empty() {
+        let n = parsed.ignored.len();
+        let _ = writeln!(
+            out,
+            "{n} {} passed over as not orders (greetings, notes): if one was meant as an order, write it again starting with its order word.",
+            plural(n, "line was", "lines were")
+        );
+    }
+    if checked.refused {
+        let _ = writeln!(
+            out,
+            "None of these orders will be carried out: check the SIDE and MONTH lines (or the subject) and send the whole set again."
+        );
+    } else if errors > 0 {
         let _ = writeln!(
             out,
             "Lines marked NOT UNDERSTOOD or NOT POSSIBLE will not be carried out; the other orders stand. To change anything, send the whole set again: it replaces this one."
@@ -527,6 +578,12 @@ pub fn describe_plan(scn: &Scenario, p: &MarchPlan) -> String {
             if l.rolls { ", after a march roll" } else { "" }
         );
     }
+    if p.legs.len() > 1 {
+        let _ = write!(
+            out,
+            "\n(each march after the first starts where the one before it ends, if the stack gets there)"
+        );
+    }
     out
 }
 
@@ -547,9 +604,10 @@ pub fn describe_order(scn: &Scenario, o: &Order) -> String {
             map.describe(*at)
         ),
         Order::Withdraw(u) => format!(
-            "{} {} leave the map in the reinforcement phase and count as destroyed (3.1)",
+            "{} {} the map in the reinforcement phase and {} as destroyed (3.1)",
             u.len(),
-            plural(u.len(), "unit", "units")
+            plural(u.len(), "unit leaves", "units leave"),
+            plural(u.len(), "counts", "count")
         ),
         Order::Dismount(..) => {
             "two Camel Corps become two infantry and one camel, for good (8.24)".into()

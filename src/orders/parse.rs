@@ -70,6 +70,10 @@ impl fmt::Display for SyntaxError {
 pub struct Parsed {
     pub sheet: Sheet,
     pub errors: Vec<SyntaxError>,
+    /// Lines of prose with no order in them ("Hello Dervish,", "Thanks,
+    /// Tom"): shown on the receipt, not counted as errors. (Line number,
+    /// text.)
+    pub ignored: Vec<(usize, String)>,
 }
 
 /// Words with a meaning of their own; a name never spans one.
@@ -299,10 +303,11 @@ impl<'a> Cur<'a> {
         let Some(w) = self.peek().map(str::to_string) else {
             return Err(self.err("the line ends before a unit ID", "a unit ID such as ER05"));
         };
-        let u = self
-            .vocab
-            .unit(&w)
-            .map_err(|m| self.err(m, "a unit ID such as ER05"))?;
+        let u = self.vocab.unit(&w).map_err(|(m, s)| {
+            let mut e = self.err(m, "a unit ID such as ER05");
+            e.suggestion = s;
+            e
+        })?;
         self.pos += 1;
         Ok(u)
     }
@@ -440,11 +445,21 @@ fn leg(c: &mut Cur<'_>) -> R<LegOrder> {
     Err(match c.peek() {
         Some(w) => {
             let mut e = c.err(format!("{w} is not a way to march"), LEG_EXPECTED);
-            e.suggestion = suggest(
-                &w.to_uppercase(),
-                ["TO", "PATH", "VIA", "RAIL", "RIVER", "FLEET"],
-            )
-            .map(|s| s.to_string());
+            // A place where the way to march belongs ("THEN Omdurman").
+            let skip = usize::from(c.is("THEN") || c.is("AND"));
+            let run: Vec<&str> = c.toks[c.pos + skip..]
+                .iter()
+                .map(|t| t.word.as_str())
+                .take_while(|w| !is_keyword(w))
+                .collect();
+            e.suggestion = match c.vocab.map.resolve(&run.join(" ")) {
+                Ok(h) => Some(format!("TO {}", c.vocab.map.describe(h))),
+                Err(_) => suggest(
+                    &w.to_uppercase(),
+                    ["TO", "PATH", "VIA", "RAIL", "RIVER", "FLEET"],
+                )
+                .map(|s| s.to_string()),
+            };
             e
         }
         None => c.err("the march has no destination", LEG_EXPECTED),
@@ -520,6 +535,9 @@ fn selection(c: &mut Cur<'_>) -> R<Selection> {
 fn options(c: &mut Cur<'_>) -> R<Vec<MarchOption>> {
     let mut out = Vec::new();
     while !c.at_end() {
+        if c.eat("AND") {
+            continue;
+        }
         out.push(option(c)?);
     }
     Ok(out)
@@ -856,6 +874,72 @@ fn line(c: &mut Cur<'_>) -> R<LineOut> {
     Ok(LineOut::Order(order))
 }
 
+/// A line without the marks people put around orders: a list marker at
+/// the start (`1.`, `2)`, `*`, `-`, a bullet) and a full stop, `!` or `?`
+/// at the end.
+fn tidy(line: &str) -> String {
+    let mut t = line.trim();
+    if let Some((first, rest)) = t.split_once(' ') {
+        let numbered = first.len() > 1
+            && first.len() <= 3
+            && (first.ends_with('.') || first.ends_with(')'))
+            && first[..first.len() - 1].chars().all(|c| c.is_ascii_digit());
+        if numbered || matches!(first, "*" | "-" | "+" | "\u{2022}") {
+            t = rest.trim_start();
+        }
+    }
+    t.trim_end_matches(['.', '!', '?']).trim_end().to_string()
+}
+
+/// Whether a word is one edit (or one swap of neighbouring letters) from
+/// a word that starts a line.
+fn near_start_word(word: &str) -> bool {
+    let w: Vec<char> = word.to_uppercase().chars().collect();
+    STARTS.iter().any(|k| {
+        let k: Vec<char> = k.chars().collect();
+        let ws: String = w.iter().collect();
+        let ks: String = k.iter().collect();
+        if crate::diag::edit_distance(&ws, &ks) <= 1 {
+            return true;
+        }
+        if w.len() != k.len() {
+            return false;
+        }
+        let diff: Vec<usize> = (0..w.len()).filter(|&i| w[i] != k[i]).collect();
+        diff.len() == 2
+            && diff[1] == diff[0] + 1
+            && w[diff[0]] == k[diff[1]]
+            && w[diff[1]] == k[diff[0]]
+    })
+}
+
+/// Whether a line that is not an order is prose to pass over: its first
+/// word is neither an order word nor a near miss of one nor a unit ID, and
+/// the line is not a march written without MARCH.
+fn is_prose(c: &Cur<'_>) -> bool {
+    let Some(first) = c.toks.first().map(|t| {
+        t.word
+            .trim_matches(|ch: char| !ch.is_alphanumeric())
+            .to_uppercase()
+    }) else {
+        return true;
+    };
+    if STARTS.contains(&first.as_str())
+        || near_start_word(&first)
+        || Vocabulary::looks_like_unit(&first)
+    {
+        return false;
+    }
+    let mut probe = Cur {
+        toks: c.toks.clone(),
+        pos: 0,
+        vocab: c.vocab,
+        line: c.line,
+        text: c.text,
+    };
+    march(&mut probe).is_err()
+}
+
 /// What the subject line says: `[dervish GAME] orders 1884-03`.
 pub fn subject_header(subject: &str) -> Header {
     let mut h = Header::default();
@@ -887,6 +971,14 @@ pub fn parse(input: &Input<'_>, vocab: &Vocabulary) -> Result<Parsed, Refusal> {
     let mut out = Parsed::default();
     let mut last_march: Option<usize> = None;
     for l in &lines {
+        let text = tidy(&l.text);
+        if text.is_empty() {
+            continue;
+        }
+        let l = &super::clean::SourceLine {
+            number: l.number,
+            text,
+        };
         let mut c = Cur {
             toks: tokens(&l.text),
             pos: 0,
@@ -895,6 +987,9 @@ pub fn parse(input: &Input<'_>, vocab: &Vocabulary) -> Result<Parsed, Refusal> {
             text: &l.text,
         };
         match line(&mut c) {
+            Err(_) if is_prose(&c) => {
+                out.ignored.push((l.number, l.text.clone()));
+            }
             Err(e) => {
                 out.errors.push(e);
             }

@@ -77,30 +77,30 @@ impl Vocabulary {
     }
 
     /// A unit ID as written on reports ("ER05"), read case-insensitively
-    /// and with or without leading zeros ("er5").
-    pub fn unit(&self, word: &str) -> Result<UnitId, String> {
+    /// and with or without leading zeros ("er5"). A miss gives what is
+    /// wrong and, where one is likely, the ID meant.
+    pub fn unit(&self, word: &str) -> Result<UnitId, (String, Option<String>)> {
         let w = word.to_uppercase();
-        let split = w.find(|c: char| c.is_ascii_digit());
-        let (code, digits) = match split {
+        let not_an_id = || (format!("{word} is not a unit ID"), None);
+        let (code, digits) = match w.find(|c: char| c.is_ascii_digit()) {
             Some(i) if i > 0 => w.split_at(i),
-            _ => return Err(format!("{word} is not a unit ID")),
+            _ => return Err(not_an_id()),
         };
         if !digits.chars().all(|c| c.is_ascii_digit()) {
-            return Err(format!("{word} is not a unit ID"));
+            return Err(not_an_id());
         }
         let Some(&count) = self.codes.get(code) else {
             let known = suggest(code, self.codes.keys().map(String::as_str));
-            return Err(match known {
-                Some(k) => format!("no unit type {code}; did you mean {k}{digits}?"),
-                None => format!("no unit type {code}"),
-            });
+            return Err((
+                format!("no unit type {code}"),
+                known.map(|k| format!("{k}{digits}")),
+            ));
         };
-        let n: u32 = digits
-            .parse()
-            .map_err(|_| format!("{word} is not a unit ID"))?;
+        let n: u32 = digits.parse().map_err(|_| not_an_id())?;
         if n == 0 || n > count {
-            return Err(format!(
-                "{word}: the {code} units are numbered 1 to {count}"
+            return Err((
+                format!("{word}: the {code} units are numbered 1 to {count}"),
+                None,
             ));
         }
         let width = if count > 99 { 3 } else { 2 };

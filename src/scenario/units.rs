@@ -14,6 +14,14 @@ pub enum Side {
 
 impl Side {
     /// The other player.
+    /// The side's adjective with its article: "an Egyptian", "a Mahdist".
+    pub fn a(self) -> &'static str {
+        match self {
+            Side::Egyptian => "an Egyptian",
+            Side::Mahdist => "a Mahdist",
+        }
+    }
+
     pub fn enemy(self) -> Side {
         match self {
             Side::Egyptian => Side::Mahdist,

@@ -1,0 +1,29 @@
+=== Dervish orders: Egyptian player, February 1884
+
+line 12: passed over, not an order: Gordon's gunboats hurt us. This month we close in from both banks
+line 14: NOT POSSIBLE: MARCH STACK Geteina (1847) TO Jebel Aulia (1944) THEN TO 1943
+    error: no Egyptian units at Geteina (1847)
+line 15: NOT POSSIBLE: MARCH STACK Kamlin (2446) TO 2143 THEN TO Soba (2043)
+    error: no Egyptian units at Kamlin (2446)
+line 19: NOT POSSIBLE: MARCH STACK Rufa'a (2547) TO Kamlin (2446)
+    error: no Egyptian units at Rufa'a (2547)
+line 20: NOT POSSIBLE: MARCH STACK 5317 TO Handub (5318)
+        ATTACK Souakim (5419)
+        RETREAT TOWARDS 5317
+    error: no Egyptian units at 5317
+line 21: READY
+    your orders are complete
+
+Summary: 5 orders understood, 4 errors, 0 warnings.
+1 line was passed over as not orders (greetings, notes): if one was meant as an order, write it again starting with its order word.
+Lines marked NOT UNDERSTOOD or NOT POSSIBLE will not be carried out; the other orders stand. To change anything, send the whole set again: it replaces this one.
+You said READY: your orders for this turn are complete.
+
+--- canonical orders ---
+MARCH STACK Geteina (1847) TO Jebel Aulia (1944) THEN TO 1943
+MARCH STACK Kamlin (2446) TO 2143 THEN TO Soba (2043)
+MARCH STACK Rufa'a (2547) TO Kamlin (2446)
+MARCH STACK 5317 TO Handub (5318)
+  ATTACK Souakim (5419)
+  RETREAT TOWARDS 5317
+READY

@@ -1,0 +1,24 @@
+=== Dervish orders: Egyptian player, February 1884
+
+line 1: MARCH LEADER Baker TO Tamai (5320)
+        ATTACK ANY
+        RETREAT TOWARDS Souakim (5419)
+        LOSE FIRST ES01
+    7 units (ER05 ER06 ER07 ES01 EC01 EG03 BN01) with Baker from Souakim (5419); a full march gives 5 movement points
+    march 1: 5420 - Tamai (5320) (3 movement points), after a march roll
+line 5: MARCH STACK Debbeh (0826) TO Korti (1226)
+    1 unit (ES05) from Debbeh (0826); a full march gives 6 movement points
+    march 1: 0926 - 1026 - 1126 - Korti (1226) (4 movement points), after a march roll
+line 6: READY
+    your orders are complete
+
+Summary: 3 orders understood, 0 errors, 0 warnings.
+You said READY: your orders for this turn are complete.
+
+--- canonical orders ---
+MARCH LEADER Baker TO Tamai (5320)
+  ATTACK ANY
+  RETREAT TOWARDS Souakim (5419)
+  LOSE FIRST ES01
+MARCH STACK Debbeh (0826) TO Korti (1226)
+READY

@@ -1,0 +1,22 @@
+=== Dervish orders: Egyptian player, February 1884
+
+line 1: NOT POSSIBLE: MARCH STACK Mesalamieh (2548) TO Kamlin (2446)
+    error: no Egyptian units at Mesalamieh (2548)
+line 2: NOT POSSIBLE: MARCH STACK Abu Haraz (2749) TO Rufa'a (2547) THEN TO Kamlin (2446)
+    error: no Egyptian units at Abu Haraz (2749)
+line 3: NOT POSSIBLE: MARCH LEADER Osman Digma TO Handub (5318)
+        ATTACK ANY
+    error: Osman Digma is not an Egyptian leader
+line 4: READY
+    your orders are complete
+
+Summary: 4 orders understood, 3 errors, 0 warnings.
+Lines marked NOT UNDERSTOOD or NOT POSSIBLE will not be carried out; the other orders stand. To change anything, send the whole set again: it replaces this one.
+You said READY: your orders for this turn are complete.
+
+--- canonical orders ---
+MARCH STACK Mesalamieh (2548) TO Kamlin (2446)
+MARCH STACK Abu Haraz (2749) TO Rufa'a (2547) THEN TO Kamlin (2446)
+MARCH LEADER Osman Digma TO Handub (5318)
+  ATTACK ANY
+READY

@@ -1,0 +1,29 @@
+=== Dervish orders: Egyptian player, February 1884
+
+line 1: MARCH STACK Tokar (5723) TO El Teb (5722) THEN TO Trinkitat (5721)
+    2 units (ER10 EG04) from Tokar (5723); a full march gives 5 movement points
+    march 1: El Teb (5722) (1 movement point), after a march roll
+    march 2: Trinkitat (5721) (1 movement point), after a march roll
+    (each march after the first starts where the one before it ends, if the stack gets there)
+line 2: MARCH UNITS ER05 ER06 ER07 EC01 WITH Baker TO Trinkitat (5721)
+        DROP ER07 AT 5520
+    4 units (ER05 ER06 ER07 EC01) with Baker from Souakim (5419); a full march gives 6 movement points
+    march 1: 5420 - 5520 - 5521 - 5622 - Trinkitat (5721) (5 movement points), after a march roll
+line 4: MARCH STACK Korti (1226) TO Ambukol (1125)
+    1 unit (ES04) from Korti (1226); a full march gives 6 movement points
+    march 1: Ambukol (1125) (1 movement point), after a march roll
+line 5: WITHDRAW ES07
+    1 unit leaves the map in the reinforcement phase and counts as destroyed (3.1)
+line 6: READY
+    your orders are complete
+
+Summary: 5 orders understood, 0 errors, 0 warnings.
+You said READY: your orders for this turn are complete.
+
+--- canonical orders ---
+MARCH STACK Tokar (5723) TO El Teb (5722) THEN TO Trinkitat (5721)
+MARCH UNITS ER05 ER06 ER07 EC01 WITH Baker TO Trinkitat (5721)
+  DROP ER07 AT 5520
+MARCH STACK Korti (1226) TO Ambukol (1125)
+WITHDRAW ES07
+READY
