@@ -11,6 +11,7 @@ pub mod diag;
 pub mod dice;
 pub mod engine;
 pub mod geo;
+pub mod mail;
 pub mod orders;
 pub mod policy;
 pub mod render;

@@ -156,3 +156,67 @@ fn simulate_prints_the_same_bytes_twice() {
         &full[full.len().saturating_sub(300)..]
     );
 }
+
+#[test]
+fn orders_check_prints_the_receipt_and_exits_zero_only_without_errors() {
+    let good = ok(&[
+        "orders",
+        "check",
+        "--side",
+        "egyptian",
+        "tests/orders/01-plain-egyptian-khartoum.txt",
+    ]);
+    assert!(good.starts_with("=== Dervish orders: Egyptian player"), "{good}");
+    assert!(good.contains("0 errors"), "{good}");
+    let (out, _, code) = dervish(&[
+        "orders",
+        "check",
+        "--side",
+        "egyptian",
+        "tests/orders/11-typos.txt",
+    ]);
+    assert_eq!(code, 1);
+    assert!(out.contains("NOT UNDERSTOOD"), "{out}");
+    let el_obeid = ok(&[
+        "orders",
+        "check",
+        "--scenario",
+        "el-obeid",
+        "--side",
+        "mahdist",
+        "tests/orders/14-el-obeid-mahdist.txt",
+    ]);
+    assert!(el_obeid.contains("Mahdist player, October 1882"), "{el_obeid}");
+}
+
+#[test]
+fn orders_over_the_size_limit_are_refused_whole() {
+    let dir = std::env::temp_dir().join(format!("dervish-big-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let big = dir.join("big.txt");
+    std::fs::write(&big, "READY\n".repeat(20_000)).unwrap();
+    let (out, err, code) = dervish(&[
+        "orders",
+        "check",
+        "--side",
+        "egyptian",
+        big.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1);
+    assert!(out.is_empty());
+    assert!(err.contains("64 KiB"), "{err}");
+    let lines = dir.join("lines.txt");
+    std::fs::write(&lines, "READY\n".repeat(600)).unwrap();
+    let (_, err, code) = dervish(&[
+        "orders",
+        "check",
+        "--side",
+        "egyptian",
+        lines.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1);
+    assert!(err.contains("at most 500 are read"), "{err}");
+    let canonical = ok(&["orders", "canonical", "tests/orders/12-comments-mixed-case.txt"]);
+    assert!(canonical.contains("MARCH "), "{canonical}");
+    std::fs::remove_dir_all(&dir).ok();
+}

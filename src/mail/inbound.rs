@@ -1,0 +1,1 @@
+//! Incoming mail: raw bytes to what the service needs.

@@ -1,0 +1,1 @@
+//! A local Maildir: the embedded default inbox.

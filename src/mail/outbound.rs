@@ -1,0 +1,1 @@
+//! Outgoing mail: building messages and sending them.
