@@ -17,3 +17,4 @@ pub mod policy;
 pub mod render;
 pub mod scenario;
 pub mod state;
+pub mod store;

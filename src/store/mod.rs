@@ -1,0 +1,913 @@
+//! Storage: every game's full history in SQLite (bundled), in WAL mode,
+//! with foreign keys and schema migrations. Rows have their own types,
+//! separate from the engine's: the engine's state and orders are stored as
+//! JSON text inside them.
+//!
+//! Functions take a `&Connection`, so the service runs several of them in
+//! one transaction (a `rusqlite::Transaction` derefs to a connection).
+
+pub mod schema;
+
+use std::path::Path;
+
+use chrono::{DateTime, SecondsFormat, Utc};
+use rusqlite::{Connection, OptionalExtension, Row, params};
+
+use crate::scenario::Side;
+
+/// A storage failure.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("database: {0}")]
+    Sql(#[from] rusqlite::Error),
+    #[error("database schema: {0}")]
+    Migration(#[from] rusqlite_migration::Error),
+    #[error("stored data is damaged: {0}")]
+    Damaged(String),
+}
+
+pub type Result<T> = std::result::Result<T, StoreError>;
+
+/// Open (creating if needed) the database at `path`, in WAL mode with
+/// foreign keys on, migrated to the latest schema.
+pub fn open(path: &Path) -> Result<Connection> {
+    let mut conn = Connection::open(path)?;
+    conn.pragma_update(None, "journal_mode", "WAL")?;
+    conn.pragma_update(None, "synchronous", "NORMAL")?;
+    conn.busy_timeout(std::time::Duration::from_secs(10))?;
+    prepare(&mut conn)?;
+    Ok(conn)
+}
+
+/// An empty database in memory (tests, verification).
+pub fn open_in_memory() -> Result<Connection> {
+    let mut conn = Connection::open_in_memory()?;
+    prepare(&mut conn)?;
+    Ok(conn)
+}
+
+fn prepare(conn: &mut Connection) -> Result<()> {
+    conn.pragma_update(None, "foreign_keys", "ON")?;
+    schema::migrations().to_latest(conn)?;
+    Ok(())
+}
+
+/// A time as stored: RFC 3339, UTC, whole seconds.
+pub fn time(t: DateTime<Utc>) -> String {
+    t.to_rfc3339_opts(SecondsFormat::Secs, true)
+}
+
+/// A stored time read back.
+pub fn parse_time(s: &str) -> Result<DateTime<Utc>> {
+    DateTime::parse_from_rfc3339(s)
+        .map(|t| t.with_timezone(&Utc))
+        .map_err(|e| StoreError::Damaged(format!("time {s}: {e}")))
+}
+
+/// A side as stored.
+pub fn side_text(side: Side) -> &'static str {
+    match side {
+        Side::Egyptian => "egyptian",
+        Side::Mahdist => "mahdist",
+    }
+}
+
+/// A stored side read back.
+pub fn parse_side(s: &str) -> Result<Side> {
+    match s {
+        "egyptian" => Ok(Side::Egyptian),
+        "mahdist" => Ok(Side::Mahdist),
+        other => Err(StoreError::Damaged(format!("side {other}"))),
+    }
+}
+
+fn side_col(row: &Row<'_>, i: usize) -> rusqlite::Result<Side> {
+    let s: String = row.get(i)?;
+    parse_side(&s).map_err(|e| {
+        rusqlite::Error::FromSqlConversionFailure(i, rusqlite::types::Type::Text, Box::new(e))
+    })
+}
+
+fn time_col(row: &Row<'_>, i: usize) -> rusqlite::Result<DateTime<Utc>> {
+    let s: String = row.get(i)?;
+    parse_time(&s).map_err(|e| {
+        rusqlite::Error::FromSqlConversionFailure(i, rusqlite::types::Type::Text, Box::new(e))
+    })
+}
+
+/// How a game's turns run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// Both sides' orders for the month, then both player turns.
+    Monthly,
+    /// Each player turn has its own orders and deadline.
+    Alternating,
+}
+
+impl Mode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Monthly => "monthly",
+            Mode::Alternating => "alternating",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Mode> {
+        match s {
+            "monthly" => Some(Mode::Monthly),
+            "alternating" => Some(Mode::Alternating),
+            _ => None,
+        }
+    }
+}
+
+/// Whether a game is running.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    Running,
+    Paused,
+    Finished,
+}
+
+impl Status {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Running => "running",
+            Status::Paused => "paused",
+            Status::Finished => "finished",
+        }
+    }
+
+    fn parse(s: &str) -> Option<Status> {
+        match s {
+            "running" => Some(Status::Running),
+            "paused" => Some(Status::Paused),
+            "finished" => Some(Status::Finished),
+            _ => None,
+        }
+    }
+}
+
+/// Which player turns the open turn plays.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TurnKind {
+    /// The whole month: the Egyptian player turn, then the Mahdist.
+    Month,
+    /// One player turn (alternating mode).
+    Player(Side),
+}
+
+impl TurnKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TurnKind::Month => "month",
+            TurnKind::Player(s) => side_text(s),
+        }
+    }
+
+    fn parse(s: &str) -> Option<TurnKind> {
+        match s {
+            "month" => Some(TurnKind::Month),
+            other => parse_side(other).ok().map(TurnKind::Player),
+        }
+    }
+
+    /// The sides whose orders the turn needs.
+    pub fn sides(self) -> Vec<Side> {
+        match self {
+            TurnKind::Month => vec![Side::Egyptian, Side::Mahdist],
+            TurnKind::Player(s) => vec![s],
+        }
+    }
+}
+
+/// A game.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GameRow {
+    pub id: String,
+    pub scenario: String,
+    pub mode: Mode,
+    pub status: Status,
+    pub deadline_hours: u32,
+    pub created_at: DateTime<Utc>,
+    /// The engine's `GameState` as JSON.
+    pub state: String,
+    pub month: String,
+    pub turn_no: u32,
+    pub turn_kind: TurnKind,
+    pub deadline: DateTime<Utc>,
+    pub seed_hex: String,
+    pub seed_sha256: String,
+    pub reminded: bool,
+    pub result: Option<String>,
+}
+
+fn enum_col<T>(row: &Row<'_>, i: usize, f: fn(&str) -> Option<T>) -> rusqlite::Result<T> {
+    let s: String = row.get(i)?;
+    f(&s).ok_or_else(|| {
+        rusqlite::Error::FromSqlConversionFailure(
+            i,
+            rusqlite::types::Type::Text,
+            Box::new(StoreError::Damaged(format!("value {s}"))),
+        )
+    })
+}
+
+const GAME_COLS: &str = "id, scenario, mode, status, deadline_hours, created_at, state, month, turn_no, turn_kind, deadline, seed_hex, seed_sha256, reminded, result";
+
+fn game_row(r: &Row<'_>) -> rusqlite::Result<GameRow> {
+    Ok(GameRow {
+        id: r.get(0)?,
+        scenario: r.get(1)?,
+        mode: enum_col(r, 2, Mode::parse)?,
+        status: enum_col(r, 3, Status::parse)?,
+        deadline_hours: r.get(4)?,
+        created_at: time_col(r, 5)?,
+        state: r.get(6)?,
+        month: r.get(7)?,
+        turn_no: r.get(8)?,
+        turn_kind: enum_col(r, 9, TurnKind::parse)?,
+        deadline: time_col(r, 10)?,
+        seed_hex: r.get(11)?,
+        seed_sha256: r.get(12)?,
+        reminded: r.get(13)?,
+        result: r.get(14)?,
+    })
+}
+
+pub fn insert_game(c: &Connection, g: &GameRow) -> Result<()> {
+    c.execute(
+        &format!("INSERT INTO games ({GAME_COLS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)"),
+        params![
+            g.id,
+            g.scenario,
+            g.mode.as_str(),
+            g.status.as_str(),
+            g.deadline_hours,
+            time(g.created_at),
+            g.state,
+            g.month,
+            g.turn_no,
+            g.turn_kind.as_str(),
+            time(g.deadline),
+            g.seed_hex,
+            g.seed_sha256,
+            g.reminded,
+            g.result
+        ],
+    )?;
+    Ok(())
+}
+
+/// Write back every field of a game but its id.
+pub fn update_game(c: &Connection, g: &GameRow) -> Result<()> {
+    c.execute(
+        "UPDATE games SET scenario = ?2, mode = ?3, status = ?4, deadline_hours = ?5, created_at = ?6, state = ?7, month = ?8, turn_no = ?9, turn_kind = ?10, deadline = ?11, seed_hex = ?12, seed_sha256 = ?13, reminded = ?14, result = ?15 WHERE id = ?1",
+        params![
+            g.id,
+            g.scenario,
+            g.mode.as_str(),
+            g.status.as_str(),
+            g.deadline_hours,
+            time(g.created_at),
+            g.state,
+            g.month,
+            g.turn_no,
+            g.turn_kind.as_str(),
+            time(g.deadline),
+            g.seed_hex,
+            g.seed_sha256,
+            g.reminded,
+            g.result
+        ],
+    )?;
+    Ok(())
+}
+
+pub fn game(c: &Connection, id: &str) -> Result<Option<GameRow>> {
+    Ok(c.query_row(
+        &format!("SELECT {GAME_COLS} FROM games WHERE id = ?1"),
+        [id],
+        game_row,
+    )
+    .optional()?)
+}
+
+/// Every game, by id.
+pub fn games(c: &Connection) -> Result<Vec<GameRow>> {
+    let mut st = c.prepare(&format!("SELECT {GAME_COLS} FROM games ORDER BY id"))?;
+    let rows = st.query_map([], game_row)?;
+    Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+}
+
+/// A player's seat in a game.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlayerRow {
+    pub game_id: String,
+    pub side: Side,
+    pub address: String,
+    pub secret_sha256: String,
+    pub unreachable: bool,
+    pub missed_turns: u32,
+    pub auth_failures: u32,
+}
+
+const PLAYER_COLS: &str =
+    "game_id, side, address, secret_sha256, unreachable, missed_turns, auth_failures";
+
+fn player_row(r: &Row<'_>) -> rusqlite::Result<PlayerRow> {
+    Ok(PlayerRow {
+        game_id: r.get(0)?,
+        side: side_col(r, 1)?,
+        address: r.get(2)?,
+        secret_sha256: r.get(3)?,
+        unreachable: r.get(4)?,
+        missed_turns: r.get(5)?,
+        auth_failures: r.get(6)?,
+    })
+}
+
+pub fn upsert_player(c: &Connection, p: &PlayerRow) -> Result<()> {
+    c.execute(
+        &format!("INSERT INTO players ({PLAYER_COLS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT (game_id, side) DO UPDATE SET address = ?3, secret_sha256 = ?4, unreachable = ?5, missed_turns = ?6, auth_failures = ?7"),
+        params![
+            p.game_id,
+            side_text(p.side),
+            p.address,
+            p.secret_sha256,
+            p.unreachable,
+            p.missed_turns,
+            p.auth_failures
+        ],
+    )?;
+    Ok(())
+}
+
+/// The players of a game, Egyptian first.
+pub fn players(c: &Connection, game_id: &str) -> Result<Vec<PlayerRow>> {
+    let mut st = c.prepare(&format!(
+        "SELECT {PLAYER_COLS} FROM players WHERE game_id = ?1 ORDER BY side"
+    ))?;
+    let rows = st.query_map([game_id], player_row)?;
+    Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+}
+
+/// Every seat held by an address, in any game.
+pub fn seats_of(c: &Connection, address: &str) -> Result<Vec<PlayerRow>> {
+    let mut st = c.prepare(&format!(
+        "SELECT {PLAYER_COLS} FROM players WHERE address = ?1 ORDER BY game_id, side"
+    ))?;
+    let rows = st.query_map([address], player_row)?;
+    Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+}
+
+pub fn observers(c: &Connection, game_id: &str) -> Result<Vec<String>> {
+    let mut st = c.prepare("SELECT address FROM observers WHERE game_id = ?1 ORDER BY address")?;
+    let rows = st.query_map([game_id], |r| r.get(0))?;
+    Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+}
+
+pub fn add_observer(c: &Connection, game_id: &str, address: &str) -> Result<()> {
+    c.execute(
+        "INSERT OR IGNORE INTO observers (game_id, address) VALUES (?1, ?2)",
+        params![game_id, address],
+    )?;
+    Ok(())
+}
+
+/// Store a received message. Returns its row id, or `None` if a message
+/// with this Message-ID was stored before (a duplicate delivery).
+pub fn insert_message(
+    c: &Connection,
+    message_id: &str,
+    received_at: DateTime<Utc>,
+    sender: Option<&str>,
+    subject: &str,
+    raw: &[u8],
+) -> Result<Option<i64>> {
+    let n = c.execute(
+        "INSERT OR IGNORE INTO messages (message_id, received_at, sender, subject, raw, outcome) VALUES (?1, ?2, ?3, ?4, ?5, 'received')",
+        params![message_id, time(received_at), sender, subject, raw],
+    )?;
+    Ok((n == 1).then(|| c.last_insert_rowid()))
+}
+
+/// Record what was done with a message.
+pub fn set_message_outcome(
+    c: &Connection,
+    id: i64,
+    game_id: Option<&str>,
+    outcome: &str,
+) -> Result<()> {
+    c.execute(
+        "UPDATE messages SET game_id = ?2, outcome = ?3 WHERE id = ?1",
+        params![id, game_id, outcome],
+    )?;
+    Ok(())
+}
+
+/// A stored message's outcome, by Message-ID.
+pub fn message_outcome(c: &Connection, message_id: &str) -> Result<Option<String>> {
+    Ok(c.query_row(
+        "SELECT outcome FROM messages WHERE message_id = ?1",
+        [message_id],
+        |r| r.get(0),
+    )
+    .optional()?)
+}
+
+/// One version of a side's orders for a turn.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OrderSetRow {
+    pub id: i64,
+    pub game_id: String,
+    pub turn_no: u32,
+    pub side: Side,
+    pub version: u32,
+    pub message: Option<i64>,
+    pub canonical: String,
+    /// The engine's `Orders` as JSON.
+    pub orders: String,
+    pub sha256: String,
+    pub ready: bool,
+    pub received_at: DateTime<Utc>,
+}
+
+const SET_COLS: &str =
+    "id, game_id, turn_no, side, version, message, canonical, orders, sha256, ready, received_at";
+
+fn set_row(r: &Row<'_>) -> rusqlite::Result<OrderSetRow> {
+    Ok(OrderSetRow {
+        id: r.get(0)?,
+        game_id: r.get(1)?,
+        turn_no: r.get(2)?,
+        side: side_col(r, 3)?,
+        version: r.get(4)?,
+        message: r.get(5)?,
+        canonical: r.get(6)?,
+        orders: r.get(7)?,
+        sha256: r.get(8)?,
+        ready: r.get(9)?,
+        received_at: time_col(r, 10)?,
+    })
+}
+
+/// Store a new version of a side's orders; returns the stored row.
+#[allow(clippy::too_many_arguments)]
+pub fn insert_order_set(
+    c: &Connection,
+    game_id: &str,
+    turn_no: u32,
+    side: Side,
+    message: Option<i64>,
+    canonical: &str,
+    orders: &str,
+    sha256: &str,
+    ready: bool,
+    received_at: DateTime<Utc>,
+) -> Result<OrderSetRow> {
+    let version: u32 = c.query_row(
+        "SELECT COALESCE(MAX(version), 0) + 1 FROM order_sets WHERE game_id = ?1 AND turn_no = ?2 AND side = ?3",
+        params![game_id, turn_no, side_text(side)],
+        |r| r.get(0),
+    )?;
+    c.execute(
+        "INSERT INTO order_sets (game_id, turn_no, side, version, message, canonical, orders, sha256, ready, received_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+        params![
+            game_id,
+            turn_no,
+            side_text(side),
+            version,
+            message,
+            canonical,
+            orders,
+            sha256,
+            ready,
+            time(received_at)
+        ],
+    )?;
+    Ok(OrderSetRow {
+        id: c.last_insert_rowid(),
+        game_id: game_id.to_string(),
+        turn_no,
+        side,
+        version,
+        message,
+        canonical: canonical.to_string(),
+        orders: orders.to_string(),
+        sha256: sha256.to_string(),
+        ready,
+        received_at,
+    })
+}
+
+/// The latest orders of a side for a turn.
+pub fn latest_order_set(
+    c: &Connection,
+    game_id: &str,
+    turn_no: u32,
+    side: Side,
+) -> Result<Option<OrderSetRow>> {
+    Ok(c.query_row(
+        &format!("SELECT {SET_COLS} FROM order_sets WHERE game_id = ?1 AND turn_no = ?2 AND side = ?3 ORDER BY version DESC LIMIT 1"),
+        params![game_id, turn_no, side_text(side)],
+        set_row,
+    )
+    .optional()?)
+}
+
+pub fn order_set(c: &Connection, id: i64) -> Result<Option<OrderSetRow>> {
+    Ok(c.query_row(
+        &format!("SELECT {SET_COLS} FROM order_sets WHERE id = ?1"),
+        [id],
+        set_row,
+    )
+    .optional()?)
+}
+
+/// A played turn.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TurnRow {
+    pub game_id: String,
+    pub turn_no: u32,
+    pub month: String,
+    pub turn_kind: TurnKind,
+    pub seed_hex: String,
+    pub seed_sha256: String,
+    pub egyptian_set: Option<i64>,
+    pub mahdist_set: Option<i64>,
+    pub egyptian_sha256: String,
+    pub mahdist_sha256: String,
+    pub state_before: String,
+    pub state_after: String,
+    /// The engine's events as JSON.
+    pub events: String,
+    /// The result log as sent.
+    pub log: String,
+    pub played_at: DateTime<Utc>,
+}
+
+const TURN_COLS: &str = "game_id, turn_no, month, turn_kind, seed_hex, seed_sha256, egyptian_set, mahdist_set, egyptian_sha256, mahdist_sha256, state_before, state_after, events, log, played_at";
+
+fn turn_row(r: &Row<'_>) -> rusqlite::Result<TurnRow> {
+    Ok(TurnRow {
+        game_id: r.get(0)?,
+        turn_no: r.get(1)?,
+        month: r.get(2)?,
+        turn_kind: enum_col(r, 3, TurnKind::parse)?,
+        seed_hex: r.get(4)?,
+        seed_sha256: r.get(5)?,
+        egyptian_set: r.get(6)?,
+        mahdist_set: r.get(7)?,
+        egyptian_sha256: r.get(8)?,
+        mahdist_sha256: r.get(9)?,
+        state_before: r.get(10)?,
+        state_after: r.get(11)?,
+        events: r.get(12)?,
+        log: r.get(13)?,
+        played_at: time_col(r, 14)?,
+    })
+}
+
+pub fn insert_turn(c: &Connection, t: &TurnRow) -> Result<()> {
+    c.execute(
+        &format!("INSERT INTO turns ({TURN_COLS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)"),
+        params![
+            t.game_id,
+            t.turn_no,
+            t.month,
+            t.turn_kind.as_str(),
+            t.seed_hex,
+            t.seed_sha256,
+            t.egyptian_set,
+            t.mahdist_set,
+            t.egyptian_sha256,
+            t.mahdist_sha256,
+            t.state_before,
+            t.state_after,
+            t.events,
+            t.log,
+            time(t.played_at)
+        ],
+    )?;
+    Ok(())
+}
+
+/// The played turns of a game, in order.
+pub fn turns(c: &Connection, game_id: &str) -> Result<Vec<TurnRow>> {
+    let mut st = c.prepare(&format!(
+        "SELECT {TURN_COLS} FROM turns WHERE game_id = ?1 ORDER BY turn_no"
+    ))?;
+    let rows = st.query_map([game_id], turn_row)?;
+    Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+}
+
+/// A mail waiting to be sent, or sent.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OutboxRow {
+    pub id: i64,
+    pub game_id: Option<String>,
+    pub kind: String,
+    pub dedupe_key: String,
+    pub message_id: String,
+    pub recipient: String,
+    pub subject: String,
+    pub body_text: String,
+    pub body_html: Option<String>,
+    pub in_reply_to: Option<String>,
+    /// Message-IDs, space-separated.
+    pub refs: String,
+    pub auto_kind: String,
+    pub created_at: DateTime<Utc>,
+    pub attempts: u32,
+    pub next_attempt_at: DateTime<Utc>,
+    pub sent_at: Option<DateTime<Utc>>,
+    pub last_error: Option<String>,
+    pub gave_up: bool,
+}
+
+const OUT_COLS: &str = "id, game_id, kind, dedupe_key, message_id, recipient, subject, body_text, body_html, in_reply_to, refs, auto_kind, created_at, attempts, next_attempt_at, sent_at, last_error, gave_up";
+
+fn out_row(r: &Row<'_>) -> rusqlite::Result<OutboxRow> {
+    let sent: Option<String> = r.get(15)?;
+    Ok(OutboxRow {
+        id: r.get(0)?,
+        game_id: r.get(1)?,
+        kind: r.get(2)?,
+        dedupe_key: r.get(3)?,
+        message_id: r.get(4)?,
+        recipient: r.get(5)?,
+        subject: r.get(6)?,
+        body_text: r.get(7)?,
+        body_html: r.get(8)?,
+        in_reply_to: r.get(9)?,
+        refs: r.get(10)?,
+        auto_kind: r.get(11)?,
+        created_at: time_col(r, 12)?,
+        attempts: r.get(13)?,
+        next_attempt_at: time_col(r, 14)?,
+        sent_at: match sent {
+            Some(s) => Some(parse_time(&s).map_err(|e| {
+                rusqlite::Error::FromSqlConversionFailure(
+                    15,
+                    rusqlite::types::Type::Text,
+                    Box::new(e),
+                )
+            })?),
+            None => None,
+        },
+        last_error: r.get(16)?,
+        gave_up: r.get(17)?,
+    })
+}
+
+/// Queue a mail. A mail with the same dedupe key is queued once only:
+/// returns whether this call queued it.
+pub fn queue_mail(c: &Connection, m: &OutboxRow) -> Result<bool> {
+    let n = c.execute(
+        "INSERT OR IGNORE INTO outbox (game_id, kind, dedupe_key, message_id, recipient, subject, body_text, body_html, in_reply_to, refs, auto_kind, created_at, attempts, next_attempt_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, 0, ?13)",
+        params![
+            m.game_id,
+            m.kind,
+            m.dedupe_key,
+            m.message_id,
+            m.recipient,
+            m.subject,
+            m.body_text,
+            m.body_html,
+            m.in_reply_to,
+            m.refs,
+            m.auto_kind,
+            time(m.created_at),
+            time(m.next_attempt_at)
+        ],
+    )?;
+    Ok(n == 1)
+}
+
+/// Mails due to be sent now, oldest first.
+pub fn due_mail(c: &Connection, now: DateTime<Utc>) -> Result<Vec<OutboxRow>> {
+    let mut st = c.prepare(&format!(
+        "SELECT {OUT_COLS} FROM outbox WHERE sent_at IS NULL AND gave_up = 0 AND next_attempt_at <= ?1 ORDER BY id"
+    ))?;
+    let rows = st.query_map([time(now)], out_row)?;
+    Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+}
+
+/// Every mail queued for a game (or for none), in order.
+pub fn mail_for(c: &Connection, game_id: Option<&str>) -> Result<Vec<OutboxRow>> {
+    let mut st = c.prepare(&format!(
+        "SELECT {OUT_COLS} FROM outbox WHERE game_id IS ?1 ORDER BY id"
+    ))?;
+    let rows = st.query_map([game_id], out_row)?;
+    Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+}
+
+pub fn mark_sent(c: &Connection, id: i64, at: DateTime<Utc>) -> Result<()> {
+    c.execute(
+        "UPDATE outbox SET sent_at = ?2, attempts = attempts + 1, last_error = NULL WHERE id = ?1",
+        params![id, time(at)],
+    )?;
+    Ok(())
+}
+
+/// Record a failed attempt: try again at `retry`, or give up.
+pub fn mark_failed(
+    c: &Connection,
+    id: i64,
+    error: &str,
+    retry: Option<DateTime<Utc>>,
+) -> Result<()> {
+    match retry {
+        Some(at) => c.execute(
+            "UPDATE outbox SET attempts = attempts + 1, last_error = ?2, next_attempt_at = ?3 WHERE id = ?1",
+            params![id, error, time(at)],
+        )?,
+        None => c.execute(
+            "UPDATE outbox SET attempts = attempts + 1, last_error = ?2, gave_up = 1 WHERE id = ?1",
+            params![id, error],
+        )?,
+    };
+    Ok(())
+}
+
+/// The game a mail we sent belongs to and its recipient, by Message-ID.
+pub fn sent_mail_by_message_id(
+    c: &Connection,
+    message_id: &str,
+) -> Result<Option<(Option<String>, String)>> {
+    Ok(c.query_row(
+        "SELECT game_id, recipient FROM outbox WHERE message_id = ?1",
+        [message_id],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )
+    .optional()?)
+}
+
+/// Record a game master's action.
+pub fn audit(
+    c: &Connection,
+    at: DateTime<Utc>,
+    game_id: Option<&str>,
+    actor: &str,
+    action: &str,
+    detail: &str,
+) -> Result<()> {
+    c.execute(
+        "INSERT INTO audit (at, game_id, actor, action, detail) VALUES (?1, ?2, ?3, ?4, ?5)",
+        params![time(at), game_id, actor, action, detail],
+    )?;
+    Ok(())
+}
+
+/// The audit log of a game: (time, actor, action, detail).
+pub fn audit_log(c: &Connection, game_id: &str) -> Result<Vec<(String, String, String, String)>> {
+    let mut st =
+        c.prepare("SELECT at, actor, action, detail FROM audit WHERE game_id = ?1 ORDER BY id")?;
+    let rows = st.query_map([game_id], |r| {
+        Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+    })?;
+    Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+}
+
+pub fn service_value(c: &Connection, key: &str) -> Result<Option<String>> {
+    Ok(
+        c.query_row("SELECT value FROM service WHERE key = ?1", [key], |r| {
+            r.get(0)
+        })
+        .optional()?,
+    )
+}
+
+pub fn set_service_value(c: &Connection, key: &str, value: &str) -> Result<()> {
+    c.execute(
+        "INSERT INTO service (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = ?2",
+        params![key, value],
+    )?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn game() -> GameRow {
+        let t = DateTime::parse_from_rfc3339("2026-01-01T00:00:00Z")
+            .unwrap()
+            .with_timezone(&Utc);
+        GameRow {
+            id: "k-1".into(),
+            scenario: "khartoum".into(),
+            mode: Mode::Monthly,
+            status: Status::Running,
+            deadline_hours: 72,
+            created_at: t,
+            state: "{}".into(),
+            month: "1884-02".into(),
+            turn_no: 1,
+            turn_kind: TurnKind::Month,
+            deadline: t,
+            seed_hex: "00".into(),
+            seed_sha256: "ab".into(),
+            reminded: false,
+            result: None,
+        }
+    }
+
+    #[test]
+    fn games_players_and_order_versions_round_trip() {
+        let c = open_in_memory().unwrap();
+        let g = game();
+        insert_game(&c, &g).unwrap();
+        assert_eq!(super::game(&c, "k-1").unwrap(), Some(g.clone()));
+        let p = PlayerRow {
+            game_id: "k-1".into(),
+            side: Side::Mahdist,
+            address: "m@example.org".into(),
+            secret_sha256: "x".into(),
+            unreachable: false,
+            missed_turns: 0,
+            auth_failures: 0,
+        };
+        upsert_player(&c, &p).unwrap();
+        assert_eq!(seats_of(&c, "m@example.org").unwrap(), vec![p]);
+        let t = g.created_at;
+        let a = insert_order_set(
+            &c,
+            "k-1",
+            1,
+            Side::Mahdist,
+            None,
+            "READY",
+            "{}",
+            "h1",
+            true,
+            t,
+        )
+        .unwrap();
+        let b =
+            insert_order_set(&c, "k-1", 1, Side::Mahdist, None, "", "{}", "h2", false, t).unwrap();
+        assert_eq!((a.version, b.version), (1, 2));
+        assert_eq!(
+            latest_order_set(&c, "k-1", 1, Side::Mahdist).unwrap(),
+            Some(b)
+        );
+    }
+
+    #[test]
+    fn a_message_is_stored_once_and_a_mail_queued_once() {
+        let c = open_in_memory().unwrap();
+        let t = Utc::now();
+        assert!(
+            insert_message(&c, "a@b", t, None, "", b"x")
+                .unwrap()
+                .is_some()
+        );
+        assert!(
+            insert_message(&c, "a@b", t, None, "", b"x")
+                .unwrap()
+                .is_none()
+        );
+        let m = OutboxRow {
+            id: 0,
+            game_id: None,
+            kind: "receipt".into(),
+            dedupe_key: "receipt:a@b".into(),
+            message_id: "m1@dervish".into(),
+            recipient: "p@example.org".into(),
+            subject: "s".into(),
+            body_text: "t".into(),
+            body_html: None,
+            in_reply_to: None,
+            refs: String::new(),
+            auto_kind: "auto-replied".into(),
+            created_at: t,
+            attempts: 0,
+            next_attempt_at: t,
+            sent_at: None,
+            last_error: None,
+            gave_up: false,
+        };
+        assert!(queue_mail(&c, &m).unwrap());
+        assert!(!queue_mail(&c, &m).unwrap());
+        assert_eq!(due_mail(&c, t).unwrap().len(), 1);
+        let id = due_mail(&c, t).unwrap()[0].id;
+        mark_sent(&c, id, t).unwrap();
+        assert!(due_mail(&c, t).unwrap().is_empty());
+    }
+
+    #[test]
+    fn foreign_keys_are_enforced() {
+        let c = open_in_memory().unwrap();
+        let p = PlayerRow {
+            game_id: "nope".into(),
+            side: Side::Egyptian,
+            address: "e@example.org".into(),
+            secret_sha256: "x".into(),
+            unreachable: false,
+            missed_turns: 0,
+            auth_failures: 0,
+        };
+        assert!(upsert_player(&c, &p).is_err());
+    }
+}

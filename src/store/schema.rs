@@ -1,0 +1,155 @@
+//! The database schema, as migrations from the first version on. A
+//! migration is never edited once released: changes are new migrations.
+
+use rusqlite_migration::{M, Migrations};
+
+/// Every migration, oldest first. The schema version is kept in SQLite's
+/// `user_version`.
+pub fn migrations() -> Migrations<'static> {
+    Migrations::new(vec![M::up(V1)])
+}
+
+const V1: &str = r#"
+CREATE TABLE games (
+    id              TEXT PRIMARY KEY,
+    scenario        TEXT NOT NULL,
+    mode            TEXT NOT NULL CHECK (mode IN ('monthly', 'alternating')),
+    status          TEXT NOT NULL CHECK (status IN ('running', 'paused', 'finished')),
+    deadline_hours  INTEGER NOT NULL CHECK (deadline_hours > 0),
+    created_at      TEXT NOT NULL,
+    -- The game state between turns (JSON of the engine's GameState).
+    state           TEXT NOT NULL,
+    month           TEXT NOT NULL,
+    -- The turn now open for orders, from 1.
+    turn_no         INTEGER NOT NULL,
+    -- Which player turn the open turn plays: 'month' (both, monthly mode),
+    -- 'egyptian' or 'mahdist' (alternating mode).
+    turn_kind       TEXT NOT NULL CHECK (turn_kind IN ('month', 'egyptian', 'mahdist')),
+    deadline        TEXT NOT NULL,
+    -- The open turn's seed, kept secret until the turn is played, and its
+    -- SHA-256, published when the turn opens.
+    seed_hex        TEXT NOT NULL,
+    seed_sha256     TEXT NOT NULL,
+    reminded        INTEGER NOT NULL DEFAULT 0,
+    result          TEXT
+);
+
+CREATE TABLE players (
+    game_id         TEXT NOT NULL REFERENCES games(id),
+    side            TEXT NOT NULL CHECK (side IN ('egyptian', 'mahdist')),
+    address         TEXT NOT NULL,
+    -- SHA-256 of the secret the service generated and mailed; the secret
+    -- itself is never stored.
+    secret_sha256   TEXT NOT NULL,
+    unreachable     INTEGER NOT NULL DEFAULT 0,
+    missed_turns    INTEGER NOT NULL DEFAULT 0,
+    auth_failures   INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (game_id, side)
+);
+
+CREATE TABLE observers (
+    game_id         TEXT NOT NULL REFERENCES games(id),
+    address         TEXT NOT NULL,
+    PRIMARY KEY (game_id, address)
+);
+
+-- Every message received, stored raw once, keyed by its Message-ID.
+CREATE TABLE messages (
+    id              INTEGER PRIMARY KEY,
+    message_id      TEXT NOT NULL UNIQUE,
+    received_at     TEXT NOT NULL,
+    sender          TEXT,
+    subject         TEXT NOT NULL DEFAULT '',
+    game_id         TEXT,
+    raw             BLOB NOT NULL,
+    -- What was done with it, in words.
+    outcome         TEXT NOT NULL
+);
+
+-- Every version of every side's orders for every turn.
+CREATE TABLE order_sets (
+    id              INTEGER PRIMARY KEY,
+    game_id         TEXT NOT NULL REFERENCES games(id),
+    turn_no         INTEGER NOT NULL,
+    side            TEXT NOT NULL CHECK (side IN ('egyptian', 'mahdist')),
+    version         INTEGER NOT NULL,
+    message         INTEGER REFERENCES messages(id),
+    canonical       TEXT NOT NULL,
+    -- The engine's orders (JSON); what the turn is played with.
+    orders          TEXT NOT NULL,
+    sha256          TEXT NOT NULL,
+    ready           INTEGER NOT NULL,
+    received_at     TEXT NOT NULL,
+    UNIQUE (game_id, turn_no, side, version)
+);
+
+-- Every turn played, with what it needs to be played again byte for byte.
+CREATE TABLE turns (
+    game_id         TEXT NOT NULL REFERENCES games(id),
+    turn_no         INTEGER NOT NULL,
+    month           TEXT NOT NULL,
+    turn_kind       TEXT NOT NULL,
+    seed_hex        TEXT NOT NULL,
+    seed_sha256     TEXT NOT NULL,
+    egyptian_set    INTEGER REFERENCES order_sets(id),
+    mahdist_set     INTEGER REFERENCES order_sets(id),
+    egyptian_sha256 TEXT NOT NULL,
+    mahdist_sha256  TEXT NOT NULL,
+    state_before    TEXT NOT NULL,
+    state_after     TEXT NOT NULL,
+    events          TEXT NOT NULL,
+    log             TEXT NOT NULL,
+    played_at       TEXT NOT NULL,
+    PRIMARY KEY (game_id, turn_no)
+);
+
+-- Every mail to send, committed before it is sent.
+CREATE TABLE outbox (
+    id              INTEGER PRIMARY KEY,
+    game_id         TEXT,
+    kind            TEXT NOT NULL,
+    -- What this mail answers or announces, so it is never queued twice
+    -- ("receipt:<message-id>", "results:<game>:<turn>:<side>").
+    dedupe_key      TEXT NOT NULL UNIQUE,
+    message_id      TEXT NOT NULL UNIQUE,
+    recipient       TEXT NOT NULL,
+    subject         TEXT NOT NULL,
+    body_text       TEXT NOT NULL,
+    body_html       TEXT,
+    in_reply_to     TEXT,
+    refs            TEXT NOT NULL DEFAULT '',
+    auto_kind       TEXT NOT NULL CHECK (auto_kind IN ('auto-replied', 'auto-generated')),
+    created_at      TEXT NOT NULL,
+    attempts        INTEGER NOT NULL DEFAULT 0,
+    next_attempt_at TEXT NOT NULL,
+    sent_at         TEXT,
+    last_error      TEXT,
+    gave_up         INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX outbox_due ON outbox (sent_at, gave_up, next_attempt_at);
+
+-- What game masters did.
+CREATE TABLE audit (
+    id              INTEGER PRIMARY KEY,
+    at              TEXT NOT NULL,
+    game_id         TEXT,
+    actor           TEXT NOT NULL,
+    action          TEXT NOT NULL,
+    detail          TEXT NOT NULL
+);
+
+-- Small facts about the service itself (the last pass, for deadlines that
+-- passed while it was down).
+CREATE TABLE service (
+    key             TEXT PRIMARY KEY,
+    value           TEXT NOT NULL
+);
+"#;
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_migrations_are_valid() {
+        assert!(super::migrations().validate().is_ok());
+    }
+}
