@@ -23,14 +23,17 @@ fn read_and_check(c: &mut Criterion) {
             black_box(p.sheet.items.len())
         })
     });
-    c.bench_function("orders: parse, check and write the receipt of a whole turn", |b| {
-        b.iter(|| {
-            let p = orders::parse(&Input::text(black_box(TURN)), &vocab).expect("small");
-            let checked = orders::check(&p.sheet, &scn, &state, Side::Egyptian);
-            let ack = orders::acknowledge(&p, &checked, &scn, Side::Egyptian, &state);
-            black_box(ack.len())
-        })
-    });
+    c.bench_function(
+        "orders: parse, check and write the receipt of a whole turn",
+        |b| {
+            b.iter(|| {
+                let p = orders::parse(&Input::text(black_box(TURN)), &vocab).expect("small");
+                let checked = orders::check(&p.sheet, &scn, &state, Side::Egyptian);
+                let ack = orders::acknowledge(&p, &checked, &scn, Side::Egyptian, &state);
+                black_box(ack.len())
+            })
+        },
+    );
     c.bench_function("orders: vocabulary of a scenario", |b| {
         b.iter(|| black_box(Vocabulary::new(black_box(&scn))))
     });

@@ -166,7 +166,10 @@ fn orders_check_prints_the_receipt_and_exits_zero_only_without_errors() {
         "egyptian",
         "tests/orders/01-plain-egyptian-khartoum.txt",
     ]);
-    assert!(good.starts_with("=== Dervish orders: Egyptian player"), "{good}");
+    assert!(
+        good.starts_with("=== Dervish orders: Egyptian player"),
+        "{good}"
+    );
     assert!(good.contains("0 errors"), "{good}");
     let (out, _, code) = dervish(&[
         "orders",
@@ -186,7 +189,10 @@ fn orders_check_prints_the_receipt_and_exits_zero_only_without_errors() {
         "mahdist",
         "tests/orders/14-el-obeid-mahdist.txt",
     ]);
-    assert!(el_obeid.contains("Mahdist player, October 1882"), "{el_obeid}");
+    assert!(
+        el_obeid.contains("Mahdist player, October 1882"),
+        "{el_obeid}"
+    );
 }
 
 #[test]
@@ -216,7 +222,11 @@ fn orders_over_the_size_limit_are_refused_whole() {
     ]);
     assert_eq!(code, 1);
     assert!(err.contains("at most 500 are read"), "{err}");
-    let canonical = ok(&["orders", "canonical", "tests/orders/12-comments-mixed-case.txt"]);
+    let canonical = ok(&[
+        "orders",
+        "canonical",
+        "tests/orders/12-comments-mixed-case.txt",
+    ]);
     assert!(canonical.contains("MARCH "), "{canonical}");
     std::fs::remove_dir_all(&dir).ok();
 }
