@@ -180,7 +180,7 @@ pub fn build(o: &Outgoing) -> Result<Message, OutboundError> {
             o.loop_id.clone(),
         ));
 
-    let text = text_body(&o.text)?;
+    let text = text_body(&o.text);
     let message = match &o.html {
         // Not `singlepart`, which adds a line break after the body that a
         // reader would take as part of the text.
@@ -457,7 +457,7 @@ fn clean_subject(subject: &str) -> String {
 
 /// The text part, encoded so that decoding gives back exactly the text
 /// (with CRLF line ends).
-fn text_body(text: &str) -> Result<Body, OutboundError> {
+fn text_body(text: &str) -> Body {
     let from_line = text.lines().any(|l| l.starts_with("From "));
     let trailing_space = text.lines().any(|l| l.ends_with(' ') || l.ends_with('\t'));
     let chosen = Body::new(text.to_owned());
@@ -470,10 +470,11 @@ fn text_body(text: &str) -> Result<Body, OutboundError> {
         ContentTransferEncoding::SevenBit if trailing_space => {
             ContentTransferEncoding::QuotedPrintable
         }
-        _ => return Ok(chosen),
+        _ => return chosen,
     };
-    Body::new_with_encoding(text.to_owned(), encoding)
-        .map_err(|_| OutboundError::Transport(format!("the text cannot be sent as {encoding:?}")))
+    // Quoted-printable and base64 take any text, so lettre never refuses
+    // them; were it to, its own choice still carries the text.
+    Body::new_with_encoding(text.to_owned(), encoding).unwrap_or(chosen)
 }
 
 /// The file name for a message id: letters, digits and `@._+=-` are kept,
