@@ -471,6 +471,12 @@ fn delivery_report_with_the_returned_message_is_a_bounce() {
 }
 
 #[test]
+fn delay_warning_is_not_a_bounce() {
+    let m = read_sample("21-postfix-delay-warning.eml");
+    assert_eq!(reason(&m.kind), "delivery report (delayed)");
+}
+
+#[test]
 fn mailer_daemon_needs_the_null_return_path() {
     let from_daemon = "From: MAILER-DAEMON@example.org\r\nSubject: hello\r\n";
     let with_path = format!("Return-Path: <someone@example.org>\r\n{from_daemon}\r\nhi\r\n");

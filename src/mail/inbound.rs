@@ -687,6 +687,14 @@ fn kind(
         return Kind::Loop;
     }
     if is_bounce(message, return_path) {
+        // A report that delivery is only delayed (or did succeed) is not a
+        // failure: the address still works.
+        let actions = delivery_actions(message);
+        if !actions.is_empty() && !actions.iter().any(|a| a == "failed") {
+            return Kind::Automatic {
+                reason: format!("delivery report ({})", actions.join(", ")),
+            };
+        }
         return Kind::Bounce {
             original_message_id: bounced_message_id(message),
             failed_recipient: failed_recipient(message, headers),
@@ -762,6 +770,31 @@ fn bounced_message_id(message: &Message<'_>) -> Option<String> {
         .and_then(|v| bare_id(&v))
 }
 
+/// The `Action` of each recipient in the delivery status parts (RFC
+/// 3464: failed, delayed, delivered, relayed, expanded), lower-cased.
+fn delivery_actions(message: &Message<'_>) -> Vec<String> {
+    message
+        .parts
+        .iter()
+        .filter(|p| {
+            p.content_type().is_some_and(|ct| {
+                ct.ctype().eq_ignore_ascii_case("message")
+                    && ct.subtype().is_some_and(|s| {
+                        s.eq_ignore_ascii_case("delivery-status")
+                            || s.eq_ignore_ascii_case("global-delivery-status")
+                    })
+            })
+        })
+        .flat_map(|p| fields(&contents(p), "Action"))
+        .map(|a| {
+            a.split([' ', ';', '('])
+                .next()
+                .unwrap_or_default()
+                .to_ascii_lowercase()
+        })
+        .collect()
+}
+
 /// The address that failed: Original-Recipient (the address as we gave
 /// it) or Final-Recipient from the delivery status, else Exim's
 /// X-Failed-Recipients header.
@@ -803,6 +836,13 @@ fn contents(part: &MessagePart<'_>) -> String {
 /// text (delivery status fields, returned headers), unfolded; `None` when
 /// absent or empty.
 fn field(text: &str, name: &str) -> Option<String> {
+    fields(text, name).into_iter().next()
+}
+
+/// The values of every `Name: value` line in a block of header-like text,
+/// unfolded, leaving out empty ones.
+fn fields(text: &str, name: &str) -> Vec<String> {
+    let mut found = Vec::new();
     let mut lines = text.lines().peekable();
     while let Some(line) = lines.next() {
         let line = line.trim_start();
@@ -819,10 +859,10 @@ fn field(text: &str, name: &str) -> Option<String> {
             value.push_str(next.trim());
         }
         if !value.is_empty() {
-            return Some(value);
+            found.push(value);
         }
     }
-    None
+    found
 }
 
 /// Why a message is automatic (RFC 3834 and common practice), if it is.
