@@ -239,6 +239,30 @@ fn html_only_message_is_converted_to_text() {
 }
 
 #[test]
+fn alternative_with_only_html_is_converted() {
+    let raw = message(
+        "MIME-Version: 1.0\r\nContent-Type: multipart/alternative; boundary=\"alt\"",
+        "--alt\r\nContent-Type: text/html; charset=utf-8\r\n\r\n\
+         <p>MARCH STACK Duem&nbsp;TO Shatt</p><p>READY</p>\r\n--alt--\r\n",
+    );
+    let m = read_bytes(&raw);
+    assert_eq!(m.body.source, BodySource::Html);
+    assert_eq!(m.body.text, "MARCH STACK Duem\u{a0}TO Shatt\n\nREADY\n");
+}
+
+#[test]
+fn message_with_no_text_at_all_has_no_body() {
+    let raw = message(
+        "MIME-Version: 1.0\r\nContent-Type: image/png\r\nContent-Transfer-Encoding: base64",
+        "iVBORw0KGgo=\r\n",
+    );
+    let m = read_bytes(&raw);
+    assert_eq!(m.body.source, BodySource::None);
+    assert_eq!(m.body.text, "");
+    assert!(m.attachments.is_empty());
+}
+
+#[test]
 fn orders_in_a_text_attachment_with_an_empty_body() {
     let m = read_sample("08-attachment-orders.eml");
     assert_eq!(m.body.source, BodySource::Plain);
