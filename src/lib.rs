@@ -16,5 +16,6 @@ pub mod orders;
 pub mod policy;
 pub mod render;
 pub mod scenario;
+pub mod service;
 pub mod state;
 pub mod store;

@@ -1,5 +1,7 @@
 //! Command-line interface: parses arguments and calls the library.
 
+mod service;
+
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -34,6 +36,42 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
+    /// Set up the embedded default in this folder, start a demo game of
+    /// The Siege of Khartoum between two local players, put a sample
+    /// orders mail from each in the inbox, and run one pass: receipts, the
+    /// turn, the results. Then `dervish run` keeps going from there.
+    Quickstart,
+    /// Run the service: read new mail, answer it, play due turns, send
+    /// reminders and the outbox; again every `poll_seconds` until stopped
+    /// (SIGTERM or Ctrl-C), or once with --once (for cron).
+    Run {
+        /// Make one pass and stop.
+        #[arg(long)]
+        once: bool,
+    },
+    /// Hand a message (an .eml file, or - for standard input) to the
+    /// intake as if it had arrived: for tests, and for mail piped from an
+    /// MTA.
+    Submit { file: PathBuf },
+    /// Game master commands.
+    Game {
+        #[command(subcommand)]
+        command: service::GameCommand,
+    },
+    /// Play the turns of a month again from the stored state, orders and
+    /// seed, and confirm the same result byte for byte.
+    Verify {
+        #[arg(long)]
+        game: String,
+        /// The month: 1884-03.
+        #[arg(long)]
+        month: String,
+    },
+    /// Play a whole game again from its set-up and report any drift.
+    Replay {
+        #[arg(long)]
+        game: String,
+    },
     /// Print the map of a scenario: the overview, or a sector around a place.
     Map {
         /// Scenario: el-obeid or khartoum.
@@ -92,6 +130,10 @@ enum OrdersCommand {
         /// Scenario whose opening position the orders are checked against.
         #[arg(long, short, default_value = "khartoum")]
         scenario: String,
+        /// Check against a game of the service as it stands now (its
+        /// scenario and its current state) instead of an opening position.
+        #[arg(long, conflicts_with = "scenario")]
+        game: Option<String>,
         /// The side giving the orders.
         #[arg(long, value_enum)]
         side: SideArg,
@@ -200,28 +242,29 @@ fn place(scn: &Scenario, text: &str) -> Result<Hex> {
     scn.map.resolve(text).map_err(|e| anyhow!("{e}"))
 }
 
-/// Options read from `--config FILE`; see `config.example.toml`.
-#[derive(serde::Deserialize, Debug, Default)]
-#[serde(deny_unknown_fields)]
-struct Config {
-    #[serde(default)]
-    data_dir: Option<PathBuf>,
-}
-
-fn read_config(path: &PathBuf) -> Result<Config> {
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-    toml::from_str(&text).map_err(|e| anyhow!("{}: {e}", path.display()))
+/// The service configuration: `--config FILE`, or the embedded default;
+/// `--data DIR` overrides its `data_dir`.
+fn config(cli: &Cli) -> Result<dervish::service::Config> {
+    let mut c = match &cli.config {
+        Some(path) => dervish::service::Config::read(path).map_err(|e| anyhow!("{e}"))?,
+        None => dervish::service::Config::default(),
+    };
+    if cli.data.is_some() {
+        c.data_dir = cli.data.clone();
+    }
+    Ok(c)
 }
 
 fn run(mut cli: Cli) -> Result<ExitCode> {
-    if let Some(path) = &cli.config {
-        let config = read_config(path)?;
-        if cli.data.is_none() {
-            cli.data = config.data_dir.filter(|d| !d.as_os_str().is_empty());
-        }
-    }
+    let cfg = config(&cli)?;
+    cli.data = cfg.data_dir.clone();
     match cli.command {
+        Command::Quickstart => service::quickstart(cfg),
+        Command::Run { once } => service::run(cfg, once),
+        Command::Submit { file } => service::submit(cfg, &file),
+        Command::Game { command } => service::game(cfg, command),
+        Command::Verify { game, month } => service::verify(cfg, &game, &month),
+        Command::Replay { game } => service::replay(cfg, &game),
         Command::Map {
             scenario: id,
             around,
@@ -330,15 +373,31 @@ fn run(mut cli: Cli) -> Result<ExitCode> {
             command:
                 OrdersCommand::Check {
                     scenario: id,
+                    game,
                     side,
                     subject,
                     flowed,
                     file,
                 },
         } => {
-            let data = data(&cli.data)?;
-            let scn = scenario(&data, &id)?;
-            let (state, _) = initial_state(&scn, &Placements::new()).map_err(|e| anyhow!("{e}"))?;
+            let (scn, state) = match game {
+                Some(g) => {
+                    let s = dervish::service::Service::open(cfg).map_err(|e| anyhow!("{e}"))?;
+                    let row = s.game(&g).map_err(|e| anyhow!("{e}"))?;
+                    let state = s.state_of(&row).map_err(|e| anyhow!("{e}"))?;
+                    (
+                        s.scenario(&row.scenario).map_err(|e| anyhow!("{e}"))?,
+                        state,
+                    )
+                }
+                None => {
+                    let data = data(&cli.data)?;
+                    let scn = scenario(&data, &id)?;
+                    let (state, _) =
+                        initial_state(&scn, &Placements::new()).map_err(|e| anyhow!("{e}"))?;
+                    (scn, state)
+                }
+            };
             let text = read_text(&file)?;
             let vocab = orders::Vocabulary::new(&scn);
             let input = orders::Input {

@@ -711,6 +711,15 @@ pub fn mark_sent(c: &Connection, id: i64, at: DateTime<Utc>) -> Result<()> {
     Ok(())
 }
 
+/// Replace a sent mail's body (a welcome mail's secret is not kept).
+pub fn redact_mail(c: &Connection, id: i64, text: &str) -> Result<()> {
+    c.execute(
+        "UPDATE outbox SET body_text = ?2, body_html = NULL WHERE id = ?1",
+        params![id, text],
+    )?;
+    Ok(())
+}
+
 /// Record a failed attempt: try again at `retry`, or give up.
 pub fn mark_failed(
     c: &Connection,

@@ -1,0 +1,463 @@
+//! The service commands: quickstart, run, submit, game, verify, replay.
+
+use std::path::Path;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use anyhow::{Context, Result, anyhow};
+use clap::Subcommand;
+
+use dervish::mail::maildir::Maildir;
+use dervish::mail::outbound::{Sender, TransportConfig};
+use dervish::render::ascii;
+use dervish::scenario::Side;
+use dervish::service::games::{NewGame, deadline_text};
+use dervish::service::intake::Outcome;
+use dervish::service::{self, Config, Service};
+use dervish::store::{self, Mode, Status};
+
+#[derive(Subcommand, Debug)]
+pub enum GameCommand {
+    /// Start a game: set up the scenario, make each player's secret and
+    /// mail it with the first turn.
+    New {
+        #[arg(long, short, default_value = "khartoum")]
+        scenario: String,
+        /// The Egyptian player's address.
+        #[arg(long)]
+        egyptian: String,
+        /// The Mahdist player's address.
+        #[arg(long)]
+        mahdist: String,
+        /// The game's id (default: SCENARIO-N).
+        #[arg(long)]
+        id: Option<String>,
+        /// monthly: both sides' orders, then the month; alternating: each
+        /// player turn has its own orders and deadline.
+        #[arg(long, default_value = "monthly", value_parser = ["monthly", "alternating"])]
+        mode: String,
+        /// Hours from a turn opening to its deadline.
+        #[arg(long)]
+        deadline_hours: Option<u32>,
+    },
+    /// List the games.
+    List,
+    /// Show a game: its turn, deadline, players, orders in, and the map.
+    Show { id: String },
+    /// Play the open turn of a game now.
+    Process { id: String },
+    /// Push the deadline back.
+    Extend { id: String, hours: u32 },
+    /// Give a side's seat to another address (with a new secret).
+    Replace {
+        id: String,
+        #[arg(value_parser = ["egyptian", "mahdist"])]
+        side: String,
+        address: String,
+    },
+    /// Stop a game's deadlines until it is resumed.
+    Pause { id: String },
+    /// Resume a paused game.
+    Resume { id: String },
+}
+
+fn open(cfg: Config) -> Result<(Service, std::fs::File)> {
+    if let Some(dir) = cfg.database.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    }
+    let lock = service::lock(&cfg.database).map_err(|e| anyhow!(e))?;
+    let s = Service::open(cfg).map_err(|e| anyhow!("{e}"))?;
+    Ok((s, lock))
+}
+
+fn sender(cfg: &Config) -> Result<Sender> {
+    Sender::new(&cfg.outgoing).map_err(|e| anyhow!("outgoing mail: {e}"))
+}
+
+fn inbox(cfg: &Config) -> Result<Maildir> {
+    Maildir::open(&cfg.inbox.maildir)
+        .with_context(|| format!("cannot open the Maildir {}", cfg.inbox.maildir.display()))
+}
+
+fn actor() -> String {
+    format!(
+        "cli:{}",
+        std::env::var("USER").unwrap_or_else(|_| "game-master".into())
+    )
+}
+
+/// A sample orders mail, as a player's mail program would send it.
+fn sample_mail(from: &str, to: &str, game: &str, month: &str, n: u32, body: &str) -> Vec<u8> {
+    format!(
+        "From: {from}\r\nTo: {to}\r\nSubject: [dervish {game}] orders {month}\r\nMessage-ID: <quickstart-{game}-{n}@localhost>\r\nDate: Mon, 23 Nov 2026 09:00:00 +0000\r\nMIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n{}",
+        body.replace('\n', "\r\n")
+    )
+    .into_bytes()
+}
+
+pub fn quickstart(cfg: Config) -> Result<ExitCode> {
+    let outbox_dir = match &cfg.outgoing {
+        TransportConfig::File { dir } => Some(dir.clone()),
+        _ => None,
+    };
+    let inbox_dir = cfg.inbox.maildir.clone();
+    let (mut s, _lock) = open(cfg)?;
+    let created = s
+        .new_game(
+            &NewGame {
+                scenario: "khartoum".into(),
+                egyptian: "egyptian@localhost".into(),
+                mahdist: "mahdist@localhost".into(),
+                id: None,
+                mode: Mode::Monthly,
+                deadline_hours: None,
+            },
+            "quickstart",
+        )
+        .map_err(|e| anyhow!("{e}"))?;
+    let g = s.game(&created.id).map_err(|e| anyhow!("{e}"))?;
+    let secret = |side| {
+        created
+            .secrets
+            .iter()
+            .find(|(s, _)| *s == side)
+            .map(|(_, x)| x.clone())
+            .unwrap_or_default()
+    };
+    let host = s.cfg.host.address.clone();
+    let egyptian = format!(
+        "SECRET {}\n\n# Baker sails from Souakim to relieve Tokar.\nMARCH LEADER Baker FLEET TO Trinkitat THEN TO El Teb\n  ATTACK ANY\n  RETREAT TOWARDS Trinkitat\n# Gordon holds Khartoum; the Sinkat garrison falls back.\nMARCH STACK Sinkat TO Souakim\nREADY\n\n-- \nThe Egyptian player\n",
+        secret(Side::Egyptian)
+    );
+    let mahdist = format!(
+        "SECRET {}\n\nMARCH LEADER Osman Digma TO Tamai\nMARCH STACK Kamlin TO Soba ATTACK ANY\nREADY\n",
+        secret(Side::Mahdist)
+    );
+    let maildir = Maildir::open(&inbox_dir)?;
+    maildir.deliver(&sample_mail(
+        "egyptian@localhost",
+        &host,
+        &g.id,
+        &g.month,
+        1,
+        &egyptian,
+    ))?;
+    maildir.deliver(&sample_mail(
+        "mahdist@localhost",
+        &host,
+        &g.id,
+        &g.month,
+        2,
+        &mahdist,
+    ))?;
+    let sender = sender(&s.cfg)?;
+    let report = s.pass(&maildir, &sender).map_err(|e| anyhow!("{e}"))?;
+    let g = s.game(&created.id).map_err(|e| anyhow!("{e}"))?;
+    let state = s.state_of(&g).map_err(|e| anyhow!("{e}"))?;
+    let scn = s.scenario(&g.scenario).map_err(|e| anyhow!("{e}"))?;
+    println!(
+        "Demo game {} of {}: egyptian@localhost against mahdist@localhost.",
+        g.id, scn.def.title
+    );
+    println!(
+        "Read {} sample orders mails from {}, played {} turn(s), sent {} mails.",
+        report.messages,
+        inbox_dir.display(),
+        report.turns_played.len(),
+        report.sent
+    );
+    if let Some(dir) = outbox_dir {
+        println!("The mails are in {}:", dir.display());
+        let mut names: Vec<String> = std::fs::read_dir(&dir)
+            .map(|rd| {
+                rd.filter_map(|e| e.ok())
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .collect()
+            })
+            .unwrap_or_default();
+        names.sort();
+        for n in names {
+            println!("  {}", dir.join(n).display());
+        }
+    }
+    println!();
+    println!(
+        "The map after the first turn (now {}, next deadline {}):",
+        state.month.long_name(),
+        deadline_text(g.deadline)
+    );
+    print!("{}", ascii::overview(&scn, Some(&state)));
+    println!();
+    println!(
+        "Next: `dervish run` keeps the service going; put mail in {}/new, or use `dervish submit FILE.eml`.",
+        inbox_dir.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn run(cfg: Config, once: bool) -> Result<ExitCode> {
+    let poll = std::time::Duration::from_secs(u64::from(cfg.run.poll_seconds.max(1)));
+    let maildir = inbox(&cfg)?;
+    let sender = sender(&cfg)?;
+    let (mut s, _lock) = open(cfg)?;
+    let stop = Arc::new(AtomicBool::new(false));
+    for sig in [signal_hook::consts::SIGTERM, signal_hook::consts::SIGINT] {
+        signal_hook::flag::register(sig, Arc::clone(&stop)).context("cannot watch for signals")?;
+    }
+    loop {
+        let r = s.pass(&maildir, &sender).map_err(|e| anyhow!("{e}"))?;
+        tracing::info!(
+            messages = r.messages,
+            turns = r.turns_played.len(),
+            reminders = r.reminders,
+            sent = r.sent,
+            failed = r.failed,
+            "pass"
+        );
+        if once {
+            println!(
+                "{} messages read, {} turns played, {} reminders, {} mails sent, {} failed",
+                r.messages,
+                r.turns_played.len(),
+                r.reminders,
+                r.sent,
+                r.failed
+            );
+            return Ok(ExitCode::SUCCESS);
+        }
+        // Sleep in short steps so a signal stops the service promptly,
+        // never in the middle of a pass.
+        let mut slept = std::time::Duration::ZERO;
+        while slept < poll {
+            if stop.load(Ordering::Relaxed) {
+                tracing::info!("stopping");
+                return Ok(ExitCode::SUCCESS);
+            }
+            let step = std::time::Duration::from_millis(200);
+            std::thread::sleep(step);
+            slept += step;
+        }
+        if stop.load(Ordering::Relaxed) {
+            return Ok(ExitCode::SUCCESS);
+        }
+    }
+}
+
+pub fn submit(cfg: Config, file: &Path) -> Result<ExitCode> {
+    let raw = if file.as_os_str() == "-" {
+        let mut b = Vec::new();
+        std::io::Read::read_to_end(&mut std::io::stdin(), &mut b)
+            .context("cannot read standard input")?;
+        b
+    } else {
+        std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))?
+    };
+    let (mut s, _lock) = open(cfg)?;
+    let out = s.receive(&raw).map_err(|e| anyhow!("{e}"))?;
+    println!("{}", out.describe());
+    Ok(match out {
+        Outcome::Orders { .. }
+        | Outcome::Commands { .. }
+        | Outcome::Duplicate
+        | Outcome::Bounce(_) => ExitCode::SUCCESS,
+        Outcome::Ignored(_) | Outcome::Refused(_) => ExitCode::from(2),
+    })
+}
+
+pub fn game(cfg: Config, command: GameCommand) -> Result<ExitCode> {
+    let (mut s, _lock) = open(cfg)?;
+    let e = |e: service::ServiceError| anyhow!("{e}");
+    match command {
+        GameCommand::New {
+            scenario,
+            egyptian,
+            mahdist,
+            id,
+            mode,
+            deadline_hours,
+        } => {
+            let created = s
+                .new_game(
+                    &NewGame {
+                        scenario,
+                        egyptian,
+                        mahdist,
+                        id,
+                        mode: Mode::parse(&mode).unwrap_or(Mode::Monthly),
+                        deadline_hours,
+                    },
+                    &actor(),
+                )
+                .map_err(e)?;
+            let g = s.game(&created.id).map_err(e)?;
+            println!(
+                "Game {} created: first turn {}, deadline {}. Each player's secret is in their welcome mail (run `dervish run --once` to send it).",
+                g.id,
+                g.month,
+                deadline_text(g.deadline)
+            );
+        }
+        GameCommand::List => {
+            let games = store::games(&s.conn)?;
+            if games.is_empty() {
+                println!("no games");
+            }
+            for g in games {
+                println!(
+                    "{:<16} {:<9} {:<11} {:<8} turn {:>3} {}  deadline {}{}",
+                    g.id,
+                    g.scenario,
+                    g.mode.as_str(),
+                    g.status.as_str(),
+                    g.turn_no,
+                    g.month,
+                    deadline_text(g.deadline),
+                    g.result.map(|r| format!("  ({r})")).unwrap_or_default()
+                );
+            }
+        }
+        GameCommand::Show { id } => {
+            let g = s.game(&id).map_err(e)?;
+            let scn = s.scenario(&g.scenario).map_err(e)?;
+            let state = s.state_of(&g).map_err(e)?;
+            println!(
+                "Game {}: {} ({}), {} turns, {}",
+                g.id,
+                scn.def.title,
+                g.scenario,
+                g.mode.as_str(),
+                g.status.as_str()
+            );
+            println!(
+                "Turn {} ({}, {}), deadline {}",
+                g.turn_no,
+                g.month,
+                g.turn_kind.as_str(),
+                deadline_text(g.deadline)
+            );
+            println!("Seed fingerprint of the open turn: {}", g.seed_sha256);
+            if let Some(r) = &g.result {
+                println!("Result: {r}");
+            }
+            for p in store::players(&s.conn, &id)? {
+                let set = store::latest_order_set(&s.conn, &id, g.turn_no, p.side)?;
+                println!(
+                    "  {:<9} {:<30} {}{}{}",
+                    p.side.to_string(),
+                    p.address,
+                    match set {
+                        Some(x) => format!(
+                            "orders v{}{}",
+                            x.version,
+                            if x.ready { " READY" } else { "" }
+                        ),
+                        None => "no orders".into(),
+                    },
+                    if p.unreachable { ", unreachable" } else { "" },
+                    if p.missed_turns > 0 {
+                        format!(", missed {} turns", p.missed_turns)
+                    } else {
+                        String::new()
+                    }
+                );
+            }
+            for t in store::turns(&s.conn, &id)? {
+                println!(
+                    "  played turn {}: {} ({})",
+                    t.turn_no,
+                    t.month,
+                    t.turn_kind.as_str()
+                );
+            }
+            print!("{}", ascii::overview(&scn, Some(&state)));
+        }
+        GameCommand::Process { id } => {
+            let n = s.play_turn(&id).map_err(e)?;
+            store::audit(
+                &s.conn,
+                s.now(),
+                Some(&id),
+                &actor(),
+                "game process",
+                &format!("turn {n} played now"),
+            )?;
+            println!(
+                "Turn {n} of {id} played; the results are in the outbox (`dervish run --once` sends them)."
+            );
+        }
+        GameCommand::Extend { id, hours } => {
+            let g = s.extend(&id, hours, &actor()).map_err(e)?;
+            println!("Deadline of {id} now {}", deadline_text(g.deadline));
+        }
+        GameCommand::Replace { id, side, address } => {
+            let side = if side == "egyptian" {
+                Side::Egyptian
+            } else {
+                Side::Mahdist
+            };
+            s.replace_player(&id, side, &address, &actor()).map_err(e)?;
+            println!(
+                "The {side} seat of {id} now belongs to {address}; a new secret is in their welcome mail."
+            );
+        }
+        GameCommand::Pause { id } => {
+            s.set_paused(&id, true, &actor()).map_err(e)?;
+            println!("{id} paused");
+        }
+        GameCommand::Resume { id } => {
+            let g = s.set_paused(&id, false, &actor()).map_err(e)?;
+            println!("{id} resumed; deadline {}", deadline_text(g.deadline));
+            if g.status != Status::Running {
+                return Ok(ExitCode::FAILURE);
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn verify(cfg: Config, game: &str, month: &str) -> Result<ExitCode> {
+    let (s, _lock) = open(cfg)?;
+    let results = s.verify(game, month).map_err(|e| anyhow!("{e}"))?;
+    let mut ok = true;
+    for v in results {
+        if v.drift.is_empty() {
+            println!(
+                "turn {} ({}, {}): the same result, byte for byte",
+                v.turn_no,
+                v.month,
+                v.kind.as_str()
+            );
+        } else {
+            ok = false;
+            println!(
+                "turn {} ({}, {}): DIFFERENT: {}",
+                v.turn_no,
+                v.month,
+                v.kind.as_str(),
+                v.drift.join("; ")
+            );
+        }
+    }
+    Ok(if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+pub fn replay(cfg: Config, game: &str) -> Result<ExitCode> {
+    let (s, _lock) = open(cfg)?;
+    let results = s.replay(game).map_err(|e| anyhow!("{e}"))?;
+    let drift: Vec<_> = results.iter().filter(|v| !v.drift.is_empty()).collect();
+    println!("{} turns played again", results.len());
+    for v in &drift {
+        println!("turn {} ({}): {}", v.turn_no, v.month, v.drift.join("; "));
+    }
+    if drift.is_empty() {
+        println!("no drift: every turn plays again byte for byte");
+        Ok(ExitCode::SUCCESS)
+    } else {
+        Ok(ExitCode::FAILURE)
+    }
+}

@@ -1,0 +1,248 @@
+//! The service's options, read from TOML (`config.example.toml` documents
+//! every one). With no file at all the embedded default runs: a SQLite
+//! file, a local Maildir in, outgoing mail written to a folder.
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::mail::outbound::TransportConfig;
+
+/// Every option; each section and field has a default.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Config {
+    /// Scenario data folder instead of the data built in.
+    pub data_dir: Option<PathBuf>,
+    /// The SQLite database.
+    pub database: PathBuf,
+    /// A folder of edited mail templates (see `templates/README.md`).
+    pub templates_dir: Option<PathBuf>,
+    pub host: Host,
+    pub inbox: Inbox,
+    pub outgoing: TransportConfig,
+    pub turns: Turns,
+    pub limits: Limits,
+    pub outbox: Outbox,
+    pub run: Run,
+}
+
+/// Who the service is.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Host {
+    /// The address players write to; every mail comes from it.
+    pub address: String,
+    /// The name shown with it.
+    pub name: String,
+    /// The game master's address: notes about games go there.
+    pub game_master: String,
+}
+
+/// Where mail comes in.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Inbox {
+    /// A Maildir folder (created if missing).
+    pub maildir: PathBuf,
+}
+
+/// Deadlines and reminders.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Turns {
+    /// Hours from a turn opening to its deadline, for new games.
+    pub deadline_hours: u32,
+    /// Hours before a deadline to remind a side that is not READY (0: no
+    /// reminders).
+    pub reminder_hours: u32,
+    /// Turns missed in a row before the game master is told.
+    pub missed_turns_note: u32,
+    /// Hours a deadline is extended by when it passed while the service was
+    /// not running.
+    pub downtime_extension_hours: u32,
+    /// A pass more than this many minutes after the previous one means the
+    /// service was down.
+    pub downtime_minutes: u32,
+}
+
+/// Limits on what comes in.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Limits {
+    /// Largest message read, in bytes; larger ones get a polite refusal.
+    pub max_message_bytes: usize,
+    /// Failed secrets from one player before the game master is told (and
+    /// further failures are not answered until a good one arrives).
+    pub auth_failures_note: u32,
+}
+
+/// Sending.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Outbox {
+    /// Attempts before a mail is given up (and the game master told).
+    pub max_attempts: u32,
+    /// Seconds before the first retry; each retry doubles it.
+    pub first_retry_seconds: u32,
+    /// The longest wait between retries, in seconds.
+    pub max_retry_seconds: u32,
+}
+
+/// The daemon.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Run {
+    /// Seconds between passes of `dervish run`.
+    pub poll_seconds: u32,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            data_dir: None,
+            database: PathBuf::from("dervish.sqlite"),
+            templates_dir: None,
+            host: Host::default(),
+            inbox: Inbox::default(),
+            outgoing: TransportConfig::File {
+                dir: PathBuf::from("mail/outbox"),
+            },
+            turns: Turns::default(),
+            limits: Limits::default(),
+            outbox: Outbox::default(),
+            run: Run::default(),
+        }
+    }
+}
+
+impl Default for Host {
+    fn default() -> Self {
+        Host {
+            address: "dervish@localhost".into(),
+            name: "Dervish".into(),
+            game_master: "gm@localhost".into(),
+        }
+    }
+}
+
+impl Default for Inbox {
+    fn default() -> Self {
+        Inbox {
+            maildir: PathBuf::from("mail/inbox"),
+        }
+    }
+}
+
+impl Default for Turns {
+    fn default() -> Self {
+        Turns {
+            deadline_hours: 168,
+            reminder_hours: 24,
+            missed_turns_note: 2,
+            downtime_extension_hours: 24,
+            downtime_minutes: 60,
+        }
+    }
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_message_bytes: 1024 * 1024,
+            auth_failures_note: 3,
+        }
+    }
+}
+
+impl Default for Outbox {
+    fn default() -> Self {
+        Outbox {
+            max_attempts: 12,
+            first_retry_seconds: 60,
+            max_retry_seconds: 3600,
+        }
+    }
+}
+
+impl Default for Run {
+    fn default() -> Self {
+        Run { poll_seconds: 60 }
+    }
+}
+
+/// A configuration problem.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("cannot read {path}: {source}")]
+    Read {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("{path}: {message}")]
+    Parse { path: String, message: String },
+}
+
+impl Config {
+    /// Read a TOML file; options it leaves out keep their defaults.
+    pub fn read(path: &Path) -> Result<Config, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|e| ConfigError::Read {
+            path: path.display().to_string(),
+            source: e,
+        })?;
+        Config::parse(&text).map_err(|message| ConfigError::Parse {
+            path: path.display().to_string(),
+            message,
+        })
+    }
+
+    /// Read TOML text.
+    pub fn parse(text: &str) -> Result<Config, String> {
+        let mut c: Config = toml::from_str(text).map_err(|e| e.to_string())?;
+        // An empty path means "not set".
+        c.data_dir = c.data_dir.filter(|d| !d.as_os_str().is_empty());
+        c.templates_dir = c.templates_dir.filter(|d| !d.as_os_str().is_empty());
+        Ok(c)
+    }
+
+    /// The domain of the host address (for Message-IDs).
+    pub fn domain(&self) -> &str {
+        self.host
+            .address
+            .rsplit_once('@')
+            .map_or("localhost", |(_, d)| d.trim_end_matches('>'))
+    }
+
+    /// The `From` of every mail.
+    pub fn from(&self) -> String {
+        format!("{} <{}>", self.host.name, self.host.address)
+    }
+
+    /// What our mail carries in `X-Loop`.
+    pub fn loop_id(&self) -> String {
+        self.host.address.to_lowercase()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_empty_file_is_the_embedded_default_and_unknown_options_are_refused() {
+        let c = Config::parse("").unwrap();
+        assert_eq!(c.database, PathBuf::from("dervish.sqlite"));
+        assert_eq!(c.domain(), "localhost");
+        assert!(Config::parse("[turns]\ndeadline_hour = 3\n").is_err());
+        let example = include_str!("../../config.example.toml");
+        let c = Config::parse(example).unwrap();
+        assert_eq!(c.data_dir, None);
+        assert_eq!(
+            c.turns.deadline_hours,
+            Config::default().turns.deadline_hours
+        );
+        let c = Config::parse("[turns]\ndeadline_hours = 48\n").unwrap();
+        assert_eq!(c.turns.deadline_hours, 48);
+        assert_eq!(c.turns.reminder_hours, 24);
+    }
+}

@@ -1,0 +1,358 @@
+//! Games and the game master's commands: new games, deadlines, seats,
+//! pausing. Every game master action is written to the audit log.
+
+use chrono::Duration;
+use minijinja::context;
+
+use super::mail::Draft;
+use super::secrets;
+use super::{Result, Service, ServiceError};
+use crate::render::ascii;
+use crate::scenario::Side;
+use crate::state::GameState;
+use crate::state::setup::{Placements, initial_state};
+use crate::store::{self, GameRow, Mode, PlayerRow, Status, TurnKind};
+
+/// A game to create.
+#[derive(Clone, Debug)]
+pub struct NewGame {
+    pub scenario: String,
+    pub egyptian: String,
+    pub mahdist: String,
+    pub id: Option<String>,
+    pub mode: Mode,
+    pub deadline_hours: Option<u32>,
+}
+
+/// A created game and the players' secrets (already queued in their
+/// welcome mails; the service keeps only digests).
+#[derive(Clone, Debug)]
+pub struct Created {
+    pub id: String,
+    pub secrets: Vec<(Side, String)>,
+}
+
+/// Whether a game id is acceptable: 1-40 lower-case letters, digits and
+/// dashes, starting with a letter.
+pub fn valid_game_id(id: &str) -> bool {
+    (1..=40).contains(&id.len())
+        && id.starts_with(|c: char| c.is_ascii_lowercase())
+        && id
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+}
+
+/// Whether a text looks like a mail address (one `@`, something either
+/// side, no spaces or angle brackets).
+pub fn valid_address(a: &str) -> bool {
+    let a = a.trim();
+    matches!(a.split_once('@'), Some((l, d)) if !l.is_empty() && !d.is_empty() && !d.contains('@'))
+        && !a.contains(char::is_whitespace)
+        && !a.contains(['<', '>', ','])
+}
+
+/// A fresh seed and its published SHA-256.
+pub fn new_seed() -> Result<(String, String)> {
+    let seed = secrets::random_bytes::<32>().map_err(|e| ServiceError::Random(e.to_string()))?;
+    Ok((secrets::hex(&seed), secrets::sha256_hex(&seed)))
+}
+
+impl Service {
+    /// Read a game's stored state.
+    pub fn state_of(&self, g: &GameRow) -> Result<GameState> {
+        serde_json::from_str(&g.state).map_err(|e| ServiceError::State {
+            game: g.id.clone(),
+            message: e.to_string(),
+        })
+    }
+
+    /// A game by id, or a clear error.
+    pub fn game(&self, id: &str) -> Result<GameRow> {
+        store::game(&self.conn, id)?
+            .ok_or_else(|| ServiceError::Game(format!("no game called {id}")))
+    }
+
+    /// Create a game: set up the scenario, draw the first turn's seed,
+    /// make each player's secret, and queue the welcome mails.
+    pub fn new_game(&mut self, req: &NewGame, actor: &str) -> Result<Created> {
+        let scn = self.scenario(&req.scenario)?;
+        for (side, a) in [
+            (Side::Egyptian, &req.egyptian),
+            (Side::Mahdist, &req.mahdist),
+        ] {
+            if !valid_address(a) {
+                return Err(ServiceError::Game(format!(
+                    "{a} is not a mail address (for the {side} player)"
+                )));
+            }
+        }
+        let id = match &req.id {
+            Some(id) => {
+                if !valid_game_id(id) {
+                    return Err(ServiceError::Game(format!(
+                        "{id} is not a game id: use 1-40 lower-case letters, digits and dashes, starting with a letter"
+                    )));
+                }
+                if store::game(&self.conn, id)?.is_some() {
+                    return Err(ServiceError::Game(format!("a game called {id} exists")));
+                }
+                id.clone()
+            }
+            None => {
+                let mut n = 1;
+                loop {
+                    let id = format!("{}-{n}", req.scenario);
+                    if store::game(&self.conn, &id)?.is_none() {
+                        break id;
+                    }
+                    n += 1;
+                }
+            }
+        };
+        let (state, _) = initial_state(&scn, &Placements::new())
+            .map_err(|e| ServiceError::Data(e.to_string()))?;
+        let now = self.now();
+        let hours = req
+            .deadline_hours
+            .unwrap_or(self.cfg.turns.deadline_hours)
+            .max(1);
+        let (seed_hex, seed_sha256) = new_seed()?;
+        let g = GameRow {
+            id: id.clone(),
+            scenario: req.scenario.clone(),
+            mode: req.mode,
+            status: Status::Running,
+            deadline_hours: hours,
+            created_at: now,
+            state: serde_json::to_string(&state).map_err(|e| ServiceError::State {
+                game: id.clone(),
+                message: e.to_string(),
+            })?,
+            month: state.month.to_string(),
+            turn_no: 1,
+            turn_kind: match req.mode {
+                Mode::Monthly => TurnKind::Month,
+                Mode::Alternating => TurnKind::Player(Side::Egyptian),
+            },
+            deadline: now + Duration::hours(i64::from(hours)),
+            seed_hex,
+            seed_sha256,
+            reminded: false,
+            result: None,
+        };
+        let tx = self.conn.unchecked_transaction()?;
+        store::insert_game(&tx, &g)?;
+        let mut out = Vec::new();
+        for (side, address) in [
+            (Side::Egyptian, &req.egyptian),
+            (Side::Mahdist, &req.mahdist),
+        ] {
+            let secret = secrets::new_secret().map_err(|e| ServiceError::Random(e.to_string()))?;
+            store::upsert_player(
+                &tx,
+                &PlayerRow {
+                    game_id: id.clone(),
+                    side,
+                    address: address.trim().to_lowercase(),
+                    secret_sha256: secrets::secret_digest(&secret),
+                    unreachable: false,
+                    missed_turns: 0,
+                    auth_failures: 0,
+                },
+            )?;
+            let opponent = if side == Side::Egyptian {
+                &req.mahdist
+            } else {
+                &req.egyptian
+            };
+            self.queue(self.welcome_draft(&g, &state, side, address, opponent, &secret)?)?;
+            out.push((side, secret));
+        }
+        store::audit(
+            &tx,
+            now,
+            Some(&id),
+            actor,
+            "game new",
+            &format!(
+                "scenario {}, {} turns, deadlines {hours} h, Egyptian {}, Mahdist {}",
+                req.scenario,
+                req.mode.as_str(),
+                req.egyptian,
+                req.mahdist
+            ),
+        )?;
+        tx.commit()?;
+        Ok(Created { id, secrets: out })
+    }
+
+    fn welcome_draft(
+        &self,
+        g: &GameRow,
+        state: &GameState,
+        side: Side,
+        to: &str,
+        opponent: &str,
+        secret: &str,
+    ) -> Result<Draft> {
+        let scn = self.scenario(&g.scenario)?;
+        let rendered = self.templates.render(
+            "welcome.txt",
+            context! {
+                game => g.id.clone(),
+                side => side.to_string(),
+                title => scn.def.title.clone(),
+                scenario => g.scenario.clone(),
+                opponent => opponent,
+                secret => secret,
+                month => state.month.long_name(),
+                deadline => deadline_text(g.deadline),
+                mode => g.mode.as_str(),
+                seed_sha256 => g.seed_sha256.clone(),
+                map => ascii::overview(&scn, Some(state)),
+            },
+        )?;
+        Ok(Draft {
+            game_id: Some(g.id.clone()),
+            kind: "welcome",
+            dedupe_key: format!("welcome:{}:{}", g.id, store::side_text(side)),
+            to: to.to_string(),
+            rendered,
+            html: true,
+            in_reply_to: None,
+            refs: Vec::new(),
+            reply: false,
+        })
+    }
+
+    /// Push a game's deadline back by `hours`.
+    pub fn extend(&mut self, id: &str, hours: u32, actor: &str) -> Result<GameRow> {
+        let mut g = self.game(id)?;
+        g.deadline += Duration::hours(i64::from(hours));
+        g.reminded = false;
+        let tx = self.conn.unchecked_transaction()?;
+        store::update_game(&tx, &g)?;
+        store::audit(
+            &tx,
+            self.now(),
+            Some(id),
+            actor,
+            "game extend",
+            &format!("{hours} h, deadline now {}", deadline_text(g.deadline)),
+        )?;
+        for p in store::players(&tx, id)? {
+            self.queue(self.notice_draft(
+                Some(id),
+                &format!(
+                    "extend:{}:{}:{}",
+                    g.turn_no,
+                    store::time(g.deadline),
+                    store::side_text(p.side)
+                ),
+                &p.address,
+                "deadline extended",
+                &format!(
+                    "The game master extended the deadline of turn {} ({}) to {}.",
+                    g.turn_no,
+                    g.month,
+                    deadline_text(g.deadline)
+                ),
+            )?)?;
+        }
+        tx.commit()?;
+        Ok(g)
+    }
+
+    /// Give a side's seat to another address, with a new secret (mailed to
+    /// the new player). Returns the new secret.
+    pub fn replace_player(
+        &mut self,
+        id: &str,
+        side: Side,
+        address: &str,
+        actor: &str,
+    ) -> Result<String> {
+        if !valid_address(address) {
+            return Err(ServiceError::Game(format!(
+                "{address} is not a mail address"
+            )));
+        }
+        let g = self.game(id)?;
+        let state = self.state_of(&g)?;
+        let secret = secrets::new_secret().map_err(|e| ServiceError::Random(e.to_string()))?;
+        let players = store::players(&self.conn, id)?;
+        let opponent = players
+            .iter()
+            .find(|p| p.side != side)
+            .map(|p| p.address.clone())
+            .unwrap_or_default();
+        let tx = self.conn.unchecked_transaction()?;
+        store::upsert_player(
+            &tx,
+            &PlayerRow {
+                game_id: id.to_string(),
+                side,
+                address: address.trim().to_lowercase(),
+                secret_sha256: secrets::secret_digest(&secret),
+                unreachable: false,
+                missed_turns: 0,
+                auth_failures: 0,
+            },
+        )?;
+        let mut d = self.welcome_draft(&g, &state, side, address, &opponent, &secret)?;
+        d.dedupe_key = format!(
+            "{}:replaced:{}",
+            d.dedupe_key,
+            secrets::sha256_hex(secret.as_bytes())
+        );
+        self.queue(d)?;
+        store::audit(
+            &tx,
+            self.now(),
+            Some(id),
+            actor,
+            "game replace",
+            &format!("{side} seat to {address}"),
+        )?;
+        tx.commit()?;
+        Ok(secret)
+    }
+
+    /// Pause or resume a game. A resumed game's deadline is at least a full
+    /// turn's hours away.
+    pub fn set_paused(&mut self, id: &str, paused: bool, actor: &str) -> Result<GameRow> {
+        let mut g = self.game(id)?;
+        if g.status == Status::Finished {
+            return Err(ServiceError::Game(format!("game {id} is finished")));
+        }
+        g.status = if paused {
+            Status::Paused
+        } else {
+            Status::Running
+        };
+        if !paused {
+            let earliest = self.now() + Duration::hours(i64::from(g.deadline_hours));
+            if g.deadline < earliest {
+                g.deadline = earliest;
+                g.reminded = false;
+            }
+        }
+        let tx = self.conn.unchecked_transaction()?;
+        store::update_game(&tx, &g)?;
+        store::audit(
+            &tx,
+            self.now(),
+            Some(id),
+            actor,
+            if paused { "game pause" } else { "game resume" },
+            "",
+        )?;
+        tx.commit()?;
+        Ok(g)
+    }
+}
+
+/// A deadline as shown to players.
+pub fn deadline_text(t: chrono::DateTime<chrono::Utc>) -> String {
+    t.format("%Y-%m-%d %H:%M UTC").to_string()
+}

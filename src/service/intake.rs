@@ -1,0 +1,923 @@
+//! Intake: one incoming message, from raw bytes to a stored order set and
+//! a receipt, or to an answer, or to a reasoned "ignored". A message is
+//! stored raw once, keyed by its Message-ID, in the same transaction as
+//! everything done about it, so a message delivered twice is applied once
+//! and a crash part-way leaves nothing half done.
+
+use minijinja::context;
+
+use super::games::deadline_text;
+use super::mail::Draft;
+use super::secrets::{secret_matches, sha256_hex};
+use super::{Result, Service};
+use crate::geo::route::land_route;
+use crate::mail::inbound::{self, Inbound, InboundError, Kind};
+use crate::orders::{self, Command, Input, Order, Parsed, Refusal, Sheet, Vocabulary, print};
+use crate::render::ascii::{self, Sector};
+use crate::scenario::Side;
+use crate::store::{self, GameRow, PlayerRow, Status, TurnKind};
+
+/// What became of a message.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// Already received (same Message-ID): nothing done again.
+    Duplicate,
+    /// Not answered, with the reason (automatic mail, unknown sender ...).
+    Ignored(String),
+    /// Answered with a refusal; nothing in the game changed.
+    Refused(String),
+    /// A new version of a side's orders, with its receipt queued.
+    Orders {
+        game: String,
+        side: Side,
+        version: u32,
+        ready: bool,
+    },
+    /// Commands only, answered.
+    Commands { game: String },
+    /// A delivery failure of our own mail: the player marked unreachable.
+    Bounce(String),
+}
+
+impl Outcome {
+    /// The outcome in words, as stored with the message.
+    pub fn describe(&self) -> String {
+        match self {
+            Outcome::Duplicate => "duplicate".into(),
+            Outcome::Ignored(r) => format!("ignored: {r}"),
+            Outcome::Refused(r) => format!("refused: {r}"),
+            Outcome::Orders {
+                game,
+                side,
+                version,
+                ready,
+            } => format!(
+                "orders: {game} {side} version {version}{}",
+                if *ready { ", ready" } else { "" }
+            ),
+            Outcome::Commands { game } => format!("commands: {game}"),
+            Outcome::Bounce(r) => format!("bounce: {r}"),
+        }
+    }
+}
+
+/// The Message-ID used for a message that has none: derived from its
+/// bytes, so the same message is still recognised when delivered twice.
+pub fn synthetic_message_id(raw: &[u8]) -> String {
+    format!("sha256-{}@dervish.invalid", &sha256_hex(raw)[..40])
+}
+
+/// Who sent the message and where the conversation stands.
+struct Context<'a> {
+    mail: &'a Inbound,
+    message_id: String,
+    row: i64,
+    sender: String,
+}
+
+impl Service {
+    /// Take in one raw message (from the Maildir, IMAP, or `dervish
+    /// submit`). Errors are failures of the service itself; a player's
+    /// mistakes are answered by mail and reported in the outcome.
+    pub fn receive(&mut self, raw: &[u8]) -> Result<Outcome> {
+        let limits = inbound::Limits {
+            max_bytes: self.cfg.limits.max_message_bytes,
+        };
+        let loop_id = self.cfg.loop_id();
+        match inbound::read(raw, &limits, &loop_id) {
+            Ok(mail) => self.receive_mail(raw, &mail),
+            Err(InboundError::TooLarge { size, limit }) => self.receive_too_large(raw, size, limit),
+            Err(InboundError::Unparseable(why)) => {
+                let id = synthetic_message_id(raw);
+                let tx = self.conn.unchecked_transaction()?;
+                let Some(row) = store::insert_message(&tx, &id, self.now(), None, "", raw)? else {
+                    return Ok(Outcome::Duplicate);
+                };
+                let out = Outcome::Ignored(format!("not a readable mail message: {why}"));
+                store::set_message_outcome(&tx, row, None, &out.describe())?;
+                tx.commit()?;
+                Ok(out)
+            }
+        }
+    }
+
+    /// A message over the size limit: stored, not read; a registered
+    /// player gets a polite refusal, anyone else nothing.
+    fn receive_too_large(&mut self, raw: &[u8], size: usize, limit: usize) -> Result<Outcome> {
+        // The headers are in the first part of the message: read them
+        // alone to learn who sent it.
+        let head_end = raw
+            .windows(4)
+            .position(|w| w == b"\r\n\r\n")
+            .or_else(|| raw.windows(2).position(|w| w == b"\n\n"))
+            .unwrap_or(raw.len().min(64 * 1024));
+        let head = &raw[..head_end.min(raw.len())];
+        let mut head_only = head.to_vec();
+        head_only.extend_from_slice(b"\r\n\r\n");
+        let mail = inbound::read(
+            &head_only,
+            &inbound::Limits {
+                max_bytes: head_only.len() + 1,
+            },
+            &self.cfg.loop_id(),
+        )
+        .ok();
+        let id = mail
+            .as_ref()
+            .and_then(|m| m.message_id.clone())
+            .unwrap_or_else(|| synthetic_message_id(raw));
+        let tx = self.conn.unchecked_transaction()?;
+        let sender = mail.as_ref().and_then(|m| m.from.clone());
+        let subject = mail.as_ref().map(|m| m.subject.clone()).unwrap_or_default();
+        let Some(row) =
+            store::insert_message(&tx, &id, self.now(), sender.as_deref(), &subject, raw)?
+        else {
+            return Ok(Outcome::Duplicate);
+        };
+        let reason = format!(
+            "the message is {} KiB and Dervish reads messages of up to {} KiB",
+            size.div_ceil(1024),
+            limit / 1024
+        );
+        let automatic = mail
+            .as_ref()
+            .is_some_and(|m| !matches!(m.kind, Kind::Normal));
+        let out = match (&sender, automatic) {
+            (Some(from), false) if !store::seats_of(&tx, from)?.is_empty() => {
+                let game = store::seats_of(&tx, from)?[0].game_id.clone();
+                self.queue(self.refusal_draft(
+                    &game,
+                    &id,
+                    from,
+                    &subject,
+                    &reason,
+                    "Send the orders as plain text without attachments, and leave out the quoted report.",
+                    mail.as_ref(),
+                )?)?;
+                Outcome::Refused(reason)
+            }
+            _ => Outcome::Ignored(format!("{reason}; the sender is not a player")),
+        };
+        store::set_message_outcome(&tx, row, None, &out.describe())?;
+        tx.commit()?;
+        Ok(out)
+    }
+
+    fn receive_mail(&mut self, raw: &[u8], mail: &Inbound) -> Result<Outcome> {
+        let message_id = mail
+            .message_id
+            .clone()
+            .filter(|m| !m.trim().is_empty())
+            .unwrap_or_else(|| synthetic_message_id(raw));
+        let tx = self.conn.unchecked_transaction()?;
+        let Some(row) = store::insert_message(
+            &tx,
+            &message_id,
+            self.now(),
+            mail.from.as_deref(),
+            &mail.subject,
+            raw,
+        )?
+        else {
+            return Ok(Outcome::Duplicate);
+        };
+        let (game, out) = match &mail.kind {
+            Kind::Loop => (
+                None,
+                Outcome::Ignored("our own mail came back (X-Loop)".into()),
+            ),
+            Kind::Automatic { reason } => {
+                (None, Outcome::Ignored(format!("automatic mail: {reason}")))
+            }
+            Kind::Bounce {
+                original_message_id,
+                failed_recipient,
+            } => self.bounce(original_message_id.as_deref(), failed_recipient.as_deref())?,
+            Kind::Normal => match mail.from.clone() {
+                None => (None, Outcome::Ignored("no sender address".into())),
+                Some(sender) => {
+                    let cx = Context {
+                        mail,
+                        message_id: message_id.clone(),
+                        row,
+                        sender: sender.to_lowercase(),
+                    };
+                    self.player_mail(&cx)?
+                }
+            },
+        };
+        store::set_message_outcome(&tx, row, game.as_deref(), &out.describe())?;
+        tx.commit()?;
+        tracing::info!(message = %message_id, outcome = %out.describe(), "message received");
+        Ok(out)
+    }
+
+    /// A delivery failure of one of our mails: its recipient is marked
+    /// unreachable, and the game master and the opponent are told.
+    fn bounce(
+        &self,
+        original: Option<&str>,
+        failed: Option<&str>,
+    ) -> Result<(Option<String>, Outcome)> {
+        let sent = match original {
+            Some(id) => store::sent_mail_by_message_id(&self.conn, id)?,
+            None => None,
+        };
+        let (game, recipient) = match (sent, failed) {
+            (Some((Some(g), r)), _) => (g, r),
+            (_, Some(f)) => match store::seats_of(&self.conn, &f.to_lowercase())?.first() {
+                Some(p) => (p.game_id.clone(), p.address.clone()),
+                None => {
+                    return Ok((
+                        None,
+                        Outcome::Ignored("a delivery failure about no player".into()),
+                    ));
+                }
+            },
+            _ => {
+                return Ok((
+                    None,
+                    Outcome::Ignored("a delivery failure about no mail of ours".into()),
+                ));
+            }
+        };
+        let players = store::players(&self.conn, &game)?;
+        let mut marked = Vec::new();
+        for mut p in players.clone() {
+            if p.address == recipient.to_lowercase() && !p.unreachable {
+                p.unreachable = true;
+                store::upsert_player(&self.conn, &p)?;
+                marked.push(p.side);
+            }
+        }
+        for side in &marked {
+            let text = format!(
+                "Mail from Dervish to the {side} player ({recipient}) in game {game} could not be delivered. That player is marked unreachable; the game goes on, and a side without orders holds."
+            );
+            let gm = self.cfg.host.game_master.clone();
+            self.queue(self.notice_draft(
+                Some(&game),
+                &format!("unreachable:{}", store::side_text(*side)),
+                &gm,
+                "a player is unreachable",
+                &text,
+            )?)?;
+            for o in players
+                .iter()
+                .filter(|p| p.side != *side && p.address != recipient)
+            {
+                self.queue(self.notice_draft(
+                    Some(&game),
+                    &format!("unreachable:{}", store::side_text(*side)),
+                    &o.address,
+                    "your opponent is unreachable",
+                    &text,
+                )?)?;
+            }
+        }
+        Ok((
+            Some(game.clone()),
+            Outcome::Bounce(format!("{recipient} in {game} marked unreachable")),
+        ))
+    }
+
+    /// Which of the sender's games a message is about: the subject's
+    /// `[dervish ID]`, the mail it answers, a GAME line, or the sender's
+    /// only game.
+    fn which_game(
+        &self,
+        cx: &Context<'_>,
+        seats: &[PlayerRow],
+    ) -> Result<std::result::Result<String, String>> {
+        let mine = |id: &str| seats.iter().any(|p| p.game_id == id);
+        let from_subject = orders::parse::subject_header(&cx.mail.subject).game;
+        if let Some(g) = from_subject {
+            return Ok(if mine(&g) {
+                Ok(g)
+            } else {
+                Err(format!(
+                    "the subject names game {g}, and this address plays no such game"
+                ))
+            });
+        }
+        for id in cx
+            .mail
+            .in_reply_to
+            .iter()
+            .chain(cx.mail.references.iter().rev())
+        {
+            if let Some((Some(g), _)) = store::sent_mail_by_message_id(&self.conn, id)?
+                && mine(&g)
+            {
+                return Ok(Ok(g));
+            }
+        }
+        // A GAME line in the body (read with any scenario's words: the
+        // header lines do not depend on them).
+        if let Some(scn) = self
+            .data
+            .scenario_ids()
+            .first()
+            .and_then(|id| self.data.scenario(id))
+        {
+            let v = Vocabulary::new(&scn);
+            let text = &cx.mail.body.text;
+            if let Ok(p) = orders::parse(
+                &Input {
+                    text,
+                    subject: None,
+                    flowed: cx.mail.body.flowed,
+                    delsp: cx.mail.body.delsp,
+                },
+                &v,
+            ) && let Some(g) = p.sheet.header.game
+            {
+                return Ok(if mine(&g) {
+                    Ok(g)
+                } else {
+                    Err(format!(
+                        "the orders name game {g}, and this address plays no such game"
+                    ))
+                });
+            }
+        }
+        let mut games: Vec<&str> = seats.iter().map(|p| p.game_id.as_str()).collect();
+        games.dedup();
+        Ok(match games.as_slice() {
+            [one] => Ok((*one).to_string()),
+            _ => Err(format!(
+                "this address plays in several games ({}); say which with a line GAME id or by replying to that game's mail",
+                games.join(", ")
+            )),
+        })
+    }
+
+    fn player_mail(&self, cx: &Context<'_>) -> Result<(Option<String>, Outcome)> {
+        let seats = store::seats_of(&self.conn, &cx.sender)?;
+        if seats.is_empty() {
+            // No backscatter: a stranger gets no answer.
+            return Ok((
+                None,
+                Outcome::Ignored(format!("{} is not a player", cx.sender)),
+            ));
+        }
+        let game_id = match self.which_game(cx, &seats)? {
+            Ok(g) => g,
+            Err(reason) => {
+                let g = seats[0].game_id.clone();
+                self.queue(self.refusal_draft(
+                    &g,
+                    &cx.message_id,
+                    &cx.sender,
+                    &cx.mail.subject,
+                    &reason,
+                    "",
+                    Some(cx.mail),
+                )?)?;
+                return Ok((None, Outcome::Refused(reason)));
+            }
+        };
+        let g = self.game(&game_id)?;
+        let scn = self.scenario(&g.scenario)?;
+        let vocab = Vocabulary::new(&scn);
+        let parsed = match self.read_orders(cx.mail, &vocab) {
+            Ok(p) => p,
+            Err(r) => {
+                let reason = r.to_string();
+                self.queue(self.refusal_draft(
+                    &game_id,
+                    &cx.message_id,
+                    &cx.sender,
+                    &cx.mail.subject,
+                    &reason,
+                    "",
+                    Some(cx.mail),
+                )?)?;
+                return Ok((Some(game_id), Outcome::Refused(reason)));
+            }
+        };
+        let my_seats: Vec<&PlayerRow> = seats.iter().filter(|p| p.game_id == game_id).collect();
+        let secret = parsed.sheet.header.secret.clone().unwrap_or_default();
+        // The seat: the SIDE line, else the seat whose secret matches, else
+        // the only seat.
+        let seat = match parsed.sheet.header.side {
+            Some(s) => my_seats.iter().find(|p| p.side == s).copied(),
+            None => my_seats
+                .iter()
+                .find(|p| secret_matches(&secret, &p.secret_sha256))
+                .or(my_seats.first())
+                .copied(),
+        };
+        let Some(seat) = seat.cloned() else {
+            let reason = format!(
+                "this address does not play the {} side in game {game_id}",
+                parsed
+                    .sheet
+                    .header
+                    .side
+                    .map_or("named".to_string(), |s| s.to_string())
+            );
+            self.queue(self.refusal_draft(
+                &game_id,
+                &cx.message_id,
+                &cx.sender,
+                &cx.mail.subject,
+                &reason,
+                "",
+                Some(cx.mail),
+            )?)?;
+            return Ok((Some(game_id), Outcome::Refused(reason)));
+        };
+        if !secret_matches(&secret, &seat.secret_sha256) {
+            return self.auth_failure(cx, &g, seat, secret.is_empty());
+        }
+        if seat.auth_failures > 0 || seat.unreachable {
+            let mut s = seat.clone();
+            s.auth_failures = 0;
+            s.unreachable = false;
+            store::upsert_player(&self.conn, &s)?;
+        }
+        let side = seat.side;
+        let mut answered = false;
+        for (n, item) in parsed.sheet.items.iter().enumerate() {
+            if let Order::Command(c) = &item.order {
+                self.answer(cx, &g, side, c, n)?;
+                answered = true;
+            }
+        }
+        let has_orders = parsed
+            .sheet
+            .items
+            .iter()
+            .any(|i| !matches!(i.order, Order::Command(_)));
+        if !has_orders && parsed.errors.is_empty() && answered {
+            return Ok((Some(game_id.clone()), Outcome::Commands { game: game_id }));
+        }
+        self.take_orders(cx, &g, side, &parsed)
+    }
+
+    /// The text with the orders: the body, or a text attachment when the
+    /// body holds none.
+    fn read_orders(
+        &self,
+        mail: &Inbound,
+        vocab: &Vocabulary,
+    ) -> std::result::Result<Parsed, Refusal> {
+        let body = orders::parse(
+            &Input {
+                text: &mail.body.text,
+                subject: Some(&mail.subject),
+                flowed: mail.body.flowed,
+                delsp: mail.body.delsp,
+            },
+            vocab,
+        )?;
+        if !body.sheet.items.is_empty() {
+            return Ok(body);
+        }
+        for a in &mail.attachments {
+            let p = orders::parse(
+                &Input {
+                    text: &a.text,
+                    subject: Some(&mail.subject),
+                    flowed: false,
+                    delsp: false,
+                },
+                vocab,
+            )?;
+            if !p.sheet.items.is_empty() {
+                let mut p = p;
+                // The body's header lines (the secret) still count.
+                let h = &mut p.sheet.header;
+                h.secret = h.secret.take().or(body.sheet.header.secret.clone());
+                h.side = h.side.or(body.sheet.header.side);
+                h.game = h.game.take().or(body.sheet.header.game.clone());
+                h.month = h.month.or(body.sheet.header.month);
+                return Ok(p);
+            }
+        }
+        Ok(body)
+    }
+
+    fn auth_failure(
+        &self,
+        cx: &Context<'_>,
+        g: &GameRow,
+        mut seat: PlayerRow,
+        missing: bool,
+    ) -> Result<(Option<String>, Outcome)> {
+        seat.auth_failures += 1;
+        store::upsert_player(&self.conn, &seat)?;
+        let limit = self.cfg.limits.auth_failures_note;
+        let reason = if missing {
+            "the mail has no SECRET line".to_string()
+        } else {
+            "the SECRET does not match the one Dervish sent you".to_string()
+        };
+        if seat.auth_failures == limit {
+            let gm = self.cfg.host.game_master.clone();
+            self.queue(self.notice_draft(
+                Some(&g.id),
+                &format!("auth:{}:{}", store::side_text(seat.side), cx.message_id),
+                &gm,
+                "repeated failed secrets",
+                &format!(
+                    "{} mails in a row for the {} side of game {} came from {} without the right secret. Further failures are not answered until a mail with the right secret arrives. If the player lost the secret: dervish game replace {} {} {}",
+                    seat.auth_failures,
+                    seat.side,
+                    g.id,
+                    seat.address,
+                    g.id,
+                    store::side_text(seat.side),
+                    seat.address
+                ),
+            )?)?;
+        }
+        if seat.auth_failures > limit {
+            return Ok((
+                Some(g.id.clone()),
+                Outcome::Ignored(format!(
+                    "{reason} (failure {}, no longer answered)",
+                    seat.auth_failures
+                )),
+            ));
+        }
+        self.queue(self.refusal_draft(
+            &g.id,
+            &cx.message_id,
+            &seat.address,
+            &cx.mail.subject,
+            &reason,
+            "Add the line SECRET followed by the secret from your welcome mail. If you have lost it, ask the game master for a new one.",
+            Some(cx.mail),
+        )?)?;
+        Ok((Some(g.id.clone()), Outcome::Refused(reason)))
+    }
+
+    fn take_orders(
+        &self,
+        cx: &Context<'_>,
+        g: &GameRow,
+        side: Side,
+        parsed: &Parsed,
+    ) -> Result<(Option<String>, Outcome)> {
+        let refuse =
+            |s: &Service, reason: String, hint: &str| -> Result<(Option<String>, Outcome)> {
+                s.queue(s.refusal_draft(
+                    &g.id,
+                    &cx.message_id,
+                    &cx.sender,
+                    &cx.mail.subject,
+                    &reason,
+                    hint,
+                    Some(cx.mail),
+                )?)?;
+                Ok((Some(g.id.clone()), Outcome::Refused(reason)))
+            };
+        match g.status {
+            Status::Finished => {
+                return refuse(
+                    self,
+                    format!(
+                        "game {} is over: {}",
+                        g.id,
+                        g.result.clone().unwrap_or_default()
+                    ),
+                    "",
+                );
+            }
+            Status::Paused | Status::Running => {}
+        }
+        if let TurnKind::Player(s) = g.turn_kind
+            && s != side
+        {
+            return refuse(
+                self,
+                format!(
+                    "it is the {s} player turn of {}; the {side} player's orders are not due yet",
+                    g.month
+                ),
+                "You will get the results of the other player turn first, with your own deadline.",
+            );
+        }
+        let now = self.now();
+        if now >= g.deadline {
+            return refuse(
+                self,
+                format!(
+                    "the deadline of {} passed at {}",
+                    g.month,
+                    deadline_text(g.deadline)
+                ),
+                "The turn is played with the orders Dervish had at the deadline.",
+            );
+        }
+        let scn = self.scenario(&g.scenario)?;
+        let state = self.state_of(g)?;
+        let checked = orders::check(&parsed.sheet, &scn, &state, side);
+        let ack = orders::acknowledge(parsed, &checked, &scn, side, &state);
+        if checked.refused {
+            return refuse(
+                self,
+                ack.lines()
+                    .find(|l| l.contains("ERROR"))
+                    .unwrap_or("wrong side or month")
+                    .trim()
+                    .to_string(),
+                &ack,
+            );
+        }
+        let only_orders = Sheet {
+            header: Default::default(),
+            items: parsed
+                .sheet
+                .items
+                .iter()
+                .filter(|i| !matches!(i.order, Order::Command(_)))
+                .cloned()
+                .collect(),
+        };
+        let canonical = print::sheet(&scn.map, &only_orders, false);
+        let sealed = sha256_hex(
+            format!(
+                "dervish orders\ngame {}\nturn {}\nside {side}\n{canonical}",
+                g.id, g.turn_no
+            )
+            .as_bytes(),
+        );
+        let orders_json =
+            serde_json::to_string(&checked.orders).map_err(|e| super::ServiceError::State {
+                game: g.id.clone(),
+                message: e.to_string(),
+            })?;
+        let before = store::latest_order_set(&self.conn, &g.id, g.turn_no, side)?;
+        let set = store::insert_order_set(
+            &self.conn,
+            &g.id,
+            g.turn_no,
+            side,
+            Some(cx.row),
+            &canonical,
+            &orders_json,
+            &sealed,
+            parsed.sheet.ready(),
+            now,
+        )?;
+        let rendered = self.templates.render(
+            "receipt.txt",
+            context! {
+                game => g.id.clone(),
+                month => state.month.long_name(),
+                side => side.to_string(),
+                version => set.version,
+                ack => ack,
+                sha256 => sealed,
+                replaces => before.map(|b| b.version),
+                deadline => deadline_text(g.deadline),
+                ready => set.ready,
+            },
+        )?;
+        self.queue(self.reply_draft(
+            &g.id,
+            "receipt",
+            &format!("receipt:{}", cx.message_id),
+            &cx.sender,
+            rendered,
+            cx.mail,
+        ))?;
+        Ok((
+            Some(g.id.clone()),
+            Outcome::Orders {
+                game: g.id.clone(),
+                side,
+                version: set.version,
+                ready: set.ready,
+            },
+        ))
+    }
+
+    /// Answer a command.
+    fn answer(
+        &self,
+        cx: &Context<'_>,
+        g: &GameRow,
+        side: Side,
+        c: &Command,
+        n: usize,
+    ) -> Result<()> {
+        let scn = self.scenario(&g.scenario)?;
+        let state = self.state_of(g)?;
+        let key = format!("answer:{}:{n}", cx.message_id);
+        let notice =
+            |s: &Service, headline: &str, text: &str| -> Result<super::templates::Rendered> {
+                Ok(s.templates.render(
+                    "notice.txt",
+                    context! { game => g.id.clone(), headline => headline, text => text },
+                )?)
+            };
+        let rendered = match c {
+            Command::Help => self
+                .templates
+                .render("help.txt", context! { game => g.id.clone() })?,
+            Command::Status => {
+                let players: Vec<minijinja::Value> = store::players(&self.conn, &g.id)?
+                    .iter()
+                    .map(|p| {
+                        let set = store::latest_order_set(&self.conn, &g.id, g.turn_no, p.side)
+                            .ok()
+                            .flatten();
+                        let st = match set {
+                            Some(s) if s.ready => {
+                                format!("orders in (version {}), READY", s.version)
+                            }
+                            Some(s) => format!("orders in (version {}), not yet READY", s.version),
+                            None if g.turn_kind.sides().contains(&p.side) => {
+                                "no orders yet".to_string()
+                            }
+                            None => "not this player turn".to_string(),
+                        };
+                        let st = if p.unreachable {
+                            format!("{st}; unreachable")
+                        } else {
+                            st
+                        };
+                        context! { side => p.side.to_string(), state => st }
+                    })
+                    .collect();
+                self.templates.render(
+                    "status.txt",
+                    context! {
+                        game => g.id.clone(),
+                        title => scn.def.title.clone(),
+                        scenario => g.scenario.clone(),
+                        mode => g.mode.as_str(),
+                        status => g.status.as_str(),
+                        turn_no => g.turn_no,
+                        month => state.month.long_name(),
+                        turn_kind => match g.turn_kind {
+                            TurnKind::Month => "both player turns".to_string(),
+                            TurnKind::Player(s) => format!("the {s} player turn"),
+                        },
+                        deadline => deadline_text(g.deadline),
+                        players => players,
+                        map => ascii::overview(&scn, Some(&state)),
+                    },
+                )?
+            }
+            Command::Map(at) => {
+                let text = match at {
+                    Some(h) => ascii::sector(
+                        &scn,
+                        Some(&state),
+                        Sector {
+                            centre: *h,
+                            radius: 6,
+                        },
+                    ),
+                    None => ascii::overview(&scn, Some(&state)),
+                };
+                notice(self, "map", &text)?
+            }
+            Command::Route(a, b) => {
+                let text = match land_route(&scn.map, *a, *b) {
+                    Some(r) => format!(
+                        "Route from {} to {}:\n{}",
+                        scn.map.describe(*a),
+                        scn.map.describe(*b),
+                        ascii::route_text(&scn.map, &r)
+                    ),
+                    None => format!(
+                        "No land route from {} to {}.",
+                        scn.map.describe(*a),
+                        scn.map.describe(*b)
+                    ),
+                };
+                notice(self, "route", &text)?
+            }
+            Command::History(month) => {
+                let turns = store::turns(&self.conn, &g.id)?;
+                let text = match month {
+                    Some(m) => {
+                        let logs: Vec<String> = turns
+                            .iter()
+                            .filter(|t| t.month == m.to_string())
+                            .map(|t| t.log.clone())
+                            .collect();
+                        if logs.is_empty() {
+                            format!("No turn of game {} was played in {}.", g.id, m.long_name())
+                        } else {
+                            logs.join("\n")
+                        }
+                    }
+                    None if turns.is_empty() => "No turn has been played yet.".to_string(),
+                    None => {
+                        turns
+                            .iter()
+                            .map(|t| {
+                                format!(
+                                    "turn {}: {} ({}), seed SHA-256 {}",
+                                    t.turn_no,
+                                    t.month,
+                                    t.turn_kind.as_str(),
+                                    t.seed_sha256
+                                )
+                            })
+                            .collect::<Vec<_>>()
+                            .join("\n")
+                            + "\n\nSend HISTORY and a month (HISTORY 1884-03) for that month's full log."
+                    }
+                };
+                notice(self, "history", &text)?
+            }
+            Command::Resend => {
+                let last = store::mail_for(&self.conn, Some(&g.id))?
+                    .into_iter()
+                    .rev()
+                    .find(|m| m.kind == "results" && m.recipient == cx.sender);
+                match last {
+                    Some(m) => super::templates::Rendered {
+                        subject: m.subject,
+                        text: m.body_text,
+                    },
+                    None => notice(self, "resend", "There are no results for you yet.")?,
+                }
+            }
+            Command::Join(_) => notice(
+                self,
+                "join",
+                &format!(
+                    "Game {} has no open seat: both sides are taken. The game master can start a new game for you.",
+                    g.id
+                ),
+            )?,
+        };
+        let _ = side;
+        let mut d = self.reply_draft(&g.id, "answer", &key, &cx.sender, rendered, cx.mail);
+        d.html = matches!(
+            c,
+            Command::Map(_) | Command::Status | Command::Resend | Command::History(_)
+        );
+        self.queue(d)?;
+        Ok(())
+    }
+
+    fn reply_draft(
+        &self,
+        game: &str,
+        kind: &'static str,
+        key: &str,
+        to: &str,
+        rendered: super::templates::Rendered,
+        mail: &Inbound,
+    ) -> Draft {
+        let mut refs = mail.references.clone();
+        if let Some(id) = &mail.message_id {
+            refs.push(id.clone());
+        }
+        Draft {
+            game_id: Some(game.to_string()),
+            kind,
+            dedupe_key: key.to_string(),
+            to: to.to_string(),
+            rendered,
+            html: kind == "receipt",
+            in_reply_to: mail.message_id.clone(),
+            refs,
+            reply: true,
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn refusal_draft(
+        &self,
+        game: &str,
+        message_id: &str,
+        to: &str,
+        subject: &str,
+        reason: &str,
+        hint: &str,
+        mail: Option<&Inbound>,
+    ) -> Result<Draft> {
+        let rendered = self.templates.render(
+            "refusal.txt",
+            context! { game => game, subject => subject, reason => reason, hint => hint },
+        )?;
+        let mut d = Draft {
+            game_id: Some(game.to_string()),
+            kind: "refusal",
+            dedupe_key: format!("refusal:{message_id}"),
+            to: to.to_string(),
+            rendered,
+            html: false,
+            in_reply_to: None,
+            refs: Vec::new(),
+            reply: true,
+        };
+        if let Some(m) = mail {
+            d.in_reply_to = m.message_id.clone();
+            d.refs = m.references.clone();
+            d.refs.extend(m.message_id.clone());
+        }
+        Ok(d)
+    }
+}

@@ -1,0 +1,166 @@
+//! The play-by-email service: games in SQLite, mail in and out, turns
+//! played when their orders are in or their deadline passes.
+//!
+//! One pass (`Service::pass`) reads new mail, answers it, plays the turns
+//! that are due, sends reminders and flushes the outbox. Every step that
+//! changes anything runs in one database transaction, and every mail is
+//! committed to the outbox before it is sent, so a crash at any point
+//! loses nothing: a message not yet committed is read again, a mail not
+//! yet marked sent is sent again (with the same Message-ID).
+
+pub mod config;
+pub mod games;
+pub mod intake;
+pub mod mail;
+pub mod secrets;
+pub mod templates;
+pub mod turns;
+
+use std::path::Path;
+
+use chrono::{DateTime, Utc};
+use rusqlite::Connection;
+
+use crate::mail::maildir::Maildir;
+use crate::mail::outbound::Sender;
+use crate::scenario::{DataFiles, DataSet, Scenario};
+use crate::store::{self, StoreError};
+pub use config::Config;
+use templates::Templates;
+
+/// A service failure (not a player's mistake: those are answered by mail).
+#[derive(Debug, thiserror::Error)]
+pub enum ServiceError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Sql(#[from] rusqlite::Error),
+    #[error(transparent)]
+    Template(#[from] templates::TemplateError),
+    #[error("scenario data: {0}")]
+    Data(String),
+    #[error("{0}")]
+    Game(String),
+    #[error("stored state of game {game} cannot be read: {message}")]
+    State { game: String, message: String },
+    #[error("the operating system gave no random bytes: {0}")]
+    Random(String),
+    #[error("mailbox: {0}")]
+    Mailbox(#[from] std::io::Error),
+}
+
+pub type Result<T> = std::result::Result<T, ServiceError>;
+
+/// Where the time comes from: the clock, or a fixed time in tests.
+pub type Clock = Box<dyn Fn() -> DateTime<Utc> + Send>;
+
+/// The service: configuration, database, scenario data and templates.
+pub struct Service {
+    pub cfg: Config,
+    pub conn: Connection,
+    pub data: DataSet,
+    pub templates: Templates,
+    clock: Clock,
+}
+
+/// What one pass did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PassReport {
+    pub messages: usize,
+    pub turns_played: Vec<(String, u32)>,
+    pub reminders: usize,
+    pub extended: Vec<String>,
+    pub sent: usize,
+    pub failed: usize,
+}
+
+impl Service {
+    /// Open the service described by `cfg`: its database (created and
+    /// migrated if needed), scenario data and templates.
+    pub fn open(cfg: Config) -> Result<Service> {
+        let conn = store::open(&cfg.database)?;
+        Service::with_connection(cfg, conn)
+    }
+
+    /// The service over an open database (tests use one in memory).
+    pub fn with_connection(cfg: Config, conn: Connection) -> Result<Service> {
+        let files = match &cfg.data_dir {
+            Some(d) => DataFiles::from_dir(d).map_err(|e| ServiceError::Data(e.to_string()))?,
+            None => DataFiles::embedded(),
+        };
+        let data = files
+            .load()
+            .map_err(|e| ServiceError::Data(e.to_string()))?;
+        let templates = Templates::load(cfg.templates_dir.as_deref())?;
+        Ok(Service {
+            cfg,
+            conn,
+            data,
+            templates,
+            clock: Box::new(Utc::now),
+        })
+    }
+
+    /// Use another clock (tests).
+    pub fn set_clock(&mut self, clock: Clock) {
+        self.clock = clock;
+    }
+
+    /// The time now, to the second.
+    pub fn now(&self) -> DateTime<Utc> {
+        let t = (self.clock)();
+        DateTime::from_timestamp(t.timestamp(), 0).unwrap_or(t)
+    }
+
+    /// A scenario by id.
+    pub fn scenario(&self, id: &str) -> Result<Scenario> {
+        self.data
+            .scenario(id)
+            .ok_or_else(|| ServiceError::Data(format!("no scenario called {id}")))
+    }
+
+    /// One pass: read new mail from the Maildir, note deadlines that passed
+    /// while the service was down, play due turns, send reminders, send
+    /// the outbox.
+    pub fn pass(&mut self, inbox: &Maildir, sender: &Sender) -> Result<PassReport> {
+        let mut report = PassReport {
+            extended: self.extend_after_downtime()?,
+            ..PassReport::default()
+        };
+        for entry in inbox.new_messages()? {
+            let raw = inbox.read(&entry)?;
+            self.receive(&raw)?;
+            // Only once the message is committed is it moved out of new/.
+            inbox.mark_seen(&entry)?;
+            report.messages += 1;
+        }
+        report.turns_played = self.play_due_turns()?;
+        report.reminders = self.send_reminders()?;
+        let (sent, failed) = self.flush(sender)?;
+        report.sent = sent;
+        report.failed = failed;
+        store::set_service_value(&self.conn, "last_pass", &store::time(self.now()))?;
+        Ok(report)
+    }
+}
+
+/// Take the lock that keeps two instances off one database: a lock file
+/// beside it, held while the returned handle lives.
+pub fn lock(database: &Path) -> std::result::Result<std::fs::File, String> {
+    let path = database.with_extension("lock");
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+    match file.try_lock() {
+        Ok(()) => Ok(file),
+        Err(std::fs::TryLockError::WouldBlock) => Err(format!(
+            "another dervish is running on {} (lock {} is held)",
+            database.display(),
+            path.display()
+        )),
+        Err(std::fs::TryLockError::Error(e)) => Err(format!("cannot lock {}: {e}", path.display())),
+    }
+}

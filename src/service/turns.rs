@@ -1,0 +1,599 @@
+//! Turns: played when every side is READY or the deadline passes, with
+//! the seed drawn when the turn opened; the results mailed; every turn
+//! stored so it can be played again byte for byte (`verify`, `replay`).
+
+use std::collections::BTreeSet;
+
+use chrono::Duration;
+use minijinja::context;
+
+use super::games::{deadline_text, new_seed};
+use super::mail::Draft;
+use super::secrets::{sha256_hex, unhex};
+use super::{Result, Service, ServiceError};
+use crate::dice::{Dice, SeededDice};
+use crate::engine::events::Event;
+use crate::engine::orders::Orders;
+use crate::engine::{TurnResult, play_month, play_player_turn};
+use crate::geo::Hex;
+use crate::render::ascii::{self, Sector};
+use crate::render::log;
+use crate::scenario::{Scenario, Side};
+use crate::state::GameState;
+use crate::state::setup::{Placements, initial_state};
+use crate::store::{self, GameRow, Mode, OrderSetRow, Status, TurnKind, TurnRow};
+
+/// The hash recorded for a side that sent no orders (it holds).
+pub const NO_ORDERS: &str = "none (no orders: the side held)";
+
+/// Play one turn: the pure engine with the stored seed. The whole month
+/// (Egyptian then Mahdist player turn), or one player turn in alternating
+/// mode; after the Mahdist player turn the calendar moves on (5.1).
+pub fn adjudicate(
+    scn: &Scenario,
+    state: GameState,
+    kind: TurnKind,
+    egyptian: &Orders,
+    mahdist: &Orders,
+    seed: [u8; 32],
+) -> TurnResult {
+    let mut dice = Dice::new(SeededDice::from_seed_bytes(seed));
+    match kind {
+        TurnKind::Month => play_month(scn, state, egyptian, mahdist, &mut dice),
+        TurnKind::Player(side) => {
+            let orders = if side == Side::Egyptian {
+                egyptian
+            } else {
+                mahdist
+            };
+            let mut r = play_player_turn(scn, state, side, orders, &mut dice);
+            if side == Side::Mahdist
+                && r.state.result.is_none()
+                && let Some(next) = r.state.month.next()
+            {
+                r.state.month = next;
+                r.state.effects = Default::default();
+            }
+            r
+        }
+    }
+}
+
+/// A turn played again from what is stored.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Verified {
+    pub turn_no: u32,
+    pub month: String,
+    pub kind: TurnKind,
+    /// Problems found; empty when the turn plays again byte for byte.
+    pub drift: Vec<String>,
+}
+
+fn seed_bytes(hex: &str) -> Option<[u8; 32]> {
+    unhex(hex)?.try_into().ok()
+}
+
+impl Service {
+    fn orders_of(&self, set: Option<&OrderSetRow>) -> Result<Orders> {
+        match set {
+            None => Ok(Orders::default()),
+            Some(s) => serde_json::from_str(&s.orders).map_err(|e| ServiceError::State {
+                game: s.game_id.clone(),
+                message: format!("orders {}: {e}", s.id),
+            }),
+        }
+    }
+
+    /// Games whose open turn is due: every side READY, or the deadline
+    /// passed.
+    pub fn due_games(&self) -> Result<Vec<String>> {
+        let now = self.now();
+        let mut out = Vec::new();
+        for g in store::games(&self.conn)? {
+            if g.status != Status::Running {
+                continue;
+            }
+            let all_ready = g.turn_kind.sides().iter().all(|&side| {
+                store::latest_order_set(&self.conn, &g.id, g.turn_no, side)
+                    .ok()
+                    .flatten()
+                    .is_some_and(|s| s.ready)
+            });
+            if all_ready || now >= g.deadline {
+                out.push(g.id);
+            }
+        }
+        Ok(out)
+    }
+
+    /// Play every due turn.
+    pub fn play_due_turns(&mut self) -> Result<Vec<(String, u32)>> {
+        let mut played = Vec::new();
+        for id in self.due_games()? {
+            let n = self.play_turn(&id)?;
+            played.push((id, n));
+        }
+        Ok(played)
+    }
+
+    /// Play the open turn of a game now, with the latest orders of each
+    /// side (a side without orders holds), open the next turn and queue
+    /// the results. Returns the number of the turn played.
+    pub fn play_turn(&mut self, id: &str) -> Result<u32> {
+        let g = self.game(id)?;
+        match g.status {
+            Status::Running => {}
+            Status::Paused => return Err(ServiceError::Game(format!("game {id} is paused"))),
+            Status::Finished => return Err(ServiceError::Game(format!("game {id} is finished"))),
+        }
+        let scn = self.scenario(&g.scenario)?;
+        let before = self.state_of(&g)?;
+        let sides = g.turn_kind.sides();
+        let set = |side: Side| -> Result<Option<OrderSetRow>> {
+            if sides.contains(&side) {
+                Ok(store::latest_order_set(&self.conn, id, g.turn_no, side)?)
+            } else {
+                Ok(None)
+            }
+        };
+        let (eg_set, md_set) = (set(Side::Egyptian)?, set(Side::Mahdist)?);
+        let eg = self.orders_of(eg_set.as_ref())?;
+        let md = self.orders_of(md_set.as_ref())?;
+        let seed = seed_bytes(&g.seed_hex).ok_or_else(|| ServiceError::State {
+            game: id.to_string(),
+            message: "the turn's seed is not 32 bytes of hex".into(),
+        })?;
+        let r = adjudicate(&scn, before.clone(), g.turn_kind, &eg, &md, seed);
+        let log_text = log::render(&scn.map, &r.events);
+        let json = |v: &dyn erased::Json| {
+            v.json().map_err(|e| ServiceError::State {
+                game: id.to_string(),
+                message: e,
+            })
+        };
+        let now = self.now();
+        let hash = |s: &Option<OrderSetRow>| {
+            s.as_ref()
+                .map_or(NO_ORDERS.to_string(), |s| s.sha256.clone())
+        };
+        let turn = TurnRow {
+            game_id: id.to_string(),
+            turn_no: g.turn_no,
+            month: before.month.to_string(),
+            turn_kind: g.turn_kind,
+            seed_hex: g.seed_hex.clone(),
+            seed_sha256: g.seed_sha256.clone(),
+            egyptian_set: eg_set.as_ref().map(|s| s.id),
+            mahdist_set: md_set.as_ref().map(|s| s.id),
+            egyptian_sha256: hash(&eg_set),
+            mahdist_sha256: hash(&md_set),
+            state_before: json(&before)?,
+            state_after: json(&r.state)?,
+            events: json(&r.events)?,
+            log: log_text.clone(),
+            played_at: now,
+        };
+        let (seed_hex, seed_sha256) = new_seed()?;
+        let mut next = g.clone();
+        next.state = turn.state_after.clone();
+        next.month = r.state.month.to_string();
+        next.turn_no = g.turn_no + 1;
+        next.turn_kind = match (g.mode, g.turn_kind) {
+            (Mode::Monthly, _) => TurnKind::Month,
+            (Mode::Alternating, TurnKind::Player(Side::Egyptian)) => {
+                TurnKind::Player(Side::Mahdist)
+            }
+            (Mode::Alternating, _) => TurnKind::Player(Side::Egyptian),
+        };
+        next.seed_hex = seed_hex;
+        next.seed_sha256 = seed_sha256;
+        next.deadline = now + Duration::hours(i64::from(g.deadline_hours));
+        next.reminded = false;
+        if let Some(res) = &r.state.result {
+            next.status = Status::Finished;
+            next.result = Some(match res.winner {
+                Some(s) => format!("{s} victory: {}", res.reason),
+                None => format!("a draw: {}", res.reason),
+            });
+        }
+        let tx = self.conn.unchecked_transaction()?;
+        store::insert_turn(&tx, &turn)?;
+        store::update_game(&tx, &next)?;
+        for mut p in store::players(&tx, id)? {
+            if !sides.contains(&p.side) {
+                continue;
+            }
+            let sent = if p.side == Side::Egyptian {
+                &eg_set
+            } else {
+                &md_set
+            };
+            if sent.is_some() {
+                p.missed_turns = 0;
+            } else {
+                p.missed_turns += 1;
+                if p.missed_turns == self.cfg.turns.missed_turns_note {
+                    let gm = self.cfg.host.game_master.clone();
+                    self.queue(self.notice_draft(
+                        Some(id),
+                        &format!("missed:{}:{}", g.turn_no, store::side_text(p.side)),
+                        &gm,
+                        "a player is missing turns",
+                        &format!(
+                            "The {} player ({}) has sent no orders for {} turns in a row; their units held. You may replace them: dervish game replace {id} {} ADDRESS",
+                            p.side,
+                            p.address,
+                            p.missed_turns,
+                            store::side_text(p.side)
+                        ),
+                    )?)?;
+                }
+            }
+            store::upsert_player(&tx, &p)?;
+        }
+        let mut recipients: Vec<(Option<Side>, String)> = store::players(&tx, id)?
+            .into_iter()
+            .map(|p| (Some(p.side), p.address))
+            .collect();
+        recipients.extend(store::observers(&tx, id)?.into_iter().map(|a| (None, a)));
+        for (side, to) in recipients {
+            let d = self.results_draft(&scn, &g, &next, &turn, &r, side, &to)?;
+            self.queue(d)?;
+        }
+        tx.commit()?;
+        tracing::info!(game = id, turn = g.turn_no, month = %before.month, "turn played");
+        Ok(g.turn_no)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn results_draft(
+        &self,
+        scn: &Scenario,
+        played: &GameRow,
+        next: &GameRow,
+        turn: &TurnRow,
+        r: &TurnResult,
+        side: Option<Side>,
+        to: &str,
+    ) -> Result<Draft> {
+        let mut centres: Vec<(String, Hex)> = Vec::new();
+        let mut seen = BTreeSet::new();
+        for e in &r.events {
+            if let Event::CombatBegins { defender, .. } = e
+                && seen.insert(*defender)
+                && centres.len() < 4
+            {
+                centres.push((
+                    format!("The battle at {}", scn.map.describe(*defender)),
+                    *defender,
+                ));
+            }
+        }
+        if let Some(side) = side {
+            let mut stacks: Vec<_> = r
+                .state
+                .stacks()
+                .into_iter()
+                .filter(|s| s.side == side)
+                .collect();
+            stacks.sort_by_key(|s| std::cmp::Reverse(s.units.len()));
+            for s in stacks.into_iter().take(3) {
+                if seen.insert(s.hex) {
+                    centres.push((
+                        format!("Around your stack at {}", scn.map.describe(s.hex)),
+                        s.hex,
+                    ));
+                }
+            }
+        }
+        let sectors: Vec<minijinja::Value> = centres
+            .into_iter()
+            .map(|(title, centre)| {
+                context! {
+                    title => title,
+                    map => ascii::sector(scn, Some(&r.state), Sector { centre, radius: 4 }),
+                }
+            })
+            .collect();
+        let month_played: crate::calendar::GameMonth =
+            turn.month.parse().map_err(|_| ServiceError::State {
+                game: played.id.clone(),
+                message: format!("month {}", turn.month),
+            })?;
+        let what = match turn.turn_kind {
+            TurnKind::Month => month_played.long_name(),
+            TurnKind::Player(s) => format!("{} {s} player turn", month_played.long_name()),
+        };
+        let rendered = self.templates.render(
+            "results.txt",
+            context! {
+                game => played.id.clone(),
+                month => what,
+                month_code => turn.month.clone(),
+                side => side.map_or("observer".to_string(), |s| s.to_string()),
+                log => turn.log.clone(),
+                result => next.result.clone(),
+                next_month => match next.turn_kind {
+                    TurnKind::Month => r.state.month.long_name(),
+                    TurnKind::Player(s) => format!("{} {s} player turn", r.state.month.long_name()),
+                },
+                deadline => deadline_text(next.deadline),
+                next_seed_sha256 => next.seed_sha256.clone(),
+                seed_hex => turn.seed_hex.clone(),
+                seed_sha256 => turn.seed_sha256.clone(),
+                egyptian_sha256 => turn.egyptian_sha256.clone(),
+                mahdist_sha256 => turn.mahdist_sha256.clone(),
+                overview => ascii::overview(scn, Some(&r.state)),
+                sectors => sectors,
+            },
+        )?;
+        let key_side = side.map_or_else(
+            || format!("observer:{to}"),
+            |s| store::side_text(s).to_string(),
+        );
+        Ok(Draft {
+            game_id: Some(played.id.clone()),
+            kind: "results",
+            dedupe_key: format!("results:{}:{}:{key_side}", played.id, turn.turn_no),
+            to: to.to_string(),
+            rendered,
+            html: true,
+            in_reply_to: None,
+            refs: side
+                .map(|s| vec![self.thread_root(&played.id, s)])
+                .unwrap_or_default(),
+            reply: false,
+        })
+    }
+
+    /// Remind each side that is not READY, once a turn, when the deadline
+    /// is near. Returns how many reminders were queued.
+    pub fn send_reminders(&mut self) -> Result<usize> {
+        let hours = self.cfg.turns.reminder_hours;
+        if hours == 0 {
+            return Ok(0);
+        }
+        let now = self.now();
+        let mut n = 0;
+        for mut g in store::games(&self.conn)? {
+            if g.status != Status::Running
+                || g.reminded
+                || now < g.deadline - Duration::hours(i64::from(hours))
+                || now >= g.deadline
+            {
+                continue;
+            }
+            let tx = self.conn.unchecked_transaction()?;
+            for p in store::players(&tx, &g.id)? {
+                if !g.turn_kind.sides().contains(&p.side) {
+                    continue;
+                }
+                let set = store::latest_order_set(&tx, &g.id, g.turn_no, p.side)?;
+                if set.as_ref().is_some_and(|s| s.ready) {
+                    continue;
+                }
+                let rendered = self.templates.render(
+                    "reminder.txt",
+                    context! {
+                        game => g.id.clone(),
+                        side => p.side.to_string(),
+                        month => g.month.clone(),
+                        deadline => deadline_text(g.deadline),
+                        has_orders => set.is_some(),
+                        version => set.as_ref().map_or(0, |s| s.version),
+                    },
+                )?;
+                if self.queue(Draft {
+                    game_id: Some(g.id.clone()),
+                    kind: "reminder",
+                    dedupe_key: format!(
+                        "reminder:{}:{}:{}",
+                        g.id,
+                        g.turn_no,
+                        store::side_text(p.side)
+                    ),
+                    to: p.address.clone(),
+                    rendered,
+                    html: false,
+                    in_reply_to: None,
+                    refs: vec![self.thread_root(&g.id, p.side)],
+                    reply: false,
+                })? {
+                    n += 1;
+                }
+            }
+            g.reminded = true;
+            store::update_game(&tx, &g)?;
+            tx.commit()?;
+        }
+        Ok(n)
+    }
+
+    /// Deadlines that passed while the service was not running are
+    /// extended, not played without orders: if the last pass was longer
+    /// ago than `downtime_minutes`, every running game whose deadline fell
+    /// in the gap gets `downtime_extension_hours` more, and its players and
+    /// the game master are told. Returns the games extended.
+    pub fn extend_after_downtime(&mut self) -> Result<Vec<String>> {
+        let now = self.now();
+        let Some(last) = store::service_value(&self.conn, "last_pass")? else {
+            return Ok(Vec::new());
+        };
+        let last = store::parse_time(&last)?;
+        if now - last <= Duration::minutes(i64::from(self.cfg.turns.downtime_minutes)) {
+            return Ok(Vec::new());
+        }
+        let mut out = Vec::new();
+        for mut g in store::games(&self.conn)? {
+            if g.status != Status::Running || g.deadline <= last || g.deadline > now {
+                continue;
+            }
+            let old = g.deadline;
+            g.deadline = now + Duration::hours(i64::from(self.cfg.turns.downtime_extension_hours));
+            g.reminded = false;
+            let tx = self.conn.unchecked_transaction()?;
+            store::update_game(&tx, &g)?;
+            let text = format!(
+                "The deadline of turn {} ({}) passed at {} while Dervish was not running. It is extended to {}, so no side loses its turn.",
+                g.turn_no,
+                g.month,
+                deadline_text(old),
+                deadline_text(g.deadline)
+            );
+            let mut to: Vec<String> = store::players(&tx, &g.id)?
+                .into_iter()
+                .map(|p| p.address)
+                .collect();
+            to.push(self.cfg.host.game_master.clone());
+            for a in to {
+                self.queue(self.notice_draft(
+                    Some(&g.id),
+                    &format!("downtime:{}:{}", g.turn_no, store::time(old)),
+                    &a,
+                    "deadline extended",
+                    &text,
+                )?)?;
+            }
+            store::audit(
+                &tx,
+                now,
+                Some(&g.id),
+                "service",
+                "deadline extended after downtime",
+                &text,
+            )?;
+            tx.commit()?;
+            out.push(g.id);
+        }
+        Ok(out)
+    }
+
+    /// Play a stored turn again from its stored state, orders and seed,
+    /// and compare with what was stored, byte for byte.
+    pub fn verify_turn(&self, turn: &TurnRow) -> Result<Verified> {
+        let g = self.game(&turn.game_id)?;
+        let scn = self.scenario(&g.scenario)?;
+        let mut drift = Vec::new();
+        if sha256_hex(&unhex(&turn.seed_hex).unwrap_or_default()) != turn.seed_sha256 {
+            drift.push(
+                "the seed does not match the fingerprint published when the turn opened".into(),
+            );
+        }
+        let set =
+            |id: Option<i64>, hash: &str, side: Side, drift: &mut Vec<String>| -> Result<Orders> {
+                let Some(id) = id else {
+                    return Ok(Orders::default());
+                };
+                let s = store::order_set(&self.conn, id)?;
+                if let Some(s) = &s
+                    && s.sha256 != hash
+                {
+                    drift.push(format!("the {side} orders do not match their sealed hash"));
+                }
+                self.orders_of(s.as_ref())
+            };
+        let eg = set(
+            turn.egyptian_set,
+            &turn.egyptian_sha256,
+            Side::Egyptian,
+            &mut drift,
+        )?;
+        let md = set(
+            turn.mahdist_set,
+            &turn.mahdist_sha256,
+            Side::Mahdist,
+            &mut drift,
+        )?;
+        let before: GameState =
+            serde_json::from_str(&turn.state_before).map_err(|e| ServiceError::State {
+                game: g.id.clone(),
+                message: e.to_string(),
+            })?;
+        let Some(seed) = seed_bytes(&turn.seed_hex) else {
+            drift.push("the seed is not 32 bytes of hex".into());
+            return Ok(Verified {
+                turn_no: turn.turn_no,
+                month: turn.month.clone(),
+                kind: turn.turn_kind,
+                drift,
+            });
+        };
+        let r = adjudicate(&scn, before, turn.turn_kind, &eg, &md, seed);
+        let state = serde_json::to_string(&r.state).unwrap_or_default();
+        let events = serde_json::to_string(&r.events).unwrap_or_default();
+        if state != turn.state_after {
+            drift.push("the state after the turn differs".into());
+        }
+        if events != turn.events {
+            drift.push("the events of the turn differ".into());
+        }
+        if log::render(&scn.map, &r.events) != turn.log {
+            drift.push("the result log differs".into());
+        }
+        Ok(Verified {
+            turn_no: turn.turn_no,
+            month: turn.month.clone(),
+            kind: turn.turn_kind,
+            drift,
+        })
+    }
+
+    /// Verify every turn of a game played in `month` (`1884-03`).
+    pub fn verify(&self, id: &str, month: &str) -> Result<Vec<Verified>> {
+        let turns: Vec<TurnRow> = store::turns(&self.conn, id)?
+            .into_iter()
+            .filter(|t| t.month == month)
+            .collect();
+        if turns.is_empty() {
+            return Err(ServiceError::Game(format!(
+                "game {id} has no turn played in {month}"
+            )));
+        }
+        turns.iter().map(|t| self.verify_turn(t)).collect()
+    }
+
+    /// Play a whole game again from its scenario's set-up: each turn must
+    /// start from the state the one before left and play again byte for
+    /// byte. Returns every turn's verification.
+    pub fn replay(&self, id: &str) -> Result<Vec<Verified>> {
+        let g = self.game(id)?;
+        let scn = self.scenario(&g.scenario)?;
+        let (initial, _) = initial_state(&scn, &Placements::new())
+            .map_err(|e| ServiceError::Data(e.to_string()))?;
+        let mut expected = serde_json::to_string(&initial).unwrap_or_default();
+        let mut out = Vec::new();
+        for t in store::turns(&self.conn, id)? {
+            let mut v = self.verify_turn(&t)?;
+            if t.state_before != expected {
+                v.drift.insert(
+                    0,
+                    "the turn does not start from the state the turn before it left".into(),
+                );
+            }
+            expected = t.state_after.clone();
+            out.push(v);
+        }
+        if expected != g.state {
+            out.push(Verified {
+                turn_no: g.turn_no,
+                month: g.month.clone(),
+                kind: g.turn_kind,
+                drift: vec!["the game's current state is not the state the last turn left".into()],
+            });
+        }
+        Ok(out)
+    }
+}
+
+/// Serialising values to JSON for storage, with the error as text.
+mod erased {
+    pub trait Json {
+        fn json(&self) -> Result<String, String>;
+    }
+
+    impl<T: serde::Serialize> Json for T {
+        fn json(&self) -> Result<String, String> {
+            serde_json::to_string(self).map_err(|e| e.to_string())
+        }
+    }
+}

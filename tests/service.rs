@@ -1,0 +1,568 @@
+//! The mail service end to end on the embedded default: a Maildir in,
+//! SQLite, outgoing mail written to a folder. Time is a fixed clock moved
+//! by the tests.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use chrono::{DateTime, Duration, Utc};
+use dervish::mail::inbound::{self, Limits};
+use dervish::mail::maildir::Maildir;
+use dervish::mail::outbound::{Sender, TransportConfig};
+use dervish::scenario::Side;
+use dervish::service::games::NewGame;
+use dervish::service::intake::Outcome;
+use dervish::service::{Config, Service};
+use dervish::store::{self, Mode, Status};
+
+struct Harness {
+    dir: PathBuf,
+    svc: Service,
+    inbox: Maildir,
+    sender: Sender,
+    now: Arc<Mutex<DateTime<Utc>>>,
+    game: String,
+    secrets: Vec<(Side, String)>,
+    n: u32,
+}
+
+/// A sent mail as read back from the outbox folder.
+#[derive(Debug)]
+struct Sent {
+    to: Vec<String>,
+    subject: String,
+    text: String,
+    raw: String,
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!(
+        "dervish-service-{name}-{}-{}",
+        std::process::id(),
+        Utc::now().timestamp_nanos_opt().unwrap_or_default()
+    ));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn config(dir: &Path) -> Config {
+    let mut cfg = Config {
+        database: dir.join("dervish.sqlite"),
+        outgoing: TransportConfig::File {
+            dir: dir.join("outbox"),
+        },
+        ..Config::default()
+    };
+    cfg.inbox.maildir = dir.join("inbox");
+    cfg.host.address = "dervish@example.org".into();
+    cfg.host.game_master = "gm@example.org".into();
+    cfg
+}
+
+impl Harness {
+    fn new(name: &str, mode: Mode) -> Harness {
+        let dir = temp_dir(name);
+        let cfg = config(&dir);
+        let sender = Sender::new(&cfg.outgoing).unwrap();
+        let inbox = Maildir::open(&cfg.inbox.maildir).unwrap();
+        let mut svc = Service::open(cfg).unwrap();
+        let now = Arc::new(Mutex::new(
+            DateTime::parse_from_rfc3339("2026-03-01T12:00:00Z")
+                .unwrap()
+                .with_timezone(&Utc),
+        ));
+        let clock = Arc::clone(&now);
+        svc.set_clock(Box::new(move || *clock.lock().unwrap()));
+        let created = svc
+            .new_game(
+                &NewGame {
+                    scenario: "khartoum".into(),
+                    egyptian: "gordon@example.org".into(),
+                    mahdist: "mahdi@example.org".into(),
+                    id: Some("k-1".into()),
+                    mode,
+                    deadline_hours: Some(72),
+                },
+                "test",
+            )
+            .unwrap();
+        Harness {
+            dir,
+            svc,
+            inbox,
+            sender,
+            now,
+            game: created.id,
+            secrets: created.secrets,
+            n: 0,
+        }
+    }
+
+    fn secret(&self, side: Side) -> String {
+        self.secrets
+            .iter()
+            .find(|(s, _)| *s == side)
+            .unwrap()
+            .1
+            .clone()
+    }
+
+    fn advance(&self, hours: i64) {
+        self.advance_minutes(hours * 60);
+    }
+
+    fn advance_minutes(&self, minutes: i64) {
+        let mut t = self.now.lock().unwrap();
+        *t += Duration::minutes(minutes);
+    }
+
+    fn mail(&mut self, from: &str, subject: &str, body: &str) -> Vec<u8> {
+        self.n += 1;
+        raw_mail(
+            from,
+            subject,
+            body,
+            &format!("m{}@players.example", self.n),
+            "",
+        )
+    }
+
+    fn orders(&mut self, side: Side, body: &str) -> Vec<u8> {
+        let from = if side == Side::Egyptian {
+            "gordon@example.org"
+        } else {
+            "mahdi@example.org"
+        };
+        let text = format!("SECRET {}\n{body}", self.secret(side));
+        let month = self.svc.game(&self.game).unwrap().month;
+        let subject = format!("[dervish {}] orders {month}", self.game);
+        self.mail(from, &subject, &text)
+    }
+
+    fn deliver(&self, raw: &[u8]) {
+        self.inbox.deliver(raw).unwrap();
+    }
+
+    fn pass(&mut self) -> dervish::service::PassReport {
+        self.svc.pass(&self.inbox, &self.sender).unwrap()
+    }
+
+    fn sent(&self) -> Vec<Sent> {
+        let dir = self.dir.join("outbox");
+        let mut names: Vec<PathBuf> = std::fs::read_dir(&dir)
+            .map(|rd| rd.filter_map(|e| e.ok()).map(|e| e.path()).collect())
+            .unwrap_or_default();
+        names.sort();
+        names
+            .into_iter()
+            .filter(|p| p.extension().is_some_and(|e| e == "eml"))
+            .map(|p| {
+                let raw = std::fs::read(&p).unwrap();
+                let m = inbound::read(
+                    &raw,
+                    &Limits {
+                        max_bytes: 10 << 20,
+                    },
+                    "nobody",
+                )
+                .unwrap();
+                Sent {
+                    to: m.to.clone(),
+                    subject: m.subject.clone(),
+                    text: m.body.text.clone(),
+                    raw: String::from_utf8_lossy(&raw).into_owned(),
+                }
+            })
+            .collect()
+    }
+
+    fn sent_to(&self, addr: &str) -> Vec<Sent> {
+        self.sent()
+            .into_iter()
+            .filter(|s| s.to.iter().any(|t| t == addr))
+            .collect()
+    }
+}
+
+fn raw_mail(from: &str, subject: &str, body: &str, id: &str, extra: &str) -> Vec<u8> {
+    format!(
+        "From: {from}\r\nTo: dervish@example.org\r\nSubject: {subject}\r\nMessage-ID: <{id}>\r\nDate: Sun, 1 Mar 2026 12:00:00 +0000\r\nMIME-Version: 1.0\r\n{extra}Content-Type: text/plain; charset=utf-8\r\n\r\n{}",
+        body.replace('\n', "\r\n")
+    )
+    .into_bytes()
+}
+
+#[test]
+fn a_full_month_in_monthly_mode_with_receipts_results_and_verification() {
+    let mut h = Harness::new("monthly", Mode::Monthly);
+    // Welcome mails carry each player's secret and the seed fingerprint.
+    h.pass();
+    let welcome = h.sent_to("gordon@example.org");
+    assert_eq!(welcome.len(), 1);
+    assert!(welcome[0].text.contains(&h.secret(Side::Egyptian)));
+    assert!(welcome[0].raw.contains("Auto-Submitted: auto-generated"));
+    let g = h.svc.game("k-1").unwrap();
+    assert!(welcome[0].text.contains(&g.seed_sha256));
+    // Orders from both sides, each READY.
+    let e = h.orders(Side::Egyptian, "MARCH STACK Sinkat TO Souakim\nREADY\n");
+    let m = h.orders(Side::Mahdist, "MARCH LEADER Osman Digma TO Tamai\nREADY\n");
+    h.deliver(&e);
+    h.deliver(&m);
+    let r = h.pass();
+    assert_eq!(r.messages, 2);
+    assert_eq!(r.turns_played, vec![("k-1".to_string(), 1)]);
+    let to_gordon = h.sent_to("gordon@example.org");
+    let receipt = to_gordon
+        .iter()
+        .find(|s| s.subject.contains("orders received"))
+        .expect("a receipt");
+    assert!(
+        receipt
+            .text
+            .contains("MARCH STACK Sinkat (5021) TO Souakim (5419)")
+    );
+    assert!(receipt.text.contains("Sealed orders: version 1"));
+    assert!(receipt.raw.contains("In-Reply-To: <m1@players.example>"));
+    assert!(receipt.raw.contains("Auto-Submitted: auto-replied"));
+    let results = to_gordon
+        .iter()
+        .find(|s| s.subject.contains("results"))
+        .expect("results");
+    assert!(
+        results
+            .subject
+            .contains("[dervish k-1] February 1884 results"),
+        "{}",
+        results.subject
+    );
+    // The seed is revealed and matches the fingerprint published before.
+    assert!(results.text.contains(&g.seed_hex));
+    assert!(results.text.contains(&g.seed_sha256));
+    assert!(results.raw.contains("text/html"));
+    // The game moved on a month, with a fresh seed.
+    let g2 = h.svc.game("k-1").unwrap();
+    assert_eq!(g2.turn_no, 2);
+    assert_eq!(g2.month, "1884-03");
+    assert_ne!(g2.seed_hex, g.seed_hex);
+    // The turn plays again byte for byte.
+    let v = h.svc.verify("k-1", "1884-02").unwrap();
+    assert_eq!(v.len(), 1);
+    assert!(v[0].drift.is_empty(), "{:?}", v[0].drift);
+    assert!(
+        h.svc
+            .replay("k-1")
+            .unwrap()
+            .iter()
+            .all(|v| v.drift.is_empty())
+    );
+    // Nothing is sent twice.
+    let before = h.sent().len();
+    h.pass();
+    assert_eq!(h.sent().len(), before);
+}
+
+#[test]
+fn alternating_mode_plays_each_player_turn_on_its_own() {
+    let mut h = Harness::new("alternating", Mode::Alternating);
+    let m = h.orders(Side::Mahdist, "MARCH LEADER Osman Digma TO Tamai\nREADY\n");
+    h.deliver(&m);
+    h.pass();
+    let refusal = h.sent_to("mahdi@example.org");
+    assert!(
+        refusal
+            .iter()
+            .any(|s| s.text.contains("it is the Egyptian player turn")),
+        "{refusal:#?}"
+    );
+    let e = h.orders(Side::Egyptian, "MARCH STACK Sinkat TO Souakim\nREADY\n");
+    h.deliver(&e);
+    let r = h.pass();
+    assert_eq!(r.turns_played.len(), 1);
+    let g = h.svc.game("k-1").unwrap();
+    assert_eq!(g.turn_kind.as_str(), "mahdist");
+    assert_eq!(g.month, "1884-02");
+    let m = h.orders(Side::Mahdist, "MARCH LEADER Osman Digma TO Tamai\nREADY\n");
+    h.deliver(&m);
+    h.pass();
+    let g = h.svc.game("k-1").unwrap();
+    assert_eq!(
+        (g.turn_no, g.month.as_str(), g.turn_kind.as_str()),
+        (3, "1884-03", "egyptian")
+    );
+    assert!(
+        h.svc
+            .replay("k-1")
+            .unwrap()
+            .iter()
+            .all(|v| v.drift.is_empty())
+    );
+}
+
+#[test]
+fn sending_again_replaces_the_orders_and_the_deadline_plays_without_ready() {
+    let mut h = Harness::new("replace", Mode::Monthly);
+    let a = h.orders(Side::Egyptian, "MARCH STACK Sinkat TO Souakim\n");
+    let b = h.orders(Side::Egyptian, "MARCH STACK Tokar TO El Teb\n");
+    h.deliver(&a);
+    h.deliver(&b);
+    let r = h.pass();
+    assert!(r.turns_played.is_empty(), "not ready, deadline not passed");
+    let receipts: Vec<Sent> = h
+        .sent_to("gordon@example.org")
+        .into_iter()
+        .filter(|s| s.subject.contains("orders received"))
+        .collect();
+    assert_eq!(receipts.len(), 2);
+    assert!(
+        receipts
+            .iter()
+            .any(|s| s.text.contains("replaces version 1"))
+    );
+    // The reminder comes a day before the deadline, once.
+    h.advance(50);
+    assert_eq!(h.pass().reminders, 2);
+    assert_eq!(h.pass().reminders, 0);
+    // Passes every few minutes, as the daemon makes them: the deadline
+    // passes while the service runs, so the turn is played.
+    h.advance_minutes(21 * 60 + 58);
+    assert!(h.pass().turns_played.is_empty());
+    h.advance_minutes(3);
+    let r = h.pass();
+    assert_eq!(r.turns_played.len(), 1);
+    let turns = store::turns(&h.svc.conn, "k-1").unwrap();
+    let set = store::order_set(&h.svc.conn, turns[0].egyptian_set.unwrap())
+        .unwrap()
+        .unwrap();
+    assert_eq!(set.version, 2, "the last set counts");
+    assert_eq!(turns[0].mahdist_set, None, "the Mahdist side held");
+    assert_eq!(turns[0].mahdist_sha256, dervish::service::turns::NO_ORDERS);
+}
+
+#[test]
+fn each_bad_input_has_its_exact_outcome() {
+    let mut h = Harness::new("bad", Mode::Monthly);
+    let svc = |h: &mut Harness, raw: &[u8]| h.svc.receive(raw).unwrap();
+    // Wrong secret: refused, answered to the registered address.
+    let raw = h.mail(
+        "gordon@example.org",
+        "[dervish k-1] orders 1884-02",
+        "SECRET 00000000-00000000-00000000-00000000\nREADY\n",
+    );
+    assert!(
+        matches!(svc(&mut h, &raw), Outcome::Refused(r) if r.contains("SECRET does not match"))
+    );
+    // No secret at all.
+    let raw = h.mail("gordon@example.org", "[dervish k-1] orders", "READY\n");
+    assert!(matches!(svc(&mut h, &raw), Outcome::Refused(r) if r.contains("no SECRET")));
+    // Unknown sender: ignored, never answered (no backscatter).
+    let raw = h.mail("stranger@example.com", "[dervish k-1] orders", "READY\n");
+    assert!(matches!(svc(&mut h, &raw), Outcome::Ignored(r) if r.contains("not a player")));
+    // A game the player is not in.
+    let raw = h.mail("gordon@example.org", "[dervish other-9] orders", "READY\n");
+    assert!(matches!(svc(&mut h, &raw), Outcome::Refused(r) if r.contains("no such game")));
+    // Wrong month: the whole set is refused.
+    let body = format!(
+        "SECRET {}\nMONTH 1884-06\nREADY\n",
+        h.secret(Side::Egyptian)
+    );
+    let raw = h.mail("gordon@example.org", "orders", &body);
+    assert!(
+        matches!(svc(&mut h, &raw), Outcome::Refused(r) if r.contains("June 1884")),
+        "wrong month"
+    );
+    // Auto-reply and bounce-like bulk mail: ignored.
+    let raw = raw_mail(
+        "gordon@example.org",
+        "Out of office",
+        "I am away",
+        "auto1@x",
+        "Auto-Submitted: auto-replied\r\n",
+    );
+    assert!(matches!(svc(&mut h, &raw), Outcome::Ignored(r) if r.contains("automatic")));
+    // Our own mail come back.
+    let raw = raw_mail(
+        "gordon@example.org",
+        "x",
+        "READY",
+        "loop1@x",
+        "X-Loop: dervish@example.org\r\n",
+    );
+    assert!(matches!(svc(&mut h, &raw), Outcome::Ignored(r) if r.contains("X-Loop")));
+    // Malformed MIME.
+    let raw = b"From: gordon@example.org\r\nMessage-ID: <bad@x>\r\nContent-Type: multipart/mixed; boundary=\"zz\"\r\n\r\n--zz\r\nContent-Type: text/plain\r\n\r\nREADY\r\n".to_vec();
+    let out = svc(&mut h, &raw);
+    assert!(
+        matches!(out, Outcome::Refused(_) | Outcome::Ignored(_)),
+        "{out:?}"
+    );
+    // HTML only, with the right secret: accepted.
+    let html = format!(
+        "From: gordon@example.org\r\nTo: dervish@example.org\r\nSubject: [dervish k-1] orders\r\nMessage-ID: <html1@x>\r\nMIME-Version: 1.0\r\nContent-Type: text/html; charset=utf-8\r\n\r\n<html><body><p>SECRET {}</p><p>MARCH STACK Sinkat TO Souakim</p></body></html>\r\n",
+        h.secret(Side::Egyptian)
+    );
+    assert!(matches!(
+        svc(&mut h, html.as_bytes()),
+        Outcome::Orders { version: 1, .. }
+    ));
+    // The same message again: applied once.
+    assert_eq!(svc(&mut h, html.as_bytes()), Outcome::Duplicate);
+    // A 10 MB message from a player: a polite refusal.
+    let big = raw_mail(
+        "mahdi@example.org",
+        "orders",
+        &"x".repeat(10 << 20),
+        "big@x",
+        "",
+    );
+    assert!(matches!(svc(&mut h, &big), Outcome::Refused(r) if r.contains("KiB")));
+    // After the deadline: refused.
+    h.advance(73);
+    let late = h.orders(Side::Mahdist, "READY\n");
+    assert!(matches!(svc(&mut h, &late), Outcome::Refused(r) if r.contains("deadline")));
+    h.svc.flush(&h.sender).unwrap();
+    assert!(h.sent_to("stranger@example.com").is_empty());
+    let receipts = h
+        .sent_to("gordon@example.org")
+        .into_iter()
+        .filter(|s| s.subject.contains("orders received"))
+        .count();
+    assert_eq!(receipts, 1, "the duplicate got no second receipt");
+}
+
+#[test]
+fn repeated_failed_secrets_are_reported_and_then_not_answered() {
+    let mut h = Harness::new("auth", Mode::Monthly);
+    for i in 0..5 {
+        let raw = h.mail(
+            "mahdi@example.org",
+            "[dervish k-1] orders",
+            &format!("SECRET wrong-{i}\nREADY\n"),
+        );
+        let out = h.svc.receive(&raw).unwrap();
+        if i < 3 {
+            assert!(matches!(out, Outcome::Refused(_)), "{i}: {out:?}");
+        } else {
+            assert!(matches!(out, Outcome::Ignored(_)), "{i}: {out:?}");
+        }
+    }
+    h.svc.flush(&h.sender).unwrap();
+    let gm = h.sent_to("gm@example.org");
+    assert_eq!(gm.len(), 1);
+    assert!(gm[0].text.contains("without the right secret"));
+    assert_eq!(
+        h.sent_to("mahdi@example.org")
+            .iter()
+            .filter(|s| s.subject.contains("not accepted"))
+            .count(),
+        3
+    );
+}
+
+#[test]
+fn a_bounce_marks_the_player_unreachable_and_tells_the_others() {
+    let mut h = Harness::new("bounce", Mode::Monthly);
+    h.pass();
+    let welcome = h.svc.thread_root("k-1", Side::Mahdist);
+    let bounce = format!(
+        "From: MAILER-DAEMON@example.org\r\nTo: dervish@example.org\r\nSubject: Undelivered Mail Returned to Sender\r\nMessage-ID: <bounce1@example.org>\r\nMIME-Version: 1.0\r\nContent-Type: multipart/report; report-type=delivery-status; boundary=\"b1\"\r\n\r\n--b1\r\nContent-Type: text/plain\r\n\r\nDelivery failed.\r\n--b1\r\nContent-Type: message/delivery-status\r\n\r\nReporting-MTA: dns; example.org\r\n\r\nFinal-Recipient: rfc822; mahdi@example.org\r\nAction: failed\r\nStatus: 5.1.1\r\n--b1\r\nContent-Type: text/rfc822-headers\r\n\r\nMessage-ID: <{welcome}>\r\nTo: mahdi@example.org\r\n--b1--\r\n"
+    );
+    let out = h.svc.receive(bounce.as_bytes()).unwrap();
+    assert!(
+        matches!(&out, Outcome::Bounce(r) if r.contains("mahdi@example.org")),
+        "{out:?}"
+    );
+    let p = store::players(&h.svc.conn, "k-1").unwrap();
+    assert!(p.iter().any(|p| p.side == Side::Mahdist && p.unreachable));
+    h.svc.flush(&h.sender).unwrap();
+    assert!(
+        h.sent_to("gm@example.org")
+            .iter()
+            .any(|s| s.text.contains("could not be delivered"))
+    );
+    assert!(
+        h.sent_to("gordon@example.org")
+            .iter()
+            .any(|s| s.subject.contains("unreachable"))
+    );
+}
+
+#[test]
+fn a_deadline_that_passed_while_the_service_was_down_is_extended() {
+    let mut h = Harness::new("downtime", Mode::Monthly);
+    h.pass();
+    h.advance(100);
+    let r = h.pass();
+    assert_eq!(r.extended, vec!["k-1".to_string()]);
+    assert!(r.turns_played.is_empty());
+    let g = h.svc.game("k-1").unwrap();
+    assert_eq!(g.status, Status::Running);
+    assert!(g.deadline > *h.now.lock().unwrap());
+    assert!(
+        h.sent_to("gordon@example.org")
+            .iter()
+            .any(|s| s.text.contains("while Dervish was not running"))
+    );
+}
+
+#[test]
+fn commands_are_answered_and_do_not_replace_orders() {
+    let mut h = Harness::new("commands", Mode::Monthly);
+    let e = h.orders(Side::Egyptian, "MARCH STACK Sinkat TO Souakim\n");
+    h.deliver(&e);
+    let c = h.orders(
+        Side::Egyptian,
+        "HELP\nSTATUS\nMAP Khartoum\nROUTE Korti TO Metammeh\n",
+    );
+    h.deliver(&c);
+    h.pass();
+    let to = h.sent_to("gordon@example.org");
+    assert!(to.iter().any(|s| s.text.contains("how to write orders")));
+    assert!(
+        to.iter()
+            .any(|s| s.subject.contains("status") && s.text.contains("orders in (version 1)"))
+    );
+    assert!(to.iter().any(|s| s.text.contains("Route from Korti")));
+    let set = store::latest_order_set(&h.svc.conn, "k-1", 1, Side::Egyptian)
+        .unwrap()
+        .unwrap();
+    assert_eq!(set.version, 1);
+}
+
+#[test]
+fn game_master_commands_are_audited() {
+    let mut h = Harness::new("gm", Mode::Monthly);
+    let before = h.svc.game("k-1").unwrap().deadline;
+    h.svc.extend("k-1", 24, "gm").unwrap();
+    assert_eq!(
+        h.svc.game("k-1").unwrap().deadline,
+        before + Duration::hours(24)
+    );
+    h.svc.set_paused("k-1", true, "gm").unwrap();
+    h.advance(500);
+    assert!(
+        h.pass().turns_played.is_empty(),
+        "a paused game does not play"
+    );
+    h.svc.set_paused("k-1", false, "gm").unwrap();
+    h.svc
+        .replace_player("k-1", Side::Mahdist, "khalifa@example.org", "gm")
+        .unwrap();
+    let log = store::audit_log(&h.svc.conn, "k-1").unwrap();
+    let actions: Vec<&str> = log.iter().map(|(_, _, a, _)| a.as_str()).collect();
+    assert_eq!(
+        actions,
+        [
+            "game new",
+            "game extend",
+            "game pause",
+            "game resume",
+            "game replace"
+        ]
+    );
+    h.svc.flush(&h.sender).unwrap();
+    assert!(
+        h.sent_to("khalifa@example.org")
+            .iter()
+            .any(|s| s.subject.contains("welcome"))
+    );
+}

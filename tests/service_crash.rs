@@ -1,0 +1,186 @@
+//! Crash safety: `dervish run --once` is killed (SIGKILL) at random
+//! moments while it reads mail, plays the turn and sends; after it is run
+//! again to the end, the database and the outbox hold exactly what one
+//! uninterrupted run produces: no message lost or applied twice, no mail
+//! lost or written twice.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use dervish::mail::maildir::Maildir;
+use dervish::scenario::Side;
+use dervish::service::games::NewGame;
+use dervish::service::{Config, Service};
+use dervish::store::{self, Mode};
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+fn setup(name: &str) -> (PathBuf, PathBuf) {
+    let dir = std::env::temp_dir().join(format!("dervish-crash-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let cfg_path = dir.join("dervish.toml");
+    std::fs::write(
+        &cfg_path,
+        format!(
+            "database = \"{d}/dervish.sqlite\"\n[host]\naddress = \"dervish@example.org\"\ngame_master = \"gm@example.org\"\n[inbox]\nmaildir = \"{d}/inbox\"\n[outgoing]\nkind = \"file\"\ndir = \"{d}/outbox\"\n",
+            d = dir.display()
+        ),
+    )
+    .unwrap();
+    let cfg = Config::read(&cfg_path).unwrap();
+    let mut svc = Service::open(cfg.clone()).unwrap();
+    let created = svc
+        .new_game(
+            &NewGame {
+                scenario: "khartoum".into(),
+                egyptian: "gordon@example.org".into(),
+                mahdist: "mahdi@example.org".into(),
+                id: Some("k-1".into()),
+                mode: Mode::Monthly,
+                deadline_hours: Some(72),
+            },
+            "test",
+        )
+        .unwrap();
+    let secret = |side| {
+        created
+            .secrets
+            .iter()
+            .find(|(s, _)| *s == side)
+            .unwrap()
+            .1
+            .clone()
+    };
+    let inbox = Maildir::open(&cfg.inbox.maildir).unwrap();
+    let mut n = 0;
+    let mut mail = |from: &str, body: String| {
+        n += 1;
+        let raw = format!(
+            "From: {from}\r\nTo: dervish@example.org\r\nSubject: [dervish k-1] orders 1884-02\r\nMessage-ID: <c{n}@players.example>\r\nContent-Type: text/plain\r\n\r\n{}",
+            body.replace('\n', "\r\n")
+        );
+        inbox.deliver(raw.as_bytes()).unwrap();
+    };
+    // A mix: good orders (replaced twice), commands, a wrong secret, a
+    // stranger, then both sides READY so the turn is played.
+    let e = secret(Side::Egyptian);
+    let m = secret(Side::Mahdist);
+    mail(
+        "gordon@example.org",
+        format!("SECRET {e}\nMARCH STACK Tokar TO El Teb\n"),
+    );
+    mail(
+        "mahdi@example.org",
+        format!("SECRET {m}\nMARCH LEADER Osman Digma TO Tamai\n"),
+    );
+    mail("gordon@example.org", "SECRET wrong\nREADY\n".to_string());
+    mail("stranger@example.com", "READY\n".to_string());
+    mail("gordon@example.org", format!("SECRET {e}\nHELP\nSTATUS\n"));
+    mail(
+        "gordon@example.org",
+        format!("SECRET {e}\nMARCH STACK Sinkat TO Souakim\nREADY\n"),
+    );
+    // Questions, to make the pass long enough to be cut in many places.
+    for i in 0..20 {
+        let who = if i % 2 == 0 {
+            ("gordon@example.org", &e)
+        } else {
+            ("mahdi@example.org", &m)
+        };
+        mail(
+            who.0,
+            format!(
+                "SECRET {}\nSTATUS\nMAP Khartoum\nROUTE Korti TO Metammeh\n",
+                who.1
+            ),
+        );
+    }
+    mail(
+        "mahdi@example.org",
+        format!("SECRET {m}\nMARCH STACK Kamlin TO Soba ATTACK ANY\nREADY\n"),
+    );
+    (dir, cfg_path)
+}
+
+/// What a run leaves: messages with their outcomes, order sets, turns,
+/// outbox rows (kind, recipient, sent) and the files written.
+fn summary(dir: &Path) -> (Vec<String>, i64, i64, Vec<String>, usize) {
+    let c = store::open(&dir.join("dervish.sqlite")).unwrap();
+    let mut st = c
+        .prepare("SELECT message_id || ' ' || outcome FROM messages ORDER BY message_id")
+        .unwrap();
+    let messages: Vec<String> = st
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    let sets: i64 = c
+        .query_row("SELECT COUNT(*) FROM order_sets", [], |r| r.get(0))
+        .unwrap();
+    let turns: i64 = c
+        .query_row("SELECT COUNT(*) FROM turns", [], |r| r.get(0))
+        .unwrap();
+    let mut st = c
+        .prepare("SELECT kind || ' ' || recipient || ' ' || (sent_at IS NOT NULL) FROM outbox ORDER BY dedupe_key")
+        .unwrap();
+    let outbox: Vec<String> = st
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    let files = std::fs::read_dir(dir.join("outbox"))
+        .map(|rd| {
+            rd.filter_map(|e| e.ok())
+                .filter(|e| e.path().extension().is_some_and(|x| x == "eml"))
+                .count()
+        })
+        .unwrap_or(0);
+    (messages, sets, turns, outbox, files)
+}
+
+fn run_once(cfg: &Path) -> std::process::Child {
+    Command::new(env!("CARGO_BIN_EXE_dervish"))
+        .args(["--config", cfg.to_str().unwrap(), "run", "--once"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap()
+}
+
+#[test]
+fn killed_at_random_moments_nothing_is_lost_or_done_twice() {
+    // The control: one uninterrupted run.
+    let (control, cfg) = setup("control");
+    assert!(run_once(&cfg).wait().unwrap().success());
+    let expected = summary(&control);
+    assert_eq!(expected.2, 1, "the turn was played");
+    assert_eq!(expected.0.len(), 27);
+    assert!(
+        expected.3.iter().all(|o| o.ends_with(" 1")),
+        "{:?}",
+        expected.3
+    );
+    assert_eq!(expected.4, expected.3.len());
+
+    let mut rng = ChaCha8Rng::seed_from_u64(7);
+    for round in 0..3 {
+        let (dir, cfg) = setup(&format!("killed-{round}"));
+        for _ in 0..15 {
+            let mut child = run_once(&cfg);
+            std::thread::sleep(Duration::from_millis(rng.random_range(2..250)));
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+        assert!(run_once(&cfg).wait().unwrap().success());
+        let got = summary(&dir);
+        assert_eq!(got.0, expected.0, "messages and outcomes");
+        assert_eq!(got.1, expected.1, "order sets");
+        assert_eq!(got.2, expected.2, "turns");
+        assert_eq!(got.3, expected.3, "outbox");
+        assert_eq!(got.4, expected.4, "files written");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    let _ = std::fs::remove_dir_all(&control);
+}
