@@ -19,7 +19,7 @@ use crate::scenario::definition::SpecialRule;
 use crate::scenario::tables::MarchResult;
 use crate::scenario::{Side, UnitKind};
 use crate::state::Status;
-use std::collections::HashSet;
+use rustc_hash::FxHashSet as HashSet;
 
 /// Carry out every march order, in order.
 pub fn march_phase<S: DieSource>(t: &mut Turn<'_, S>, orders: &super::orders::Orders) {
@@ -1109,11 +1109,11 @@ pub(crate) struct Occupancy {
 impl Occupancy {
     pub(crate) fn of<S: DieSource>(t: &Turn<'_, S>) -> Occupancy {
         let mut o = Occupancy {
-            friendly: HashSet::new(),
-            enemy: HashSet::new(),
-            enemy_land: HashSet::new(),
-            friendly_boats: HashSet::new(),
-            enemy_gunboats: HashSet::new(),
+            friendly: HashSet::default(),
+            enemy: HashSet::default(),
+            enemy_land: HashSet::default(),
+            friendly_boats: HashSet::default(),
+            enemy_gunboats: HashSet::default(),
             forbidden: None,
         };
         for u in &t.state.units {

@@ -5,7 +5,9 @@
 //! [`Map`] is the checked map the engine uses, built only by
 //! [`Map::build`], which reports every problem with its line.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
+
+use rustc_hash::FxHashMap as HashMap;
 
 use serde::{Deserialize, Serialize};
 
@@ -679,7 +681,7 @@ impl<'f, 's> MapBuilder<'f, 's> {
 
     fn rivers(&mut self) -> (Vec<River>, HashMap<Hexside, RiverSide>) {
         let mut rivers = Vec::new();
-        let mut sides: HashMap<Hexside, RiverSide> = HashMap::new();
+        let mut sides: HashMap<Hexside, RiverSide> = HashMap::default();
         let names: Vec<String> = self.file.rivers.iter().map(|r| r.name.clone()).collect();
         for (ri, r) in self.file.rivers.iter().enumerate() {
             let rline = self.src.line_of_str(&r.name);
@@ -814,7 +816,7 @@ impl<'f, 's> MapBuilder<'f, 's> {
 
     fn railways(&mut self, terrain: &[Terrain]) -> (Vec<Railway>, HashMap<Hex, Track>) {
         let mut out = Vec::new();
-        let mut track = HashMap::new();
+        let mut track = HashMap::default();
         for (li, l) in self.file.railways.iter().enumerate() {
             let mut hexes: Vec<Hex> = Vec::new();
             let mut seen = BTreeSet::new();

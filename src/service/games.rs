@@ -60,10 +60,20 @@ pub fn new_seed() -> Result<(String, String)> {
 impl Service {
     /// Read a game's stored state.
     pub fn state_of(&self, g: &GameRow) -> Result<GameState> {
-        serde_json::from_str(&g.state).map_err(|e| ServiceError::State {
+        if let Some((turn, len, state)) = self.states.borrow().get(&g.id)
+            && *turn == g.turn_no
+            && *len == g.state.len()
+        {
+            return Ok(state.clone());
+        }
+        let state: GameState = serde_json::from_str(&g.state).map_err(|e| ServiceError::State {
             game: g.id.clone(),
             message: e.to_string(),
-        })
+        })?;
+        self.states
+            .borrow_mut()
+            .insert(g.id.clone(), (g.turn_no, g.state.len(), state.clone()));
+        Ok(state)
     }
 
     /// A game by id, or a clear error.

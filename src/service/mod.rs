@@ -61,6 +61,12 @@ pub struct Service {
     pub data: DataSet,
     pub templates: Templates,
     clock: Clock,
+    /// Game states read from the database, by game: (turn number, length
+    /// of the stored text, the state). A state changes only when a turn is
+    /// played, so the turn number tells a stale entry.
+    states: std::cell::RefCell<
+        std::collections::HashMap<String, (u32, usize, crate::state::GameState)>,
+    >,
 }
 
 /// What one pass did.
@@ -98,6 +104,7 @@ impl Service {
             data,
             templates,
             clock: Box::new(Utc::now),
+            states: Default::default(),
         })
     }
 

@@ -236,8 +236,10 @@ fn game_row(r: &Row<'_>) -> rusqlite::Result<GameRow> {
 }
 
 pub fn insert_game(c: &Connection, g: &GameRow) -> Result<()> {
-    c.execute(
+    c.prepare_cached(
         &format!("INSERT INTO games ({GAME_COLS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)"),
+    )?
+    .execute(
         params![
             g.id,
             g.scenario,
@@ -261,8 +263,10 @@ pub fn insert_game(c: &Connection, g: &GameRow) -> Result<()> {
 
 /// Write back every field of a game but its id.
 pub fn update_game(c: &Connection, g: &GameRow) -> Result<()> {
-    c.execute(
+    c.prepare_cached(
         "UPDATE games SET scenario = ?2, mode = ?3, status = ?4, deadline_hours = ?5, created_at = ?6, state = ?7, month = ?8, turn_no = ?9, turn_kind = ?10, deadline = ?11, seed_hex = ?12, seed_sha256 = ?13, reminded = ?14, result = ?15 WHERE id = ?1",
+    )?
+    .execute(
         params![
             g.id,
             g.scenario,
@@ -285,17 +289,16 @@ pub fn update_game(c: &Connection, g: &GameRow) -> Result<()> {
 }
 
 pub fn game(c: &Connection, id: &str) -> Result<Option<GameRow>> {
-    Ok(c.query_row(
-        &format!("SELECT {GAME_COLS} FROM games WHERE id = ?1"),
-        [id],
-        game_row,
+    Ok(
+        c.prepare_cached(&format!("SELECT {GAME_COLS} FROM games WHERE id = ?1"))?
+            .query_row([id], game_row)
+            .optional()?,
     )
-    .optional()?)
 }
 
 /// Every game, by id.
 pub fn games(c: &Connection) -> Result<Vec<GameRow>> {
-    let mut st = c.prepare(&format!("SELECT {GAME_COLS} FROM games ORDER BY id"))?;
+    let mut st = c.prepare_cached(&format!("SELECT {GAME_COLS} FROM games ORDER BY id"))?;
     let rows = st.query_map([], game_row)?;
     Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
 }
@@ -328,8 +331,10 @@ fn player_row(r: &Row<'_>) -> rusqlite::Result<PlayerRow> {
 }
 
 pub fn upsert_player(c: &Connection, p: &PlayerRow) -> Result<()> {
-    c.execute(
+    c.prepare_cached(
         &format!("INSERT INTO players ({PLAYER_COLS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT (game_id, side) DO UPDATE SET address = ?3, secret_sha256 = ?4, unreachable = ?5, missed_turns = ?6, auth_failures = ?7"),
+    )?
+    .execute(
         params![
             p.game_id,
             side_text(p.side),
@@ -345,7 +350,7 @@ pub fn upsert_player(c: &Connection, p: &PlayerRow) -> Result<()> {
 
 /// The players of a game, Egyptian first.
 pub fn players(c: &Connection, game_id: &str) -> Result<Vec<PlayerRow>> {
-    let mut st = c.prepare(&format!(
+    let mut st = c.prepare_cached(&format!(
         "SELECT {PLAYER_COLS} FROM players WHERE game_id = ?1 ORDER BY side"
     ))?;
     let rows = st.query_map([game_id], player_row)?;
@@ -354,7 +359,7 @@ pub fn players(c: &Connection, game_id: &str) -> Result<Vec<PlayerRow>> {
 
 /// Every seat held by an address, in any game.
 pub fn seats_of(c: &Connection, address: &str) -> Result<Vec<PlayerRow>> {
-    let mut st = c.prepare(&format!(
+    let mut st = c.prepare_cached(&format!(
         "SELECT {PLAYER_COLS} FROM players WHERE address = ?1 ORDER BY game_id, side"
     ))?;
     let rows = st.query_map([address], player_row)?;
@@ -362,16 +367,15 @@ pub fn seats_of(c: &Connection, address: &str) -> Result<Vec<PlayerRow>> {
 }
 
 pub fn observers(c: &Connection, game_id: &str) -> Result<Vec<String>> {
-    let mut st = c.prepare("SELECT address FROM observers WHERE game_id = ?1 ORDER BY address")?;
+    let mut st =
+        c.prepare_cached("SELECT address FROM observers WHERE game_id = ?1 ORDER BY address")?;
     let rows = st.query_map([game_id], |r| r.get(0))?;
     Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
 }
 
 pub fn add_observer(c: &Connection, game_id: &str, address: &str) -> Result<()> {
-    c.execute(
-        "INSERT OR IGNORE INTO observers (game_id, address) VALUES (?1, ?2)",
-        params![game_id, address],
-    )?;
+    c.prepare_cached("INSERT OR IGNORE INTO observers (game_id, address) VALUES (?1, ?2)")?
+        .execute(params![game_id, address])?;
     Ok(())
 }
 
@@ -385,8 +389,10 @@ pub fn insert_message(
     subject: &str,
     raw: &[u8],
 ) -> Result<Option<i64>> {
-    let n = c.execute(
+    let n = c.prepare_cached(
         "INSERT OR IGNORE INTO messages (message_id, received_at, sender, subject, raw, outcome) VALUES (?1, ?2, ?3, ?4, ?5, 'received')",
+    )?
+    .execute(
         params![message_id, time(received_at), sender, subject, raw],
     )?;
     Ok((n == 1).then(|| c.last_insert_rowid()))
@@ -399,21 +405,18 @@ pub fn set_message_outcome(
     game_id: Option<&str>,
     outcome: &str,
 ) -> Result<()> {
-    c.execute(
-        "UPDATE messages SET game_id = ?2, outcome = ?3 WHERE id = ?1",
-        params![id, game_id, outcome],
-    )?;
+    c.prepare_cached("UPDATE messages SET game_id = ?2, outcome = ?3 WHERE id = ?1")?
+        .execute(params![id, game_id, outcome])?;
     Ok(())
 }
 
 /// A stored message's outcome, by Message-ID.
 pub fn message_outcome(c: &Connection, message_id: &str) -> Result<Option<String>> {
-    Ok(c.query_row(
-        "SELECT outcome FROM messages WHERE message_id = ?1",
-        [message_id],
-        |r| r.get(0),
+    Ok(
+        c.prepare_cached("SELECT outcome FROM messages WHERE message_id = ?1")?
+            .query_row([message_id], |r| r.get(0))
+            .optional()?,
     )
-    .optional()?)
 }
 
 /// One version of a side's orders for a turn.
@@ -466,13 +469,17 @@ pub fn insert_order_set(
     ready: bool,
     received_at: DateTime<Utc>,
 ) -> Result<OrderSetRow> {
-    let version: u32 = c.query_row(
+    let version: u32 = c.prepare_cached(
         "SELECT COALESCE(MAX(version), 0) + 1 FROM order_sets WHERE game_id = ?1 AND turn_no = ?2 AND side = ?3",
+    )?
+    .query_row(
         params![game_id, turn_no, side_text(side)],
         |r| r.get(0),
     )?;
-    c.execute(
+    c.prepare_cached(
         "INSERT INTO order_sets (game_id, turn_no, side, version, message, canonical, orders, sha256, ready, received_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+    )?
+    .execute(
         params![
             game_id,
             turn_no,
@@ -508,8 +515,10 @@ pub fn latest_order_set(
     turn_no: u32,
     side: Side,
 ) -> Result<Option<OrderSetRow>> {
-    Ok(c.query_row(
+    Ok(c.prepare_cached(
         &format!("SELECT {SET_COLS} FROM order_sets WHERE game_id = ?1 AND turn_no = ?2 AND side = ?3 ORDER BY version DESC LIMIT 1"),
+    )?
+    .query_row(
         params![game_id, turn_no, side_text(side)],
         set_row,
     )
@@ -517,12 +526,11 @@ pub fn latest_order_set(
 }
 
 pub fn order_set(c: &Connection, id: i64) -> Result<Option<OrderSetRow>> {
-    Ok(c.query_row(
-        &format!("SELECT {SET_COLS} FROM order_sets WHERE id = ?1"),
-        [id],
-        set_row,
+    Ok(
+        c.prepare_cached(&format!("SELECT {SET_COLS} FROM order_sets WHERE id = ?1"))?
+            .query_row([id], set_row)
+            .optional()?,
     )
-    .optional()?)
 }
 
 /// A played turn.
@@ -570,8 +578,10 @@ fn turn_row(r: &Row<'_>) -> rusqlite::Result<TurnRow> {
 }
 
 pub fn insert_turn(c: &Connection, t: &TurnRow) -> Result<()> {
-    c.execute(
+    c.prepare_cached(
         &format!("INSERT INTO turns ({TURN_COLS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)"),
+    )?
+    .execute(
         params![
             t.game_id,
             t.turn_no,
@@ -595,7 +605,7 @@ pub fn insert_turn(c: &Connection, t: &TurnRow) -> Result<()> {
 
 /// The played turns of a game, in order.
 pub fn turns(c: &Connection, game_id: &str) -> Result<Vec<TurnRow>> {
-    let mut st = c.prepare(&format!(
+    let mut st = c.prepare_cached(&format!(
         "SELECT {TURN_COLS} FROM turns WHERE game_id = ?1 ORDER BY turn_no"
     ))?;
     let rows = st.query_map([game_id], turn_row)?;
@@ -664,8 +674,10 @@ fn out_row(r: &Row<'_>) -> rusqlite::Result<OutboxRow> {
 /// Queue a mail. A mail with the same dedupe key is queued once only:
 /// returns whether this call queued it.
 pub fn queue_mail(c: &Connection, m: &OutboxRow) -> Result<bool> {
-    let n = c.execute(
+    let n = c.prepare_cached(
         "INSERT OR IGNORE INTO outbox (game_id, kind, dedupe_key, message_id, recipient, subject, body_text, body_html, in_reply_to, refs, auto_kind, created_at, attempts, next_attempt_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, 0, ?13)",
+    )?
+    .execute(
         params![
             m.game_id,
             m.kind,
@@ -687,7 +699,7 @@ pub fn queue_mail(c: &Connection, m: &OutboxRow) -> Result<bool> {
 
 /// Mails due to be sent now, oldest first.
 pub fn due_mail(c: &Connection, now: DateTime<Utc>) -> Result<Vec<OutboxRow>> {
-    let mut st = c.prepare(&format!(
+    let mut st = c.prepare_cached(&format!(
         "SELECT {OUT_COLS} FROM outbox WHERE sent_at IS NULL AND gave_up = 0 AND next_attempt_at <= ?1 ORDER BY id"
     ))?;
     let rows = st.query_map([time(now)], out_row)?;
@@ -696,7 +708,7 @@ pub fn due_mail(c: &Connection, now: DateTime<Utc>) -> Result<Vec<OutboxRow>> {
 
 /// Every mail queued for a game (or for none), in order.
 pub fn mail_for(c: &Connection, game_id: Option<&str>) -> Result<Vec<OutboxRow>> {
-    let mut st = c.prepare(&format!(
+    let mut st = c.prepare_cached(&format!(
         "SELECT {OUT_COLS} FROM outbox WHERE game_id IS ?1 ORDER BY id"
     ))?;
     let rows = st.query_map([game_id], out_row)?;
@@ -704,19 +716,17 @@ pub fn mail_for(c: &Connection, game_id: Option<&str>) -> Result<Vec<OutboxRow>>
 }
 
 pub fn mark_sent(c: &Connection, id: i64, at: DateTime<Utc>) -> Result<()> {
-    c.execute(
+    c.prepare_cached(
         "UPDATE outbox SET sent_at = ?2, attempts = attempts + 1, last_error = NULL WHERE id = ?1",
-        params![id, time(at)],
-    )?;
+    )?
+    .execute(params![id, time(at)])?;
     Ok(())
 }
 
 /// Replace a sent mail's body (a welcome mail's secret is not kept).
 pub fn redact_mail(c: &Connection, id: i64, text: &str) -> Result<()> {
-    c.execute(
-        "UPDATE outbox SET body_text = ?2, body_html = NULL WHERE id = ?1",
-        params![id, text],
-    )?;
+    c.prepare_cached("UPDATE outbox SET body_text = ?2, body_html = NULL WHERE id = ?1")?
+        .execute(params![id, text])?;
     Ok(())
 }
 
@@ -728,12 +738,16 @@ pub fn mark_failed(
     retry: Option<DateTime<Utc>>,
 ) -> Result<()> {
     match retry {
-        Some(at) => c.execute(
+        Some(at) => c.prepare_cached(
             "UPDATE outbox SET attempts = attempts + 1, last_error = ?2, next_attempt_at = ?3 WHERE id = ?1",
+        )?
+        .execute(
             params![id, error, time(at)],
         )?,
-        None => c.execute(
+        None => c.prepare_cached(
             "UPDATE outbox SET attempts = attempts + 1, last_error = ?2, gave_up = 1 WHERE id = ?1",
+        )?
+        .execute(
             params![id, error],
         )?,
     };
@@ -745,12 +759,11 @@ pub fn sent_mail_by_message_id(
     c: &Connection,
     message_id: &str,
 ) -> Result<Option<(Option<String>, String)>> {
-    Ok(c.query_row(
-        "SELECT game_id, recipient FROM outbox WHERE message_id = ?1",
-        [message_id],
-        |r| Ok((r.get(0)?, r.get(1)?)),
+    Ok(
+        c.prepare_cached("SELECT game_id, recipient FROM outbox WHERE message_id = ?1")?
+            .query_row([message_id], |r| Ok((r.get(0)?, r.get(1)?)))
+            .optional()?,
     )
-    .optional()?)
 }
 
 /// Record a game master's action.
@@ -762,17 +775,18 @@ pub fn audit(
     action: &str,
     detail: &str,
 ) -> Result<()> {
-    c.execute(
+    c.prepare_cached(
         "INSERT INTO audit (at, game_id, actor, action, detail) VALUES (?1, ?2, ?3, ?4, ?5)",
-        params![time(at), game_id, actor, action, detail],
-    )?;
+    )?
+    .execute(params![time(at), game_id, actor, action, detail])?;
     Ok(())
 }
 
 /// The audit log of a game: (time, actor, action, detail).
 pub fn audit_log(c: &Connection, game_id: &str) -> Result<Vec<(String, String, String, String)>> {
-    let mut st =
-        c.prepare("SELECT at, actor, action, detail FROM audit WHERE game_id = ?1 ORDER BY id")?;
+    let mut st = c.prepare_cached(
+        "SELECT at, actor, action, detail FROM audit WHERE game_id = ?1 ORDER BY id",
+    )?;
     let rows = st.query_map([game_id], |r| {
         Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
     })?;
@@ -781,16 +795,17 @@ pub fn audit_log(c: &Connection, game_id: &str) -> Result<Vec<(String, String, S
 
 pub fn service_value(c: &Connection, key: &str) -> Result<Option<String>> {
     Ok(
-        c.query_row("SELECT value FROM service WHERE key = ?1", [key], |r| {
-            r.get(0)
-        })
-        .optional()?,
+        c.prepare_cached("SELECT value FROM service WHERE key = ?1")?
+            .query_row([key], |r| r.get(0))
+            .optional()?,
     )
 }
 
 pub fn set_service_value(c: &Connection, key: &str, value: &str) -> Result<()> {
-    c.execute(
+    c.prepare_cached(
         "INSERT INTO service (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = ?2",
+    )?
+    .execute(
         params![key, value],
     )?;
     Ok(())

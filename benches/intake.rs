@@ -1,0 +1,65 @@
+//! Intake speed on the embedded default: one orders mail through parse
+//! (MIME), authentication, the order parser and checker, storage of the
+//! raw message and the order set, and the receipt rendered and queued, in
+//! one SQLite transaction (a file database in WAL mode, as in service).
+
+use std::hint::black_box;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use dervish::mail::outbound::TransportConfig;
+use dervish::scenario::Side;
+use dervish::service::games::NewGame;
+use dervish::service::intake::Outcome;
+use dervish::service::{Config, Service};
+use dervish::store::Mode;
+
+fn intake(c: &mut Criterion) {
+    let dir = std::env::temp_dir().join(format!("dervish-bench-intake-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let cfg = Config {
+        database: dir.join("dervish.sqlite"),
+        outgoing: TransportConfig::File {
+            dir: dir.join("outbox"),
+        },
+        ..Config::default()
+    };
+    let mut svc = Service::open(cfg).expect("service");
+    let created = svc
+        .new_game(
+            &NewGame {
+                scenario: "khartoum".into(),
+                egyptian: "gordon@example.org".into(),
+                mahdist: "mahdi@example.org".into(),
+                id: Some("k-1".into()),
+                mode: Mode::Monthly,
+                deadline_hours: Some(1000),
+            },
+            "bench",
+        )
+        .expect("game");
+    let secret = created
+        .secrets
+        .iter()
+        .find(|(s, _)| *s == Side::Egyptian)
+        .map(|(_, x)| x.clone())
+        .expect("secret");
+    let body = format!(
+        "SECRET {secret}\r\nMARCH STACK Sinkat TO Souakim\r\nMARCH LEADER Baker FLEET TO Trinkitat THEN TO El Teb\r\n  ATTACK ANY\r\nMARCH STACK Tokar TO El Teb\r\nEVENT LOSSES ES07\r\n"
+    );
+    let mut n = 0u64;
+    c.bench_function("intake: one orders mail to stored orders and a queued receipt", |b| {
+        b.iter(|| {
+            n += 1;
+            let raw = format!(
+                "From: Gordon <gordon@example.org>\r\nTo: dervish@localhost\r\nSubject: [dervish k-1] orders 1884-02\r\nMessage-ID: <bench-{n}@players.example>\r\nDate: Mon, 23 Nov 2026 09:00:00 +0000\r\nMIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n{body}"
+            );
+            let out = svc.receive(black_box(raw.as_bytes())).expect("intake");
+            assert!(matches!(out, Outcome::Orders { .. }));
+        })
+    });
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+criterion_group!(benches, intake);
+criterion_main!(benches);
