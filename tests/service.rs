@@ -336,6 +336,12 @@ fn sending_again_replaces_the_orders_and_the_deadline_plays_without_ready() {
     assert_eq!(set.version, 2, "the last set counts");
     assert_eq!(turns[0].mahdist_set, None, "the Mahdist side held");
     assert_eq!(turns[0].mahdist_sha256, dervish::service::turns::NO_ORDERS);
+    assert!(
+        h.sent_to("mahdi@example.org")
+            .iter()
+            .any(|s| s.subject.contains("no orders from you")),
+        "the late side is told"
+    );
 }
 
 #[test]

@@ -56,6 +56,8 @@ pub enum GameCommand {
         side: String,
         address: String,
     },
+    /// Send a game's results to an observer too.
+    Observe { id: String, address: String },
     /// Stop a game's deadlines until it is resumed.
     Pause { id: String },
     /// Resume a paused game.
@@ -400,6 +402,10 @@ pub fn game(cfg: Config, command: GameCommand) -> Result<ExitCode> {
             println!(
                 "The {side} seat of {id} now belongs to {address}; a new secret is in their welcome mail."
             );
+        }
+        GameCommand::Observe { id, address } => {
+            s.add_observer(&id, &address, &actor()).map_err(e)?;
+            println!("{address} now gets the results of {id}");
         }
         GameCommand::Pause { id } => {
             s.set_paused(&id, true, &actor()).map_err(e)?;

@@ -328,6 +328,19 @@ impl Service {
         Ok(secret)
     }
 
+    /// Add an observer: they get every turn's results.
+    pub fn add_observer(&mut self, id: &str, address: &str, actor: &str) -> Result<()> {
+        if !valid_address(address) {
+            return Err(ServiceError::Game(format!("{address} is not a mail address")));
+        }
+        self.game(id)?;
+        let tx = self.conn.unchecked_transaction()?;
+        store::add_observer(&tx, id, &address.trim().to_lowercase())?;
+        store::audit(&tx, self.now(), Some(id), actor, "game observe", address)?;
+        tx.commit()?;
+        Ok(())
+    }
+
     /// Pause or resume a game. A resumed game's deadline is at least a full
     /// turn's hours away.
     pub fn set_paused(&mut self, id: &str, paused: bool, actor: &str) -> Result<GameRow> {

@@ -212,6 +212,18 @@ impl Service {
                 p.missed_turns = 0;
             } else {
                 p.missed_turns += 1;
+                self.queue(self.notice_draft(
+                    Some(id),
+                    &format!("late:{}:{}", g.turn_no, store::side_text(p.side)),
+                    &p.address,
+                    "no orders from you this turn",
+                    &format!(
+                        "Dervish had no {} orders from you when turn {} ({}) was played at its deadline, so your units held where they were. The results follow in a separate mail.",
+                        p.side,
+                        g.turn_no,
+                        before.month.long_name()
+                    ),
+                )?)?;
                 if p.missed_turns == self.cfg.turns.missed_turns_note {
                     let gm = self.cfg.host.game_master.clone();
                     self.queue(self.notice_draft(
