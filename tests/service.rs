@@ -572,3 +572,68 @@ fn game_master_commands_are_audited() {
             .any(|s| s.subject.contains("welcome"))
     );
 }
+
+#[test]
+fn game_master_commands_by_mail_need_the_password() {
+    let mut h = Harness::new("gm-mail", Mode::Monthly);
+    let cmds = "PASSWORD correct horse battery\nGM EXTEND k-1 24\nGM NEW el-obeid hicks@example.org mahdi2@example.org obeid-1 alternating 48\nGM OBSERVE k-1 slatin@example.org\nGM FROBNICATE\n";
+    // No password set yet: refused, nothing run.
+    let raw = h.mail("gm@example.org", "commands", cmds);
+    assert!(
+        matches!(h.svc.receive(&raw).unwrap(), Outcome::Refused(r) if r.contains("no game master password"))
+    );
+    assert!(h.svc.set_gm_password("short").is_err());
+    h.svc.set_gm_password("correct horse battery").unwrap();
+    let wrong = h.mail(
+        "gm@example.org",
+        "commands",
+        "PASSWORD wrong horse battery\nGM PAUSE k-1\n",
+    );
+    assert!(
+        matches!(h.svc.receive(&wrong).unwrap(), Outcome::Refused(r) if r.contains("PASSWORD is wrong"))
+    );
+    assert_eq!(h.svc.game("k-1").unwrap().status, Status::Running);
+    // A player's address with the right password is not the game master.
+    let player = h.mail("gordon@example.org", "commands", cmds);
+    assert!(!matches!(
+        h.svc.receive(&player).unwrap(),
+        Outcome::Commands { .. }
+    ));
+    let before = h.svc.game("k-1").unwrap().deadline;
+    let raw = h.mail("gm@example.org", "commands", cmds);
+    assert!(matches!(
+        h.svc.receive(&raw).unwrap(),
+        Outcome::Commands { .. }
+    ));
+    assert_eq!(
+        h.svc.game("k-1").unwrap().deadline,
+        before + Duration::hours(24)
+    );
+    let g = h.svc.game("obeid-1").unwrap();
+    assert_eq!(
+        (g.scenario.as_str(), g.mode, g.deadline_hours),
+        ("el-obeid", Mode::Alternating, 48)
+    );
+    assert_eq!(
+        store::observers(&h.svc.conn, "k-1").unwrap(),
+        vec!["slatin@example.org".to_string()]
+    );
+    h.svc.flush(&h.sender).unwrap();
+    let answer = h
+        .sent_to("gm@example.org")
+        .into_iter()
+        .find(|s| s.subject.contains("game master commands") && !s.subject.contains("not accepted"))
+        .unwrap();
+    assert!(answer.text.contains("deadline now"), "{}", answer.text);
+    assert!(
+        answer.text.contains("game obeid-1 created"),
+        "{}",
+        answer.text
+    );
+    assert!(answer.text.contains("error: usage"), "{}", answer.text);
+    let log = store::audit_log(&h.svc.conn, "k-1").unwrap();
+    assert!(
+        log.iter()
+            .any(|(_, actor, action, _)| actor == "mail:gm@example.org" && action == "game extend")
+    );
+}

@@ -30,7 +30,7 @@ fn setup(name: &str) -> (PathBuf, PathBuf) {
     )
     .unwrap();
     let cfg = Config::read(&cfg_path).unwrap();
-    let mut svc = Service::open(cfg.clone()).unwrap();
+    let svc = Service::open(cfg.clone()).unwrap();
     let created = svc
         .new_game(
             &NewGame {

@@ -67,6 +67,12 @@ enum Command {
         #[arg(long)]
         month: String,
     },
+    /// The game master's password, for game master commands by email:
+    /// `dervish gm password` reads it from standard input.
+    Gm {
+        #[command(subcommand)]
+        command: service::GmCommand,
+    },
     /// Play a whole game again from its set-up and report any drift.
     Replay {
         #[arg(long)]
@@ -265,6 +271,7 @@ fn run(mut cli: Cli) -> Result<ExitCode> {
         Command::Game { command } => service::game(cfg, command),
         Command::Verify { game, month } => service::verify(cfg, &game, &month),
         Command::Replay { game } => service::replay(cfg, &game),
+        Command::Gm { command } => service::gm(cfg, command),
         Command::Map {
             scenario: id,
             around,

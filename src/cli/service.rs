@@ -64,6 +64,30 @@ pub enum GameCommand {
     Resume { id: String },
 }
 
+#[derive(Subcommand, Debug)]
+pub enum GmCommand {
+    /// Set the game master's password (read from standard input; at least
+    /// 12 characters). Mails from the game master's address with a
+    /// `PASSWORD` line and `GM ...` command lines then run those commands.
+    Password,
+}
+
+pub fn gm(cfg: Config, command: GmCommand) -> Result<ExitCode> {
+    match command {
+        GmCommand::Password => {
+            let mut line = String::new();
+            std::io::stdin()
+                .read_line(&mut line)
+                .context("cannot read the password from standard input")?;
+            let (s, _lock) = open(cfg)?;
+            s.set_gm_password(line.trim_end_matches(['\r', '\n']))
+                .map_err(|e| anyhow!("{e}"))?;
+            println!("game master password set");
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
 fn open(cfg: Config) -> Result<(Service, std::fs::File)> {
     if let Some(dir) = cfg.database.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
@@ -268,7 +292,7 @@ pub fn submit(cfg: Config, file: &Path) -> Result<ExitCode> {
 }
 
 pub fn game(cfg: Config, command: GameCommand) -> Result<ExitCode> {
-    let (mut s, _lock) = open(cfg)?;
+    let (s, _lock) = open(cfg)?;
     let e = |e: service::ServiceError| anyhow!("{e}");
     match command {
         GameCommand::New {

@@ -84,7 +84,7 @@ impl Service {
 
     /// Create a game: set up the scenario, draw the first turn's seed,
     /// make each player's secret, and queue the welcome mails.
-    pub fn new_game(&mut self, req: &NewGame, actor: &str) -> Result<Created> {
+    pub fn new_game(&self, req: &NewGame, actor: &str) -> Result<Created> {
         let scn = self.scenario(&req.scenario)?;
         for (side, a) in [
             (Side::Egyptian, &req.egyptian),
@@ -150,7 +150,7 @@ impl Service {
             reminded: false,
             result: None,
         };
-        let tx = self.conn.unchecked_transaction()?;
+        let tx = self.begin()?;
         store::insert_game(&tx, &g)?;
         let mut out = Vec::new();
         for (side, address) in [
@@ -236,11 +236,11 @@ impl Service {
     }
 
     /// Push a game's deadline back by `hours`.
-    pub fn extend(&mut self, id: &str, hours: u32, actor: &str) -> Result<GameRow> {
+    pub fn extend(&self, id: &str, hours: u32, actor: &str) -> Result<GameRow> {
         let mut g = self.game(id)?;
         g.deadline += Duration::hours(i64::from(hours));
         g.reminded = false;
-        let tx = self.conn.unchecked_transaction()?;
+        let tx = self.begin()?;
         store::update_game(&tx, &g)?;
         store::audit(
             &tx,
@@ -276,7 +276,7 @@ impl Service {
     /// Give a side's seat to another address, with a new secret (mailed to
     /// the new player). Returns the new secret.
     pub fn replace_player(
-        &mut self,
+        &self,
         id: &str,
         side: Side,
         address: &str,
@@ -296,7 +296,7 @@ impl Service {
             .find(|p| p.side != side)
             .map(|p| p.address.clone())
             .unwrap_or_default();
-        let tx = self.conn.unchecked_transaction()?;
+        let tx = self.begin()?;
         store::upsert_player(
             &tx,
             &PlayerRow {
@@ -329,12 +329,14 @@ impl Service {
     }
 
     /// Add an observer: they get every turn's results.
-    pub fn add_observer(&mut self, id: &str, address: &str, actor: &str) -> Result<()> {
+    pub fn add_observer(&self, id: &str, address: &str, actor: &str) -> Result<()> {
         if !valid_address(address) {
-            return Err(ServiceError::Game(format!("{address} is not a mail address")));
+            return Err(ServiceError::Game(format!(
+                "{address} is not a mail address"
+            )));
         }
         self.game(id)?;
-        let tx = self.conn.unchecked_transaction()?;
+        let tx = self.begin()?;
         store::add_observer(&tx, id, &address.trim().to_lowercase())?;
         store::audit(&tx, self.now(), Some(id), actor, "game observe", address)?;
         tx.commit()?;
@@ -343,7 +345,7 @@ impl Service {
 
     /// Pause or resume a game. A resumed game's deadline is at least a full
     /// turn's hours away.
-    pub fn set_paused(&mut self, id: &str, paused: bool, actor: &str) -> Result<GameRow> {
+    pub fn set_paused(&self, id: &str, paused: bool, actor: &str) -> Result<GameRow> {
         let mut g = self.game(id)?;
         if g.status == Status::Finished {
             return Err(ServiceError::Game(format!("game {id} is finished")));
@@ -360,7 +362,7 @@ impl Service {
                 g.reminded = false;
             }
         }
-        let tx = self.conn.unchecked_transaction()?;
+        let tx = self.begin()?;
         store::update_game(&tx, &g)?;
         store::audit(
             &tx,

@@ -89,7 +89,7 @@ impl Service {
             Err(InboundError::TooLarge { size, limit }) => self.receive_too_large(raw, size, limit),
             Err(InboundError::Unparseable(why)) => {
                 let id = synthetic_message_id(raw);
-                let tx = self.conn.unchecked_transaction()?;
+                let tx = self.begin()?;
                 let Some(row) = store::insert_message(&tx, &id, self.now(), None, "", raw)? else {
                     return Ok(Outcome::Duplicate);
                 };
@@ -126,7 +126,7 @@ impl Service {
             .as_ref()
             .and_then(|m| m.message_id.clone())
             .unwrap_or_else(|| synthetic_message_id(raw));
-        let tx = self.conn.unchecked_transaction()?;
+        let tx = self.begin()?;
         let sender = mail.as_ref().and_then(|m| m.from.clone());
         let subject = mail.as_ref().map(|m| m.subject.clone()).unwrap_or_default();
         let Some(row) =
@@ -169,7 +169,7 @@ impl Service {
             .clone()
             .filter(|m| !m.trim().is_empty())
             .unwrap_or_else(|| synthetic_message_id(raw));
-        let tx = self.conn.unchecked_transaction()?;
+        let tx = self.begin()?;
         let Some(row) = store::insert_message(
             &tx,
             &message_id,
@@ -195,6 +195,20 @@ impl Service {
             } => self.bounce(original_message_id.as_deref(), failed_recipient.as_deref())?,
             Kind::Normal => match mail.from.clone() {
                 None => (None, Outcome::Ignored("no sender address".into())),
+                Some(sender)
+                    if sender.eq_ignore_ascii_case(&self.cfg.host.game_master)
+                        && !super::gm::gm_lines(
+                            &mail.body.text,
+                            mail.body.flowed,
+                            mail.body.delsp,
+                        )
+                        .commands
+                        .is_empty() =>
+                {
+                    let gm =
+                        super::gm::gm_lines(&mail.body.text, mail.body.flowed, mail.body.delsp);
+                    (None, self.gm_mail(mail, &message_id, &gm)?)
+                }
                 Some(sender) => {
                     let cx = Context {
                         mail,

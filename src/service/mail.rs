@@ -110,7 +110,7 @@ impl Service {
             };
             match sender.send(&out) {
                 Ok(()) => {
-                    let tx = self.conn.unchecked_transaction()?;
+                    let tx = self.begin()?;
                     store::mark_sent(&tx, m.id, now)?;
                     if m.kind == "welcome" {
                         // The player's secret is not kept once mailed.
@@ -127,7 +127,7 @@ impl Service {
                     failed += 1;
                     let give_up = !e.transient || m.attempts + 1 >= self.cfg.outbox.max_attempts;
                     tracing::warn!(mail = m.id, to = %m.recipient, error = %e.message, give_up, "sending failed");
-                    let tx = self.conn.unchecked_transaction()?;
+                    let tx = self.begin()?;
                     if give_up {
                         store::mark_failed(&tx, m.id, &e.message, None)?;
                         if m.recipient != self.cfg.host.game_master {

@@ -10,6 +10,7 @@
 
 pub mod config;
 pub mod games;
+pub mod gm;
 pub mod intake;
 pub mod mail;
 pub mod secrets;
@@ -148,6 +149,56 @@ impl Service {
         report.failed = failed;
         store::set_service_value(&self.conn, "last_pass", &store::time(self.now()))?;
         Ok(report)
+    }
+}
+
+/// A transaction, or a part of the one already open: work done by a game
+/// master command inside an incoming message's transaction commits or
+/// rolls back with it.
+pub struct Tx<'a> {
+    conn: &'a Connection,
+    own: bool,
+    done: bool,
+}
+
+impl std::ops::Deref for Tx<'_> {
+    type Target = Connection;
+    fn deref(&self) -> &Connection {
+        self.conn
+    }
+}
+
+impl Tx<'_> {
+    /// Commit, if this is the outermost transaction.
+    pub fn commit(mut self) -> Result<()> {
+        self.done = true;
+        if self.own {
+            self.conn.execute_batch("COMMIT")?;
+        }
+        Ok(())
+    }
+}
+
+impl Drop for Tx<'_> {
+    fn drop(&mut self) {
+        if self.own && !self.done {
+            let _ = self.conn.execute_batch("ROLLBACK");
+        }
+    }
+}
+
+impl Service {
+    /// Begin a transaction, unless one is open (then join it).
+    pub fn begin(&self) -> Result<Tx<'_>> {
+        let own = self.conn.is_autocommit();
+        if own {
+            self.conn.execute_batch("BEGIN IMMEDIATE")?;
+        }
+        Ok(Tx {
+            conn: &self.conn,
+            own,
+            done: false,
+        })
     }
 }
 

@@ -89,3 +89,36 @@ mod tests {
         );
     }
 }
+
+/// The stored form of a game master's password: an argon2 PHC string
+/// (passwords people choose are worth a slow hash; player secrets are not).
+pub fn hash_password(password: &str) -> Result<String, String> {
+    use argon2::password_hash::PasswordHasher;
+    argon2::Argon2::default()
+        .hash_password(password.as_bytes())
+        .map(|h| h.to_string())
+        .map_err(|e| e.to_string())
+}
+
+/// Whether a password matches its stored argon2 hash.
+pub fn password_matches(password: &str, stored: &str) -> bool {
+    use argon2::password_hash::PasswordVerifier;
+    let Ok(parsed) = argon2::password_hash::phc::PasswordHash::new(stored) else {
+        return false;
+    };
+    argon2::Argon2::default()
+        .verify_password(password.as_bytes(), &parsed)
+        .is_ok()
+}
+
+#[cfg(test)]
+mod password_tests {
+    #[test]
+    fn a_password_matches_its_argon2_hash_only() {
+        let h = super::hash_password("omdurman 1898").unwrap();
+        assert!(h.starts_with("$argon2"));
+        assert!(super::password_matches("omdurman 1898", &h));
+        assert!(!super::password_matches("omdurman 1899", &h));
+        assert!(!super::password_matches("x", "not a hash"));
+    }
+}

@@ -107,7 +107,7 @@ impl Service {
     }
 
     /// Play every due turn.
-    pub fn play_due_turns(&mut self) -> Result<Vec<(String, u32)>> {
+    pub fn play_due_turns(&self) -> Result<Vec<(String, u32)>> {
         let mut played = Vec::new();
         for id in self.due_games()? {
             let n = self.play_turn(&id)?;
@@ -119,7 +119,7 @@ impl Service {
     /// Play the open turn of a game now, with the latest orders of each
     /// side (a side without orders holds), open the next turn and queue
     /// the results. Returns the number of the turn played.
-    pub fn play_turn(&mut self, id: &str) -> Result<u32> {
+    pub fn play_turn(&self, id: &str) -> Result<u32> {
         let g = self.game(id)?;
         match g.status {
             Status::Running => {}
@@ -196,7 +196,7 @@ impl Service {
                 None => format!("a draw: {}", res.reason),
             });
         }
-        let tx = self.conn.unchecked_transaction()?;
+        let tx = self.begin()?;
         store::insert_turn(&tx, &turn)?;
         store::update_game(&tx, &next)?;
         for mut p in store::players(&tx, id)? {
@@ -360,7 +360,7 @@ impl Service {
 
     /// Remind each side that is not READY, once a turn, when the deadline
     /// is near. Returns how many reminders were queued.
-    pub fn send_reminders(&mut self) -> Result<usize> {
+    pub fn send_reminders(&self) -> Result<usize> {
         let hours = self.cfg.turns.reminder_hours;
         if hours == 0 {
             return Ok(0);
@@ -375,7 +375,7 @@ impl Service {
             {
                 continue;
             }
-            let tx = self.conn.unchecked_transaction()?;
+            let tx = self.begin()?;
             for p in store::players(&tx, &g.id)? {
                 if !g.turn_kind.sides().contains(&p.side) {
                     continue;
@@ -426,7 +426,7 @@ impl Service {
     /// ago than `downtime_minutes`, every running game whose deadline fell
     /// in the gap gets `downtime_extension_hours` more, and its players and
     /// the game master are told. Returns the games extended.
-    pub fn extend_after_downtime(&mut self) -> Result<Vec<String>> {
+    pub fn extend_after_downtime(&self) -> Result<Vec<String>> {
         let now = self.now();
         let Some(last) = store::service_value(&self.conn, "last_pass")? else {
             return Ok(Vec::new());
@@ -443,7 +443,7 @@ impl Service {
             let old = g.deadline;
             g.deadline = now + Duration::hours(i64::from(self.cfg.turns.downtime_extension_hours));
             g.reminded = false;
-            let tx = self.conn.unchecked_transaction()?;
+            let tx = self.begin()?;
             store::update_game(&tx, &g)?;
             let text = format!(
                 "The deadline of turn {} ({}) passed at {} while Dervish was not running. It is extended to {}, so no side loses its turn.",

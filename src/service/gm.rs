@@ -1,0 +1,281 @@
+//! Game master commands by email: the same commands as on the command
+//! line, in a mail from the game master's address with a `PASSWORD` line
+//! (checked against an argon2 hash set with `dervish gm password`) and one
+//! command a line, each starting with `GM`:
+//!
+//! ```text
+//! PASSWORD my long password
+//! GM NEW khartoum egyptian@example.org mahdist@example.org [ID] [monthly|alternating] [HOURS]
+//! GM LIST
+//! GM SHOW ID
+//! GM PROCESS ID
+//! GM EXTEND ID HOURS
+//! GM REPLACE ID egyptian|mahdist ADDRESS
+//! GM PAUSE ID
+//! GM RESUME ID
+//! GM OBSERVE ID ADDRESS
+//! ```
+//!
+//! The commands run in the incoming message's transaction; the answer
+//! lists each command with what it did or why it failed.
+
+use std::fmt::Write as _;
+
+use super::games::{NewGame, deadline_text};
+use super::intake::Outcome;
+use super::secrets::{hash_password, password_matches};
+use super::{Result, Service, ServiceError};
+use crate::mail::inbound::Inbound;
+use crate::orders::clean::order_lines;
+use crate::scenario::Side;
+use crate::store::{self, Mode};
+
+/// The service table key of the game master's password hash.
+const PASSWORD_KEY: &str = "gm_password";
+const FAILURES_KEY: &str = "gm_auth_failures";
+
+/// The game master lines of a message.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct GmMail {
+    pub password: Option<String>,
+    /// (line number, the words after `GM`).
+    pub commands: Vec<(usize, Vec<String>)>,
+}
+
+/// Read the `PASSWORD` and `GM ...` lines of a mail body (quotes,
+/// signatures and the like are skipped as for orders).
+pub fn gm_lines(text: &str, flowed: bool, delsp: bool) -> GmMail {
+    let mut out = GmMail::default();
+    let Ok(lines) = order_lines(text, flowed, delsp) else {
+        return out;
+    };
+    for l in lines {
+        let mut words = l.text.split_whitespace();
+        match words.next().map(|w| w.trim_end_matches(':').to_uppercase()) {
+            Some(w) if w == "PASSWORD" => {
+                let rest: Vec<&str> = words.collect();
+                out.password = Some(rest.join(" "));
+            }
+            Some(w) if w == "GM" => {
+                out.commands
+                    .push((l.number, words.map(str::to_string).collect()));
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+impl Service {
+    /// Set the game master's password (stored as an argon2 hash).
+    pub fn set_gm_password(&self, password: &str) -> Result<()> {
+        if password.trim().chars().count() < 12 {
+            return Err(ServiceError::Game(
+                "use a password of at least 12 characters".into(),
+            ));
+        }
+        let hash = hash_password(password.trim()).map_err(ServiceError::Random)?;
+        let tx = self.begin()?;
+        store::set_service_value(&tx, PASSWORD_KEY, &hash)?;
+        store::set_service_value(&tx, FAILURES_KEY, "0")?;
+        store::audit(&tx, self.now(), None, "cli", "gm password", "set")?;
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// Run the game master commands of a mail (in the caller's
+    /// transaction) and queue the answer.
+    pub(super) fn gm_mail(&self, mail: &Inbound, message_id: &str, gm: &GmMail) -> Result<Outcome> {
+        let to = self.cfg.host.game_master.clone();
+        let failures: u32 = store::service_value(&self.conn, FAILURES_KEY)?
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0);
+        let stored = store::service_value(&self.conn, PASSWORD_KEY)?;
+        let ok = match (&stored, &gm.password) {
+            (Some(h), Some(p)) => password_matches(p.trim(), h),
+            _ => false,
+        };
+        if !ok {
+            let reason = match (&stored, &gm.password) {
+                (None, _) => {
+                    "no game master password is set on this server (run `dervish gm password`)"
+                }
+                (_, None) => "the mail has no PASSWORD line",
+                _ => "the PASSWORD is wrong",
+            };
+            store::set_service_value(&self.conn, FAILURES_KEY, &(failures + 1).to_string())?;
+            if failures >= self.cfg.limits.auth_failures_note {
+                return Ok(Outcome::Ignored(format!(
+                    "game master mail: {reason} (no longer answered)"
+                )));
+            }
+            self.queue(self.notice_draft(
+                None,
+                &format!("gm-refused:{message_id}"),
+                &to,
+                "game master commands not accepted",
+                &format!("{reason}. No command was run."),
+            )?)?;
+            return Ok(Outcome::Refused(format!("game master mail: {reason}")));
+        }
+        store::set_service_value(&self.conn, FAILURES_KEY, "0")?;
+        let mut report = String::new();
+        let actor = format!("mail:{to}");
+        for (line, words) in &gm.commands {
+            let shown = format!("GM {}", words.join(" "));
+            let answer = match self.gm_command(words, &actor) {
+                Ok(a) => a,
+                Err(e) => format!("error: {e}"),
+            };
+            let _ = writeln!(
+                report,
+                "line {line}: {shown}\n    {}",
+                answer.replace('\n', "\n    ")
+            );
+        }
+        let _ = mail;
+        self.queue(self.notice_draft(
+            None,
+            &format!("gm:{message_id}"),
+            &to,
+            "game master commands",
+            &report,
+        )?)?;
+        Ok(Outcome::Commands {
+            game: "(game master)".into(),
+        })
+    }
+
+    fn gm_command(&self, words: &[String], actor: &str) -> Result<String> {
+        let w: Vec<&str> = words.iter().map(String::as_str).collect();
+        let usage = |u: &str| Err(ServiceError::Game(format!("usage: GM {u}")));
+        let upper = w.first().map(|x| x.to_uppercase()).unwrap_or_default();
+        match (upper.as_str(), &w[w.len().min(1)..]) {
+            ("NEW", [scenario, egyptian, mahdist, rest @ ..]) => {
+                let mut req = NewGame {
+                    scenario: scenario.to_string(),
+                    egyptian: egyptian.to_string(),
+                    mahdist: mahdist.to_string(),
+                    id: None,
+                    mode: Mode::Monthly,
+                    deadline_hours: None,
+                };
+                for r in rest {
+                    if let Some(m) = Mode::parse(&r.to_lowercase()) {
+                        req.mode = m;
+                    } else if let Ok(h) = r.parse::<u32>() {
+                        req.deadline_hours = Some(h);
+                    } else {
+                        req.id = Some(r.to_lowercase());
+                    }
+                }
+                let c = self.new_game(&req, actor)?;
+                let g = self.game(&c.id)?;
+                Ok(format!(
+                    "game {} created; first deadline {}; the players' secrets are in their welcome mails",
+                    g.id,
+                    deadline_text(g.deadline)
+                ))
+            }
+            ("NEW", _) => usage(
+                "NEW SCENARIO EGYPTIAN-ADDRESS MAHDIST-ADDRESS [ID] [monthly|alternating] [HOURS]",
+            ),
+            ("LIST", []) => {
+                let games = store::games(&self.conn)?;
+                if games.is_empty() {
+                    return Ok("no games".into());
+                }
+                Ok(games
+                    .iter()
+                    .map(|g| {
+                        format!(
+                            "{} {} {} {} turn {} {} deadline {}",
+                            g.id,
+                            g.scenario,
+                            g.mode.as_str(),
+                            g.status.as_str(),
+                            g.turn_no,
+                            g.month,
+                            deadline_text(g.deadline)
+                        )
+                    })
+                    .collect::<Vec<_>>()
+                    .join("\n"))
+            }
+            ("SHOW", [id]) => {
+                let g = self.game(id)?;
+                let mut s = format!(
+                    "{} {} {} {}: turn {} ({}), deadline {}",
+                    g.id,
+                    g.scenario,
+                    g.mode.as_str(),
+                    g.status.as_str(),
+                    g.turn_no,
+                    g.month,
+                    deadline_text(g.deadline)
+                );
+                for p in store::players(&self.conn, id)? {
+                    let set = store::latest_order_set(&self.conn, id, g.turn_no, p.side)?;
+                    let _ = write!(
+                        s,
+                        "\n{} {}: {}{}",
+                        p.side,
+                        p.address,
+                        set.map_or("no orders".to_string(), |x| format!(
+                            "orders v{}{}",
+                            x.version,
+                            if x.ready { " READY" } else { "" }
+                        )),
+                        if p.unreachable { ", unreachable" } else { "" }
+                    );
+                }
+                Ok(s)
+            }
+            ("PROCESS", [id]) => {
+                let n = self.play_turn(id)?;
+                store::audit(
+                    &self.conn,
+                    self.now(),
+                    Some(id),
+                    actor,
+                    "game process",
+                    &format!("turn {n} played now"),
+                )?;
+                Ok(format!("turn {n} played; the results are on their way"))
+            }
+            ("EXTEND", [id, hours]) => {
+                let h: u32 = hours
+                    .parse()
+                    .map_err(|_| ServiceError::Game(format!("{hours} is not a number of hours")))?;
+                let g = self.extend(id, h, actor)?;
+                Ok(format!("deadline now {}", deadline_text(g.deadline)))
+            }
+            ("REPLACE", [id, side, address]) => {
+                let side = match side.to_lowercase().as_str() {
+                    "egyptian" => Side::Egyptian,
+                    "mahdist" => Side::Mahdist,
+                    other => return Err(ServiceError::Game(format!("{other} is not a side"))),
+                };
+                self.replace_player(id, side, address, actor)?;
+                Ok(format!(
+                    "the {side} seat now belongs to {address}; their new secret is in their welcome mail"
+                ))
+            }
+            ("PAUSE", [id]) => {
+                self.set_paused(id, true, actor)?;
+                Ok("paused".into())
+            }
+            ("RESUME", [id]) => {
+                let g = self.set_paused(id, false, actor)?;
+                Ok(format!("resumed; deadline {}", deadline_text(g.deadline)))
+            }
+            ("OBSERVE", [id, address]) => {
+                self.add_observer(id, address, actor)?;
+                Ok(format!("{address} now gets the results"))
+            }
+            _ => usage(
+                "NEW | LIST | SHOW ID | PROCESS ID | EXTEND ID HOURS | REPLACE ID SIDE ADDRESS | PAUSE ID | RESUME ID | OBSERVE ID ADDRESS",
+            ),
+        }
+    }
+}
