@@ -637,3 +637,32 @@ fn game_master_commands_by_mail_need_the_password() {
             .any(|(_, actor, action, _)| actor == "mail:gm@example.org" && action == "game extend")
     );
 }
+
+#[test]
+fn results_name_the_reinforcements_due() {
+    let mut h = Harness::new("reinforcements", Mode::Monthly);
+    // Play on to August 1884: the Gordon relief is due in September.
+    while h.svc.game("k-1").unwrap().month != "1884-09" {
+        h.svc.play_turn("k-1").unwrap();
+        if h.svc.game("k-1").unwrap().status != Status::Running {
+            return; // the game ended early; nothing to check
+        }
+    }
+    h.pass();
+    let last = h
+        .sent_to("gordon@example.org")
+        .into_iter()
+        .filter(|s| s.subject.contains("August 1884 results"))
+        .collect::<Vec<_>>();
+    assert_eq!(last.len(), 1);
+    assert!(
+        last[0].text.contains("Reinforcements due:"),
+        "{}",
+        last[0].text
+    );
+    assert!(
+        last[0].text.contains("gordon-relief (Egyptian)"),
+        "{}",
+        last[0].text
+    );
+}

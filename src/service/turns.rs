@@ -307,6 +307,28 @@ impl Service {
                 }
             })
             .collect();
+        // Scheduled reinforcements due by the month now open (2.2).
+        let due: Vec<String> = scn
+            .def
+            .reinforcements
+            .iter()
+            .filter(|rf| {
+                matches!(rf.arrives, crate::scenario::definition::Arrival::Month(m) if m <= r.state.month)
+                    && !r.state.arrived.contains(&rf.id)
+                    && !r.state.called.contains(&rf.id)
+            })
+            .map(|rf| {
+                let units: Vec<String> = rf
+                    .units
+                    .iter()
+                    .map(|u| match u.dice {
+                        Some(d) => format!("{d} x {}", u.unit),
+                        None => format!("{} x {}", u.count, u.unit),
+                    })
+                    .collect();
+                format!("{} ({}): {}", rf.id, rf.side, units.join(", "))
+            })
+            .collect();
         let month_played: crate::calendar::GameMonth =
             turn.month.parse().map_err(|_| ServiceError::State {
                 game: played.id.clone(),
@@ -337,6 +359,7 @@ impl Service {
                 mahdist_sha256 => turn.mahdist_sha256.clone(),
                 overview => ascii::overview(scn, Some(&r.state)),
                 sectors => sectors,
+                reinforcements => due,
             },
         )?;
         let key_side = side.map_or_else(
