@@ -666,3 +666,57 @@ fn results_name_the_reinforcements_due() {
         last[0].text
     );
 }
+
+#[test]
+fn join_takes_an_open_seat() {
+    let mut h = Harness::new("join", Mode::Monthly);
+    h.svc
+        .new_game(
+            &NewGame {
+                scenario: "el-obeid".into(),
+                egyptian: "hicks@example.org".into(),
+                mahdist: "open".into(),
+                id: Some("obeid-1".into()),
+                mode: Mode::Monthly,
+                deadline_hours: Some(72),
+            },
+            "gm",
+        )
+        .unwrap();
+    // A JOIN for a full game, or with no game named, is not answered.
+    let raw = h.mail("wingate@example.org", "[dervish k-1] join", "JOIN\n");
+    assert!(matches!(h.svc.receive(&raw).unwrap(), Outcome::Ignored(_)));
+    let raw = h.mail("wingate@example.org", "join", "JOIN MAHDIST\n");
+    assert!(matches!(h.svc.receive(&raw).unwrap(), Outcome::Ignored(_)));
+    // The open seat is taken.
+    let raw = h.mail(
+        "abdallahi@example.org",
+        "[dervish obeid-1] join",
+        "JOIN MAHDIST\n",
+    );
+    assert_eq!(
+        h.svc.receive(&raw).unwrap(),
+        Outcome::Joined {
+            game: "obeid-1".into(),
+            side: Side::Mahdist
+        }
+    );
+    // Only once.
+    let raw = h.mail("other@example.org", "[dervish obeid-1] join", "JOIN\n");
+    assert!(matches!(h.svc.receive(&raw).unwrap(), Outcome::Ignored(_)));
+    h.svc.flush(&h.sender).unwrap();
+    let welcome = h.sent_to("abdallahi@example.org");
+    assert_eq!(welcome.len(), 1);
+    assert!(
+        welcome[0]
+            .subject
+            .contains("welcome: you play the Mahdist side")
+    );
+    assert!(
+        h.sent_to("gm@example.org")
+            .iter()
+            .any(|s| s.text.contains("took the open Mahdist seat"))
+    );
+    assert!(h.sent_to("other@example.org").is_empty());
+    assert!(h.sent_to("wingate@example.org").is_empty());
+}

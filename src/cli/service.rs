@@ -24,10 +24,11 @@ pub enum GameCommand {
     New {
         #[arg(long, short, default_value = "khartoum")]
         scenario: String,
-        /// The Egyptian player's address.
+        /// The Egyptian player's address, or `open` for a seat a player
+        /// takes by mailing JOIN.
         #[arg(long)]
         egyptian: String,
-        /// The Mahdist player's address.
+        /// The Mahdist player's address, or `open`.
         #[arg(long)]
         mahdist: String,
         /// The game's id (default: SCENARIO-N).
@@ -286,7 +287,8 @@ pub fn submit(cfg: Config, file: &Path) -> Result<ExitCode> {
         Outcome::Orders { .. }
         | Outcome::Commands { .. }
         | Outcome::Duplicate
-        | Outcome::Bounce(_) => ExitCode::SUCCESS,
+        | Outcome::Bounce(_)
+        | Outcome::Joined { .. } => ExitCode::SUCCESS,
         Outcome::Ignored(_) | Outcome::Refused(_) => ExitCode::from(2),
     })
 }

@@ -51,6 +51,11 @@ pub fn valid_address(a: &str) -> bool {
         && !a.contains(['<', '>', ','])
 }
 
+/// Whether a seat is given as open (`open`), for a player who sends JOIN.
+pub fn is_open(address: &str) -> bool {
+    address.trim().eq_ignore_ascii_case("open")
+}
+
 /// A fresh seed and its published SHA-256.
 pub fn new_seed() -> Result<(String, String)> {
     let seed = secrets::random_bytes::<32>().map_err(|e| ServiceError::Random(e.to_string()))?;
@@ -90,9 +95,9 @@ impl Service {
             (Side::Egyptian, &req.egyptian),
             (Side::Mahdist, &req.mahdist),
         ] {
-            if !valid_address(a) {
+            if !is_open(a) && !valid_address(a) {
                 return Err(ServiceError::Game(format!(
-                    "{a} is not a mail address (for the {side} player)"
+                    "{a} is not a mail address (for the {side} player); `open` leaves the seat for a player who sends JOIN"
                 )));
             }
         }
@@ -157,6 +162,23 @@ impl Service {
             (Side::Egyptian, &req.egyptian),
             (Side::Mahdist, &req.mahdist),
         ] {
+            if is_open(address) {
+                // An open seat: no address and no secret until a player
+                // sends JOIN.
+                store::upsert_player(
+                    &tx,
+                    &PlayerRow {
+                        game_id: id.clone(),
+                        side,
+                        address: String::new(),
+                        secret_sha256: String::new(),
+                        unreachable: false,
+                        missed_turns: 0,
+                        auth_failures: 0,
+                    },
+                )?;
+                continue;
+            }
             let secret = secrets::new_secret().map_err(|e| ServiceError::Random(e.to_string()))?;
             store::upsert_player(
                 &tx,
@@ -174,6 +196,11 @@ impl Service {
                 &req.mahdist
             } else {
                 &req.egyptian
+            };
+            let opponent = if is_open(opponent) {
+                "not yet known (the seat is open)"
+            } else {
+                opponent.as_str()
             };
             self.queue(self.welcome_draft(&g, &state, side, address, opponent, &secret)?)?;
             out.push((side, secret));
@@ -250,7 +277,10 @@ impl Service {
             "game extend",
             &format!("{hours} h, deadline now {}", deadline_text(g.deadline)),
         )?;
-        for p in store::players(&tx, id)? {
+        for p in store::players(&tx, id)?
+            .into_iter()
+            .filter(|p| !p.address.is_empty())
+        {
             self.queue(self.notice_draft(
                 Some(id),
                 &format!(
@@ -326,6 +356,64 @@ impl Service {
         )?;
         tx.commit()?;
         Ok(secret)
+    }
+
+    /// A player takes an open seat (the JOIN command): the seat gets the
+    /// sender's address and a new secret, mailed in a welcome. Returns the
+    /// side taken, or `None` if no seat (of that side) is open.
+    pub fn join(&self, id: &str, address: &str, side: Option<Side>) -> Result<Option<Side>> {
+        let g = self.game(id)?;
+        if g.status == super::store::Status::Finished || !valid_address(address) {
+            return Ok(None);
+        }
+        let players = store::players(&self.conn, id)?;
+        let Some(seat) = players
+            .iter()
+            .find(|p| p.address.is_empty() && side.is_none_or(|s| s == p.side))
+        else {
+            return Ok(None);
+        };
+        let state = self.state_of(&g)?;
+        let secret = secrets::new_secret().map_err(|e| ServiceError::Random(e.to_string()))?;
+        let opponent = players
+            .iter()
+            .find(|p| p.side != seat.side)
+            .map(|p| {
+                if p.address.is_empty() {
+                    "not yet known (the seat is open)".to_string()
+                } else {
+                    p.address.clone()
+                }
+            })
+            .unwrap_or_default();
+        let tx = self.begin()?;
+        store::upsert_player(
+            &tx,
+            &PlayerRow {
+                address: address.trim().to_lowercase(),
+                secret_sha256: secrets::secret_digest(&secret),
+                ..seat.clone()
+            },
+        )?;
+        self.queue(self.welcome_draft(&g, &state, seat.side, address, &opponent, &secret)?)?;
+        store::audit(
+            &tx,
+            self.now(),
+            Some(id),
+            &format!("mail:{address}"),
+            "join",
+            &format!("{} seat", seat.side),
+        )?;
+        let gm = self.cfg.host.game_master.clone();
+        self.queue(self.notice_draft(
+            Some(id),
+            &format!("joined:{}", store::side_text(seat.side)),
+            &gm,
+            "a player joined",
+            &format!("{address} took the open {} seat of game {id}.", seat.side),
+        )?)?;
+        tx.commit()?;
+        Ok(Some(seat.side))
     }
 
     /// Add an observer: they get every turn's results.

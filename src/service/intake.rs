@@ -37,6 +37,8 @@ pub enum Outcome {
     Commands { game: String },
     /// A delivery failure of our own mail: the player marked unreachable.
     Bounce(String),
+    /// A new player took an open seat (JOIN); their welcome is queued.
+    Joined { game: String, side: Side },
 }
 
 impl Outcome {
@@ -57,6 +59,7 @@ impl Outcome {
             ),
             Outcome::Commands { game } => format!("commands: {game}"),
             Outcome::Bounce(r) => format!("bounce: {r}"),
+            Outcome::Joined { game, side } => format!("joined: {game} {side}"),
         }
     }
 }
@@ -369,6 +372,10 @@ impl Service {
     fn player_mail(&self, cx: &Context<'_>) -> Result<(Option<String>, Outcome)> {
         let seats = store::seats_of(&self.conn, &cx.sender)?;
         if seats.is_empty() {
+            // A stranger may take an open seat with JOIN.
+            if let Some(out) = self.join_request(cx)? {
+                return Ok(out);
+            }
             // No backscatter: a stranger gets no answer.
             return Ok((
                 None,
@@ -468,6 +475,48 @@ impl Service {
             return Ok((Some(game_id.clone()), Outcome::Commands { game: game_id }));
         }
         self.take_orders(cx, &g, side, &parsed)
+    }
+
+    /// A JOIN from an address that plays in no game: it takes the open
+    /// seat of the game named in the subject or a GAME line, if there is
+    /// one (of the side asked for). `None`: not a JOIN, or no seat; the
+    /// mail is then not answered.
+    fn join_request(&self, cx: &Context<'_>) -> Result<Option<(Option<String>, Outcome)>> {
+        let Some(scn) = self
+            .data
+            .scenario_ids()
+            .first()
+            .and_then(|id| self.data.scenario(id))
+        else {
+            return Ok(None);
+        };
+        let v = Vocabulary::new(&scn);
+        let Ok(p) = orders::parse(
+            &Input {
+                text: &cx.mail.body.text,
+                subject: Some(&cx.mail.subject),
+                flowed: cx.mail.body.flowed,
+                delsp: cx.mail.body.delsp,
+            },
+            &v,
+        ) else {
+            return Ok(None);
+        };
+        let Some(side) = p.sheet.items.iter().find_map(|i| match &i.order {
+            Order::Command(Command::Join(s)) => Some(*s),
+            _ => None,
+        }) else {
+            return Ok(None);
+        };
+        let Some(game) = p.sheet.header.game.clone() else {
+            return Ok(None);
+        };
+        if store::game(&self.conn, &game)?.is_none() {
+            return Ok(None);
+        }
+        Ok(self
+            .join(&game, &cx.sender, side)?
+            .map(|side| (Some(game.clone()), Outcome::Joined { game, side })))
     }
 
     /// The text with the orders: the body, or a text attachment when the
@@ -860,12 +909,11 @@ impl Service {
                 self,
                 "join",
                 &format!(
-                    "Game {} has no open seat: both sides are taken. The game master can start a new game for you.",
+                    "You already play the {side} side of game {}. An open seat is taken with JOIN from an address that has none in the game.",
                     g.id
                 ),
             )?,
         };
-        let _ = side;
         let mut d = self.reply_draft(&g.id, "answer", &key, &cx.sender, rendered, cx.mail);
         d.html = matches!(
             c,

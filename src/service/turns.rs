@@ -210,6 +210,8 @@ impl Service {
             };
             if sent.is_some() {
                 p.missed_turns = 0;
+            } else if p.address.is_empty() {
+                // An open seat holds until someone joins.
             } else {
                 p.missed_turns += 1;
                 self.queue(self.notice_draft(
@@ -245,6 +247,7 @@ impl Service {
         }
         let mut recipients: Vec<(Option<Side>, String)> = store::players(&tx, id)?
             .into_iter()
+            .filter(|p| !p.address.is_empty())
             .map(|p| (Some(p.side), p.address))
             .collect();
         recipients.extend(store::observers(&tx, id)?.into_iter().map(|a| (None, a)));
@@ -400,7 +403,7 @@ impl Service {
             }
             let tx = self.begin()?;
             for p in store::players(&tx, &g.id)? {
-                if !g.turn_kind.sides().contains(&p.side) {
+                if !g.turn_kind.sides().contains(&p.side) || p.address.is_empty() {
                     continue;
                 }
                 let set = store::latest_order_set(&tx, &g.id, g.turn_no, p.side)?;
@@ -478,6 +481,7 @@ impl Service {
             let mut to: Vec<String> = store::players(&tx, &g.id)?
                 .into_iter()
                 .map(|p| p.address)
+                .filter(|a| !a.is_empty())
                 .collect();
             to.push(self.cfg.host.game_master.clone());
             for a in to {
