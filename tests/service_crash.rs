@@ -184,3 +184,55 @@ fn killed_at_random_moments_nothing_is_lost_or_done_twice() {
     }
     let _ = std::fs::remove_dir_all(&control);
 }
+
+#[test]
+fn the_daemon_holds_the_lock_and_stops_cleanly_on_sigterm() {
+    let (dir, cfg) = setup("daemon");
+    let mut daemon = Command::new(env!("CARGO_BIN_EXE_dervish"))
+        .args(["--config", cfg.to_str().unwrap(), "run"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Wait until its first pass has read the inbox.
+    let inbox = dir.join("inbox/new");
+    for _ in 0..100 {
+        if std::fs::read_dir(&inbox).map(|d| d.count()).unwrap_or(1) == 0 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    // A second instance on the same database is refused.
+    let second = Command::new(env!("CARGO_BIN_EXE_dervish"))
+        .args(["--config", cfg.to_str().unwrap(), "run", "--once"])
+        .output()
+        .unwrap();
+    assert!(!second.status.success());
+    assert!(
+        String::from_utf8_lossy(&second.stderr).contains("another dervish is running"),
+        "{}",
+        String::from_utf8_lossy(&second.stderr)
+    );
+    // SIGTERM stops it between passes, with success.
+    let term = Command::new("kill")
+        .args(["-TERM", &daemon.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(term.success());
+    let mut status = None;
+    for _ in 0..50 {
+        if let Some(s) = daemon.try_wait().unwrap() {
+            status = Some(s);
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let status = status.unwrap_or_else(|| {
+        let _ = daemon.kill();
+        panic!("the daemon did not stop within 5 s of SIGTERM")
+    });
+    assert!(status.success(), "{status:?}");
+    let got = summary(&dir);
+    assert_eq!(got.2, 1, "the turn was played before it stopped");
+    let _ = std::fs::remove_dir_all(&dir);
+}
