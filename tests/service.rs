@@ -720,3 +720,56 @@ fn join_takes_an_open_seat() {
     assert!(h.sent_to("other@example.org").is_empty());
     assert!(h.sent_to("wingate@example.org").is_empty());
 }
+
+mod robustness {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn service() -> (Service, Vec<(Side, String)>) {
+        let cfg = Config {
+            outgoing: TransportConfig::File {
+                dir: std::env::temp_dir().join("dervish-prop-unused"),
+            },
+            ..Config::default()
+        };
+        let svc = Service::with_connection(cfg, store::open_in_memory().unwrap()).unwrap();
+        let c = svc
+            .new_game(
+                &NewGame {
+                    scenario: "khartoum".into(),
+                    egyptian: "gordon@example.org".into(),
+                    mahdist: "mahdi@example.org".into(),
+                    id: Some("k-1".into()),
+                    mode: Mode::Monthly,
+                    deadline_hours: Some(72),
+                },
+                "test",
+            )
+            .unwrap();
+        (svc, c.secrets)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 64, .. ProptestConfig::default() })]
+
+        /// Whatever arrives, intake stores it and says what it did; it
+        /// never fails or panics.
+        #[test]
+        fn intake_takes_any_bytes(raw in prop::collection::vec(any::<u8>(), 0..2000)) {
+            let (mut svc, _) = service();
+            prop_assert!(svc.receive(&raw).is_ok());
+            prop_assert_eq!(svc.receive(&raw).unwrap(), Outcome::Duplicate);
+        }
+
+        /// A player's mail with any body text: answered, never an error.
+        #[test]
+        fn intake_takes_any_body_from_a_player(body in "\\PC{0,600}", with_secret in any::<bool>()) {
+            let (mut svc, secrets) = service();
+            let secret = &secrets[0].1;
+            let text = if with_secret { format!("SECRET {secret}\n{body}") } else { body };
+            let raw = raw_mail("gordon@example.org", "[dervish k-1] orders", &text, "p1@x", "");
+            let out = svc.receive(&raw);
+            prop_assert!(out.is_ok(), "{:?}", out);
+        }
+    }
+}
