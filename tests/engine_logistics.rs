@@ -636,6 +636,47 @@ mod rail_and_fleet {
     }
 
     #[test]
+    fn rule_7_0_a_leader_left_with_no_unit_goes_with_the_fleet() {
+        use dervish::engine::orders::Selection;
+        use dervish::state::UnitId;
+        let (scn, state) = start("khartoum");
+        let souakim = hex(&scn, "Souakim");
+        let trinkitat = hex(&scn, "Trinkitat");
+        let handub = hex(&scn, "Handub");
+        let ids = |list: &[&str]| {
+            list.iter()
+                .map(|s| UnitId(s.to_string()))
+                .collect::<Vec<_>>()
+        };
+        let mut inland = MarchOrder::stack(souakim, vec![Leg::To(handub)]);
+        inland.units = Selection::Units {
+            units: ids(&["ER05", "ER06", "ER07", "ES01", "EC01", "EG03"]),
+            leaders: vec![],
+        };
+        let mut by_sea = MarchOrder::stack(souakim, vec![Leg::Fleet(trinkitat)]);
+        by_sea.units = Selection::Units {
+            units: ids(&["BN01"]),
+            leaders: vec![],
+        };
+        let orders = Orders {
+            marches: vec![inland, by_sea],
+            ..Orders::default()
+        };
+        let r = play(&scn, &state, Side::Egyptian, &orders, &[4, 4, 6, 6, 6, 6]);
+        // Baker stayed with the fleet, and the fleet sailed with BN01: he
+        // goes too rather than stand alone at Souakim.
+        let baker = r.state.leaders.iter().find(|l| l.name == "Baker").unwrap();
+        assert_eq!(baker.hex, Some(trinkitat));
+        assert!(
+            notes(&r)
+                .iter()
+                .any(|n| n.contains("Baker goes with the stack")),
+            "{:?}",
+            notes(&r)
+        );
+    }
+
+    #[test]
     fn rule_8_25_the_fleet_leaves_while_the_mahdists_hold_souakim() {
         let (scn, mut state) = start("khartoum");
         let souakim = hex(&scn, "Souakim");

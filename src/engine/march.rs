@@ -720,6 +720,7 @@ fn fleet_march<S: DieSource>(
     if let Some(f) = fleet {
         t.state.units[f].status = Status::OnMap(dest);
     }
+    gather_leaders(t, m, from);
     t.events.push(Event::Moved {
         order: i,
         path: vec![dest],
@@ -1293,7 +1294,38 @@ pub(super) fn route_to<S: DieSource>(t: &Turn<'_, S>, from: Hex, to: Hex) -> Opt
     Some(hexes)
 }
 
+/// A leader never stands alone (7.0): leaders left in `from` with no unit
+/// of their side go with the stack, now at `m.hex` (default policy).
+fn gather_leaders<S: DieSource>(t: &mut Turn<'_, S>, m: &mut Marching, from: Hex) {
+    if from == m.hex || t.occupied_by(from, t.side) {
+        return;
+    }
+    let left = t.leaders_at(from, t.side);
+    if left.is_empty() {
+        return;
+    }
+    for l in t.state.leaders.iter_mut() {
+        if left.contains(&l.name) {
+            l.hex = Some(m.hex);
+        }
+    }
+    for l in left {
+        t.leaders_marched.insert(l.clone());
+        t.events.push(Event::Note {
+            text: format!(
+                "{l} goes with the stack to {}: no unit is left with him at {} (7.0)",
+                t.scn.map.describe(m.hex),
+                t.scn.map.describe(from)
+            ),
+        });
+        if !m.leaders.contains(&l) {
+            m.leaders.push(l);
+        }
+    }
+}
+
 fn move_stack<S: DieSource>(t: &mut Turn<'_, S>, m: &mut Marching, to: Hex) {
+    let from = m.hex;
     for &u in m.units.iter().chain(&m.river) {
         // Wrecked boats stay out of play (8.23).
         if matches!(t.state.units[u].status, Status::OnMap(_)) {
@@ -1307,6 +1339,7 @@ fn move_stack<S: DieSource>(t: &mut Turn<'_, S>, m: &mut Marching, to: Hex) {
     }
     m.hex = to;
     m.route.push(to);
+    gather_leaders(t, m, from);
     super::river::displace(t, to);
     if t.scn.map.settlement_at(to).is_some() {
         let previous = t.state.control.insert(to, t.side);
