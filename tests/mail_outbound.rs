@@ -411,6 +411,9 @@ fn smtp_to_a_closed_port_is_transient() {
         security: Security::None,
         username: None,
         password: None,
+        password_env: None,
+        password_file: None,
+        ca_file: None,
         timeout_secs: 5,
     })
     .unwrap();
@@ -427,10 +430,35 @@ fn smtp_needs_both_user_and_password() {
         security: Security::StartTls,
         username: Some("dervish".to_owned()),
         password: None,
+        password_env: None,
+        password_file: None,
+        ca_file: None,
         timeout_secs: 30,
     })
     .unwrap_err();
     assert!(matches!(err, OutboundError::Transport(_)));
+}
+
+#[test]
+fn smtp_passwords_come_from_one_place_and_a_missing_one_is_named() {
+    let cfg: TransportConfig = toml::from_str(
+        "kind = \"smtp\"\nhost = \"h\"\nport = 587\nsecurity = \"starttls\"\nusername = \"u\"\npassword_env = \"DERVISH_TEST_SMTP_PW_UNSET\"\n",
+    )
+    .unwrap();
+    let err = Sender::new(&cfg).unwrap_err().to_string();
+    assert!(err.contains("DERVISH_TEST_SMTP_PW_UNSET"), "{err}");
+    let both: TransportConfig = toml::from_str(
+        "kind = \"smtp\"\nhost = \"h\"\nport = 587\nsecurity = \"starttls\"\nusername = \"u\"\npassword = \"p\"\npassword_file = \"Cargo.toml\"\n",
+    )
+    .unwrap();
+    let err = Sender::new(&both).unwrap_err().to_string();
+    assert!(err.contains("give one of"), "{err}");
+    let bad_ca: TransportConfig = toml::from_str(
+        "kind = \"smtp\"\nhost = \"h\"\nport = 465\nsecurity = \"tls\"\nca_file = \"/nonexistent/ca.pem\"\n",
+    )
+    .unwrap();
+    let err = Sender::new(&bad_ca).unwrap_err().to_string();
+    assert!(err.contains("/nonexistent/ca.pem"), "{err}");
 }
 
 #[test]
@@ -454,6 +482,9 @@ fn transport_config_reads_from_toml() {
             security: Security::Tls,
             username: Some("dervish".to_owned()),
             password: Some("secret".to_owned()),
+            password_env: None,
+            password_file: None,
+            ca_file: None,
             timeout_secs: 60,
         }
     );

@@ -144,7 +144,7 @@ impl Harness {
     }
 
     fn pass(&mut self) -> dervish::service::PassReport {
-        self.svc.pass(&self.inbox, &self.sender).unwrap()
+        self.svc.pass(&mut self.inbox, &self.sender).unwrap()
     }
 
     fn sent(&self) -> Vec<Sent> {

@@ -4,14 +4,19 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, anyhow};
 use clap::Subcommand;
 
+use dervish::mail::Inbox;
+use dervish::mail::imap::{self, ImapInbox, ImapSettings, Wake};
 use dervish::mail::maildir::Maildir;
 use dervish::mail::outbound::{Sender, TransportConfig};
 use dervish::render::ascii;
 use dervish::scenario::Side;
+use dervish::service::config::InboxKind;
 use dervish::service::games::{NewGame, deadline_text};
 use dervish::service::intake::Outcome;
 use dervish::service::{self, Config, Service};
@@ -179,7 +184,8 @@ pub fn quickstart(cfg: Config) -> Result<ExitCode> {
         &mahdist,
     ))?;
     let sender = sender(&s.cfg)?;
-    let report = s.pass(&maildir, &sender).map_err(|e| anyhow!("{e}"))?;
+    let mut maildir = maildir;
+    let report = s.pass(&mut maildir, &sender).map_err(|e| anyhow!("{e}"))?;
     let g = s.game(&created.id).map_err(|e| anyhow!("{e}"))?;
     let state = s.state_of(&g).map_err(|e| anyhow!("{e}"))?;
     let scn = s.scenario(&g.scenario).map_err(|e| anyhow!("{e}"))?;
@@ -223,17 +229,51 @@ pub fn quickstart(cfg: Config) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// The configured inbox, and the IMAP settings when it is IMAP (for the
+/// IDLE watcher).
+fn open_inbox(cfg: &Config) -> Result<(Box<dyn Inbox>, Option<ImapSettings>)> {
+    match cfg.inbox.kind {
+        InboxKind::Maildir => Ok((Box::new(inbox(cfg)?), None)),
+        InboxKind::Imap => {
+            let imap =
+                cfg.inbox.imap.as_ref().ok_or_else(|| {
+                    anyhow!("[inbox] kind = \"imap\" needs an [inbox.imap] table")
+                })?;
+            let settings = imap.settings().map_err(|e| anyhow!(e))?;
+            Ok((Box::new(ImapInbox::new(settings.clone())), Some(settings)))
+        }
+    }
+}
+
 pub fn run(cfg: Config, once: bool) -> Result<ExitCode> {
-    let poll = std::time::Duration::from_secs(u64::from(cfg.run.poll_seconds.max(1)));
-    let maildir = inbox(&cfg)?;
+    let poll = Duration::from_secs(u64::from(cfg.run.poll_seconds.max(1)));
+    let (mut inbox, imap) = open_inbox(&cfg)?;
     let sender = sender(&cfg)?;
     let (mut s, _lock) = open(cfg)?;
     let stop = Arc::new(AtomicBool::new(false));
     for sig in [signal_hook::consts::SIGTERM, signal_hook::consts::SIGINT] {
         signal_hook::flag::register(sig, Arc::clone(&stop)).context("cannot watch for signals")?;
     }
+    // With IMAP and IDLE, a second connection waits for mail and wakes the
+    // loop; the loop still polls, in case a notification is lost.
+    let (wake_tx, wake_rx) = mpsc::channel::<Wake>();
+    let _watcher = match &imap {
+        Some(settings) if settings.config.idle && !once => {
+            Some(imap::watch(settings.clone(), wake_tx.clone()))
+        }
+        _ => None,
+    };
+    tracing::info!(inbox = %inbox.describe(), poll_secs = poll.as_secs(), "running");
+    // After a failure to read the inbox the next try comes sooner than the
+    // next poll, then less and less often.
+    let max_backoff = imap.as_ref().map_or(poll, |i| {
+        Duration::from_secs(i.config.reconnect_max_seconds.max(1))
+    });
+    let mut backoff = Duration::from_secs(1);
     loop {
-        let r = s.pass(&maildir, &sender).map_err(|e| anyhow!("{e}"))?;
+        let r = s
+            .pass(inbox.as_mut(), &sender)
+            .map_err(|e| anyhow!("{e}"))?;
         tracing::info!(
             messages = r.messages,
             turns = r.turns_played.len(),
@@ -251,22 +291,50 @@ pub fn run(cfg: Config, once: bool) -> Result<ExitCode> {
                 r.sent,
                 r.failed
             );
+            if let Some(e) = r.inbox_error {
+                eprintln!("error: the inbox could not be read: {e}");
+                return Ok(ExitCode::FAILURE);
+            }
             return Ok(ExitCode::SUCCESS);
         }
-        // Sleep in short steps so a signal stops the service promptly,
-        // never in the middle of a pass.
-        let mut slept = std::time::Duration::ZERO;
-        while slept < poll {
+        let wait = if r.inbox_error.is_some() {
+            let w = backoff.min(poll);
+            backoff = (backoff * 2).min(max_backoff);
+            w
+        } else {
+            backoff = Duration::from_secs(1);
+            poll
+        };
+        // Wait in short steps so a signal stops the service promptly,
+        // never in the middle of a pass; mail wakes it at once.
+        let until = Instant::now() + wait;
+        loop {
             if stop.load(Ordering::Relaxed) {
                 tracing::info!("stopping");
+                inbox.close();
                 return Ok(ExitCode::SUCCESS);
             }
-            let step = std::time::Duration::from_millis(200);
-            std::thread::sleep(step);
-            slept += step;
-        }
-        if stop.load(Ordering::Relaxed) {
-            return Ok(ExitCode::SUCCESS);
+            let now = Instant::now();
+            if now >= until {
+                break;
+            }
+            match wake_rx.recv_timeout((until - now).min(Duration::from_millis(200))) {
+                Ok(Wake::Mail) => {
+                    // Several notifications make one pass.
+                    while wake_rx.try_recv().is_ok() {}
+                    break;
+                }
+                Ok(Wake::Down { error, retry }) => {
+                    tracing::warn!(error = %error, retry_secs = retry.as_secs(), "IMAP IDLE down; polling meanwhile");
+                }
+                Ok(Wake::NoIdle) => {
+                    tracing::info!(
+                        "the IMAP server has no IDLE; polling every {} s",
+                        poll.as_secs()
+                    );
+                }
+                Err(_) => {}
+            }
         }
     }
 }

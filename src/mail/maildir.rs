@@ -158,3 +158,48 @@ fn host_name() -> String {
         name
     }
 }
+
+impl super::Inbox for Maildir {
+    fn describe(&self) -> String {
+        format!("Maildir {}", self.root.display())
+    }
+
+    /// A Maildir needs no cursor: what is handled has left `new/`.
+    fn cursor_key(&self) -> Option<String> {
+        None
+    }
+
+    fn pending(&mut self, _cursor: Option<&str>) -> Result<Vec<super::Waiting>, super::InboxError> {
+        Ok(self
+            .new_messages()?
+            .into_iter()
+            .map(|e| super::Waiting {
+                size: fs::metadata(&e.path)
+                    .ok()
+                    .and_then(|m| usize::try_from(m.len()).ok()),
+                id: e.id,
+                cursor: None,
+            })
+            .collect())
+    }
+
+    /// The whole file: it is already on this machine.
+    fn read(
+        &mut self,
+        w: &super::Waiting,
+        _max_bytes: usize,
+    ) -> Result<super::Fetched, super::InboxError> {
+        let bytes = fs::read(self.root.join("new").join(&w.id))?;
+        Ok(super::Fetched {
+            size: bytes.len(),
+            bytes,
+        })
+    }
+
+    fn done(&mut self, w: &super::Waiting) -> Result<(), super::InboxError> {
+        Ok(self.mark_seen(&Entry {
+            id: w.id.clone(),
+            path: self.root.join("new").join(&w.id),
+        })?)
+    }
+}

@@ -31,6 +31,7 @@ use lettre::message::header::{
 };
 use lettre::message::{Body, Mailbox, MultiPart, SinglePart};
 use lettre::transport::smtp::authentication::Credentials;
+use lettre::transport::smtp::client::{Certificate, Tls, TlsParameters};
 use lettre::{Message, SendmailTransport, SmtpTransport, Transport};
 use serde::Deserialize;
 
@@ -119,6 +120,9 @@ pub struct SendError {
     /// message again cannot work: a 5xx reply or a message we cannot build.
     pub transient: bool,
     pub message: String,
+    /// The receiving server refused the recipient for good (unknown user,
+    /// bad address): the address is not worth trying again.
+    pub recipient_refused: bool,
 }
 
 impl SendError {
@@ -126,6 +130,7 @@ impl SendError {
         SendError {
             transient: true,
             message: message.into(),
+            recipient_refused: false,
         }
     }
 
@@ -133,6 +138,7 @@ impl SendError {
         SendError {
             transient: false,
             message: message.into(),
+            recipient_refused: false,
         }
     }
 }
@@ -257,8 +263,19 @@ pub enum TransportConfig {
         security: Security,
         #[serde(default)]
         username: Option<String>,
+        /// The password itself; better `password_env` or `password_file`,
+        /// which keep it out of the configuration file.
         #[serde(default)]
         password: Option<String>,
+        /// The environment variable holding the password.
+        #[serde(default)]
+        password_env: Option<String>,
+        /// A file holding the password.
+        #[serde(default)]
+        password_file: Option<PathBuf>,
+        /// A PEM file of extra certificate authorities to trust.
+        #[serde(default)]
+        ca_file: Option<PathBuf>,
         #[serde(default = "default_timeout_secs")]
         timeout_secs: u64,
     },
@@ -283,6 +300,9 @@ impl fmt::Debug for TransportConfig {
                 security,
                 username,
                 password,
+                password_env,
+                password_file,
+                ca_file,
                 timeout_secs,
             } => f
                 .debug_struct("Smtp")
@@ -291,6 +311,9 @@ impl fmt::Debug for TransportConfig {
                 .field("security", security)
                 .field("username", username)
                 .field("password", &password.as_ref().map(|_| "<hidden>"))
+                .field("password_env", password_env)
+                .field("password_file", password_file)
+                .field("ca_file", ca_file)
                 .field("timeout_secs", timeout_secs)
                 .finish(),
         }
@@ -317,7 +340,12 @@ pub struct Sender {
 enum Inner {
     File(PathBuf),
     Sendmail(SendmailTransport),
-    Smtp(SmtpTransport),
+    Smtp {
+        transport: SmtpTransport,
+        /// `host:port`, for error messages.
+        server: String,
+        username: Option<String>,
+    },
 }
 
 impl fmt::Debug for Sender {
@@ -325,7 +353,7 @@ impl fmt::Debug for Sender {
         let kind = match &self.inner {
             Inner::File(dir) => format!("File({})", dir.display()),
             Inner::Sendmail(_) => "Sendmail".to_owned(),
-            Inner::Smtp(_) => "Smtp".to_owned(),
+            Inner::Smtp { server, .. } => format!("Smtp({server})"),
         };
         f.debug_struct("Sender").field("transport", &kind).finish()
     }
@@ -346,31 +374,75 @@ impl Sender {
                 security,
                 username,
                 password,
+                password_env,
+                password_file,
+                ca_file,
                 timeout_secs,
             } => {
                 let tls_error = |e: lettre::transport::smtp::Error| {
                     OutboundError::Transport(format!("TLS for {host}: {e}"))
                 };
-                let mut builder = match security {
-                    Security::None => SmtpTransport::builder_dangerous(host.as_str()),
-                    Security::StartTls => SmtpTransport::starttls_relay(host).map_err(tls_error)?,
-                    Security::Tls => SmtpTransport::relay(host).map_err(tls_error)?,
+                let tls = match security {
+                    Security::None => None,
+                    Security::StartTls | Security::Tls => {
+                        let mut params = TlsParameters::builder(host.clone());
+                        if let Some(path) = ca_file {
+                            let pem = fs::read(path).map_err(|e| {
+                                OutboundError::Transport(format!(
+                                    "cannot read the CA file {}: {e}",
+                                    path.display()
+                                ))
+                            })?;
+                            let cert = Certificate::from_pem(&pem).map_err(|e| {
+                                OutboundError::Transport(format!(
+                                    "the CA file {} is not valid PEM: {e}",
+                                    path.display()
+                                ))
+                            })?;
+                            params = params.add_root_certificate(cert);
+                        }
+                        Some(params.build_rustls().map_err(tls_error)?)
+                    }
                 };
-                builder = builder
+                let mut builder = SmtpTransport::builder_dangerous(host.as_str())
                     .port(*port)
                     .timeout(Some(Duration::from_secs(*timeout_secs)));
+                builder = match (security, tls) {
+                    (Security::StartTls, Some(p)) => builder.tls(Tls::Required(p)),
+                    (Security::Tls, Some(p)) => builder.tls(Tls::Wrapper(p)),
+                    _ => builder.tls(Tls::None),
+                };
+                let from_elsewhere = crate::mail::read_password(
+                    "[outgoing]",
+                    password_env.as_deref(),
+                    password_file.as_deref(),
+                )
+                .map_err(OutboundError::Transport)?;
+                let password = match (password, from_elsewhere) {
+                    (Some(_), Some(_)) => {
+                        return Err(OutboundError::Transport(
+                            "[outgoing]: give one of `password`, `password_env` and `password_file`"
+                                .to_owned(),
+                        ));
+                    }
+                    (p, q) => p.clone().or(q),
+                };
                 match (username, password) {
                     (Some(user), Some(pass)) => {
-                        builder = builder.credentials(Credentials::new(user.clone(), pass.clone()));
+                        builder = builder.credentials(Credentials::new(user.clone(), pass));
                     }
                     (None, None) => {}
                     _ => {
                         return Err(OutboundError::Transport(
-                            "SMTP needs both `username` and `password`, or neither".to_owned(),
+                            "SMTP needs both `username` and a password, or neither".to_owned(),
                         ));
                     }
                 }
-                Inner::Smtp(builder.build())
+                Inner::Smtp {
+                    transport: builder.build(),
+                    server: format!("{host}:{port}"),
+                    username: username.clone(),
+                }
             }
         };
         Ok(Sender { inner })
@@ -397,11 +469,65 @@ impl Sender {
             // settings need (STARTTLS, an authentication mechanism,
             // SMTPUTF8). Everything else (4xx replies, refused or broken
             // connections, timeouts, TLS failures) may pass.
-            Inner::Smtp(transport) => transport.send(&message).map(|_| ()).map_err(|e| SendError {
-                transient: !(e.is_permanent() || e.is_client()),
-                message: format!("SMTP: {e}"),
-            }),
+            Inner::Smtp {
+                transport,
+                server,
+                username,
+            } => transport
+                .send(&message)
+                .map(|_| ())
+                .map_err(|e| smtp_error(&e, server, username.as_deref(), &o.to)),
         }
+    }
+}
+
+/// What an SMTP failure means, in words a host can act on.
+///
+/// - A refused login (530, 534, 535) is the host's settings, not the
+///   message: it is retried, so mail goes once the settings are fixed.
+/// - A 5xx naming an address problem (550, 551, 553, or an enhanced
+///   status 5.1.x) refuses the recipient for good.
+/// - Otherwise a 5xx reply, or what lettre calls a client error (the server
+///   lacks something the message or the settings need: STARTTLS, an
+///   authentication mechanism, SMTPUTF8), is final; everything else (4xx
+///   replies, refused or broken connections, timeouts, TLS failures) may
+///   pass.
+fn smtp_error(
+    e: &lettre::transport::smtp::Error,
+    server: &str,
+    username: Option<&str>,
+    to: &[String],
+) -> SendError {
+    let code: Option<u16> = e.status().and_then(|c| c.to_string().parse().ok());
+    let text = e.to_string();
+    let sender_problem = text.contains(" 5.1.7")
+        || text.contains(" 5.1.8")
+        || text.to_lowercase().contains("sender address");
+    let recipient_refused = !sender_problem
+        && (matches!(code, Some(550 | 551 | 553))
+            || (matches!(code, Some(500..=599)) && text.contains(" 5.1.")));
+    match code {
+        Some(530 | 534 | 535) => SendError {
+            transient: true,
+            message: format!(
+                "SMTP {server}: the login as {} was refused ({text}); check `username` and the password in [outgoing]",
+                username.unwrap_or("(no username)")
+            ),
+            recipient_refused: false,
+        },
+        _ if recipient_refused => SendError {
+            transient: false,
+            message: format!(
+                "SMTP {server}: the recipient {} was refused ({text})",
+                to.join(", ")
+            ),
+            recipient_refused: true,
+        },
+        _ => SendError {
+            transient: !(e.is_permanent() || e.is_client()),
+            message: format!("SMTP {server}: {text}"),
+            recipient_refused: false,
+        },
     }
 }
 

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
+use crate::mail::imap::ImapConfig;
 use crate::mail::outbound::TransportConfig;
 
 /// Every option; each section and field has a default.
@@ -43,8 +44,21 @@ pub struct Host {
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Inbox {
-    /// A Maildir folder (created if missing).
+    /// `maildir` (the default) or `imap`.
+    pub kind: InboxKind,
+    /// A Maildir folder (created if missing), for `kind = "maildir"`.
     pub maildir: PathBuf,
+    /// The IMAP account, for `kind = "imap"` (`[inbox.imap]`).
+    pub imap: Option<ImapConfig>,
+}
+
+/// The kinds of inbox.
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum InboxKind {
+    #[default]
+    Maildir,
+    Imap,
 }
 
 /// Deadlines and reminders.
@@ -129,7 +143,9 @@ impl Default for Host {
 impl Default for Inbox {
     fn default() -> Self {
         Inbox {
+            kind: InboxKind::Maildir,
             maildir: PathBuf::from("mail/inbox"),
+            imap: None,
         }
     }
 }
@@ -202,6 +218,12 @@ impl Config {
         // An empty path means "not set".
         c.data_dir = c.data_dir.filter(|d| !d.as_os_str().is_empty());
         c.templates_dir = c.templates_dir.filter(|d| !d.as_os_str().is_empty());
+        if c.inbox.kind == InboxKind::Imap && c.inbox.imap.is_none() {
+            return Err(
+                "[inbox] kind = \"imap\" needs an [inbox.imap] table (host, username, password_env or password_file)"
+                    .into(),
+            );
+        }
         Ok(c)
     }
 

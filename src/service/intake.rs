@@ -104,6 +104,14 @@ impl Service {
         }
     }
 
+    /// A message over the size limit of which only the beginning was read
+    /// (`head`), `size` bytes in all: handled as [`Service::receive`]
+    /// handles any message over the limit.
+    pub fn receive_oversized(&mut self, head: &[u8], size: usize) -> Result<Outcome> {
+        let limit = self.cfg.limits.max_message_bytes;
+        self.receive_too_large(head, size.max(limit + 1), limit)
+    }
+
     /// A message over the size limit: stored, not read; a registered
     /// player gets a polite refusal, anyone else nothing.
     fn receive_too_large(&mut self, raw: &[u8], size: usize, limit: usize) -> Result<Outcome> {
@@ -258,6 +266,17 @@ impl Service {
                 ));
             }
         };
+        self.mark_unreachable(&game, &recipient)?;
+        Ok((
+            Some(game.clone()),
+            Outcome::Bounce(format!("{recipient} in {game} marked unreachable")),
+        ))
+    }
+
+    /// Mark the player with this address unreachable in the game, and tell
+    /// the game master and the opponent (once).
+    pub(crate) fn mark_unreachable(&self, game: &str, recipient: &str) -> Result<()> {
+        let game = game.to_owned();
         let players = store::players(&self.conn, &game)?;
         let mut marked = Vec::new();
         for mut p in players.clone() {
@@ -292,10 +311,7 @@ impl Service {
                 )?)?;
             }
         }
-        Ok((
-            Some(game.clone()),
-            Outcome::Bounce(format!("{recipient} in {game} marked unreachable")),
-        ))
+        Ok(())
     }
 
     /// Which of the sender's games a message is about: the subject's

@@ -130,6 +130,13 @@ impl Service {
                     let tx = self.begin()?;
                     if give_up {
                         store::mark_failed(&tx, m.id, &e.message, None)?;
+                        // A player's address refused by the mail server is
+                        // a bounce told at once.
+                        if e.recipient_refused
+                            && let Some(game) = &m.game_id
+                        {
+                            self.mark_unreachable(game, &m.recipient)?;
+                        }
                         if m.recipient != self.cfg.host.game_master {
                             self.queue(self.notice_draft(
                                 m.game_id.as_deref(),

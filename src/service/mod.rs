@@ -22,8 +22,8 @@ use std::path::Path;
 use chrono::{DateTime, Utc};
 use rusqlite::Connection;
 
-use crate::mail::maildir::Maildir;
 use crate::mail::outbound::Sender;
+use crate::mail::{Inbox, InboxError};
 use crate::scenario::{DataFiles, DataSet, Scenario};
 use crate::store::{self, StoreError};
 pub use config::Config;
@@ -79,6 +79,8 @@ pub struct PassReport {
     pub extended: Vec<String>,
     pub sent: usize,
     pub failed: usize,
+    /// The inbox could not be read (all of it); the next pass tries again.
+    pub inbox_error: Option<String>,
 }
 
 impl Service {
@@ -127,20 +129,20 @@ impl Service {
             .ok_or_else(|| ServiceError::Data(format!("no scenario called {id}")))
     }
 
-    /// One pass: read new mail from the Maildir, note deadlines that passed
+    /// One pass: read new mail from the inbox, note deadlines that passed
     /// while the service was down, play due turns, send reminders, send
-    /// the outbox.
-    pub fn pass(&mut self, inbox: &Maildir, sender: &Sender) -> Result<PassReport> {
+    /// the outbox. A mailbox that cannot be read does not stop the rest:
+    /// its error is in the report and the next pass tries again.
+    pub fn pass(&mut self, inbox: &mut dyn Inbox, sender: &Sender) -> Result<PassReport> {
         let mut report = PassReport {
             extended: self.extend_after_downtime()?,
             ..PassReport::default()
         };
-        for entry in inbox.new_messages()? {
-            let raw = inbox.read(&entry)?;
-            self.receive(&raw)?;
-            // Only once the message is committed is it moved out of new/.
-            inbox.mark_seen(&entry)?;
-            report.messages += 1;
+        let (messages, error) = self.read_inbox(inbox)?;
+        report.messages = messages;
+        if let Some(e) = error {
+            tracing::warn!(inbox = %inbox.describe(), error = %e, "cannot read the inbox");
+            report.inbox_error = Some(e.to_string());
         }
         report.turns_played = self.play_due_turns()?;
         report.reminders = self.send_reminders()?;
@@ -149,6 +151,44 @@ impl Service {
         report.failed = failed;
         store::set_service_value(&self.conn, "last_pass", &store::time(self.now()))?;
         Ok(report)
+    }
+
+    /// Take in every message waiting in the inbox, oldest first. Each is
+    /// committed before the mailbox is told it is done with, and the
+    /// mailbox's cursor is kept after that: a crash in between reads the
+    /// message again, which is then recognised as a duplicate. Returns the
+    /// messages taken in and the mailbox's error, if it failed part way.
+    pub fn read_inbox(&mut self, inbox: &mut dyn Inbox) -> Result<(usize, Option<InboxError>)> {
+        let key = inbox.cursor_key();
+        let cursor = match &key {
+            Some(k) => store::service_value(&self.conn, k)?,
+            None => None,
+        };
+        let waiting = match inbox.pending(cursor.as_deref()) {
+            Ok(w) => w,
+            Err(e) => return Ok((0, Some(e))),
+        };
+        let max = self.cfg.limits.max_message_bytes;
+        let mut n = 0;
+        for w in waiting {
+            let fetched = match inbox.read(&w, max) {
+                Ok(f) => f,
+                Err(e) => return Ok((n, Some(e))),
+            };
+            if fetched.is_partial() {
+                self.receive_oversized(&fetched.bytes, fetched.size)?;
+            } else {
+                self.receive(&fetched.bytes)?;
+            }
+            if let Err(e) = inbox.done(&w) {
+                return Ok((n + 1, Some(e)));
+            }
+            if let (Some(k), Some(c)) = (&key, &w.cursor) {
+                store::set_service_value(&self.conn, k, c)?;
+            }
+            n += 1;
+        }
+        Ok((n, None))
     }
 }
 

@@ -1,0 +1,663 @@
+//! Reading mail from an IMAP folder: a provider's account or a host's own
+//! Dovecot.
+//!
+//! - The connection is TLS from the start (port 993), plain upgraded with
+//!   STARTTLS (143), or plain, which is only for a server on this machine.
+//!   Certificates are checked (see [`super::tls`]).
+//! - Messages are found by UID. The service keeps `UIDVALIDITY:UID` of the
+//!   last message handled, and the next pass asks only for higher UIDs, so
+//!   nothing is read twice or skipped. When the server's UIDVALIDITY
+//!   changes (the folder was recreated) the whole folder is read again;
+//!   messages already handled are recognised by their Message-ID.
+//! - A message is fetched with `BODY.PEEK[]`, which leaves it unread, and
+//!   is flagged `\Seen` or moved to another folder only once the service
+//!   has committed it.
+//! - [`watch`] keeps a second connection in IDLE and wakes the service when
+//!   mail arrives, reconnecting with backoff when the connection drops. The
+//!   service still polls as well, so a server without IDLE, or a
+//!   notification lost in a reconnection, only delays a message.
+
+use std::fmt;
+use std::io::{self, BufRead, BufReader, Write};
+use std::net::{TcpStream, ToSocketAddrs};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::mpsc;
+use std::time::Duration;
+
+use imap::types::UnsolicitedResponse;
+use serde::Deserialize;
+
+use super::outbound::Security;
+use super::tls::{self, Stream};
+use super::{Fetched, HEAD_BYTES, InboxError, Waiting};
+
+/// The `[inbox.imap]` table of the configuration.
+#[derive(Clone, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct ImapConfig {
+    pub host: String,
+    /// Leave out for the usual port: 993 with `tls`, 143 otherwise.
+    #[serde(default)]
+    pub port: Option<u16>,
+    #[serde(default = "default_security")]
+    pub security: Security,
+    pub username: String,
+    /// The environment variable holding the password.
+    #[serde(default)]
+    pub password_env: Option<String>,
+    /// A file holding the password (only the owner should read it).
+    #[serde(default)]
+    pub password_file: Option<PathBuf>,
+    /// The folder orders arrive in.
+    #[serde(default = "default_folder")]
+    pub folder: String,
+    /// Wait for new mail with IDLE (if the server offers it).
+    #[serde(default = "yes")]
+    pub idle: bool,
+    /// What happens to a message once handled: flagged `seen`, or `move`d
+    /// to `move_to`.
+    #[serde(default)]
+    pub processed: Processed,
+    /// The folder handled messages go to with `processed = "move"`
+    /// (created if missing).
+    #[serde(default = "default_move_to")]
+    pub move_to: String,
+    /// A PEM file of extra certificate authorities to trust (a server with
+    /// a private CA).
+    #[serde(default)]
+    pub ca_file: Option<PathBuf>,
+    /// Seconds to wait for the server to answer.
+    #[serde(default = "default_timeout")]
+    pub timeout_secs: u64,
+    /// The longest wait, in seconds, between attempts to reconnect.
+    #[serde(default = "default_reconnect_max")]
+    pub reconnect_max_seconds: u64,
+    /// IDLE is renewed this often (RFC 2177 asks for less than 29 minutes).
+    #[serde(default = "default_idle_refresh")]
+    pub idle_refresh_minutes: u64,
+}
+
+fn default_security() -> Security {
+    Security::Tls
+}
+fn default_folder() -> String {
+    "INBOX".into()
+}
+fn yes() -> bool {
+    true
+}
+fn default_move_to() -> String {
+    "Dervish".into()
+}
+fn default_timeout() -> u64 {
+    60
+}
+fn default_reconnect_max() -> u64 {
+    300
+}
+fn default_idle_refresh() -> u64 {
+    25
+}
+
+/// What is done with a message once the service has committed it.
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Processed {
+    /// Flag it `\Seen` and leave it where it is.
+    #[default]
+    Seen,
+    /// Move it to the `move_to` folder.
+    Move,
+}
+
+impl fmt::Debug for ImapConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ImapConfig")
+            .field("host", &self.host)
+            .field("port", &self.port())
+            .field("security", &self.security)
+            .field("username", &self.username)
+            .field("password_env", &self.password_env)
+            .field("password_file", &self.password_file)
+            .field("folder", &self.folder)
+            .field("idle", &self.idle)
+            .field("processed", &self.processed)
+            .field("move_to", &self.move_to)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ImapConfig {
+    /// The port, or the usual one for the security chosen.
+    pub fn port(&self) -> u16 {
+        self.port.unwrap_or(match self.security {
+            Security::Tls => 993,
+            Security::StartTls | Security::None => 143,
+        })
+    }
+
+    /// Check the settings and read the password.
+    pub fn settings(&self) -> Result<ImapSettings, String> {
+        if self.host.trim().is_empty() {
+            return Err("[inbox.imap] needs `host`".into());
+        }
+        if self.username.is_empty() {
+            return Err("[inbox.imap] needs `username`".into());
+        }
+        let password = super::read_password(
+            "[inbox.imap]",
+            self.password_env.as_deref(),
+            self.password_file.as_deref(),
+        )?
+        .ok_or_else(|| {
+            "[inbox.imap] needs the password: set `password_env` (an environment variable) \
+             or `password_file`"
+                .to_owned()
+        })?;
+        let tls = match self.security {
+            Security::None => None,
+            Security::Tls | Security::StartTls => {
+                Some(tls::client_config(self.ca_file.as_deref())?)
+            }
+        };
+        Ok(ImapSettings {
+            config: self.clone(),
+            password,
+            tls,
+        })
+    }
+}
+
+/// Checked settings with the password read: what a connection needs.
+#[derive(Clone)]
+pub struct ImapSettings {
+    pub config: ImapConfig,
+    password: String,
+    tls: Option<Arc<rustls::ClientConfig>>,
+}
+
+impl fmt::Debug for ImapSettings {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ImapSettings")
+            .field("config", &self.config)
+            .finish_non_exhaustive()
+    }
+}
+
+type Session = imap::Session<Stream>;
+
+impl ImapSettings {
+    /// `imap://user@host:port/folder`, for logs and the cursor key.
+    pub fn url(&self) -> String {
+        let c = &self.config;
+        format!("imap://{}@{}:{}/{}", c.username, c.host, c.port(), c.folder)
+    }
+
+    fn timeout(&self) -> Duration {
+        Duration::from_secs(self.config.timeout_secs.max(1))
+    }
+
+    /// Connect and log in; the folder is not selected yet.
+    pub fn connect(&self) -> Result<Session, InboxError> {
+        let c = &self.config;
+        let port = c.port();
+        let err = |what: &str, e: &dyn fmt::Display| {
+            InboxError(format!("IMAP {}:{port}: {what}: {e}", c.host))
+        };
+        let tcp =
+            connect_tcp(&c.host, port, self.timeout()).map_err(|e| err("cannot connect", &e))?;
+        let stream = match (c.security, &self.tls) {
+            (Security::None, _) => Stream::plain(tcp, self.timeout()),
+            (Security::Tls, Some(cfg)) => {
+                Stream::tls(tcp, &c.host, Arc::clone(cfg), self.timeout())
+                    .map_err(|e| err("TLS", &e))?
+            }
+            (Security::StartTls, Some(cfg)) => {
+                let tcp = starttls(tcp).map_err(|e| err("STARTTLS", &e))?;
+                Stream::tls(tcp, &c.host, Arc::clone(cfg), self.timeout())
+                    .map_err(|e| err("TLS", &e))?
+            }
+            (_, None) => return Err(InboxError("IMAP: TLS is not set up".into())),
+        };
+        let mut client = imap::Client::new(stream);
+        if c.security == Security::StartTls {
+            // The greeting came before STARTTLS; none follows it.
+            client.greeting_read = true;
+        } else {
+            let greeting = client.read_greeting().map_err(|e| err("no greeting", &e))?;
+            if !greeting.starts_with(b"* OK") && !greeting.starts_with(b"* PREAUTH") {
+                return Err(err(
+                    "the server refused the connection",
+                    &String::from_utf8_lossy(&greeting).trim(),
+                ));
+            }
+        }
+        client.login(&c.username, &self.password).map_err(|(e, _)| {
+            InboxError(format!(
+                "IMAP {}:{port}: login as {} refused: {e} (check `username` and the password)",
+                c.host, c.username
+            ))
+        })
+    }
+}
+
+fn connect_tcp(host: &str, port: u16, timeout: Duration) -> io::Result<TcpStream> {
+    let mut last = None;
+    for addr in (host, port).to_socket_addrs()? {
+        match TcpStream::connect_timeout(&addr, timeout) {
+            Ok(tcp) => {
+                tcp.set_read_timeout(Some(timeout))?;
+                tcp.set_write_timeout(Some(timeout))?;
+                return Ok(tcp);
+            }
+            Err(e) => last = Some(e),
+        }
+    }
+    Err(last.unwrap_or_else(|| io::Error::new(io::ErrorKind::NotFound, "no address")))
+}
+
+/// RFC 2595: read the greeting, ask for STARTTLS, and hand back the socket
+/// for the TLS handshake. Read byte by byte, so that nothing the server
+/// sends after its answer is taken from the socket.
+fn starttls(mut tcp: TcpStream) -> io::Result<TcpStream> {
+    let line = |tcp: &mut TcpStream| -> io::Result<String> {
+        let mut reader = BufReader::with_capacity(1, &*tcp);
+        let mut s = String::new();
+        reader.read_line(&mut s)?;
+        if s.is_empty() {
+            return Err(io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                "the server closed the connection",
+            ));
+        }
+        Ok(s)
+    };
+    let greeting = line(&mut tcp)?;
+    if !greeting.starts_with("* OK") {
+        return Err(io::Error::other(format!(
+            "unexpected greeting: {}",
+            greeting.trim()
+        )));
+    }
+    tcp.write_all(b"s0 STARTTLS\r\n")?;
+    loop {
+        let l = line(&mut tcp)?;
+        if l.starts_with("s0 OK") {
+            return Ok(tcp);
+        }
+        if l.starts_with("s0 ") {
+            return Err(io::Error::other(format!(
+                "the server does not offer STARTTLS: {}",
+                l.trim()
+            )));
+        }
+    }
+}
+
+/// The IMAP folder as the service's inbox. The connection is opened when
+/// first needed and again after any failure.
+pub struct ImapInbox {
+    settings: ImapSettings,
+    session: Option<Session>,
+    /// UIDVALIDITY of the selected folder.
+    validity: u32,
+}
+
+impl ImapInbox {
+    pub fn new(settings: ImapSettings) -> ImapInbox {
+        ImapInbox {
+            settings,
+            session: None,
+            validity: 0,
+        }
+    }
+
+    /// The open session with the folder selected, connecting if needed.
+    fn session(&mut self) -> Result<&mut Session, InboxError> {
+        if self.session.is_none() {
+            let mut s = self.settings.connect()?;
+            let folder = &self.settings.config.folder;
+            let mailbox = s
+                .select(folder)
+                .map_err(|e| InboxError(format!("IMAP: cannot open the folder {folder:?}: {e}")))?;
+            self.validity = mailbox.uid_validity.unwrap_or(0);
+            if self.settings.config.processed == Processed::Move {
+                let to = &self.settings.config.move_to;
+                // An error here most likely means it exists already; a real
+                // problem shows when the first message is moved.
+                let _ = s.create(to);
+            }
+            self.session = Some(s);
+        }
+        self.session
+            .as_mut()
+            .ok_or_else(|| InboxError("IMAP: no session".into()))
+    }
+
+    /// Run `f` on the session; on failure the connection is dropped, to be
+    /// opened afresh next time.
+    fn with_session<T>(
+        &mut self,
+        what: &str,
+        f: impl FnOnce(&mut Session, u32) -> imap::error::Result<T>,
+    ) -> Result<T, InboxError> {
+        self.session()?;
+        let validity = self.validity;
+        let session = self.session()?;
+        match f(session, validity) {
+            Ok(v) => Ok(v),
+            Err(e) => {
+                self.session = None;
+                Err(InboxError(format!(
+                    "IMAP {}: {what}: {e}",
+                    self.settings.config.host
+                )))
+            }
+        }
+    }
+}
+
+/// `UIDVALIDITY:UID`.
+fn parse_cursor(c: &str) -> Option<(u32, u32)> {
+    let (v, u) = c.split_once(':')?;
+    Some((v.parse().ok()?, u.parse().ok()?))
+}
+
+impl super::Inbox for ImapInbox {
+    fn describe(&self) -> String {
+        self.settings.url()
+    }
+
+    fn cursor_key(&self) -> Option<String> {
+        Some(format!("inbox:{}", self.settings.url()))
+    }
+
+    fn pending(&mut self, cursor: Option<&str>) -> Result<Vec<Waiting>, InboxError> {
+        let processed = self.settings.config.processed;
+        let (uids, validity) = self.with_session("searching the folder", |s, validity| {
+            // NOOP lets the server tell of mail that arrived since the
+            // folder was selected.
+            s.noop()?;
+            let query = match cursor.and_then(parse_cursor) {
+                Some((v, last)) if v == validity => format!("UID {}:*", last.saturating_add(1)),
+                // The folder was recreated: read it all; what was handled
+                // already is known by its Message-ID.
+                Some(_) => "ALL".to_owned(),
+                // The first time: in a folder where handled mail stays,
+                // only what nobody has read yet.
+                None if processed == Processed::Seen => "UNSEEN".to_owned(),
+                None => "ALL".to_owned(),
+            };
+            let mut uids: Vec<u32> = s.uid_search(&query)?.into_iter().collect();
+            uids.sort_unstable();
+            // `n:*` always names the last message, even below n.
+            if let Some((v, last)) = cursor.and_then(parse_cursor)
+                && v == validity
+            {
+                uids.retain(|&u| u > last);
+            }
+            Ok((uids, validity))
+        })?;
+        if uids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let set = uids
+            .iter()
+            .map(u32::to_string)
+            .collect::<Vec<_>>()
+            .join(",");
+        let sizes: std::collections::HashMap<u32, usize> =
+            self.with_session("reading sizes", |s, _| {
+                let fetches = s.uid_fetch(&set, "(UID RFC822.SIZE)")?;
+                Ok(fetches
+                    .iter()
+                    .filter_map(|f| Some((f.uid?, f.size? as usize)))
+                    .collect())
+            })?;
+        Ok(uids
+            .into_iter()
+            .map(|uid| Waiting {
+                id: uid.to_string(),
+                size: sizes.get(&uid).copied(),
+                cursor: Some(format!("{validity}:{uid}")),
+            })
+            .collect())
+    }
+
+    fn read(&mut self, w: &Waiting, max_bytes: usize) -> Result<Fetched, InboxError> {
+        let partial = w.size.is_some_and(|s| s > max_bytes);
+        let query = if partial {
+            format!("(UID BODY.PEEK[]<0.{HEAD_BYTES}>)")
+        } else {
+            "(UID BODY.PEEK[])".to_owned()
+        };
+        let id = w.id.clone();
+        let bytes = self.with_session("fetching a message", |s, _| {
+            let fetches = s.uid_fetch(&id, &query)?;
+            Ok(fetches
+                .iter()
+                .find(|f| f.uid.map(|u| u.to_string()) == Some(id.clone()))
+                .and_then(|f| f.body().map(<[u8]>::to_vec)))
+        })?;
+        let Some(bytes) = bytes else {
+            return Err(InboxError(format!(
+                "IMAP: message UID {} is no longer in the folder",
+                w.id
+            )));
+        };
+        Ok(Fetched {
+            size: w.size.unwrap_or(bytes.len()).max(bytes.len()),
+            bytes,
+        })
+    }
+
+    fn close(&mut self) {
+        if let Some(mut s) = self.session.take() {
+            let _ = s.logout();
+        }
+    }
+
+    fn done(&mut self, w: &Waiting) -> Result<(), InboxError> {
+        let id = w.id.clone();
+        match self.settings.config.processed {
+            Processed::Seen => self.with_session("flagging a message seen", |s, _| {
+                s.uid_store(&id, "+FLAGS.SILENT (\\Seen)").map(|_| ())
+            }),
+            Processed::Move => {
+                let to = self.settings.config.move_to.clone();
+                self.with_session("moving a message", |s, _| {
+                    let can_move = s.capabilities()?.has_str("MOVE");
+                    if can_move {
+                        s.uid_mv(&id, &to)
+                    } else {
+                        s.uid_copy(&id, &to)?;
+                        s.uid_store(&id, "+FLAGS.SILENT (\\Seen \\Deleted)")?;
+                        s.expunge().map(|_| ())
+                    }
+                })
+            }
+        }
+    }
+}
+
+/// What the IDLE watcher tells the service.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Wake {
+    /// New mail may be waiting (mail arrived, or the watcher reconnected
+    /// and mail may have come meanwhile).
+    Mail,
+    /// The watcher lost its connection and will try again in `retry`.
+    Down { error: String, retry: Duration },
+    /// The server has no IDLE: the service polls.
+    NoIdle,
+}
+
+/// Start a thread that keeps a connection in IDLE on the folder and sends
+/// [`Wake::Mail`] when mail arrives. It reconnects with backoff (1 s,
+/// doubling, up to `reconnect_max_seconds`) after any failure, and stops
+/// when the receiving end of `wake` is dropped or the server has no IDLE.
+pub fn watch(settings: ImapSettings, wake: mpsc::Sender<Wake>) -> std::thread::JoinHandle<()> {
+    std::thread::Builder::new()
+        .name("imap-idle".into())
+        .spawn(move || watch_loop(&settings, &wake))
+        .unwrap_or_else(|e| {
+            tracing::error!("cannot start the IMAP IDLE thread: {e}; polling only");
+            std::thread::spawn(|| {})
+        })
+}
+
+fn watch_loop(settings: &ImapSettings, wake: &mpsc::Sender<Wake>) {
+    let max = Duration::from_secs(settings.config.reconnect_max_seconds.max(1));
+    let mut backoff = Duration::from_secs(1);
+    loop {
+        // A panic inside the IMAP library must not end the watching.
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            idle_session(settings, wake)
+        }));
+        let error = match outcome {
+            Ok(IdleEnd::ReceiverGone) => return,
+            Ok(IdleEnd::NoIdle) => {
+                let _ = wake.send(Wake::NoIdle);
+                return;
+            }
+            Ok(IdleEnd::Failed { error, was_up }) => {
+                if was_up {
+                    backoff = Duration::from_secs(1);
+                }
+                error
+            }
+            Err(_) => "the IMAP library failed".to_owned(),
+        };
+        tracing::warn!(error = %error, retry_secs = backoff.as_secs(), "IMAP IDLE connection lost");
+        if wake
+            .send(Wake::Down {
+                error,
+                retry: backoff,
+            })
+            .is_err()
+        {
+            return;
+        }
+        std::thread::sleep(backoff);
+        backoff = (backoff * 2).min(max);
+    }
+}
+
+enum IdleEnd {
+    ReceiverGone,
+    NoIdle,
+    Failed { error: String, was_up: bool },
+}
+
+fn idle_session(settings: &ImapSettings, wake: &mpsc::Sender<Wake>) -> IdleEnd {
+    let failed = |error: String, was_up| IdleEnd::Failed { error, was_up };
+    let mut s = match settings.connect() {
+        Ok(s) => s,
+        Err(e) => return failed(e.0, false),
+    };
+    match s.capabilities() {
+        Ok(caps) if !caps.has_str("IDLE") => return IdleEnd::NoIdle,
+        Ok(_) => {}
+        Err(e) => return failed(e.to_string(), false),
+    }
+    if let Err(e) = s.select(&settings.config.folder) {
+        return failed(format!("cannot open the folder: {e}"), false);
+    }
+    // Connected: mail may have come while we were away.
+    if wake.send(Wake::Mail).is_err() {
+        return IdleEnd::ReceiverGone;
+    }
+    tracing::debug!(url = %settings.url(), "IMAP IDLE watching");
+    let refresh = Duration::from_secs(settings.config.idle_refresh_minutes.clamp(1, 29) * 60);
+    loop {
+        let mut arrived = false;
+        let result = s.idle().timeout(refresh).keepalive(true).wait_while(|r| {
+            if matches!(
+                r,
+                UnsolicitedResponse::Exists(_) | UnsolicitedResponse::Recent(_)
+            ) {
+                arrived = true;
+                false
+            } else {
+                true
+            }
+        });
+        if let Err(e) = result {
+            return failed(e.to_string(), true);
+        }
+        // News that came while IDLE was being ended counts too.
+        let more = s
+            .take_all_unsolicited()
+            .any(|r| matches!(r, UnsolicitedResponse::Exists(_)));
+        if (arrived || more) && wake.send(Wake::Mail).is_err() {
+            return IdleEnd::ReceiverGone;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cursors_read_back() {
+        assert_eq!(parse_cursor("1700000000:42"), Some((1_700_000_000, 42)));
+        assert_eq!(parse_cursor("x:1"), None);
+        assert_eq!(parse_cursor("12"), None);
+    }
+
+    #[test]
+    fn settings_need_a_password_and_say_which_option_is_missing() {
+        let cfg: ImapConfig =
+            toml::from_str("host = \"imap.example.org\"\nusername = \"game\"\n").unwrap();
+        assert_eq!(cfg.port(), 993);
+        let e = cfg.settings().unwrap_err();
+        assert!(e.contains("password_env"), "{e}");
+        let cfg: ImapConfig = toml::from_str(
+            "host = \"h\"\nusername = \"u\"\nsecurity = \"starttls\"\npassword_env = \"DERVISH_TEST_NOT_SET_EITHER\"\n",
+        )
+        .unwrap();
+        assert_eq!(cfg.port(), 143);
+        assert!(
+            cfg.settings()
+                .unwrap_err()
+                .contains("DERVISH_TEST_NOT_SET_EITHER")
+        );
+        assert!(
+            toml::from_str::<ImapConfig>("host = \"h\"\nusername = \"u\"\npassword = \"x\"\n")
+                .is_err()
+        );
+    }
+
+    #[test]
+    fn a_refused_connection_is_an_error_not_a_panic() {
+        // A port nothing listens on.
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        drop(listener);
+        let dir = std::env::temp_dir().join(format!("dervish-imap-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("pw"), "pw").unwrap();
+        let cfg = ImapConfig {
+            host: "127.0.0.1".into(),
+            port: Some(port),
+            security: Security::None,
+            username: "game".into(),
+            password_env: None,
+            password_file: Some(dir.join("pw")),
+            folder: "INBOX".into(),
+            idle: true,
+            processed: Processed::Seen,
+            move_to: "Dervish".into(),
+            ca_file: None,
+            timeout_secs: 5,
+            reconnect_max_seconds: 1,
+            idle_refresh_minutes: 25,
+        };
+        let mut inbox = ImapInbox::new(cfg.settings().unwrap());
+        let e = super::super::Inbox::pending(&mut inbox, None).unwrap_err();
+        assert!(e.0.contains("cannot connect"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
