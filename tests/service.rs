@@ -59,6 +59,15 @@ fn config(dir: &Path) -> Config {
     cfg
 }
 
+impl Drop for Harness {
+    fn drop(&mut self) {
+        // Keep the folder of a failed test for a look; clean up otherwise.
+        if !std::thread::panicking() {
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
+    }
+}
+
 impl Harness {
     fn new(name: &str, mode: Mode) -> Harness {
         let dir = temp_dir(name);

@@ -297,7 +297,7 @@ pub fn run(cfg: Config, once: bool) -> Result<ExitCode> {
             }
             return Ok(ExitCode::SUCCESS);
         }
-        let wait = if r.inbox_error.is_some() {
+        let mut wait = if r.inbox_error.is_some() {
             let w = backoff.min(poll);
             backoff = (backoff * 2).min(max_backoff);
             w
@@ -305,6 +305,11 @@ pub fn run(cfg: Config, once: bool) -> Result<ExitCode> {
             backoff = Duration::from_secs(1);
             poll
         };
+        // A mail to retry or a deadline before the next poll wakes us then.
+        if let Some(due) = store::next_due(&s.conn)? {
+            let secs = (due - s.now()).num_seconds().max(1);
+            wait = wait.min(Duration::from_secs(secs.unsigned_abs()));
+        }
         // Wait in short steps so a signal stops the service promptly,
         // never in the middle of a pass; mail wakes it at once.
         let until = Instant::now() + wait;

@@ -267,4 +267,31 @@ mod tests {
         assert_eq!(c.turns.deadline_hours, 48);
         assert_eq!(c.turns.reminder_hours, 24);
     }
+
+    #[test]
+    fn the_imap_inbox_is_read_from_its_own_table() {
+        // The commented IMAP example, uncommented, is a working table.
+        let example = include_str!("../../config.example.toml");
+        let table: String = example
+            .lines()
+            .skip_while(|l| !l.starts_with("# [inbox.imap]"))
+            .take_while(|l| l.starts_with('#'))
+            .filter(|l| !l.contains("password_file") && !l.contains("ca_file"))
+            .map(|l| l.trim_start_matches('#').trim_start())
+            .filter(|l| l.starts_with('[') || l.split_whitespace().nth(1) == Some("="))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        let c = Config::parse(&format!("[inbox]\nkind = \"imap\"\n{table}")).unwrap();
+        let imap = c.inbox.imap.unwrap();
+        assert_eq!(imap.host, "imap.example.org");
+        assert_eq!(imap.port(), 993);
+        assert_eq!(imap.folder, "INBOX");
+        assert_eq!(imap.password_env.as_deref(), Some("DERVISH_IMAP_PASSWORD"));
+        let e = Config::parse("[inbox]\nkind = \"imap\"\n").unwrap_err();
+        assert!(e.contains("[inbox.imap]"), "{e}");
+        assert!(
+            Config::parse("[inbox.imap]\nhost = \"h\"\nusername = \"u\"\npassword = \"p\"\n")
+                .is_err()
+        );
+    }
 }

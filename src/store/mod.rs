@@ -706,6 +706,19 @@ pub fn due_mail(c: &Connection, now: DateTime<Utc>) -> Result<Vec<OutboxRow>> {
     Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
 }
 
+/// The earliest moment something falls due without any mail coming in: a
+/// mail to (re)send or a running game's deadline. The daemon wakes then
+/// rather than waiting for its next poll.
+pub fn next_due(c: &Connection) -> Result<Option<DateTime<Utc>>> {
+    let t: Option<String> = c
+        .prepare_cached(
+            "SELECT MIN(t) FROM (SELECT next_attempt_at AS t FROM outbox WHERE sent_at IS NULL AND gave_up = 0 \
+             UNION ALL SELECT deadline AS t FROM games WHERE status = 'running')",
+        )?
+        .query_row([], |r| r.get(0))?;
+    t.map(|t| parse_time(&t)).transpose()
+}
+
 /// Every mail queued for a game (or for none), in order.
 pub fn mail_for(c: &Connection, game_id: Option<&str>) -> Result<Vec<OutboxRow>> {
     let mut st = c.prepare_cached(&format!(
