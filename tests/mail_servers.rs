@@ -356,6 +356,10 @@ impl Drop for Host {
             let _ = c.kill();
             let _ = c.wait();
         }
+        // A failed test's folder (with the daemon's log) stays for a look.
+        if !std::thread::panicking() {
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
     }
 }
 
@@ -553,20 +557,18 @@ fn a_bounce_read_over_imap_marks_the_player_unreachable() {
     let _guard = SERVERS.lock().unwrap_or_else(|e| e.into_inner());
     let servers = Servers::get();
     // Implicit TLS on both sides this time.
+    let mut host = Host::new(&servers, "bounce", "", "");
+    let password_file = host.dir.join("smtp-password");
+    std::fs::write(&password_file, "game-pw\n").unwrap();
     let outgoing = format!(
         "kind = \"smtp\"\nhost = \"localhost\"\nport = {}\nsecurity = \"tls\"\nusername = \"game\"\npassword_file = \"{}\"\nca_file = \"{}\"",
         servers.port("SMTPS_PORT"),
-        std::env::temp_dir().join("dervish-e2e-bounce-pw").display(),
+        password_file.display(),
         servers.vars["CA_FILE"]
     );
-    std::fs::write(
-        std::env::temp_dir().join("dervish-e2e-bounce-pw"),
-        "game-pw\n",
-    )
-    .unwrap();
-    let mut host = Host::new(&servers, "bounce", "", &outgoing);
     let text = std::fs::read_to_string(&host.config).unwrap();
     let text = text
+        .replace("[outgoing]\n", &format!("[outgoing]\n{outgoing}"))
         .replace(
             &format!("port = {}\nsecurity = \"none\"", servers.port("IMAP_PORT")),
             &format!(
