@@ -700,3 +700,183 @@ fn refused_logins_recipients_and_certificates_are_told_clearly() {
         .unwrap();
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A message as a player's mail program would append it.
+fn orders_mail(n: u32, secret: &str, padding: usize) -> Vec<u8> {
+    format!(
+        "From: red@localhost\r\nTo: game@localhost\r\nSubject: [dervish e2e4] orders\r\nMessage-ID: <uid-{n}@localhost>\r\nDate: Mon, 23 Nov 2026 09:00:00 +0000\r\nMIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-8\r\n\r\nSECRET {secret}\r\nMARCH STACK Sinkat TO Souakim\r\n# {}\r\n",
+        "x".repeat(padding)
+    )
+    .into_bytes()
+}
+
+#[test]
+#[ignore = "needs Dovecot and Postfix on loopback: scripts/test starts them"]
+fn uids_are_followed_across_a_recreated_folder_and_big_messages_are_read_in_part() {
+    use dervish::mail::imap::ImapConfig;
+    use dervish::mail::imap::ImapInbox;
+    use dervish::mail::outbound::TransportConfig;
+    use dervish::scenario::Side;
+    use dervish::service::games::NewGame;
+    use dervish::service::{Config, Service};
+    use dervish::store::Mode;
+    let _guard = SERVERS.lock().unwrap_or_else(|e| e.into_inner());
+    let servers = Servers::get();
+    servers.clear("game");
+    let dir = std::env::temp_dir().join(format!("dervish-e2e-uid-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("pw"), "game-pw").unwrap();
+    let imap: ImapConfig = toml::from_str(&format!(
+        "host = \"127.0.0.1\"\nport = {}\nsecurity = \"none\"\nusername = \"game\"\npassword_file = \"{}\"\nfolder = \"Orders\"\n",
+        servers.port("IMAP_PORT"),
+        dir.join("pw").display()
+    ))
+    .unwrap();
+    let mut cfg = Config {
+        database: dir.join("dervish.sqlite"),
+        outgoing: TransportConfig::File {
+            dir: dir.join("outbox"),
+        },
+        ..Config::default()
+    };
+    cfg.host.address = "game@localhost".into();
+    cfg.limits.max_message_bytes = 200 * 1024;
+    let mut svc = Service::open(cfg).unwrap();
+    let created = svc
+        .new_game(
+            &NewGame {
+                scenario: "khartoum".into(),
+                egyptian: "red@localhost".into(),
+                mahdist: "blue@localhost".into(),
+                id: Some("e2e4".into()),
+                mode: Mode::Monthly,
+                deadline_hours: Some(1000),
+            },
+            "test",
+        )
+        .unwrap();
+    let secret = created
+        .secrets
+        .iter()
+        .find(|(s, _)| *s == Side::Egyptian)
+        .map(|(_, x)| x.clone())
+        .unwrap();
+    let mut client = servers.imap("game");
+    let _ = client.delete("Orders");
+    client.create("Orders").unwrap();
+    for n in 1..=2 {
+        client
+            .append("Orders", &orders_mail(n, &secret, 0))
+            .finish()
+            .unwrap();
+    }
+    let mut inbox = ImapInbox::new(imap.settings().unwrap());
+    assert_eq!(svc.read_inbox(&mut inbox).unwrap(), (2, None));
+    // Nothing new: nothing read.
+    assert_eq!(svc.read_inbox(&mut inbox).unwrap(), (0, None));
+    let key = dervish::mail::Inbox::cursor_key(&inbox).unwrap();
+    let before = dervish::store::service_value(&svc.conn, &key)
+        .unwrap()
+        .unwrap();
+
+    // The folder is recreated (a new UIDVALIDITY) holding the same two
+    // messages and a new one: all three are read, the two old ones are
+    // known by their Message-ID and only the new one counts.
+    client.delete("Orders").unwrap();
+    client.create("Orders").unwrap();
+    for n in 1..=3 {
+        client
+            .append("Orders", &orders_mail(n, &secret, 0))
+            .finish()
+            .unwrap();
+    }
+    let mut inbox = ImapInbox::new(imap.settings().unwrap());
+    assert_eq!(svc.read_inbox(&mut inbox).unwrap(), (3, None));
+    let after = dervish::store::service_value(&svc.conn, &key)
+        .unwrap()
+        .unwrap();
+    assert_ne!(before.split(':').next(), after.split(':').next());
+    let versions: i64 = svc
+        .conn
+        .query_row("SELECT COUNT(*) FROM order_sets", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(versions, 3, "one order set for each distinct message");
+    let outcomes: Vec<String> = {
+        let mut st = svc
+            .conn
+            .prepare("SELECT outcome FROM messages ORDER BY id")
+            .unwrap();
+        st.query_map([], |r| r.get(0))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap()
+    };
+    assert_eq!(outcomes.len(), 3, "{outcomes:?}");
+
+    // A message of 1 MiB over a limit of 200 KiB: only its beginning is
+    // fetched and stored, and the player is told.
+    client
+        .append("Orders", &orders_mail(4, &secret, 1024 * 1024))
+        .finish()
+        .unwrap();
+    assert_eq!(svc.read_inbox(&mut inbox).unwrap(), (1, None));
+    let (len, outcome): (i64, String) = svc
+        .conn
+        .query_row(
+            "SELECT length(raw), outcome FROM messages WHERE message_id = 'uid-4@localhost'",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert!(len <= 64 * 1024, "{len} bytes stored");
+    assert!(outcome.contains("refused"), "{outcome}");
+    // Every handled message is flagged seen.
+    let mb = client.select("Orders").unwrap();
+    let unseen = client.search("UNSEEN").unwrap();
+    assert_eq!(mb.exists, 4);
+    assert!(unseen.is_empty(), "{unseen:?}");
+    client.delete("Orders").ok();
+    let _ = client.logout();
+    drop(svc);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+#[ignore = "needs Dovecot and Postfix on loopback: scripts/test starts them"]
+fn a_recipient_refused_at_submission_marks_the_player_unreachable() {
+    let _guard = SERVERS.lock().unwrap_or_else(|e| e.into_inner());
+    let servers = Servers::get();
+    let mut host = Host::new(&servers, "refused", "", &submission(&servers));
+    // Postfix knows no nobody@localhost: the welcome mail is refused at
+    // RCPT, which is as good as a bounce.
+    new_game(&servers, &host, "e2e5", "red@localhost", "nobody@localhost");
+    host.start();
+    servers.wait_for("red", 1, "welcome", is("welcome"));
+    let notice = servers.wait_for("grey", 1, "unreachable notice", is("unreachable"));
+    assert!(
+        notice[0].text.contains("nobody@localhost"),
+        "{}",
+        notice[0].text
+    );
+    servers.wait_for(
+        "red",
+        1,
+        "opponent unreachable",
+        is("your opponent is unreachable"),
+    );
+    let (gave_up, error): (i64, String) = host
+        .db()
+        .query_row(
+            "SELECT gave_up, last_error FROM outbox WHERE recipient = 'nobody@localhost'",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert_eq!(gave_up, 1);
+    assert!(
+        error.contains("recipient nobody@localhost was refused"),
+        "{error}"
+    );
+    host.stop();
+}

@@ -375,10 +375,17 @@ impl super::Inbox for ImapInbox {
 
     fn pending(&mut self, cursor: Option<&str>) -> Result<Vec<Waiting>, InboxError> {
         let processed = self.settings.config.processed;
+        // NOOP lets the server tell of mail that arrived since the folder
+        // was selected, and shows whether a connection kept from the last
+        // pass still stands; if the server closed it meanwhile (an idle
+        // timeout, a restart), connect afresh at once.
+        let had_session = self.session.is_some();
+        if let Err(e) = self.with_session("checking the connection", |s, _| s.noop())
+            && !had_session
+        {
+            return Err(e);
+        }
         let (uids, validity) = self.with_session("searching the folder", |s, validity| {
-            // NOOP lets the server tell of mail that arrived since the
-            // folder was selected.
-            s.noop()?;
             let query = match cursor.and_then(parse_cursor) {
                 Some((v, last)) if v == validity => format!("UID {}:*", last.saturating_add(1)),
                 // The folder was recreated: read it all; what was handled
