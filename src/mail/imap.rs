@@ -607,6 +607,115 @@ fn idle_session(settings: &ImapSettings, wake: &mpsc::Sender<Wake>) -> IdleEnd {
 mod tests {
     use super::*;
 
+    /// A scripted IMAP server for one connection: answers LOGIN,
+    /// CAPABILITY (with IDLE or not), SELECT and IDLE, then runs `during`
+    /// while the client idles, then closes the connection.
+    fn fake_server(
+        idle: bool,
+        during: impl FnOnce(&mut TcpStream) + Send + 'static,
+    ) -> (u16, std::thread::JoinHandle<()>) {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let handle = std::thread::spawn(move || {
+            let (mut tcp, _) = listener.accept().unwrap();
+            tcp.write_all(b"* OK fake server ready\r\n").unwrap();
+            let mut reader = BufReader::new(tcp.try_clone().unwrap());
+            let mut during = Some(during);
+            loop {
+                let mut line = String::new();
+                if reader.read_line(&mut line).unwrap_or(0) == 0 {
+                    return;
+                }
+                let mut words = line.split_whitespace();
+                let tag = words.next().unwrap_or("*").to_owned();
+                let command = words.next().unwrap_or("").to_uppercase();
+                let reply = match command.as_str() {
+                    "LOGIN" => format!("{tag} OK logged in\r\n"),
+                    "CAPABILITY" => format!(
+                        "* CAPABILITY IMAP4rev1{}\r\n{tag} OK done\r\n",
+                        if idle { " IDLE" } else { "" }
+                    ),
+                    "SELECT" => format!(
+                        "* 0 EXISTS\r\n* OK [UIDVALIDITY 7] ok\r\n{tag} OK [READ-WRITE] selected\r\n"
+                    ),
+                    "IDLE" => {
+                        tcp.write_all(b"+ idling\r\n").unwrap();
+                        if let Some(f) = during.take() {
+                            f(&mut tcp);
+                        }
+                        return;
+                    }
+                    _ => format!("{tag} OK\r\n"),
+                };
+                tcp.write_all(reply.as_bytes()).unwrap();
+            }
+        });
+        (port, handle)
+    }
+
+    fn settings_for(port: u16) -> ImapSettings {
+        ImapSettings {
+            config: ImapConfig {
+                host: "127.0.0.1".into(),
+                port: Some(port),
+                security: Security::None,
+                username: "game".into(),
+                password_env: None,
+                password_file: None,
+                folder: "INBOX".into(),
+                idle: true,
+                processed: Processed::Seen,
+                move_to: "Dervish".into(),
+                ca_file: None,
+                timeout_secs: 5,
+                reconnect_max_seconds: 1,
+                idle_refresh_minutes: 25,
+            },
+            password: "pw".into(),
+            tls: None,
+        }
+    }
+
+    #[test]
+    fn a_server_without_idle_leaves_the_service_to_poll() {
+        let (port, server) = fake_server(false, |_| {});
+        let (tx, rx) = mpsc::channel();
+        let watcher = watch(settings_for(port), tx);
+        let wake = rx.recv_timeout(Duration::from_secs(10)).unwrap();
+        assert_eq!(wake, Wake::NoIdle);
+        watcher.join().unwrap();
+        drop(server);
+    }
+
+    #[test]
+    fn new_mail_in_idle_wakes_the_service_and_a_dropped_connection_is_retried() {
+        let (port, server) = fake_server(true, |tcp| {
+            std::thread::sleep(Duration::from_millis(100));
+            tcp.write_all(b"* 1 EXISTS\r\n").unwrap();
+            // The client ends IDLE with DONE; then the server goes away.
+            std::thread::sleep(Duration::from_millis(300));
+        });
+        let (tx, rx) = mpsc::channel();
+        let _watcher = watch(settings_for(port), tx);
+        let next = || rx.recv_timeout(Duration::from_secs(10)).unwrap();
+        // Connected: a pass for what came meanwhile; then the new mail.
+        assert_eq!(next(), Wake::Mail);
+        assert_eq!(next(), Wake::Mail);
+        // The server closed the connection: the watcher says so and will
+        // try again after a second.
+        match next() {
+            Wake::Down { retry, .. } => assert_eq!(retry, Duration::from_secs(1)),
+            other => panic!("expected Down, got {other:?}"),
+        }
+        server.join().unwrap();
+        // Nobody listens any more: the next attempt fails to connect.
+        match next() {
+            Wake::Down { error, .. } => assert!(error.contains("cannot connect"), "{error}"),
+            other => panic!("expected Down, got {other:?}"),
+        }
+        drop(rx);
+    }
+
     #[test]
     fn cursors_read_back() {
         assert_eq!(parse_cursor("1700000000:42"), Some((1_700_000_000, 42)));
