@@ -230,3 +230,46 @@ fn orders_over_the_size_limit_are_refused_whole() {
     assert!(canonical.contains("MARCH "), "{canonical}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn run_once_with_an_unreachable_imap_server_says_so_and_fails() {
+    let dir = std::env::temp_dir().join(format!("dervish-cli-imap-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let config = dir.join("dervish.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "database = \"{}\"\n[outgoing]\nkind = \"file\"\ndir = \"{}\"\n[inbox]\nkind = \"imap\"\n[inbox.imap]\nhost = \"127.0.0.1\"\nport = {port}\nsecurity = \"none\"\nusername = \"game\"\npassword_env = \"DERVISH_CLI_TEST_PW\"\ntimeout_secs = 2\n",
+            dir.join("db.sqlite").display(),
+            dir.join("outbox").display()
+        ),
+    )
+    .unwrap();
+    let config = config.to_str().unwrap();
+
+    // No password: refused at once, naming the variable.
+    let (_, err, code) = dervish(&["--config", config, "run", "--once"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("DERVISH_CLI_TEST_PW"), "{err}");
+
+    // With it, the pass runs (turns, outbox) and the inbox error is told.
+    let out = Command::cargo_bin("dervish")
+        .unwrap()
+        .args(["--config", config, "run", "--once"])
+        .env("DERVISH_CLI_TEST_PW", "pw")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("the inbox could not be read") && err.contains("cannot connect"),
+        "{err}"
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("0 messages read"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
