@@ -302,6 +302,9 @@ pub struct ImapInbox {
     session: Option<Session>,
     /// UIDVALIDITY of the selected folder.
     validity: u32,
+    /// Whether the server has MOVE (RFC 6851) and UIDPLUS (RFC 4315).
+    can_move: bool,
+    uidplus: bool,
 }
 
 impl ImapInbox {
@@ -310,6 +313,8 @@ impl ImapInbox {
             settings,
             session: None,
             validity: 0,
+            can_move: false,
+            uidplus: false,
         }
     }
 
@@ -323,6 +328,11 @@ impl ImapInbox {
                 .map_err(|e| InboxError(format!("IMAP: cannot open the folder {folder:?}: {e}")))?;
             self.validity = mailbox.uid_validity.unwrap_or(0);
             if self.settings.config.processed == Processed::Move {
+                let caps = s
+                    .capabilities()
+                    .map_err(|e| InboxError(format!("IMAP: CAPABILITY: {e}")))?;
+                self.can_move = caps.has_str("MOVE");
+                self.uidplus = caps.has_str("UIDPLUS");
                 let to = &self.settings.config.move_to;
                 // An error here most likely means it exists already; a real
                 // problem shows when the first message is moved.
@@ -473,14 +483,20 @@ impl super::Inbox for ImapInbox {
             }),
             Processed::Move => {
                 let to = self.settings.config.move_to.clone();
+                let (can_move, uidplus) = (self.can_move, self.uidplus);
                 self.with_session("moving a message", |s, _| {
-                    let can_move = s.capabilities()?.has_str("MOVE");
                     if can_move {
                         s.uid_mv(&id, &to)
                     } else {
+                        // Copy, then delete; with UIDPLUS only this message
+                        // is expunged.
                         s.uid_copy(&id, &to)?;
                         s.uid_store(&id, "+FLAGS.SILENT (\\Seen \\Deleted)")?;
-                        s.expunge().map(|_| ())
+                        if uidplus {
+                            s.uid_expunge(&id).map(|_| ())
+                        } else {
+                            s.expunge().map(|_| ())
+                        }
                     }
                 })
             }
@@ -714,6 +730,120 @@ mod tests {
             other => panic!("expected Down, got {other:?}"),
         }
         drop(rx);
+    }
+
+    /// A server that records the commands it gets; `caps` is its
+    /// CAPABILITY line, and it holds one message, UID 5.
+    fn recording_server(
+        caps: &'static str,
+    ) -> (u16, std::sync::Arc<std::sync::Mutex<Vec<String>>>) {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let log = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let seen = std::sync::Arc::clone(&log);
+        std::thread::spawn(move || {
+            let (mut tcp, _) = listener.accept().unwrap();
+            tcp.write_all(b"* OK ready\r\n").unwrap();
+            let mut reader = BufReader::new(tcp.try_clone().unwrap());
+            loop {
+                let mut line = String::new();
+                if reader.read_line(&mut line).unwrap_or(0) == 0 {
+                    return;
+                }
+                let words: Vec<&str> = line.split_whitespace().collect();
+                let tag = words.first().copied().unwrap_or("*");
+                let mut command = words.get(1).copied().unwrap_or("").to_uppercase();
+                if command == "UID" {
+                    command = format!("UID {}", words.get(2).copied().unwrap_or("").to_uppercase());
+                }
+                let entry = if command == "UID FETCH" && line.contains("BODY") {
+                    if line.contains("BODY.PEEK[]") {
+                        "UID FETCH BODY.PEEK".to_owned()
+                    } else {
+                        "UID FETCH BODY".to_owned()
+                    }
+                } else {
+                    command.clone()
+                };
+                seen.lock().unwrap().push(entry);
+                let body = "Subject: x\r\n\r\nhello\r\n";
+                let reply = match command.as_str() {
+                    "CAPABILITY" => format!("* CAPABILITY {caps}\r\n{tag} OK\r\n"),
+                    "SELECT" => format!(
+                        "* 1 EXISTS\r\n* OK [UIDVALIDITY 3] v\r\n{tag} OK [READ-WRITE] s\r\n"
+                    ),
+                    "UID SEARCH" => format!("* SEARCH 5\r\n{tag} OK\r\n"),
+                    "UID FETCH" if line.contains("RFC822.SIZE") => {
+                        format!(
+                            "* 1 FETCH (UID 5 RFC822.SIZE {})\r\n{tag} OK\r\n",
+                            body.len()
+                        )
+                    }
+                    "UID FETCH" => format!(
+                        "* 1 FETCH (UID 5 BODY[] {{{}}}\r\n{body})\r\n{tag} OK\r\n",
+                        body.len()
+                    ),
+                    "LOGOUT" => format!("* BYE\r\n{tag} OK\r\n"),
+                    _ => format!("{tag} OK\r\n"),
+                };
+                tcp.write_all(reply.as_bytes()).unwrap();
+            }
+        });
+        (port, log)
+    }
+
+    fn move_one(caps: &'static str) -> Vec<String> {
+        use super::super::Inbox;
+        let (port, log) = recording_server(caps);
+        let mut settings = settings_for(port);
+        settings.config.processed = Processed::Move;
+        let mut inbox = ImapInbox::new(settings);
+        let waiting = inbox.pending(None).unwrap();
+        assert_eq!(waiting.len(), 1);
+        assert_eq!(waiting[0].cursor.as_deref(), Some("3:5"));
+        let f = inbox.read(&waiting[0], 1000).unwrap();
+        assert!(f.bytes.ends_with(b"hello\r\n"));
+        inbox.done(&waiting[0]).unwrap();
+        inbox.close();
+        log.lock().unwrap().clone()
+    }
+
+    #[test]
+    fn handled_mail_is_moved_with_move_or_copied_and_expunged_without() {
+        let with_move = move_one("IMAP4rev1 MOVE UIDPLUS");
+        assert!(with_move.contains(&"UID MOVE".to_owned()), "{with_move:?}");
+        assert!(!with_move.contains(&"EXPUNGE".to_owned()));
+        let uidplus = move_one("IMAP4rev1 UIDPLUS");
+        let tail: Vec<&str> = uidplus
+            .iter()
+            .rev()
+            .skip(1)
+            .take(3)
+            .rev()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(
+            tail,
+            ["UID COPY", "UID STORE", "UID EXPUNGE"],
+            "{uidplus:?}"
+        );
+        let plain = move_one("IMAP4rev1");
+        let tail: Vec<&str> = plain
+            .iter()
+            .rev()
+            .skip(1)
+            .take(3)
+            .rev()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(tail, ["UID COPY", "UID STORE", "EXPUNGE"], "{plain:?}");
+        // The message is only ever peeked at: reading it does not mark it
+        // read before it is stored.
+        assert!(
+            plain.contains(&"UID FETCH BODY.PEEK".to_owned()),
+            "{plain:?}"
+        );
+        assert!(!plain.contains(&"UID FETCH BODY".to_owned()), "{plain:?}");
     }
 
     #[test]
