@@ -271,5 +271,35 @@ fn run_once_with_an_unreachable_imap_server_says_so_and_fails() {
         "{err}"
     );
     assert!(String::from_utf8_lossy(&out.stdout).starts_with("0 messages read"));
+
+    // check-mail says which half fails.
+    let out = Command::cargo_bin("dervish")
+        .unwrap()
+        .args(["--config", config, "check-mail"])
+        .env("DERVISH_CLI_TEST_PW", "pw")
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    assert!(
+        said.contains("inbox: FAILED") && said.contains("cannot connect"),
+        "{said}"
+    );
+    assert!(said.contains("outgoing: ok: mail is written to"), "{said}");
+
+    // The embedded default checks clean.
+    let plain = dir.join("plain.toml");
+    std::fs::write(
+        &plain,
+        format!(
+            "[inbox]\nmaildir = \"{}\"\n[outgoing]\nkind = \"file\"\ndir = \"{}\"\n",
+            dir.join("inbox").display(),
+            dir.join("out").display()
+        ),
+    )
+    .unwrap();
+    let (said, err, code) = dervish(&["--config", plain.to_str().unwrap(), "check-mail"]);
+    assert_eq!(code, 0, "{said}{err}");
+    assert!(said.contains("inbox: ok: Maildir"), "{said}");
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -49,6 +49,11 @@ enum Command {
         #[arg(long)]
         once: bool,
     },
+    /// Check the mail settings without sending anything: open the inbox
+    /// (IMAP: connect, log in, open the folder) and try the outgoing
+    /// transport (SMTP: connect, TLS, log in). Exits 0 only when both work.
+    #[command(name = "check-mail")]
+    CheckMail,
     /// Hand a message (an .eml file, or - for standard input) to the
     /// intake as if it had arrived: for tests, and for mail piped from an
     /// MTA.
@@ -268,6 +273,7 @@ fn run(mut cli: Cli) -> Result<ExitCode> {
         Command::Quickstart => service::quickstart(cfg),
         Command::Run { once } => service::run(cfg, once),
         Command::Submit { file } => service::submit(cfg, &file),
+        Command::CheckMail => service::check_mail(&cfg),
         Command::Game { command } => service::game(cfg, command),
         Command::Verify { game, month } => service::verify(cfg, &game, &month),
         Command::Replay { game } => service::replay(cfg, &game),

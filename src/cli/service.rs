@@ -344,6 +344,42 @@ pub fn run(cfg: Config, once: bool) -> Result<ExitCode> {
     }
 }
 
+pub fn check_mail(cfg: &Config) -> Result<ExitCode> {
+    let mut ok = true;
+    let inbox = match cfg.inbox.kind {
+        InboxKind::Maildir => inbox(cfg).map(|m| {
+            let waiting = m.new_messages().map(|n| n.len()).unwrap_or(0);
+            format!("Maildir {}: {waiting} messages waiting", m.root().display())
+        }),
+        InboxKind::Imap => cfg
+            .inbox
+            .imap
+            .as_ref()
+            .ok_or_else(|| anyhow!("[inbox] kind = \"imap\" needs an [inbox.imap] table"))
+            .and_then(|i| i.settings().map_err(|e| anyhow!(e)))
+            .and_then(|s| s.check().map_err(|e| anyhow!("{e}"))),
+    };
+    match inbox {
+        Ok(text) => println!("inbox: ok: {text}"),
+        Err(e) => {
+            ok = false;
+            println!("inbox: FAILED: {e:#}");
+        }
+    }
+    match sender(cfg).and_then(|s| s.check().map_err(|e| anyhow!("{}", e.message))) {
+        Ok(text) => println!("outgoing: ok: {text}"),
+        Err(e) => {
+            ok = false;
+            println!("outgoing: FAILED: {e:#}");
+        }
+    }
+    Ok(if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
 pub fn submit(cfg: Config, file: &Path) -> Result<ExitCode> {
     let raw = if file.as_os_str() == "-" {
         let mut b = Vec::new();

@@ -242,6 +242,37 @@ impl ImapSettings {
     }
 }
 
+impl ImapSettings {
+    /// Connect, log in and open the folder, and say what was found: the
+    /// number of messages, how many are unread, and whether the server
+    /// has IDLE. Changes nothing.
+    pub fn check(&self) -> Result<String, InboxError> {
+        let mut s = self.connect()?;
+        let folder = &self.config.folder;
+        let fail =
+            |what: &str, e: imap::error::Error| InboxError(format!("{}: {what}: {e}", self.url()));
+        let idle = s
+            .capabilities()
+            .map_err(|e| fail("CAPABILITY", e))?
+            .has_str("IDLE");
+        let mailbox = s
+            .examine(folder)
+            .map_err(|e| fail(&format!("cannot open the folder {folder:?}"), e))?;
+        let unseen = s.uid_search("UNSEEN").map_err(|e| fail("SEARCH", e))?.len();
+        let _ = s.logout();
+        Ok(format!(
+            "{}: logged in; {} messages, {unseen} unread; {}",
+            self.url(),
+            mailbox.exists,
+            if idle {
+                "IDLE: yes, new mail is answered at once"
+            } else {
+                "IDLE: no, the folder is polled every [run] poll_seconds"
+            }
+        ))
+    }
+}
+
 fn connect_tcp(host: &str, port: u16, timeout: Duration) -> io::Result<TcpStream> {
     let mut last = None;
     for addr in (host, port).to_socket_addrs()? {

@@ -339,7 +339,10 @@ pub struct Sender {
 
 enum Inner {
     File(PathBuf),
-    Sendmail(SendmailTransport),
+    Sendmail {
+        transport: SendmailTransport,
+        command: PathBuf,
+    },
     Smtp {
         transport: SmtpTransport,
         /// `host:port`, for error messages.
@@ -352,7 +355,7 @@ impl fmt::Debug for Sender {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let kind = match &self.inner {
             Inner::File(dir) => format!("File({})", dir.display()),
-            Inner::Sendmail(_) => "Sendmail".to_owned(),
+            Inner::Sendmail { command, .. } => format!("Sendmail({})", command.display()),
             Inner::Smtp { server, .. } => format!("Smtp({server})"),
         };
         f.debug_struct("Sender").field("transport", &kind).finish()
@@ -364,10 +367,13 @@ impl Sender {
     pub fn new(cfg: &TransportConfig) -> Result<Sender, OutboundError> {
         let inner = match cfg {
             TransportConfig::File { dir } => Inner::File(dir.clone()),
-            TransportConfig::Sendmail { command } => Inner::Sendmail(match command {
-                Some(command) => SendmailTransport::new_with_command(command),
-                None => SendmailTransport::new(),
-            }),
+            TransportConfig::Sendmail { command } => Inner::Sendmail {
+                transport: match command {
+                    Some(command) => SendmailTransport::new_with_command(command),
+                    None => SendmailTransport::new(),
+                },
+                command: command.clone().unwrap_or_else(|| PathBuf::from("sendmail")),
+            },
             TransportConfig::Smtp {
                 host,
                 port,
@@ -448,6 +454,60 @@ impl Sender {
         Ok(Sender { inner })
     }
 
+    /// Tries the transport without sending anything: SMTP connects,
+    /// secures the connection and logs in; a folder must be writable; the
+    /// sendmail command must exist. Says what was checked.
+    pub fn check(&self) -> Result<String, SendError> {
+        match &self.inner {
+            Inner::File(dir) => {
+                fs::create_dir_all(dir).map_err(|e| {
+                    SendError::permanent(format!("cannot create {}: {e}", dir.display()))
+                })?;
+                let probe = dir.join(format!(".dervish-check.{}", std::process::id()));
+                fs::write(&probe, b"")
+                    .and_then(|()| fs::remove_file(&probe))
+                    .map_err(|e| {
+                        SendError::permanent(format!("cannot write in {}: {e}", dir.display()))
+                    })?;
+                Ok(format!("mail is written to {}", dir.display()))
+            }
+            Inner::Sendmail { command, .. } => {
+                let found = if command.components().count() > 1 {
+                    command.is_file()
+                } else {
+                    std::env::var_os("PATH").is_some_and(|paths| {
+                        std::env::split_paths(&paths).any(|d| d.join(command).is_file())
+                    })
+                };
+                if found {
+                    Ok(format!("mail is handed to {}", command.display()))
+                } else {
+                    Err(SendError::permanent(format!(
+                        "the sendmail command {} is not there",
+                        command.display()
+                    )))
+                }
+            }
+            Inner::Smtp {
+                transport,
+                server,
+                username,
+            } => match transport.test_connection() {
+                Ok(true) => Ok(format!(
+                    "SMTP {server}: connected{}",
+                    username
+                        .as_deref()
+                        .map(|u| format!(", logged in as {u}"))
+                        .unwrap_or_default()
+                )),
+                Ok(false) => Err(SendError::transient(format!(
+                    "SMTP {server}: the server closed the connection"
+                ))),
+                Err(e) => Err(smtp_error(&e, server, username.as_deref(), &[])),
+            },
+        }
+    }
+
     /// Sends one message. The error says whether trying again later may
     /// work (connection refused, timeouts, 4xx replies, a full disk) or not
     /// (5xx replies, a bad address or anything else that stops the message
@@ -461,7 +521,7 @@ impl Sender {
         match &self.inner {
             Inner::File(dir) => write_file(dir, &o.message_id, &message.formatted())
                 .map_err(|e| SendError::transient(format!("writing to {}: {e}", dir.display()))),
-            Inner::Sendmail(transport) => transport
+            Inner::Sendmail { transport, .. } => transport
                 .send(&message)
                 .map_err(|e| SendError::transient(format!("sendmail: {e}"))),
             // A 5xx reply is final, and so is what lettre calls a client
