@@ -214,8 +214,14 @@ enum ScenarioCommand {
 
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
+    // Warnings (a mailbox that cannot be read, a mail that could not be
+    // sent) show by default; DERVISH_LOG=info shows every pass.
+    let filter = tracing_subscriber::EnvFilter::builder()
+        .with_default_directive(tracing_subscriber::filter::LevelFilter::WARN.into())
+        .with_env_var("DERVISH_LOG")
+        .from_env_lossy();
     tracing_subscriber::fmt()
-        .with_env_filter(tracing_subscriber::EnvFilter::from_env("DERVISH_LOG"))
+        .with_env_filter(filter)
         .with_writer(std::io::stderr)
         .init();
     match run(cli) {
