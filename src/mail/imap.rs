@@ -145,6 +145,14 @@ impl ImapConfig {
         if self.username.is_empty() {
             return Err("[inbox.imap] needs `username`".into());
         }
+        if self.security == Security::None && !is_loopback(&self.host) {
+            return Err(format!(
+                "[inbox.imap] security = \"none\" would send the password to {} in plain text; \
+                 it is only for a server on this machine (localhost, 127.0.0.1, ::1): \
+                 use \"tls\" or \"starttls\"",
+                self.host
+            ));
+        }
         let password = super::read_password(
             "[inbox.imap]",
             self.password_env.as_deref(),
@@ -271,6 +279,15 @@ impl ImapSettings {
             }
         ))
     }
+}
+
+/// A name or address of this machine.
+fn is_loopback(host: &str) -> bool {
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    host.eq_ignore_ascii_case("localhost")
+        || host
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
 }
 
 fn connect_tcp(host: &str, port: u16, timeout: Duration) -> io::Result<TcpStream> {
@@ -875,6 +892,19 @@ mod tests {
             "{plain:?}"
         );
         assert!(!plain.contains(&"UID FETCH BODY".to_owned()), "{plain:?}");
+    }
+
+    #[test]
+    fn plain_text_is_only_for_this_machine() {
+        assert!(is_loopback("localhost") && is_loopback("127.0.0.1"));
+        assert!(is_loopback("127.0.0.2") && is_loopback("::1") && is_loopback("[::1]"));
+        assert!(!is_loopback("imap.example.org") && !is_loopback("10.0.0.1"));
+        let cfg: ImapConfig = toml::from_str(
+            "host = \"imap.example.org\"\nusername = \"u\"\nsecurity = \"none\"\npassword_env = \"X\"\n",
+        )
+        .unwrap();
+        let e = cfg.settings().unwrap_err();
+        assert!(e.contains("plain text") && e.contains("starttls"), "{e}");
     }
 
     #[test]
