@@ -295,6 +295,9 @@ fn connect_tcp(host: &str, port: u16, timeout: Duration) -> io::Result<TcpStream
     for addr in (host, port).to_socket_addrs()? {
         match TcpStream::connect_timeout(&addr, timeout) {
             Ok(tcp) => {
+                // Commands are short lines each waiting for an answer:
+                // send them at once rather than in Nagle's batches.
+                tcp.set_nodelay(true)?;
                 tcp.set_read_timeout(Some(timeout))?;
                 tcp.set_write_timeout(Some(timeout))?;
                 return Ok(tcp);
@@ -353,7 +356,15 @@ pub struct ImapInbox {
     /// Whether the server has MOVE (RFC 6851) and UIDPLUS (RFC 4315).
     can_move: bool,
     uidplus: bool,
+    /// What the last `pending` found, and bodies fetched ahead of `read`.
+    queue: Vec<Waiting>,
+    fetched: std::collections::HashMap<String, Vec<u8>>,
 }
+
+/// Messages fetched in one command: at most this many...
+const BATCH_MESSAGES: usize = 50;
+/// ...and this many bytes.
+const BATCH_BYTES: usize = 8 * 1024 * 1024;
 
 impl ImapInbox {
     pub fn new(settings: ImapSettings) -> ImapInbox {
@@ -363,6 +374,8 @@ impl ImapInbox {
             validity: 0,
             can_move: false,
             uidplus: false,
+            queue: Vec::new(),
+            fetched: std::collections::HashMap::new(),
         }
     }
 
@@ -407,6 +420,7 @@ impl ImapInbox {
             Ok(v) => Ok(v),
             Err(e) => {
                 self.session = None;
+                self.fetched.clear();
                 Err(InboxError(format!(
                     "IMAP {}: {what}: {e}",
                     self.settings.config.host
@@ -432,6 +446,8 @@ impl super::Inbox for ImapInbox {
     }
 
     fn pending(&mut self, cursor: Option<&str>) -> Result<Vec<Waiting>, InboxError> {
+        self.queue.clear();
+        self.fetched.clear();
         let processed = self.settings.config.processed;
         // NOOP lets the server tell of mail that arrived since the folder
         // was selected, and shows whether a connection kept from the last
@@ -480,32 +496,58 @@ impl super::Inbox for ImapInbox {
                     .filter_map(|f| Some((f.uid?, f.size? as usize)))
                     .collect())
             })?;
-        Ok(uids
+        self.queue = uids
             .into_iter()
             .map(|uid| Waiting {
                 id: uid.to_string(),
                 size: sizes.get(&uid).copied(),
                 cursor: Some(format!("{validity}:{uid}")),
             })
-            .collect())
+            .collect();
+        Ok(self.queue.clone())
     }
 
+    /// Messages within the size limit are fetched several at a time (the
+    /// one asked for and those after it in the queue, up to 50 or 8 MiB),
+    /// which saves a round trip for each; a message over the limit is
+    /// fetched alone, only its beginning.
     fn read(&mut self, w: &Waiting, max_bytes: usize) -> Result<Fetched, InboxError> {
+        if let Some(bytes) = self.fetched.remove(&w.id) {
+            return Ok(Fetched {
+                size: w.size.unwrap_or(bytes.len()).max(bytes.len()),
+                bytes,
+            });
+        }
         let partial = w.size.is_some_and(|s| s > max_bytes);
-        let query = if partial {
-            format!("(UID BODY.PEEK[]<0.{HEAD_BYTES}>)")
+        let (set, query) = if partial {
+            (w.id.clone(), format!("(UID BODY.PEEK[]<0.{HEAD_BYTES}>)"))
         } else {
-            "(UID BODY.PEEK[])".to_owned()
+            let mut ids = vec![w.id.clone()];
+            let mut bytes = w.size.unwrap_or(0);
+            let after = self
+                .queue
+                .iter()
+                .skip_while(|q| q.id != w.id)
+                .skip(1)
+                .map_while(|q| q.size.filter(|&s| s <= max_bytes).map(|s| (q, s)));
+            for (q, size) in after {
+                if ids.len() >= BATCH_MESSAGES || bytes + size > BATCH_BYTES {
+                    break;
+                }
+                ids.push(q.id.clone());
+                bytes += size;
+            }
+            (ids.join(","), "(UID BODY.PEEK[])".to_owned())
         };
-        let id = w.id.clone();
-        let bytes = self.with_session("fetching a message", |s, _| {
-            let fetches = s.uid_fetch(&id, &query)?;
+        let bodies: Vec<(String, Vec<u8>)> = self.with_session("fetching messages", |s, _| {
+            let fetches = s.uid_fetch(&set, &query)?;
             Ok(fetches
                 .iter()
-                .find(|f| f.uid.map(|u| u.to_string()) == Some(id.clone()))
-                .and_then(|f| f.body().map(<[u8]>::to_vec)))
+                .filter_map(|f| Some((f.uid?.to_string(), f.body()?.to_vec())))
+                .collect())
         })?;
-        let Some(bytes) = bytes else {
+        self.fetched.extend(bodies);
+        let Some(bytes) = self.fetched.remove(&w.id) else {
             return Err(InboxError(format!(
                 "IMAP: message UID {} is no longer in the folder",
                 w.id
@@ -781,7 +823,7 @@ mod tests {
     }
 
     /// A server that records the commands it gets; `caps` is its
-    /// CAPABILITY line, and it holds one message, UID 5.
+    /// CAPABILITY line, and it holds three messages, UIDs 5, 6 and 7.
     fn recording_server(
         caps: &'static str,
     ) -> (u16, std::sync::Arc<std::sync::Mutex<Vec<String>>>) {
@@ -820,17 +862,27 @@ mod tests {
                     "SELECT" => format!(
                         "* 1 EXISTS\r\n* OK [UIDVALIDITY 3] v\r\n{tag} OK [READ-WRITE] s\r\n"
                     ),
-                    "UID SEARCH" => format!("* SEARCH 5\r\n{tag} OK\r\n"),
-                    "UID FETCH" if line.contains("RFC822.SIZE") => {
-                        format!(
-                            "* 1 FETCH (UID 5 RFC822.SIZE {})\r\n{tag} OK\r\n",
-                            body.len()
-                        )
+                    "UID SEARCH" => format!("* SEARCH 5 6 7\r\n{tag} OK\r\n"),
+                    "UID FETCH" => {
+                        let set = words.get(3).copied().unwrap_or("");
+                        let mut out = String::new();
+                        for (n, uid) in set.split(',').enumerate() {
+                            if line.contains("RFC822.SIZE") {
+                                out += &format!(
+                                    "* {} FETCH (UID {uid} RFC822.SIZE {})\r\n",
+                                    n + 1,
+                                    body.len()
+                                );
+                            } else {
+                                out += &format!(
+                                    "* {} FETCH (UID {uid} BODY[] {{{}}}\r\n{body})\r\n",
+                                    n + 1,
+                                    body.len()
+                                );
+                            }
+                        }
+                        format!("{out}{tag} OK\r\n")
                     }
-                    "UID FETCH" => format!(
-                        "* 1 FETCH (UID 5 BODY[] {{{}}}\r\n{body})\r\n{tag} OK\r\n",
-                        body.len()
-                    ),
                     "LOGOUT" => format!("* BYE\r\n{tag} OK\r\n"),
                     _ => format!("{tag} OK\r\n"),
                 };
@@ -847,7 +899,7 @@ mod tests {
         settings.config.processed = Processed::Move;
         let mut inbox = ImapInbox::new(settings);
         let waiting = inbox.pending(None).unwrap();
-        assert_eq!(waiting.len(), 1);
+        assert_eq!(waiting.len(), 3);
         assert_eq!(waiting[0].cursor.as_deref(), Some("3:5"));
         let f = inbox.read(&waiting[0], 1000).unwrap();
         assert!(f.bytes.ends_with(b"hello\r\n"));
@@ -892,6 +944,35 @@ mod tests {
             "{plain:?}"
         );
         assert!(!plain.contains(&"UID FETCH BODY".to_owned()), "{plain:?}");
+    }
+
+    #[test]
+    fn bodies_are_fetched_several_at_a_time() {
+        use super::super::Inbox;
+        let (port, log) = recording_server("IMAP4rev1");
+        let mut inbox = ImapInbox::new(settings_for(port));
+        let waiting = inbox.pending(None).unwrap();
+        for w in &waiting {
+            let f = inbox.read(w, 1000).unwrap();
+            assert!(f.bytes.ends_with(b"hello\r\n"));
+            inbox.done(w).unwrap();
+        }
+        inbox.close();
+        let log = log.lock().unwrap().clone();
+        let fetches = log.iter().filter(|c| *c == "UID FETCH BODY.PEEK").count();
+        let flags = log.iter().filter(|c| *c == "UID STORE").count();
+        assert_eq!((fetches, flags), (1, 3), "{log:?}");
+        // Over the size limit: each alone, and only its beginning.
+        let (port, log) = recording_server("IMAP4rev1");
+        let mut inbox = ImapInbox::new(settings_for(port));
+        let waiting = inbox.pending(None).unwrap();
+        for w in &waiting {
+            inbox.read(w, 5).unwrap();
+        }
+        inbox.close();
+        let log = log.lock().unwrap().clone();
+        let fetches = log.iter().filter(|c| *c == "UID FETCH BODY.PEEK").count();
+        assert_eq!(fetches, 3, "{log:?}");
     }
 
     #[test]
