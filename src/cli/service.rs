@@ -305,8 +305,12 @@ pub fn run(cfg: Config, once: bool) -> Result<ExitCode> {
             backoff = Duration::from_secs(1);
             poll
         };
-        // A mail to retry or a deadline before the next poll wakes us then.
-        if let Some(due) = store::next_due(&s.conn)? {
+        // A mail to retry, a deadline or a reminder before the next poll
+        // wakes us then.
+        // (Something the pass just made left overdue waits for the poll.)
+        if let Some(due) = store::next_due(&s.conn, s.cfg.turns.reminder_hours)?
+            && due > s.now()
+        {
             let secs = (due - s.now()).num_seconds().max(1);
             wait = wait.min(Duration::from_secs(secs.unsigned_abs()));
         }

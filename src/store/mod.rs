@@ -707,16 +707,41 @@ pub fn due_mail(c: &Connection, now: DateTime<Utc>) -> Result<Vec<OutboxRow>> {
 }
 
 /// The earliest moment something falls due without any mail coming in: a
-/// mail to (re)send or a running game's deadline. The daemon wakes then
-/// rather than waiting for its next poll.
-pub fn next_due(c: &Connection) -> Result<Option<DateTime<Utc>>> {
-    let t: Option<String> = c
-        .prepare_cached(
-            "SELECT MIN(t) FROM (SELECT next_attempt_at AS t FROM outbox WHERE sent_at IS NULL AND gave_up = 0 \
-             UNION ALL SELECT deadline AS t FROM games WHERE status = 'running')",
+/// mail to (re)send, a running game's deadline, or the moment a reminder
+/// goes out (`reminder_hours` before a deadline, if not sent yet; 0: no
+/// reminders). The daemon wakes then rather than waiting for its next
+/// poll.
+pub fn next_due(c: &Connection, reminder_hours: u32) -> Result<Option<DateTime<Utc>>> {
+    let mut due: Option<DateTime<Utc>> = None;
+    let mut keep = |t: Option<String>| -> Result<()> {
+        if let Some(t) = t {
+            let t = parse_time(&t)?;
+            due = Some(due.map_or(t, |d| d.min(t)));
+        }
+        Ok(())
+    };
+    keep(
+        c.prepare_cached(
+            "SELECT MIN(next_attempt_at) FROM outbox WHERE sent_at IS NULL AND gave_up = 0",
         )?
-        .query_row([], |r| r.get(0))?;
-    t.map(|t| parse_time(&t)).transpose()
+        .query_row([], |r| r.get(0))?,
+    )?;
+    keep(
+        c.prepare_cached("SELECT MIN(deadline) FROM games WHERE status = 'running'")?
+            .query_row([], |r| r.get(0))?,
+    )?;
+    if reminder_hours > 0 {
+        let reminder: Option<String> = c
+            .prepare_cached(
+                "SELECT MIN(deadline) FROM games WHERE status = 'running' AND reminded = 0",
+            )?
+            .query_row([], |r| r.get(0))?;
+        if let Some(d) = reminder {
+            let at = parse_time(&d)? - chrono::Duration::hours(i64::from(reminder_hours));
+            keep(Some(time(at)))?;
+        }
+    }
+    Ok(due)
 }
 
 /// Every mail queued for a game (or for none), in order.
@@ -931,6 +956,52 @@ mod tests {
         let id = due_mail(&c, t).unwrap()[0].id;
         mark_sent(&c, id, t).unwrap();
         assert!(due_mail(&c, t).unwrap().is_empty());
+    }
+
+    #[test]
+    fn the_next_thing_due_is_a_retry_a_deadline_or_a_reminder() {
+        let c = open_in_memory().unwrap();
+        assert_eq!(next_due(&c, 24).unwrap(), None);
+        let at = |s: &str| DateTime::parse_from_rfc3339(s).unwrap().with_timezone(&Utc);
+        let mut g = game();
+        g.deadline = at("2026-01-10T12:00:00Z");
+        insert_game(&c, &g).unwrap();
+        // The reminder, a day before the deadline; none with 0 hours.
+        assert_eq!(next_due(&c, 24).unwrap(), Some(at("2026-01-09T12:00:00Z")));
+        assert_eq!(next_due(&c, 0).unwrap(), Some(at("2026-01-10T12:00:00Z")));
+        g.reminded = true;
+        update_game(&c, &g).unwrap();
+        assert_eq!(next_due(&c, 24).unwrap(), Some(at("2026-01-10T12:00:00Z")));
+        // A mail to retry sooner comes first.
+        let retry = at("2026-01-05T08:00:00Z");
+        let m = OutboxRow {
+            id: 0,
+            game_id: None,
+            kind: "results".into(),
+            dedupe_key: "results:x".into(),
+            message_id: "r1@dervish".into(),
+            recipient: "p@example.org".into(),
+            subject: "s".into(),
+            body_text: "t".into(),
+            body_html: None,
+            in_reply_to: None,
+            refs: String::new(),
+            auto_kind: "auto-generated".into(),
+            created_at: retry,
+            attempts: 1,
+            next_attempt_at: retry,
+            sent_at: None,
+            last_error: Some("down".into()),
+            gave_up: false,
+        };
+        queue_mail(&c, &m).unwrap();
+        assert_eq!(next_due(&c, 24).unwrap(), Some(retry));
+        // A paused game has no deadline to wake for.
+        let id = due_mail(&c, retry).unwrap()[0].id;
+        mark_sent(&c, id, retry).unwrap();
+        g.status = Status::Paused;
+        update_game(&c, &g).unwrap();
+        assert_eq!(next_due(&c, 24).unwrap(), None);
     }
 
     #[test]
