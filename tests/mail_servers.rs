@@ -225,6 +225,8 @@ struct Host {
     dir: PathBuf,
     config: PathBuf,
     daemon: Option<Child>,
+    /// Extra environment for the daemon.
+    env: Vec<(String, String)>,
 }
 
 impl Host {
@@ -274,6 +276,7 @@ poll_seconds = 300
             dir,
             config,
             daemon: None,
+            env: Vec::new(),
         }
     }
 
@@ -304,6 +307,7 @@ poll_seconds = 300
             .env("DERVISH_TEST_IMAP_PASSWORD", "game-pw")
             .env("DERVISH_TEST_SMTP_PASSWORD", "game-pw")
             .env("DERVISH_LOG", "info")
+            .envs(self.env.iter().map(|(k, v)| (k, v)))
             .stdout(Stdio::null())
             .stderr(log)
             .spawn()
@@ -878,5 +882,36 @@ fn a_recipient_refused_at_submission_marks_the_player_unreachable() {
         error.contains("recipient nobody@localhost was refused"),
         "{error}"
     );
+    host.stop();
+}
+
+#[test]
+#[ignore = "needs Dovecot and Postfix on loopback: scripts/test starts them"]
+fn the_sendmail_transport_hands_mail_to_postfix() {
+    let _guard = SERVERS.lock().unwrap_or_else(|e| e.into_inner());
+    let servers = Servers::get();
+    let mut host = Host::new(
+        &servers,
+        "sendmail",
+        "",
+        "kind = \"sendmail\"\ncommand = \"/usr/sbin/sendmail\"",
+    );
+    // This Postfix keeps its settings in the test folder, not /etc/postfix.
+    host.env.push((
+        "MAIL_CONFIG".into(),
+        servers.dir.join("postfix").display().to_string(),
+    ));
+    new_game(&servers, &host, "e2e6", "red@localhost", "blue@localhost");
+    host.start();
+    let secret = secret(&servers.wait_for("red", 1, "welcome", is("welcome"))[0]);
+    servers.wait_for("blue", 1, "welcome", is("welcome"));
+    servers.send(
+        "red@localhost",
+        "game@localhost",
+        "[dervish e2e6] orders",
+        &format!("SECRET {secret}\n{EGYPTIAN_ORDERS}"),
+    );
+    let receipt = servers.wait_for("red", 1, "receipt", is("orders received"));
+    assert!(receipt[0].text.contains("Baker"), "{}", receipt[0].text);
     host.stop();
 }
