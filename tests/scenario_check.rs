@@ -14,11 +14,15 @@ fn shipped(name: &str) -> String {
     .unwrap()
 }
 
-/// Write `text` as `name` in a fresh folder and check it.
+/// Write `text` as `name` in a fresh folder of its own (tests run in
+/// parallel and several check the same file name), check it, and remove
+/// the folder; the path is returned for the messages that name it.
 fn check(name: &str, text: &str) -> (String, i32, PathBuf) {
+    static N: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
     let dir = std::env::temp_dir().join(format!(
-        "dervish-check-{}-{}",
+        "dervish-check-{}-{}-{}",
         std::process::id(),
+        N.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         name.replace('.', "-")
     ));
     std::fs::create_dir_all(&dir).unwrap();
@@ -32,6 +36,7 @@ fn check(name: &str, text: &str) -> (String, i32, PathBuf) {
         .unwrap();
     let stdout = String::from_utf8(out.stdout).unwrap();
     let stderr = String::from_utf8(out.stderr).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
     assert!(!stderr.contains("panicked"), "{stderr}");
     (stdout, out.status.code().unwrap_or(-1), path)
 }
