@@ -5,45 +5,17 @@
 
 use std::hint::black_box;
 
+mod common;
+
 use criterion::{Criterion, criterion_group, criterion_main};
-use dervish::mail::outbound::TransportConfig;
-use dervish::scenario::Side;
-use dervish::service::games::NewGame;
 use dervish::service::intake::Outcome;
-use dervish::service::{Config, Service};
-use dervish::store::Mode;
 
 fn intake(c: &mut Criterion) {
     let dir = std::env::temp_dir().join(format!("dervish-bench-intake-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("temp dir");
-    let cfg = Config {
-        database: dir.join("dervish.sqlite"),
-        outgoing: TransportConfig::File {
-            dir: dir.join("outbox"),
-        },
-        ..Config::default()
-    };
-    let mut svc = Service::open(cfg).expect("service");
-    let created = svc
-        .new_game(
-            &NewGame {
-                scenario: "khartoum".into(),
-                egyptian: "gordon@example.org".into(),
-                mahdist: "mahdi@example.org".into(),
-                id: Some("k-1".into()),
-                mode: Mode::Monthly,
-                deadline_hours: Some(1000),
-            },
-            "bench",
-        )
-        .expect("game");
-    let secret = created
-        .secrets
-        .iter()
-        .find(|(s, _)| *s == Side::Egyptian)
-        .map(|(_, x)| x.clone())
-        .expect("secret");
+    let (mut svc, secret) =
+        common::service_with_game(&dir, "k-1", "gordon@example.org", "mahdi@example.org");
     let body = format!(
         "SECRET {secret}\r\nMARCH STACK Sinkat TO Souakim\r\nMARCH LEADER Baker FLEET TO Trinkitat THEN TO El Teb\r\n  ATTACK ANY\r\nMARCH STACK Tokar TO El Teb\r\nEVENT LOSSES ES07\r\n"
     );

@@ -17,14 +17,11 @@ use std::net::TcpStream;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+mod common;
+
 use criterion::{Criterion, SamplingMode, Throughput, criterion_group, criterion_main};
 use dervish::mail::imap::ImapConfig;
 use dervish::mail::imap::ImapInbox;
-use dervish::mail::outbound::TransportConfig;
-use dervish::scenario::Side;
-use dervish::service::games::NewGame;
-use dervish::service::{Config, Service};
-use dervish::store::Mode;
 
 fn servers() -> Option<HashMap<String, String>> {
     let path = std::env::var("DERVISH_MAIL_SERVERS").ok()?;
@@ -208,33 +205,8 @@ fn throughput(c: &mut Criterion, v: &HashMap<String, String>) {
         pw.display()
     ))
     .expect("imap config");
-    let cfg = Config {
-        database: dir.join("dervish.sqlite"),
-        outgoing: TransportConfig::File {
-            dir: dir.join("outbox"),
-        },
-        ..Config::default()
-    };
-    let mut svc = Service::open(cfg).expect("service");
-    let created = svc
-        .new_game(
-            &NewGame {
-                scenario: "khartoum".into(),
-                egyptian: "red@localhost".into(),
-                mahdist: "blue@localhost".into(),
-                id: Some("tp".into()),
-                mode: Mode::Monthly,
-                deadline_hours: Some(1000),
-            },
-            "bench",
-        )
-        .expect("game");
-    let secret = created
-        .secrets
-        .iter()
-        .find(|(s, _)| *s == Side::Egyptian)
-        .map(|(_, x)| x.clone())
-        .expect("secret");
+    let (mut svc, secret) =
+        common::service_with_game(&dir, "tp", "red@localhost", "blue@localhost");
     let mut inbox = ImapInbox::new(imap.settings().expect("settings"));
     let mut appender = imap_session(v, "game");
     let mut n = 0u64;

@@ -136,6 +136,19 @@ impl Servers {
         }
     }
 
+    /// The game master (grey) and the opponent (red) are told that the
+    /// player at `address` cannot be reached.
+    fn unreachable_told(&self, address: &str) {
+        let notice = self.wait_for("grey", 1, "unreachable notice", is("unreachable"));
+        assert!(notice[0].text.contains(address), "{}", notice[0].text);
+        self.wait_for(
+            "red",
+            1,
+            "opponent unreachable",
+            is("your opponent is unreachable"),
+        );
+    }
+
     /// A player sends mail by plain SMTP to Postfix (port 25's stand-in).
     fn send(&self, from: &str, to: &str, subject: &str, body: &str) {
         use lettre::{Message, SmtpTransport, Transport};
@@ -588,18 +601,7 @@ fn a_bounce_read_over_imap_marks_the_player_unreachable() {
     new_game(&servers, &host, "e2e3", "red@localhost", "gone@localhost");
     host.start();
     servers.wait_for("red", 1, "welcome", is("welcome"));
-    let notice = servers.wait_for("grey", 1, "unreachable notice", is("unreachable"));
-    assert!(
-        notice[0].text.contains("gone@localhost"),
-        "{}",
-        notice[0].text
-    );
-    servers.wait_for(
-        "red",
-        1,
-        "opponent unreachable",
-        is("your opponent is unreachable"),
-    );
+    servers.unreachable_told("gone@localhost");
     let unreachable: i64 = host
         .db()
         .query_row(
@@ -857,18 +859,7 @@ fn a_recipient_refused_at_submission_marks_the_player_unreachable() {
     new_game(&servers, &host, "e2e5", "red@localhost", "nobody@localhost");
     host.start();
     servers.wait_for("red", 1, "welcome", is("welcome"));
-    let notice = servers.wait_for("grey", 1, "unreachable notice", is("unreachable"));
-    assert!(
-        notice[0].text.contains("nobody@localhost"),
-        "{}",
-        notice[0].text
-    );
-    servers.wait_for(
-        "red",
-        1,
-        "opponent unreachable",
-        is("your opponent is unreachable"),
-    );
+    servers.unreachable_told("nobody@localhost");
     let (gave_up, error): (i64, String) = host
         .db()
         .query_row(

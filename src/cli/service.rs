@@ -235,11 +235,7 @@ fn open_inbox(cfg: &Config) -> Result<(Box<dyn Inbox>, Option<ImapSettings>)> {
     match cfg.inbox.kind {
         InboxKind::Maildir => Ok((Box::new(inbox(cfg)?), None)),
         InboxKind::Imap => {
-            let imap =
-                cfg.inbox.imap.as_ref().ok_or_else(|| {
-                    anyhow!("[inbox] kind = \"imap\" needs an [inbox.imap] table")
-                })?;
-            let settings = imap.settings().map_err(|e| anyhow!(e))?;
+            let settings = cfg.inbox.imap_settings().map_err(|e| anyhow!(e))?;
             Ok((Box::new(ImapInbox::new(settings.clone())), Some(settings)))
         }
     }
@@ -259,7 +255,13 @@ pub fn run(cfg: Config, once: bool) -> Result<ExitCode> {
     let (wake_tx, wake_rx) = mpsc::channel::<Wake>();
     let _watcher = match &imap {
         Some(settings) if settings.config.idle && !once => {
-            Some(imap::watch(settings.clone(), wake_tx.clone()))
+            match imap::watch(settings.clone(), wake_tx.clone()) {
+                Ok(handle) => Some(handle),
+                Err(e) => {
+                    tracing::error!("cannot start the IMAP IDLE thread: {e}; polling only");
+                    None
+                }
+            }
         }
         _ => None,
     };
@@ -334,7 +336,8 @@ pub fn run(cfg: Config, once: bool) -> Result<ExitCode> {
                     break;
                 }
                 Ok(Wake::Down { error, retry }) => {
-                    tracing::warn!(error = %error, retry_secs = retry.as_secs(), "IMAP IDLE down; polling meanwhile");
+                    // The watcher has warned already.
+                    tracing::debug!(error = %error, retry_secs = retry.as_secs(), "IMAP IDLE down; polling meanwhile");
                 }
                 Ok(Wake::NoIdle) => {
                     tracing::info!(
@@ -357,10 +360,8 @@ pub fn check_mail(cfg: &Config) -> Result<ExitCode> {
         }),
         InboxKind::Imap => cfg
             .inbox
-            .imap
-            .as_ref()
-            .ok_or_else(|| anyhow!("[inbox] kind = \"imap\" needs an [inbox.imap] table"))
-            .and_then(|i| i.settings().map_err(|e| anyhow!(e)))
+            .imap_settings()
+            .map_err(|e| anyhow!(e))
             .and_then(|s| s.check().map_err(|e| anyhow!("{e}"))),
     };
     match inbox {

@@ -379,8 +379,8 @@ impl ImapInbox {
         }
     }
 
-    /// The open session with the folder selected, connecting if needed.
-    fn session(&mut self) -> Result<&mut Session, InboxError> {
+    /// Connect and select the folder, unless that is done already.
+    fn ensure_open(&mut self) -> Result<(), InboxError> {
         if self.session.is_none() {
             let mut s = self.settings.connect()?;
             let folder = &self.settings.config.folder;
@@ -401,9 +401,7 @@ impl ImapInbox {
             }
             self.session = Some(s);
         }
-        self.session
-            .as_mut()
-            .ok_or_else(|| InboxError("IMAP: no session".into()))
+        Ok(())
     }
 
     /// Run `f` on the session; on failure the connection is dropped, to be
@@ -413,9 +411,11 @@ impl ImapInbox {
         what: &str,
         f: impl FnOnce(&mut Session, u32) -> imap::error::Result<T>,
     ) -> Result<T, InboxError> {
-        self.session()?;
+        self.ensure_open()?;
         let validity = self.validity;
-        let session = self.session()?;
+        let Some(session) = self.session.as_mut() else {
+            return Err(InboxError("IMAP: no session".into()));
+        };
         match f(session, validity) {
             Ok(v) => Ok(v),
             Err(e) => {
@@ -610,14 +610,13 @@ pub enum Wake {
 /// [`Wake::Mail`] when mail arrives. It reconnects with backoff (1 s,
 /// doubling, up to `reconnect_max_seconds`) after any failure, and stops
 /// when the receiving end of `wake` is dropped or the server has no IDLE.
-pub fn watch(settings: ImapSettings, wake: mpsc::Sender<Wake>) -> std::thread::JoinHandle<()> {
+pub fn watch(
+    settings: ImapSettings,
+    wake: mpsc::Sender<Wake>,
+) -> io::Result<std::thread::JoinHandle<()>> {
     std::thread::Builder::new()
         .name("imap-idle".into())
         .spawn(move || watch_loop(&settings, &wake))
-        .unwrap_or_else(|e| {
-            tracing::error!("cannot start the IMAP IDLE thread: {e}; polling only");
-            std::thread::spawn(|| {})
-        })
 }
 
 fn watch_loop(settings: &ImapSettings, wake: &mpsc::Sender<Wake>) {
@@ -786,7 +785,7 @@ mod tests {
     fn a_server_without_idle_leaves_the_service_to_poll() {
         let (port, server) = fake_server(false, |_| {});
         let (tx, rx) = mpsc::channel();
-        let watcher = watch(settings_for(port), tx);
+        let watcher = watch(settings_for(port), tx).unwrap();
         let wake = rx.recv_timeout(Duration::from_secs(10)).unwrap();
         assert_eq!(wake, Wake::NoIdle);
         watcher.join().unwrap();
@@ -802,7 +801,7 @@ mod tests {
             std::thread::sleep(Duration::from_millis(300));
         });
         let (tx, rx) = mpsc::channel();
-        let _watcher = watch(settings_for(port), tx);
+        let _watcher = watch(settings_for(port), tx).unwrap();
         let next = || rx.recv_timeout(Duration::from_secs(10)).unwrap();
         // Connected: a pass for what came meanwhile; then the new mail.
         assert_eq!(next(), Wake::Mail);
@@ -908,35 +907,32 @@ mod tests {
         log.lock().unwrap().clone()
     }
 
+    /// The last `n` commands before LOGOUT.
+    fn before_logout(log: &[String], n: usize) -> Vec<&str> {
+        let end = log.len().saturating_sub(1);
+        log[end.saturating_sub(n)..end]
+            .iter()
+            .map(String::as_str)
+            .collect()
+    }
+
     #[test]
     fn handled_mail_is_moved_with_move_or_copied_and_expunged_without() {
         let with_move = move_one("IMAP4rev1 MOVE UIDPLUS");
         assert!(with_move.contains(&"UID MOVE".to_owned()), "{with_move:?}");
         assert!(!with_move.contains(&"EXPUNGE".to_owned()));
         let uidplus = move_one("IMAP4rev1 UIDPLUS");
-        let tail: Vec<&str> = uidplus
-            .iter()
-            .rev()
-            .skip(1)
-            .take(3)
-            .rev()
-            .map(String::as_str)
-            .collect();
         assert_eq!(
-            tail,
+            before_logout(&uidplus, 3),
             ["UID COPY", "UID STORE", "UID EXPUNGE"],
             "{uidplus:?}"
         );
         let plain = move_one("IMAP4rev1");
-        let tail: Vec<&str> = plain
-            .iter()
-            .rev()
-            .skip(1)
-            .take(3)
-            .rev()
-            .map(String::as_str)
-            .collect();
-        assert_eq!(tail, ["UID COPY", "UID STORE", "EXPUNGE"], "{plain:?}");
+        assert_eq!(
+            before_logout(&plain, 3),
+            ["UID COPY", "UID STORE", "EXPUNGE"],
+            "{plain:?}"
+        );
         // The message is only ever peeked at: reading it does not mark it
         // read before it is stored.
         assert!(

@@ -52,6 +52,18 @@ pub struct Inbox {
     pub imap: Option<ImapConfig>,
 }
 
+impl Inbox {
+    /// The IMAP settings checked and the password read, for `kind = "imap"`.
+    pub fn imap_settings(&self) -> Result<crate::mail::imap::ImapSettings, String> {
+        self.imap
+            .as_ref()
+            .ok_or_else(|| NO_IMAP_TABLE.to_owned())?
+            .settings()
+    }
+}
+
+const NO_IMAP_TABLE: &str = "[inbox] kind = \"imap\" needs an [inbox.imap] table (host, username, password_env or password_file)";
+
 /// The kinds of inbox.
 #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
@@ -219,10 +231,7 @@ impl Config {
         c.data_dir = c.data_dir.filter(|d| !d.as_os_str().is_empty());
         c.templates_dir = c.templates_dir.filter(|d| !d.as_os_str().is_empty());
         if c.inbox.kind == InboxKind::Imap && c.inbox.imap.is_none() {
-            return Err(
-                "[inbox] kind = \"imap\" needs an [inbox.imap] table (host, username, password_env or password_file)"
-                    .into(),
-            );
+            return Err(NO_IMAP_TABLE.into());
         }
         Ok(c)
     }
