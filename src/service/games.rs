@@ -165,33 +165,11 @@ impl Service {
             if is_open(address) {
                 // An open seat: no address and no secret until a player
                 // sends JOIN.
-                store::upsert_player(
-                    &tx,
-                    &PlayerRow {
-                        game_id: id.clone(),
-                        side,
-                        address: String::new(),
-                        secret_sha256: String::new(),
-                        unreachable: false,
-                        missed_turns: 0,
-                        auth_failures: 0,
-                    },
-                )?;
+                store::upsert_player(&tx, &seat(&id, side, "", None))?;
                 continue;
             }
             let secret = secrets::new_secret().map_err(|e| ServiceError::Random(e.to_string()))?;
-            store::upsert_player(
-                &tx,
-                &PlayerRow {
-                    game_id: id.clone(),
-                    side,
-                    address: address.trim().to_lowercase(),
-                    secret_sha256: secrets::secret_digest(&secret),
-                    unreachable: false,
-                    missed_turns: 0,
-                    auth_failures: 0,
-                },
-            )?;
+            store::upsert_player(&tx, &seat(&id, side, address, Some(&secret)))?;
             let opponent = if side == Side::Egyptian {
                 &req.mahdist
             } else {
@@ -327,18 +305,7 @@ impl Service {
             .map(|p| p.address.clone())
             .unwrap_or_default();
         let tx = self.begin()?;
-        store::upsert_player(
-            &tx,
-            &PlayerRow {
-                game_id: id.to_string(),
-                side,
-                address: address.trim().to_lowercase(),
-                secret_sha256: secrets::secret_digest(&secret),
-                unreachable: false,
-                missed_turns: 0,
-                auth_failures: 0,
-            },
-        )?;
+        store::upsert_player(&tx, &seat(id, side, address, Some(&secret)))?;
         let mut d = self.welcome_draft(&g, &state, side, address, &opponent, &secret)?;
         d.dedupe_key = format!(
             "{}:replaced:{}",
@@ -468,4 +435,18 @@ impl Service {
 /// A deadline as shown to players.
 pub fn deadline_text(t: chrono::DateTime<chrono::Utc>) -> String {
     t.format("%Y-%m-%d %H:%M UTC").to_string()
+}
+
+/// A seat as a game starts it: the address as stored (trimmed, lower
+/// case) and the digest of its secret; an open seat has neither.
+fn seat(game_id: &str, side: Side, address: &str, secret: Option<&str>) -> PlayerRow {
+    PlayerRow {
+        game_id: game_id.to_owned(),
+        side,
+        address: address.trim().to_lowercase(),
+        secret_sha256: secret.map(secrets::secret_digest).unwrap_or_default(),
+        unreachable: false,
+        missed_turns: 0,
+        auth_failures: 0,
+    }
 }

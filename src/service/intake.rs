@@ -402,16 +402,7 @@ impl Service {
             Ok(g) => g,
             Err(reason) => {
                 let g = seats[0].game_id.clone();
-                self.queue(self.refusal_draft(
-                    &g,
-                    &cx.message_id,
-                    &cx.sender,
-                    &cx.mail.subject,
-                    &reason,
-                    "",
-                    Some(cx.mail),
-                )?)?;
-                return Ok((None, Outcome::Refused(reason)));
+                return Ok((None, self.refuse(cx, &g, reason, "")?));
             }
         };
         let g = self.game(&game_id)?;
@@ -420,17 +411,8 @@ impl Service {
         let parsed = match self.read_orders(cx.mail, &vocab) {
             Ok(p) => p,
             Err(r) => {
-                let reason = r.to_string();
-                self.queue(self.refusal_draft(
-                    &game_id,
-                    &cx.message_id,
-                    &cx.sender,
-                    &cx.mail.subject,
-                    &reason,
-                    "",
-                    Some(cx.mail),
-                )?)?;
-                return Ok((Some(game_id), Outcome::Refused(reason)));
+                let out = self.refuse(cx, &game_id, r.to_string(), "")?;
+                return Ok((Some(game_id), out));
             }
         };
         let my_seats: Vec<&PlayerRow> = seats.iter().filter(|p| p.game_id == game_id).collect();
@@ -454,16 +436,8 @@ impl Service {
                     .side
                     .map_or("named".to_string(), |s| s.to_string())
             );
-            self.queue(self.refusal_draft(
-                &game_id,
-                &cx.message_id,
-                &cx.sender,
-                &cx.mail.subject,
-                &reason,
-                "",
-                Some(cx.mail),
-            )?)?;
-            return Ok((Some(game_id), Outcome::Refused(reason)));
+            let out = self.refuse(cx, &game_id, reason, "")?;
+            return Ok((Some(game_id), out));
         };
         if !secret_matches(&secret, &seat.secret_sha256) {
             return self.auth_failure(cx, &g, seat, secret.is_empty());
@@ -642,16 +616,7 @@ impl Service {
     ) -> Result<(Option<String>, Outcome)> {
         let refuse =
             |s: &Service, reason: String, hint: &str| -> Result<(Option<String>, Outcome)> {
-                s.queue(s.refusal_draft(
-                    &g.id,
-                    &cx.message_id,
-                    &cx.sender,
-                    &cx.mail.subject,
-                    &reason,
-                    hint,
-                    Some(cx.mail),
-                )?)?;
-                Ok((Some(g.id.clone()), Outcome::Refused(reason)))
+                Ok((Some(g.id.clone()), s.refuse(cx, &g.id, reason, hint)?))
             };
         match g.status {
             Status::Finished => {
@@ -963,6 +928,27 @@ impl Service {
             refs,
             reply: true,
         }
+    }
+
+    /// Answer the message with a refusal (the reason and a hint) and say
+    /// so in the outcome.
+    fn refuse(
+        &self,
+        cx: &Context<'_>,
+        game_id: &str,
+        reason: String,
+        hint: &str,
+    ) -> Result<Outcome> {
+        self.queue(self.refusal_draft(
+            game_id,
+            &cx.message_id,
+            &cx.sender,
+            &cx.mail.subject,
+            &reason,
+            hint,
+            Some(cx.mail),
+        )?)?;
+        Ok(Outcome::Refused(reason))
     }
 
     #[allow(clippy::too_many_arguments)]
