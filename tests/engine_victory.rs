@@ -38,6 +38,11 @@ fn rule_4_1_egyptian_wins_when_neither_city_is_besieged_for_three_egyptian_turns
     let mut b = Bench::new("el-obeid");
     b.place("egy-inf-L", 3, "El Obeid");
     b.place("egy-inf-L", 3, "Khartoum");
+    // Held by the Egyptians: they were the last to occupy them (3.21, 4.1).
+    for town in ["El Obeid", "Khartoum"] {
+        let h = b.hex(town);
+        b.state.control.insert(h, Side::Egyptian);
+    }
     b.place("mah-S", 3, "Duem");
     months(&mut b, 2);
     assert_eq!(winner(&b), None, "two turns are not enough");

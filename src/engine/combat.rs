@@ -447,24 +447,52 @@ fn capture<S: DieSource>(t: &mut Turn<'_, S>, losers: &[usize], winner_hex: Hex)
     }
 }
 
-/// Rule 9.8: a losing stack retreats at least one hex, unless it stands in
-/// a town, village or oasis (then, by default, it stays). `back` is the hex
-/// a marching loser must retreat to (the previous hex of its route), if it
-/// has one; otherwise it goes one hex, to the hex with fewest enemies next
-/// to it, nearest `towards` (the owner's preferred retreat) and furthest
-/// from `away_from`. Returns where the stack ends up, or `None` if it was
-/// eliminated for want of a retreat.
-pub fn retreat<S: DieSource>(
-    t: &mut Turn<'_, S>,
-    hex: Hex,
-    side: Side,
-    back: Option<Hex>,
-    away_from: Hex,
-    towards: Option<Hex>,
-) -> Option<Hex> {
-    let units: Vec<usize> = t
-        .units_at(hex, side)
-        .into_iter()
+/// What a retreat is given: who retreats and what limits the way (9.8).
+pub struct Retreat<'r> {
+    pub side: Side,
+    /// Where the losers stand.
+    pub hex: Hex,
+    /// The losers: the units that fought. Units 9.4 kept out of the
+    /// combat ("did not begin the game turn as part of that stack") did not
+    /// lose it and stay; boats, gunboats and the fleet never retreat by land.
+    pub units: &'r [usize],
+    /// Leaders going with them (the rest go only if no unit is left).
+    pub leaders: &'r [String],
+    /// A marching loser's route so far, start first, the combat hex last:
+    /// its retreat follows it back exactly. `None` for a defender, or a
+    /// marching stack that had not moved.
+    pub route: Option<&'r [Hex]>,
+    /// The enemy hex the combat was against.
+    pub away_from: Hex,
+    /// The owner's chosen direction (the march's RETREAT order), if any;
+    /// for a loser in a town, a RETREAT order is its choice to leave.
+    pub towards: Option<Hex>,
+}
+
+/// Rule 9.8: "the loser must retreat up to it's full movement allowance but
+/// at least 1 hex unless it is in a town or village. Losing stacks in towns
+/// and villages never have to retreat but may choose to do so. ... If the
+/// marching stack loses it must retreat as above but all retreating hexes
+/// must exactly follow the route that the stack took up to the combat hex."
+///
+/// Each hex of a retreat is a legal step for the retreating side, as in a
+/// march: no sea, no enemy hex, no river crossing beside an enemy gunboat
+/// (8.21), no besieged friendly hex (9.12), no hex a scenario rule forbids
+/// (2.2); terrain and river crossings cost movement points (8.21), and the
+/// stack goes no further than its allowance (halved units count halved,
+/// 9.7), the first hex excepted ("at least 1 hex"). Where the owner has not
+/// said, it goes until no enemy land unit is next to it (ruling,
+/// docs/rules.md 9.8). A loser in a town, village or oasis stays unless its
+/// orders say RETREAT. A stack that cannot take its first hex is
+/// eliminated. Returns where the losers end, or `None` if eliminated.
+pub fn retreat<S: DieSource>(t: &mut Turn<'_, S>, r: Retreat<'_>) -> Option<Hex> {
+    let hex = r.hex;
+    let side = r.side;
+    let units: Vec<usize> = r
+        .units
+        .iter()
+        .copied()
+        .filter(|&u| t.state.units[u].hex() == Some(hex))
         .filter(|&u| {
             t.unit_type(&t.state.units[u])
                 .is_some_and(|ty| !ty.kind.is_river_unit() && ty.kind != UnitKind::Fleet)
@@ -473,55 +501,102 @@ pub fn retreat<S: DieSource>(
     if units.is_empty() {
         return Some(hex);
     }
-    if t.scn.map.settlement_at(hex).is_some() && back.is_none() {
-        t.events.push(Event::Retreat {
-            side,
-            from: hex,
-            to: None,
-            decided_by: Decision::Default("a loser in a town, village or oasis stays (9.8)".into()),
-        });
-        return Some(hex);
-    }
-    let enemy = side.enemy();
-    let ok = |t: &Turn<'_, S>, h: Hex| t.scn.map.is_land(h) && !t.occupied_by(h, enemy);
-    let dest = match back {
-        Some(b) if ok(t, b) => Some(b),
-        Some(_) => None,
-        None => {
-            let mut c: Vec<Hex> = hex.neighbours().into_iter().filter(|h| ok(t, *h)).collect();
-            c.sort_by_key(|h| {
-                let threats = h
-                    .neighbours()
-                    .iter()
-                    .filter(|n| t.occupied_by(**n, enemy))
-                    .count();
-                let cost = t
-                    .scn
-                    .map
-                    .terrain(*h)
-                    .and_then(|x| x.entry_cost())
-                    .unwrap_or(9);
-                let aim = towards.map_or(0, |a| h.distance(a));
-                (
-                    threats,
-                    aim,
-                    std::cmp::Reverse(h.distance(away_from)),
-                    cost,
-                    h.row,
-                    h.col,
-                )
-            });
-            c.first().copied()
-        }
-    };
-    let Some(to) = dest else {
+    let back: Option<Vec<Hex>> = r
+        .route
+        .filter(|route| route.len() >= 2)
+        .map(|route| route[..route.len() - 1].iter().rev().copied().collect());
+    if t.scn.map.settlement_at(hex).is_some() && r.towards.is_none() {
         t.events.push(Event::Retreat {
             side,
             from: hex,
             to: None,
             decided_by: Decision::Default(
-                "no hex to retreat to: the stack is eliminated (9.8)".into(),
+                "a loser in a town, village or oasis need not retreat, and stays (9.8)".into(),
             ),
+        });
+        return Some(hex);
+    }
+    let enemy = side.enemy();
+    let occ = super::march::Occupancy::for_side(t, side);
+    let allowance = super::march::allowance_of(t, &units);
+    let threatened =
+        |t: &Turn<'_, S>, h: Hex| h.neighbours().iter().any(|n| t.land_occupied_by(*n, enemy));
+    let mut path: Vec<Hex> = Vec::new();
+    let mut at = hex;
+    let mut spent = 0u32;
+    let mut first_blocked = None;
+    loop {
+        let options: Vec<(Hex, u32)> = match &back {
+            Some(b) => b
+                .get(path.len())
+                .and_then(|h| {
+                    super::march::enter_cost(t, &occ, at, *h)
+                        .map_err(|e| first_blocked = Some(e.reason(&t.scn.map, &occ, at, *h)))
+                        .ok()
+                        .map(|c| (*h, c))
+                })
+                .into_iter()
+                .collect(),
+            None => at
+                .neighbours()
+                .into_iter()
+                .filter(|h| *h != hex && !path.contains(h))
+                .filter_map(|h| {
+                    super::march::enter_cost(t, &occ, at, h)
+                        .ok()
+                        .map(|c| (h, c))
+                })
+                .collect(),
+        };
+        let pick = options
+            .into_iter()
+            .filter(|(_, c)| path.is_empty() || spent + c <= allowance)
+            .min_by_key(|(h, c)| {
+                let threats = h
+                    .neighbours()
+                    .iter()
+                    .filter(|n| t.land_occupied_by(**n, enemy))
+                    .count();
+                let aim = r.towards.map_or(0, |a| h.distance(a));
+                (
+                    threats,
+                    aim,
+                    std::cmp::Reverse(h.distance(r.away_from)),
+                    *c,
+                    h.row,
+                    h.col,
+                )
+            });
+        let Some((h, c)) = pick else { break };
+        spent += c;
+        path.push(h);
+        at = h;
+        // Far enough: the chosen hex reached, or (by default) clear of
+        // the enemy; a friendly town or village is a refuge too.
+        let arrived = match r.towards {
+            Some(a) if back.is_none() => at == a,
+            _ => {
+                !threatened(t, at)
+                    || (t.scn.map.settlement_at(at).is_some()
+                        && t.state.control.get(&at) == Some(&side))
+            }
+        };
+        if arrived || spent >= allowance {
+            break;
+        }
+    }
+    let Some(&to) = path.last() else {
+        let why = match first_blocked {
+            Some(reason) => {
+                format!("no retreat back along its route ({reason}): the stack is eliminated (9.8)")
+            }
+            None => "no hex to retreat to: the stack is eliminated (9.8)".into(),
+        };
+        t.events.push(Event::Retreat {
+            side,
+            from: hex,
+            to: None,
+            decided_by: Decision::Default(why),
         });
         let n = units.len() as u32;
         let since = t.events.len();
@@ -532,23 +607,38 @@ pub fn retreat<S: DieSource>(
     for &u in &units {
         t.state.units[u].status = Status::OnMap(to);
     }
+    // Leaders: those of the losing stack go with it; any others go too if
+    // no unit of theirs is left in the hex (a leader never stands alone).
+    let nobody_left = !t.occupied_by(hex, side);
     for l in t
         .state
         .leaders
         .iter_mut()
         .filter(|l| l.side == side && !l.removed && l.hex == Some(hex))
     {
-        l.hex = Some(to);
+        if nobody_left || r.leaders.contains(&l.name) {
+            l.hex = Some(to);
+        }
     }
-    if t.scn.map.settlement_at(to).is_some() {
-        t.state.control.insert(to, side);
+    for &h in &path {
+        if t.scn.map.settlement_at(h).is_some() {
+            t.state.control.insert(h, side);
+        }
     }
     let decided_by = if back.is_some() {
-        Decision::Default("back along the route it came by (9.8)".into())
-    } else if towards.is_some() {
+        Decision::Default(format!(
+            "back along the route it came by, {} {} (9.8)",
+            path.len(),
+            if path.len() == 1 { "hex" } else { "hexes" }
+        ))
+    } else if r.towards.is_some() {
         Decision::Orders
     } else {
-        Decision::Default("one hex, away from the enemy".into())
+        Decision::Default(format!(
+            "{} {} away from the enemy, until clear of it or its movement is spent (9.8)",
+            path.len(),
+            if path.len() == 1 { "hex" } else { "hexes" }
+        ))
     };
     t.events.push(Event::Retreat {
         side,

@@ -24,6 +24,10 @@ use rustc_hash::FxHashSet as HashSet;
 /// Carry out every march order, in order.
 pub fn march_phase<S: DieSource>(t: &mut Turn<'_, S>, orders: &super::orders::Orders) {
     for (i, order) in orders.marches.iter().enumerate() {
+        // The game ended with an instant victory (4.1): nothing more moves.
+        if t.state.result.is_some() {
+            break;
+        }
         if let Err(reason) = march(t, i, order) {
             t.events.push(Event::OrderSetAside { order: i, reason });
         }
@@ -45,6 +49,10 @@ pub(super) struct Marching {
     /// river marches and stay behind when it marches by land (6.0, 8.22,
     /// 8.23).
     pub(super) river: Vec<usize>,
+    /// Hexes this stack attacked, and named hexes whose attack the log
+    /// has already said was dropped (6.1), for the log.
+    attacked: Vec<Hex>,
+    dropped: Vec<Hex>,
 }
 
 /// The stack an order names. River units in it march with it only if the
@@ -57,7 +65,7 @@ pub(super) fn select<S: DieSource>(
     let side = t.side;
     let (hex, mut units, mut leaders) = match sel {
         Selection::Stack(hex) => {
-            let units = t.units_at(*hex, side);
+            let units = stood_at_start(t, *hex);
             let leaders = t.leaders_at(*hex, side);
             if units.is_empty() {
                 return Err(format!("no {side} units at {}", t.scn.map.describe(*hex)));
@@ -83,7 +91,7 @@ pub(super) fn select<S: DieSource>(
                 .hex
                 .filter(|_| !l.removed)
                 .ok_or_else(|| format!("{} is not on the map", def.name))?;
-            let units = t.units_at(hex, side);
+            let units = stood_at_start(t, hex);
             if units.is_empty() {
                 return Err(format!("{} has no units with him", def.name));
             }
@@ -170,6 +178,8 @@ pub(super) fn select<S: DieSource>(
             done: false,
             by_river: false,
             river: Vec::new(),
+            attacked: Vec::new(),
+            dropped: Vec::new(),
         });
     }
     if units.is_empty() {
@@ -223,12 +233,37 @@ pub(super) fn select<S: DieSource>(
         done: false,
         by_river: false,
         river,
+        attacked: Vec::new(),
+        dropped: Vec::new(),
     })
 }
 
-/// Rule 7.0: a leader alone moves up to 8 hexes' worth of movement points
-/// a march, after a march roll like any stack, and only to a hex where a
-/// friendly stack stands, since a leader never stands alone.
+/// The player's units in `hex` that stood there when the player turn
+/// began. Rule 8.3: "The marching stack may drop off units but may not
+/// pick up units"; a stack or leader order moves the stack the player saw
+/// when writing it, and the receipt listed. Units that arrived since (in
+/// the reinforcement phase, or by an event) are not part of it; they march
+/// by an order of their own (ruling, docs/rules.md 8.3).
+/// When none of those is left to march (they marched, or none stood
+/// there), the order moves the units there now: a second order for the
+/// hex, or one for a hex that was empty, marches the newcomers.
+fn stood_at_start<S: DieSource>(t: &Turn<'_, S>, hex: Hex) -> Vec<usize> {
+    let now = t.units_at(hex, t.side);
+    let free = |u: &usize| !t.marched.contains(&t.state.units[*u].id);
+    let start: Vec<usize> = now
+        .iter()
+        .copied()
+        .filter(|&u| t.at_start.get(u).copied().flatten() == Some(hex))
+        .collect();
+    if start.iter().any(free) { start } else { now }
+}
+
+/// Rule 7.0: "Leaders do not count for stacking and move 8 hexes." A
+/// leader alone moves up to 8 hexes a march, whatever the terrain (hexes,
+/// not movement points), after a march roll like any stack, and only to a
+/// hex where a friendly stack stands, since a leader never stands alone.
+/// The bans of 8.2, 8.21 and 9.12 (sea, enemy hexes, river crossings
+/// beside an enemy gunboat, besieged hexes) still apply to each step.
 fn leader_march<S: DieSource>(t: &mut Turn<'_, S>, i: usize, order: &MarchOrder, m: &mut Marching) {
     for (k, leg) in order.legs.iter().enumerate() {
         let dest = match leg {
@@ -297,20 +332,29 @@ fn leader_march<S: DieSource>(t: &mut Turn<'_, S>, i: usize, order: &MarchOrder,
         }
         let path = match leg {
             Leg::Path(p) => p.clone(),
-            _ => route_to(t, m.hex, dest).unwrap_or_default(),
+            _ => {
+                // Fewest hexes, not fewest movement points (7.0).
+                let occ = Occupancy::of(t);
+                cheapest_route(m.hex, dest, &|a, b| {
+                    enter_cost(t, &occ, a, b).ok().map(|_| 1)
+                })
+                .map(|r| r.hexes.into_iter().skip(1).collect())
+                .unwrap_or_default()
+            }
         };
         let occ = Occupancy::of(t);
-        let mut cost = 0;
+        let mut hexes = 0;
         let mut at = m.hex;
         for &h in &path {
             match enter_cost(t, &occ, at, h) {
-                Ok(c) => {
-                    cost += c;
+                Ok(_) => {
+                    hexes += 1;
                     at = h;
                 }
                 Err(_) => break,
             }
         }
+        let cost = hexes;
         if at != dest || cost > allowance {
             t.events.push(Event::Stopped {
                 order: i,
@@ -341,14 +385,54 @@ fn leader_march<S: DieSource>(t: &mut Turn<'_, S>, i: usize, order: &MarchOrder,
     }
 }
 
+/// The marches of an order: each a list of indices into `order.legs`.
+///
+/// Rule 8.25: units with the fleet "move to and from Souakim and Trinkitat
+/// or any hex adjacent to either hex for 0 movement points. Units may use
+/// this naval move any number of times in a march but must still roll a
+/// march result to move." A fleet move is therefore part of a march, not a
+/// march of its own: fleet legs join the land leg they stand next to
+/// (before it when they open the order or follow a rail or river march,
+/// after it otherwise), and a run of fleet legs alone is one march with
+/// one roll. Rail and river legs are each a march (5.2 III).
+pub fn group_legs(legs: &[Leg]) -> Vec<Vec<usize>> {
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    let fleet_only = |g: &Vec<usize>| g.iter().all(|&k| matches!(legs[k], Leg::Fleet(_)));
+    let by_land = |g: &Vec<usize>| {
+        g.iter()
+            .all(|&k| matches!(legs[k], Leg::Fleet(_) | Leg::Path(_) | Leg::To(_)))
+    };
+    for (k, leg) in legs.iter().enumerate() {
+        match leg {
+            Leg::Rail(_) | Leg::River(_) => groups.push(vec![k]),
+            Leg::Path(_) | Leg::To(_) => match groups.last_mut() {
+                Some(g) if fleet_only(g) => g.push(k),
+                _ => groups.push(vec![k]),
+            },
+            Leg::Fleet(_) => match groups.last_mut() {
+                Some(g) if by_land(g) => g.push(k),
+                _ => groups.push(vec![k]),
+            },
+        }
+    }
+    groups
+}
+
 fn march<S: DieSource>(t: &mut Turn<'_, S>, i: usize, order: &MarchOrder) -> Result<(), String> {
     if order.legs.is_empty() {
         return Err("no march given".into());
     }
-    if order.legs.len() > 3 {
+    let groups = group_legs(&order.legs);
+    if groups.len() > 3 {
+        let fleet = order.legs.iter().any(|l| matches!(l, Leg::Fleet(_)));
         return Err(format!(
-            "{} marches ordered; a stack marches at most three times a turn (5.2 III)",
-            order.legs.len()
+            "{} marches ordered; a stack marches at most three times a turn (5.2 III){}",
+            groups.len(),
+            if fleet {
+                "; moves with the fleet are part of a march (8.25)"
+            } else {
+                ""
+            }
         ));
     }
     let with_river = order
@@ -356,6 +440,23 @@ fn march<S: DieSource>(t: &mut Turn<'_, S>, i: usize, order: &MarchOrder) -> Res
         .iter()
         .any(|l| matches!(l, Leg::River(_) | Leg::Rail(_)));
     let mut m = select(t, &order.units, with_river)?;
+    let newcomers: Vec<String> = t
+        .units_at(m.hex, t.side)
+        .into_iter()
+        .filter(|u| !m.units.contains(u) && !m.river.contains(u))
+        .filter(|&u| t.at_start.get(u).copied().flatten() != Some(m.hex))
+        .filter(|&u| !t.marched.contains(&t.state.units[u].id))
+        .map(|u| t.state.units[u].id.0.clone())
+        .collect();
+    if !newcomers.is_empty() && !matches!(order.units, Selection::Units { .. }) {
+        t.events.push(Event::Note {
+            text: format!(
+                "{} arrived at {} this turn and stay: the order moves the stack as it stood when the orders were written (8.3)",
+                newcomers.join(", "),
+                t.scn.map.describe(m.hex)
+            ),
+        });
+    }
     if t.state.effects.halted.contains(&m.hex) {
         return Err(format!(
             "the stack at {} may not march this month (random event)",
@@ -390,26 +491,10 @@ fn march<S: DieSource>(t: &mut Turn<'_, S>, i: usize, order: &MarchOrder) -> Res
         return Ok(());
     }
     let helper = leader_bonus(t, i, order, &m);
-    for (k, leg) in order.legs.iter().enumerate() {
-        match leg {
-            Leg::Path(_) | Leg::To(_) => {
-                if !leave_river_units(t, i, k, &mut m) {
-                    break;
-                }
-                if !land_march(t, i, k, order, &mut m, helper.as_deref()) {
-                    break;
-                }
-            }
+    for (k, group) in groups.iter().enumerate() {
+        match &order.legs[group[0]] {
             Leg::Rail(dest) => {
-                if !rail_march(t, i, k, order, &mut m, *dest) {
-                    break;
-                }
-            }
-            Leg::Fleet(dest) => {
-                if !leave_river_units(t, i, k, &mut m) {
-                    break;
-                }
-                if !fleet_march(t, i, k, order, &mut m, helper.as_deref(), *dest) {
+                if !may_leave(t, i, order, &mut m) || !rail_march(t, i, k, order, &mut m, *dest) {
                     break;
                 }
             }
@@ -428,12 +513,69 @@ fn march<S: DieSource>(t: &mut Turn<'_, S>, i: usize, order: &MarchOrder) -> Res
                     break;
                 }
             }
+            Leg::Path(_) | Leg::To(_) | Leg::Fleet(_) => {
+                if !leave_river_units(t, i, k, &mut m) {
+                    break;
+                }
+                if !land_march(t, i, k, order, &mut m, helper.as_deref(), group) {
+                    break;
+                }
+            }
         }
         if (m.units.is_empty() && m.river.is_empty()) || m.done {
             break;
         }
     }
+    if let OnContact::AttackHexes(hs) = &order.on_contact {
+        for h in hs {
+            if !m.attacked.contains(h) && !m.dropped.contains(h) {
+                t.events.push(Event::Note {
+                    text: format!(
+                        "order {}: no attack on {}: the stack never stood next to an enemy stack there (9.1)",
+                        i + 1,
+                        t.scn.map.describe(*h)
+                    ),
+                });
+            }
+        }
+    }
     Ok(())
+}
+
+/// Rule 9.12: "Units under siege may only leave their hex if all adjacent
+/// enemy units have 1st been driven away by combat." Before a march out of
+/// a besieged hex, by land, rail, river or with the fleet, the stack
+/// fights as its orders say; while the siege stands it stays. Returns
+/// whether the stack may go.
+fn may_leave<S: DieSource>(
+    t: &mut Turn<'_, S>,
+    i: usize,
+    order: &MarchOrder,
+    m: &mut Marching,
+) -> bool {
+    if !t.is_besieged(m.hex, t.side) {
+        return true;
+    }
+    match engage(t, i, order, m) {
+        Engaged::Stop => return false,
+        Engaged::Won if !order.continue_after_win => {
+            halt_after_win(t, i, m);
+            return false;
+        }
+        _ => {}
+    }
+    if t.is_besieged(m.hex, t.side) {
+        t.events.push(Event::Stopped {
+            order: i,
+            at: m.hex,
+            reason:
+                "still under siege: the stack may not leave while enemy units are adjacent (9.12)"
+                    .into(),
+        });
+        m.done = true;
+        return false;
+    }
+    true
 }
 
 /// Before a land or fleet march: boats and gunboats do not march by land
@@ -515,7 +657,27 @@ fn river_leg<S: DieSource>(
         result: "by river, no march roll (8.23)".into(),
         movement_points: 0,
     });
-    if engage(t, i, order, m) == Engaged::Stop {
+    match engage(t, i, order, m) {
+        Engaged::Stop => return false,
+        Engaged::Won if !order.continue_after_win => {
+            halt_after_win(t, i, m);
+            return false;
+        }
+        _ => {}
+    }
+    // 9.12: the besieged leave by river only once the siege is broken.
+    if !may_leave(t, i, order, m) {
+        return false;
+    }
+    if dest != m.hex && t.is_besieged(dest, t.side) {
+        t.events.push(Event::OrderSetAside {
+            order: i,
+            reason: format!(
+                "march {}: {} is under siege: no new unit may enter until the besiegers are driven off (9.12)",
+                k + 1,
+                t.scn.map.describe(dest)
+            ),
+        });
         return false;
     }
     let from = m.hex;
@@ -524,12 +686,7 @@ fn river_leg<S: DieSource>(
         match engage(t, i, order, m) {
             Engaged::Stop => false,
             Engaged::Won if !order.continue_after_win => {
-                t.events.push(Event::Stopped {
-                    order: i,
-                    at: m.hex,
-                    reason: "won its combat and halts, as ordered (8.31)".into(),
-                });
-                m.done = true;
+                halt_after_win(t, i, m);
                 false
             }
             _ => true,
@@ -674,18 +831,48 @@ fn rail_march<S: DieSource>(
     !m.units.is_empty() || !m.river.is_empty()
 }
 
-/// Rule 8.25: with the British fleet, between Souakim, Trinkitat and the
-/// hexes next to them, for no movement points, after a march result.
-#[allow(clippy::too_many_arguments)]
-fn fleet_march<S: DieSource>(
+/// Whether a march that opens with a move with the fleet can be made at
+/// all (the side, the fleet's place), so that no march roll is spent on
+/// one that cannot. Sets the order aside with the reason if not.
+fn fleet_possible<S: DieSource>(t: &mut Turn<'_, S>, i: usize, k: usize, m: &Marching) -> bool {
+    let why = if t.side != Side::Egyptian {
+        Some("only Egyptian and British units sail with the fleet (8.25)".to_string())
+    } else if rail::fleet_at(t, m.hex).is_none() {
+        Some(format!(
+            "the British fleet is not at {} (8.25)",
+            t.scn.map.describe(m.hex)
+        ))
+    } else {
+        None
+    };
+    match why {
+        Some(reason) => {
+            t.events.push(Event::OrderSetAside {
+                order: i,
+                reason: format!("march {}: {reason}", k + 1),
+            });
+            false
+        }
+        None => true,
+    }
+}
+
+/// Rule 8.25: "Egyptian and British units may stack with the British fleet
+/// and move to and from Souakim and Trinkitat or any hex adjacent to
+/// either hex for 0 movement points." One move with the fleet, within a
+/// march whose roll has been made; the fleet goes with the stack. The
+/// stack may fight where it lands (9.1). Returns whether it may go on.
+fn fleet_move<S: DieSource>(
     t: &mut Turn<'_, S>,
     i: usize,
     k: usize,
     order: &MarchOrder,
     m: &mut Marching,
-    helper: Option<&str>,
     dest: Hex,
 ) -> bool {
+    if !may_leave(t, i, order, m) {
+        return false;
+    }
     let zone = rail::fleet_zone(t);
     let fleet = rail::fleet_at(t, m.hex);
     let why = if t.side != Side::Egyptian {
@@ -702,6 +889,11 @@ fn fleet_march<S: DieSource>(
         )
     } else if t.occupied_by(dest, t.side.enemy()) {
         Some(format!("{} is held by the enemy", t.scn.map.describe(dest)))
+    } else if t.is_besieged(dest, t.side) {
+        Some(format!(
+            "{} is under siege: no new unit may enter until the besiegers are driven off (9.12)",
+            t.scn.map.describe(dest)
+        ))
     } else {
         None
     };
@@ -710,9 +902,6 @@ fn fleet_march<S: DieSource>(
             order: i,
             reason: format!("march {}: {reason}", k + 1),
         });
-        return false;
-    }
-    if march_roll(t, i, k, order, m, helper).is_none() {
         return false;
     }
     let from = m.hex;
@@ -728,12 +917,20 @@ fn fleet_march<S: DieSource>(
     });
     t.events.push(Event::Note {
         text: format!(
-            "the British fleet carries the stack from {} to {} (8.25)",
+            "the British fleet carries the stack from {} to {} for no movement points, within the march (8.25)",
             t.scn.map.describe(from),
             t.scn.map.describe(dest)
         ),
     });
-    true
+    drop_offs(t, i, order, m);
+    match engage(t, i, order, m) {
+        Engaged::Stop => false,
+        Engaged::Won if !order.continue_after_win => {
+            halt_after_win(t, i, m);
+            false
+        }
+        _ => true,
+    }
 }
 
 /// Roll on the march table for a march and apply any attrition. Returns
@@ -804,7 +1001,9 @@ fn march_roll<S: DieSource>(
     Some(allowance)
 }
 
-/// One land march. Returns whether the stack may march again.
+/// One march by land (8.31), with the moves with the fleet that are part of
+/// it (8.25): one roll on the march table, then each of its legs in turn,
+/// sharing the movement points. Returns whether the stack may march again.
 fn land_march<S: DieSource>(
     t: &mut Turn<'_, S>,
     i: usize,
@@ -812,10 +1011,43 @@ fn land_march<S: DieSource>(
     order: &MarchOrder,
     m: &mut Marching,
     helper: Option<&str>,
+    group: &[usize],
 ) -> bool {
+    if let Some(&first) = group.first()
+        && let Leg::Fleet(_) = order.legs[first]
+        && !fleet_possible(t, i, k, m)
+    {
+        return false;
+    }
     let Some(allowance) = march_roll(t, i, k, order, m, helper) else {
         return false;
     };
+    let mut left = allowance;
+    for &leg in group {
+        let go_on = match &order.legs[leg] {
+            Leg::Fleet(dest) => fleet_move(t, i, k, order, m, *dest),
+            _ => land_leg(t, i, order, m, leg, &mut left),
+        };
+        if !go_on {
+            return false;
+        }
+        if m.done || (m.units.is_empty() && m.river.is_empty()) {
+            break;
+        }
+    }
+    true
+}
+
+/// One land leg of a march, with `left` movement points. Returns whether
+/// the stack may march on.
+fn land_leg<S: DieSource>(
+    t: &mut Turn<'_, S>,
+    i: usize,
+    order: &MarchOrder,
+    m: &mut Marching,
+    k: usize,
+    left: &mut u32,
+) -> bool {
     let target = match &order.legs[k] {
         Leg::Path(p) => p.clone(),
         Leg::To(dest) => match route_to(t, m.hex, *dest) {
@@ -832,8 +1064,13 @@ fn land_march<S: DieSource>(
         _ => Vec::new(),
     };
     drop_offs(t, i, order, m);
-    if engage(t, i, order, m) == Engaged::Stop {
-        return false;
+    match engage(t, i, order, m) {
+        Engaged::Stop => return false,
+        Engaged::Won if !order.continue_after_win => {
+            halt_after_win(t, i, m);
+            return false;
+        }
+        _ => {}
     }
     if t.is_besieged(m.hex, t.side) {
         t.events.push(Event::Stopped {
@@ -845,7 +1082,6 @@ fn land_march<S: DieSource>(
         });
         return false;
     }
-    let mut left = allowance;
     let mut path = Vec::new();
     let mut cost = 0;
     for next in target {
@@ -863,19 +1099,20 @@ fn land_march<S: DieSource>(
                 });
                 break;
             }
-            Ok(c) if c > left => {
+            Ok(c) if c > *left => {
                 t.events.push(Event::Stopped {
                     order: i,
                     at: m.hex,
                     reason: format!(
-                        "{} costs {c} movement points and {left} are left (8.2)",
-                        t.scn.map.describe(next)
+                        "{} costs {c} movement points and {} are left (8.2)",
+                        t.scn.map.describe(next),
+                        *left
                     ),
                 });
                 break;
             }
             Ok(c) => {
-                left -= c;
+                *left -= c;
                 cost += c;
                 move_stack(t, m, next);
                 path.push(next);
@@ -892,12 +1129,7 @@ fn land_march<S: DieSource>(
                         return false;
                     }
                     Engaged::Won if !order.continue_after_win => {
-                        t.events.push(Event::Stopped {
-                            order: i,
-                            at: m.hex,
-                            reason: "won its combat and halts, as ordered (8.31)".into(),
-                        });
-                        m.done = true;
+                        halt_after_win(t, i, m);
                         break;
                     }
                     _ => {}
@@ -913,6 +1145,22 @@ fn land_march<S: DieSource>(
         });
     }
     true
+}
+
+/// Rule 8.31: "The marching stack may continue to move using unused
+/// movement points after combat if it won the combat." It may; the
+/// order's STOP (the default) or CONTINUE says whether it does. A stack
+/// that halts after a win, wherever in its march the combat was, ends its
+/// marching for the turn.
+fn halt_after_win<S: DieSource>(t: &mut Turn<'_, S>, i: usize, m: &mut Marching) {
+    t.events.push(Event::Stopped {
+        order: i,
+        at: m.hex,
+        reason:
+            "won its combat and halts, as ordered (STOP is the default; CONTINUE goes on, 8.31)"
+                .into(),
+    });
+    m.done = true;
 }
 
 /// What the combats at one point of a march came to.
@@ -931,7 +1179,13 @@ enum Engaged {
 /// besieged hex, who count as being in that hex (9.12). Hexes holding only
 /// river units are attacked only by the stack's gunboats, never by land
 /// units or boats (6.1); a stack with no land units attacks nothing else.
-fn targets<S: DieSource>(t: &Turn<'_, S>, order: &MarchOrder, m: &Marching) -> Vec<Hex> {
+/// Also returns the hexes the order names that the stack may not attack
+/// (river units only, and no gunboat in the stack), so the log can say so.
+fn targets<S: DieSource>(
+    t: &Turn<'_, S>,
+    order: &MarchOrder,
+    m: &Marching,
+) -> (Vec<Hex>, Vec<Hex>) {
     let hex = m.hex;
     let has_land = !m.units.is_empty();
     let has_gunboats = !gunboats(t, m).is_empty();
@@ -950,20 +1204,23 @@ fn targets<S: DieSource>(t: &Turn<'_, S>, order: &MarchOrder, m: &Marching) -> V
             );
         }
     }
-    out.retain(|h| {
+    out.sort_by_key(|h| (h.row, h.col));
+    out.dedup();
+    let (ok, not): (Vec<Hex>, Vec<Hex>) = out.into_iter().partition(|h| {
         if river_only(t, *h) {
             has_gunboats
         } else {
             has_land
         }
     });
-    out.sort_by_key(|h| (h.row, h.col));
-    out.dedup();
-    match &order.on_contact {
+    let named = |h: &Hex| matches!(&order.on_contact, OnContact::AttackHexes(hs) if hs.contains(h));
+    let dropped = not.into_iter().filter(named).collect();
+    let go = match &order.on_contact {
         OnContact::Avoid => Vec::new(),
-        OnContact::AttackAny => out,
-        OnContact::AttackHexes(hs) => out.into_iter().filter(|h| hs.contains(h)).collect(),
-    }
+        OnContact::AttackAny => ok,
+        OnContact::AttackHexes(hs) => ok.into_iter().filter(|h| hs.contains(h)).collect(),
+    };
+    (go, dropped)
 }
 
 /// Attack every target the order allows, one after another while winning
@@ -975,7 +1232,21 @@ fn engage<S: DieSource>(
     m: &mut Marching,
 ) -> Engaged {
     let mut fought = false;
-    for target in targets(t, order, m) {
+    let (targets, dropped) = targets(t, order, m);
+    for h in dropped {
+        if m.dropped.contains(&h) {
+            continue;
+        }
+        m.dropped.push(h);
+        t.events.push(Event::OrderSetAside {
+            order: i,
+            reason: format!(
+                "the attack on {} is not made: only boats or gunboats are there, and land units may not attack them; only gunboats may (6.1)",
+                t.scn.map.describe(h)
+            ),
+        });
+    }
+    for target in targets {
         if m.units.is_empty() && m.river.is_empty() {
             return Engaged::Stop;
         }
@@ -993,6 +1264,7 @@ fn engage<S: DieSource>(
             continue;
         }
         fought = true;
+        m.attacked.push(target);
         let outcome = combat::fight(
             t,
             i,
@@ -1002,6 +1274,10 @@ fn engage<S: DieSource>(
             target,
             &order.lose_first,
         );
+        if t.state.result.is_some() {
+            m.done = true;
+            return Engaged::Stop;
+        }
         let here = m.hex;
         m.units.retain(|&u| t.state.units[u].hex() == Some(here));
         m.river.retain(|&u| t.state.units[u].hex() == Some(here));
@@ -1013,17 +1289,51 @@ fn engage<S: DieSource>(
         });
         match outcome {
             Outcome::AttackerWon => {
-                combat::retreat(t, target, t.side.enemy(), None, m.hex, None);
+                let enemy = t.side.enemy();
+                let losers = t.units_at(target, enemy);
+                let leaders = t.leaders_at(target, enemy);
+                combat::retreat(
+                    t,
+                    combat::Retreat {
+                        side: enemy,
+                        hex: target,
+                        units: &losers,
+                        leaders: &leaders,
+                        route: None,
+                        away_from: m.hex,
+                        towards: None,
+                    },
+                );
             }
             Outcome::Draw => {
                 m.done = true;
                 return Engaged::Stop;
             }
             Outcome::DefenderWon => {
-                let back = m.route.len().checked_sub(2).map(|k| m.route[k]);
-                let towards = order.retreat_towards;
-                if let Some(h) = combat::retreat(t, here, t.side, back, target, towards) {
+                let losers = m.units.clone();
+                let leaders = m.leaders.clone();
+                let route = m.route.clone();
+                let to = combat::retreat(
+                    t,
+                    combat::Retreat {
+                        side: t.side,
+                        hex: here,
+                        units: &losers,
+                        leaders: &leaders,
+                        route: Some(&route),
+                        away_from: target,
+                        towards: order.retreat_towards,
+                    },
+                );
+                if let Some(h) = to {
                     m.hex = h;
+                    m.units.retain(|&u| t.state.units[u].hex() == Some(h));
+                    m.leaders.retain(|l| {
+                        t.state
+                            .leaders
+                            .iter()
+                            .any(|x| x.name == *l && !x.removed && x.hex == Some(h))
+                    });
                 }
                 m.done = true;
                 return Engaged::Stop;
@@ -1057,6 +1367,11 @@ fn gunboats<S: DieSource>(t: &Turn<'_, S>, m: &Marching) -> Vec<usize> {
 /// Movement allowance of the slowest unit, halved if disrupted (8.31, 9.7).
 /// Leaders move with their stack and do not slow it.
 pub(super) fn allowance<S: DieSource>(t: &Turn<'_, S>, m: &Marching) -> u32 {
+    allowance_of(t, &m.units)
+}
+
+/// Movement allowance of the slowest of `units` (8.31, 8.24, 9.7).
+pub(super) fn allowance_of<S: DieSource>(t: &Turn<'_, S>, units: &[usize]) -> u32 {
     let mp = |u: usize| {
         let unit = &t.state.units[u];
         t.unit_type(unit).map(|ty| {
@@ -1068,8 +1383,7 @@ pub(super) fn allowance<S: DieSource>(t: &Turn<'_, S>, m: &Marching) -> u32 {
         })
     };
     // Rule 8.24: each camel carries one supply unit at the camel's rate.
-    let camels = m
-        .units
+    let camels = units
         .iter()
         .filter(|&&u| {
             t.unit_type(&t.state.units[u])
@@ -1077,7 +1391,7 @@ pub(super) fn allowance<S: DieSource>(t: &Turn<'_, S>, m: &Marching) -> u32 {
         })
         .count();
     let mut carried = 0;
-    m.units
+    units
         .iter()
         .filter(|&&u| {
             let supply = t
@@ -1098,7 +1412,6 @@ pub(super) fn allowance<S: DieSource>(t: &Turn<'_, S>, m: &Marching) -> u32 {
 /// instead of scanning every counter.
 pub(crate) struct Occupancy {
     friendly: HashSet<Hex>,
-    enemy: HashSet<Hex>,
     /// Enemy hexes holding units other than boats and gunboats.
     enemy_land: HashSet<Hex>,
     friendly_boats: HashSet<Hex>,
@@ -1109,9 +1422,14 @@ pub(crate) struct Occupancy {
 
 impl Occupancy {
     pub(crate) fn of<S: DieSource>(t: &Turn<'_, S>) -> Occupancy {
+        Occupancy::for_side(t, t.side)
+    }
+
+    /// Who stands where, seen by `side` (the retreating side may be the
+    /// one not moving this turn, 9.8).
+    pub(crate) fn for_side<S: DieSource>(t: &Turn<'_, S>, side: Side) -> Occupancy {
         let mut o = Occupancy {
             friendly: HashSet::default(),
-            enemy: HashSet::default(),
             enemy_land: HashSet::default(),
             friendly_boats: HashSet::default(),
             enemy_gunboats: HashSet::default(),
@@ -1120,13 +1438,16 @@ impl Occupancy {
         for u in &t.state.units {
             let Some(h) = u.hex() else { continue };
             let kind = t.unit_type(u).map(|ty| ty.kind);
-            if u.side == t.side {
+            // The fleet holds no hex and blocks nothing (8.25).
+            if kind == Some(UnitKind::Fleet) {
+                continue;
+            }
+            if u.side == side {
                 o.friendly.insert(h);
                 if kind.is_some_and(UnitKind::is_river_unit) {
                     o.friendly_boats.insert(h);
                 }
             } else {
-                o.enemy.insert(h);
                 if !kind.is_some_and(UnitKind::is_river_unit) {
                     o.enemy_land.insert(h);
                 }
@@ -1137,7 +1458,7 @@ impl Occupancy {
         }
         for rule in &t.scn.def.special_rules {
             if let SpecialRule::NoMahdistBesideRiverDownstreamOf { river, from } = rule {
-                if t.side != Side::Mahdist {
+                if side != Side::Mahdist {
                     continue;
                 }
                 let (Some(r), Ok(start)) = (t.scn.map.find_river(river), t.scn.map.resolve(from))
@@ -1163,7 +1484,7 @@ impl Occupancy {
     fn besieged<S: DieSource>(&self, t: &Turn<'_, S>, hex: Hex) -> bool {
         self.friendly.contains(&hex)
             && t.scn.map.settlement_at(hex).is_some()
-            && hex.neighbours().iter().any(|n| self.enemy.contains(n))
+            && hex.neighbours().iter().any(|n| self.enemy_land.contains(n))
     }
 
     fn gunboat_beside(&self, hex: Hex) -> bool {
@@ -1344,6 +1665,9 @@ fn move_stack<S: DieSource>(t: &mut Turn<'_, S>, m: &mut Marching, to: Hex) {
     if t.scn.map.settlement_at(to).is_some() {
         let previous = t.state.control.insert(to, t.side);
         super::arrivals::town_gains(t, to, previous);
+    }
+    if t.side == Side::Mahdist {
+        rail::fleet_upkeep(t);
     }
 }
 

@@ -24,7 +24,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::dice::{Dice, DiceKind, DieSource};
 use crate::geo::Hex;
-use crate::scenario::{Leader, Scenario, Side, UnitType};
+use crate::scenario::{Leader, Scenario, Side, UnitKind, UnitType};
 use crate::state::{GameState, Unit, UnitId};
 use events::{Event, Phase, TableRoll};
 use orders::Orders;
@@ -72,6 +72,11 @@ pub fn play_player_turn<S: DieSource>(
             Phase::March => march::march_phase(&mut t, orders),
             Phase::Attrition => upkeep::attrition_phase(&mut t, orders),
             Phase::Recovery => upkeep::recovery_phase(&mut t),
+        }
+        rail::fleet_upkeep(&mut t);
+        // An instant victory (4.1) ends the turn when it happens.
+        if t.state.result.is_some() {
+            break;
         }
     }
     rail::fleet_upkeep(&mut t);
@@ -152,11 +157,18 @@ pub struct Turn<'a, S: DieSource> {
     pub boats_used: BTreeSet<UnitId>,
     /// The player's choice of units to lose to a random event (4.2).
     pub event_losses: Vec<UnitId>,
+    /// Where each counter (by index) stood when the player turn began,
+    /// before any reinforcement: the position the player's orders were
+    /// written against. A march order for a stack or a leader moves the
+    /// units that stood there then (ruling, docs/rules.md 8.3).
+    pub at_start: Vec<Option<Hex>>,
 }
 
 impl<'a, S: DieSource> Turn<'a, S> {
     fn new(scn: &'a Scenario, state: GameState, side: Side, dice: &'a mut Dice<S>) -> Self {
+        let at_start = state.units.iter().map(|u| u.hex()).collect();
         Turn {
+            at_start,
             scn,
             state,
             side,
@@ -201,12 +213,30 @@ impl<'a, S: DieSource> Turn<'a, S> {
             .collect()
     }
 
-    /// Whether any unit or leader of `side` stands in `hex`.
+    /// Whether a unit of `side` occupies `hex`. The British fleet never
+    /// does: "The fleet cannot be destroyed in combat" and only lends its
+    /// gun factors to units in its hex (8.25), so it neither holds a hex
+    /// nor blocks the enemy nor keeps a leader company.
     pub fn occupied_by(&self, hex: Hex, side: Side) -> bool {
-        self.state
-            .units
-            .iter()
-            .any(|u| u.side == side && u.hex() == Some(hex))
+        self.state.units.iter().any(|u| {
+            u.side == side
+                && u.hex() == Some(hex)
+                && self
+                    .unit_type(u)
+                    .is_none_or(|ty| ty.kind != UnitKind::Fleet)
+        })
+    }
+
+    /// Whether a land unit of `side` (not a boat, gunboat or the fleet)
+    /// stands in `hex`.
+    pub fn land_occupied_by(&self, hex: Hex, side: Side) -> bool {
+        self.state.units.iter().any(|u| {
+            u.side == side
+                && u.hex() == Some(hex)
+                && self
+                    .unit_type(u)
+                    .is_none_or(|ty| !ty.kind.is_river_unit() && ty.kind != UnitKind::Fleet)
+        })
     }
 
     /// Names of `side`'s leaders in `hex`.
@@ -263,10 +293,30 @@ impl<'a, S: DieSource> Turn<'a, S> {
     }
 
     /// Whether `hex` holds a settlement of `owner` with an enemy unit next
-    /// to it (rule 9.12).
+    /// to it (rule 9.12: "Any town, village or oasis is under siege if an
+    /// enemy unit is adjacent to that hex").
+    ///
+    /// Ruling (docs/rules.md 9.12): enemy boats and gunboats alone do not
+    /// besiege. 9.12 lets the besieged leave only "if all adjacent enemy
+    /// units have 1st been driven away by combat", and 6.1 forbids land
+    /// units to attack river units, so a garrison beside a lone gunboat
+    /// could never leave; a town is besieged by enemy land units.
     pub fn is_besieged(&self, hex: Hex, owner: Side) -> bool {
         self.scn.map.settlement_at(hex).is_some()
             && self.occupied_by(hex, owner)
+            && hex
+                .neighbours()
+                .iter()
+                .any(|n| self.land_occupied_by(*n, owner.enemy()))
+    }
+
+    /// Whether enemy river units, and nothing else of the enemy's, stand
+    /// next to `owner`'s settlement in `hex`: the gap the ruling on 9.12
+    /// fills (no siege), so the log and receipt can say why.
+    pub fn only_river_units_adjacent(&self, hex: Hex, owner: Side) -> bool {
+        self.scn.map.settlement_at(hex).is_some()
+            && self.occupied_by(hex, owner)
+            && !self.is_besieged(hex, owner)
             && hex
                 .neighbours()
                 .iter()
@@ -338,6 +388,7 @@ impl<'a, S: DieSource> Turn<'a, S> {
                 }
             }
         }
+        victory::instant(self);
     }
 
     /// Rule 7.2: the Khalifa joins a Mahdist stack on the main map (the

@@ -8,7 +8,7 @@
 use std::collections::BTreeSet;
 
 use super::Turn;
-use super::march::{Occupancy, allowance, enter_cost, route_to, select};
+use super::march::{Occupancy, allowance, enter_cost, group_legs, route_to, select};
 use super::orders::{Leg, MarchOrder, OnContact, Selection};
 use super::{rail, river};
 use crate::dice::{Dice, FixedDice};
@@ -31,6 +31,11 @@ pub struct LegPlan {
     pub river_way: Option<bool>,
     /// Things the player should know ("costs 9 MP, a march gives 6").
     pub notes: Vec<String>,
+    /// Which of the stack's marches (0 to 2) this leg belongs to: moves
+    /// with the fleet share the march of the land leg beside them (8.25).
+    pub march: usize,
+    /// A move with the British fleet (8.25).
+    pub by_fleet: bool,
 }
 
 /// A march order as the engine will take it.
@@ -82,12 +87,14 @@ fn plan_one(t: &Turn<'_, FixedDice>, order: &MarchOrder) -> Result<MarchPlan, St
     if order.legs.is_empty() {
         return Err("no march given".into());
     }
-    if order.legs.len() > 3 {
+    let groups = group_legs(&order.legs);
+    if groups.len() > 3 {
         return Err(format!(
             "{} marches ordered; a stack marches at most three times a turn (5.2 III)",
-            order.legs.len()
+            groups.len()
         ));
     }
+    let march_of = |k: usize| groups.iter().position(|g| g.contains(&k)).unwrap_or(k);
     let mut warnings = Vec::new();
     if let Selection::Units { units, .. } = &order.units {
         for id in units {
@@ -104,11 +111,49 @@ fn plan_one(t: &Turn<'_, FixedDice>, order: &MarchOrder) -> Result<MarchPlan, St
         .any(|l| matches!(l, Leg::River(_) | Leg::Rail(_)));
     let m = select(t, &order.units, with_river)?;
     let leader_alone = m.units.is_empty() && m.river.is_empty();
-    if t.is_besieged(m.hex, t.side) && order.on_contact == OnContact::Avoid {
-        return Err(format!(
-            "{} is under siege: its units may leave only by attacking the besiegers (9.12); add ATTACK ANY",
+    if t.is_besieged(m.hex, t.side) {
+        if order.on_contact == OnContact::Avoid {
+            return Err(format!(
+                "{} is under siege: its units may leave only by attacking the besiegers (9.12); add ATTACK ANY",
+                t.scn.map.describe(m.hex)
+            ));
+        }
+        warnings.push(format!(
+            "{} is under siege: the stack leaves, by any way, only if its attacks drive every adjacent enemy away; otherwise it stays (9.12){}",
+            t.scn.map.describe(m.hex),
+            if order.continue_after_win {
+                ""
+            } else {
+                ". After a won combat it halts unless the order says CONTINUE (8.31)"
+            }
+        ));
+    } else if t.only_river_units_adjacent(m.hex, t.side) {
+        warnings.push(format!(
+            "{} is not under siege: only enemy boats or gunboats are next to it, and land units may not attack them (ruling on 9.12 with 6.1)",
             t.scn.map.describe(m.hex)
         ));
+    }
+    // 6.1: "Land units may not attack enemy boats or gunboats, friendly
+    // gunboats may, boats never attack."
+    if let OnContact::AttackHexes(hs) = &order.on_contact {
+        let has_gunboats = m.river.iter().chain(&m.units).any(|&u| {
+            t.unit_type(&t.state.units[u])
+                .is_some_and(|ty| ty.kind == crate::scenario::UnitKind::Gunboat)
+        });
+        for h in hs {
+            let enemy = t.units_at(*h, t.side.enemy());
+            let river_only = !enemy.is_empty()
+                && enemy.iter().all(|&u| {
+                    t.unit_type(&t.state.units[u])
+                        .is_some_and(|ty| ty.kind.is_river_unit())
+                });
+            if river_only && !has_gunboats {
+                return Err(format!(
+                    "ATTACK {}: only enemy boats or gunboats are there; land units may not attack them, only gunboats may (6.1)",
+                    t.scn.map.describe(*h)
+                ));
+            }
+        }
     }
     let ids: Vec<UnitId> = m
         .units
@@ -147,7 +192,15 @@ fn plan_one(t: &Turn<'_, FixedDice>, order: &MarchOrder) -> Result<MarchPlan, St
                                 map.describe(at)
                             ));
                         }
-                        route_to(t, at, *dest).ok_or_else(|| {
+                        let found = if leader_alone {
+                            crate::geo::route::cheapest_route(at, *dest, &|a, b| {
+                                enter_cost(t, &occ, a, b).ok().map(|_| 1)
+                            })
+                            .map(|r| r.hexes.into_iter().skip(1).collect())
+                        } else {
+                            route_to(t, at, *dest)
+                        };
+                        found.ok_or_else(|| {
                             format!(
                                 "march {n}: no way by land from {} to {} (sea, the enemy or a scenario rule bars every route)",
                                 map.describe(at),
@@ -162,7 +215,8 @@ fn plan_one(t: &Turn<'_, FixedDice>, order: &MarchOrder) -> Result<MarchPlan, St
                 for &h in &path {
                     let c = enter_cost(t, &occ, here, h)
                         .map_err(|b| format!("march {n}: {}", b.reason(map, &occ, here, h)))?;
-                    cost += c;
+                    // A leader alone moves 8 hexes, whatever they cost (7.0).
+                    cost += if leader_alone { 1 } else { c };
                     here = h;
                 }
                 if let Leg::To(dest) = leg
@@ -173,7 +227,11 @@ fn plan_one(t: &Turn<'_, FixedDice>, order: &MarchOrder) -> Result<MarchPlan, St
                         map.describe(*dest)
                     ));
                 }
-                if cost > full {
+                if cost > full && leader_alone {
+                    notes.push(format!(
+                        "{cost} hexes and a leader moves {full} (7.0): he cannot reach it this march"
+                    ));
+                } else if cost > full {
                     notes.push(format!(
                         "costs {cost} movement points and a full march gives {full}: the stack stops on the way"
                     ));
@@ -182,9 +240,11 @@ fn plan_one(t: &Turn<'_, FixedDice>, order: &MarchOrder) -> Result<MarchPlan, St
                     end: here,
                     path,
                     cost,
-                    rolls: true,
+                    rolls: groups.iter().any(|g| g[0] == k),
                     river_way: None,
                     notes,
+                    march: march_of(k),
+                    by_fleet: matches!(leg, Leg::Fleet(_)),
                 }
             }
             Leg::Rail(dest) => {
@@ -202,6 +262,8 @@ fn plan_one(t: &Turn<'_, FixedDice>, order: &MarchOrder) -> Result<MarchPlan, St
                     rolls: false,
                     river_way: None,
                     notes,
+                    march: march_of(k),
+                    by_fleet: matches!(leg, Leg::Fleet(_)),
                 }
             }
             Leg::River(dest) => {
@@ -233,6 +295,12 @@ fn plan_one(t: &Turn<'_, FixedDice>, order: &MarchOrder) -> Result<MarchPlan, St
                             .into(),
                     );
                 }
+                if t.is_besieged(*dest, t.side) && *dest != at {
+                    return Err(format!(
+                        "march {n}: {} is under siege: no new unit may enter until the besiegers are driven off (9.12)",
+                        map.describe(*dest)
+                    ));
+                }
                 LegPlan {
                     end: *dest,
                     path,
@@ -240,6 +308,8 @@ fn plan_one(t: &Turn<'_, FixedDice>, order: &MarchOrder) -> Result<MarchPlan, St
                     rolls: false,
                     river_way: way,
                     notes,
+                    march: march_of(k),
+                    by_fleet: matches!(leg, Leg::Fleet(_)),
                 }
             }
             Leg::Fleet(dest) => {
@@ -260,13 +330,21 @@ fn plan_one(t: &Turn<'_, FixedDice>, order: &MarchOrder) -> Result<MarchPlan, St
                         map.describe(at)
                     ));
                 }
+                if t.is_besieged(*dest, t.side) {
+                    return Err(format!(
+                        "march {n}: {} is under siege: no new unit may enter until the besiegers are driven off (9.12)",
+                        map.describe(*dest)
+                    ));
+                }
                 LegPlan {
                     end: *dest,
                     path: vec![*dest],
                     cost: 0,
-                    rolls: true,
+                    rolls: groups.iter().any(|g| g[0] == k),
                     river_way: None,
                     notes,
+                    march: march_of(k),
+                    by_fleet: matches!(leg, Leg::Fleet(_)),
                 }
             }
         };

@@ -233,8 +233,15 @@ pub fn fleet_at<S: DieSource>(t: &Turn<'_, S>, hex: Hex) -> Option<usize> {
     })
 }
 
-/// Rule 8.25: the fleet leaves while the Mahdists hold Souakim and comes
-/// back to Souakim when British infantry stands there.
+/// Rule 8.25: "The fleet cannot be destroyed in combat but is removed if
+/// Souakim is Mahdist controlled and returns to Souakim when there is a
+/// British infantry unit in Souakim." The fleet leaves as soon as the
+/// Mahdists take Souakim, and comes back to Souakim when a British
+/// infantry unit (the Naval Brigade included) stands there and the
+/// Mahdists do not hold it. It holds no hex (see `Turn::occupied_by`):
+/// Mahdist units entering the hex where it lies off the coast send it back
+/// to Souakim, or away if the Mahdists hold Souakim (ruling, docs/rules.md
+/// 8.25). Called after every phase and every Mahdist step.
 pub fn fleet_upkeep<S: DieSource>(t: &mut Turn<'_, S>) {
     let Ok(souakim) = t.scn.map.resolve("Souakim") else {
         return;
@@ -247,18 +254,30 @@ pub fn fleet_upkeep<S: DieSource>(t: &mut Turn<'_, S>) {
     else {
         return;
     };
-    let mahdist_holds = t.state.control.get(&souakim) == Some(&Side::Mahdist);
-    let on_map = t.state.units[i].hex().is_some();
-    if on_map && mahdist_holds {
-        t.state.units[i].status = Status::Reserve;
-        t.events.push(Event::Note {
-            text: "the Mahdists hold Souakim: the British fleet leaves (8.25)".into(),
-        });
-    } else if !on_map && !mahdist_holds && t.state.units[i].status == Status::Reserve {
+    let mahdist_holds = t.state.control.get(&souakim) == Some(&Side::Mahdist)
+        || t.land_occupied_by(souakim, Side::Mahdist);
+    let at = t.state.units[i].hex();
+    if let Some(h) = at {
+        if mahdist_holds {
+            t.state.units[i].status = Status::Reserve;
+            t.events.push(Event::Note {
+                text: "the Mahdists hold Souakim: the British fleet leaves (8.25)".into(),
+            });
+        } else if t.land_occupied_by(h, Side::Mahdist) {
+            t.state.units[i].status = Status::OnMap(souakim);
+            t.events.push(Event::Note {
+                text: format!(
+                    "Mahdist units enter {}: the British fleet, which holds no hex, sails back to Souakim (8.25)",
+                    t.scn.map.describe(h)
+                ),
+            });
+        }
+    } else if !mahdist_holds && t.state.units[i].status == Status::Reserve {
         let british_infantry = t.state.units.iter().any(|u| {
             u.hex() == Some(souakim)
                 && t.unit_type(u).is_some_and(|ty| {
-                    ty.nation == crate::scenario::Nation::British && ty.kind == UnitKind::Infantry
+                    ty.nation == crate::scenario::Nation::British
+                        && matches!(ty.kind, UnitKind::Infantry | UnitKind::NavalInfantry)
                 })
         });
         if british_infantry {

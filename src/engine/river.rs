@@ -268,7 +268,7 @@ fn river_path<S: DieSource>(t: &Turn<'_, S>, from: Hex, to: Hex) -> Option<(Way,
                 };
                 // Opposing units never share a hex: boats pass no enemy,
                 // river units included (gunboats may attack them, 6.1).
-                if t.occupied_by(n, t.side.enemy()) {
+                if t.occupied_by(n, t.side.enemy()) || t.is_besieged(n, t.side) {
                     continue;
                 }
                 let way = match there.cmp(&here) {

@@ -23,14 +23,22 @@ pub fn check<S: DieSource>(t: &mut Turn<'_, S>) {
                     .iter()
                     .filter_map(|p| t.scn.map.resolve(p).ok())
                     .collect();
-                let none = hexes.iter().all(|h| !t.is_besieged(*h, Side::Egyptian));
-                let n = bump(t, &key, none);
+                let why_not: Vec<String> = places
+                    .iter()
+                    .zip(&hexes)
+                    .filter_map(|(p, h)| relieved(t, *h).err().map(|w| format!("{p} {w}")))
+                    .collect();
+                let n = bump(t, &key, why_not.is_empty() && hexes.len() == places.len());
                 t.events.push(Event::VictoryCheck {
                     condition: format!(
                         "neither {} under siege for {turns} Egyptian turns (4.1)",
                         places.join(" nor ")
                     ),
-                    status: format!("{n} of {turns}"),
+                    status: if why_not.is_empty() {
+                        format!("{n} of {turns}")
+                    } else {
+                        format!("{n} of {turns}: {}", why_not.join("; "))
+                    },
                 });
                 if n >= *turns {
                     wins.push((
@@ -147,6 +155,55 @@ pub fn check<S: DieSource>(t: &mut Turn<'_, S>) {
             None => format!("Draw: {}", r.reason),
         };
         t.events.push(Event::GameOver { result });
+    }
+}
+
+/// Whether an Egyptian town counts as "not under siege" for 4.1, or why
+/// not. Ruling (docs/rules.md 4.1): the town must be held by the Egyptian
+/// side (it controls it: its units were the last to occupy it) and no
+/// Mahdist land unit may stand next to it. A fallen or Mahdist-held town
+/// is not relieved, nor is an empty one the Mahdists surround.
+fn relieved<S: DieSource>(t: &Turn<'_, S>, hex: crate::geo::Hex) -> Result<(), &'static str> {
+    if t.land_occupied_by(hex, Side::Mahdist) || t.state.control.get(&hex) == Some(&Side::Mahdist) {
+        return Err("is held by the Mahdists");
+    }
+    if t.state.control.get(&hex) != Some(&Side::Egyptian) {
+        return Err("is not held by the Egyptians");
+    }
+    if hex
+        .neighbours()
+        .iter()
+        .any(|n| t.land_occupied_by(*n, Side::Mahdist))
+    {
+        return Err("is under siege");
+    }
+    Ok(())
+}
+
+/// Rule 4.1: "The Egyptian player wins instantly if the Khalifa leader is
+/// eliminated." Checked whenever a leader is removed, so the game ends when
+/// it happens and nothing later in the turn changes it.
+pub fn instant<S: DieSource>(t: &mut Turn<'_, S>) {
+    if t.state.result.is_some() {
+        return;
+    }
+    for c in t.scn.def.victory.iter() {
+        if let VictoryCondition::LeaderEliminated { leader, winner } = c
+            && t.state
+                .leaders
+                .iter()
+                .any(|l| l.name == *leader && l.removed)
+        {
+            let reason = format!("{leader} eliminated");
+            t.state.result = Some(GameResult {
+                winner: Some(*winner),
+                reason: reason.clone(),
+            });
+            t.events.push(Event::GameOver {
+                result: format!("{winner} victory: {reason} (an instant victory, 4.1)"),
+            });
+            return;
+        }
     }
 }
 

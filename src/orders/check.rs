@@ -559,8 +559,11 @@ pub fn describe_plan(scn: &Scenario, p: &MarchPlan) -> String {
         map.describe(p.from),
         p.allowance
     );
-    for (k, l) in p.legs.iter().enumerate() {
-        let how = if l.rolls {
+    for l in &p.legs {
+        let shares = !l.rolls && p.legs.iter().any(|o| o.march == l.march && o.rolls);
+        let how = if l.by_fleet {
+            "with the fleet, 0 movement points".to_string()
+        } else if l.rolls || shares {
             format!(
                 "{} {}",
                 l.cost,
@@ -573,12 +576,18 @@ pub fn describe_plan(scn: &Scenario, p: &MarchPlan) -> String {
         let _ = write!(
             out,
             "\nmarch {}: {} ({how}){}",
-            k + 1,
+            l.march + 1,
             route.join(" - "),
-            if l.rolls { ", after a march roll" } else { "" }
+            if l.rolls {
+                ", after a march roll"
+            } else if shares {
+                ", in the same march"
+            } else {
+                ""
+            }
         );
     }
-    if p.legs.len() > 1 {
+    if p.legs.last().is_some_and(|l| l.march > 0) {
         let _ = write!(
             out,
             "\n(each march after the first starts where the one before it ends, if the stack gets there)"

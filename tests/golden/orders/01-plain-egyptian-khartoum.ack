@@ -9,9 +9,8 @@ line 7: MARCH UNITS ER05 ER06 EC01 EG03 BN01 WITH Baker FLEET TO Trinkitat (5721
         RETREAT TOWARDS Trinkitat (5721)
         LOSE FIRST EC01
     5 units (ER05 ER06 EC01 EG03 BN01) with Baker from Souakim (5419); a full march gives 5 movement points
-    march 1: Trinkitat (5721) (0 movement points), after a march roll
-    march 2: El Teb (5722) (1 movement point), after a march roll
-    (each march after the first starts where the one before it ends, if the stack gets there)
+    march 1: Trinkitat (5721) (with the fleet, 0 movement points), after a march roll
+    march 1: El Teb (5722) (1 movement point), in the same march
 line 12: MARCH STACK Abou Hamed (2516) TO 2920 THEN TO Berber (3026)
     1 unit (ES03) from Abou Hamed (2516); a full march gives 6 movement points
     march 1: 2617 - 2717 - 2818 - 2819 - 2919 - 2920 (6 movement points), after a march roll
