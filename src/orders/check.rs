@@ -526,7 +526,17 @@ pub fn acknowledge(
             "You said READY: your orders for this turn are complete."
         );
     }
-    let _ = side;
+    if !checked.refused && !checked.plans.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nWhere the turn may differ from this receipt: each march by land rolls on the march table (No March: the stack stays where it is; a short march: it stops on the way); a lost or drawn combat ends the stack's marching, and a lost one sends it back (8.31, 9.8); random events come before your marches and may change the position; units that arrive this month stay where they land (8.3){}.",
+            if side == Side::Mahdist {
+                "; the Egyptian player turn comes first and may change the position"
+            } else {
+                ""
+            }
+        );
+    }
     out
 }
 

@@ -20,6 +20,8 @@ Summary: 4 orders understood, 0 errors, 1 warning.
 4 lines were passed over as not orders (greetings, notes): if one was meant as an order, write it again starting with its order word.
 You said READY: your orders for this turn are complete.
 
+Where the turn may differ from this receipt: each march by land rolls on the march table (No March: the stack stays where it is; a short march: it stops on the way); a lost or drawn combat ends the stack's marching, and a lost one sends it back (8.31, 9.8); random events come before your marches and may change the position; units that arrive this month stay where they land (8.3).
+
 --- canonical orders ---
 MARCH STACK Berber (3026) TO Ed Damer (3029)
 MARCH STACK Debbeh (0826) TO Korti (1226)
