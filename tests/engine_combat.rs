@@ -476,3 +476,212 @@ fn rule_9_2_a_combat_is_against_one_hex_from_one_hex() {
     assert_eq!(fights.len(), 2, "two separate combats: {fights:?}");
     assert!(fights.iter().all(|(_, n)| *n == 1));
 }
+
+/// The Egyptian units disrupted and eliminated, in the order of the log,
+/// with whether the owner's orders decided each.
+fn losses(r: &TurnResult) -> Vec<(String, &'static str, bool)> {
+    use dervish::engine::events::Decision;
+    let egyptian = |id: &str| r.state.unit(id).is_some_and(|u| u.side == Side::Egyptian);
+    r.events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Disrupted {
+                unit, decided_by, ..
+            } => Some((unit.0.clone(), "disrupted", *decided_by == Decision::Orders)),
+            Event::Eliminated {
+                unit, decided_by, ..
+            } => Some((
+                unit.0.clone(),
+                "eliminated",
+                *decided_by == Decision::Orders,
+            )),
+            _ => None,
+        })
+        .filter(|(u, _, _)| egyptian(u))
+        .collect()
+}
+
+#[test]
+fn rule_9_4_a_civilian_is_eliminated_only_after_every_other_unit_of_its_stack() {
+    // "civilians may not be eliminated (by either player) until all other
+    // units are eliminated": the Khartoum garrison of civilians, L and R
+    // infantry, hit by fire and melee of every strength.
+    for (fire, melee) in [
+        ([1, 1], [1, 1]),
+        ([4, 4], [3, 4]),
+        ([6, 6], [6, 6]),
+        ([6, 5], [5, 5]),
+        ([3, 2], [6, 6]),
+    ] {
+        let mut b = Bench::new("khartoum");
+        let (a, d) = field(&b);
+        b.place("mah-R", 12, &a.to_string());
+        let civ = b.place("civilian", 1, &d.to_string());
+        let mut others = b.place("egy-inf-L", 2, &d.to_string());
+        others.extend(b.place("egy-inf-R", 2, &d.to_string()));
+        // Mahdist march 6+6; fire Mahdist then Egyptian; melee the same.
+        let faces = [6, 6, fire[0], fire[1], 1, 1, melee[0], melee[1], 1, 1];
+        let r = b.play(Side::Mahdist, &attack(a, d), &faces);
+        let hit = losses(&r);
+        assert!(!hit.is_empty(), "{fire:?} {melee:?}: no losses at all");
+        if let Some(c) = hit
+            .iter()
+            .position(|(u, what, _)| *u == civ[0].0 && *what == "eliminated")
+        {
+            let before = hit[..c]
+                .iter()
+                .filter(|(_, what, _)| *what == "eliminated")
+                .count();
+            assert_eq!(
+                before,
+                others.len(),
+                "{fire:?} {melee:?}: the civilian went first: {hit:?}"
+            );
+        }
+        // And the civilian stands while any other unit does.
+        let civ_here = b.at(&r, &civ[0]).is_some();
+        let any_other = others.iter().any(|u| b.at(&r, u).is_some());
+        assert!(
+            civ_here || !any_other,
+            "{fire:?} {melee:?}: civilian lost, others stand: {hit:?}"
+        );
+    }
+}
+
+#[test]
+fn rule_9_4_the_khartoum_civilian_survives_a_heavy_fire_round() {
+    // Mahdist R fire 6+6 +1 quality +1 ratio = 14: S 55/10, L 45/10, R
+    // 35/10 against the garrison. The elimination the civilians' class
+    // suffers falls on another unit (9.4): the civilian is untouched.
+    let mut b = Bench::new("khartoum");
+    let (a, d) = field(&b);
+    b.place("mah-R", 12, &a.to_string());
+    let civ = b.place("civilian", 1, &d.to_string());
+    b.place("egy-inf-L", 2, &d.to_string());
+    b.place("egy-inf-R", 2, &d.to_string());
+    let r = b.play(
+        Side::Mahdist,
+        &attack(a, d),
+        &[6, 6, 6, 6, 1, 1, 1, 1, 1, 1],
+    );
+    let fire = losses(&r);
+    assert!(
+        fire.iter().any(|(_, what, _)| *what == "eliminated"),
+        "{fire:?}"
+    );
+    assert!(
+        fire.iter().all(|(u, _, _)| *u != civ[0].0),
+        "the civilian is neither eliminated nor disrupted while others stand: {fire:?}"
+    );
+    assert!(b.at(&r, &civ[0]).is_some());
+}
+
+#[test]
+fn rule_9_4_no_second_disruption_while_any_unit_of_the_stack_is_in_good_order() {
+    // Two disrupted S irregulars and three good-order British battalions.
+    // Melee 7-8 against S is 30/5: one disruption and one elimination for
+    // the S class, and the cap (the whole stack as S: 30% and 5% of 5) is
+    // one of each. The disruption may not fall on the second disrupted S
+    // unit (that would eliminate it, a second elimination beyond the cap):
+    // it falls on a British battalion.
+    let mut b = Bench::new("khartoum");
+    let (a, d) = field(&b);
+    b.place("mah-S", 5, &a.to_string());
+    let s = b.place("egy-inf-S", 2, &d.to_string());
+    let v = b.place("brit-inf", 3, &d.to_string());
+    for u in b.state.units.iter_mut().filter(|u| s.contains(&u.id)) {
+        u.disrupted = true;
+    }
+    // Mahdist march 6+6; British fire 1+1; melee Mahdist 3+3 (+2 charge,
+    // -1 S quality, ratio 100: 7), British 1+1.
+    let r = b.play(Side::Mahdist, &attack(a, d), &[6, 6, 1, 1, 3, 3, 1, 1]);
+    let hit = losses(&r);
+    let eliminated: Vec<&str> = hit
+        .iter()
+        .filter(|(_, w, _)| *w == "eliminated")
+        .map(|(u, _, _)| u.as_str())
+        .collect();
+    let disrupted: Vec<&str> = hit
+        .iter()
+        .filter(|(_, w, _)| *w == "disrupted")
+        .map(|(u, _, _)| u.as_str())
+        .collect();
+    assert_eq!(eliminated, vec![s[0].0.as_str()], "{hit:?}");
+    assert_eq!(disrupted.len(), 1, "{hit:?}");
+    assert!(v.iter().any(|u| u.0 == disrupted[0]), "{hit:?}");
+}
+
+#[test]
+fn rule_9_4_the_standing_loss_order_is_used_in_the_enemy_player_turn() {
+    let mut b = Bench::new("khartoum");
+    let (a, d) = field(&b);
+    b.place("mah-S", 4, &a.to_string());
+    let l = b.place("egy-inf-L", 4, &d.to_string());
+    // The Egyptian player turn sets the standing order; nothing moves.
+    let egyptian = Orders {
+        standing_lose_first: vec![l[3].clone(), l[2].clone()],
+        ..Orders::default()
+    };
+    let r = b.play(Side::Egyptian, &egyptian, &[]);
+    b.state = r.state;
+    // Mahdist march 6+6; Egyptian fire 1+1; melee Mahdist 3+3 (+2 charge,
+    // -1 S quality: 7, L 45/5: one disruption, one elimination), Egyptian 1+1.
+    let r = b.play(Side::Mahdist, &attack(a, d), &[6, 6, 1, 1, 3, 3, 1, 1]);
+    assert_eq!(
+        losses(&r),
+        vec![
+            (l[3].0.clone(), "eliminated", true),
+            (l[2].0.clone(), "disrupted", true)
+        ]
+    );
+    // Without it, the default policy decides.
+    let mut b2 = Bench::new("khartoum");
+    b2.place("mah-S", 4, &a.to_string());
+    let l2 = b2.place("egy-inf-L", 4, &d.to_string());
+    let r = b2.play(Side::Mahdist, &attack(a, d), &[6, 6, 1, 1, 3, 3, 1, 1]);
+    assert_eq!(
+        losses(&r),
+        vec![
+            (l2[0].0.clone(), "eliminated", false),
+            (l2[1].0.clone(), "disrupted", false)
+        ]
+    );
+}
+
+#[test]
+fn rule_9_4_gunboats_in_the_stack_shield_the_civilians_in_melee() {
+    // "civilians may not be eliminated (by either player) until all other
+    // units are eliminated": Gordon's steamers are units of the stack,
+    // though the melee round cannot hit them (9.5).
+    let mut b = Bench::new("khartoum");
+    let k = b.hex("Khartoum");
+    let from = k
+        .neighbours()
+        .into_iter()
+        .find(|h| b.scn.map.is_land(*h) && !b.scn.map.crosses_river(*h, k))
+        .unwrap();
+    b.place("mah-S", 12, &from.to_string());
+    let civ = b.place("civilian", 1, "Khartoum");
+    let r_unit = b.place("egy-inf-R", 1, "Khartoum");
+    let boats = b.place("egy-gunboat", 1, "Khartoum");
+    for u in b.state.units.iter_mut() {
+        if civ.contains(&u.id) || r_unit.contains(&u.id) {
+            u.disrupted = true;
+        }
+    }
+    // Mahdist march 6+6; Egyptian fire 1+1; melee Mahdist 6+6 (11 after
+    // modifiers: R 50/10, S 50/15; capped at one disruption and one
+    // elimination), Egyptian 1+1.
+    let r = b.play(Side::Mahdist, &attack(from, k), &[6, 6, 1, 1, 6, 6, 1, 1]);
+    let hit = losses(&r);
+    assert_eq!(
+        hit.iter()
+            .filter(|(_, w, _)| *w == "eliminated")
+            .map(|(u, _, _)| u.as_str())
+            .collect::<Vec<_>>(),
+        vec![r_unit[0].0.as_str()],
+        "{hit:?}"
+    );
+    assert_eq!(b.at(&r, &civ[0]), Some(k), "{hit:?}");
+    assert_eq!(b.at(&r, &boats[0]), Some(k));
+}

@@ -207,6 +207,14 @@ fn the_other_orders_and_the_commands() {
         one(&k, "EVENT LOSSES ES01"),
         Order::EventLosses(ids(&["ES01"]))
     );
+    assert_eq!(
+        one(&k, "DEFEND LOSE FIRST civ1 ER05"),
+        Order::DefendLoseFirst(ids(&["CIV01", "ER05"]))
+    );
+    assert_eq!(
+        one(&k, "defend lose es01"),
+        Order::DefendLoseFirst(ids(&["ES01"]))
+    );
     assert_eq!(one(&k, "READY"), Order::Ready);
     assert_eq!(one(&k, "HELP"), Order::Command(Command::Help));
     assert_eq!(one(&k, "MAP"), Order::Command(Command::Map(None)));
@@ -358,7 +366,7 @@ fn syntax_problems_say_where_what_and_how_to_fix() {
 #[test]
 fn canonical_form_reads_back_to_the_same_orders() {
     let k = scn("khartoum");
-    let text = "game k-1\nside egyptian\nsecret abc\nmonth 1884-02\nmarch gordon to omdurman attack any continue\n retreat to khartoum\n led by gordon\n drop er01 with j. stewart at 1941\n lose er02\nmarch souakim fleet to trinkitat then to el teb then path 5722, tokar\nmarch leader hicks alone to berber\nmarch units with gordon, j. stewart to omdurman\nexpend supply at khartoum\nkeep supply berber\nplace gordon-relief at wady halfa\nwithdraw er05\ndismount bc01 bc02\nrailway souakim berber\nevent losses es01 es02\nready\nhelp\nmap\nmap berber\nroute korti metammeh\nstatus\nhistory\nhistory 1884-01\nresend\njoin\njoin egyptian\nmarch dongola river up to korti\nmarch berber rail to sarras\n";
+    let text = "game k-1\nside egyptian\nsecret abc\nmonth 1884-02\nmarch gordon to omdurman attack any continue\n retreat to khartoum\n led by gordon\n drop er01 with j. stewart at 1941\n lose er02\nmarch souakim fleet to trinkitat then to el teb then path 5722, tokar\nmarch leader hicks alone to berber\nmarch units with gordon, j. stewart to omdurman\nexpend supply at khartoum\nkeep supply berber\nplace gordon-relief at wady halfa\nwithdraw er05\ndismount bc01 bc02\nrailway souakim berber\nevent losses es01 es02\ndefend lose first es03, er01\nready\nhelp\nmap\nmap berber\nroute korti metammeh\nstatus\nhistory\nhistory 1884-01\nresend\njoin\njoin egyptian\nmarch dongola river up to korti\nmarch berber rail to sarras\n";
     let first = read(&k, text);
     assert!(first.errors.is_empty(), "{:?}", first.errors);
     let canonical = print::sheet(&k.map, &first.sheet, true);
@@ -736,4 +744,29 @@ fn a_river_march_the_wrong_way_and_mahdist_supply() {
         "{:?}",
         c.errors
     );
+}
+
+#[test]
+fn the_standing_loss_order_names_units_of_the_player_only() {
+    let k = scn("khartoum");
+    let (state, _) = initial_state(&k, &Placements::new()).unwrap();
+    let p = read(&k, "DEFEND LOSE FIRST ER01 ER02\nDEFEND LOSE FIRST MS001\n");
+    let c = orders::check(&p.sheet, &k, &state, Side::Egyptian);
+    assert_eq!(c.errors.len(), 1, "{:?}", c.errors);
+    assert_eq!(c.errors[0].line, 2);
+    assert!(
+        c.errors[0].message.contains("not an Egyptian unit"),
+        "{}",
+        c.errors[0]
+    );
+    assert_eq!(c.orders.standing_lose_first, ids(&["ER01", "ER02"]));
+    let ack = orders::acknowledge(&p, &c, &k, Side::Egyptian, &state);
+    assert!(
+        ack.contains("line 1: DEFEND LOSE FIRST ER01 ER02\n    these take combat losses first"),
+        "{ack}"
+    );
+    let p = read(&k, "DEFEND FIRST ER01\n");
+    assert_eq!(p.errors.len(), 1, "{:?}", p.errors);
+    let p = read(&k, "DEFEND LOSE FIRST\n");
+    assert_eq!(p.errors.len(), 1, "{:?}", p.errors);
 }

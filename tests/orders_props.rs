@@ -234,6 +234,7 @@ fn order() -> impl Strategy<Value = Order> {
             .prop_map(|(a, b)| Order::Dismount(a, b)),
         1 => prop::sample::select(lines).prop_map(Order::Railway),
         1 => prop::collection::vec(unit(), 1..4).prop_map(Order::EventLosses),
+        1 => prop::collection::vec(unit(), 1..4).prop_map(Order::DefendLoseFirst),
         1 => Just(Order::Ready),
         1 => prop_oneof![
             Just(Command::Help),

@@ -7,11 +7,11 @@ use std::collections::BTreeMap;
 
 use super::Turn;
 use super::events::{Decision, Event};
-use super::losses;
+use super::losses::{self, ClassHits};
 use super::modifiers::{self, RollContext};
 use crate::dice::{DiceKind, DieSource};
 use crate::geo::Hex;
-use crate::scenario::tables::CombatTable;
+use crate::scenario::tables::{CombatRow, CombatTable};
 use crate::scenario::{Quality, Side, UnitKind};
 use crate::state::{Status, UnitId};
 
@@ -54,19 +54,30 @@ pub fn fight<S: DieSource>(
     lose_first: &[UnitId],
 ) -> Outcome {
     let enemy = t.side.enemy();
+    // Each side's losses: the march's LOSE FIRST, then the side's standing
+    // order (9.4: "The owning player may distribute all results").
+    let standing = |t: &Turn<'_, S>, side: Side| {
+        t.state
+            .standing_lose_first
+            .get(&side)
+            .cloned()
+            .unwrap_or_default()
+    };
+    let mut a_lose_first = lose_first.to_vec();
+    a_lose_first.extend(standing(t, t.side));
     let a = Party {
         side: t.side,
         hex: from,
         units: attackers.to_vec(),
         leaders: leaders.to_vec(),
-        lose_first: lose_first.to_vec(),
+        lose_first: a_lose_first,
     };
     let d = Party {
         side: enemy,
         hex: target,
         units: t.units_at(target, enemy),
         leaders: t.leaders_at(target, enemy),
-        lose_first: Vec::new(),
+        lose_first: standing(t, enemy),
     };
     // River units and the fleet are never hit by land combat here, and do
     // not count towards winning or losing (9.8).
@@ -332,60 +343,64 @@ fn apply_hits<S: DieSource>(
         return;
     };
     let alive = hittable(t, &target.units, round);
-    let n: usize = counts.values().sum();
-    let worst = counts.keys().max().copied();
-    let cap = worst
-        .map(|q| row.against(q))
-        .map(|h| (losses::share(n, h.0), losses::share(n, h.1)));
-    // Hits by class, taken from the units of that class first (9.5).
-    let mut plan: Vec<(Quality, u32, u32)> = Vec::new();
-    for (q, &c) in counts {
-        let h = row.against(*q);
-        plan.push((*q, losses::share(c, h.0), losses::share(c, h.1)));
-    }
-    let (mut dis_left, mut eli_left) = cap.unwrap_or((0, 0));
     let cause = match round {
         Round::Fire => "fire",
         Round::Melee => "melee",
     };
-    let mut pool = alive.clone();
-    // Worst classes first.
-    plan.sort_by_key(|(q, _, _)| std::cmp::Reverse(*q));
-    for (q, dis, eli) in plan {
-        let dis = dis.min(dis_left);
-        let eli = eli.min(eli_left);
-        dis_left -= dis;
-        eli_left -= eli;
-        if dis == 0 && eli == 0 {
-            continue;
-        }
-        let of_class: Vec<usize> = pool
-            .iter()
-            .copied()
-            .filter(|&u| {
-                t.unit_type(&t.state.units[u])
-                    .is_some_and(|ty| ty.quality == q)
-            })
-            .collect();
-        // Eliminations and the units hit come from this class; a second
-        // disruption needs every unit of the stack disrupted first (9.4).
-        let stack_all_disrupted = pool.iter().all(|&u| t.state.units[u].disrupted);
-        let targets = if stack_all_disrupted {
-            pool.clone()
-        } else {
-            of_class.clone()
-        };
-        let gone = losses::apply(
-            t,
-            target.hex,
-            &targets,
-            dis,
-            eli,
-            cause,
-            &target.lose_first.clone(),
-        );
-        pool.retain(|u| !gone.contains(u));
+    let plan = plan_hits(&row, counts);
+    losses::distribute(
+        t,
+        target.hex,
+        &alive,
+        &target.units,
+        &plan,
+        cause,
+        &target.lose_first,
+    );
+}
+
+/// The results of one table row against a stack with `counts` units of
+/// each class (9.5): each class suffers the row's percentages of its own
+/// units ("a stack composed of differing quality units may have those units
+/// suffer different combat results"); the worst affected class comes first
+/// (most eliminations, then most disruptions, then the lower quality), and
+/// the totals are capped at what the row gives against the whole stack at
+/// its lowest class ("the total loss caused may not be greater than if the
+/// whole stack was of the morale of the lowest quality units"), the better
+/// affected classes losing what the cap takes away.
+pub(crate) fn plan_hits(row: &CombatRow, counts: &BTreeMap<Quality, usize>) -> Vec<ClassHits> {
+    let n: usize = counts.values().sum();
+    let Some(lowest) = counts.keys().max().copied() else {
+        return Vec::new();
+    };
+    let cap = row.against(lowest);
+    let (mut dis_left, mut eli_left) = (
+        losses::share(n, cap.disrupt()),
+        losses::share(n, cap.eliminate()),
+    );
+    let mut plan: Vec<ClassHits> = counts
+        .iter()
+        .map(|(q, &c)| {
+            let h = row.against(*q);
+            ClassHits {
+                class: *q,
+                disrupt: losses::share(c, h.disrupt()),
+                eliminate: losses::share(c, h.eliminate()),
+            }
+        })
+        .collect();
+    plan.sort_by_key(|h| {
+        let pct = row.against(h.class);
+        std::cmp::Reverse((pct.eliminate(), pct.disrupt(), h.class))
+    });
+    for h in &mut plan {
+        h.disrupt = h.disrupt.min(dis_left);
+        h.eliminate = h.eliminate.min(eli_left);
+        dis_left -= h.disrupt;
+        eli_left -= h.eliminate;
     }
+    plan.retain(|h| h.disrupt > 0 || h.eliminate > 0);
+    plan
 }
 
 /// Rule 9.9: a winning Mahdist captures eliminated gun and rifle units.

@@ -2,13 +2,15 @@
 //! civilians are eliminated last; no unit is disrupted a second time
 //! (which eliminates it) until every unit of the stack is disrupted; the
 //! owner's preferences come first, then the default policy of losing the
-//! worst-quality units first.
+//! worst-quality units first. [`distribute`] takes a combat roll's results
+//! by class over the whole stack; [`apply`] takes losses given for a whole
+//! stack (march attrition, attrition, withdrawal).
 
 use super::Turn;
 use super::events::{Decision, Event};
 use crate::dice::DieSource;
 use crate::geo::Hex;
-use crate::scenario::{Nation, Side, UnitKind};
+use crate::scenario::{Nation, Quality, Side, UnitKind};
 use crate::state::{Status, UnitId};
 
 /// The default policy's name in the result log.
@@ -130,6 +132,184 @@ pub fn apply<S: DieSource>(
                 cause: cause.to_string(),
                 decided_by: d,
             });
+        }
+    }
+    if !gone.is_empty() {
+        t.remove_lone_leaders(hex);
+    }
+    gone
+}
+
+/// The results one combat roll inflicts on one quality class of the stack
+/// hit (9.5): disruptions and eliminations, already capped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ClassHits {
+    pub class: Quality,
+    pub disrupt: u32,
+    pub eliminate: u32,
+}
+
+/// Distribute a combat roll's results over the whole stack hit (9.4, 9.5).
+/// `units` is every unit of the stack the round can hit; `stack` every unit
+/// of the stack in the combat (the limits count boats and gunboats that
+/// melee cannot hit, the fleet aside); `hits` the results
+/// by class, the worst affected class first. Eliminations come first, then
+/// disruptions, each class in turn. A result falls on a unit of its own
+/// class when the limits allow ("Losses must be taken from the worst
+/// affected units 1st"); otherwise on another unit of the stack, as the
+/// owner distributes, with the stack-wide limits of 9.4:
+///
+/// - "civilians may not be eliminated (by either player) until all other
+///   units are eliminated": a civilian is eliminated, or disrupted a second
+///   time, only when it is all that is left;
+/// - "no disrupted unit may suffer a 2nd disruption result until all units
+///   (except leaders) in the stack are disrupted": a disruption falls on a
+///   good-order unit while there is one, and then eliminates a disrupted
+///   one ("A disrupted unit that is disrupted again is eliminated").
+///
+/// Within these limits the owner's `lose_first` list comes first, then the
+/// default policy. A result with no unit left to take it is lost. Returns
+/// the eliminated units.
+pub fn distribute<S: DieSource>(
+    t: &mut Turn<'_, S>,
+    hex: Hex,
+    units: &[usize],
+    stack: &[usize],
+    hits: &[ClassHits],
+    cause: &str,
+    lose_first: &[UnitId],
+) -> Vec<usize> {
+    let mut gone = Vec::new();
+    let mut alive: Vec<usize> = units.to_vec();
+    let class_of = |t: &Turn<'_, S>, i: usize| t.unit_type(&t.state.units[i]).map(|ty| ty.quality);
+    let is_civilian = |t: &Turn<'_, S>, i: usize| {
+        t.unit_type(&t.state.units[i])
+            .is_some_and(|ty| ty.kind == UnitKind::Civilian)
+    };
+    let preference = |t: &Turn<'_, S>, i: usize| {
+        lose_first
+            .iter()
+            .position(|id| *id == t.state.units[i].id)
+            .unwrap_or(usize::MAX)
+    };
+    let decided = |t: &Turn<'_, S>, i: usize| {
+        if lose_first.contains(&t.state.units[i].id) {
+            Decision::Orders
+        } else {
+            Decision::Default(DEFAULT_POLICY.into())
+        }
+    };
+    let quality_rank = |t: &Turn<'_, S>, i: usize| std::cmp::Reverse(class_of(t, i));
+    // The units of the stack still in the combat, for the limits of 9.4.
+    let standing = |t: &Turn<'_, S>| -> Vec<usize> {
+        stack
+            .iter()
+            .copied()
+            .filter(|&i| t.state.units[i].hex() == Some(hex))
+            .filter(|&i| {
+                t.unit_type(&t.state.units[i])
+                    .is_some_and(|ty| ty.kind != UnitKind::Fleet)
+            })
+            .collect()
+    };
+    // Civilians only when nothing else of the stack is left (9.4).
+    let eliminable = |t: &Turn<'_, S>, alive: &[usize]| -> Vec<usize> {
+        let others: Vec<usize> = alive
+            .iter()
+            .copied()
+            .filter(|&i| !is_civilian(t, i))
+            .collect();
+        if !others.is_empty() {
+            return others;
+        }
+        if standing(t).iter().all(|&i| is_civilian(t, i)) {
+            alive.to_vec()
+        } else {
+            Vec::new()
+        }
+    };
+    // A result taken by a unit of another class says so (9.5 ruling).
+    let cause_for = |t: &Turn<'_, S>, i: usize, h: &ClassHits, what: &str| {
+        if class_of(t, i) == Some(h.class) {
+            what.to_string()
+        } else {
+            format!(
+                "{what}, a result against the {} units (9.4, 9.5)",
+                h.class.letter()
+            )
+        }
+    };
+    for h in hits {
+        for _ in 0..h.eliminate {
+            let pick = eliminable(t, &alive).into_iter().min_by_key(|&i| {
+                (
+                    class_of(t, i) != Some(h.class),
+                    preference(t, i),
+                    !t.state.units[i].disrupted,
+                    quality_rank(t, i),
+                    t.state.units[i].id.clone(),
+                )
+            });
+            let Some(i) = pick else { break };
+            let d = decided(t, i);
+            let c = cause_for(t, i, h, cause);
+            eliminate_unit(t, i, hex, &c, d);
+            alive.retain(|&x| x != i);
+            gone.push(i);
+        }
+    }
+    for h in hits {
+        for _ in 0..h.disrupt {
+            let good: Vec<usize> = alive
+                .iter()
+                .copied()
+                .filter(|&i| !t.state.units[i].disrupted)
+                .collect();
+            if good.is_empty() {
+                // A unit of the stack this round cannot hit (a gunboat in
+                // the melee round) is in good order: no second disruption.
+                if standing(t).iter().any(|&i| !t.state.units[i].disrupted) {
+                    continue;
+                }
+                // Every unit is disrupted: a second disruption eliminates
+                // (9.4, 9.7); civilians last.
+                let pick = eliminable(t, &alive).into_iter().min_by_key(|&i| {
+                    (
+                        class_of(t, i) != Some(h.class),
+                        preference(t, i),
+                        quality_rank(t, i),
+                        t.state.units[i].id.clone(),
+                    )
+                });
+                let Some(i) = pick else { break };
+                let d = decided(t, i);
+                let c = cause_for(t, i, h, &format!("{cause}, disrupted again"));
+                eliminate_unit(t, i, hex, &c, d);
+                alive.retain(|&x| x != i);
+                gone.push(i);
+            } else {
+                // By default civilians are disrupted last too.
+                let pick = good.into_iter().min_by_key(|&i| {
+                    (
+                        is_civilian(t, i) && !lose_first.contains(&t.state.units[i].id),
+                        class_of(t, i) != Some(h.class),
+                        preference(t, i),
+                        quality_rank(t, i),
+                        t.state.units[i].id.clone(),
+                    )
+                });
+                let Some(i) = pick else { break };
+                let d = decided(t, i);
+                let c = cause_for(t, i, h, cause);
+                t.state.units[i].disrupted = true;
+                let unit = t.state.units[i].id.clone();
+                t.events.push(Event::Disrupted {
+                    unit,
+                    hex,
+                    cause: c,
+                    decided_by: d,
+                });
+            }
         }
     }
     if !gone.is_empty() {

@@ -54,6 +54,13 @@ pub fn play_player_turn<S: DieSource>(
             events: t.events,
         };
     }
+    // The standing loss order holds until this side's next player turn.
+    t.state.standing_lose_first.remove(&side);
+    if !orders.standing_lose_first.is_empty() {
+        t.state
+            .standing_lose_first
+            .insert(side, orders.standing_lose_first.clone());
+    }
     for phase in [
         Phase::RandomEvents,
         Phase::Reinforcements,

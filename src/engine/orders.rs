@@ -143,4 +143,11 @@ pub struct Orders {
     /// the player's choice (4.2); without them the default policy chooses.
     #[serde(default)]
     pub event_losses: Vec<UnitId>,
+    /// A standing order: units to take combat losses first, in this order,
+    /// whenever the player's units fight (9.4: "The owning player may
+    /// distribute all results"), above all in the other player's turn,
+    /// when the player gives no orders. It holds from this player turn
+    /// until the player's next; without it the default policy decides.
+    #[serde(default)]
+    pub standing_lose_first: Vec<UnitId>,
 }

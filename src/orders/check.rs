@@ -358,6 +358,22 @@ pub fn check(sheet: &super::Sheet, scn: &Scenario, state: &GameState, side: Side
                     out.orders.event_losses.extend(units.iter().cloned());
                 }
             }
+            Order::DefendLoseFirst(units) => {
+                let mut ok = true;
+                for u in units {
+                    if let Err(m) = ours(u) {
+                        out.error(item, m);
+                        ok = false;
+                    }
+                }
+                if ok {
+                    for u in units {
+                        if !out.orders.standing_lose_first.contains(u) {
+                            out.orders.standing_lose_first.push(u.clone());
+                        }
+                    }
+                }
+            }
         }
     }
     out.errors.sort_by_key(|e| e.line);
@@ -634,6 +650,10 @@ pub fn describe_order(scn: &Scenario, o: &Order) -> String {
         Order::Railway(name) => format!("the railhead builds the {name} (3.41)"),
         Order::EventLosses(u) => format!(
             "if a random event takes units, these go first: {}",
+            u.iter().map(|x| x.0.as_str()).collect::<Vec<_>>().join(" ")
+        ),
+        Order::DefendLoseFirst(u) => format!(
+            "these take combat losses first (within the limits of 9.4), from your player turn this month until your next, the other player's attacks included: {}",
             u.iter().map(|x| x.0.as_str()).collect::<Vec<_>>().join(" ")
         ),
         Order::Ready => "your orders are complete".into(),

@@ -53,6 +53,7 @@
 //!           | "DISMOUNT" unit unit
 //!           | ("RAILWAY" | "BUILD" ["RAILWAY"]) line-name
 //!           | "EVENT" "LOSSES" unit { unit }
+//!           | "DEFEND" "LOSE" ["FIRST"] unit { unit }
 //! command   = "HELP" | "MAP" [place] | "ROUTE" place ["TO"] place
 //!           | "STATUS" | "HISTORY" [month] | "RESEND" | "JOIN" [side]
 //! ```
@@ -158,6 +159,9 @@ pub enum Order {
     Railway(String),
     /// Units to give up first if a random event takes units (4.2).
     EventLosses(Vec<UnitId>),
+    /// A standing order: units to take combat losses first, above all when
+    /// the other player attacks, until the player's next turn (9.4).
+    DefendLoseFirst(Vec<UnitId>),
     /// The player's orders for the turn are complete.
     Ready,
     Command(Command),

@@ -87,8 +87,8 @@ const KEYWORDS: &[&str] = &[
 const STARTS: &[&str] = &[
     "GAME", "SIDE", "SECRET", "MONTH", "MARCH", "MOVE", "THEN", "ATTACK", "AVOID", "CONTINUE",
     "STOP", "RETREAT", "LED", "BOOST", "DROP", "LOSE", "EXPEND", "KEEP", "PLACE", "WITHDRAW",
-    "DISMOUNT", "RAILWAY", "BUILD", "EVENT", "READY", "HELP", "MAP", "ROUTE", "STATUS", "HISTORY",
-    "RESEND", "JOIN",
+    "DISMOUNT", "RAILWAY", "BUILD", "EVENT", "DEFEND", "READY", "HELP", "MAP", "ROUTE", "STATUS",
+    "HISTORY", "RESEND", "JOIN",
 ];
 
 const LEG_EXPECTED: &str =
@@ -796,6 +796,17 @@ fn line(c: &mut Cur<'_>) -> R<LineOut> {
             }
             Order::EventLosses(units)
         }
+        "DEFEND" => {
+            const FORM: &str = "DEFEND LOSE FIRST unit ...";
+            c.expect("LOSE", FORM)?;
+            let _ = c.eat("FIRST");
+            let units = c.units()?;
+            c.end()?;
+            if units.is_empty() {
+                return Err(c.err("no units named", FORM));
+            }
+            Order::DefendLoseFirst(units)
+        }
         "READY" | "DONE" => {
             c.end()?;
             Order::Ready
@@ -853,7 +864,7 @@ fn line(c: &mut Cur<'_>) -> R<LineOut> {
             let word = c.toks[0].word.clone();
             let mut e = c.err(
                 format!("{word} does not start an order"),
-                "an order (MARCH, EXPEND SUPPLY, KEEP SUPPLY, PLACE, WITHDRAW, DISMOUNT, RAILWAY, EVENT LOSSES, READY) or a command (HELP, MAP, ROUTE, STATUS, HISTORY, RESEND, JOIN)",
+                "an order (MARCH, EXPEND SUPPLY, KEEP SUPPLY, PLACE, WITHDRAW, DISMOUNT, RAILWAY, EVENT LOSSES, DEFEND LOSE FIRST, READY) or a command (HELP, MAP, ROUTE, STATUS, HISTORY, RESEND, JOIN)",
             );
             // A march written without MARCH?
             let mut probe = Cur {

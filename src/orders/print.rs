@@ -118,6 +118,7 @@ pub fn order(map: &Map, o: &Order) -> String {
         Order::Dismount(a, b) => format!("DISMOUNT {a} {b}"),
         Order::Railway(name) => format!("RAILWAY {name}"),
         Order::EventLosses(u) => format!("EVENT LOSSES {}", units(u)),
+        Order::DefendLoseFirst(u) => format!("DEFEND LOSE FIRST {}", units(u)),
         Order::Ready => "READY".into(),
         Order::Command(c) => match c {
             Command::Help => "HELP".into(),

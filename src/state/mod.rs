@@ -130,6 +130,10 @@ pub struct GameState {
     /// turn after the 2nd Souakim Field Force).
     #[serde(default)]
     pub railhead: Option<Railhead>,
+    /// Each side's standing order for its combat losses (9.4), from its
+    /// last player turn's orders; used in the other side's player turn.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub standing_lose_first: BTreeMap<Side, Vec<UnitId>>,
 }
 
 /// The railhead marker (3.4, 3.41).

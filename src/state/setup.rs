@@ -75,6 +75,7 @@ pub fn initial_state(
             .map(|r| (r.name.clone(), r.built))
             .collect(),
         railhead: None,
+        standing_lose_first: BTreeMap::new(),
     };
     let limit = scn.def.special_rules.iter().find_map(|r| match r {
         SpecialRule::MahdistSetupStackLimit(n) => Some(*n as usize),
