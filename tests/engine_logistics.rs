@@ -2,6 +2,8 @@
 //! 3.21, 4.2, 5.2 I-II, 5.3 I-II) on the shipped scenarios, with fixed dice.
 //! A D66 roll of 4,4 (44) is "no event" on every table.
 
+mod common;
+
 use dervish::dice::{Dice, FixedDice};
 use dervish::engine::events::Event;
 use dervish::engine::orders::Orders;
@@ -705,5 +707,131 @@ mod rail_and_fleet {
             .find(|u| u.unit_type == "fleet")
             .unwrap();
         assert_eq!(fleet.hex(), Some(souakim));
+    }
+}
+
+/// Reinforcements, replacements and the Mahdist pool on the empty `Bench`
+/// board (issue: arrivals that waited, were lost or went where the rules do
+/// not send them).
+mod arrivals {
+    use super::common::bench::Bench;
+    use dervish::engine::events::{Decision, Event};
+    use dervish::engine::orders::{MONTHLY_SUPPLY, Orders, RECRUITS};
+    use dervish::orders::{self, Input, Order, Vocabulary};
+    use dervish::scenario::Side;
+    use dervish::state::{Status, UnitId};
+
+    fn awaiting(b: &mut Bench, unit_type: &str) -> UnitId {
+        let m = b.state.month;
+        let u = b
+            .state
+            .units
+            .iter_mut()
+            .find(|u| u.unit_type == unit_type && u.status == Status::Pool)
+            .unwrap();
+        u.status = Status::AwaitingReplacement(m);
+        u.id.clone()
+    }
+
+    fn status(r: &dervish::engine::TurnResult, id: &UnitId) -> Status {
+        r.state.units.iter().find(|u| u.id == *id).unwrap().status
+    }
+
+    #[test]
+    fn rule_3_3_replacements_never_wait_souakim_takes_them_when_khartoum_is_besieged() {
+        // "Scenario 1 replacement units are placed in Khartoum if it is not
+        // under siege or Souakim." "Available units must be placed and may
+        // not be held off map" (5.2 II).
+        let mut b = Bench::new("el-obeid");
+        b.state.month = "1883-03".parse().unwrap();
+        b.place("egy-inf-L", 1, "Khartoum");
+        b.place("mah-S", 1, "Omdurman");
+        b.place("egy-inf-S", 1, "Souakim");
+        let beside_souakim = b.hex("Souakim").neighbours()[0];
+        let h = b.scn.map.describe(beside_souakim);
+        b.place("mah-S", 1, &h);
+        let id = awaiting(&mut b, "brit-camel");
+        let r = b.play(Side::Egyptian, &Orders::default(), &[]);
+        assert_eq!(
+            status(&r, &id),
+            Status::OnMap(b.hex("Souakim")),
+            "both towns besieged: Souakim takes the replacement"
+        );
+    }
+
+    #[test]
+    fn rule_3_3_replacements_due_where_the_enemy_stands_are_permanently_lost() {
+        // 3.1: "If new units are due to arrive at a hex that is enemy
+        // occupied, those units are permanently lost."
+        let mut b = Bench::new("el-obeid");
+        b.state.month = "1883-03".parse().unwrap();
+        b.place("egy-inf-L", 1, "Khartoum");
+        b.place("mah-S", 1, "Omdurman");
+        b.place("mah-S", 1, "Souakim");
+        let id = awaiting(&mut b, "brit-supply");
+        let r = b.play(Side::Egyptian, &Orders::default(), &[]);
+        assert_eq!(status(&r, &id), Status::Eliminated);
+        let said = r.events.iter().any(
+            |e| matches!(e, Event::Note { text } if text.contains("permanently lost (3.1, 3.3)")),
+        );
+        assert!(said, "{:?}", r.events);
+    }
+
+    #[test]
+    fn rule_3_3_the_monthly_supply_unit_arrives_where_the_player_orders() {
+        // "The Egyptian player receives 1 supply unit per turn from November
+        // 1884, this unit may arrive at Wady Halfa or Souakim."
+        let mut b = Bench::new("khartoum");
+        b.state.month = "1884-11".parse().unwrap();
+        let mut o = Orders::default();
+        o.place.insert(MONTHLY_SUPPLY.into(), b.hex("Souakim"));
+        let r = b.play(Side::Egyptian, &o, &[]);
+        let at: Vec<_> = r
+            .events
+            .iter()
+            .filter_map(|e| match e {
+                Event::Arrived {
+                    id,
+                    hex,
+                    decided_by,
+                    ..
+                } if id.starts_with("monthly supply") => Some((*hex, decided_by.clone())),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(at, vec![(b.hex("Souakim"), Decision::Orders)]);
+        // Silent: the first place, Wady Halfa.
+        let r = b.play(Side::Egyptian, &Orders::default(), &[]);
+        let halfa = r.events.iter().any(|e| {
+            matches!(e, Event::Arrived { id, hex, .. } if id.starts_with("monthly supply") && *hex == b.hex("Wady Halfa"))
+        });
+        assert!(halfa);
+    }
+
+    #[test]
+    fn rule_3_3_place_supply_is_an_order_checked_and_printed_back() {
+        let b = Bench::new("khartoum");
+        let vocab = Vocabulary::new(&b.scn);
+        let p = orders::parse(&Input::text("PLACE supply AT Souakim\n"), &vocab).unwrap();
+        assert!(p.errors.is_empty(), "{:?}", p.errors);
+        let order = p.sheet.items[0].order.clone();
+        assert_eq!(
+            order,
+            Order::Place {
+                reinforcement: MONTHLY_SUPPLY.into(),
+                at: b.hex("Souakim")
+            }
+        );
+        let printed = orders::print::order(&b.scn.map, &order);
+        let again = orders::parse(&Input::text(&format!("{printed}\n")), &vocab).unwrap();
+        assert_eq!(again.sheet.items[0].order, order, "{printed}");
+        let c = orders::check(&p.sheet, &b.scn, &b.state, Side::Egyptian);
+        assert!(c.errors.is_empty(), "{:?}", c.errors);
+        assert_eq!(c.orders.place.get(MONTHLY_SUPPLY), Some(&b.hex("Souakim")));
+        let p = orders::parse(&Input::text("PLACE supply AT Berber\n"), &vocab).unwrap();
+        let c = orders::check(&p.sheet, &b.scn, &b.state, Side::Egyptian);
+        assert_eq!(c.errors.len(), 1, "{:?}", c.errors);
+        assert!(c.errors[0].message.contains("Wady Halfa"), "{:?}", c.errors);
+        let _ = RECRUITS;
     }
 }

@@ -5,7 +5,7 @@
 use super::Turn;
 use super::events::{Decision, Event};
 use super::modifiers::{self, RollContext};
-use super::orders::Orders;
+use super::orders::{MONTHLY_SUPPLY, Orders, RECRUITS};
 use crate::dice::{DiceKind, DieSource};
 use crate::geo::Hex;
 use crate::scenario::definition::{Arrival, Reinforcement, SpecialRule, Zone};
@@ -20,7 +20,7 @@ pub fn reinforcement_phase<S: DieSource>(t: &mut Turn<'_, S>, orders: &Orders) {
     dismount(t, orders);
     super::river::wrecks_return(t);
     if t.side == Side::Mahdist {
-        mahdist_arrival(t);
+        mahdist_arrival(t, orders);
     }
     let delayed = t.state.effects.delayed.contains(&t.side);
     let defs: Vec<Reinforcement> = t
@@ -60,7 +60,7 @@ pub fn reinforcement_phase<S: DieSource>(t: &mut Turn<'_, S>, orders: &Orders) {
     }
     if t.side == Side::Egyptian && !delayed {
         replacements(t);
-        free_supply(t);
+        free_supply(t, orders);
     }
     super::rail::railway_building(t, orders);
 }
@@ -249,6 +249,14 @@ fn place_reinforcement<S: DieSource>(t: &mut Turn<'_, S>, r: &Reinforcement, ord
 
 /// Rule 3.3: British losses, supply units, boats and camels come back two
 /// turns after they were destroyed, at the scenario's replacement place.
+///
+/// "Scenario 1 replacement units are placed in Khartoum if it is not under
+/// siege or Souakim", and "Available units must be placed and may not be
+/// held off map" (5.2 II): the places are tried in order, an earlier one is
+/// passed over when it is under siege or held by the enemy, and the last
+/// takes the units even when besieged. "If new units are due to arrive at
+/// a hex that is enemy occupied, those units are permanently lost" (3.1):
+/// if the last place is held by the enemy, they are lost for good.
 fn replacements<S: DieSource>(t: &mut Turn<'_, S>) {
     let rp = t.scn.def.replacements.clone();
     let month = t.state.month;
@@ -270,29 +278,66 @@ fn replacements<S: DieSource>(t: &mut Turn<'_, S>) {
                 .iter()
                 .any(|r| r.id == *o && matches!(r.arrives, Arrival::Event(_)))
         });
-        let places: Vec<String> = match (&rp.field_force_place, from_field_force) {
+        let places: Vec<Hex> = match (&rp.field_force_place, from_field_force) {
             (Some(p), true) => vec![p.clone()],
             _ => rp.places.clone(),
-        };
+        }
+        .iter()
+        .filter_map(|p| t.scn.map.resolve(p).ok())
+        .collect();
+        let enemy = t.side.enemy();
         let hex = places
             .iter()
-            .filter_map(|p| t.scn.map.resolve(p).ok())
-            .find(|h| !t.occupied_by(*h, t.side.enemy()) && !t.is_besieged(*h, t.side));
+            .enumerate()
+            .find(|(k, h)| {
+                *k + 1 == places.len() || !(t.occupied_by(**h, enemy) || siege_ring(t, **h, enemy))
+            })
+            .map(|(_, h)| *h);
         let id = t.state.units[i].id.clone();
         match hex {
-            Some(h) => {
+            Some(h) if !t.occupied_by(h, enemy) => {
                 t.state.units[i].status = Status::OnMap(h);
                 t.events.push(Event::Replaced { unit: id, hex: h });
             }
-            None => t.events.push(Event::Note {
-                text: format!("no replacement place for {id}: every one is held by the enemy or besieged; it waits"),
-            }),
+            _ => {
+                t.state.units[i].status = Status::Eliminated;
+                let place = hex.map(|h| t.scn.map.describe(h)).unwrap_or_default();
+                t.events.push(Event::Note {
+                    text: format!(
+                        "replacement {id} is due at {place}, which the enemy holds, and is permanently lost (3.1, 3.3)"
+                    ),
+                });
+            }
         }
     }
 }
 
-/// Rule 3.3: one supply unit a turn from November 1884.
-fn free_supply<S: DieSource>(t: &mut Turn<'_, S>) {
+/// Rule 2.2, scenario 1: "No Mahdist unit may ever enter any hex adjacent to
+/// the Nile above (flowing North from) and including Abou Hamed". Whether
+/// `hex` is closed to `side`'s units by that rule; placements (recruits,
+/// town gains, Osman Digma) and river moves obey it as land marches do.
+/// Worked out in the Mahdist player turn, the only one that places Mahdist
+/// units anywhere but beside a Mahdist stack already on the map.
+pub fn nile_ban<S: DieSource>(t: &Turn<'_, S>, side: Side, hex: Hex) -> bool {
+    side == Side::Mahdist
+        && t.side == Side::Mahdist
+        && super::march::Occupancy::of(t).forbidden(t, hex)
+}
+
+/// Whether an enemy unit stands next to the settlement in `hex` (9.12:
+/// "under siege if an enemy unit is adjacent to that hex"), whether or not
+/// friendly units are still inside: replacements placed there would arrive
+/// besieged.
+fn siege_ring<S: DieSource>(t: &Turn<'_, S>, hex: Hex, enemy: Side) -> bool {
+    t.scn.map.settlement_at(hex).is_some()
+        && hex.neighbours().iter().any(|n| t.occupied_by(*n, enemy))
+}
+
+/// Rule 3.3: one supply unit a turn from November 1884; "this unit may
+/// arrive at Wady Halfa or Souakim": where the orders say
+/// (`PLACE supply AT place`), else the first of the places not held by the
+/// enemy. An ordered place held by the enemy loses it (3.1).
+fn free_supply<S: DieSource>(t: &mut Turn<'_, S>, orders: &Orders) {
     let rp = t.scn.def.replacements.clone();
     let (Some(from), Some(unit)) = (rp.free_supply_from, rp.free_supply_unit.clone()) else {
         return;
@@ -300,11 +345,35 @@ fn free_supply<S: DieSource>(t: &mut Turn<'_, S>) {
     if t.state.month < from {
         return;
     }
-    let hex = rp
+    let places: Vec<Hex> = rp
         .free_supply_places
         .iter()
         .filter_map(|p| t.scn.map.resolve(p).ok())
-        .find(|h| !t.occupied_by(*h, t.side.enemy()));
+        .collect();
+    let enemy = t.side.enemy();
+    let ordered = orders.place.get(MONTHLY_SUPPLY).copied();
+    if let Some(h) = ordered
+        && !places.contains(&h)
+    {
+        let list: Vec<String> = places.iter().map(|h| t.scn.map.describe(*h)).collect();
+        t.events.push(Event::Note {
+            text: format!(
+                "placement of the monthly supply unit at {} set aside: it arrives at {} (3.3)",
+                t.scn.map.describe(h),
+                list.join(" or ")
+            ),
+        });
+    }
+    let (hex, decided_by) = match ordered.filter(|h| places.contains(h)) {
+        Some(h) => (
+            Some(h).filter(|h| !t.occupied_by(*h, enemy)),
+            Decision::Orders,
+        ),
+        None => (
+            places.iter().copied().find(|h| !t.occupied_by(*h, enemy)),
+            Decision::Default("the first supply place not held by the enemy".into()),
+        ),
+    };
     let free = t
         .state
         .units
@@ -320,13 +389,15 @@ fn free_supply<S: DieSource>(t: &mut Turn<'_, S>) {
                 units: vec![id],
                 leaders: vec![],
                 lost: vec![],
-                decided_by: Decision::Default(
-                    "the first supply place not held by the enemy".into(),
-                ),
+                decided_by,
             });
         }
-        _ => t.events.push(Event::Note {
-            text: "the monthly supply unit is lost: no counter or no place (3.3)".into(),
+        (None, _) => t.events.push(Event::Note {
+            text: "the monthly supply unit is due where the enemy stands and is lost (3.1, 3.3)"
+                .into(),
+        }),
+        (_, None) => t.events.push(Event::Note {
+            text: "the monthly supply unit is lost: no counter is free (3.3)".into(),
         }),
     }
 }
@@ -349,7 +420,7 @@ pub fn largest_stack<S: DieSource>(t: &Turn<'_, S>, side: Side) -> Option<Hex> {
 }
 
 /// Rule 3.21: the Mahdist arrival roll.
-fn mahdist_arrival<S: DieSource>(t: &mut Turn<'_, S>) {
+fn mahdist_arrival<S: DieSource>(t: &mut Turn<'_, S>, orders: &Orders) {
     let table = t.scn.tables.mahdist_arrival.clone();
     let controls: Vec<(Side, String)> = t
         .scn
@@ -395,8 +466,14 @@ fn mahdist_arrival<S: DieSource>(t: &mut Turn<'_, S>) {
                     |v| format!("{v} units"),
                 )
                 .max(0);
+            let Some((hex, decided_by)) = recruit_stack(t, orders) else {
+                t.events.push(Event::Note {
+                    text: "no Mahdist stack is on the map: the new units are lost (3.21)".into(),
+                });
+                return;
+            };
             for _ in 0..n {
-                draw_from_pool(t);
+                draw_from_pool(t, hex, &decided_by);
             }
         }
         Some(ArrivalResult::Remove(k)) if on_map >= table.removal_floor => {
@@ -421,18 +498,56 @@ fn mahdist_arrival<S: DieSource>(t: &mut Turn<'_, S>) {
     }
 }
 
-/// Draw one Mahdist unit at random from the pool and place it with the
-/// largest friendly stack; lost if the pool is empty (3.21).
-pub fn draw_from_pool<S: DieSource>(t: &mut Turn<'_, S>) -> Option<UnitId> {
+/// Where new Mahdist units go (3.21: "Mahdist new units are placed in any
+/// friendly stack"): the stack the orders name (`PLACE recruits AT
+/// place`) if a Mahdist unit stands there and the hex is open to Mahdists,
+/// else the largest stack.
+pub fn recruit_stack<S: DieSource>(
+    t: &mut Turn<'_, S>,
+    orders: &Orders,
+) -> Option<(Hex, Decision)> {
+    if let Some(&h) = orders.place.get(RECRUITS) {
+        let friendly = t
+            .state
+            .units
+            .iter()
+            .any(|u| u.side == Side::Mahdist && u.hex() == Some(h));
+        if friendly && !nile_ban(t, Side::Mahdist, h) {
+            return Some((h, Decision::Orders));
+        }
+        let at = t.scn.map.describe(h);
+        t.events.push(Event::Note {
+            text: format!(
+                "placement of new Mahdist units at {at} set aside: no Mahdist stack stands there; they join the largest stack (3.21)"
+            ),
+        });
+    }
+    largest_stack(t, Side::Mahdist).map(|h| {
+        (
+            h,
+            Decision::Default("the largest Mahdist stack on the main map".into()),
+        )
+    })
+}
+
+/// Draw one Mahdist unit at random from the pool and place it in `hex`;
+/// lost if the pool is empty (3.21). Boats and gunboats are never drawn:
+/// they stay out of the pile even after they are destroyed or captured
+/// (2.2), since a river unit cannot join a stack away from a river (6.0).
+pub fn draw_from_pool<S: DieSource>(
+    t: &mut Turn<'_, S>,
+    hex: Hex,
+    decided_by: &Decision,
+) -> Option<UnitId> {
     let pool: Vec<usize> = t
         .state
         .units
         .iter()
         .enumerate()
         .filter(|(_, u)| u.side == Side::Mahdist && u.status == Status::Pool)
+        .filter(|(_, u)| t.unit_type(u).is_some_and(|ty| !ty.kind.is_river_unit()))
         .map(|(i, _)| i)
         .collect();
-    let hex = largest_stack(t, Side::Mahdist)?;
     if pool.is_empty() {
         t.events.push(Event::Note {
             text: "a new Mahdist unit is lost: the pool is empty (3.21)".into(),
@@ -457,7 +572,7 @@ pub fn draw_from_pool<S: DieSource>(t: &mut Turn<'_, S>) -> Option<UnitId> {
         units: vec![id.clone()],
         leaders: vec![],
         lost: vec![],
-        decided_by: Decision::Default("the largest Mahdist stack on the main map".into()),
+        decided_by: decided_by.clone(),
     });
     Some(id)
 }

@@ -6,8 +6,9 @@ use std::fmt::Write as _;
 
 use super::parse::{Parsed, SyntaxError};
 use super::{Item, LegOrder, March, Order, RiverWay, print};
-use crate::engine::orders::{Leg, MarchOrder, Orders};
+use crate::engine::orders::{Leg, MONTHLY_SUPPLY, MarchOrder, Orders, RECRUITS};
 use crate::engine::plan::{MarchPlan, plan_marches};
+use crate::geo::Hex;
 use crate::scenario::definition::Zone;
 use crate::scenario::zone::zone_hexes;
 use crate::scenario::{Scenario, Side, UnitKind};
@@ -246,6 +247,54 @@ pub fn check(sheet: &super::Sheet, scn: &Scenario, state: &GameState, side: Side
                 } else {
                     out.orders.keep_supply.push(*h);
                 }
+            }
+            Order::Place { reinforcement, at } if reinforcement == MONTHLY_SUPPLY => {
+                let rp = &scn.def.replacements;
+                let allowed: Vec<Hex> = rp
+                    .free_supply_places
+                    .iter()
+                    .filter_map(|p| map.resolve(p).ok())
+                    .collect();
+                if side != Side::Egyptian || rp.free_supply_unit.is_none() {
+                    out.error(
+                        item,
+                        "only the Egyptian player has a monthly supply unit (3.3)",
+                    );
+                    continue;
+                }
+                if !allowed.contains(at) {
+                    let list: Vec<String> = allowed.iter().map(|h| map.describe(*h)).collect();
+                    out.error(
+                        item,
+                        format!(
+                            "the monthly supply unit may not arrive at {}; it arrives at {} (3.3)",
+                            map.describe(*at),
+                            list.join(" or ")
+                        ),
+                    );
+                    continue;
+                }
+                out.orders.place.insert(reinforcement.clone(), *at);
+            }
+            Order::Place { reinforcement, at } if reinforcement == RECRUITS => {
+                if side != Side::Mahdist {
+                    out.error(item, "only the Mahdist player places recruits (3.21)");
+                    continue;
+                }
+                if !state
+                    .units
+                    .iter()
+                    .any(|u| u.side == side && u.hex() == Some(*at))
+                {
+                    out.warn(
+                        item,
+                        format!(
+                            "new Mahdist units join a friendly stack and none stands at {} now; if none is there when they come, they join the largest stack (3.21)",
+                            map.describe(*at)
+                        ),
+                    );
+                }
+                out.orders.place.insert(reinforcement.clone(), *at);
             }
             Order::Place { reinforcement, at } => {
                 let Some(r) = scn
@@ -598,6 +647,14 @@ pub fn describe_order(scn: &Scenario, o: &Order) -> String {
         Order::KeepSupply(h) => format!(
             "the stack at {} keeps its supply and rolls for attrition",
             map.describe(*h)
+        ),
+        Order::Place { reinforcement, at } if reinforcement == MONTHLY_SUPPLY => format!(
+            "the monthly supply unit arrives at {} (3.3)",
+            map.describe(*at)
+        ),
+        Order::Place { reinforcement, at } if reinforcement == RECRUITS => format!(
+            "new Mahdist units join the stack at {} (3.21); if none stands there, the largest stack",
+            map.describe(*at)
         ),
         Order::Place { reinforcement, at } => format!(
             "{reinforcement} arrives at {} when it comes",
