@@ -834,4 +834,131 @@ mod arrivals {
         assert!(c.errors[0].message.contains("Wady Halfa"), "{:?}", c.errors);
         let _ = RECRUITS;
     }
+
+    #[test]
+    fn rule_2_3_the_relief_expeditions_infantry_have_the_strength_the_rules_give_none_so_1() {
+        // "6 British infantry units (all V, ...)": no strength is given, so
+        // the counter's own strength 1 (1.4), unlike the camel corps (3x 2V).
+        let mut b = Bench::new("khartoum");
+        let full = dervish::scenario::DataSet::embedded()
+            .unwrap()
+            .scenario("khartoum")
+            .unwrap();
+        b.scn.def = full.def.clone();
+        b.state.month = "1884-09".parse().unwrap();
+        b.state.arrived = full
+            .def
+            .reinforcements
+            .iter()
+            .filter(|r| r.id != "gordon-relief")
+            .map(|r| r.id.clone())
+            .collect();
+        let r = b.play(Side::Egyptian, &Orders::default(), &[]);
+        let strength = |name: &str| {
+            r.state
+                .units
+                .iter()
+                .find(|u| u.name.as_deref() == Some(name) && u.hex().is_some())
+                .map(|u| u.strength)
+        };
+        for n in ["Staffords", "Black Watch", "Essex Regt."] {
+            assert_eq!(strength(n), Some(1), "{n}");
+        }
+        assert_eq!(strength("Guards Camel Corps"), Some(2));
+    }
+
+    fn relief_bench() -> Bench {
+        let mut b = Bench::new("khartoum");
+        let full = dervish::scenario::DataSet::embedded()
+            .unwrap()
+            .scenario("khartoum")
+            .unwrap();
+        b.scn.def = full.def.clone();
+        b.state.month = "1884-09".parse().unwrap();
+        b.state.arrived = full
+            .def
+            .reinforcements
+            .iter()
+            .filter(|r| r.id != "gordon-relief")
+            .map(|r| r.id.clone())
+            .collect();
+        b
+    }
+
+    #[test]
+    fn rule_2_3_the_relief_expedition_may_be_split_among_its_three_places() {
+        // "at Wady Halfa, Sarras or Souakim ... Boat and Gunboat units may
+        // not be placed at Souakim."
+        let b = relief_bench();
+        let vocab = Vocabulary::new(&b.scn);
+        let text = "PLACE gordon-relief AT Sarras\nPLACE gordon-relief Black Watch AT Souakim\nPLACE gordon-relief BK AT Wady Halfa\nPLACE gordon-relief Earle AT Souakim\nPLACE gordon-relief BW AT Souakim\n";
+        let p = orders::parse(&Input::text(text), &vocab).unwrap();
+        assert!(p.errors.is_empty(), "{:?}", p.errors);
+        for item in &p.sheet.items {
+            let printed = orders::print::order(&b.scn.map, &item.order);
+            let again = orders::parse(&Input::text(&format!("{printed}\n")), &vocab).unwrap();
+            assert_eq!(again.sheet.items[0].order, item.order, "{printed}");
+        }
+        let c = orders::check(&p.sheet, &b.scn, &b.state, Side::Egyptian);
+        assert!(c.errors.is_empty(), "{:?}", c.errors);
+        assert_eq!(c.warnings.len(), 1, "steamers at Souakim: {:?}", c.warnings);
+        let r = b.play(Side::Egyptian, &c.orders, &[]);
+        let at = |name: &str| {
+            r.state
+                .units
+                .iter()
+                .find(|u| u.name.as_deref() == Some(name))
+                .and_then(|u| u.hex())
+        };
+        assert_eq!(at("Black Watch"), Some(b.hex("Souakim")));
+        assert_eq!(at("Staffords"), Some(b.hex("Sarras")));
+        assert_eq!(at("Guards Camel Corps"), Some(b.hex("Wady Halfa")));
+        assert_eq!(at("Light Camel Corps"), Some(b.hex("Wady Halfa")));
+        let leader = |n: &str| r.state.leaders.iter().find(|l| l.name == n).unwrap().hex;
+        assert_eq!(leader("Earle"), Some(b.hex("Souakim")));
+        assert_eq!(leader("Wolseley"), Some(b.hex("Sarras")));
+        for u in r
+            .state
+            .units
+            .iter()
+            .filter(|u| u.unit_type == "brit-gunboat" && u.hex().is_some())
+        {
+            assert_ne!(u.hex(), Some(b.hex("Souakim")), "{}", u.id);
+        }
+        let arrivals = r
+            .events
+            .iter()
+            .filter(|e| matches!(e, Event::Arrived { id, .. } if id == "gordon-relief"))
+            .count();
+        assert_eq!(arrivals, 3, "one arrival line a place");
+    }
+
+    #[test]
+    fn rule_2_3_a_named_unit_awaiting_replacement_is_still_in_play() {
+        // "any units called for that are already on the map are not moved";
+        // a unit waiting to return (3.3) is still in play: no second one.
+        let mut b = relief_bench();
+        let u = b
+            .state
+            .units
+            .iter_mut()
+            .find(|u| u.unit_type == "brit-inf" && u.status == Status::Pool)
+            .unwrap();
+        u.name = Some("Black Watch".into());
+        u.status = Status::AwaitingReplacement("1884-10".parse().unwrap());
+        let r = b.play(Side::Egyptian, &Orders::default(), &[]);
+        let named = r
+            .state
+            .units
+            .iter()
+            .filter(|u| u.name.as_deref() == Some("Black Watch"))
+            .count();
+        assert_eq!(named, 1);
+        assert!(
+            r.state
+                .units
+                .iter()
+                .any(|u| u.name.as_deref() == Some("Staffords") && u.hex().is_some())
+        );
+    }
 }

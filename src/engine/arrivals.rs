@@ -13,6 +13,7 @@ use crate::scenario::tables::ArrivalResult;
 use crate::scenario::zone::zone_hexes;
 use crate::scenario::{Side, UnitKind};
 use crate::state::{Status, UnitId};
+use std::collections::BTreeMap;
 
 /// Run the phase for the phasing side.
 pub fn reinforcement_phase<S: DieSource>(t: &mut Turn<'_, S>, orders: &Orders) {
@@ -137,21 +138,96 @@ fn arrival_hex<S: DieSource>(
         })
 }
 
+/// The part of reinforcement `r` that `words` name (2.3: the expedition may
+/// be split among its places): a unit line's name, a unit type (its id or
+/// its code, "BW" for the steamers), or one of its leaders. Returns the key
+/// used in `Orders::place_parts`: the name, the type id or the leader's name.
+pub fn reinforcement_part(
+    scn: &crate::scenario::Scenario,
+    r: &Reinforcement,
+    words: &str,
+) -> Option<String> {
+    let key = crate::geo::map::name_key(words);
+    if let Some(n) = r
+        .units
+        .iter()
+        .filter_map(|l| l.name.as_ref())
+        .find(|n| crate::geo::map::name_key(n) == key)
+    {
+        return Some(n.clone());
+    }
+    if let Some(l) = r.units.iter().find(|l| {
+        crate::geo::map::name_key(&l.unit) == key
+            || scn
+                .units
+                .get(&l.unit)
+                .is_some_and(|ty| crate::geo::map::name_key(&ty.code) == key)
+    }) {
+        return Some(l.unit.clone());
+    }
+    let leader = scn.units.leader(words)?;
+    r.leaders
+        .iter()
+        .filter_map(|n| scn.units.leader(n))
+        .any(|l| l.name == leader.name)
+        .then(|| leader.name.clone())
+}
+
+/// Where the part of `r` keyed `key` goes: its own ordered place if it is
+/// one of the zone's, else `group`. An ordered place the enemy holds loses
+/// the part (3.1): `None`.
+fn part_hex<S: DieSource>(
+    t: &mut Turn<'_, S>,
+    r: &Reinforcement,
+    orders: &Orders,
+    keys: &[&str],
+    group: Option<Hex>,
+) -> Option<Hex> {
+    let parts = orders.place_parts.get(&r.id);
+    let Some((key, h)) = keys
+        .iter()
+        .find_map(|k| parts.and_then(|p| p.get(*k)).map(|h| (*k, *h)))
+    else {
+        return group;
+    };
+    let allowed = match &r.zone {
+        Zone::FriendlyStack => return group,
+        z => zone_hexes(&t.scn.map, z).unwrap_or_default(),
+    };
+    if !allowed.contains(&h) {
+        let at = t.scn.map.describe(h);
+        t.events.push(Event::Note {
+            text: format!(
+                "placement of {key} of {} at {at} set aside: not one of its places (2.3)",
+                r.id
+            ),
+        });
+        return group;
+    }
+    (!t.occupied_by(h, t.side.enemy())).then_some(h)
+}
+
 fn place_reinforcement<S: DieSource>(t: &mut Turn<'_, S>, r: &Reinforcement, orders: &Orders) {
-    let Some((hex, decided_by)) = arrival_hex(t, r, orders) else {
+    let (group, group_decision) = match arrival_hex(t, r, orders) {
+        Some((h, d)) => (Some(h), d),
+        None => (None, Decision::Orders),
+    };
+    let split = orders.place_parts.get(&r.id).is_some_and(|p| !p.is_empty());
+    if group.is_none() && !split {
         t.events.push(Event::Note {
             text: format!("{} arrives where the enemy stands and is lost (3.1)", r.id),
         });
         return;
-    };
-    let mut placed = Vec::new();
+    }
+    // Units and leaders placed, and types lost, by hex.
+    let mut placed: BTreeMap<Hex, (Vec<UnitId>, Vec<String>, bool)> = BTreeMap::new();
     let mut lost = Vec::new();
     for line in &r.units {
         if let Some(n) = &line.name
-            && t.state
-                .units
-                .iter()
-                .any(|u| u.name.as_deref() == Some(n) && u.hex().is_some())
+            && t.state.units.iter().any(|u| {
+                u.name.as_deref() == Some(n)
+                    && (u.hex().is_some() || matches!(u.status, Status::AwaitingReplacement(_)))
+            })
         {
             t.events.push(Event::Note {
                 text: format!("{n} is already in play and is not placed again (2.3)"),
@@ -159,10 +235,10 @@ fn place_reinforcement<S: DieSource>(t: &mut Turn<'_, S>, r: &Reinforcement, ord
             continue;
         }
         if let Some(other) = &line.unless_in_play
-            && t.state
-                .units
-                .iter()
-                .any(|u| u.name.as_deref() == Some(other) && u.hex().is_some())
+            && t.state.units.iter().any(|u| {
+                u.name.as_deref() == Some(other)
+                    && (u.hex().is_some() || matches!(u.status, Status::AwaitingReplacement(_)))
+            })
         {
             t.events.push(Event::Note {
                 text: format!(
@@ -184,20 +260,26 @@ fn place_reinforcement<S: DieSource>(t: &mut Turn<'_, S>, r: &Reinforcement, ord
                 .max(0) as u32,
             None => line.count,
         };
+        let mut keys: Vec<&str> = line.name.iter().map(String::as_str).collect();
+        keys.push(&line.unit);
+        let ordered = part_hex(t, r, orders, &keys, group);
+        let by_order = ordered != group;
+        let default_strength = t.scn.units.get(&line.unit).map_or(1, |ty| ty.strength);
         for _ in 0..count {
             let is_river = t
                 .scn
                 .units
                 .get(&line.unit)
                 .is_some_and(|ty| ty.kind.is_river_unit());
-            let at = if is_river && river_unit_barred(t, hex) {
-                // River units go to the next allowed place of the zone.
-                zone_hexes(&t.scn.map, &r.zone)
-                    .unwrap_or_default()
-                    .into_iter()
-                    .find(|h| !river_unit_barred(t, *h) && !t.occupied_by(*h, t.side.enemy()))
-            } else {
-                Some(hex)
+            let at = match ordered {
+                Some(h) if is_river && river_unit_barred(t, h) => {
+                    // River units go to the next allowed place of the zone.
+                    zone_hexes(&t.scn.map, &r.zone)
+                        .unwrap_or_default()
+                        .into_iter()
+                        .find(|h| !river_unit_barred(t, *h) && !t.occupied_by(*h, t.side.enemy()))
+                }
+                other => other,
             };
             let free = t.state.units.iter().position(|u| {
                 u.unit_type == line.unit && matches!(u.status, Status::Pool | Status::Reserve)
@@ -207,44 +289,75 @@ fn place_reinforcement<S: DieSource>(t: &mut Turn<'_, S>, r: &Reinforcement, ord
                     let u = &mut t.state.units[i];
                     u.status = Status::OnMap(at);
                     u.disrupted = false;
-                    if let Some(s) = line.strength {
-                        u.strength = s;
-                    }
-                    if line.name.is_some() {
-                        u.name = line.name.clone();
-                    }
+                    // "Every counter has strength 1 unless a scenario line
+                    // gives it another" (1.4): a counter used before starts
+                    // afresh.
+                    u.strength = line.strength.unwrap_or(default_strength);
+                    u.name = line.name.clone();
                     u.origin = Some(r.id.clone());
-                    placed.push(u.id.clone());
+                    let e = placed.entry(at).or_default();
+                    e.0.push(u.id.clone());
+                    e.2 |= by_order && Some(at) == ordered;
                 }
                 _ => lost.push(line.unit.clone()),
             }
         }
     }
-    let mut leaders = Vec::new();
     for name in &r.leaders {
         let Some(def) = t.scn.units.leader(name) else {
             continue;
         };
-        let Some(l) = t.state.leaders.iter_mut().find(|l| l.name == def.name) else {
+        let def_name = def.name.clone();
+        let Some(at) = part_hex(t, r, orders, &[def_name.as_str()], group) else {
+            continue;
+        };
+        let Some(l) = t.state.leaders.iter_mut().find(|l| l.name == def_name) else {
             continue;
         };
         if l.removed || l.hex.is_some() {
             continue;
         }
-        l.hex = Some(hex);
-        leaders.push(def.name.clone());
+        l.hex = Some(at);
+        let e = placed.entry(at).or_default();
+        e.1.push(def_name);
+        e.2 |= Some(at) != group;
     }
-    if t.scn.map.settlement_at(hex).is_some() && !placed.is_empty() {
-        t.state.control.insert(hex, t.side);
+    if placed.is_empty() {
+        match group {
+            Some(h) => {
+                placed.insert(h, Default::default());
+            }
+            None => {
+                t.events.push(Event::Note {
+                    text: format!("{} arrives where the enemy stands and is lost (3.1)", r.id),
+                });
+                return;
+            }
+        }
     }
-    t.events.push(Event::Arrived {
-        id: r.id.clone(),
-        hex,
-        units: placed,
-        leaders,
-        lost,
-        decided_by,
-    });
+    let n = placed.len();
+    for (k, (hex, (units, leaders, by_order))) in placed.into_iter().enumerate() {
+        if t.scn.map.settlement_at(hex).is_some() && !units.is_empty() {
+            t.state.control.insert(hex, t.side);
+        }
+        t.events.push(Event::Arrived {
+            id: r.id.clone(),
+            hex,
+            units,
+            leaders,
+            // The types lost are told once, with the last place.
+            lost: if k + 1 == n {
+                std::mem::take(&mut lost)
+            } else {
+                Vec::new()
+            },
+            decided_by: if by_order {
+                Decision::Orders
+            } else {
+                group_decision.clone()
+            },
+        });
+    }
 }
 
 /// Rule 3.3: British losses, supply units, boats and camels come back two

@@ -137,6 +137,11 @@ pub struct Orders {
     /// [`RECRUITS`] (3.21).
     #[serde(default)]
     pub place: BTreeMap<String, Hex>,
+    /// Where parts of a reinforcement go when it may be split (2.3: "at Wady
+    /// Halfa, Sarras or Souakim"): by reinforcement id, then by a unit's
+    /// name, a unit type id or a leader's name; the rest go to `place`.
+    #[serde(default)]
+    pub place_parts: BTreeMap<String, BTreeMap<String, Hex>>,
     /// Units withdrawn from the map in the reinforcement phase; they count
     /// as destroyed (3.1).
     #[serde(default)]

@@ -346,6 +346,66 @@ pub fn check(sheet: &super::Sheet, scn: &Scenario, state: &GameState, side: Side
                 }
                 out.orders.place.insert(reinforcement.clone(), *at);
             }
+            Order::PlacePart {
+                reinforcement,
+                part,
+                at,
+            } => {
+                let Some(r) = scn
+                    .def
+                    .reinforcements
+                    .iter()
+                    .find(|r| r.id == *reinforcement && r.side == side)
+                else {
+                    out.error(
+                        item,
+                        format!("{reinforcement} is not one of your reinforcements"),
+                    );
+                    continue;
+                };
+                let Some(key) = crate::engine::arrivals::reinforcement_part(scn, r, part) else {
+                    out.error(
+                        item,
+                        format!(
+                            "{reinforcement} has no part called {part}: name a unit, a unit type code or a leader of it"
+                        ),
+                    );
+                    continue;
+                };
+                let allowed = zone_hexes(map, &r.zone).unwrap_or_default();
+                if r.zone == Zone::FriendlyStack || !allowed.contains(at) {
+                    out.error(
+                        item,
+                        format!(
+                            "{part} of {reinforcement} may not arrive at {}",
+                            map.describe(*at)
+                        ),
+                    );
+                    continue;
+                }
+                let river = scn
+                    .units
+                    .get(&key)
+                    .is_some_and(|ty| ty.kind.is_river_unit());
+                let barred = scn.def.special_rules.iter().any(|rule| {
+                    matches!(rule, crate::scenario::definition::SpecialRule::NoRiverUnitsPlacedAt(p)
+                        if p.iter().any(|p| map.resolve(p) == Ok(*at)))
+                });
+                if river && (barred || !map.is_riverside(*at)) {
+                    out.warn(
+                        item,
+                        format!(
+                            "boats and gunboats may not be placed at {} (2.3, 6.0); they go to the next of the places",
+                            map.describe(*at)
+                        ),
+                    );
+                }
+                out.orders
+                    .place_parts
+                    .entry(reinforcement.clone())
+                    .or_default()
+                    .insert(key, *at);
+            }
             Order::Withdraw(units) => {
                 let mut ok = true;
                 for u in units {
@@ -658,6 +718,14 @@ pub fn describe_order(scn: &Scenario, o: &Order) -> String {
         ),
         Order::Place { reinforcement, at } => format!(
             "{reinforcement} arrives at {} when it comes",
+            map.describe(*at)
+        ),
+        Order::PlacePart {
+            reinforcement,
+            part,
+            at,
+        } => format!(
+            "{part} of {reinforcement} arrives at {} when it comes (the rest where PLACE {reinforcement} says)",
             map.describe(*at)
         ),
         Order::Withdraw(u) => format!(
