@@ -324,13 +324,18 @@ fn rule_2_3_the_first_field_force_comes_on_its_event() {
 }
 
 #[test]
-fn rule_2_3_the_second_field_force_rolled_first_brings_the_first() {
+fn rule_3_41_the_second_field_force_rolled_first_comes_and_the_railhead_follows_next_turn() {
+    // "The railhead is placed in Souakim or Sarras on the turn after the
+    // 2nd Souakim Field Force event is rolled": the 2nd Force rolled is the
+    // 2nd Force, not the 1st in its place.
     let (scn, mut state) = start("khartoum");
     state.month = "1884-03".parse().unwrap();
     // 3,1 = 31: the 2nd Souakim Field Force, before the 1st has come.
     let r = play(&scn, &state, Side::Egyptian, &Orders::default(), &[3, 1]);
-    assert!(r.state.arrived.contains("souakim-field-force-1"));
-    assert!(!r.state.arrived.contains("souakim-field-force-2"));
+    assert!(r.state.arrived.contains("souakim-field-force-2"));
+    assert!(!r.state.arrived.contains("souakim-field-force-1"));
+    let railhead = r.state.railhead.clone().expect("the railhead is due");
+    assert_eq!(railhead.from, "1884-04".parse().unwrap());
 }
 
 #[test]
