@@ -966,4 +966,85 @@ mod arrivals {
                 .any(|u| u.name.as_deref() == Some("Staffords") && u.hex().is_some())
         );
     }
+
+    /// A Mahdist player turn whose arrival roll (3.21) is 6: "4+ add 1D6
+    /// Mahdist units", the 1D6 showing `count`, then `draws`.
+    fn mahdist_with_arrivals(
+        b: &Bench,
+        orders: &Orders,
+        count: u32,
+        draws: &[u32],
+    ) -> dervish::engine::TurnResult {
+        let mut faces = vec![1, 1, 6, count];
+        faces.extend_from_slice(draws);
+        let mut dice = dervish::dice::Dice::new(dervish::dice::FixedDice::with_fallback(
+            faces.into_iter(),
+            6,
+        ));
+        dervish::engine::play_player_turn(&b.scn, b.state.clone(), Side::Mahdist, orders, &mut dice)
+    }
+
+    #[test]
+    fn rule_3_2_destroyed_mahdist_boats_never_come_back_as_land_recruits() {
+        // 2.2: boats are kept out of the pool; a river unit drawn at random
+        // could not join a stack away from a river (6.0).
+        let mut b = Bench::new("el-obeid");
+        b.place("mah-S", 7, "El Obeid");
+        for u in &mut b.state.units {
+            if u.side == Side::Mahdist && u.status == Status::Pool {
+                u.status = Status::Reserve;
+            }
+        }
+        // A boat destroyed earlier: back in the pile, as losses put it.
+        let boat = b
+            .state
+            .units
+            .iter_mut()
+            .find(|u| u.unit_type == "mah-boat")
+            .unwrap();
+        boat.status = Status::Pool;
+        let boat = boat.id.clone();
+        let r = mahdist_with_arrivals(&b, &Orders::default(), 1, &[1]);
+        assert_eq!(status(&r, &boat), Status::Pool, "the boat is not drawn");
+        let said = r.events.iter().any(
+            |e| matches!(e, Event::Note { text } if text.contains("the pool is empty (3.21)")),
+        );
+        assert!(said, "{:?}", r.events);
+    }
+
+    #[test]
+    fn rule_3_21_new_units_join_the_friendly_stack_the_mahdist_player_names() {
+        // "Mahdist new units are placed in any friendly stack."
+        let mut b = Bench::new("el-obeid");
+        b.place("mah-S", 6, "El Obeid");
+        b.place("mah-S", 1, "Bara");
+        let mut o = Orders::default();
+        o.place.insert(RECRUITS.into(), b.hex("Bara"));
+        let r = mahdist_with_arrivals(&b, &o, 2, &[1, 1]);
+        let recruits: Vec<_> = r
+            .events
+            .iter()
+            .filter_map(|e| match e {
+                Event::Arrived {
+                    id,
+                    hex,
+                    decided_by,
+                    ..
+                } if id == "Mahdist recruits" => Some((*hex, decided_by.clone())),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            recruits,
+            vec![(b.hex("Bara"), Decision::Orders); 2],
+            "{:?}",
+            r.events
+        );
+        // Silent: the largest stack.
+        let r = mahdist_with_arrivals(&b, &Orders::default(), 1, &[1]);
+        let at_el_obeid = r.events.iter().any(|e| {
+            matches!(e, Event::Arrived { id, hex, .. } if id == "Mahdist recruits" && *hex == b.hex("El Obeid"))
+        });
+        assert!(at_el_obeid, "{:?}", r.events);
+    }
 }
