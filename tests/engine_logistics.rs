@@ -977,10 +977,7 @@ mod arrivals {
     ) -> dervish::engine::TurnResult {
         let mut faces = vec![1, 1, 6, count];
         faces.extend_from_slice(draws);
-        let mut dice = dervish::dice::Dice::new(dervish::dice::FixedDice::with_fallback(
-            faces.into_iter(),
-            6,
-        ));
+        let mut dice = dervish::dice::Dice::new(dervish::dice::FixedDice::with_fallback(faces, 6));
         dervish::engine::play_player_turn(&b.scn, b.state.clone(), Side::Mahdist, orders, &mut dice)
     }
 
