@@ -2,6 +2,8 @@
 //! 3.21, 4.2, 5.2 I-II, 5.3 I-II) on the shipped scenarios, with fixed dice.
 //! A D66 roll of 4,4 (44) is "no event" on every table.
 
+mod common;
+
 use dervish::dice::{Dice, FixedDice};
 use dervish::engine::events::Event;
 use dervish::engine::orders::Orders;
@@ -322,13 +324,18 @@ fn rule_2_3_the_first_field_force_comes_on_its_event() {
 }
 
 #[test]
-fn rule_2_3_the_second_field_force_rolled_first_brings_the_first() {
+fn rule_3_41_the_second_field_force_rolled_first_comes_and_the_railhead_follows_next_turn() {
+    // "The railhead is placed in Souakim or Sarras on the turn after the
+    // 2nd Souakim Field Force event is rolled": the 2nd Force rolled is the
+    // 2nd Force, not the 1st in its place.
     let (scn, mut state) = start("khartoum");
     state.month = "1884-03".parse().unwrap();
     // 3,1 = 31: the 2nd Souakim Field Force, before the 1st has come.
     let r = play(&scn, &state, Side::Egyptian, &Orders::default(), &[3, 1]);
-    assert!(r.state.arrived.contains("souakim-field-force-1"));
-    assert!(!r.state.arrived.contains("souakim-field-force-2"));
+    assert!(r.state.arrived.contains("souakim-field-force-2"));
+    assert!(!r.state.arrived.contains("souakim-field-force-1"));
+    let railhead = r.state.railhead.clone().expect("the railhead is due");
+    assert_eq!(railhead.from, "1884-04".parse().unwrap());
 }
 
 #[test]
@@ -705,5 +712,336 @@ mod rail_and_fleet {
             .find(|u| u.unit_type == "fleet")
             .unwrap();
         assert_eq!(fleet.hex(), Some(souakim));
+    }
+}
+
+/// Reinforcements, replacements and the Mahdist pool on the empty `Bench`
+/// board (issue: arrivals that waited, were lost or went where the rules do
+/// not send them).
+mod arrivals {
+    use super::common::bench::Bench;
+    use dervish::engine::events::{Decision, Event};
+    use dervish::engine::orders::{MONTHLY_SUPPLY, Orders, RECRUITS};
+    use dervish::orders::{self, Input, Order, Vocabulary};
+    use dervish::scenario::Side;
+    use dervish::state::{Status, UnitId};
+
+    fn awaiting(b: &mut Bench, unit_type: &str) -> UnitId {
+        let m = b.state.month;
+        let u = b
+            .state
+            .units
+            .iter_mut()
+            .find(|u| u.unit_type == unit_type && u.status == Status::Pool)
+            .unwrap();
+        u.status = Status::AwaitingReplacement(m);
+        u.id.clone()
+    }
+
+    fn status(r: &dervish::engine::TurnResult, id: &UnitId) -> Status {
+        r.state.units.iter().find(|u| u.id == *id).unwrap().status
+    }
+
+    #[test]
+    fn rule_3_3_replacements_never_wait_souakim_takes_them_when_khartoum_is_besieged() {
+        // "Scenario 1 replacement units are placed in Khartoum if it is not
+        // under siege or Souakim." "Available units must be placed and may
+        // not be held off map" (5.2 II).
+        let mut b = Bench::new("el-obeid");
+        b.state.month = "1883-03".parse().unwrap();
+        b.place("egy-inf-L", 1, "Khartoum");
+        b.place("mah-S", 1, "Omdurman");
+        b.place("egy-inf-S", 1, "Souakim");
+        let beside_souakim = b.hex("Souakim").neighbours()[0];
+        let h = b.scn.map.describe(beside_souakim);
+        b.place("mah-S", 1, &h);
+        let id = awaiting(&mut b, "brit-camel");
+        let r = b.play(Side::Egyptian, &Orders::default(), &[]);
+        assert_eq!(
+            status(&r, &id),
+            Status::OnMap(b.hex("Souakim")),
+            "both towns besieged: Souakim takes the replacement"
+        );
+    }
+
+    #[test]
+    fn rule_3_3_replacements_due_where_the_enemy_stands_are_permanently_lost() {
+        // 3.1: "If new units are due to arrive at a hex that is enemy
+        // occupied, those units are permanently lost."
+        let mut b = Bench::new("el-obeid");
+        b.state.month = "1883-03".parse().unwrap();
+        b.place("egy-inf-L", 1, "Khartoum");
+        b.place("mah-S", 1, "Omdurman");
+        b.place("mah-S", 1, "Souakim");
+        let id = awaiting(&mut b, "brit-supply");
+        let r = b.play(Side::Egyptian, &Orders::default(), &[]);
+        assert_eq!(status(&r, &id), Status::Eliminated);
+        let said = r.events.iter().any(
+            |e| matches!(e, Event::Note { text } if text.contains("permanently lost (3.1, 3.3)")),
+        );
+        assert!(said, "{:?}", r.events);
+    }
+
+    #[test]
+    fn rule_3_3_the_monthly_supply_unit_arrives_where_the_player_orders() {
+        // "The Egyptian player receives 1 supply unit per turn from November
+        // 1884, this unit may arrive at Wady Halfa or Souakim."
+        let mut b = Bench::new("khartoum");
+        b.state.month = "1884-11".parse().unwrap();
+        let mut o = Orders::default();
+        o.place.insert(MONTHLY_SUPPLY.into(), b.hex("Souakim"));
+        let r = b.play(Side::Egyptian, &o, &[]);
+        let at: Vec<_> = r
+            .events
+            .iter()
+            .filter_map(|e| match e {
+                Event::Arrived {
+                    id,
+                    hex,
+                    decided_by,
+                    ..
+                } if id.starts_with("monthly supply") => Some((*hex, decided_by.clone())),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(at, vec![(b.hex("Souakim"), Decision::Orders)]);
+        // Silent: the first place, Wady Halfa.
+        let r = b.play(Side::Egyptian, &Orders::default(), &[]);
+        let halfa = r.events.iter().any(|e| {
+            matches!(e, Event::Arrived { id, hex, .. } if id.starts_with("monthly supply") && *hex == b.hex("Wady Halfa"))
+        });
+        assert!(halfa);
+    }
+
+    #[test]
+    fn rule_3_3_place_supply_is_an_order_checked_and_printed_back() {
+        let b = Bench::new("khartoum");
+        let vocab = Vocabulary::new(&b.scn);
+        let p = orders::parse(&Input::text("PLACE supply AT Souakim\n"), &vocab).unwrap();
+        assert!(p.errors.is_empty(), "{:?}", p.errors);
+        let order = p.sheet.items[0].order.clone();
+        assert_eq!(
+            order,
+            Order::Place {
+                reinforcement: MONTHLY_SUPPLY.into(),
+                at: b.hex("Souakim")
+            }
+        );
+        let printed = orders::print::order(&b.scn.map, &order);
+        let again = orders::parse(&Input::text(&format!("{printed}\n")), &vocab).unwrap();
+        assert_eq!(again.sheet.items[0].order, order, "{printed}");
+        let c = orders::check(&p.sheet, &b.scn, &b.state, Side::Egyptian);
+        assert!(c.errors.is_empty(), "{:?}", c.errors);
+        assert_eq!(c.orders.place.get(MONTHLY_SUPPLY), Some(&b.hex("Souakim")));
+        let p = orders::parse(&Input::text("PLACE supply AT Berber\n"), &vocab).unwrap();
+        let c = orders::check(&p.sheet, &b.scn, &b.state, Side::Egyptian);
+        assert_eq!(c.errors.len(), 1, "{:?}", c.errors);
+        assert!(c.errors[0].message.contains("Wady Halfa"), "{:?}", c.errors);
+        let _ = RECRUITS;
+    }
+
+    #[test]
+    fn rule_2_3_the_relief_expeditions_infantry_have_the_strength_the_rules_give_none_so_1() {
+        // "6 British infantry units (all V, ...)": no strength is given, so
+        // the counter's own strength 1 (1.4), unlike the camel corps (3x 2V).
+        let mut b = Bench::new("khartoum");
+        let full = dervish::scenario::DataSet::embedded()
+            .unwrap()
+            .scenario("khartoum")
+            .unwrap();
+        b.scn.def = full.def.clone();
+        b.state.month = "1884-09".parse().unwrap();
+        b.state.arrived = full
+            .def
+            .reinforcements
+            .iter()
+            .filter(|r| r.id != "gordon-relief")
+            .map(|r| r.id.clone())
+            .collect();
+        let r = b.play(Side::Egyptian, &Orders::default(), &[]);
+        let strength = |name: &str| {
+            r.state
+                .units
+                .iter()
+                .find(|u| u.name.as_deref() == Some(name) && u.hex().is_some())
+                .map(|u| u.strength)
+        };
+        for n in ["Staffords", "Black Watch", "Essex Regt."] {
+            assert_eq!(strength(n), Some(1), "{n}");
+        }
+        assert_eq!(strength("Guards Camel Corps"), Some(2));
+    }
+
+    fn relief_bench() -> Bench {
+        let mut b = Bench::new("khartoum");
+        let full = dervish::scenario::DataSet::embedded()
+            .unwrap()
+            .scenario("khartoum")
+            .unwrap();
+        b.scn.def = full.def.clone();
+        b.state.month = "1884-09".parse().unwrap();
+        b.state.arrived = full
+            .def
+            .reinforcements
+            .iter()
+            .filter(|r| r.id != "gordon-relief")
+            .map(|r| r.id.clone())
+            .collect();
+        b
+    }
+
+    #[test]
+    fn rule_2_3_the_relief_expedition_may_be_split_among_its_three_places() {
+        // "at Wady Halfa, Sarras or Souakim ... Boat and Gunboat units may
+        // not be placed at Souakim."
+        let b = relief_bench();
+        let vocab = Vocabulary::new(&b.scn);
+        let text = "PLACE gordon-relief AT Sarras\nPLACE gordon-relief Black Watch AT Souakim\nPLACE gordon-relief BK AT Wady Halfa\nPLACE gordon-relief Earle AT Souakim\nPLACE gordon-relief BW AT Souakim\n";
+        let p = orders::parse(&Input::text(text), &vocab).unwrap();
+        assert!(p.errors.is_empty(), "{:?}", p.errors);
+        for item in &p.sheet.items {
+            let printed = orders::print::order(&b.scn.map, &item.order);
+            let again = orders::parse(&Input::text(&format!("{printed}\n")), &vocab).unwrap();
+            assert_eq!(again.sheet.items[0].order, item.order, "{printed}");
+        }
+        let c = orders::check(&p.sheet, &b.scn, &b.state, Side::Egyptian);
+        assert!(c.errors.is_empty(), "{:?}", c.errors);
+        assert_eq!(c.warnings.len(), 1, "steamers at Souakim: {:?}", c.warnings);
+        let r = b.play(Side::Egyptian, &c.orders, &[]);
+        let at = |name: &str| {
+            r.state
+                .units
+                .iter()
+                .find(|u| u.name.as_deref() == Some(name))
+                .and_then(|u| u.hex())
+        };
+        assert_eq!(at("Black Watch"), Some(b.hex("Souakim")));
+        assert_eq!(at("Staffords"), Some(b.hex("Sarras")));
+        assert_eq!(at("Guards Camel Corps"), Some(b.hex("Wady Halfa")));
+        assert_eq!(at("Light Camel Corps"), Some(b.hex("Wady Halfa")));
+        let leader = |n: &str| r.state.leaders.iter().find(|l| l.name == n).unwrap().hex;
+        assert_eq!(leader("Earle"), Some(b.hex("Souakim")));
+        assert_eq!(leader("Wolseley"), Some(b.hex("Sarras")));
+        for u in r
+            .state
+            .units
+            .iter()
+            .filter(|u| u.unit_type == "brit-gunboat" && u.hex().is_some())
+        {
+            assert_ne!(u.hex(), Some(b.hex("Souakim")), "{}", u.id);
+        }
+        let arrivals = r
+            .events
+            .iter()
+            .filter(|e| matches!(e, Event::Arrived { id, .. } if id == "gordon-relief"))
+            .count();
+        assert_eq!(arrivals, 3, "one arrival line a place");
+    }
+
+    #[test]
+    fn rule_2_3_a_named_unit_awaiting_replacement_is_still_in_play() {
+        // "any units called for that are already on the map are not moved";
+        // a unit waiting to return (3.3) is still in play: no second one.
+        let mut b = relief_bench();
+        let u = b
+            .state
+            .units
+            .iter_mut()
+            .find(|u| u.unit_type == "brit-inf" && u.status == Status::Pool)
+            .unwrap();
+        u.name = Some("Black Watch".into());
+        u.status = Status::AwaitingReplacement("1884-10".parse().unwrap());
+        let r = b.play(Side::Egyptian, &Orders::default(), &[]);
+        let named = r
+            .state
+            .units
+            .iter()
+            .filter(|u| u.name.as_deref() == Some("Black Watch"))
+            .count();
+        assert_eq!(named, 1);
+        assert!(
+            r.state
+                .units
+                .iter()
+                .any(|u| u.name.as_deref() == Some("Staffords") && u.hex().is_some())
+        );
+    }
+
+    /// A Mahdist player turn whose arrival roll (3.21) is 6: "4+ add 1D6
+    /// Mahdist units", the 1D6 showing `count`, then `draws`.
+    fn mahdist_with_arrivals(
+        b: &Bench,
+        orders: &Orders,
+        count: u32,
+        draws: &[u32],
+    ) -> dervish::engine::TurnResult {
+        let mut faces = vec![1, 1, 6, count];
+        faces.extend_from_slice(draws);
+        let mut dice = dervish::dice::Dice::new(dervish::dice::FixedDice::with_fallback(faces, 6));
+        dervish::engine::play_player_turn(&b.scn, b.state.clone(), Side::Mahdist, orders, &mut dice)
+    }
+
+    #[test]
+    fn rule_3_2_destroyed_mahdist_boats_never_come_back_as_land_recruits() {
+        // 2.2: boats are kept out of the pool; a river unit drawn at random
+        // could not join a stack away from a river (6.0).
+        let mut b = Bench::new("el-obeid");
+        b.place("mah-S", 7, "El Obeid");
+        for u in &mut b.state.units {
+            if u.side == Side::Mahdist && u.status == Status::Pool {
+                u.status = Status::Reserve;
+            }
+        }
+        // A boat destroyed earlier: back in the pile, as losses put it.
+        let boat = b
+            .state
+            .units
+            .iter_mut()
+            .find(|u| u.unit_type == "mah-boat")
+            .unwrap();
+        boat.status = Status::Pool;
+        let boat = boat.id.clone();
+        let r = mahdist_with_arrivals(&b, &Orders::default(), 1, &[1]);
+        assert_eq!(status(&r, &boat), Status::Pool, "the boat is not drawn");
+        let said = r.events.iter().any(
+            |e| matches!(e, Event::Note { text } if text.contains("the pool is empty (3.21)")),
+        );
+        assert!(said, "{:?}", r.events);
+    }
+
+    #[test]
+    fn rule_3_21_new_units_join_the_friendly_stack_the_mahdist_player_names() {
+        // "Mahdist new units are placed in any friendly stack."
+        let mut b = Bench::new("el-obeid");
+        b.place("mah-S", 6, "El Obeid");
+        b.place("mah-S", 1, "Bara");
+        let mut o = Orders::default();
+        o.place.insert(RECRUITS.into(), b.hex("Bara"));
+        let r = mahdist_with_arrivals(&b, &o, 2, &[1, 1]);
+        let recruits: Vec<_> = r
+            .events
+            .iter()
+            .filter_map(|e| match e {
+                Event::Arrived {
+                    id,
+                    hex,
+                    decided_by,
+                    ..
+                } if id == "Mahdist recruits" => Some((*hex, decided_by.clone())),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            recruits,
+            vec![(b.hex("Bara"), Decision::Orders); 2],
+            "{:?}",
+            r.events
+        );
+        // Silent: the largest stack.
+        let r = mahdist_with_arrivals(&b, &Orders::default(), 1, &[1]);
+        let at_el_obeid = r.events.iter().any(|e| {
+            matches!(e, Event::Arrived { id, hex, .. } if id == "Mahdist recruits" && *hex == b.hex("El Obeid"))
+        });
+        assert!(at_el_obeid, "{:?}", r.events);
     }
 }

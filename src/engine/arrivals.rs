@@ -5,7 +5,7 @@
 use super::Turn;
 use super::events::{Decision, Event};
 use super::modifiers::{self, RollContext};
-use super::orders::Orders;
+use super::orders::{MONTHLY_SUPPLY, Orders, RECRUITS};
 use crate::dice::{DiceKind, DieSource};
 use crate::geo::Hex;
 use crate::scenario::definition::{Arrival, Reinforcement, SpecialRule, Zone};
@@ -13,6 +13,7 @@ use crate::scenario::tables::ArrivalResult;
 use crate::scenario::zone::zone_hexes;
 use crate::scenario::{Side, UnitKind};
 use crate::state::{Status, UnitId};
+use std::collections::BTreeMap;
 
 /// Run the phase for the phasing side.
 pub fn reinforcement_phase<S: DieSource>(t: &mut Turn<'_, S>, orders: &Orders) {
@@ -20,7 +21,7 @@ pub fn reinforcement_phase<S: DieSource>(t: &mut Turn<'_, S>, orders: &Orders) {
     dismount(t, orders);
     super::river::wrecks_return(t);
     if t.side == Side::Mahdist {
-        mahdist_arrival(t);
+        mahdist_arrival(t, orders);
     }
     let delayed = t.state.effects.delayed.contains(&t.side);
     let defs: Vec<Reinforcement> = t
@@ -60,7 +61,7 @@ pub fn reinforcement_phase<S: DieSource>(t: &mut Turn<'_, S>, orders: &Orders) {
     }
     if t.side == Side::Egyptian && !delayed {
         replacements(t);
-        free_supply(t);
+        free_supply(t, orders);
     }
     super::rail::railway_building(t, orders);
 }
@@ -137,21 +138,96 @@ fn arrival_hex<S: DieSource>(
         })
 }
 
+/// The part of reinforcement `r` that `words` name (2.3: the expedition may
+/// be split among its places): a unit line's name, a unit type (its id or
+/// its code, "BW" for the steamers), or one of its leaders. Returns the key
+/// used in `Orders::place_parts`: the name, the type id or the leader's name.
+pub fn reinforcement_part(
+    scn: &crate::scenario::Scenario,
+    r: &Reinforcement,
+    words: &str,
+) -> Option<String> {
+    let key = crate::geo::map::name_key(words);
+    if let Some(n) = r
+        .units
+        .iter()
+        .filter_map(|l| l.name.as_ref())
+        .find(|n| crate::geo::map::name_key(n) == key)
+    {
+        return Some(n.clone());
+    }
+    if let Some(l) = r.units.iter().find(|l| {
+        crate::geo::map::name_key(&l.unit) == key
+            || scn
+                .units
+                .get(&l.unit)
+                .is_some_and(|ty| crate::geo::map::name_key(&ty.code) == key)
+    }) {
+        return Some(l.unit.clone());
+    }
+    let leader = scn.units.leader(words)?;
+    r.leaders
+        .iter()
+        .filter_map(|n| scn.units.leader(n))
+        .any(|l| l.name == leader.name)
+        .then(|| leader.name.clone())
+}
+
+/// Where the part of `r` keyed `key` goes: its own ordered place if it is
+/// one of the zone's, else `group`. An ordered place the enemy holds loses
+/// the part (3.1): `None`.
+fn part_hex<S: DieSource>(
+    t: &mut Turn<'_, S>,
+    r: &Reinforcement,
+    orders: &Orders,
+    keys: &[&str],
+    group: Option<Hex>,
+) -> Option<Hex> {
+    let parts = orders.place_parts.get(&r.id);
+    let Some((key, h)) = keys
+        .iter()
+        .find_map(|k| parts.and_then(|p| p.get(*k)).map(|h| (*k, *h)))
+    else {
+        return group;
+    };
+    let allowed = match &r.zone {
+        Zone::FriendlyStack => return group,
+        z => zone_hexes(&t.scn.map, z).unwrap_or_default(),
+    };
+    if !allowed.contains(&h) {
+        let at = t.scn.map.describe(h);
+        t.events.push(Event::Note {
+            text: format!(
+                "placement of {key} of {} at {at} set aside: not one of its places (2.3)",
+                r.id
+            ),
+        });
+        return group;
+    }
+    (!t.occupied_by(h, t.side.enemy())).then_some(h)
+}
+
 fn place_reinforcement<S: DieSource>(t: &mut Turn<'_, S>, r: &Reinforcement, orders: &Orders) {
-    let Some((hex, decided_by)) = arrival_hex(t, r, orders) else {
+    let (group, group_decision) = match arrival_hex(t, r, orders) {
+        Some((h, d)) => (Some(h), d),
+        None => (None, Decision::Orders),
+    };
+    let split = orders.place_parts.get(&r.id).is_some_and(|p| !p.is_empty());
+    if group.is_none() && !split {
         t.events.push(Event::Note {
             text: format!("{} arrives where the enemy stands and is lost (3.1)", r.id),
         });
         return;
-    };
-    let mut placed = Vec::new();
+    }
+    // Units and leaders placed, and types lost, by hex.
+    let mut placed: BTreeMap<Hex, (Vec<UnitId>, Vec<String>, bool)> = BTreeMap::new();
     let mut lost = Vec::new();
     for line in &r.units {
         if let Some(n) = &line.name
-            && t.state
-                .units
-                .iter()
-                .any(|u| u.name.as_deref() == Some(n) && u.hex().is_some())
+            && t.state.units.iter().any(|u| {
+                u.name.as_deref() == Some(n)
+                    && (u.hex().is_some() || matches!(u.status, Status::AwaitingReplacement(_)))
+            })
         {
             t.events.push(Event::Note {
                 text: format!("{n} is already in play and is not placed again (2.3)"),
@@ -159,10 +235,10 @@ fn place_reinforcement<S: DieSource>(t: &mut Turn<'_, S>, r: &Reinforcement, ord
             continue;
         }
         if let Some(other) = &line.unless_in_play
-            && t.state
-                .units
-                .iter()
-                .any(|u| u.name.as_deref() == Some(other) && u.hex().is_some())
+            && t.state.units.iter().any(|u| {
+                u.name.as_deref() == Some(other)
+                    && (u.hex().is_some() || matches!(u.status, Status::AwaitingReplacement(_)))
+            })
         {
             t.events.push(Event::Note {
                 text: format!(
@@ -184,20 +260,26 @@ fn place_reinforcement<S: DieSource>(t: &mut Turn<'_, S>, r: &Reinforcement, ord
                 .max(0) as u32,
             None => line.count,
         };
+        let mut keys: Vec<&str> = line.name.iter().map(String::as_str).collect();
+        keys.push(&line.unit);
+        let ordered = part_hex(t, r, orders, &keys, group);
+        let by_order = ordered != group;
+        let default_strength = t.scn.units.get(&line.unit).map_or(1, |ty| ty.strength);
         for _ in 0..count {
             let is_river = t
                 .scn
                 .units
                 .get(&line.unit)
                 .is_some_and(|ty| ty.kind.is_river_unit());
-            let at = if is_river && river_unit_barred(t, hex) {
-                // River units go to the next allowed place of the zone.
-                zone_hexes(&t.scn.map, &r.zone)
-                    .unwrap_or_default()
-                    .into_iter()
-                    .find(|h| !river_unit_barred(t, *h) && !t.occupied_by(*h, t.side.enemy()))
-            } else {
-                Some(hex)
+            let at = match ordered {
+                Some(h) if is_river && river_unit_barred(t, h) => {
+                    // River units go to the next allowed place of the zone.
+                    zone_hexes(&t.scn.map, &r.zone)
+                        .unwrap_or_default()
+                        .into_iter()
+                        .find(|h| !river_unit_barred(t, *h) && !t.occupied_by(*h, t.side.enemy()))
+                }
+                other => other,
             };
             let free = t.state.units.iter().position(|u| {
                 u.unit_type == line.unit && matches!(u.status, Status::Pool | Status::Reserve)
@@ -207,48 +289,87 @@ fn place_reinforcement<S: DieSource>(t: &mut Turn<'_, S>, r: &Reinforcement, ord
                     let u = &mut t.state.units[i];
                     u.status = Status::OnMap(at);
                     u.disrupted = false;
-                    if let Some(s) = line.strength {
-                        u.strength = s;
-                    }
-                    if line.name.is_some() {
-                        u.name = line.name.clone();
-                    }
+                    // "Every counter has strength 1 unless a scenario line
+                    // gives it another" (1.4): a counter used before starts
+                    // afresh.
+                    u.strength = line.strength.unwrap_or(default_strength);
+                    u.name = line.name.clone();
                     u.origin = Some(r.id.clone());
-                    placed.push(u.id.clone());
+                    let e = placed.entry(at).or_default();
+                    e.0.push(u.id.clone());
+                    e.2 |= by_order && Some(at) == ordered;
                 }
                 _ => lost.push(line.unit.clone()),
             }
         }
     }
-    let mut leaders = Vec::new();
     for name in &r.leaders {
         let Some(def) = t.scn.units.leader(name) else {
             continue;
         };
-        let Some(l) = t.state.leaders.iter_mut().find(|l| l.name == def.name) else {
+        let def_name = def.name.clone();
+        let Some(at) = part_hex(t, r, orders, &[def_name.as_str()], group) else {
+            continue;
+        };
+        let Some(l) = t.state.leaders.iter_mut().find(|l| l.name == def_name) else {
             continue;
         };
         if l.removed || l.hex.is_some() {
             continue;
         }
-        l.hex = Some(hex);
-        leaders.push(def.name.clone());
+        l.hex = Some(at);
+        let e = placed.entry(at).or_default();
+        e.1.push(def_name);
+        e.2 |= Some(at) != group;
     }
-    if t.scn.map.settlement_at(hex).is_some() && !placed.is_empty() {
-        t.state.control.insert(hex, t.side);
+    if placed.is_empty() {
+        match group {
+            Some(h) => {
+                placed.insert(h, Default::default());
+            }
+            None => {
+                t.events.push(Event::Note {
+                    text: format!("{} arrives where the enemy stands and is lost (3.1)", r.id),
+                });
+                return;
+            }
+        }
     }
-    t.events.push(Event::Arrived {
-        id: r.id.clone(),
-        hex,
-        units: placed,
-        leaders,
-        lost,
-        decided_by,
-    });
+    let n = placed.len();
+    for (k, (hex, (units, leaders, by_order))) in placed.into_iter().enumerate() {
+        if t.scn.map.settlement_at(hex).is_some() && !units.is_empty() {
+            t.state.control.insert(hex, t.side);
+        }
+        t.events.push(Event::Arrived {
+            id: r.id.clone(),
+            hex,
+            units,
+            leaders,
+            // The types lost are told once, with the last place.
+            lost: if k + 1 == n {
+                std::mem::take(&mut lost)
+            } else {
+                Vec::new()
+            },
+            decided_by: if by_order {
+                Decision::Orders
+            } else {
+                group_decision.clone()
+            },
+        });
+    }
 }
 
 /// Rule 3.3: British losses, supply units, boats and camels come back two
 /// turns after they were destroyed, at the scenario's replacement place.
+///
+/// "Scenario 1 replacement units are placed in Khartoum if it is not under
+/// siege or Souakim", and "Available units must be placed and may not be
+/// held off map" (5.2 II): the places are tried in order, an earlier one is
+/// passed over when it is under siege or held by the enemy, and the last
+/// takes the units even when besieged. "If new units are due to arrive at
+/// a hex that is enemy occupied, those units are permanently lost" (3.1):
+/// if the last place is held by the enemy, they are lost for good.
 fn replacements<S: DieSource>(t: &mut Turn<'_, S>) {
     let rp = t.scn.def.replacements.clone();
     let month = t.state.month;
@@ -270,29 +391,66 @@ fn replacements<S: DieSource>(t: &mut Turn<'_, S>) {
                 .iter()
                 .any(|r| r.id == *o && matches!(r.arrives, Arrival::Event(_)))
         });
-        let places: Vec<String> = match (&rp.field_force_place, from_field_force) {
+        let places: Vec<Hex> = match (&rp.field_force_place, from_field_force) {
             (Some(p), true) => vec![p.clone()],
             _ => rp.places.clone(),
-        };
+        }
+        .iter()
+        .filter_map(|p| t.scn.map.resolve(p).ok())
+        .collect();
+        let enemy = t.side.enemy();
         let hex = places
             .iter()
-            .filter_map(|p| t.scn.map.resolve(p).ok())
-            .find(|h| !t.occupied_by(*h, t.side.enemy()) && !t.is_besieged(*h, t.side));
+            .enumerate()
+            .find(|(k, h)| {
+                *k + 1 == places.len() || !(t.occupied_by(**h, enemy) || siege_ring(t, **h, enemy))
+            })
+            .map(|(_, h)| *h);
         let id = t.state.units[i].id.clone();
         match hex {
-            Some(h) => {
+            Some(h) if !t.occupied_by(h, enemy) => {
                 t.state.units[i].status = Status::OnMap(h);
                 t.events.push(Event::Replaced { unit: id, hex: h });
             }
-            None => t.events.push(Event::Note {
-                text: format!("no replacement place for {id}: every one is held by the enemy or besieged; it waits"),
-            }),
+            _ => {
+                t.state.units[i].status = Status::Eliminated;
+                let place = hex.map(|h| t.scn.map.describe(h)).unwrap_or_default();
+                t.events.push(Event::Note {
+                    text: format!(
+                        "replacement {id} is due at {place}, which the enemy holds, and is permanently lost (3.1, 3.3)"
+                    ),
+                });
+            }
         }
     }
 }
 
-/// Rule 3.3: one supply unit a turn from November 1884.
-fn free_supply<S: DieSource>(t: &mut Turn<'_, S>) {
+/// Rule 2.2, scenario 1: "No Mahdist unit may ever enter any hex adjacent to
+/// the Nile above (flowing North from) and including Abou Hamed". Whether
+/// `hex` is closed to `side`'s units by that rule; placements (recruits,
+/// town gains, Osman Digma) and river moves obey it as land marches do.
+/// Worked out in the Mahdist player turn, the only one that places Mahdist
+/// units anywhere but beside a Mahdist stack already on the map.
+pub fn nile_ban<S: DieSource>(t: &Turn<'_, S>, side: Side, hex: Hex) -> bool {
+    side == Side::Mahdist
+        && t.side == Side::Mahdist
+        && super::march::Occupancy::of(t).forbidden(t, hex)
+}
+
+/// Whether an enemy unit stands next to the settlement in `hex` (9.12:
+/// "under siege if an enemy unit is adjacent to that hex"), whether or not
+/// friendly units are still inside: replacements placed there would arrive
+/// besieged.
+fn siege_ring<S: DieSource>(t: &Turn<'_, S>, hex: Hex, enemy: Side) -> bool {
+    t.scn.map.settlement_at(hex).is_some()
+        && hex.neighbours().iter().any(|n| t.occupied_by(*n, enemy))
+}
+
+/// Rule 3.3: one supply unit a turn from November 1884; "this unit may
+/// arrive at Wady Halfa or Souakim": where the orders say
+/// (`PLACE supply AT place`), else the first of the places not held by the
+/// enemy. An ordered place held by the enemy loses it (3.1).
+fn free_supply<S: DieSource>(t: &mut Turn<'_, S>, orders: &Orders) {
     let rp = t.scn.def.replacements.clone();
     let (Some(from), Some(unit)) = (rp.free_supply_from, rp.free_supply_unit.clone()) else {
         return;
@@ -300,11 +458,35 @@ fn free_supply<S: DieSource>(t: &mut Turn<'_, S>) {
     if t.state.month < from {
         return;
     }
-    let hex = rp
+    let places: Vec<Hex> = rp
         .free_supply_places
         .iter()
         .filter_map(|p| t.scn.map.resolve(p).ok())
-        .find(|h| !t.occupied_by(*h, t.side.enemy()));
+        .collect();
+    let enemy = t.side.enemy();
+    let ordered = orders.place.get(MONTHLY_SUPPLY).copied();
+    if let Some(h) = ordered
+        && !places.contains(&h)
+    {
+        let list: Vec<String> = places.iter().map(|h| t.scn.map.describe(*h)).collect();
+        t.events.push(Event::Note {
+            text: format!(
+                "placement of the monthly supply unit at {} set aside: it arrives at {} (3.3)",
+                t.scn.map.describe(h),
+                list.join(" or ")
+            ),
+        });
+    }
+    let (hex, decided_by) = match ordered.filter(|h| places.contains(h)) {
+        Some(h) => (
+            Some(h).filter(|h| !t.occupied_by(*h, enemy)),
+            Decision::Orders,
+        ),
+        None => (
+            places.iter().copied().find(|h| !t.occupied_by(*h, enemy)),
+            Decision::Default("the first supply place not held by the enemy".into()),
+        ),
+    };
     let free = t
         .state
         .units
@@ -320,13 +502,15 @@ fn free_supply<S: DieSource>(t: &mut Turn<'_, S>) {
                 units: vec![id],
                 leaders: vec![],
                 lost: vec![],
-                decided_by: Decision::Default(
-                    "the first supply place not held by the enemy".into(),
-                ),
+                decided_by,
             });
         }
-        _ => t.events.push(Event::Note {
-            text: "the monthly supply unit is lost: no counter or no place (3.3)".into(),
+        (None, _) => t.events.push(Event::Note {
+            text: "the monthly supply unit is due where the enemy stands and is lost (3.1, 3.3)"
+                .into(),
+        }),
+        (_, None) => t.events.push(Event::Note {
+            text: "the monthly supply unit is lost: no counter is free (3.3)".into(),
         }),
     }
 }
@@ -349,7 +533,7 @@ pub fn largest_stack<S: DieSource>(t: &Turn<'_, S>, side: Side) -> Option<Hex> {
 }
 
 /// Rule 3.21: the Mahdist arrival roll.
-fn mahdist_arrival<S: DieSource>(t: &mut Turn<'_, S>) {
+fn mahdist_arrival<S: DieSource>(t: &mut Turn<'_, S>, orders: &Orders) {
     let table = t.scn.tables.mahdist_arrival.clone();
     let controls: Vec<(Side, String)> = t
         .scn
@@ -395,8 +579,14 @@ fn mahdist_arrival<S: DieSource>(t: &mut Turn<'_, S>) {
                     |v| format!("{v} units"),
                 )
                 .max(0);
+            let Some((hex, decided_by)) = recruit_stack(t, orders) else {
+                t.events.push(Event::Note {
+                    text: "no Mahdist stack is on the map: the new units are lost (3.21)".into(),
+                });
+                return;
+            };
             for _ in 0..n {
-                draw_from_pool(t);
+                draw_from_pool(t, hex, &decided_by);
             }
         }
         Some(ArrivalResult::Remove(k)) if on_map >= table.removal_floor => {
@@ -421,18 +611,56 @@ fn mahdist_arrival<S: DieSource>(t: &mut Turn<'_, S>) {
     }
 }
 
-/// Draw one Mahdist unit at random from the pool and place it with the
-/// largest friendly stack; lost if the pool is empty (3.21).
-pub fn draw_from_pool<S: DieSource>(t: &mut Turn<'_, S>) -> Option<UnitId> {
+/// Where new Mahdist units go (3.21: "Mahdist new units are placed in any
+/// friendly stack"): the stack the orders name (`PLACE recruits AT
+/// place`) if a Mahdist unit stands there and the hex is open to Mahdists,
+/// else the largest stack.
+pub fn recruit_stack<S: DieSource>(
+    t: &mut Turn<'_, S>,
+    orders: &Orders,
+) -> Option<(Hex, Decision)> {
+    if let Some(&h) = orders.place.get(RECRUITS) {
+        let friendly = t
+            .state
+            .units
+            .iter()
+            .any(|u| u.side == Side::Mahdist && u.hex() == Some(h));
+        if friendly && !nile_ban(t, Side::Mahdist, h) {
+            return Some((h, Decision::Orders));
+        }
+        let at = t.scn.map.describe(h);
+        t.events.push(Event::Note {
+            text: format!(
+                "placement of new Mahdist units at {at} set aside: no Mahdist stack stands there; they join the largest stack (3.21)"
+            ),
+        });
+    }
+    largest_stack(t, Side::Mahdist).map(|h| {
+        (
+            h,
+            Decision::Default("the largest Mahdist stack on the main map".into()),
+        )
+    })
+}
+
+/// Draw one Mahdist unit at random from the pool and place it in `hex`;
+/// lost if the pool is empty (3.21). Boats and gunboats are never drawn:
+/// they stay out of the pile even after they are destroyed or captured
+/// (2.2), since a river unit cannot join a stack away from a river (6.0).
+pub fn draw_from_pool<S: DieSource>(
+    t: &mut Turn<'_, S>,
+    hex: Hex,
+    decided_by: &Decision,
+) -> Option<UnitId> {
     let pool: Vec<usize> = t
         .state
         .units
         .iter()
         .enumerate()
         .filter(|(_, u)| u.side == Side::Mahdist && u.status == Status::Pool)
+        .filter(|(_, u)| t.unit_type(u).is_some_and(|ty| !ty.kind.is_river_unit()))
         .map(|(i, _)| i)
         .collect();
-    let hex = largest_stack(t, Side::Mahdist)?;
     if pool.is_empty() {
         t.events.push(Event::Note {
             text: "a new Mahdist unit is lost: the pool is empty (3.21)".into(),
@@ -457,7 +685,7 @@ pub fn draw_from_pool<S: DieSource>(t: &mut Turn<'_, S>) -> Option<UnitId> {
         units: vec![id.clone()],
         leaders: vec![],
         lost: vec![],
-        decided_by: Decision::Default("the largest Mahdist stack on the main map".into()),
+        decided_by: decided_by.clone(),
     });
     Some(id)
 }

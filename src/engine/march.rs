@@ -1495,7 +1495,7 @@ impl Occupancy {
                 .any(|n| self.enemy_gunboats.contains(n))
     }
 
-    fn forbidden<S: DieSource>(&self, t: &Turn<'_, S>, hex: Hex) -> bool {
+    pub(crate) fn forbidden<S: DieSource>(&self, t: &Turn<'_, S>, hex: Hex) -> bool {
         self.forbidden.as_ref().is_some_and(|(r, limit, _, _)| {
             t.scn
                 .map

@@ -109,6 +109,14 @@ impl MarchOrder {
     }
 }
 
+/// The `place` key of the Egyptian monthly supply unit (3.3: "this unit may
+/// arrive at Wady Halfa or Souakim").
+pub const MONTHLY_SUPPLY: &str = "supply";
+
+/// The `place` key of new Mahdist units (3.21: "Mahdist new units are placed
+/// in any friendly stack").
+pub const RECRUITS: &str = "recruits";
+
 /// Everything a player orders for one player turn. Units without orders
 /// hold.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -125,8 +133,15 @@ pub struct Orders {
     pub keep_supply: Vec<Hex>,
     /// Where to place a reinforcement that may arrive in several places
     /// (by reinforcement id); without an entry the first allowed place.
+    /// Two ids are not scenario reinforcements: [`MONTHLY_SUPPLY`] (3.3) and
+    /// [`RECRUITS`] (3.21).
     #[serde(default)]
     pub place: BTreeMap<String, Hex>,
+    /// Where parts of a reinforcement go when it may be split (2.3: "at Wady
+    /// Halfa, Sarras or Souakim"): by reinforcement id, then by a unit's
+    /// name, a unit type id or a leader's name; the rest go to `place`.
+    #[serde(default)]
+    pub place_parts: BTreeMap<String, BTreeMap<String, Hex>>,
     /// Units withdrawn from the map in the reinforcement phase; they count
     /// as destroyed (3.1).
     #[serde(default)]

@@ -283,40 +283,36 @@ fn apply<S: DieSource>(t: &mut Turn<'_, S>, effect: &Effect) {
     }
 }
 
-/// Call a reinforcement (2.3). A later one called before an earlier one
-/// of the same kind has come brings the earlier one instead (the 2nd
-/// Souakim Field Force before the 1st brings the 1st).
+/// Call a reinforcement (2.3: the Souakim Field Forces come "as called by
+/// random events"). The force rolled is the force that comes: the 2nd Field
+/// Force rolled before the 1st comes as itself, and the railway starts the
+/// turn after it (3.41: "on the turn after the 2nd Souakim Field Force event
+/// is rolled").
 fn call<S: DieSource>(t: &mut Turn<'_, S>, id: &str) {
-    let list: Vec<(String, String)> = t
+    let found = t
         .scn
         .def
         .reinforcements
         .iter()
         .filter(|r| r.side == t.side)
-        .filter_map(|r| match &r.arrives {
-            Arrival::Event(e) => Some((r.id.clone(), e.clone())),
+        .find_map(|r| match &r.arrives {
+            Arrival::Event(e) if r.id == id || e == id => Some((r.id.clone(), e.clone())),
             _ => None,
-        })
-        .collect();
-    let Some(pos) = list.iter().position(|(rid, e)| rid == id || e == id) else {
+        });
+    let Some((rid, e)) = found else {
         note(
             t,
             format!("{id} is not part of this scenario: nothing happens"),
         );
         return;
     };
-    let pending = list[..=pos]
-        .iter()
-        .find(|(rid, e)| !t.state.arrived.contains(rid) && !t.state.called.contains(e))
-        .cloned();
-    match pending {
-        Some((rid, e)) => {
-            t.state.called.push(e);
-            note(
-                t,
-                format!("{rid} is called and arrives in this reinforcement phase"),
-            );
-        }
-        None => note(t, format!("{id} has already been called: nothing happens")),
+    if t.state.arrived.contains(&rid) || t.state.called.contains(&e) {
+        note(t, format!("{id} has already been called: nothing happens"));
+        return;
     }
+    t.state.called.push(e);
+    note(
+        t,
+        format!("{rid} is called and arrives in this reinforcement phase"),
+    );
 }

@@ -6,8 +6,9 @@ use std::fmt::Write as _;
 
 use super::parse::{Parsed, SyntaxError};
 use super::{Item, LegOrder, March, Order, RiverWay, print};
-use crate::engine::orders::{Leg, MarchOrder, Orders};
+use crate::engine::orders::{Leg, MONTHLY_SUPPLY, MarchOrder, Orders, RECRUITS};
 use crate::engine::plan::{MarchPlan, plan_marches};
+use crate::geo::Hex;
 use crate::scenario::definition::Zone;
 use crate::scenario::zone::zone_hexes;
 use crate::scenario::{Scenario, Side, UnitKind};
@@ -247,6 +248,54 @@ pub fn check(sheet: &super::Sheet, scn: &Scenario, state: &GameState, side: Side
                     out.orders.keep_supply.push(*h);
                 }
             }
+            Order::Place { reinforcement, at } if reinforcement == MONTHLY_SUPPLY => {
+                let rp = &scn.def.replacements;
+                let allowed: Vec<Hex> = rp
+                    .free_supply_places
+                    .iter()
+                    .filter_map(|p| map.resolve(p).ok())
+                    .collect();
+                if side != Side::Egyptian || rp.free_supply_unit.is_none() {
+                    out.error(
+                        item,
+                        "only the Egyptian player has a monthly supply unit (3.3)",
+                    );
+                    continue;
+                }
+                if !allowed.contains(at) {
+                    let list: Vec<String> = allowed.iter().map(|h| map.describe(*h)).collect();
+                    out.error(
+                        item,
+                        format!(
+                            "the monthly supply unit may not arrive at {}; it arrives at {} (3.3)",
+                            map.describe(*at),
+                            list.join(" or ")
+                        ),
+                    );
+                    continue;
+                }
+                out.orders.place.insert(reinforcement.clone(), *at);
+            }
+            Order::Place { reinforcement, at } if reinforcement == RECRUITS => {
+                if side != Side::Mahdist {
+                    out.error(item, "only the Mahdist player places recruits (3.21)");
+                    continue;
+                }
+                if !state
+                    .units
+                    .iter()
+                    .any(|u| u.side == side && u.hex() == Some(*at))
+                {
+                    out.warn(
+                        item,
+                        format!(
+                            "new Mahdist units join a friendly stack and none stands at {} now; if none is there when they come, they join the largest stack (3.21)",
+                            map.describe(*at)
+                        ),
+                    );
+                }
+                out.orders.place.insert(reinforcement.clone(), *at);
+            }
             Order::Place { reinforcement, at } => {
                 let Some(r) = scn
                     .def
@@ -296,6 +345,66 @@ pub fn check(sheet: &super::Sheet, scn: &Scenario, state: &GameState, side: Side
                     }
                 }
                 out.orders.place.insert(reinforcement.clone(), *at);
+            }
+            Order::PlacePart {
+                reinforcement,
+                part,
+                at,
+            } => {
+                let Some(r) = scn
+                    .def
+                    .reinforcements
+                    .iter()
+                    .find(|r| r.id == *reinforcement && r.side == side)
+                else {
+                    out.error(
+                        item,
+                        format!("{reinforcement} is not one of your reinforcements"),
+                    );
+                    continue;
+                };
+                let Some(key) = crate::engine::arrivals::reinforcement_part(scn, r, part) else {
+                    out.error(
+                        item,
+                        format!(
+                            "{reinforcement} has no part called {part}: name a unit, a unit type code or a leader of it"
+                        ),
+                    );
+                    continue;
+                };
+                let allowed = zone_hexes(map, &r.zone).unwrap_or_default();
+                if r.zone == Zone::FriendlyStack || !allowed.contains(at) {
+                    out.error(
+                        item,
+                        format!(
+                            "{part} of {reinforcement} may not arrive at {}",
+                            map.describe(*at)
+                        ),
+                    );
+                    continue;
+                }
+                let river = scn
+                    .units
+                    .get(&key)
+                    .is_some_and(|ty| ty.kind.is_river_unit());
+                let barred = scn.def.special_rules.iter().any(|rule| {
+                    matches!(rule, crate::scenario::definition::SpecialRule::NoRiverUnitsPlacedAt(p)
+                        if p.iter().any(|p| map.resolve(p) == Ok(*at)))
+                });
+                if river && (barred || !map.is_riverside(*at)) {
+                    out.warn(
+                        item,
+                        format!(
+                            "boats and gunboats may not be placed at {} (2.3, 6.0); they go to the next of the places",
+                            map.describe(*at)
+                        ),
+                    );
+                }
+                out.orders
+                    .place_parts
+                    .entry(reinforcement.clone())
+                    .or_default()
+                    .insert(key, *at);
             }
             Order::Withdraw(units) => {
                 let mut ok = true;
@@ -634,8 +743,24 @@ pub fn describe_order(scn: &Scenario, o: &Order) -> String {
             "the stack at {} keeps its supply and rolls for attrition",
             map.describe(*h)
         ),
+        Order::Place { reinforcement, at } if reinforcement == MONTHLY_SUPPLY => format!(
+            "the monthly supply unit arrives at {} (3.3)",
+            map.describe(*at)
+        ),
+        Order::Place { reinforcement, at } if reinforcement == RECRUITS => format!(
+            "new Mahdist units join the stack at {} (3.21); if none stands there, the largest stack",
+            map.describe(*at)
+        ),
         Order::Place { reinforcement, at } => format!(
             "{reinforcement} arrives at {} when it comes",
+            map.describe(*at)
+        ),
+        Order::PlacePart {
+            reinforcement,
+            part,
+            at,
+        } => format!(
+            "{part} of {reinforcement} arrives at {} when it comes (the rest where PLACE {reinforcement} says)",
             map.describe(*at)
         ),
         Order::Withdraw(u) => format!(

@@ -48,7 +48,7 @@
 //!           | "DROP" unit { unit } ["WITH" leader { leader }] "AT" place
 //!           | "LOSE" ["FIRST"] unit { unit }
 //! order     = ("EXPEND" | "KEEP") "SUPPLY" "AT" place
-//!           | "PLACE" reinforcement "AT" place
+//!           | "PLACE" reinforcement [part] "AT" place
 //!           | "WITHDRAW" unit { unit }
 //!           | "DISMOUNT" unit unit
 //!           | ("RAILWAY" | "BUILD" ["RAILWAY"]) line-name
@@ -149,6 +149,13 @@ pub enum Order {
     /// Place a reinforcement here (2.2, 3.2).
     Place {
         reinforcement: String,
+        at: Hex,
+    },
+    /// Place a part of a reinforcement here (2.3: the Gordon Relief
+    /// Expedition may be split): a named unit, a unit type code or a leader.
+    PlacePart {
+        reinforcement: String,
+        part: String,
         at: Hex,
     },
     /// Withdraw units from the map (3.1).

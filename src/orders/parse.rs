@@ -749,12 +749,27 @@ fn line(c: &mut Cur<'_>) -> R<LineOut> {
                 e
             })?;
             c.pos += 1;
-            c.expect("AT", "PLACE reinforcement AT place")?;
+            // A part of the reinforcement (2.3: the expedition may be split):
+            // the words up to AT.
+            let mut part = Vec::new();
+            while let Some(w) = c.peek().filter(|w| !w.eq_ignore_ascii_case("AT")) {
+                part.push(w.to_string());
+                c.pos += 1;
+            }
+            c.expect("AT", "PLACE reinforcement [part] AT place")?;
             let at = c.place("where the reinforcement arrives")?;
             c.end()?;
-            Order::Place {
-                reinforcement: id,
-                at,
+            if part.is_empty() {
+                Order::Place {
+                    reinforcement: id,
+                    at,
+                }
+            } else {
+                Order::PlacePart {
+                    reinforcement: id,
+                    part: part.join(" "),
+                    at,
+                }
             }
         }
         "WITHDRAW" => {

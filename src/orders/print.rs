@@ -114,6 +114,11 @@ pub fn order(map: &Map, o: &Order) -> String {
         Order::Place { reinforcement, at } => {
             format!("PLACE {reinforcement} AT {}", place(map, *at))
         }
+        Order::PlacePart {
+            reinforcement,
+            part,
+            at,
+        } => format!("PLACE {reinforcement} {part} AT {}", place(map, *at)),
         Order::Withdraw(u) => format!("WITHDRAW {}", units(u)),
         Order::Dismount(a, b) => format!("DISMOUNT {a} {b}"),
         Order::Railway(name) => format!("RAILWAY {name}"),

@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 
 use crate::diag::suggest;
+use crate::engine::orders::{MONTHLY_SUPPLY, RECRUITS};
 use crate::geo::Map;
 use crate::scenario::{Scenario, Side};
 use crate::state::UnitId;
@@ -45,12 +46,21 @@ impl Vocabulary {
             .iter()
             .map(|t| (t.code.to_uppercase(), t.counters))
             .collect();
-        let reinforcements = scn
+        let mut reinforcements: BTreeMap<String, (String, Side)> = scn
             .def
             .reinforcements
             .iter()
             .map(|r| (r.id.to_lowercase(), (r.id.clone(), r.side)))
             .collect();
+        // Not scenario reinforcements, but placed by the same order: the
+        // monthly supply unit (3.3) and new Mahdist units (3.21).
+        if scn.def.replacements.free_supply_unit.is_some() {
+            reinforcements.insert(
+                MONTHLY_SUPPLY.into(),
+                (MONTHLY_SUPPLY.into(), Side::Egyptian),
+            );
+        }
+        reinforcements.insert(RECRUITS.into(), (RECRUITS.into(), Side::Mahdist));
         let railways = scn
             .map
             .railways()
