@@ -535,7 +535,7 @@ impl Builder<'_> {
                 self.err(
                     field,
                     text,
-                    format!("`{text}` is not a month: {e}"),
+                    e.to_string(),
                     "write months as yyyy-mm, from 1882-10 to 1885-10",
                 );
                 None

@@ -150,7 +150,13 @@ enum CaseCommand {
         files: Vec<PathBuf>,
     },
     /// Print a case's situation: every stack with its counters' IDs.
-    Show { file: PathBuf },
+    Show {
+        /// Print the whole state as JSON instead (what `state = "file.json"`
+        /// in a case reads).
+        #[arg(long)]
+        json: bool,
+        file: PathBuf,
+    },
 }
 
 #[derive(Subcommand, Debug)]
@@ -512,11 +518,15 @@ fn run(mut cli: Cli) -> Result<ExitCode> {
             })
         }
         Command::Case {
-            command: CaseCommand::Show { file },
+            command: CaseCommand::Show { json, file },
         } => {
             let data = data(&cli.data)?;
             let case = dervish::cases::load(&file, &data).map_err(|d| anyhow!("{d}"))?;
-            print!("{}", dervish::cases::show(&case));
+            if json {
+                println!("{}", serde_json::to_string_pretty(&case.state)?);
+            } else {
+                print!("{}", dervish::cases::show(&case));
+            }
             Ok(ExitCode::SUCCESS)
         }
         Command::Scenario {
