@@ -187,7 +187,7 @@ fn numbered(rolls: &[Roll]) -> Vec<String> {
 fn nearest<'a>(log: &'a str, fragment: &str, n: usize) -> Vec<&'a str> {
     let words = |s: &str| -> Vec<String> {
         s.split(|c: char| !c.is_alphanumeric())
-            .filter(|w| !w.is_empty())
+            .filter(|w| w.len() > 2)
             .map(str::to_lowercase)
             .collect()
     };
