@@ -333,7 +333,7 @@ pub fn parse(name: &str, text: &str, dir: &Path, data: &DataSet) -> Result<Case,
     let file: CaseFile = toml::from_str(text).map_err(|e| {
         let line = e
             .span()
-            .map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1);
+            .map(|s| text.bytes().take(s.start).filter(|b| *b == b'\n').count() + 1);
         let message = e.message().trim().to_string();
         let hint = if message.contains("unknown field") {
             Some("check the spelling against docs/cases.md".to_string())
