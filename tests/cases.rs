@@ -168,6 +168,7 @@ fn every_bad_value_is_named_with_its_field_and_what_is_allowed() {
         "situation.units[1].type: no unit type brit-infantry",
         "did you mean brit-inf?",
         "situation.units[2].status: `awaiting` needs the month",
+        "situation.units[2].origin: no reinforcement called first-field-force",
         "situation.leaders[0].name: no leader called Gordan",
         "situation.control.Berber: `sudanese` is not a side",
         "play.turns: `both` is not a choice of turns",

@@ -22,6 +22,7 @@ use serde::Deserialize;
 use crate::calendar::GameMonth;
 use crate::diag::{Diagnostic, Diagnostics, Source, suggest};
 use crate::geo::Hex;
+use crate::scenario::definition::Arrival;
 use crate::scenario::events::{Effect, EventEntry, EventTable, EventsFile};
 use crate::scenario::{DataSet, Scenario, Side};
 use crate::state::setup::{Placements, initial_state};
@@ -200,6 +201,9 @@ struct UnitFile {
     status: Option<String>,
     #[serde(default)]
     disrupted: bool,
+    /// The reinforcement the counters came with (3.3: Souakim Field Force
+    /// units are replaced at Souakim).
+    origin: Option<String>,
 }
 
 #[derive(Deserialize, Debug)]
@@ -474,7 +478,7 @@ fn turns_word(t: Turns) -> &'static str {
 }
 
 /// Make a scenario quiet: every random event is "nothing" and no
-/// scheduled reinforcement comes, so a case sees only the rule it checks.
+/// reinforcement comes, so a case sees only the rule it checks.
 pub fn quieten(scn: &mut Scenario) {
     let (from, to) = (crate::calendar::FIRST, crate::calendar::LAST);
     let quiet = |side: Side| EventTable {
@@ -493,8 +497,13 @@ pub fn quieten(scn: &mut Scenario) {
     scn.events = Arc::new(EventsFile {
         tables: vec![quiet(Side::Egyptian), quiet(Side::Mahdist)],
     });
+    // Scheduled reinforcements and those that come when a town falls are
+    // dropped; those called by a random event stay defined (no quiet event
+    // calls them, and 3.3 looks them up to replace Field Force units at
+    // Souakim).
     let mut def = (*scn.def).clone();
-    def.reinforcements.clear();
+    def.reinforcements
+        .retain(|r| matches!(r.arrives, Arrival::Event(_)));
     scn.def = Arc::new(def);
 }
 
@@ -832,11 +841,25 @@ impl Builder<'_> {
                     vec![]
                 }
             };
+            if let Some(o) = &u.origin
+                && !self.reinforcements.contains(o)
+            {
+                let ids = self.reinforcements.join(", ");
+                self.err(
+                    &field("origin"),
+                    o,
+                    format!("no reinforcement called {o}"),
+                    &format!("the reinforcements are {ids}"),
+                );
+            }
             if let Some(status) = status {
                 for k in picked {
                     used.insert(k);
                     state.units[k].status = status;
                     state.units[k].disrupted = u.disrupted;
+                    if u.origin.is_some() {
+                        state.units[k].origin = u.origin.clone();
+                    }
                 }
             }
         }
