@@ -1243,3 +1243,29 @@ pub fn show(case: &Case) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn expected_places_match_statuses() {
+        let m: GameMonth = "1884-05".parse().unwrap();
+        let other: GameMonth = "1884-06".parse().unwrap();
+        assert!(Place::Awaiting(None).matches(Status::AwaitingReplacement(m)));
+        assert!(Place::Awaiting(Some(m)).matches(Status::AwaitingReplacement(m)));
+        assert!(!Place::Awaiting(Some(other)).matches(Status::AwaitingReplacement(m)));
+        assert!(Place::OffMap.matches(Status::Eliminated));
+        assert!(!Place::OffMap.matches(Status::OnMap(Hex::new(19, 42))));
+        assert!(Place::Hex(Hex::new(19, 42)).matches(Status::OnMap(Hex::new(19, 42))));
+        assert!(!Place::Pool.matches(Status::Reserve));
+    }
+
+    #[test]
+    fn sides_are_read_by_name() {
+        assert_eq!(side_of("Egyptian"), Some(Side::Egyptian));
+        assert_eq!(side_of(" british "), Some(Side::Egyptian));
+        assert_eq!(side_of("dervish"), Some(Side::Mahdist));
+        assert_eq!(side_of("sudanese"), None);
+    }
+}

@@ -400,3 +400,36 @@ fn compare(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dice::DiceKind;
+
+    #[test]
+    fn the_nearest_lines_share_the_most_words() {
+        let log = "== March 1884 Egyptian player turn\n  order 1: combat at 1431: Egyptian won\n  Mahdist stack retreats from 1431 to 1430\n";
+        let near = nearest(log, "combat at 1431: Mahdist won", 2);
+        assert_eq!(near[0], "  order 1: combat at 1431: Egyptian won");
+        assert_eq!(near.len(), 2);
+        assert!(nearest(log, "xyz", 3).is_empty());
+    }
+
+    #[test]
+    fn rolls_are_numbered_by_the_positions_of_their_dice() {
+        let roll = |kind, dice: Vec<u32>| Roll {
+            kind,
+            purpose: "test".into(),
+            result: dice.iter().sum::<u32>() as i32,
+            dice,
+        };
+        let got = numbered(&[
+            roll(DiceKind::D66, vec![1, 1]),
+            roll(DiceKind::D6, vec![2]),
+            roll(DiceKind::TwoD6, vec![6, 6]),
+        ]);
+        assert!(got[0].starts_with("dice 1-2: D66"), "{got:?}");
+        assert!(got[1].starts_with("die 3: D6"), "{got:?}");
+        assert!(got[2].starts_with("dice 4-5: 2D6"), "{got:?}");
+    }
+}
