@@ -30,6 +30,8 @@ pub struct Outcome {
     pub rolls: Vec<String>,
     /// The state after the last turn.
     pub state: GameState,
+    /// Faces of the case's list that no roll used (a miscounted list).
+    pub unused_faces: usize,
 }
 
 impl Outcome {
@@ -64,6 +66,13 @@ impl Outcome {
         for r in &self.rolls {
             let _ = writeln!(out, "{r}");
         }
+        if self.unused_faces > 0 {
+            let _ = writeln!(
+                out,
+                "({} of the listed faces were not used)",
+                self.unused_faces
+            );
+        }
         let _ = writeln!(out, "--- log");
         out.push_str(&self.log);
         out
@@ -75,7 +84,10 @@ pub fn run(case: &Case) -> Outcome {
     match &case.dice {
         DiceSpec::Faces { faces, fallback } => {
             let mut dice = Dice::new(FixedDice::with_fallback(faces.iter().copied(), *fallback));
-            play(case, &mut dice)
+            let mut out = play(case, &mut dice);
+            let used: usize = dice.rolls().iter().map(|r| r.dice.len()).sum();
+            out.unused_faces = faces.len().saturating_sub(used);
+            out
         }
         DiceSpec::Seed(seed) => {
             let mut dice = Dice::new(SeededDice::from_seed(*seed));
@@ -162,6 +174,7 @@ fn play<S: DieSource>(case: &Case, dice: &mut Dice<S>) -> Outcome {
         log,
         rolls,
         state,
+        unused_faces: 0,
     }
 }
 
