@@ -7,6 +7,7 @@
 //! and the renderers ([`render`]). See `ARCHITECTURE.md`.
 
 pub mod calendar;
+pub mod cases;
 pub mod diag;
 pub mod dice;
 pub mod engine;

@@ -129,6 +129,34 @@ enum Command {
         #[command(subcommand)]
         command: ScenarioCommand,
     },
+    /// Rule cases: a situation, orders, dice and the expected outcome, as
+    /// data (docs/cases.md).
+    Case {
+        #[command(subcommand)]
+        command: CaseCommand,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+enum CaseCommand {
+    /// Play each case and print PASS or FAIL with every difference. Exits
+    /// with 0 only when every case passes.
+    Run {
+        /// Also print the receipts, every roll with its dice, and the log.
+        #[arg(long, short)]
+        verbose: bool,
+        /// Case files (TOML).
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+    },
+    /// Print a case's situation: every stack with its counters' IDs.
+    Show {
+        /// Print the whole state as JSON instead (what `state = "file.json"`
+        /// in a case reads).
+        #[arg(long)]
+        json: bool,
+        file: PathBuf,
+    },
 }
 
 #[derive(Subcommand, Debug)]
@@ -456,6 +484,50 @@ fn run(mut cli: Cli) -> Result<ExitCode> {
             } else {
                 ExitCode::FAILURE
             })
+        }
+        Command::Case {
+            command: CaseCommand::Run { verbose, files },
+        } => {
+            let data = data(&cli.data)?;
+            let (mut passed, mut failed) = (0, 0);
+            for f in &files {
+                match dervish::cases::load(f, &data) {
+                    Ok(case) => {
+                        let out = dervish::cases::run(&case);
+                        print!("{}", out.summary());
+                        if verbose {
+                            print!("{}", out.details());
+                        }
+                        if out.passed() {
+                            passed += 1;
+                        } else {
+                            failed += 1;
+                        }
+                    }
+                    Err(d) => {
+                        println!("ERROR {}\n{d}", f.display());
+                        failed += 1;
+                    }
+                }
+            }
+            println!("{passed} passed, {failed} failed");
+            Ok(if failed == 0 {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            })
+        }
+        Command::Case {
+            command: CaseCommand::Show { json, file },
+        } => {
+            let data = data(&cli.data)?;
+            let case = dervish::cases::load(&file, &data).map_err(|d| anyhow!("{d}"))?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&case.state)?);
+            } else {
+                print!("{}", dervish::cases::show(&case));
+            }
+            Ok(ExitCode::SUCCESS)
         }
         Command::Scenario {
             command: ScenarioCommand::List,

@@ -27,8 +27,13 @@ pub enum GameCommand {
     /// Start a game: set up the scenario, make each player's secret and
     /// mail it with the first turn.
     New {
-        #[arg(long, short, default_value = "khartoum")]
-        scenario: String,
+        /// The scenario (default: khartoum, or the situation's).
+        #[arg(long, short)]
+        scenario: Option<String>,
+        /// Start from a rule case's situation (docs/cases.md) instead of
+        /// the scenario's set-up.
+        #[arg(long, value_name = "FILE")]
+        situation: Option<std::path::PathBuf>,
         /// The Egyptian player's address, or `open` for a seat a player
         /// takes by mailing JOIN.
         #[arg(long)]
@@ -413,14 +418,34 @@ pub fn game(cfg: Config, command: GameCommand) -> Result<ExitCode> {
     match command {
         GameCommand::New {
             scenario,
+            situation,
             egyptian,
             mahdist,
             id,
             mode,
             deadline_hours,
         } => {
+            let situation = match &situation {
+                Some(path) => {
+                    let case = dervish::cases::load(path, &s.data).map_err(|d| anyhow!("{d}"))?;
+                    if scenario.as_ref().is_some_and(|id| id != case.scn.id()) {
+                        return Err(anyhow!(
+                            "{} is a situation of scenario {}, and --scenario says {}",
+                            path.display(),
+                            case.scn.id(),
+                            scenario.unwrap_or_default()
+                        ));
+                    }
+                    Some(case)
+                }
+                None => None,
+            };
+            let scenario = match &situation {
+                Some(c) => c.scn.id().to_string(),
+                None => scenario.unwrap_or_else(|| "khartoum".to_string()),
+            };
             let created = s
-                .new_game(
+                .new_game_from(
                     &NewGame {
                         scenario,
                         egyptian,
@@ -429,6 +454,7 @@ pub fn game(cfg: Config, command: GameCommand) -> Result<ExitCode> {
                         mode: Mode::parse(&mode).unwrap_or(Mode::Monthly),
                         deadline_hours,
                     },
+                    situation.map(|c| c.state),
                     &actor(),
                 )
                 .map_err(e)?;

@@ -90,7 +90,28 @@ impl Service {
     /// Create a game: set up the scenario, draw the first turn's seed,
     /// make each player's secret, and queue the welcome mails.
     pub fn new_game(&self, req: &NewGame, actor: &str) -> Result<Created> {
+        self.new_game_from(req, None, actor)
+    }
+
+    /// Create a game as [`Service::new_game`] does, starting from `situation`
+    /// (a rule case's situation, `dervish game new --situation`) instead of
+    /// the scenario's set-up when one is given.
+    pub fn new_game_from(
+        &self,
+        req: &NewGame,
+        situation: Option<GameState>,
+        actor: &str,
+    ) -> Result<Created> {
         let scn = self.scenario(&req.scenario)?;
+        if let Some(s) = &situation
+            && s.scenario != scn.id()
+        {
+            return Err(ServiceError::Game(format!(
+                "the situation is of scenario {}, and the game is of {}",
+                s.scenario,
+                scn.id()
+            )));
+        }
         for (side, a) in [
             (Side::Egyptian, &req.egyptian),
             (Side::Mahdist, &req.mahdist),
@@ -124,8 +145,15 @@ impl Service {
                 }
             }
         };
-        let (state, _) = initial_state(&scn, &Placements::new())
-            .map_err(|e| ServiceError::Data(e.to_string()))?;
+        let from_situation = situation.is_some();
+        let state = match situation {
+            Some(s) => s,
+            None => {
+                initial_state(&scn, &Placements::new())
+                    .map_err(|e| ServiceError::Data(e.to_string()))?
+                    .0
+            }
+        };
         let now = self.now();
         let hours = req
             .deadline_hours
@@ -190,8 +218,13 @@ impl Service {
             actor,
             "game new",
             &format!(
-                "scenario {}, {} turns, deadlines {hours} h, Egyptian {}, Mahdist {}",
+                "scenario {}{}, {} turns, deadlines {hours} h, Egyptian {}, Mahdist {}",
                 req.scenario,
+                if from_situation {
+                    format!(" from a situation ({})", state.month)
+                } else {
+                    String::new()
+                },
                 req.mode.as_str(),
                 req.egyptian,
                 req.mahdist
