@@ -1170,6 +1170,7 @@ fn empty_state(scn: &Scenario) -> GameState {
             effects: Default::default(),
             rail_built: BTreeMap::new(),
             railhead: None,
+            standing_lose_first: BTreeMap::new(),
         },
     }
 }

@@ -53,6 +53,8 @@ pub(super) struct Marching {
     /// has already said was dropped (6.1), for the log.
     attacked: Vec<Hex>,
     dropped: Vec<Hex>,
+    /// Hexes where units were dropped off (8.3).
+    dropped_at: Vec<Hex>,
 }
 
 /// The stack an order names. River units in it march with it only if the
@@ -180,6 +182,7 @@ pub(super) fn select<S: DieSource>(
             river: Vec::new(),
             attacked: Vec::new(),
             dropped: Vec::new(),
+            dropped_at: Vec::new(),
         });
     }
     if units.is_empty() {
@@ -235,6 +238,7 @@ pub(super) fn select<S: DieSource>(
         river,
         attacked: Vec::new(),
         dropped: Vec::new(),
+        dropped_at: Vec::new(),
     })
 }
 
@@ -469,6 +473,14 @@ fn march<S: DieSource>(t: &mut Turn<'_, S>, i: usize, order: &MarchOrder) -> Res
             t.scn.map.describe(m.hex)
         ));
     }
+    if t.only_river_units_adjacent(m.hex, t.side) {
+        t.events.push(Event::Note {
+            text: format!(
+                "{} is not under siege: only enemy boats or gunboats are next to it, and land units may not attack them (ruling on 9.12 with 6.1)",
+                t.scn.map.describe(m.hex)
+            ),
+        });
+    }
     for &u in m.units.iter().chain(&m.river) {
         t.marched.insert(t.state.units[u].id.clone());
     }
@@ -524,6 +536,17 @@ fn march<S: DieSource>(t: &mut Turn<'_, S>, i: usize, order: &MarchOrder) -> Res
         }
         if (m.units.is_empty() && m.river.is_empty()) || m.done {
             break;
+        }
+    }
+    for d in &order.drop_offs {
+        if !m.dropped_at.contains(&d.at) {
+            t.events.push(Event::Note {
+                text: format!(
+                    "order {}: nothing dropped off at {}: the stack did not stop there or had none of those units with it (8.3)",
+                    i + 1,
+                    t.scn.map.describe(d.at)
+                ),
+            });
         }
     }
     if let OnContact::AttackHexes(hs) = &order.on_contact {
@@ -1700,6 +1723,7 @@ fn drop_offs<S: DieSource>(t: &mut Turn<'_, S>, i: usize, order: &MarchOrder, m:
         m.units.retain(|u| !units.contains(u));
         m.river.retain(|u| !units.contains(u));
         m.leaders.retain(|l| !leaders.contains(l));
+        m.dropped_at.push(m.hex);
         t.events.push(Event::DroppedOff {
             order: i,
             at: m.hex,
