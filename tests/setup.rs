@@ -169,3 +169,46 @@ fn player_choices_are_checked_against_the_zone() {
         Err(SetupError::NotInZone { .. })
     ));
 }
+
+/// A Khartoum scenario with one more Mahdist set-up line: `count` S units
+/// at Kassala, a zone of one hex.
+fn crowded(count: u32) -> Scenario {
+    let mut scn = scenario("khartoum");
+    let mut def = (*scn.def).clone();
+    let mut line = def
+        .setup
+        .iter()
+        .rfind(|d| d.side == Side::Mahdist)
+        .unwrap()
+        .clone();
+    line.zone = dervish::scenario::definition::Zone::At("Kassala".into());
+    line.units.truncate(1);
+    line.units[0].unit = "mah-S".into();
+    line.units[0].count = count;
+    line.leaders.clear();
+    line.text = format!("{count} S units at Kassala.");
+    def.setup.push(line);
+    scn.def = std::sync::Arc::new(def);
+    scn
+}
+
+#[test]
+fn rule_2_3_the_default_placement_never_puts_seven_mahdist_units_in_a_hex() {
+    // "no more than 6 non-leader or boat units per hex".
+    let (state, _) = initial_state(&crowded(6), &Placements::new()).unwrap();
+    let kassala = scenario("khartoum").map.resolve("Kassala").unwrap();
+    assert_eq!(units_at(&state, kassala, Side::Mahdist), 6);
+    let err = initial_state(&crowded(7), &Placements::new()).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            SetupError::Crowded {
+                limit: 6,
+                hexes: 1,
+                ..
+            }
+        ),
+        "{err}"
+    );
+    assert!(err.to_string().contains("(2.3)"), "{err}");
+}

@@ -2,7 +2,7 @@
 //! is created, and the set-up lines are placed by the players' choices or,
 //! where they made none, by the default policy (the first hex of the zone,
 //! nearest the place it is described from; stack limits respected by
-//! filling the next hexes).
+//! filling the next hexes, never by overfilling one).
 
 use std::collections::BTreeMap;
 
@@ -23,6 +23,14 @@ pub enum SetupError {
     Zone { line: usize, message: String },
     #[error("set-up line {line}: hex {hex} is not in the zone {zone}")]
     NotInZone { line: usize, hex: Hex, zone: String },
+    #[error(
+        "set-up line {line}: no room in its {hexes} hexes for no more than {limit} Mahdist units a hex, leaders and boats not counted (2.3)"
+    )]
+    Crowded {
+        line: usize,
+        limit: usize,
+        hexes: usize,
+    },
 }
 
 /// A note about the set-up for the result log.
@@ -112,14 +120,25 @@ pub fn initial_state(
         let mut used = Vec::new();
         let mut slot = 0usize;
         for line in &d.units {
+            let counted = scn
+                .units
+                .get(&line.unit)
+                .is_some_and(|t| !t.kind.is_river_unit());
             for _ in 0..line.count {
-                // Find the next hex with room under the stack limit.
-                while let Some(c) = cap {
-                    let h = hexes[slot.min(hexes.len() - 1)];
-                    if slot + 1 >= hexes.len() || counts_for_limit(&state, scn, h) < c {
-                        break;
+                // The next hex with room under the stack limit (2.3: "no
+                // more than 6 non-leader or boat units per hex"); never
+                // more, whatever the zone.
+                if let (Some(c), true) = (cap, counted) {
+                    while slot < hexes.len() && counts_for_limit(&state, scn, hexes[slot]) >= c {
+                        slot += 1;
                     }
-                    slot += 1;
+                    if slot >= hexes.len() {
+                        return Err(SetupError::Crowded {
+                            line: i,
+                            limit: c,
+                            hexes: hexes.len(),
+                        });
+                    }
                 }
                 let hex = hexes[slot.min(hexes.len() - 1)];
                 if place_counter(&mut state, line, hex) {
