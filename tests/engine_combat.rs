@@ -673,3 +673,25 @@ fn rule_9_4_gunboats_in_the_stack_shield_the_civilians_in_melee() {
     assert_eq!(b.at(&r, &civ[0]), Some(k), "{hit:?}");
     assert_eq!(b.at(&r, &boats[0]), Some(k));
 }
+
+#[test]
+fn rule_8_31_the_marching_player_may_give_up_a_disrupted_unit_to_march_attrition() {
+    // "The marching player decides which units to be disrupted, disrupted
+    // units may be eliminated to satisfy this loss."
+    let mut b = Bench::new("khartoum");
+    let inf = b.place("egy-inf-S", 3, "Berber");
+    for u in b.state.units.iter_mut().filter(|u| u.id == inf[2]) {
+        u.disrupted = true;
+    }
+    let from = b.hex("Berber");
+    let mut o = march(from, vec![Leg::To(b.hex("Khartoum"))]);
+    o.marches[0].lose_first = vec![inf[2].clone()];
+    // 2+2 = 4: March with 50% attrition: one unit of three.
+    let r = b.play(Side::Egyptian, &o, &[2, 2]);
+    assert_eq!(losses(&r), vec![(inf[2].0.clone(), "eliminated", true)]);
+    assert!(!r.state.unit(&inf[0].0).unwrap().disrupted);
+    // Unnamed, the loss disrupts a good-order unit.
+    o.marches[0].lose_first.clear();
+    let r = b.play(Side::Egyptian, &o, &[2, 2]);
+    assert_eq!(losses(&r), vec![(inf[0].0.clone(), "disrupted", false)]);
+}
