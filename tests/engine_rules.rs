@@ -883,6 +883,35 @@ mod rivers {
     }
 
     #[test]
+    fn rule_2_2_mahdist_river_moves_obey_the_nile_ban() {
+        // "No Mahdist unit may ever enter any hex adjacent to the Nile above
+        // (flowing North from) and including Abou Hamed": by river too.
+        let mut b = Bench::new("el-obeid");
+        b.state.month = "1882-12".parse().unwrap();
+        let berber = b.hex("Berber");
+        let inf = b.place("mah-S", 1, "Berber");
+        b.place("mah-gunboat", 1, "Berber");
+        let ah = b.hex("Abou Hamed");
+        let r = b.play(Side::Mahdist, &river_order(berber, ah), &[]);
+        let at = b.at(&r, &inf[0]).unwrap();
+        assert_ne!(at, ah);
+        let banned = b.scn.map.river_sides_of(at).iter().any(|(_, s)| {
+            b.scn
+                .map
+                .river_sides_of(ah)
+                .iter()
+                .any(|(_, a)| a.river == s.river && s.order >= a.order)
+        });
+        assert!(!banned, "{at} is beside the Nile below Abou Hamed");
+        assert_eq!(at, berber);
+        assert!(
+            set_aside(&r).iter().any(|s| s.contains("(8.23, 2.2)")),
+            "{:?}",
+            set_aside(&r)
+        );
+    }
+
+    #[test]
     fn rule_8_23_i_boats_go_upstream_only_2d6_plus_6_hexes() {
         let mut b = Bench::new("khartoum");
         let inf = b.place("egy-inf-R", 1, "Khartoum");

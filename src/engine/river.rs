@@ -241,6 +241,10 @@ type RiverStep = (Hex, RiverClass, bool);
 
 fn river_path<S: DieSource>(t: &Turn<'_, S>, from: Hex, to: Hex) -> Option<(Way, Vec<RiverStep>)> {
     bank(t, from)?;
+    // 2.2: "No Mahdist unit may ever enter any hex adjacent to the Nile above
+    // (flowing North from) and including Abou Hamed", by river as by land.
+    let occ = (t.side == Side::Mahdist).then(|| super::march::Occupancy::of(t));
+    let banned = |n: Hex| occ.as_ref().is_some_and(|o| o.forbidden(t, n));
     for dir in [Way::Down, Way::Up] {
         let mut prev: BTreeMap<Hex, RiverStep> = BTreeMap::new();
         let mut queue = VecDeque::from([from]);
@@ -268,7 +272,7 @@ fn river_path<S: DieSource>(t: &Turn<'_, S>, from: Hex, to: Hex) -> Option<(Way,
                 };
                 // Opposing units never share a hex: boats pass no enemy,
                 // river units included (gunboats may attack them, 6.1).
-                if t.occupied_by(n, t.side.enemy()) {
+                if t.occupied_by(n, t.side.enemy()) || banned(n) {
                     continue;
                 }
                 let way = match there.cmp(&here) {
@@ -356,7 +360,7 @@ pub(super) fn preview<S: DieSource>(
     }
     let Some((dir, steps)) = river_path(t, from, dest) else {
         return Err(format!(
-            "no way by river from {} to {} without going both up and downstream or through the enemy (8.23)",
+            "no way by river from {} to {} without going both up and downstream, through the enemy or into a hex a scenario rule closes (8.23, 2.2)",
             t.scn.map.describe(from),
             t.scn.map.describe(dest)
         ));
@@ -394,7 +398,7 @@ pub fn river_march<'a, S: DieSource>(
     let side = t.side;
     let Some((dir, steps)) = river_path(t, from, dest) else {
         return Err(format!(
-            "no way by river from {} to {} without going both up and downstream or through the enemy (8.23)",
+            "no way by river from {} to {} without going both up and downstream, through the enemy or into a hex a scenario rule closes (8.23, 2.2)",
             t.scn.map.describe(from),
             t.scn.map.describe(dest)
         ));

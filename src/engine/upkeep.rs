@@ -30,6 +30,9 @@ fn stack_hexes<S: DieSource>(t: &Turn<'_, S>, side: Side) -> Vec<Hex> {
 /// Every stack of the phasing side rolls on the attrition table, except
 /// Egyptian stacks that expend a supply unit.
 pub fn attrition_phase<S: DieSource>(t: &mut Turn<'_, S>, orders: &Orders) {
+    // A town that fell in the march phase has fallen (2.2), whoever holds
+    // it by the next Mahdist reinforcement phase.
+    super::arrivals::note_falls(t);
     for hex in stack_hexes(t, t.side) {
         let units: Vec<usize> = t
             .units_at(hex, t.side)
