@@ -530,6 +530,51 @@ fn rule_5_3_iv_every_mahdist_stack_rolls_for_attrition() {
 }
 
 #[test]
+fn rule_5_2_iv_and_5_3_iv_boats_and_gunboats_roll_for_attrition_and_count_in_the_stack() {
+    // "All Mahdist units must roll for attrition." "All Egyptian player
+    // units that are not stacked with a supply unit must roll."
+    let mut b = Bench::new("khartoum");
+    b.place("mah-gunboat", 1, "Duem");
+    let r = b.play(Side::Mahdist, &Orders::default(), &[]);
+    assert_eq!(common::bench::rolls(&r, "attrition table").len(), 1);
+
+    let mut b = Bench::new("khartoum");
+    b.place("egy-gunboat", 2, "Berber");
+    b.place("fleet", 1, "Souakim");
+    // 1+1 = 2, +1 in a town: 3, "3-4" in the open, 20% disrupted: one of
+    // the two gunboats (recovery then fails on 1s).
+    let r = b.play(Side::Egyptian, &Orders::default(), &[1, 1, 1, 1, 1, 1]);
+    let rolled = common::bench::rolls(&r, "attrition table");
+    assert_eq!(
+        rolled.len(),
+        1,
+        "the gunboats roll, the fleet does not: {rolled:?}"
+    );
+    let disrupted = r
+        .state
+        .units
+        .iter()
+        .filter(|u| u.unit_type == "egy-gunboat" && u.disrupted)
+        .count();
+    assert_eq!(disrupted, 1, "{:?}", r.events);
+    // Eleven infantry and two gunboats make a stack of 13 (-2).
+    let mut b = Bench::new("khartoum");
+    b.place("egy-inf-R", 11, "Berber");
+    b.place("egy-gunboat", 2, "Berber");
+    let r = b.play(Side::Egyptian, &Orders::default(), &[]);
+    let mods: Vec<String> = r
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Rolled(t) if t.table == "attrition table" => Some(format!("{:?}", t.modifiers)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(mods.len(), 1);
+    assert!(mods[0].contains("-2"), "{mods:?}");
+}
+
+#[test]
 fn rule_4_2_a_british_unit_lost_to_attrition_caps_the_egyptian_at_a_draw() {
     let mut b = Bench::new("khartoum");
     // Five British battalions in the open desert west of Korti.
