@@ -1037,7 +1037,7 @@ mod rivers {
         assert!(
             stopped(&r)
                 .iter()
-                .any(|s| s.contains("wrecked at a cataract")),
+                .any(|s| s.contains("wrecked at the Sixth Cataract")),
             "{:?}",
             stopped(&r)
         );
@@ -1051,6 +1051,78 @@ mod rivers {
         assert!(beside_cataract, "{at}");
         let status = r.state.units.iter().find(|u| u.id == gb[0]).unwrap().status;
         assert!(matches!(status, Status::Wrecked(_)), "{status:?}");
+    }
+
+    #[test]
+    fn rule_8_23_iv_a_wrecked_spare_carrier_strands_no_passenger() {
+        // "If a unit is wrecked at a cataract hex it[s] passengers stop
+        // adjacent to the cataract": one carrier a passenger, so a wrecked
+        // spare gunboat leaves the stack to go on with the other.
+        let mut b = Bench::new("khartoum");
+        let inf = b.place("egy-inf-R", 1, "Khartoum");
+        b.place("egy-gunboat", 2, "Khartoum");
+        let k = b.hex("Khartoum");
+        let metammeh = b.hex("Metammeh");
+        // At the Sixth Cataract: the first gunboat rolls 6 (wrecked, out
+        // 1+2 turns), the second 1 (safe).
+        let r = b.play(Side::Egyptian, &river_order(k, metammeh), &[6, 1, 2, 1]);
+        assert_eq!(b.at(&r, &inf[0]), Some(metammeh), "{:?}", stopped(&r));
+        let wrecked = r
+            .state
+            .units
+            .iter()
+            .filter(|u| u.unit_type == "egy-gunboat" && matches!(u.status, Status::Wrecked(_)))
+            .count();
+        assert!(wrecked >= 1);
+    }
+
+    #[test]
+    fn rule_8_23_iv_one_wreck_roll_per_cataract_the_fourth_has_two_hexsides() {
+        // "All boats and gunboats must stop when they come adjacent to
+        // cataracts and roll for wrecking": once a cataract.
+        let mut b = Bench::new("khartoum");
+        let ah = b.hex("Abou Hamed");
+        b.place("egy-inf-R", 1, "Abou Hamed");
+        let gb = b.place("egy-gunboat", 1, "Abou Hamed");
+        let dest = b.hex("Old Dongola");
+        let r = b.play(Side::Egyptian, &river_order(ah, dest), &[1, 1, 1, 1, 1, 1]);
+        let cataract_rolls: Vec<String> = r
+            .events
+            .iter()
+            .filter_map(|e| match e {
+                Event::Rolled(t) if t.table.starts_with("wrecking") => Some(t.roll.purpose.clone()),
+                _ => None,
+            })
+            .filter(|p| p.contains(&gb[0].0) && p.to_lowercase().contains("cataract"))
+            .collect();
+        assert_eq!(cataract_rolls.len(), 1, "{cataract_rolls:?}");
+        assert_eq!(
+            cataract_rolls[0],
+            format!("wreck of {} on the Fourth Cataract", gb[0].0)
+        );
+    }
+
+    #[test]
+    fn rule_8_23_boats_met_at_the_end_of_a_land_march_may_not_be_boarded() {
+        // "To move by boat a unit or stack must begin its march phase
+        // stacked with sufficient boat or gunboat units."
+        let mut b = Bench::new("khartoum");
+        let inf = b.place("egy-inf-R", 1, "Omdurman");
+        b.place("egy-gunboat", 1, "Khartoum");
+        let k = b.hex("Khartoum");
+        let o = march(
+            b.hex("Omdurman"),
+            vec![Leg::To(k), Leg::River(b.hex("Duem"))],
+        );
+        let r = b.play(Side::Egyptian, &o, &[]);
+        assert_eq!(b.at(&r, &inf[0]), Some(k), "{:?}", r.events);
+        assert!(
+            set_aside(&r)
+                .iter()
+                .any(|s| s.contains("began the march phase with them")),
+            "{:?}",
+            set_aside(&r)
+        );
     }
 
     #[test]
