@@ -669,6 +669,9 @@ fn wreck_rolls<S: DieSource>(t: &mut Turn<'_, S>, carriers: &[usize], place: &st
             Some(m) => Status::Wrecked(m),
             None => Status::Eliminated,
         };
+        // Out of play, in good order when it returns (a gunboat may be
+        // disrupted by attrition, 5.2 IV).
+        t.state.units[c].disrupted = false;
         t.events.push(Event::Eliminated {
             unit: id,
             hex,
