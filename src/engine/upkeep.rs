@@ -28,15 +28,22 @@ fn stack_hexes<S: DieSource>(t: &Turn<'_, S>, side: Side) -> Vec<Hex> {
 }
 
 /// Every stack of the phasing side rolls on the attrition table, except
-/// Egyptian stacks that expend a supply unit.
+/// Egyptian stacks that expend a supply unit. "All Mahdist units must roll
+/// for attrition" (5.3 IV); "All Egyptian player units that are not stacked
+/// with a supply unit must roll" (5.2 IV): boats and gunboats roll with the
+/// stack and count in its size. The British fleet does not (its presence is
+/// governed by 8.25 alone; docs/rules.md, the attrition table).
 pub fn attrition_phase<S: DieSource>(t: &mut Turn<'_, S>, orders: &Orders) {
+    // A town that fell in the march phase has fallen (2.2), whoever holds
+    // it by the next Mahdist reinforcement phase.
+    super::arrivals::note_falls(t);
     for hex in stack_hexes(t, t.side) {
         let units: Vec<usize> = t
             .units_at(hex, t.side)
             .into_iter()
             .filter(|&u| {
                 t.unit_type(&t.state.units[u])
-                    .is_some_and(|ty| !ty.kind.is_river_unit() && ty.kind != UnitKind::Fleet)
+                    .is_some_and(|ty| ty.kind != UnitKind::Fleet)
             })
             .collect();
         if units.is_empty() {
@@ -100,7 +107,7 @@ pub fn attrition_phase<S: DieSource>(t: &mut Turn<'_, S>, orders: &Orders) {
                 .into_iter()
                 .filter(|&u| {
                     t.unit_type(&t.state.units[u])
-                        .is_some_and(|ty| !ty.kind.is_river_unit() && ty.kind != UnitKind::Fleet)
+                        .is_some_and(|ty| ty.kind != UnitKind::Fleet)
                 })
                 .collect();
             if units.is_empty() {
