@@ -799,8 +799,12 @@ pub fn remove_units<S: DieSource>(t: &mut Turn<'_, S>, side: Side, n: u32, cause
                     .is_some_and(|ty| !ty.kind.is_river_unit() && ty.kind != UnitKind::Fleet)
             })
             .max_by_key(|&&u| {
+                let ty = t.unit_type(&t.state.units[u]);
                 (
-                    t.unit_type(&t.state.units[u]).map(|ty| ty.quality),
+                    // Civilians last, as in combat (9.4): the Khartoum
+                    // civilians are the Egyptian's 4.2 victory.
+                    ty.is_some_and(|ty| ty.kind != UnitKind::Civilian),
+                    ty.map(|ty| ty.quality),
                     t.state.units[u].id.clone(),
                 )
             })
@@ -818,7 +822,9 @@ pub fn remove_units<S: DieSource>(t: &mut Turn<'_, S>, side: Side, n: u32, cause
             unit: id,
             hex,
             cause: cause.to_string(),
-            decided_by: Decision::Default("the worst unit of the largest stack".into()),
+            decided_by: Decision::Default(
+                "the worst unit of the largest stack, civilians last".into(),
+            ),
         });
     }
 }
