@@ -37,6 +37,29 @@ pub fn attrition_phase<S: DieSource>(t: &mut Turn<'_, S>, orders: &Orders) {
     // A town that fell in the march phase has fallen (2.2), whoever holds
     // it by the next Mahdist reinforcement phase.
     super::arrivals::note_falls(t);
+    // A supply order for a hex with no supply unit of the side in the
+    // attrition phase (it moved, or was lost) is said, not dropped.
+    let has_supply = |t: &Turn<'_, S>, hex: Hex| {
+        t.units_at(hex, t.side).iter().any(|&u| {
+            t.unit_type(&t.state.units[u])
+                .is_some_and(|ty| ty.kind == UnitKind::Supply)
+        })
+    };
+    for (what, hexes) in [
+        ("EXPEND SUPPLY", &orders.expend_supply),
+        ("KEEP SUPPLY", &orders.keep_supply),
+    ] {
+        for &hex in hexes.iter() {
+            if !has_supply(t, hex) {
+                t.events.push(Event::Note {
+                    text: format!(
+                        "{what} AT {} set aside: no supply unit of yours is there in the attrition phase (5.2 IV)",
+                        t.scn.map.describe(hex)
+                    ),
+                });
+            }
+        }
+    }
     for hex in stack_hexes(t, t.side) {
         let units: Vec<usize> = t
             .units_at(hex, t.side)
