@@ -1077,6 +1077,36 @@ mod rivers {
     }
 
     #[test]
+    fn rule_8_23_iv_a_wrecked_carrier_with_a_passenger_stops_the_stack() {
+        // Two units named one by one board the two gunboats in the hex
+        // (8.3); one is wrecked at the Sixth Cataract with its passenger.
+        let mut b = Bench::new("khartoum");
+        let inf = b.place("egy-inf-L", 2, "Khartoum");
+        b.place("egy-gunboat", 2, "Khartoum");
+        let k = b.hex("Khartoum");
+        let o = Orders {
+            marches: vec![MarchOrder {
+                units: Selection::Units {
+                    units: inf.clone(),
+                    leaders: vec![],
+                },
+                ..MarchOrder::stack(k, vec![Leg::River(b.hex("Metammeh"))])
+            }],
+            ..Orders::default()
+        };
+        let r = b.play(Side::Egyptian, &o, &[6, 1, 2, 1]);
+        let at = b.at(&r, &inf[0]).unwrap();
+        assert_ne!(at, b.hex("Metammeh"), "{:?}", stopped(&r));
+        assert!(
+            stopped(&r)
+                .iter()
+                .any(|s| s.contains("wrecked at the Sixth Cataract")),
+            "{:?}",
+            stopped(&r)
+        );
+    }
+
+    #[test]
     fn rule_8_23_iv_one_wreck_roll_per_cataract_the_fourth_has_two_hexsides() {
         // "All boats and gunboats must stop when they come adjacent to
         // cataracts and roll for wrecking": once a cataract.

@@ -573,14 +573,24 @@ fn march_begun<S: DieSource>(t: &Turn<'_, S>, units: &[usize]) -> Option<(Hex, V
     })
 }
 
-/// How many units the carriers carry at `hex`: the units of the march that
-/// stand there, not leaders (carried free) nor boats and gunboats.
+/// How many units the carriers carry at `hex`: the units of the march under
+/// way (the last to begin) that stand there, not leaders (carried free) nor
+/// boats and gunboats. Carriers boarded in the hex (8.3) are not among the
+/// units the march began with, so the march is found by its place in the
+/// log, not by its carriers.
 fn passengers_at<S: DieSource>(t: &Turn<'_, S>, hex: Hex, carriers: &[usize]) -> usize {
-    let Some((_, units)) = march_begun(t, carriers) else {
+    let Some(ids) = t.events.iter().rev().find_map(|e| match e {
+        Event::MarchBegins { units, .. } => Some(units),
+        _ => None,
+    }) else {
         return 0;
     };
-    units
-        .into_iter()
+    t.state
+        .units
+        .iter()
+        .enumerate()
+        .filter(|(_, u)| ids.contains(&u.id))
+        .map(|(i, _)| i)
         .filter(|u| !carriers.contains(u))
         .filter(|&u| t.state.units[u].hex() == Some(hex))
         .filter(|&u| {
