@@ -1077,9 +1077,11 @@ mod rivers {
     }
 
     #[test]
-    fn rule_8_23_iv_a_wrecked_carrier_with_a_passenger_stops_the_stack() {
-        // Two units named one by one board the two gunboats in the hex
-        // (8.3); one is wrecked at the Sixth Cataract with its passenger.
+    fn rule_8_23_iv_a_wrecked_carriers_passenger_stops_and_the_rest_sail_on() {
+        // "If a unit is wrecked at a cataract hex it[s] passengers stop
+        // adjacent to the cataract." Two units named one by one board the
+        // two gunboats in the hex (8.3); one is wrecked at the Sixth
+        // Cataract: its passenger stops beside it, the other sails on.
         let mut b = Bench::new("khartoum");
         let inf = b.place("egy-inf-L", 2, "Khartoum");
         b.place("egy-gunboat", 2, "Khartoum");
@@ -1095,15 +1097,20 @@ mod rivers {
             ..Orders::default()
         };
         let r = b.play(Side::Egyptian, &o, &[6, 1, 2, 1]);
-        let at = b.at(&r, &inf[0]).unwrap();
-        assert_ne!(at, b.hex("Metammeh"), "{:?}", stopped(&r));
-        assert!(
-            stopped(&r)
-                .iter()
-                .any(|s| s.contains("wrecked at the Sixth Cataract")),
-            "{:?}",
+        let metammeh = b.hex("Metammeh");
+        let ends: Vec<Hex> = inf.iter().map(|id| b.at(&r, id).unwrap()).collect();
+        assert_eq!(
+            ends.iter().filter(|h| **h == metammeh).count(),
+            1,
+            "{ends:?} {:?}",
             stopped(&r)
         );
+        let left = ends.iter().find(|h| **h != metammeh).unwrap();
+        assert!(left.distance(metammeh) > 0);
+        let said = r.events.iter().any(|e| {
+            matches!(e, Event::Note { text } if text.contains("wrecked at the Sixth Cataract") && text.contains("1 unit without a carrier stops"))
+        });
+        assert!(said, "{:?}", r.events);
     }
 
     #[test]

@@ -760,3 +760,25 @@ fn rule_5_2_a_supply_order_with_no_supply_there_is_said_in_the_log() {
         notes(&r)
     );
 }
+
+/// 8.23 on the receipt: "To move by boat a unit or stack must begin its
+/// march phase stacked with sufficient boat or gunboat units"; boats do not
+/// march by land (6.0), so a river march after a land march is refused.
+#[test]
+fn rule_8_23_the_receipt_refuses_a_river_march_after_a_land_march() {
+    let mut b = Bench::new("khartoum");
+    b.place("egy-inf-L", 1, "Khartoum");
+    b.place("egy-gunboat", 1, "Khartoum");
+    let c = receipt(
+        &b,
+        Side::Egyptian,
+        "MARCH STACK Khartoum TO Omdurman THEN RIVER TO Metammeh\n",
+    );
+    assert!(
+        c.errors
+            .iter()
+            .any(|e| e.message.contains("by river after a march by land")),
+        "{:?}",
+        c.errors
+    );
+}

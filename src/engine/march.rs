@@ -705,6 +705,7 @@ fn river_leg<S: DieSource>(
     }
     let from = m.hex;
     let mut step = |t: &mut Turn<'_, S>, h: Hex| {
+        strand(t, i, m);
         move_stack(t, m, h);
         match engage(t, i, order, m) {
             Engaged::Stop => false,
@@ -1168,6 +1169,28 @@ fn land_leg<S: DieSource>(
         });
     }
     true
+}
+
+/// Rule 8.23 IV: "If a unit is wrecked at a cataract hex it[s] passengers
+/// stop adjacent to the cataract." The passengers left without a carrier
+/// (the last of the stack's land units, leaders aside) stay where the
+/// stack is; the others sail on.
+fn strand<S: DieSource>(t: &mut Turn<'_, S>, i: usize, m: &mut Marching) {
+    let n = std::mem::take(&mut t.stranded);
+    if n == 0 {
+        return;
+    }
+    let keep = m.units.len().saturating_sub(n);
+    let left: Vec<usize> = m.units.split_off(keep);
+    if left.is_empty() {
+        return;
+    }
+    t.events.push(Event::DroppedOff {
+        order: i,
+        at: m.hex,
+        units: left.iter().map(|&u| t.state.units[u].id.clone()).collect(),
+        leaders: Vec::new(),
+    });
 }
 
 /// Rule 8.31: "The marching stack may continue to move using unused

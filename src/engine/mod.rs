@@ -243,6 +243,9 @@ pub struct Turn<'a, S: DieSource> {
     /// written against. A march order for a stack or a leader moves the
     /// units that stood there then (ruling, docs/rules.md 8.3).
     pub at_start: Vec<Option<Hex>>,
+    /// Passengers of a river march left without a carrier by a wreck at a
+    /// cataract (8.23 IV), to be left where they are before the next hex.
+    pub stranded: usize,
 }
 
 impl<'a, S: DieSource> Turn<'a, S> {
@@ -250,6 +253,7 @@ impl<'a, S: DieSource> Turn<'a, S> {
         let at_start = state.units.iter().map(|u| u.hex()).collect();
         Turn {
             at_start,
+            stranded: 0,
             scn,
             state,
             side,

@@ -284,8 +284,19 @@ fn plan_one(t: &Turn<'_, FixedDice>, order: &MarchOrder) -> Result<MarchPlan, St
                         .map_err(|e| format!("march {n}: {e}"))?;
                     river::preview(t, at, &carriers, *dest)
                         .map_err(|e| format!("march {n}: {e}"))?
+                } else if order.legs[..k]
+                    .iter()
+                    .any(|l| matches!(l, Leg::To(_) | Leg::Path(_) | Leg::Fleet(_)))
+                {
+                    // 8.23: "To move by boat a unit or stack must begin its
+                    // march phase stacked with sufficient boat or gunboat
+                    // units"; boats do not march by land (6.0), so after a
+                    // land march none are with the stack.
+                    return Err(format!(
+                        "march {n}: by river after a march by land: the boats stay where the stack began, and a stack boards only boats it began its march phase with (6.0, 8.23); put the river march first"
+                    ));
                 } else {
-                    // The boats' place after an earlier leg is not known
+                    // After a rail march the boats' place is not known
                     // yet: only the river itself is checked.
                     (None, vec![*dest])
                 };

@@ -39,11 +39,18 @@ pub fn displace<S: DieSource>(t: &mut Turn<'_, S>, hex: Hex) {
     if river_units.is_empty() {
         return;
     }
+    // 2.2: "No Mahdist unit may ever enter any hex adjacent to the Nile
+    // above ... Abou Hamed": a displaced Mahdist river unit is not pushed
+    // into one either (with nowhere else to go it is lost).
+    let occ = super::march::Occupancy::for_side(t, enemy);
     let mut options: Vec<Hex> = hex
         .neighbours()
         .into_iter()
         .filter(|h| {
-            t.scn.map.is_land(*h) && t.scn.map.is_riverside(*h) && !t.occupied_by(*h, t.side)
+            t.scn.map.is_land(*h)
+                && t.scn.map.is_riverside(*h)
+                && !t.occupied_by(*h, t.side)
+                && !occ.forbidden(t, *h)
         })
         .collect();
     options.sort_by_key(|h| {
@@ -530,11 +537,28 @@ pub fn river_march<'a, S: DieSource>(
                     .filter(|&&c| matches!(t.state.units[c].status, Status::OnMap(_)))
                     .count();
                 let passengers = passengers_at(t, at, &carriers);
-                if afloat == 0 || afloat < passengers {
+                if afloat == 0 {
                     stop_reason = Some(format!(
                         "wrecked at {name}: the passengers stop beside it (8.23 IV)"
                     ));
                     break;
+                }
+                if afloat < passengers {
+                    // Only the wrecked carriers' passengers stop; the
+                    // march's step leaves them here before the next hex.
+                    t.stranded = passengers - afloat;
+                    t.events.push(Event::Note {
+                        text: format!(
+                            "wrecked at {name}: {} {} without a carrier {} beside it; the {afloat} afloat carry the rest on (8.23 IV)",
+                            passengers - afloat,
+                            if passengers - afloat == 1 { "unit" } else { "units" },
+                            if passengers - afloat == 1 { "stops" } else { "stop" },
+                        ),
+                    });
+                    if at == dest {
+                        break;
+                    }
+                    continue;
                 }
                 t.events.push(Event::Note {
                     text: format!(

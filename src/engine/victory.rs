@@ -175,7 +175,11 @@ fn relieved<S: DieSource>(t: &Turn<'_, S>, hex: crate::geo::Hex) -> Result<(), &
         .iter()
         .any(|n| t.land_occupied_by(*n, Side::Mahdist))
     {
-        return Err("is under siege");
+        return Err(if t.occupied_by(hex, Side::Egyptian) {
+            "is under siege"
+        } else {
+            "stands empty with Mahdist units next to it"
+        });
     }
     Ok(())
 }
