@@ -782,3 +782,74 @@ fn rule_8_23_the_receipt_refuses_a_river_march_after_a_land_march() {
         c.errors
     );
 }
+
+/// 2.2: "No Mahdist unit may ever enter any hex adjacent to the Nile above
+/// (flowing North from) and including Abou Hamed." A Mahdist boat displaced
+/// by an Egyptian land stack (6.1) is not pushed into such a hex: with only
+/// closed hexes left to go to, it is lost.
+#[test]
+fn rule_2_2_a_displaced_mahdist_boat_is_not_pushed_past_the_nile_ban() {
+    let mut b = Bench::new("el-obeid");
+    let map = b.scn.map.clone();
+    let nile = map.find_river("Nile").expect("the Nile");
+    let ah = b.hex("Abou Hamed");
+    let limit = map
+        .river_sides_of(ah)
+        .iter()
+        .filter(|(_, s)| s.river == nile)
+        .map(|(_, s)| s.order)
+        .min()
+        .expect("Abou Hamed is on the Nile");
+    let closed = |h: Hex| {
+        map.river_sides_of(h)
+            .iter()
+            .any(|(_, s)| s.river == nile && s.order >= limit)
+    };
+    // A riverside hex just upstream of the closed reach, beside it.
+    let (boat_hex, open_beside): (Hex, Vec<Hex>) = map
+        .hexes()
+        .filter(|h| map.is_land(*h) && map.is_riverside(*h) && !closed(*h))
+        .find_map(|h| {
+            let n: Vec<Hex> = h
+                .neighbours()
+                .into_iter()
+                .filter(|x| map.is_land(*x) && map.is_riverside(*x))
+                .collect();
+            let has_closed = n.iter().any(|x| closed(*x));
+            let open: Vec<Hex> = n.into_iter().filter(|x| !closed(*x)).collect();
+            (has_closed && h.distance(ah) <= 3).then_some((h, open))
+        })
+        .expect("a hex beside the closed reach");
+    let from = boat_hex
+        .neighbours()
+        .into_iter()
+        .find(|x| {
+            map.is_land(*x)
+                && !map.crosses_river(*x, boat_hex)
+                && !open_beside.contains(x)
+                && !closed(*x)
+        })
+        .or_else(|| {
+            boat_hex
+                .neighbours()
+                .into_iter()
+                .find(|x| map.is_land(*x) && !map.crosses_river(*x, boat_hex))
+        })
+        .expect("a land hex to come from");
+    let boat = b.place("mah-boat", 1, &boat_hex.to_string());
+    // Egyptian pickets hold every open hex the boat could go to.
+    for h in &open_beside {
+        if *h != from {
+            b.place("egy-inf-S", 1, &h.to_string());
+        }
+    }
+    b.place("egy-inf-R", 1, &from.to_string());
+    let o = march(from, vec![Leg::Path(vec![boat_hex])]);
+    // March 6+6; then any sinking or capture rolls: 1s (not captured).
+    let r = b.play(Side::Egyptian, &o, &[6, 6, 1, 1, 1, 1]);
+    let end = b.at(&r, &boat[0]);
+    assert!(
+        end.is_none_or(|h| !closed(h)),
+        "the boat went to {end:?}, a hex closed to Mahdists"
+    );
+}
