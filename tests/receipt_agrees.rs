@@ -178,7 +178,9 @@ fn check_case(scn: &Scenario, seed: u64, months: u32, side: Side, orders_seed: u
             // Set aside before it began: the receipt must have warned,
             // or a random event explains it.
             assert!(
-                warned || reason.contains("random event"),
+                warned
+                    || reason.contains("random event")
+                    || reason.contains("left the map earlier this turn"),
                 "{context}: the receipt accepted order {i} without a warning, the turn set it aside: {reason}\n{}",
                 log()
             );

@@ -18,7 +18,7 @@ use crate::geo::route::{cheapest_route, step_cost};
 use crate::scenario::definition::SpecialRule;
 use crate::scenario::tables::MarchResult;
 use crate::scenario::{Side, UnitKind};
-use crate::state::Status;
+use crate::state::{Status, UnitId};
 use rustc_hash::FxHashSet as HashSet;
 
 /// Carry out every march order, in order.
@@ -70,7 +70,9 @@ pub(super) fn select<S: DieSource>(
             let units = stood_at_start(t, *hex);
             let leaders = t.leaders_at(*hex, side);
             if units.is_empty() {
-                return Err(format!("no {side} units at {}", t.scn.map.describe(*hex)));
+                return Err(left_earlier(t, *hex).unwrap_or_else(|| {
+                    format!("no {side} units at {}", t.scn.map.describe(*hex))
+                }));
             }
             (*hex, units, leaders)
         }
@@ -95,7 +97,8 @@ pub(super) fn select<S: DieSource>(
                 .ok_or_else(|| format!("{} is not on the map", def.name))?;
             let units = stood_at_start(t, hex);
             if units.is_empty() {
-                return Err(format!("{} has no units with him", def.name));
+                return Err(left_earlier(t, hex)
+                    .unwrap_or_else(|| format!("{} has no units with him", def.name)));
             }
             (hex, units, t.leaders_at(hex, side))
         }
@@ -242,24 +245,44 @@ pub(super) fn select<S: DieSource>(
     })
 }
 
+/// Why a stack that stood in `hex` when the turn began has no unit left
+/// there, if it left the map earlier this turn (the Mahdist arrival roll,
+/// a random event).
+fn left_earlier<S: DieSource>(t: &Turn<'_, S>, hex: Hex) -> Option<String> {
+    let were = t.state.units.iter().enumerate().any(|(k, u)| {
+        u.side == t.side && t.at_start.get(k).copied().flatten() == Some(hex) && u.hex().is_none()
+    });
+    were.then(|| {
+        format!(
+            "the units at {} left the map earlier this turn (the Mahdist arrival roll or a random event)",
+            t.scn.map.describe(hex)
+        )
+    })
+}
+
 /// The player's units in `hex` that stood there when the player turn
 /// began. Rule 8.3: "The marching stack may drop off units but may not
 /// pick up units"; a stack or leader order moves the stack the player saw
 /// when writing it, and the receipt listed. Units that arrived since (in
 /// the reinforcement phase, or by an event) are not part of it; they march
 /// by an order of their own (ruling, docs/rules.md 8.3).
-/// When none of those is left to march (they marched, or none stood
-/// there), the order moves the units there now: a second order for the
-/// hex, or one for a hex that was empty, marches the newcomers.
+/// Only when no unit of the side stood there when the turn began (the hex
+/// was empty) does the order move the units there now: a programmed
+/// player's order for a hex where newcomers landed.
 fn stood_at_start<S: DieSource>(t: &Turn<'_, S>, hex: Hex) -> Vec<usize> {
-    let now = t.units_at(hex, t.side);
-    let free = |u: &usize| !t.marched.contains(&t.state.units[*u].id);
-    let start: Vec<usize> = now
+    let stood = |k: usize| t.at_start.get(k).copied().flatten() == Some(hex);
+    let anyone = t
+        .state
+        .units
         .iter()
-        .copied()
-        .filter(|&u| t.at_start.get(u).copied().flatten() == Some(hex))
-        .collect();
-    if start.iter().any(free) { start } else { now }
+        .enumerate()
+        .any(|(k, u)| u.side == t.side && stood(k));
+    let now = t.units_at(hex, t.side);
+    if anyone {
+        now.into_iter().filter(|&u| stood(u)).collect()
+    } else {
+        now
+    }
 }
 
 /// Rule 7.0: "Leaders do not count for stacking and move 8 hexes." A
@@ -443,7 +466,42 @@ fn march<S: DieSource>(t: &mut Turn<'_, S>, i: usize, order: &MarchOrder) -> Res
         .legs
         .iter()
         .any(|l| matches!(l, Leg::River(_) | Leg::Rail(_)));
-    let mut m = select(t, &order.units, with_river)?;
+    // Named units lost earlier this turn (the Mahdist arrival roll, a
+    // random event) are left out with a word; the others march.
+    let selection = match &order.units {
+        Selection::Units { units, leaders } => {
+            let (gone, here): (Vec<UnitId>, Vec<UnitId>) = units.iter().cloned().partition(|id| {
+                t.state
+                    .units
+                    .iter()
+                    .position(|u| u.id == *id)
+                    .is_some_and(|k| t.at_start[k].is_some() && t.state.units[k].hex().is_none())
+            });
+            if !gone.is_empty() {
+                let names: Vec<String> = gone.iter().map(|u| u.0.clone()).collect();
+                t.events.push(Event::Note {
+                    text: format!(
+                        "order {}: {} left the map earlier this turn and {} not march",
+                        i + 1,
+                        names.join(", "),
+                        if gone.len() == 1 { "does" } else { "do" }
+                    ),
+                });
+                if here.is_empty() {
+                    return Err(
+                        "every unit it names left the map earlier this turn (the Mahdist arrival roll or a random event)"
+                            .into(),
+                    );
+                }
+            }
+            Selection::Units {
+                units: here,
+                leaders: leaders.clone(),
+            }
+        }
+        other => other.clone(),
+    };
+    let mut m = select(t, &selection, with_river)?;
     let newcomers: Vec<String> = t
         .units_at(m.hex, t.side)
         .into_iter()
