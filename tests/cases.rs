@@ -318,6 +318,16 @@ fn a_game_master_starts_a_game_from_a_situation() {
     assert_eq!(state, case.state);
     assert_eq!(g.scenario, "khartoum");
 
+    // Played on, the game replays from its situation, not from the
+    // scenario's set-up: no drift at its first turn.
+    svc.play_turn("sit-1").unwrap();
+    svc.play_turn("sit-1").unwrap();
+    let replayed = svc.replay("sit-1").unwrap();
+    assert_eq!(replayed.len(), 2, "{replayed:?}");
+    for v in &replayed {
+        assert!(v.drift.is_empty(), "turn {}: {:?}", v.turn_no, v.drift);
+    }
+
     // A situation of another scenario than --scenario says is refused.
     let (_, err, code) = dervish(&[
         "--config",
