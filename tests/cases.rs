@@ -105,7 +105,7 @@ fn the_cases_the_engine_does_not_pass_yet_still_read() {
 fn case_run_passes_a_good_case_and_fails_a_wrong_one_with_the_difference() {
     let good = corpus()
         .into_iter()
-        .find(|p| p.to_string_lossy().contains("9.4-"))
+        .find(|p| p.to_string_lossy().contains("9.4-fire-and-melee"))
         .unwrap();
     let (out, err, code) = dervish(&["case", "run", good.to_str().unwrap()]);
     assert_eq!(code, 0, "{out}{err}");
@@ -139,7 +139,7 @@ fn case_run_passes_a_good_case_and_fails_a_wrong_one_with_the_difference() {
 fn a_bad_file_is_a_clear_error_and_the_other_files_still_run() {
     let good = corpus()
         .into_iter()
-        .find(|p| p.to_string_lossy().contains("9.4-"))
+        .find(|p| p.to_string_lossy().contains("9.4-fire-and-melee"))
         .unwrap();
     let bad = fixture("bad-values.toml");
     let (out, _, code) = dervish(&[

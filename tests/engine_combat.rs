@@ -103,18 +103,17 @@ fn rule_9_8_a_loser_in_a_town_need_not_retreat() {
         .unwrap();
     b.place("brit-inf", 4, &from.to_string());
     let garrison = b.place("mah-S", 2, "Berber");
+    // March 6+6; British fire 3+3 (+2 V, +1 ratio, -1 town: 8, one S unit
+    // disrupted); melee British 1+1 (the other disrupted), Mahdist 1+1.
     let r = b.play(
         Side::Egyptian,
         &attack(from, town),
-        &[6, 6, 6, 6, 1, 1, 1, 1],
+        &[6, 6, 3, 3, 1, 1, 1, 1],
     );
     assert_eq!(results(&r), vec!["Egyptian won"]);
-    assert!(
-        garrison
-            .iter()
-            .filter_map(|id| b.at(&r, id))
-            .all(|h| h == town)
-    );
+    let left: Vec<Hex> = garrison.iter().filter_map(|id| b.at(&r, id)).collect();
+    assert!(!left.is_empty(), "a unit of the garrison is left");
+    assert!(left.iter().all(|h| *h == town), "{left:?}");
 }
 
 #[test]
@@ -414,32 +413,22 @@ fn rule_9_5_losses_fall_on_the_worst_units_first_and_civilians_last() {
         &attack(a, d),
         &[6, 6, 1, 1, 6, 6, 1, 1, 6, 6, 6, 6],
     );
-    let hit: Vec<String> = r
-        .events
-        .iter()
-        .filter_map(|e| match e {
-            Event::Disrupted { unit, .. } | Event::Eliminated { unit, .. } => Some(unit.0.clone()),
-            _ => None,
-        })
-        .collect();
-    let first_s = hit.iter().position(|h| s_units.iter().any(|s| s.0 == *h));
-    let first_r = hit.iter().position(|h| r_units[0].0 == *h);
-    assert!(first_s.is_some(), "{hit:?}");
-    if let (Some(s), Some(r)) = (first_s, first_r) {
-        assert!(s < r, "the S units are hit before the R unit: {hit:?}");
-    }
-    let civ_gone = r
-        .events
-        .iter()
-        .position(|e| matches!(e, Event::Eliminated { unit, .. } if *unit == civ[0]));
-    if let Some(c) = civ_gone {
-        let others_gone = r
-            .events
-            .iter()
-            .filter(|e| matches!(e, Event::Eliminated { unit, .. } if *unit != civ[0]))
-            .count();
-        assert!(others_gone >= 3, "civilians are eliminated last ({c})");
-    }
+    // Melee 6+6 +2 charge -1 S quality +2 ratio 300 = 15: S 60/25, R 60/20.
+    // The S class (the civilians and two irregulars) suffers one
+    // elimination and one disruption, the R class the same; the cap (the
+    // whole stack as S: 60% and 25% of 4) is two disruptions and one
+    // elimination. The worst affected class, S, takes its results first,
+    // on its irregulars, civilians last; the R battalion takes the other
+    // disruption.
+    assert_eq!(
+        losses(&r),
+        vec![
+            (s_units[0].0.clone(), "eliminated", false),
+            (s_units[1].0.clone(), "disrupted", false),
+            (r_units[0].0.clone(), "disrupted", false),
+        ]
+    );
+    assert!(b.at(&r, &civ[0]).is_some(), "the civilians are untouched");
 }
 
 #[test]
@@ -524,20 +513,19 @@ fn rule_9_4_a_civilian_is_eliminated_only_after_every_other_unit_of_its_stack() 
         let r = b.play(Side::Mahdist, &attack(a, d), &faces);
         let hit = losses(&r);
         assert!(!hit.is_empty(), "{fire:?} {melee:?}: no losses at all");
-        if let Some(c) = hit
+        let civ_gone = hit
             .iter()
-            .position(|(u, what, _)| *u == civ[0].0 && *what == "eliminated")
-        {
-            let before = hit[..c]
+            .position(|(u, what, _)| *u == civ[0].0 && *what == "eliminated");
+        let others_gone_before = civ_gone.map(|c| {
+            hit[..c]
                 .iter()
                 .filter(|(_, what, _)| *what == "eliminated")
-                .count();
-            assert_eq!(
-                before,
-                others.len(),
-                "{fire:?} {melee:?}: the civilian went first: {hit:?}"
-            );
-        }
+                .count()
+        });
+        assert!(
+            civ_gone.is_none() || others_gone_before == Some(others.len()),
+            "{fire:?} {melee:?}: the civilian went first: {hit:?}"
+        );
         // And the civilian stands while any other unit does.
         let civ_here = b.at(&r, &civ[0]).is_some();
         let any_other = others.iter().any(|u| b.at(&r, u).is_some());
@@ -684,4 +672,26 @@ fn rule_9_4_gunboats_in_the_stack_shield_the_civilians_in_melee() {
     );
     assert_eq!(b.at(&r, &civ[0]), Some(k), "{hit:?}");
     assert_eq!(b.at(&r, &boats[0]), Some(k));
+}
+
+#[test]
+fn rule_8_31_the_marching_player_may_give_up_a_disrupted_unit_to_march_attrition() {
+    // "The marching player decides which units to be disrupted, disrupted
+    // units may be eliminated to satisfy this loss."
+    let mut b = Bench::new("khartoum");
+    let inf = b.place("egy-inf-S", 3, "Berber");
+    for u in b.state.units.iter_mut().filter(|u| u.id == inf[2]) {
+        u.disrupted = true;
+    }
+    let from = b.hex("Berber");
+    let mut o = march(from, vec![Leg::To(b.hex("Khartoum"))]);
+    o.marches[0].lose_first = vec![inf[2].clone()];
+    // 2+2 = 4: March with 50% attrition: one unit of three.
+    let r = b.play(Side::Egyptian, &o, &[2, 2]);
+    assert_eq!(losses(&r), vec![(inf[2].0.clone(), "eliminated", true)]);
+    assert!(!r.state.unit(&inf[0].0).unwrap().disrupted);
+    // Unnamed, the loss disrupts a good-order unit.
+    o.marches[0].lose_first.clear();
+    let r = b.play(Side::Egyptian, &o, &[2, 2]);
+    assert_eq!(losses(&r), vec![(inf[0].0.clone(), "disrupted", false)]);
 }

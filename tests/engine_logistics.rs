@@ -1044,4 +1044,71 @@ mod arrivals {
         });
         assert!(at_el_obeid, "{:?}", r.events);
     }
+
+    #[test]
+    fn rule_2_2_osman_digma_comes_although_el_obeid_is_retaken_before_his_phase() {
+        // "When El Obeid falls place Osman Digma with 2D6 S units ... in the
+        // next Mahdist reinforcement phase."
+        let mut b = Bench::new("el-obeid");
+        let full = dervish::scenario::DataSet::embedded()
+            .unwrap()
+            .scenario("el-obeid")
+            .unwrap();
+        let mut def = (*b.scn.def).clone();
+        def.reinforcements = full
+            .def
+            .reinforcements
+            .iter()
+            .filter(|r| r.id == "osman-digma")
+            .cloned()
+            .collect();
+        assert_eq!(def.reinforcements.len(), 1);
+        b.scn.def = std::sync::Arc::new(def);
+        let obeid = b.hex("El Obeid");
+        b.place("mah-S", 2, "El Obeid");
+        b.state.control.insert(obeid, Side::Mahdist);
+        // The Egyptian turn after the fall: the town has fallen.
+        let r = b.play(Side::Egyptian, &Orders::default(), &[]);
+        b.state = r.state;
+        // Retaken before the next Mahdist reinforcement phase.
+        for u in &mut b.state.units {
+            if u.hex() == Some(obeid) {
+                u.status = Status::Pool;
+            }
+        }
+        b.place("egy-inf-S", 1, "El Obeid");
+        b.state.control.insert(obeid, Side::Egyptian);
+        b.place("mah-S", 1, "Bara");
+        let r = b.play(Side::Mahdist, &Orders::default(), &[3, 4]);
+        let osman = r
+            .state
+            .leaders
+            .iter()
+            .find(|l| l.name == "Osman Digma")
+            .unwrap();
+        let h = osman.hex.expect("Osman Digma is placed");
+        assert!(b.scn.map.in_souakim_extension(h));
+    }
+
+    #[test]
+    fn rule_2_2_new_mahdist_units_never_join_a_stack_beside_the_nile_below_abou_hamed() {
+        // "No Mahdist unit may ever enter any hex adjacent to the Nile above
+        // (flowing North from) and including Abou Hamed."
+        let mut b = Bench::new("el-obeid");
+        b.place("mah-S", 6, "Dongola");
+        b.place("mah-S", 1, "El Obeid");
+        let mut o = Orders::default();
+        o.place.insert(RECRUITS.into(), b.hex("Abou Hamed"));
+        b.place("mah-S", 1, "Abou Hamed");
+        let r = mahdist_with_arrivals(&b, &o, 1, &[1]);
+        let recruits: Vec<_> = r
+            .events
+            .iter()
+            .filter_map(|e| match e {
+                Event::Arrived { id, hex, .. } if id == "Mahdist recruits" => Some(*hex),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(recruits, vec![b.hex("El Obeid")], "{:?}", r.events);
+    }
 }

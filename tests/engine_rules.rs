@@ -530,6 +530,51 @@ fn rule_5_3_iv_every_mahdist_stack_rolls_for_attrition() {
 }
 
 #[test]
+fn rule_5_2_iv_and_5_3_iv_boats_and_gunboats_roll_for_attrition_and_count_in_the_stack() {
+    // "All Mahdist units must roll for attrition." "All Egyptian player
+    // units that are not stacked with a supply unit must roll."
+    let mut b = Bench::new("khartoum");
+    b.place("mah-gunboat", 1, "Duem");
+    let r = b.play(Side::Mahdist, &Orders::default(), &[]);
+    assert_eq!(common::bench::rolls(&r, "attrition table").len(), 1);
+
+    let mut b = Bench::new("khartoum");
+    b.place("egy-gunboat", 2, "Berber");
+    b.place("fleet", 1, "Souakim");
+    // 1+1 = 2, +1 in a town: 3, "3-4" in the open, 20% disrupted: one of
+    // the two gunboats (recovery then fails on 1s).
+    let r = b.play(Side::Egyptian, &Orders::default(), &[1, 1, 1, 1, 1, 1]);
+    let rolled = common::bench::rolls(&r, "attrition table");
+    assert_eq!(
+        rolled.len(),
+        1,
+        "the gunboats roll, the fleet does not: {rolled:?}"
+    );
+    let disrupted = r
+        .state
+        .units
+        .iter()
+        .filter(|u| u.unit_type == "egy-gunboat" && u.disrupted)
+        .count();
+    assert_eq!(disrupted, 1, "{:?}", r.events);
+    // Eleven infantry and two gunboats make a stack of 13 (-2).
+    let mut b = Bench::new("khartoum");
+    b.place("egy-inf-R", 11, "Berber");
+    b.place("egy-gunboat", 2, "Berber");
+    let r = b.play(Side::Egyptian, &Orders::default(), &[]);
+    let mods: Vec<String> = r
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Rolled(t) if t.table == "attrition table" => Some(format!("{:?}", t.modifiers)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(mods.len(), 1);
+    assert!(mods[0].contains("-2"), "{mods:?}");
+}
+
+#[test]
 fn rule_4_2_a_british_unit_lost_to_attrition_caps_the_egyptian_at_a_draw() {
     let mut b = Bench::new("khartoum");
     // Five British battalions in the open desert west of Korti.
@@ -883,6 +928,35 @@ mod rivers {
     }
 
     #[test]
+    fn rule_2_2_mahdist_river_moves_obey_the_nile_ban() {
+        // "No Mahdist unit may ever enter any hex adjacent to the Nile above
+        // (flowing North from) and including Abou Hamed": by river too.
+        let mut b = Bench::new("el-obeid");
+        b.state.month = "1882-12".parse().unwrap();
+        let berber = b.hex("Berber");
+        let inf = b.place("mah-S", 1, "Berber");
+        b.place("mah-gunboat", 1, "Berber");
+        let ah = b.hex("Abou Hamed");
+        let r = b.play(Side::Mahdist, &river_order(berber, ah), &[]);
+        let at = b.at(&r, &inf[0]).unwrap();
+        assert_ne!(at, ah);
+        let banned = b.scn.map.river_sides_of(at).iter().any(|(_, s)| {
+            b.scn
+                .map
+                .river_sides_of(ah)
+                .iter()
+                .any(|(_, a)| a.river == s.river && s.order >= a.order)
+        });
+        assert!(!banned, "{at} is beside the Nile below Abou Hamed");
+        assert_eq!(at, berber);
+        assert!(
+            set_aside(&r).iter().any(|s| s.contains("(8.23, 2.2)")),
+            "{:?}",
+            set_aside(&r)
+        );
+    }
+
+    #[test]
     fn rule_8_23_i_boats_go_upstream_only_2d6_plus_6_hexes() {
         let mut b = Bench::new("khartoum");
         let inf = b.place("egy-inf-R", 1, "Khartoum");
@@ -963,7 +1037,7 @@ mod rivers {
         assert!(
             stopped(&r)
                 .iter()
-                .any(|s| s.contains("wrecked at a cataract")),
+                .any(|s| s.contains("wrecked at the Sixth Cataract")),
             "{:?}",
             stopped(&r)
         );
@@ -977,6 +1051,78 @@ mod rivers {
         assert!(beside_cataract, "{at}");
         let status = r.state.units.iter().find(|u| u.id == gb[0]).unwrap().status;
         assert!(matches!(status, Status::Wrecked(_)), "{status:?}");
+    }
+
+    #[test]
+    fn rule_8_23_iv_a_wrecked_spare_carrier_strands_no_passenger() {
+        // "If a unit is wrecked at a cataract hex it[s] passengers stop
+        // adjacent to the cataract": one carrier a passenger, so a wrecked
+        // spare gunboat leaves the stack to go on with the other.
+        let mut b = Bench::new("khartoum");
+        let inf = b.place("egy-inf-R", 1, "Khartoum");
+        b.place("egy-gunboat", 2, "Khartoum");
+        let k = b.hex("Khartoum");
+        let metammeh = b.hex("Metammeh");
+        // At the Sixth Cataract: the first gunboat rolls 6 (wrecked, out
+        // 1+2 turns), the second 1 (safe).
+        let r = b.play(Side::Egyptian, &river_order(k, metammeh), &[6, 1, 2, 1]);
+        assert_eq!(b.at(&r, &inf[0]), Some(metammeh), "{:?}", stopped(&r));
+        let wrecked = r
+            .state
+            .units
+            .iter()
+            .filter(|u| u.unit_type == "egy-gunboat" && matches!(u.status, Status::Wrecked(_)))
+            .count();
+        assert!(wrecked >= 1);
+    }
+
+    #[test]
+    fn rule_8_23_iv_one_wreck_roll_per_cataract_the_fourth_has_two_hexsides() {
+        // "All boats and gunboats must stop when they come adjacent to
+        // cataracts and roll for wrecking": once a cataract.
+        let mut b = Bench::new("khartoum");
+        let ah = b.hex("Abou Hamed");
+        b.place("egy-inf-R", 1, "Abou Hamed");
+        let gb = b.place("egy-gunboat", 1, "Abou Hamed");
+        let dest = b.hex("Old Dongola");
+        let r = b.play(Side::Egyptian, &river_order(ah, dest), &[1, 1, 1, 1, 1, 1]);
+        let cataract_rolls: Vec<String> = r
+            .events
+            .iter()
+            .filter_map(|e| match e {
+                Event::Rolled(t) if t.table.starts_with("wrecking") => Some(t.roll.purpose.clone()),
+                _ => None,
+            })
+            .filter(|p| p.contains(&gb[0].0) && p.to_lowercase().contains("cataract"))
+            .collect();
+        assert_eq!(cataract_rolls.len(), 1, "{cataract_rolls:?}");
+        assert_eq!(
+            cataract_rolls[0],
+            format!("wreck of {} on the Fourth Cataract", gb[0].0)
+        );
+    }
+
+    #[test]
+    fn rule_8_23_boats_met_at_the_end_of_a_land_march_may_not_be_boarded() {
+        // "To move by boat a unit or stack must begin its march phase
+        // stacked with sufficient boat or gunboat units."
+        let mut b = Bench::new("khartoum");
+        let inf = b.place("egy-inf-R", 1, "Omdurman");
+        b.place("egy-gunboat", 1, "Khartoum");
+        let k = b.hex("Khartoum");
+        let o = march(
+            b.hex("Omdurman"),
+            vec![Leg::To(k), Leg::River(b.hex("Duem"))],
+        );
+        let r = b.play(Side::Egyptian, &o, &[]);
+        assert_eq!(b.at(&r, &inf[0]), Some(k), "{:?}", r.events);
+        assert!(
+            set_aside(&r)
+                .iter()
+                .any(|s| s.contains("began the march phase with them")),
+            "{:?}",
+            set_aside(&r)
+        );
     }
 
     #[test]

@@ -739,3 +739,24 @@ fn rule_9_12_the_receipt_says_a_besieged_stack_leaves_only_after_breaking_the_si
         c.warnings
     );
 }
+
+/// 5.2 IV: a supply order for a hex with no supply unit in the attrition
+/// phase is not dropped without a word.
+#[test]
+fn rule_5_2_a_supply_order_with_no_supply_there_is_said_in_the_log() {
+    let mut b = Bench::new("khartoum");
+    let berber = b.hex("Berber");
+    b.place("egy-inf-R", 1, "Berber");
+    let o = Orders {
+        expend_supply: vec![berber],
+        ..Orders::default()
+    };
+    let r = b.play(Side::Egyptian, &o, &[]);
+    assert!(
+        notes(&r)
+            .iter()
+            .any(|n| n.starts_with("EXPEND SUPPLY AT Berber") && n.contains("set aside")),
+        "{:?}",
+        notes(&r)
+    );
+}

@@ -212,6 +212,22 @@ fn the_other_orders_and_the_commands() {
         Order::DefendLoseFirst(ids(&["CIV01", "ER05"]))
     );
     assert_eq!(
+        one(&k, "SETUP ER01 er2 WITH J. Stewart AT Omdurman"),
+        Order::Setup(dervish::engine::orders::SetupOrder {
+            units: ids(&["ER01", "ER02"]),
+            leaders: vec!["J. Stewart".into()],
+            at: h("Omdurman")
+        })
+    );
+    assert_eq!(
+        one(&k, "set up civ1 at Khartoum"),
+        Order::Setup(dervish::engine::orders::SetupOrder {
+            units: ids(&["CIV01"]),
+            leaders: vec![],
+            at: h("Khartoum")
+        })
+    );
+    assert_eq!(
         one(&k, "defend lose es01"),
         Order::DefendLoseFirst(ids(&["ES01"]))
     );
@@ -366,7 +382,7 @@ fn syntax_problems_say_where_what_and_how_to_fix() {
 #[test]
 fn canonical_form_reads_back_to_the_same_orders() {
     let k = scn("khartoum");
-    let text = "game k-1\nside egyptian\nsecret abc\nmonth 1884-02\nmarch gordon to omdurman attack any continue\n retreat to khartoum\n led by gordon\n drop er01 with j. stewart at 1941\n lose er02\nmarch souakim fleet to trinkitat then to el teb then path 5722, tokar\nmarch leader hicks alone to berber\nmarch units with gordon, j. stewart to omdurman\nexpend supply at khartoum\nkeep supply berber\nplace gordon-relief at wady halfa\nwithdraw er05\ndismount bc01 bc02\nrailway souakim berber\nevent losses es01 es02\ndefend lose first es03, er01\nready\nhelp\nmap\nmap berber\nroute korti metammeh\nstatus\nhistory\nhistory 1884-01\nresend\njoin\njoin egyptian\nmarch dongola river up to korti\nmarch berber rail to sarras\n";
+    let text = "game k-1\nside egyptian\nsecret abc\nmonth 1884-02\nmarch gordon to omdurman attack any continue\n retreat to khartoum\n led by gordon\n drop er01 with j. stewart at 1941\n lose er02\nmarch souakim fleet to trinkitat then to el teb then path 5722, tokar\nmarch leader hicks alone to berber\nmarch units with gordon, j. stewart to omdurman\nexpend supply at khartoum\nkeep supply berber\nplace gordon-relief at wady halfa\nwithdraw er05\ndismount bc01 bc02\nrailway souakim berber\nevent losses es01 es02\ndefend lose first es03, er01\nsetup er01 er02 with j. stewart, gordon at omdurman\nset up ew01 at khartoum\nready\nhelp\nmap\nmap berber\nroute korti metammeh\nstatus\nhistory\nhistory 1884-01\nresend\njoin\njoin egyptian\nmarch dongola river up to korti\nmarch berber rail to sarras\n";
     let first = read(&k, text);
     assert!(first.errors.is_empty(), "{:?}", first.errors);
     let canonical = print::sheet(&k.map, &first.sheet, true);
@@ -769,4 +785,66 @@ fn the_standing_loss_order_names_units_of_the_player_only() {
     assert_eq!(p.errors.len(), 1, "{:?}", p.errors);
     let p = read(&k, "DEFEND LOSE FIRST\n");
     assert_eq!(p.errors.len(), 1, "{:?}", p.errors);
+}
+
+#[test]
+fn set_up_orders_are_checked_in_the_opening_month_against_the_zones_and_the_six_unit_limit() {
+    use dervish::state::setup::setup_lines;
+    let k = scn("khartoum");
+    let (state, _) = initial_state(&k, &Placements::new()).unwrap();
+    // Six Mahdist units of the main set-up line in one village, then a
+    // seventh: "no more than 6 non-leader or boat units per hex" (2.3).
+    let lines = setup_lines(&k);
+    let main = k
+        .def
+        .setup
+        .iter()
+        .position(|d| d.leaders.iter().any(|l| l == "Mahdi"))
+        .unwrap();
+    let ms: Vec<String> = lines
+        .iter()
+        .filter(|(id, l)| **l == main && id.0.starts_with("MS"))
+        .map(|(id, _)| id.0.clone())
+        .take(7)
+        .collect();
+    let zone = dervish::scenario::zone::zone_hexes(&k.map, &k.def.setup[main].zone).unwrap();
+    let far = *zone.last().unwrap();
+    let text = format!(
+        "SETUP {} AT {far}\nSETUP {} AT {far}\nSETUP MS001 AT Khartoum\n",
+        ms[..6].join(" "),
+        ms[6]
+    );
+    let p = read(&k, &text);
+    assert!(p.errors.is_empty(), "{:?}", p.errors);
+    let c = orders::check(&p.sheet, &k, &state, Side::Mahdist);
+    let lines_with_errors: Vec<usize> = c.errors.iter().map(|e| e.line).collect();
+    assert_eq!(lines_with_errors, vec![2, 3], "{:?}", c.errors);
+    assert!(c.errors[0].message.contains("(2.3)"), "{}", c.errors[0]);
+    assert!(c.errors[1].message.contains("(2.1)"), "{}", c.errors[1]);
+    assert_eq!(c.orders.setup.len(), 1);
+    // Egyptian units only for the Egyptian, and only in the opening month,
+    // before the first Egyptian player turn.
+    let p = read(&k, "SETUP ER01 AT Omdurman\n");
+    let c = orders::check(&p.sheet, &k, &state, Side::Egyptian);
+    assert!(c.errors.is_empty(), "{:?}", c.errors);
+    let mut later = state.clone();
+    later.effects.egyptian_turn_played = true;
+    let c = orders::check(&p.sheet, &k, &later, Side::Egyptian);
+    assert!(
+        c.errors[0].message.contains("set-up is over"),
+        "{:?}",
+        c.errors
+    );
+    let mut next = state.clone();
+    next.month = next.month.next().unwrap();
+    let c = orders::check(&p.sheet, &k, &next, Side::Egyptian);
+    assert!(
+        c.errors[0].message.contains("opening month"),
+        "{:?}",
+        c.errors
+    );
+    // A river unit stays beside a river (6.0).
+    let p = read(&k, "SETUP EW01 AT Omdurman\n");
+    let c = orders::check(&p.sheet, &k, &state, Side::Egyptian);
+    assert!(c.errors.is_empty(), "{:?}", c.errors);
 }

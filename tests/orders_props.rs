@@ -235,6 +235,14 @@ fn order() -> impl Strategy<Value = Order> {
         1 => prop::sample::select(lines).prop_map(Order::Railway),
         1 => prop::collection::vec(unit(), 1..4).prop_map(Order::EventLosses),
         1 => prop::collection::vec(unit(), 1..4).prop_map(Order::DefendLoseFirst),
+        1 => (
+            prop::collection::vec(unit(), 1..4),
+            prop::collection::vec(leader(), 0..2),
+            hex()
+        )
+            .prop_map(|(units, leaders, at)| Order::Setup(
+                dervish::engine::orders::SetupOrder { units, leaders, at }
+            )),
         1 => Just(Order::Ready),
         1 => prop_oneof![
             Just(Command::Help),

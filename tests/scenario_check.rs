@@ -158,3 +158,24 @@ fn a_file_of_another_kind_is_refused() {
     assert_eq!(code, 1);
     assert!(out.contains("not a Dervish data file"), "{out}");
 }
+
+#[test]
+fn rule_2_3_seven_mahdist_units_in_a_set_up_hex_are_reported_with_their_line() {
+    // "no more than 6 non-leader or boat units per hex".
+    let line = r#"        (side: Mahdist, zone: At("Kassala"), units: [(unit: "mah-S", count: 7)], text: "Seven S units at Kassala."),
+"#;
+    let shipped = shipped("khartoum.ron");
+    let at = shipped.find("        // ---- Mahdist units").unwrap();
+    let mut text = shipped.clone();
+    text.insert_str(at, line);
+    let (out, code, path) = check("khartoum.ron", &text);
+    assert_eq!(code, 1, "{out}");
+    let n = line_of(&text, "Seven S units at Kassala");
+    let expected = format!("{}:{n}: ", path.display());
+    assert!(out.contains(&expected), "expected {expected} in\n{out}");
+    assert!(out.contains("more than 6 in a hex"), "{out}");
+    // Six are allowed.
+    let six = text.replace("count: 7)], text: \"Seven", "count: 6)], text: \"Seven");
+    let (out, code, _) = check("khartoum.ron", &six);
+    assert_eq!(code, 0, "{out}");
+}

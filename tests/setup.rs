@@ -169,3 +169,183 @@ fn player_choices_are_checked_against_the_zone() {
         Err(SetupError::NotInZone { .. })
     ));
 }
+
+/// A Khartoum scenario with one more Mahdist set-up line: `count` S units
+/// at Kassala, a zone of one hex.
+fn crowded(count: u32) -> Scenario {
+    let mut scn = scenario("khartoum");
+    let mut def = (*scn.def).clone();
+    let mut line = def
+        .setup
+        .iter()
+        .rfind(|d| d.side == Side::Mahdist)
+        .unwrap()
+        .clone();
+    line.zone = dervish::scenario::definition::Zone::At("Kassala".into());
+    line.units.truncate(1);
+    line.units[0].unit = "mah-S".into();
+    line.units[0].count = count;
+    line.leaders.clear();
+    line.text = format!("{count} S units at Kassala.");
+    def.setup.push(line);
+    scn.def = std::sync::Arc::new(def);
+    scn
+}
+
+#[test]
+fn rule_2_3_the_default_placement_never_puts_seven_mahdist_units_in_a_hex() {
+    // "no more than 6 non-leader or boat units per hex".
+    let (state, _) = initial_state(&crowded(6), &Placements::new()).unwrap();
+    let kassala = scenario("khartoum").map.resolve("Kassala").unwrap();
+    assert_eq!(units_at(&state, kassala, Side::Mahdist), 6);
+    let err = initial_state(&crowded(7), &Placements::new()).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            SetupError::Crowded {
+                limit: 6,
+                hexes: 1,
+                ..
+            }
+        ),
+        "{err}"
+    );
+    assert!(err.to_string().contains("(2.3)"), "{err}");
+}
+
+/// Set-up orders for the main Mahdist line: `n` Ansar of that line in
+/// the zone's last hex.
+fn mahdist_setup(scn: &Scenario, n: usize) -> (dervish::engine::orders::SetupOrder, Hex) {
+    let lines = dervish::state::setup::setup_lines(scn);
+    let main = scn
+        .def
+        .setup
+        .iter()
+        .position(|d| d.leaders.iter().any(|l| l == "Mahdi"))
+        .unwrap();
+    let units: Vec<_> = lines
+        .iter()
+        .filter(|(id, l)| **l == main && id.0.starts_with("MS"))
+        .map(|(id, _)| id.clone())
+        .take(n)
+        .collect();
+    let zone = dervish::scenario::zone::zone_hexes(&scn.map, &scn.def.setup[main].zone).unwrap();
+    let at = *zone.last().unwrap();
+    (
+        dervish::engine::orders::SetupOrder {
+            units,
+            leaders: vec![],
+            at,
+        },
+        at,
+    )
+}
+
+#[test]
+fn rule_2_1_set_up_orders_place_both_sides_before_the_first_egyptian_player_turn() {
+    use dervish::dice::{Dice, FixedDice};
+    use dervish::engine::events::{Event, Phase};
+    use dervish::engine::orders::{Orders, SetupOrder};
+    let (scn, state, _) = setup("khartoum");
+    let omdurman = scn.map.resolve("Omdurman").unwrap();
+    let egyptian = Orders {
+        setup: vec![SetupOrder {
+            units: vec![
+                dervish::state::UnitId("ER01".into()),
+                dervish::state::UnitId("ER02".into()),
+            ],
+            leaders: vec!["J. Stewart".into()],
+            at: omdurman,
+        }],
+        ..Orders::default()
+    };
+    let (order, far) = mahdist_setup(&scn, 6);
+    let mahdist = Orders {
+        setup: vec![order.clone()],
+        ..Orders::default()
+    };
+    // Before: the default placement put them elsewhere.
+    assert_ne!(state.unit("ER01").unwrap().hex(), Some(omdurman));
+    let mut seen = Vec::new();
+    let mut dice = Dice::new(FixedDice::with_fallback(Vec::<u32>::new(), 6));
+    let r = dervish::engine::play_month_with(
+        &scn,
+        state,
+        &mut |s, side| {
+            seen.push((side, s.unit("ER01").unwrap().hex()));
+            if side == Side::Egyptian {
+                egyptian.clone()
+            } else {
+                mahdist.clone()
+            }
+        },
+        &mut dice,
+    );
+    // The Mahdist is asked for his set-up once the Egyptian one is placed.
+    assert_eq!(seen[1], (Side::Mahdist, Some(omdurman)), "{seen:?}");
+    let notes: Vec<(usize, String)> = r
+        .events
+        .iter()
+        .enumerate()
+        .filter_map(|(i, e)| match e {
+            Event::Note { text } if text.contains("set-up") => Some((i, text.clone())),
+            _ => None,
+        })
+        .collect();
+    let first_phase = r
+        .events
+        .iter()
+        .position(|e| {
+            matches!(
+                e,
+                Event::PhaseBegins {
+                    side: Side::Egyptian,
+                    phase: Phase::RandomEvents,
+                    ..
+                }
+            )
+        })
+        .unwrap();
+    assert_eq!(notes.len(), 2, "{notes:?}");
+    assert!(notes[0].1.starts_with("Egyptian set-up (2.1)"), "{notes:?}");
+    assert!(notes[1].1.starts_with("Mahdist set-up (2.1)"), "{notes:?}");
+    assert!(notes.iter().all(|(i, _)| *i < first_phase), "{notes:?}");
+    for id in ["ER01", "ER02"] {
+        assert_eq!(r.state.unit(id).unwrap().hex(), Some(omdurman), "{id}");
+    }
+    let stewart = r
+        .state
+        .leaders
+        .iter()
+        .find(|l| l.name == "J. Stewart")
+        .unwrap();
+    assert_eq!(stewart.hex, Some(omdurman));
+    for id in &order.units {
+        assert_eq!(r.state.unit(&id.0).unwrap().hex(), Some(far), "{id}");
+    }
+}
+
+#[test]
+fn rule_2_1_a_mahdist_set_up_after_the_first_egyptian_player_turn_is_set_aside() {
+    use dervish::dice::{Dice, FixedDice};
+    use dervish::engine::events::Event;
+    use dervish::engine::orders::Orders;
+    use dervish::engine::play_player_turn;
+    let (scn, state, _) = setup("khartoum");
+    let (order, far) = mahdist_setup(&scn, 1);
+    let before = state.unit(&order.units[0].0).unwrap().hex();
+    assert_ne!(before, Some(far));
+    let mut dice = Dice::new(FixedDice::with_fallback(Vec::<u32>::new(), 6));
+    // Alternating turns: the Egyptian player turn, then the Mahdist one.
+    let r = play_player_turn(&scn, state, Side::Egyptian, &Orders::default(), &mut dice);
+    let mahdist = Orders {
+        setup: vec![order.clone()],
+        ..Orders::default()
+    };
+    let r = play_player_turn(&scn, r.state, Side::Mahdist, &mahdist, &mut dice);
+    let aside = r.events.iter().any(
+        |e| matches!(e, Event::Note { text } if text.contains("set aside: the set-up is over")),
+    );
+    assert!(aside, "{:?}", r.events.first());
+    assert_ne!(r.state.unit(&order.units[0].0).unwrap().hex(), Some(far));
+}

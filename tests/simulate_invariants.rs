@@ -12,7 +12,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use dervish::dice::{Dice, SeededDice};
 use dervish::engine::events::Event;
-use dervish::engine::play_month_with;
+use dervish::engine::events::Phase;
+use dervish::engine::play_player_turn;
 use dervish::policy::simple_orders;
 use dervish::scenario::{DataSet, Scenario, Side, UnitKind};
 use dervish::state::setup::{Placements, initial_state};
@@ -29,10 +30,21 @@ fn is_civilian(scn: &Scenario, state: &GameState, id: &UnitId) -> bool {
         .is_some_and(|t| t.kind == UnitKind::Civilian)
 }
 
-/// Check one month's events against the 9.4 civilian rule; `before` is
-/// the state at the start of the month. Returns a description of each
-/// breach.
-fn civilian_breaches(scn: &Scenario, before: &GameState, events: &[Event]) -> Vec<String> {
+/// Check one player turn's events against the 9.4 civilian rule, whatever
+/// eliminated the civilian (fire, melee, march attrition, attrition, a
+/// random event): `before` and `after` are the states around the player
+/// turn. The civilian's stack at that moment is: the units in the combat
+/// for fire and melee; the marching stack for march attrition; the units in
+/// its hex when the turn began for the random event and reinforcement
+/// phases; the units in its hex when the turn ended for the attrition and
+/// recovery phases (nothing moves after the march phase). Returns a
+/// description of each breach.
+fn civilian_breaches(
+    scn: &Scenario,
+    before: &GameState,
+    after: &GameState,
+    events: &[Event],
+) -> Vec<String> {
     let mut disrupted: BTreeSet<UnitId> = before
         .units
         .iter()
@@ -40,11 +52,27 @@ fn civilian_breaches(scn: &Scenario, before: &GameState, events: &[Event]) -> Ve
         .map(|u| u.id.clone())
         .collect();
     let mut gone: BTreeSet<UnitId> = BTreeSet::new();
-    // The units of each side in the combat going on.
     let mut combat: Vec<UnitId> = Vec::new();
+    let mut marching: Vec<UnitId> = Vec::new();
+    let mut phase = Phase::RandomEvents;
     let mut out = Vec::new();
+    let side_of = |id: &UnitId| before.units.iter().find(|u| u.id == *id).map(|u| u.side);
+    let in_hex = |state: &GameState, hex| -> Vec<UnitId> {
+        state
+            .units
+            .iter()
+            .filter(|u| u.hex() == Some(hex))
+            .filter(|u| {
+                scn.units
+                    .get(&u.unit_type)
+                    .is_some_and(|t| t.kind != UnitKind::Fleet)
+            })
+            .map(|u| u.id.clone())
+            .collect()
+    };
     for e in events {
         match e {
+            Event::PhaseBegins { phase: p, .. } => phase = *p,
             Event::CombatBegins {
                 attackers,
                 defenders,
@@ -52,28 +80,49 @@ fn civilian_breaches(scn: &Scenario, before: &GameState, events: &[Event]) -> Ve
             } => {
                 combat = attackers.iter().chain(defenders).cloned().collect();
             }
+            Event::MarchBegins { units, .. } => marching = units.clone(),
             Event::Disrupted { unit, .. } => {
                 disrupted.insert(unit.clone());
             }
-            Event::Eliminated { unit, cause, .. } => {
-                if is_civilian(scn, before, unit)
-                    && (cause.starts_with("fire") || cause.starts_with("melee"))
-                {
-                    let side = before.units.iter().find(|u| u.id == *unit).map(|u| u.side);
-                    let standing: Vec<&UnitId> = combat
+            Event::Eliminated {
+                unit, cause, hex, ..
+            } => {
+                if is_civilian(scn, before, unit) {
+                    let stack: Vec<UnitId> =
+                        if cause.starts_with("fire") || cause.starts_with("melee") {
+                            combat.clone()
+                        } else if cause.starts_with("march attrition") {
+                            marching.clone()
+                        } else if matches!(phase, Phase::RandomEvents | Phase::Reinforcements) {
+                            in_hex(before, *hex)
+                        } else {
+                            // Units eliminated in this hex later in the phase
+                            // were still there too.
+                            let mut v = in_hex(after, *hex);
+                            v.extend(
+                                before
+                                    .units
+                                    .iter()
+                                    .filter(|u| !gone.contains(&u.id) && u.hex() == Some(*hex))
+                                    .filter(|u| {
+                                        after
+                                            .units
+                                            .iter()
+                                            .any(|x| x.id == u.id && x.hex().is_none())
+                                    })
+                                    .map(|u| u.id.clone()),
+                            );
+                            v
+                        };
+                    let side = side_of(unit);
+                    let standing: Vec<&UnitId> = stack
                         .iter()
                         .filter(|id| *id != unit && !gone.contains(*id) && !disrupted.contains(*id))
-                        .filter(|id| {
-                            before
-                                .units
-                                .iter()
-                                .find(|u| u.id == **id)
-                                .is_some_and(|u| Some(u.side) == side)
-                        })
+                        .filter(|id| side_of(id) == side)
                         .collect();
                     if !standing.is_empty() {
                         out.push(format!(
-                            "{unit} eliminated by {cause} while {standing:?} stood in good order"
+                            "{unit} eliminated by {cause} ({phase:?}) while {standing:?} stood in good order"
                         ));
                     }
                 }
@@ -94,36 +143,43 @@ fn campaign(scn: &Scenario, seed: u64) -> Vec<String> {
     let mut dice = Dice::new(SeededDice::from_seed(seed));
     let obeid = scn.map.resolve("El Obeid").expect("El Obeid");
     let mut problems = Vec::new();
-    while state.result.is_none() {
+    'months: while state.result.is_none() {
         let month = state.month;
-        let before = state.clone();
-        let r = play_month_with(
-            scn,
-            state,
-            &mut |s, side| simple_orders(scn, s, side),
-            &mut dice,
-        );
-        for p in civilian_breaches(scn, &before, &r.events) {
-            problems.push(format!("seed {seed}, {}: {p}", month.long_name()));
-        }
-        state = r.state;
-        if let Some(g) = &state.result
-            && g.winner == Some(Side::Egyptian)
-            && g.reason.contains("under siege")
-        {
-            let mahdist_held = state.control.get(&obeid) == Some(&Side::Mahdist)
-                || state
-                    .units
-                    .iter()
-                    .any(|u| u.side == Side::Mahdist && u.hex() == Some(obeid));
-            if mahdist_held {
-                problems.push(format!(
-                    "seed {seed}: Egyptian 4.1 victory while El Obeid is Mahdist-held"
-                ));
+        // Each player turn on its own, as `play_month` plays them, so the
+        // state around each is known.
+        for side in [Side::Egyptian, Side::Mahdist] {
+            let before = state.clone();
+            let orders = simple_orders(scn, &before, side);
+            let r = play_player_turn(scn, before.clone(), side, &orders, &mut dice);
+            for p in civilian_breaches(scn, &before, &r.state, &r.events) {
+                problems.push(format!("seed {seed}, {}: {p}", month.long_name()));
+            }
+            state = r.state;
+            if state.result.is_some() {
+                break 'months;
             }
         }
-        if state.month == month && state.result.is_none() {
-            break;
+        match state.month.next() {
+            Some(next) => {
+                state.month = next;
+                state.effects = Default::default();
+            }
+            None => break,
+        }
+    }
+    if let Some(g) = &state.result
+        && g.winner == Some(Side::Egyptian)
+        && g.reason.contains("under siege")
+    {
+        let mahdist_held = state.control.get(&obeid) == Some(&Side::Mahdist)
+            || state
+                .units
+                .iter()
+                .any(|u| u.side == Side::Mahdist && u.hex() == Some(obeid));
+        if mahdist_held {
+            problems.push(format!(
+                "seed {seed}: Egyptian 4.1 victory while El Obeid is Mahdist-held"
+            ));
         }
     }
     problems
@@ -189,5 +245,5 @@ fn the_civilian_check_reports_a_breach() {
             decided_by: dervish::engine::events::Decision::Orders,
         },
     ];
-    assert_eq!(civilian_breaches(&scn, &state, &events).len(), 1);
+    assert_eq!(civilian_breaches(&scn, &state, &state, &events).len(), 1);
 }

@@ -38,11 +38,10 @@ pub fn reinforcement_phase<S: DieSource>(t: &mut Turn<'_, S>, orders: &Orders) {
         }
         let due = match &r.arrives {
             Arrival::Month(m) => *m <= t.state.month && !delayed,
-            Arrival::WhenFalls(place) => t
-                .scn
-                .map
-                .resolve(place)
-                .is_ok_and(|h| t.state.control.get(&h) == Some(&t.side)),
+            Arrival::WhenFalls(place) => {
+                note_falls(t);
+                t.state.happened.contains(&fell_key(place))
+            }
             Arrival::Event(id) => t.state.called.contains(id),
         };
         if !due {
@@ -64,6 +63,39 @@ pub fn reinforcement_phase<S: DieSource>(t: &mut Turn<'_, S>, orders: &Orders) {
         free_supply(t, orders);
     }
     super::rail::railway_building(t, orders);
+}
+
+fn fell_key(place: &str) -> String {
+    format!("fell/{place}")
+}
+
+/// Rule 2.2: "When El Obeid falls place Osman Digma ... in the next Mahdist
+/// reinforcement phase." The fall is recorded when it happens (a Mahdist
+/// stack entering the town, and at the end of every player turn), so an
+/// Egyptian recapture before that phase does not cancel the arrival.
+pub fn note_falls<S: DieSource>(t: &mut Turn<'_, S>) {
+    let fallen: Vec<String> = t
+        .scn
+        .def
+        .reinforcements
+        .iter()
+        .filter_map(|r| match &r.arrives {
+            Arrival::WhenFalls(place) => t
+                .scn
+                .map
+                .resolve(place)
+                .is_ok_and(|h| t.state.control.get(&h) == Some(&r.side))
+                .then(|| fell_key(place)),
+            _ => None,
+        })
+        .collect();
+    for key in fallen {
+        if t.state.happened.insert(key.clone()) {
+            t.events.push(Event::Note {
+                text: format!("{} has fallen (2.2)", key.trim_start_matches("fell/")),
+            });
+        }
+    }
 }
 
 /// Rule 3.1: units withdrawn count as destroyed.
@@ -118,6 +150,10 @@ fn arrival_hex<S: DieSource>(
         Zone::FriendlyStack => largest_stack(t, t.side).into_iter().collect(),
         z => zone_hexes(&t.scn.map, z).unwrap_or_default(),
     };
+    let hexes: Vec<Hex> = hexes
+        .into_iter()
+        .filter(|h| !nile_ban(t, t.side, *h))
+        .collect();
     if let Some(h) = orders.place.get(&r.id) {
         if hexes.contains(h) {
             return (!t.occupied_by(*h, t.side.enemy())).then_some((*h, Decision::Orders));
@@ -194,7 +230,7 @@ fn part_hex<S: DieSource>(
         Zone::FriendlyStack => return group,
         z => zone_hexes(&t.scn.map, z).unwrap_or_default(),
     };
-    if !allowed.contains(&h) {
+    if !allowed.contains(&h) || nile_ban(t, t.side, h) {
         let at = t.scn.map.describe(h);
         t.events.push(Event::Note {
             text: format!(
@@ -521,7 +557,7 @@ pub fn largest_stack<S: DieSource>(t: &Turn<'_, S>, side: Side) -> Option<Hex> {
     t.state
         .stacks()
         .into_iter()
-        .filter(|s| s.side == side && !s.units.is_empty())
+        .filter(|s| s.side == side && !s.units.is_empty() && !nile_ban(t, side, s.hex))
         .max_by_key(|s| {
             (
                 !t.scn.map.in_souakim_extension(s.hex),
@@ -763,8 +799,12 @@ pub fn remove_units<S: DieSource>(t: &mut Turn<'_, S>, side: Side, n: u32, cause
                     .is_some_and(|ty| !ty.kind.is_river_unit() && ty.kind != UnitKind::Fleet)
             })
             .max_by_key(|&&u| {
+                let ty = t.unit_type(&t.state.units[u]);
                 (
-                    t.unit_type(&t.state.units[u]).map(|ty| ty.quality),
+                    // Civilians last, as in combat (9.4): the Khartoum
+                    // civilians are the Egyptian's 4.2 victory.
+                    ty.is_some_and(|ty| ty.kind != UnitKind::Civilian),
+                    ty.map(|ty| ty.quality),
                     t.state.units[u].id.clone(),
                 )
             })
@@ -782,7 +822,9 @@ pub fn remove_units<S: DieSource>(t: &mut Turn<'_, S>, side: Side, n: u32, cause
             unit: id,
             hex,
             cause: cause.to_string(),
-            decided_by: Decision::Default("the worst unit of the largest stack".into()),
+            decided_by: Decision::Default(
+                "the worst unit of the largest stack, civilians last".into(),
+            ),
         });
     }
 }
@@ -791,12 +833,23 @@ pub fn remove_units<S: DieSource>(t: &mut Turn<'_, S>, side: Side, n: u32, cause
 /// 1D6 S units at once; the first entry into Berber, Abou Hamed, Dongola
 /// (one boat each) and Khartoum (two) brings boats.
 pub fn town_gains<S: DieSource>(t: &mut Turn<'_, S>, hex: Hex, previous: Option<Side>) {
+    note_falls(t);
     if t.side != Side::Mahdist {
         return;
     }
     let Some(place) = t.scn.map.settlement_at(hex).cloned() else {
         return;
     };
+    if nile_ban(t, t.side, hex) {
+        // 2.2: no Mahdist unit may ever enter the hex, new ones included.
+        t.events.push(Event::Note {
+            text: format!(
+                "no recruits or boats at {}: no Mahdist unit may enter a hex beside the Nile from Abou Hamed northwards (2.2)",
+                place.name
+            ),
+        });
+        return;
+    }
     let gains = t.scn.tables.town_gains.clone();
     let add = |t: &mut Turn<'_, S>, unit: &str, n: u32, why: &str| {
         let mut placed = Vec::new();

@@ -110,10 +110,16 @@ pub fn apply<S: DieSource>(
             alive.retain(|&x| x != i);
             gone.push(i);
         } else {
+            // 8.31: "disrupted units may be eliminated to satisfy this
+            // loss": a disrupted unit the owner names may go instead of a
+            // good-order unit being disrupted.
             let pick = alive
                 .iter()
                 .copied()
-                .filter(|&i| !t.state.units[i].disrupted)
+                .filter(|&i| {
+                    let u = &t.state.units[i];
+                    !u.disrupted || lose_first.contains(&u.id)
+                })
                 .min_by_key(|&i| {
                     (
                         is_civilian(t, i),
@@ -124,6 +130,12 @@ pub fn apply<S: DieSource>(
                 });
             let Some(i) = pick else { break };
             let d = decided(t, i);
+            if t.state.units[i].disrupted {
+                eliminate_unit(t, i, hex, &format!("{cause}, disrupted again"), d);
+                alive.retain(|&x| x != i);
+                gone.push(i);
+                continue;
+            }
             t.state.units[i].disrupted = true;
             let unit = t.state.units[i].id.clone();
             t.events.push(Event::Disrupted {

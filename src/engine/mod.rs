@@ -37,7 +37,65 @@ pub struct TurnResult {
 }
 
 /// Play one player turn (rules 5.2 for the Egyptian, 5.3 for the Mahdist).
+///
+/// In the opening month, a player turn first places the side's set-up
+/// orders (2.1), while the Egyptian player turn has not been played: a
+/// Mahdist player turn played on its own after it sets them aside, since
+/// the Mahdist set-up had to be in place before it ([`play_month`] places
+/// both set-ups first).
 pub fn play_player_turn<S: DieSource>(
+    scn: &Scenario,
+    state: GameState,
+    side: Side,
+    orders: &Orders,
+    dice: &mut Dice<S>,
+) -> TurnResult {
+    let mut events = Vec::new();
+    let state = set_up(scn, state, side, orders, &mut events);
+    let mut r = player_turn(scn, state, side, orders, dice);
+    events.append(&mut r.events);
+    r.events = events;
+    r
+}
+
+/// Place a side's set-up orders in the opening month (2.1): each order in
+/// turn, an order that cannot be carried out set aside with its reason;
+/// what is not placed stays where the default placement put it.
+pub fn set_up(
+    scn: &Scenario,
+    mut state: GameState,
+    side: Side,
+    orders: &Orders,
+    events: &mut Vec<Event>,
+) -> GameState {
+    if state.month != scn.def.start || orders.setup.is_empty() || state.result.is_some() {
+        return state;
+    }
+    for (k, o) in orders.setup.iter().enumerate() {
+        let mut names: Vec<String> = o.units.iter().map(|u| u.0.clone()).collect();
+        names.extend(o.leaders.iter().cloned());
+        let text = match crate::state::setup::apply_setup_order(scn, &mut state, side, o) {
+            Ok(()) => format!(
+                "{side} set-up (2.1): {} placed at {}",
+                names.join(" "),
+                scn.map.describe(o.at)
+            ),
+            Err(reason) => format!("{side} set-up order {} set aside: {reason}", k + 1),
+        };
+        events.push(Event::Note { text });
+    }
+    for (name, hex) in crate::state::setup::rejoin_lone_leaders(scn, &mut state, side) {
+        events.push(Event::Note {
+            text: format!(
+                "{name} joins the stack at {}: a leader never stands alone (7.0)",
+                scn.map.describe(hex)
+            ),
+        });
+    }
+    state
+}
+
+fn player_turn<S: DieSource>(
     scn: &Scenario,
     state: GameState,
     side: Side,
@@ -87,6 +145,9 @@ pub fn play_player_turn<S: DieSource>(
         }
     }
     rail::fleet_upkeep(&mut t);
+    if side == Side::Egyptian {
+        t.state.effects.egyptian_turn_played = true;
+    }
     let sieges = t.besieged_hexes();
     t.events.push(Event::UnderSiege { hexes: sieges });
     victory::check(&mut t);
@@ -129,13 +190,26 @@ pub fn play_month_with<S: DieSource>(
     dice: &mut Dice<S>,
 ) -> TurnResult {
     let egyptian = orders(&state, Side::Egyptian);
-    let first = play_player_turn(scn, state, Side::Egyptian, &egyptian, dice);
+    // The opening month: the Egyptian set-up, then the Mahdist, both before
+    // the first Egyptian player turn (2.1).
+    let mut events = Vec::new();
+    let state = set_up(scn, state, Side::Egyptian, &egyptian, &mut events);
+    let state = if state.month == scn.def.start {
+        let mahdist_setup = orders(&state, Side::Mahdist);
+        set_up(scn, state, Side::Mahdist, &mahdist_setup, &mut events)
+    } else {
+        state
+    };
+    let mut first = player_turn(scn, state, Side::Egyptian, &egyptian, dice);
+    events.append(&mut first.events);
     if first.state.result.is_some() {
-        return first;
+        return TurnResult {
+            state: first.state,
+            events,
+        };
     }
     let mahdist = orders(&first.state, Side::Mahdist);
-    let second = play_player_turn(scn, first.state, Side::Mahdist, &mahdist, dice);
-    let mut events = first.events;
+    let second = player_turn(scn, first.state, Side::Mahdist, &mahdist, dice);
     events.extend(second.events);
     let mut state = second.state;
     if state.result.is_none()

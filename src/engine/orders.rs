@@ -117,6 +117,16 @@ pub const MONTHLY_SUPPLY: &str = "supply";
 /// in any friendly stack").
 pub const RECRUITS: &str = "recruits";
 
+/// Units and leaders of the player's set-up placed in one hex of their
+/// set-up line's zone (2.1), in the opening month only.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SetupOrder {
+    pub units: Vec<UnitId>,
+    #[serde(default)]
+    pub leaders: Vec<String>,
+    pub at: Hex,
+}
+
 /// Everything a player orders for one player turn. Units without orders
 /// hold.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -165,4 +175,8 @@ pub struct Orders {
     /// until the player's next; without it the default policy decides.
     #[serde(default)]
     pub standing_lose_first: Vec<UnitId>,
+    /// Set-up placements (2.1), in the opening month; what they do not
+    /// place stays where the default placement put it.
+    #[serde(default)]
+    pub setup: Vec<SetupOrder>,
 }

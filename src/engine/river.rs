@@ -13,7 +13,7 @@ use crate::state::Status;
 /// an unnavigable reach this month beside it, or a cataract.
 fn sinking_risk<S: DieSource>(t: &Turn<'_, S>, to: Hex) -> (bool, bool) {
     match bank(t, to) {
-        Some((_, class, cataract)) => (!navigable(t, class), cataract),
+        Some((_, class, cataract)) => (!navigable(t, class), cataract.is_some()),
         None => (false, false),
     }
 }
@@ -168,7 +168,7 @@ pub fn displace<S: DieSource>(t: &mut Turn<'_, S>, hex: Hex) {
 
 use crate::geo::map::{RiverClass, RiverId};
 use crate::scenario::{Nation, Side, UnitKind};
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 /// Which way a river step goes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -199,9 +199,9 @@ fn distance_to_mouth(map: &crate::geo::Map, river: RiverId, order: usize) -> usi
 }
 
 /// A riverside hex's place on the river network: its distance to the
-/// mouth (the nearest river side), the worst class beside it, and whether
-/// a cataract is beside it.
-fn bank<S: DieSource>(t: &Turn<'_, S>, hex: Hex) -> Option<(usize, RiverClass, bool)> {
+/// mouth (the nearest river side), the worst class beside it, and the
+/// cataract beside it, if any (its index on the map).
+fn bank<S: DieSource>(t: &Turn<'_, S>, hex: Hex) -> Option<(usize, RiverClass, Option<usize>)> {
     let sides = t.scn.map.river_sides_of(hex);
     let dist = sides
         .iter()
@@ -217,7 +217,7 @@ fn bank<S: DieSource>(t: &Turn<'_, S>, hex: Hex) -> Option<(usize, RiverClass, b
         .map(|(_, s)| s.class)
         .max_by_key(|c| rank(*c))
         .unwrap_or(RiverClass::Navigable);
-    let cataract = sides.iter().any(|(_, s)| s.cataract.is_some());
+    let cataract = sides.iter().filter_map(|(_, s)| s.cataract).min();
     Some((dist, worst, cataract))
 }
 
@@ -236,11 +236,15 @@ fn navigable<S: DieSource>(t: &Turn<'_, S>, class: RiverClass) -> bool {
 /// next to the one before, all downstream or all upstream (crossing the
 /// river counts as a step either way); the start hex excluded.
 /// A hex of a river march with the worst class of river beside the hex
-/// entered and whether a cataract lies there.
-type RiverStep = (Hex, RiverClass, bool);
+/// entered and the cataract beside it, if any.
+type RiverStep = (Hex, RiverClass, Option<usize>);
 
 fn river_path<S: DieSource>(t: &Turn<'_, S>, from: Hex, to: Hex) -> Option<(Way, Vec<RiverStep>)> {
     bank(t, from)?;
+    // 2.2: "No Mahdist unit may ever enter any hex adjacent to the Nile above
+    // (flowing North from) and including Abou Hamed", by river as by land.
+    let occ = (t.side == Side::Mahdist).then(|| super::march::Occupancy::of(t));
+    let banned = |n: Hex| occ.as_ref().is_some_and(|o| o.forbidden(t, n));
     for dir in [Way::Down, Way::Up] {
         let mut prev: BTreeMap<Hex, RiverStep> = BTreeMap::new();
         let mut queue = VecDeque::from([from]);
@@ -268,7 +272,7 @@ fn river_path<S: DieSource>(t: &Turn<'_, S>, from: Hex, to: Hex) -> Option<(Way,
                 };
                 // Opposing units never share a hex: boats pass no enemy,
                 // river units included (gunboats may attack them, 6.1).
-                if t.occupied_by(n, t.side.enemy()) || t.is_besieged(n, t.side) {
+                if t.occupied_by(n, t.side.enemy()) || t.is_besieged(n, t.side) || banned(n) {
                     continue;
                 }
                 let way = match there.cmp(&here) {
@@ -311,11 +315,30 @@ pub fn carriers<S: DieSource>(
         return Err("civilians may not travel by boat (8.23); drop them off first".into());
     }
     let mut carriers: Vec<usize> = with.iter().copied().filter(|&u| free(u)).collect();
-    let in_hex: Vec<usize> = t
-        .units_at(from, t.side)
-        .into_iter()
-        .filter(|&u| free(u))
-        .collect();
+    // "To move by boat a unit or stack must begin its march phase stacked
+    // with sufficient boat or gunboat units": boats waiting in the hex may
+    // be boarded (8.3) only where the stack began its march, not after it
+    // has marched there.
+    let moved = passengers
+        .first()
+        .and_then(|&p| march_begun(t, &[p]))
+        .is_some_and(|(start, _)| start != from);
+    let in_hex: Vec<usize> = if moved {
+        Vec::new()
+    } else {
+        t.units_at(from, t.side)
+            .into_iter()
+            .filter(|&u| free(u))
+            .collect()
+    };
+    if moved && carriers.len() < passengers.len() {
+        return Err(format!(
+            "{} units need {} boats or gunboats that began the march phase with them (8.23: a stack \"must begin its march phase stacked with sufficient boat or gunboat units\"); {} came with them",
+            passengers.len(),
+            passengers.len(),
+            carriers.len()
+        ));
+    }
     for &b in &in_hex {
         if carriers.len() >= passengers.len() {
             break;
@@ -356,7 +379,7 @@ pub(super) fn preview<S: DieSource>(
     }
     let Some((dir, steps)) = river_path(t, from, dest) else {
         return Err(format!(
-            "no way by river from {} to {} without going both up and downstream or through the enemy (8.23)",
+            "no way by river from {} to {} without going both up and downstream, through the enemy or into a hex a scenario rule closes (8.23, 2.2)",
             t.scn.map.describe(from),
             t.scn.map.describe(dest)
         ));
@@ -394,7 +417,7 @@ pub fn river_march<'a, S: DieSource>(
     let side = t.side;
     let Some((dir, steps)) = river_path(t, from, dest) else {
         return Err(format!(
-            "no way by river from {} to {} without going both up and downstream or through the enemy (8.23)",
+            "no way by river from {} to {} without going both up and downstream, through the enemy or into a hex a scenario rule closes (8.23, 2.2)",
             t.scn.map.describe(from),
             t.scn.map.describe(dest)
         ));
@@ -433,6 +456,7 @@ pub fn river_march<'a, S: DieSource>(
     let mut at = from;
     let mut unnavigable_used = false;
     let mut stop_reason = None;
+    let mut rolled: BTreeSet<usize> = BTreeSet::new();
     for (hex, class, cataract) in steps {
         let nav = navigable(t, class);
         // On an upstream march every hex counts, a crossing included
@@ -482,15 +506,42 @@ pub fn river_march<'a, S: DieSource>(
         if !step(t, hex) {
             break;
         }
-        if cataract {
-            // Boats stop next to a cataract and roll for wrecking (8.23 IV).
-            let wrecked = wreck_rolls(t, &carriers, "a cataract");
+        // Boats stop next to a cataract and roll for wrecking (8.23 IV),
+        // once for each cataract however many of its hexsides the march
+        // passes (the Fourth Cataract has two).
+        if let Some(c) = cataract
+            && rolled.insert(c)
+        {
+            let name = t
+                .scn
+                .map
+                .cataracts()
+                .get(c)
+                .map_or_else(|| "a cataract".to_string(), |k| format!("the {}", k.name));
+            let wrecked = wreck_rolls(t, &carriers, &name);
             if !wrecked.is_empty() {
-                // The units still afloat have travelled what they
-                // travelled: they roll after movement like any others.
-                stop_reason =
-                    Some("wrecked at a cataract: the passengers stop beside it (8.23 IV)".into());
-                break;
+                // "If a unit is wrecked at a cataract hex its passengers stop
+                // adjacent to the cataract": each carrier has one passenger,
+                // so the stack goes on if the carriers still afloat can take
+                // every passenger (a spare boat was wrecked); otherwise the
+                // stack, which the march moves as one, stops beside it.
+                let afloat = carriers
+                    .iter()
+                    .filter(|&&c| matches!(t.state.units[c].status, Status::OnMap(_)))
+                    .count();
+                let passengers = passengers_at(t, at, &carriers);
+                if afloat == 0 || afloat < passengers {
+                    stop_reason = Some(format!(
+                        "wrecked at {name}: the passengers stop beside it (8.23 IV)"
+                    ));
+                    break;
+                }
+                t.events.push(Event::Note {
+                    text: format!(
+                        "{} of the carriers wrecked at {name} carried no passenger: the {afloat} afloat carry the stack on (8.23 IV)",
+                        wrecked.len()
+                    ),
+                });
             }
         }
         if at == dest {
@@ -504,6 +555,39 @@ pub fn river_march<'a, S: DieSource>(
         t.events.push(Event::Stopped { order, at, reason });
     }
     Ok(path)
+}
+
+/// The march now under way: where it began and the units it began with
+/// (its `MarchBegins` event), if one of `units` is among them.
+fn march_begun<S: DieSource>(t: &Turn<'_, S>, units: &[usize]) -> Option<(Hex, Vec<usize>)> {
+    t.events.iter().rev().find_map(|e| match e {
+        Event::MarchBegins {
+            from, units: ids, ..
+        } if units.iter().any(|&u| ids.contains(&t.state.units[u].id)) => Some((
+            *from,
+            ids.iter()
+                .filter_map(|id| t.state.units.iter().position(|x| x.id == *id))
+                .collect(),
+        )),
+        _ => None,
+    })
+}
+
+/// How many units the carriers carry at `hex`: the units of the march that
+/// stand there, not leaders (carried free) nor boats and gunboats.
+fn passengers_at<S: DieSource>(t: &Turn<'_, S>, hex: Hex, carriers: &[usize]) -> usize {
+    let Some((_, units)) = march_begun(t, carriers) else {
+        return 0;
+    };
+    units
+        .into_iter()
+        .filter(|u| !carriers.contains(u))
+        .filter(|&u| t.state.units[u].hex() == Some(hex))
+        .filter(|&u| {
+            t.unit_type(&t.state.units[u])
+                .is_some_and(|ty| !ty.kind.is_river_unit() && ty.kind != UnitKind::Fleet)
+        })
+        .count()
 }
 
 fn roll_plus<S: DieSource>(
@@ -585,6 +669,9 @@ fn wreck_rolls<S: DieSource>(t: &mut Turn<'_, S>, carriers: &[usize], place: &st
             Some(m) => Status::Wrecked(m),
             None => Status::Eliminated,
         };
+        // Out of play, in good order when it returns (a gunboat may be
+        // disrupted by attrition, 5.2 IV).
+        t.state.units[c].disrupted = false;
         t.events.push(Event::Eliminated {
             unit: id,
             hex,

@@ -28,15 +28,45 @@ fn stack_hexes<S: DieSource>(t: &Turn<'_, S>, side: Side) -> Vec<Hex> {
 }
 
 /// Every stack of the phasing side rolls on the attrition table, except
-/// Egyptian stacks that expend a supply unit.
+/// Egyptian stacks that expend a supply unit. "All Mahdist units must roll
+/// for attrition" (5.3 IV); "All Egyptian player units that are not stacked
+/// with a supply unit must roll" (5.2 IV): boats and gunboats roll with the
+/// stack and count in its size. The British fleet does not (its presence is
+/// governed by 8.25 alone; docs/rules.md, the attrition table).
 pub fn attrition_phase<S: DieSource>(t: &mut Turn<'_, S>, orders: &Orders) {
+    // A town that fell in the march phase has fallen (2.2), whoever holds
+    // it by the next Mahdist reinforcement phase.
+    super::arrivals::note_falls(t);
+    // A supply order for a hex with no supply unit of the side in the
+    // attrition phase (it moved, or was lost) is said, not dropped.
+    let has_supply = |t: &Turn<'_, S>, hex: Hex| {
+        t.units_at(hex, t.side).iter().any(|&u| {
+            t.unit_type(&t.state.units[u])
+                .is_some_and(|ty| ty.kind == UnitKind::Supply)
+        })
+    };
+    for (what, hexes) in [
+        ("EXPEND SUPPLY", &orders.expend_supply),
+        ("KEEP SUPPLY", &orders.keep_supply),
+    ] {
+        for &hex in hexes.iter() {
+            if !has_supply(t, hex) {
+                t.events.push(Event::Note {
+                    text: format!(
+                        "{what} AT {} set aside: no supply unit of yours is there in the attrition phase (5.2 IV)",
+                        t.scn.map.describe(hex)
+                    ),
+                });
+            }
+        }
+    }
     for hex in stack_hexes(t, t.side) {
         let units: Vec<usize> = t
             .units_at(hex, t.side)
             .into_iter()
             .filter(|&u| {
                 t.unit_type(&t.state.units[u])
-                    .is_some_and(|ty| !ty.kind.is_river_unit() && ty.kind != UnitKind::Fleet)
+                    .is_some_and(|ty| ty.kind != UnitKind::Fleet)
             })
             .collect();
         if units.is_empty() {
@@ -100,7 +130,7 @@ pub fn attrition_phase<S: DieSource>(t: &mut Turn<'_, S>, orders: &Orders) {
                 .into_iter()
                 .filter(|&u| {
                     t.unit_type(&t.state.units[u])
-                        .is_some_and(|ty| !ty.kind.is_river_unit() && ty.kind != UnitKind::Fleet)
+                        .is_some_and(|ty| ty.kind != UnitKind::Fleet)
                 })
                 .collect();
             if units.is_empty() {

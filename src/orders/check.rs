@@ -190,6 +190,7 @@ pub fn check(sheet: &super::Sheet, scn: &Scenario, state: &GameState, side: Side
         Ok(i)
     };
     let kind = |i: usize| scn.units.get(&state.units[i].unit_type).map(|t| t.kind);
+    let mut setup_state = state.clone();
     for item in &sheet.items {
         match &item.order {
             Order::March(_) | Order::Ready | Order::Command(_) => {}
@@ -465,6 +466,14 @@ pub fn check(sheet: &super::Sheet, scn: &Scenario, state: &GameState, side: Side
                 }
                 if ok {
                     out.orders.event_losses.extend(units.iter().cloned());
+                }
+            }
+            Order::Setup(o) => {
+                // Checked in turn on the set-up as the earlier orders of
+                // the sheet leave it, as the engine places them.
+                match crate::state::setup::apply_setup_order(scn, &mut setup_state, side, o) {
+                    Ok(()) => out.orders.setup.push(o.clone()),
+                    Err(m) => out.error(item, m),
                 }
             }
             Order::DefendLoseFirst(units) => {
@@ -790,6 +799,15 @@ pub fn describe_order(scn: &Scenario, o: &Order) -> String {
             "these take combat losses first (within the limits of 9.4), from your player turn this month until your next, the other player's attacks included: {}",
             u.iter().map(|x| x.0.as_str()).collect::<Vec<_>>().join(" ")
         ),
+        Order::Setup(o) => {
+            let mut names: Vec<&str> = o.units.iter().map(|u| u.0.as_str()).collect();
+            names.extend(o.leaders.iter().map(String::as_str));
+            format!(
+                "{} set up at {} before the first Egyptian player turn (2.1); what you do not place stays at its default place",
+                names.join(" "),
+                map.describe(o.at)
+            )
+        }
         Order::Ready => "your orders are complete".into(),
         Order::Command(_) => "a command: answered separately".into(),
         Order::March(_) => String::new(),

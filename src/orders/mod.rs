@@ -54,6 +54,7 @@
 //!           | ("RAILWAY" | "BUILD" ["RAILWAY"]) line-name
 //!           | "EVENT" "LOSSES" unit { unit }
 //!           | "DEFEND" "LOSE" ["FIRST"] unit { unit }
+//!           | ("SETUP" | "SET" "UP") unit { unit } ["WITH" leader { leader }] "AT" place
 //! command   = "HELP" | "MAP" [place] | "ROUTE" place ["TO"] place
 //!           | "STATUS" | "HISTORY" [month] | "RESEND" | "JOIN" [side]
 //! ```
@@ -75,7 +76,7 @@ pub use parse::{Input, Parsed, SyntaxError, parse};
 pub use vocab::Vocabulary;
 
 use crate::calendar::GameMonth;
-use crate::engine::orders::{DropOff, OnContact, Selection};
+use crate::engine::orders::{DropOff, OnContact, Selection, SetupOrder};
 use crate::geo::Hex;
 use crate::scenario::Side;
 use crate::state::UnitId;
@@ -169,6 +170,8 @@ pub enum Order {
     /// A standing order: units to take combat losses first, above all when
     /// the other player attacks, until the player's next turn (9.4).
     DefendLoseFirst(Vec<UnitId>),
+    /// Set-up placements in the opening month (2.1).
+    Setup(SetupOrder),
     /// The player's orders for the turn are complete.
     Ready,
     Command(Command),

@@ -87,8 +87,8 @@ const KEYWORDS: &[&str] = &[
 const STARTS: &[&str] = &[
     "GAME", "SIDE", "SECRET", "MONTH", "MARCH", "MOVE", "THEN", "ATTACK", "AVOID", "CONTINUE",
     "STOP", "RETREAT", "LED", "BOOST", "DROP", "LOSE", "EXPEND", "KEEP", "PLACE", "WITHDRAW",
-    "DISMOUNT", "RAILWAY", "BUILD", "EVENT", "DEFEND", "READY", "HELP", "MAP", "ROUTE", "STATUS",
-    "HISTORY", "RESEND", "JOIN",
+    "DISMOUNT", "RAILWAY", "BUILD", "EVENT", "DEFEND", "SETUP", "SET", "READY", "HELP", "MAP",
+    "ROUTE", "STATUS", "HISTORY", "RESEND", "JOIN",
 ];
 
 const LEG_EXPECTED: &str =
@@ -811,6 +811,25 @@ fn line(c: &mut Cur<'_>) -> R<LineOut> {
             }
             Order::EventLosses(units)
         }
+        "SETUP" | "SET" => {
+            const FORM: &str = "SETUP unit ... [WITH leader ...] AT place";
+            if first == "SET" {
+                c.expect("UP", FORM)?;
+            }
+            let units = c.units()?;
+            let leaders = if c.eat("WITH") {
+                c.leaders()?
+            } else {
+                Vec::new()
+            };
+            if units.is_empty() && leaders.is_empty() {
+                return Err(c.err("nothing to set up", FORM));
+            }
+            c.expect("AT", FORM)?;
+            let at = c.place("the hex where they are set up")?;
+            c.end()?;
+            Order::Setup(crate::engine::orders::SetupOrder { units, leaders, at })
+        }
         "DEFEND" => {
             const FORM: &str = "DEFEND LOSE FIRST unit ...";
             c.expect("LOSE", FORM)?;
@@ -879,7 +898,7 @@ fn line(c: &mut Cur<'_>) -> R<LineOut> {
             let word = c.toks[0].word.clone();
             let mut e = c.err(
                 format!("{word} does not start an order"),
-                "an order (MARCH, EXPEND SUPPLY, KEEP SUPPLY, PLACE, WITHDRAW, DISMOUNT, RAILWAY, EVENT LOSSES, DEFEND LOSE FIRST, READY) or a command (HELP, MAP, ROUTE, STATUS, HISTORY, RESEND, JOIN)",
+                "an order (MARCH, EXPEND SUPPLY, KEEP SUPPLY, PLACE, WITHDRAW, DISMOUNT, RAILWAY, EVENT LOSSES, DEFEND LOSE FIRST, SETUP, READY) or a command (HELP, MAP, ROUTE, STATUS, HISTORY, RESEND, JOIN)",
             );
             // A march written without MARCH?
             let mut probe = Cur {

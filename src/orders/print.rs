@@ -124,6 +124,19 @@ pub fn order(map: &Map, o: &Order) -> String {
         Order::Railway(name) => format!("RAILWAY {name}"),
         Order::EventLosses(u) => format!("EVENT LOSSES {}", units(u)),
         Order::DefendLoseFirst(u) => format!("DEFEND LOSE FIRST {}", units(u)),
+        Order::Setup(o) => {
+            let mut out = "SETUP".to_string();
+            if !o.units.is_empty() {
+                out.push(' ');
+                out.push_str(&units(&o.units));
+            }
+            if !o.leaders.is_empty() {
+                out.push_str(" WITH ");
+                out.push_str(&o.leaders.join(", "));
+            }
+            out.push_str(&format!(" AT {}", place(map, o.at)));
+            out
+        }
         Order::Ready => "READY".into(),
         Order::Command(c) => match c {
             Command::Help => "HELP".into(),

@@ -385,7 +385,7 @@ impl Checker<'_> {
                         self.place(src, p, f.clone());
                     }
                 }
-                SpecialRule::MahdistSetupStackLimit(_) => {}
+                SpecialRule::MahdistSetupStackLimit(n) => self.setup_limit(def, src, *n as usize),
             }
         }
         for (i, v) in def.victory.iter().enumerate() {
@@ -402,6 +402,53 @@ impl Checker<'_> {
                 }
                 VictoryCondition::LeaderEliminated { leader, .. } => self.leader(src, leader, f),
                 _ => {}
+            }
+        }
+    }
+
+    /// Rule 2.3: "no more than 6 non-leader or boat units per hex" at the
+    /// Mahdist set-up. The set-up lines are filled in order as the default
+    /// placement fills them, each line's zone nearest hex first; a line
+    /// that finds no room is reported.
+    fn setup_limit(&mut self, def: &ScenarioFile, src: &Source<'_>, limit: usize) {
+        let mut used: BTreeMap<crate::geo::Hex, usize> = BTreeMap::new();
+        for (i, d) in def.setup.iter().enumerate() {
+            if d.side != super::Side::Mahdist {
+                continue;
+            }
+            let Ok(zone) = zone_hexes(self.map, &d.zone) else {
+                continue;
+            };
+            let n: usize = d
+                .units
+                .iter()
+                .filter(|l| {
+                    self.units
+                        .get(&l.unit)
+                        .is_some_and(|t| !t.kind.is_river_unit())
+                })
+                .map(|l| l.count as usize)
+                .sum();
+            let mut placed = 0;
+            for h in &zone {
+                let k = used.entry(*h).or_default();
+                let room = limit.saturating_sub(*k).min(n - placed);
+                *k += room;
+                placed += room;
+            }
+            if placed < n {
+                let value = (!d.text.is_empty()).then_some(d.text.as_str());
+                self.err(
+                    src,
+                    value,
+                    format!("setup[{i}].units"),
+                    format!(
+                        "{n} Mahdist units (leaders and boats not counted) in a zone of {} {}: more than {limit} in a hex, which 2.3 forbids (\"no more than {limit} non-leader or boat units per hex\")",
+                        zone.len(),
+                        if zone.len() == 1 { "hex" } else { "hexes" }
+                    ),
+                    "widen the zone or place fewer units",
+                );
             }
         }
     }

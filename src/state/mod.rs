@@ -160,6 +160,10 @@ pub struct MonthEffects {
     pub halted: BTreeSet<Hex>,
     /// March roll modifiers by side.
     pub march_modifier: BTreeMap<Side, i32>,
+    /// The Egyptian player turn of this month has been played: in the
+    /// opening month, the set-up is over (2.1).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub egyptian_turn_played: bool,
 }
 
 /// How a game ended.

@@ -2,11 +2,12 @@
 //! is created, and the set-up lines are placed by the players' choices or,
 //! where they made none, by the default policy (the first hex of the zone,
 //! nearest the place it is described from; stack limits respected by
-//! filling the next hexes).
+//! filling the next hexes, never by overfilling one).
 
 use std::collections::BTreeMap;
 
 use super::{GameState, LeaderState, Status, Unit, UnitId};
+use crate::engine::orders::SetupOrder;
 use crate::geo::Hex;
 use crate::scenario::definition::{SpecialRule, UnitLine};
 use crate::scenario::zone::zone_hexes;
@@ -23,6 +24,14 @@ pub enum SetupError {
     Zone { line: usize, message: String },
     #[error("set-up line {line}: hex {hex} is not in the zone {zone}")]
     NotInZone { line: usize, hex: Hex, zone: String },
+    #[error(
+        "set-up line {line}: no room in its {hexes} hexes for no more than {limit} Mahdist units a hex, leaders and boats not counted (2.3)"
+    )]
+    Crowded {
+        line: usize,
+        limit: usize,
+        hexes: usize,
+    },
 }
 
 /// A note about the set-up for the result log.
@@ -112,14 +121,25 @@ pub fn initial_state(
         let mut used = Vec::new();
         let mut slot = 0usize;
         for line in &d.units {
+            let counted = scn
+                .units
+                .get(&line.unit)
+                .is_some_and(|t| !t.kind.is_river_unit());
             for _ in 0..line.count {
-                // Find the next hex with room under the stack limit.
-                while let Some(c) = cap {
-                    let h = hexes[slot.min(hexes.len() - 1)];
-                    if slot + 1 >= hexes.len() || counts_for_limit(&state, scn, h) < c {
-                        break;
+                // The next hex with room under the stack limit (2.3: "no
+                // more than 6 non-leader or boat units per hex"); never
+                // more, whatever the zone.
+                if let (Some(c), true) = (cap, counted) {
+                    while slot < hexes.len() && counts_for_limit(&state, scn, hexes[slot]) >= c {
+                        slot += 1;
                     }
-                    slot += 1;
+                    if slot >= hexes.len() {
+                        return Err(SetupError::Crowded {
+                            line: i,
+                            limit: c,
+                            hexes: hexes.len(),
+                        });
+                    }
                 }
                 let hex = hexes[slot.min(hexes.len() - 1)];
                 if place_counter(&mut state, line, hex) {
@@ -219,4 +239,194 @@ fn counters(scn: &Scenario) -> Vec<Unit> {
         }
     }
     out
+}
+
+/// The set-up line (index) that places each counter: counters go to the
+/// lines in order, the first free counter of each type first, whatever
+/// the hexes chosen.
+pub fn setup_lines(scn: &Scenario) -> BTreeMap<UnitId, usize> {
+    let all = counters(scn);
+    let mut taken = vec![false; all.len()];
+    let mut out = BTreeMap::new();
+    for (i, d) in scn.def.setup.iter().enumerate() {
+        for line in &d.units {
+            for _ in 0..line.count {
+                if let Some(k) =
+                    (0..all.len()).find(|&k| !taken[k] && all[k].unit_type == line.unit)
+                {
+                    taken[k] = true;
+                    out.insert(all[k].id.clone(), i);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The hexes a set-up line may place its units in.
+fn line_zone(scn: &Scenario, line: usize) -> Vec<Hex> {
+    scn.def
+        .setup
+        .get(line)
+        .and_then(|d| zone_hexes(&scn.map, &d.zone).ok())
+        .unwrap_or_default()
+}
+
+/// Carry out one set-up order for `side` (2.1, 2.3): every unit and leader
+/// named must be of the side's set-up, the place in the zone of each one's
+/// set-up line, river units beside a river (6.0), and a Mahdist hex may not
+/// hold more than the scenario's limit. Nothing moves if anything is
+/// wrong; the reason is returned.
+pub fn apply_setup_order(
+    scn: &Scenario,
+    state: &mut GameState,
+    side: Side,
+    order: &SetupOrder,
+) -> Result<(), String> {
+    let map = &scn.map;
+    if state.month != scn.def.start {
+        return Err(format!(
+            "set-up orders are for the opening month, {} (2.1)",
+            scn.def.start.long_name()
+        ));
+    }
+    if state.effects.egyptian_turn_played {
+        return Err(
+            "the set-up is over: both sides set up before the first Egyptian player turn (2.1)"
+                .into(),
+        );
+    }
+    let lines = setup_lines(scn);
+    let place = map.describe(order.at);
+    let mut idx = Vec::new();
+    for id in &order.units {
+        let Some(i) = state.units.iter().position(|u| u.id == *id) else {
+            return Err(format!("no unit {id}"));
+        };
+        let u = &state.units[i];
+        if u.side != side {
+            return Err(format!("{id} is not {} unit", side.a()));
+        }
+        let (Some(&line), Some(_)) = (lines.get(id), u.hex()) else {
+            return Err(format!("{id} is not in the {side} set-up (2.1)"));
+        };
+        if !line_zone(scn, line).contains(&order.at) {
+            return Err(format!(
+                "{id} is set up by the line \"{}\": not at {place} (2.1)",
+                scn.def.setup[line].text
+            ));
+        }
+        let river = scn
+            .units
+            .get(&u.unit_type)
+            .is_some_and(|t| t.kind.is_river_unit());
+        if river && !map.is_riverside(order.at) {
+            return Err(format!("{id} is a river unit: not away from a river (6.0)"));
+        }
+        idx.push(i);
+    }
+    let mut leaders = Vec::new();
+    for name in &order.leaders {
+        let Some(def) = scn.units.leader(name) else {
+            return Err(format!("no leader {name}"));
+        };
+        let line = scn
+            .def
+            .setup
+            .iter()
+            .position(|d| d.leaders.iter().any(|l| l.eq_ignore_ascii_case(&def.name)));
+        let Some(line) = line.filter(|_| def.side == side) else {
+            return Err(format!("{} is not in the {side} set-up (2.1)", def.name));
+        };
+        if !line_zone(scn, line).contains(&order.at) {
+            return Err(format!(
+                "{} is set up by the line \"{}\": not at {place} (2.1)",
+                def.name, scn.def.setup[line].text
+            ));
+        }
+        leaders.push(def.name.clone());
+    }
+    let limit = scn.def.special_rules.iter().find_map(|r| match r {
+        SpecialRule::MahdistSetupStackLimit(n) => Some(*n as usize),
+        _ => None,
+    });
+    if let (Some(c), Side::Mahdist) = (limit, side) {
+        let arriving = idx
+            .iter()
+            .filter(|&&i| state.units[i].hex() != Some(order.at))
+            .filter(|&&i| {
+                scn.units
+                    .get(&state.units[i].unit_type)
+                    .is_some_and(|t| !t.kind.is_river_unit())
+            })
+            .count();
+        let n = counts_for_limit(state, scn, order.at) + arriving;
+        if n > c {
+            return Err(format!(
+                "{n} units at {place}: no more than {c} non-leader or boat units per hex (2.3)"
+            ));
+        }
+    }
+    let has_units = idx.len()
+        + state
+            .units
+            .iter()
+            .filter(|u| u.side == side && u.hex() == Some(order.at))
+            .count();
+    if !leaders.is_empty() && has_units == 0 {
+        return Err("a leader never stands alone (7.0): name units with him".into());
+    }
+    for i in idx {
+        state.units[i].status = Status::OnMap(order.at);
+    }
+    for name in leaders {
+        if let Some(l) = state.leaders.iter_mut().find(|l| l.name == name) {
+            l.hex = Some(order.at);
+        }
+    }
+    if map.settlement_at(order.at).is_some() {
+        state.control.insert(order.at, side);
+    }
+    Ok(())
+}
+
+/// After the set-up orders: a leader left without units joins the first
+/// stack of his side in his set-up line's zone (the default placement's
+/// order); the leaders moved so.
+pub fn rejoin_lone_leaders(
+    scn: &Scenario,
+    state: &mut GameState,
+    side: Side,
+) -> Vec<(String, Hex)> {
+    let mut moved = Vec::new();
+    for k in 0..state.leaders.len() {
+        let l = &state.leaders[k];
+        let Some(h) = l.hex.filter(|_| l.side == side && !l.removed) else {
+            continue;
+        };
+        let occupied = |state: &GameState, h: Hex| {
+            state
+                .units
+                .iter()
+                .any(|u| u.side == side && u.hex() == Some(h))
+        };
+        if occupied(state, h) {
+            continue;
+        }
+        let line = scn
+            .def
+            .setup
+            .iter()
+            .position(|d| d.leaders.iter().any(|x| x.eq_ignore_ascii_case(&l.name)));
+        let to = line
+            .map(|i| line_zone(scn, i))
+            .unwrap_or_default()
+            .into_iter()
+            .find(|h| occupied(state, *h));
+        if let Some(to) = to {
+            state.leaders[k].hex = Some(to);
+            moved.push((state.leaders[k].name.clone(), to));
+        }
+    }
+    moved
 }
