@@ -178,6 +178,8 @@ fn every_bad_value_is_named_with_its_field_and_what_is_allowed() {
         "situation.counters.victory-9",
         "rules: `nine` is not a rules section",
         "situation.events: `loud` is not an events setting",
+        "situation.units[3].at: 5621 is sea or off the land map",
+        "situation.units[4].name: a name is one counter's",
     ] {
         assert!(err.contains(want), "missing {want:?} in:\n{err}");
     }

@@ -777,6 +777,18 @@ impl Builder<'_> {
                     None
                 }
             };
+            let status = match (status, &u.at) {
+                (Some(Status::OnMap(h)), Some(at)) if !scn.map.is_land(h) => {
+                    self.err(
+                        &field("at"),
+                        at,
+                        format!("{} is sea or off the land map", scn.map.describe(h)),
+                        "counters stand on land hexes (boats and gunboats too: beside the river)",
+                    );
+                    None
+                }
+                (s, _) => s,
+            };
             let picked: Vec<usize> = match (&u.id, &u.unit_type) {
                 (Some(id), None) => {
                     if u.count.is_some_and(|c| c != 1) {
