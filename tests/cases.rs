@@ -178,6 +178,8 @@ fn every_bad_value_is_named_with_its_field_and_what_is_allowed() {
         "situation.counters.victory-9",
         "rules: `nine` is not a rules section",
         "situation.events: `loud` is not an events setting",
+        "situation.units[3].at: 5621 is sea or off the land map",
+        "situation.units[4].name: a name is one counter's",
     ] {
         assert!(err.contains(want), "missing {want:?} in:\n{err}");
     }
@@ -317,6 +319,16 @@ fn a_game_master_starts_a_game_from_a_situation() {
     let case = cases::load(&situation, &data).unwrap();
     assert_eq!(state, case.state);
     assert_eq!(g.scenario, "khartoum");
+
+    // Played on, the game replays from its situation, not from the
+    // scenario's set-up: no drift at its first turn.
+    svc.play_turn("sit-1").unwrap();
+    svc.play_turn("sit-1").unwrap();
+    let replayed = svc.replay("sit-1").unwrap();
+    assert_eq!(replayed.len(), 2, "{replayed:?}");
+    for v in &replayed {
+        assert!(v.drift.is_empty(), "turn {}: {:?}", v.turn_no, v.drift);
+    }
 
     // A situation of another scenario than --scenario says is refused.
     let (_, err, code) = dervish(&[

@@ -114,6 +114,10 @@ pub struct UnitExpect {
     pub at_text: String,
     pub at: Option<Place>,
     pub disrupted: Option<bool>,
+    /// The counter's name (a named regiment, 2.3).
+    pub name: Option<String>,
+    /// The counter's strength.
+    pub strength: Option<u32>,
 }
 
 /// A leader expected somewhere.
@@ -204,6 +208,9 @@ struct UnitFile {
     /// The reinforcement the counters came with (3.3: Souakim Field Force
     /// units are replaced at Souakim).
     origin: Option<String>,
+    /// The counter's name (a named regiment such as the Black Watch, 2.3);
+    /// one counter only.
+    name: Option<String>,
 }
 
 #[derive(Deserialize, Debug)]
@@ -303,6 +310,8 @@ struct UnitExpectFile {
     id: String,
     at: Option<String>,
     disrupted: Option<bool>,
+    name: Option<String>,
+    strength: Option<u32>,
 }
 
 #[derive(Deserialize, Debug)]
@@ -768,6 +777,18 @@ impl Builder<'_> {
                     None
                 }
             };
+            let status = match (status, &u.at) {
+                (Some(Status::OnMap(h)), Some(at)) if !scn.map.is_land(h) => {
+                    self.err(
+                        &field("at"),
+                        at,
+                        format!("{} is sea or off the land map", scn.map.describe(h)),
+                        "counters stand on land hexes (boats and gunboats too: beside the river)",
+                    );
+                    None
+                }
+                (s, _) => s,
+            };
             let picked: Vec<usize> = match (&u.id, &u.unit_type) {
                 (Some(id), None) => {
                     if u.count.is_some_and(|c| c != 1) {
@@ -852,6 +873,14 @@ impl Builder<'_> {
                     &format!("the reinforcements are {ids}"),
                 );
             }
+            if u.name.is_some() && picked.len() > 1 {
+                self.err(
+                    &field("name"),
+                    u.name.as_deref().unwrap_or_default(),
+                    "a name is one counter's".to_string(),
+                    "name one counter: `id = \"BI01\"` or `count = 1`",
+                );
+            }
             if let Some(status) = status {
                 for k in picked {
                     used.insert(k);
@@ -859,6 +888,9 @@ impl Builder<'_> {
                     state.units[k].disrupted = u.disrupted;
                     if u.origin.is_some() {
                         state.units[k].origin = u.origin.clone();
+                    }
+                    if u.name.is_some() {
+                        state.units[k].name = u.name.clone();
                     }
                 }
             }
@@ -1079,6 +1111,8 @@ impl Builder<'_> {
                 at_text: u.at.unwrap_or_default(),
                 at,
                 disrupted: u.disrupted,
+                name: u.name,
+                strength: u.strength,
             });
         }
         for (i, l) in e.leaders.into_iter().enumerate() {

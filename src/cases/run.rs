@@ -328,6 +328,23 @@ fn compare(
                 status_text(case, actual.status)
             ));
         }
+        if let Some(n) = &u.name
+            && actual.name.as_deref() != Some(n.as_str())
+        {
+            failures.push(format!(
+                "{} is expected to be named {n}, and it is {}",
+                u.id,
+                actual.name.as_deref().unwrap_or("unnamed")
+            ));
+        }
+        if let Some(n) = u.strength
+            && n != actual.strength
+        {
+            failures.push(format!(
+                "{} is expected at strength {n}, and it is at strength {}",
+                u.id, actual.strength
+            ));
+        }
         if let Some(d) = u.disrupted
             && d != actual.disrupted
         {

@@ -682,7 +682,10 @@ fn plural<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
 pub fn describe_plan(scn: &Scenario, p: &MarchPlan) -> String {
     let map = &scn.map;
     let mut out = String::new();
-    let who = if p.units.is_empty() {
+    let who = if p.units.is_empty() && p.leaders.is_empty() {
+        // Only river units: a plan lists the land units and leaders.
+        "the boats and gunboats".to_string()
+    } else if p.units.is_empty() {
         format!("{} alone", p.leaders.join(", "))
     } else {
         let ids: Vec<&str> = p.units.iter().map(|u| u.0.as_str()).collect();
@@ -716,12 +719,18 @@ pub fn describe_plan(scn: &Scenario, p: &MarchPlan) -> String {
         } else {
             "no march roll".to_string()
         };
-        let route: Vec<String> = l.path.iter().map(|h| map.describe(*h)).collect();
+        // A leg with no hexes (`MARCH STACK X ATTACK ...`, or a river leg
+        // to the stack's own hex) is an attack from where the stack is.
+        let route = if l.path.is_empty() {
+            format!("stays at {} to attack", map.describe(l.end))
+        } else {
+            let hexes: Vec<String> = l.path.iter().map(|h| map.describe(*h)).collect();
+            hexes.join(" - ")
+        };
         let _ = write!(
             out,
-            "\nmarch {}: {} ({how}){}",
+            "\nmarch {}: {route} ({how}){}",
             l.march + 1,
-            route.join(" - "),
             if l.rolls {
                 ", after a march roll"
             } else if shares {

@@ -591,17 +591,34 @@ impl Service {
         turns.iter().map(|t| self.verify_turn(t)).collect()
     }
 
-    /// Play a whole game again from its scenario's set-up: each turn must
+    /// Play a whole game again from its scenario's set-up (from its first
+    /// stored state for a game started from a situation): each turn must
     /// start from the state the one before left and play again byte for
     /// byte. Returns every turn's verification.
     pub fn replay(&self, id: &str) -> Result<Vec<Verified>> {
         let g = self.game(id)?;
         let scn = self.scenario(&g.scenario)?;
-        let (initial, _) = initial_state(&scn, &Placements::new())
-            .map_err(|e| ServiceError::Data(e.to_string()))?;
-        let mut expected = serde_json::to_string(&initial).unwrap_or_default();
+        let turns = store::turns(&self.conn, id)?;
+        // A game started from a situation (`game new --situation`) has no
+        // set-up to play again: its first state is the one stored before
+        // its first turn (or the game's state while none is played).
+        let from_situation =
+            store::audit_log(&self.conn, id)?
+                .iter()
+                .any(|(_, _, action, detail)| {
+                    action == "game new" && detail.contains(" from a situation (")
+                });
+        let mut expected = if from_situation {
+            turns
+                .first()
+                .map_or_else(|| g.state.clone(), |t| t.state_before.clone())
+        } else {
+            let (initial, _) = initial_state(&scn, &Placements::new())
+                .map_err(|e| ServiceError::Data(e.to_string()))?;
+            serde_json::to_string(&initial).unwrap_or_default()
+        };
         let mut out = Vec::new();
-        for t in store::turns(&self.conn, id)? {
+        for t in turns {
             let mut v = self.verify_turn(&t)?;
             if t.state_before != expected {
                 v.drift.insert(
