@@ -88,17 +88,18 @@ fn every_numbered_section_of_the_rules_has_a_case() {
 fn the_cases_the_engine_does_not_pass_yet_still_read() {
     let data = DataSet::embedded().unwrap();
     let dir = fixture("engine-wrong");
-    let mut n = 0;
-    for e in std::fs::read_dir(&dir).unwrap() {
+    // None today: every case from the rules' words is in the corpus.
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return;
+    };
+    for e in entries {
         let p = e.unwrap().path();
-        if p.extension().is_some_and(|x| x == "toml") {
-            if let Err(d) = cases::load(&p, &data) {
-                panic!("{}: {d}", p.display());
-            }
-            n += 1;
+        if p.extension().is_some_and(|x| x == "toml")
+            && let Err(d) = cases::load(&p, &data)
+        {
+            panic!("{}: {d}", p.display());
         }
     }
-    assert!(n > 0);
 }
 
 #[test]

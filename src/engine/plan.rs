@@ -279,6 +279,12 @@ fn plan_one(t: &Turn<'_, FixedDice>, order: &MarchOrder) -> Result<MarchPlan, St
                         map.describe(if map.is_riverside(at) { *dest } else { at })
                     ));
                 }
+                if t.is_besieged(*dest, t.side) && *dest != at {
+                    return Err(format!(
+                        "march {n}: {} is under siege: no new unit may enter until the besiegers are driven off (9.12)",
+                        map.describe(*dest)
+                    ));
+                }
                 let (way, path) = if k == 0 {
                     let carriers = river::carriers(t, at, &m.units, &m.river)
                         .map_err(|e| format!("march {n}: {e}"))?;
@@ -305,12 +311,6 @@ fn plan_one(t: &Turn<'_, FixedDice>, order: &MarchOrder) -> Result<MarchPlan, St
                         "a river march to the stack's own hex: its gunboats attack river units next to it if ordered (6.1)"
                             .into(),
                     );
-                }
-                if t.is_besieged(*dest, t.side) && *dest != at {
-                    return Err(format!(
-                        "march {n}: {} is under siege: no new unit may enter until the besiegers are driven off (9.12)",
-                        map.describe(*dest)
-                    ));
                 }
                 LegPlan {
                     end: *dest,

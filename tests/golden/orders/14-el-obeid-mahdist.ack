@@ -25,7 +25,7 @@ line 15: READY
 Summary: 6 orders understood, 0 errors, 0 warnings.
 You said READY: your orders for this turn are complete.
 
-Where the turn may differ from this receipt: each march by land rolls on the march table (No March: the stack stays where it is; a short march: it stops on the way); a lost or drawn combat ends the stack's marching, and a lost one sends it back (8.31, 9.8); random events come before your marches and may change the position; units that arrive this month stay where they land (8.3); the Egyptian player turn comes first and may change the position.
+Where the turn may differ from this receipt: each march by land rolls on the march table (No March: the stack stays where it is; a short march: it stops on the way); a lost or drawn combat ends the stack's marching, and a lost one sends it back (8.31, 9.8); random events come before your marches and may change the position; units that arrive this month stay where they land (8.3); the Egyptian player turn comes first and may change the position, and the Mahdist arrival roll (3.21) may send units home before they march.
 
 --- canonical orders ---
 GAME obeid-1
