@@ -730,6 +730,73 @@ fn join_takes_an_open_seat() {
     assert!(h.sent_to("wingate@example.org").is_empty());
 }
 
+#[test]
+fn notices_of_the_same_kind_in_two_games_are_each_sent() {
+    let mut h = Harness::new("notices-two-games", Mode::Monthly);
+    // The same Egyptian player in a second game; both miss the deadline.
+    h.svc
+        .new_game(
+            &NewGame {
+                scenario: "khartoum".into(),
+                egyptian: "gordon@example.org".into(),
+                mahdist: "mahdi@example.org".into(),
+                id: Some("k-2".into()),
+                mode: Mode::Monthly,
+                deadline_hours: Some(72),
+            },
+            "test",
+        )
+        .unwrap();
+    // Two games with an open Mahdist seat, joined one after the other.
+    for id in ["obeid-1", "obeid-2"] {
+        h.svc
+            .new_game(
+                &NewGame {
+                    scenario: "el-obeid".into(),
+                    egyptian: "hicks@example.org".into(),
+                    mahdist: "open".into(),
+                    id: Some(id.into()),
+                    mode: Mode::Monthly,
+                    deadline_hours: Some(72),
+                },
+                "gm",
+            )
+            .unwrap();
+        let raw = h.mail(
+            &format!("abdallahi-{id}@example.org"),
+            &format!("[dervish {id}] join"),
+            "JOIN MAHDIST\n",
+        );
+        assert!(matches!(
+            h.svc.receive(&raw).unwrap(),
+            Outcome::Joined { .. }
+        ));
+    }
+    h.pass();
+    // Passes as the daemon makes them, until the deadline has passed.
+    h.advance(71);
+    h.pass();
+    h.advance_minutes(59);
+    h.pass();
+    h.advance_minutes(2);
+    assert_eq!(h.pass().turns_played.len(), 4);
+    let joins: Vec<String> = h
+        .sent_to("gm@example.org")
+        .into_iter()
+        .filter(|s| s.text.contains("took the open Mahdist seat"))
+        .map(|s| s.text)
+        .collect();
+    assert_eq!(joins.len(), 2, "{joins:?}");
+    assert!(joins.iter().any(|t| t.contains("game obeid-1")));
+    assert!(joins.iter().any(|t| t.contains("game obeid-2")));
+    let late = h
+        .sent_to("gordon@example.org")
+        .into_iter()
+        .filter(|s| s.subject.contains("no orders from you"))
+        .count();
+    assert_eq!(late, 2, "one missed-turn notice for each game");
+}
+
 mod robustness {
     use super::*;
     use proptest::prelude::*;
