@@ -797,6 +797,34 @@ fn notices_of_the_same_kind_in_two_games_are_each_sent() {
     assert_eq!(late, 2, "one missed-turn notice for each game");
 }
 
+#[test]
+fn each_kind_of_command_is_answered_once_per_mail() {
+    let mut h = Harness::new("amplification", Mode::Monthly);
+    let mut body = "STATUS\n".repeat(470);
+    body.push_str(&"HELP\n".repeat(10));
+    body.push_str(&"MAP Khartoum\n".repeat(5));
+    body.push_str("MAP Korti\nMAP Metammeh\nMAP Souakim\nRESEND\nRESEND\n");
+    let raw = h.orders(Side::Egyptian, &body);
+    let out = h.svc.receive(&raw).unwrap();
+    assert!(matches!(out, Outcome::Commands { .. }), "{out:?}");
+    let answers: Vec<String> = store::mail_for(&h.svc.conn, Some("k-1"))
+        .unwrap()
+        .into_iter()
+        .filter(|m| m.kind == "answer")
+        .map(|m| m.body_text)
+        .collect();
+    // STATUS, HELP, RESEND once; MAP for the first three places.
+    let heads: Vec<&str> = answers.iter().filter_map(|t| t.lines().next()).collect();
+    assert_eq!(answers.len(), 6, "{heads:?}");
+    assert_eq!(
+        answers
+            .iter()
+            .filter(|t| t.contains("how to write orders"))
+            .count(),
+        1
+    );
+}
+
 mod robustness {
     use super::*;
     use proptest::prelude::*;
