@@ -825,6 +825,54 @@ fn each_kind_of_command_is_answered_once_per_mail() {
     );
 }
 
+/// One truth about how long a mail may be: the player's guide, the example
+/// configuration and both refusals name the limits the code applies.
+#[test]
+fn the_size_limits_in_the_guide_config_and_refusals_agree() {
+    use dervish::orders::clean::{MAX_BYTES, MAX_LINES, Refusal};
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let guide = std::fs::read_to_string(root.join("docs/orders.md"))
+        .unwrap()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    let whole = Config::default().limits.max_message_bytes;
+    let text_kib = format!("at most {} KiB long", MAX_BYTES / 1024);
+    let whole_kib = format!("at most {} KiB long as sent", whole / 1024);
+    let lines = format!("at most {MAX_LINES} lines of orders");
+    for want in [&text_kib, &whole_kib, &lines] {
+        assert!(
+            guide.contains(want.as_str()),
+            "docs/orders.md lacks {want:?}"
+        );
+    }
+    let example = std::fs::read_to_string(root.join("config.example.toml")).unwrap();
+    assert!(
+        example.contains(&format!("max_message_bytes = {whole}\n")),
+        "config.example.toml shows the default"
+    );
+    let refusal = Refusal::TooLong(MAX_BYTES + 1).to_string();
+    assert!(
+        refusal.contains(&format!("at most {} KiB of text", MAX_BYTES / 1024)),
+        "{refusal}"
+    );
+    // A message over the whole-message limit names that limit.
+    let mut h = Harness::new("size-limits", Mode::Monthly);
+    let body = format!("SECRET {}\n{}", h.secret(Side::Egyptian), "x".repeat(whole));
+    let raw = h.mail("gordon@example.org", "[dervish k-1] orders", &body);
+    let out = h.svc.receive(&raw).unwrap();
+    assert!(matches!(out, Outcome::Refused(_)), "{out:?}");
+    h.svc.flush(&h.sender).unwrap();
+    let told = h.sent_to("gordon@example.org");
+    assert!(
+        told.iter().any(|s| s
+            .text
+            .contains(&format!("messages of up to {} KiB", whole / 1024))),
+        "{:?}",
+        told.iter().map(|s| &s.text).collect::<Vec<_>>()
+    );
+}
+
 mod robustness {
     use super::*;
     use proptest::prelude::*;

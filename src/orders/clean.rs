@@ -6,7 +6,10 @@
 /// quotes one without `>` markers is cut there.
 pub const REPORT_MARKER: &str = "=== Dervish";
 
-/// Characters of text read at most (64 KiB); longer mail is refused.
+/// Bytes of body text read at most (64 KiB), after the message is decoded
+/// and attachments are set aside; longer text is refused. The whole
+/// message as sent has its own, larger limit (`[limits]
+/// max_message_bytes`, 1024 KiB by default); `docs/orders.md` gives both.
 pub const MAX_BYTES: usize = 64 * 1024;
 
 /// Order lines read at most, after quotes and signatures are dropped.
@@ -16,7 +19,7 @@ pub const MAX_LINES: usize = 500;
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum Refusal {
     #[error(
-        "the message is {0} bytes long; orders are read from at most {MAX_BYTES} bytes (64 KiB). Send the orders alone, without attachments or a long quoted report"
+        "the text of the message is {} KiB long; orders are read from at most {} KiB of text. Send the orders alone, without attachments or a long quoted report", .0.div_ceil(1024), MAX_BYTES / 1024
     )]
     TooLong(usize),
     #[error(

@@ -96,7 +96,9 @@ pub struct Turns {
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Limits {
-    /// Largest message read, in bytes; larger ones get a polite refusal.
+    /// Largest message read, in bytes, as sent (headers and attachments
+    /// included); larger ones get a polite refusal. The body text read for
+    /// orders is limited apart, to `orders::clean::MAX_BYTES` (64 KiB).
     pub max_message_bytes: usize,
     /// Failed secrets from one player before the game master is told (and
     /// further failures are not answered until a good one arrives).

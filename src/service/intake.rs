@@ -171,7 +171,7 @@ impl Service {
             return Ok(Outcome::Duplicate);
         };
         let reason = format!(
-            "the message is {} KiB and Dervish reads messages of up to {} KiB",
+            "the message is {} KiB long as sent, attachments included, and Dervish reads messages of up to {} KiB",
             size.div_ceil(1024),
             limit / 1024
         );
