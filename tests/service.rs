@@ -873,6 +873,59 @@ fn the_size_limits_in_the_guide_config_and_refusals_agree() {
     );
 }
 
+#[test]
+fn wrong_game_master_passwords_lock_game_master_mail_for_a_growing_wait() {
+    let mut h = Harness::new("gm-lockout", Mode::Monthly);
+    h.svc.set_gm_password("correct horse battery").unwrap();
+    let send = |h: &mut Harness, password: &str| {
+        let raw = h.mail(
+            "gm@example.org",
+            "commands",
+            &format!("PASSWORD {password}\nGM PAUSE k-1\n"),
+        );
+        h.svc.receive(&raw).unwrap()
+    };
+    for _ in 0..3 {
+        let out = send(&mut h, "wrong horse battery");
+        assert!(matches!(out, Outcome::Refused(_)), "{out:?}");
+    }
+    // Locked: even the right password is not looked at.
+    let out = send(&mut h, "correct horse battery");
+    assert!(
+        matches!(&out, Outcome::Ignored(r) if r.contains("locked")),
+        "{out:?}"
+    );
+    assert_eq!(h.svc.game("k-1").unwrap().status, Status::Running);
+    // The wait is over; another wrong password doubles it (30 minutes).
+    h.advance_minutes(16);
+    let out = send(&mut h, "wrong again, twelve");
+    assert!(matches!(out, Outcome::Ignored(_)), "{out:?}");
+    h.advance_minutes(16);
+    let out = send(&mut h, "correct horse battery");
+    assert!(
+        matches!(&out, Outcome::Ignored(r) if r.contains("locked")),
+        "{out:?}"
+    );
+    h.advance_minutes(15);
+    let out = send(&mut h, "correct horse battery");
+    assert!(matches!(out, Outcome::Commands { .. }), "{out:?}");
+    assert_eq!(h.svc.game("k-1").unwrap().status, Status::Paused);
+    // The right password cleared the count.
+    let out = send(&mut h, "wrong horse battery");
+    assert!(matches!(out, Outcome::Refused(_)), "{out:?}");
+    h.svc.flush(&h.sender).unwrap();
+    let locked = h
+        .sent_to("gm@example.org")
+        .into_iter()
+        .filter(|s| s.subject.contains("game master mail locked"))
+        .count();
+    assert_eq!(locked, 1, "the game master is told once");
+    let until: String = store::service_value(&h.svc.conn, "gm_locked_until")
+        .unwrap()
+        .unwrap();
+    assert_eq!(until, "", "cleared in the database");
+}
+
 mod robustness {
     use super::*;
     use proptest::prelude::*;

@@ -103,6 +103,12 @@ pub struct Limits {
     /// Failed secrets from one player before the game master is told (and
     /// further failures are not answered until a good one arrives).
     pub auth_failures_note: u32,
+    /// After `auth_failures_note` wrong game master passwords in a row, mail
+    /// commands are not read at all for this many minutes; each further
+    /// wrong password after that doubles the wait, up to a day. The game
+    /// master is told once; `dervish gm password` or a right password once
+    /// the wait is over clears it.
+    pub gm_lockout_minutes: u32,
 }
 
 /// Sending.
@@ -181,6 +187,7 @@ impl Default for Limits {
         Limits {
             max_message_bytes: 1024 * 1024,
             auth_failures_note: 3,
+            gm_lockout_minutes: 15,
         }
     }
 }
