@@ -303,3 +303,22 @@ fn run_once_with_an_unreachable_imap_server_says_so_and_fails() {
     assert!(said.contains("inbox: ok: Maildir"), "{said}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `dervish map | head` and the like: when the reader of standard output
+/// has gone before the command writes, it exits quietly, without a panic.
+#[test]
+fn a_closed_standard_output_ends_the_command_quietly() {
+    let (reader, writer) = std::io::pipe().unwrap();
+    // The reading end is closed before the command starts.
+    drop(reader);
+    let out = std::process::Command::new(assert_cmd::cargo::cargo_bin("dervish"))
+        .args(["map", "--scenario", "khartoum"])
+        .stdout(writer)
+        .stderr(std::process::Stdio::piped())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+    assert_eq!(err, "", "nothing is said");
+    assert_eq!(out.status.code(), Some(0), "{err}");
+}

@@ -730,6 +730,202 @@ fn join_takes_an_open_seat() {
     assert!(h.sent_to("wingate@example.org").is_empty());
 }
 
+#[test]
+fn notices_of_the_same_kind_in_two_games_are_each_sent() {
+    let mut h = Harness::new("notices-two-games", Mode::Monthly);
+    // The same Egyptian player in a second game; both miss the deadline.
+    h.svc
+        .new_game(
+            &NewGame {
+                scenario: "khartoum".into(),
+                egyptian: "gordon@example.org".into(),
+                mahdist: "mahdi@example.org".into(),
+                id: Some("k-2".into()),
+                mode: Mode::Monthly,
+                deadline_hours: Some(72),
+            },
+            "test",
+        )
+        .unwrap();
+    // Two games with an open Mahdist seat, joined one after the other.
+    for id in ["obeid-1", "obeid-2"] {
+        h.svc
+            .new_game(
+                &NewGame {
+                    scenario: "el-obeid".into(),
+                    egyptian: "hicks@example.org".into(),
+                    mahdist: "open".into(),
+                    id: Some(id.into()),
+                    mode: Mode::Monthly,
+                    deadline_hours: Some(72),
+                },
+                "gm",
+            )
+            .unwrap();
+        let raw = h.mail(
+            &format!("abdallahi-{id}@example.org"),
+            &format!("[dervish {id}] join"),
+            "JOIN MAHDIST\n",
+        );
+        assert!(matches!(
+            h.svc.receive(&raw).unwrap(),
+            Outcome::Joined { .. }
+        ));
+    }
+    h.pass();
+    // Passes as the daemon makes them, until the deadline has passed.
+    h.advance(71);
+    h.pass();
+    h.advance_minutes(59);
+    h.pass();
+    h.advance_minutes(2);
+    assert_eq!(h.pass().turns_played.len(), 4);
+    let joins: Vec<String> = h
+        .sent_to("gm@example.org")
+        .into_iter()
+        .filter(|s| s.text.contains("took the open Mahdist seat"))
+        .map(|s| s.text)
+        .collect();
+    assert_eq!(joins.len(), 2, "{joins:?}");
+    assert!(joins.iter().any(|t| t.contains("game obeid-1")));
+    assert!(joins.iter().any(|t| t.contains("game obeid-2")));
+    let late = h
+        .sent_to("gordon@example.org")
+        .into_iter()
+        .filter(|s| s.subject.contains("no orders from you"))
+        .count();
+    assert_eq!(late, 2, "one missed-turn notice for each game");
+}
+
+#[test]
+fn each_kind_of_command_is_answered_once_per_mail() {
+    let mut h = Harness::new("amplification", Mode::Monthly);
+    let mut body = "STATUS\n".repeat(470);
+    body.push_str(&"HELP\n".repeat(10));
+    body.push_str(&"MAP Khartoum\n".repeat(5));
+    body.push_str("MAP Korti\nMAP Metammeh\nMAP Souakim\nRESEND\nRESEND\n");
+    let raw = h.orders(Side::Egyptian, &body);
+    let out = h.svc.receive(&raw).unwrap();
+    assert!(matches!(out, Outcome::Commands { .. }), "{out:?}");
+    let answers: Vec<String> = store::mail_for(&h.svc.conn, Some("k-1"))
+        .unwrap()
+        .into_iter()
+        .filter(|m| m.kind == "answer")
+        .map(|m| m.body_text)
+        .collect();
+    // STATUS, HELP, RESEND once; MAP for the first three places.
+    let heads: Vec<&str> = answers.iter().filter_map(|t| t.lines().next()).collect();
+    assert_eq!(answers.len(), 6, "{heads:?}");
+    assert_eq!(
+        answers
+            .iter()
+            .filter(|t| t.contains("how to write orders"))
+            .count(),
+        1
+    );
+}
+
+/// One truth about how long a mail may be: the player's guide, the example
+/// configuration and both refusals name the limits the code applies.
+#[test]
+fn the_size_limits_in_the_guide_config_and_refusals_agree() {
+    use dervish::orders::clean::{MAX_BYTES, MAX_LINES, Refusal};
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let guide = std::fs::read_to_string(root.join("docs/orders.md"))
+        .unwrap()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    let whole = Config::default().limits.max_message_bytes;
+    let text_kib = format!("at most {} KiB long", MAX_BYTES / 1024);
+    let whole_kib = format!("at most {} KiB long as sent", whole / 1024);
+    let lines = format!("at most {MAX_LINES} lines of orders");
+    for want in [&text_kib, &whole_kib, &lines] {
+        assert!(
+            guide.contains(want.as_str()),
+            "docs/orders.md lacks {want:?}"
+        );
+    }
+    let example = std::fs::read_to_string(root.join("config.example.toml")).unwrap();
+    assert!(
+        example.contains(&format!("max_message_bytes = {whole}\n")),
+        "config.example.toml shows the default"
+    );
+    let refusal = Refusal::TooLong(MAX_BYTES + 1).to_string();
+    assert!(
+        refusal.contains(&format!("at most {} KiB of text", MAX_BYTES / 1024)),
+        "{refusal}"
+    );
+    // A message over the whole-message limit names that limit.
+    let mut h = Harness::new("size-limits", Mode::Monthly);
+    let body = format!("SECRET {}\n{}", h.secret(Side::Egyptian), "x".repeat(whole));
+    let raw = h.mail("gordon@example.org", "[dervish k-1] orders", &body);
+    let out = h.svc.receive(&raw).unwrap();
+    assert!(matches!(out, Outcome::Refused(_)), "{out:?}");
+    h.svc.flush(&h.sender).unwrap();
+    let told = h.sent_to("gordon@example.org");
+    assert!(
+        told.iter().any(|s| s
+            .text
+            .contains(&format!("messages of up to {} KiB", whole / 1024))),
+        "{:?}",
+        told.iter().map(|s| &s.text).collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn wrong_game_master_passwords_lock_game_master_mail_for_a_growing_wait() {
+    let mut h = Harness::new("gm-lockout", Mode::Monthly);
+    h.svc.set_gm_password("correct horse battery").unwrap();
+    let send = |h: &mut Harness, password: &str| {
+        let raw = h.mail(
+            "gm@example.org",
+            "commands",
+            &format!("PASSWORD {password}\nGM PAUSE k-1\n"),
+        );
+        h.svc.receive(&raw).unwrap()
+    };
+    for _ in 0..3 {
+        let out = send(&mut h, "wrong horse battery");
+        assert!(matches!(out, Outcome::Refused(_)), "{out:?}");
+    }
+    // Locked: even the right password is not looked at.
+    let out = send(&mut h, "correct horse battery");
+    assert!(
+        matches!(&out, Outcome::Ignored(r) if r.contains("locked")),
+        "{out:?}"
+    );
+    assert_eq!(h.svc.game("k-1").unwrap().status, Status::Running);
+    // The wait is over; another wrong password doubles it (30 minutes).
+    h.advance_minutes(16);
+    let out = send(&mut h, "wrong again, twelve");
+    assert!(matches!(out, Outcome::Ignored(_)), "{out:?}");
+    h.advance_minutes(16);
+    let out = send(&mut h, "correct horse battery");
+    assert!(
+        matches!(&out, Outcome::Ignored(r) if r.contains("locked")),
+        "{out:?}"
+    );
+    h.advance_minutes(15);
+    let out = send(&mut h, "correct horse battery");
+    assert!(matches!(out, Outcome::Commands { .. }), "{out:?}");
+    assert_eq!(h.svc.game("k-1").unwrap().status, Status::Paused);
+    // The right password cleared the count.
+    let out = send(&mut h, "wrong horse battery");
+    assert!(matches!(out, Outcome::Refused(_)), "{out:?}");
+    h.svc.flush(&h.sender).unwrap();
+    let locked = h
+        .sent_to("gm@example.org")
+        .into_iter()
+        .filter(|s| s.subject.contains("game master mail locked"))
+        .count();
+    assert_eq!(locked, 1, "the game master is told once");
+    let until: String = store::service_value(&h.svc.conn, "gm_locked_until")
+        .unwrap()
+        .unwrap();
+    assert_eq!(until, "", "cleared in the database");
+}
+
 mod robustness {
     use super::*;
     use proptest::prelude::*;

@@ -1,5 +1,27 @@
 //! Command-line interface: parses arguments and calls the library.
 
+/// `println!` for the command's output: when the reader of standard
+/// output has gone (`dervish game show ID | head`), the command ends
+/// quietly instead of panicking. See [`stdout_failed`].
+macro_rules! outln {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        if let Err(e) = writeln!(std::io::stdout().lock(), $($t)*) {
+            $crate::cli::stdout_failed(e);
+        }
+    }};
+}
+
+/// `print!` for the command's output; see [`outln!`].
+macro_rules! out {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        if let Err(e) = write!(std::io::stdout().lock(), $($t)*) {
+            $crate::cli::stdout_failed(e);
+        }
+    }};
+}
+
 mod service;
 
 use std::path::PathBuf;
@@ -333,7 +355,7 @@ fn run(mut cli: Cli) -> Result<ExitCode> {
                 ),
                 None => ascii::overview(&scn, st),
             };
-            print!("{text}");
+            out!("{text}");
             Ok(ExitCode::SUCCESS)
         }
         Command::Route {
@@ -346,7 +368,7 @@ fn run(mut cli: Cli) -> Result<ExitCode> {
             let (a, b) = (place(&scn, &from)?, place(&scn, &to)?);
             match land_route(&scn.map, a, b) {
                 Some(r) => {
-                    print!(
+                    out!(
                         "Route from {} to {}:\n{}",
                         scn.map.describe(a),
                         scn.map.describe(b),
@@ -372,7 +394,7 @@ fn run(mut cli: Cli) -> Result<ExitCode> {
                 initial_state(&scn, &Placements::new()).map_err(|e| anyhow!("{e}"))?;
             let mut dice = Dice::new(SeededDice::from_seed(seed));
             let limit = months.unwrap_or(u32::MAX);
-            println!(
+            outln!(
                 "Simulation of {} ({}), seed {seed}",
                 scn.def.title,
                 scn.id()
@@ -386,24 +408,24 @@ fn run(mut cli: Cli) -> Result<ExitCode> {
                     &mut |s, side| simple_orders(&scn, s, side),
                     &mut dice,
                 );
-                print!("{}", dervish::render::log::render(&scn.map, &r.events));
+                out!("{}", dervish::render::log::render(&scn.map, &r.events));
                 state = r.state;
                 played += 1;
                 if state.month == month && state.result.is_none() {
                     break;
                 }
             }
-            println!();
-            println!("Months played: {played}; now {}", state.month.long_name());
+            outln!();
+            outln!("Months played: {played}; now {}", state.month.long_name());
             match &state.result {
-                Some(r) => println!(
+                Some(r) => outln!(
                     "Result: {}",
                     match r.winner {
                         Some(s) => format!("{s} victory: {}", r.reason),
                         None => format!("draw: {}", r.reason),
                     }
                 ),
-                None => println!("Result: the game goes on"),
+                None => outln!("Result: the game goes on"),
             }
             for side in [Side::Egyptian, Side::Mahdist] {
                 let n = state
@@ -411,9 +433,9 @@ fn run(mut cli: Cli) -> Result<ExitCode> {
                     .iter()
                     .filter(|u| u.side == side && u.hex().is_some())
                     .count();
-                println!("{side} units on the map: {n}");
+                outln!("{side} units on the map: {n}");
             }
-            println!("State digest: {}", state.digest());
+            outln!("State digest: {}", state.digest());
             Ok(ExitCode::SUCCESS)
         }
         Command::Orders {
@@ -456,7 +478,7 @@ fn run(mut cli: Cli) -> Result<ExitCode> {
             let parsed = orders::parse(&input, &vocab).map_err(|r| anyhow!("{r}"))?;
             let side = Side::from(side);
             let checked = orders::check(&parsed.sheet, &scn, &state, side);
-            print!(
+            out!(
                 "{}",
                 orders::acknowledge(&parsed, &checked, &scn, side, &state)
             );
@@ -475,7 +497,7 @@ fn run(mut cli: Cli) -> Result<ExitCode> {
             let vocab = orders::Vocabulary::new(&scn);
             let parsed =
                 orders::parse(&orders::Input::text(&text), &vocab).map_err(|r| anyhow!("{r}"))?;
-            print!("{}", orders::print::sheet(&scn.map, &parsed.sheet, true));
+            out!("{}", orders::print::sheet(&scn.map, &parsed.sheet, true));
             for e in &parsed.errors {
                 eprintln!("{e}");
             }
@@ -494,9 +516,9 @@ fn run(mut cli: Cli) -> Result<ExitCode> {
                 match dervish::cases::load(f, &data) {
                     Ok(case) => {
                         let out = dervish::cases::run(&case);
-                        print!("{}", out.summary());
+                        out!("{}", out.summary());
                         if verbose {
-                            print!("{}", out.details());
+                            out!("{}", out.details());
                         }
                         if out.passed() {
                             passed += 1;
@@ -505,12 +527,12 @@ fn run(mut cli: Cli) -> Result<ExitCode> {
                         }
                     }
                     Err(d) => {
-                        println!("ERROR {}\n{d}", f.display());
+                        outln!("ERROR {}\n{d}", f.display());
                         failed += 1;
                     }
                 }
             }
-            println!("{passed} passed, {failed} failed");
+            outln!("{passed} passed, {failed} failed");
             Ok(if failed == 0 {
                 ExitCode::SUCCESS
             } else {
@@ -523,9 +545,9 @@ fn run(mut cli: Cli) -> Result<ExitCode> {
             let data = data(&cli.data)?;
             let case = dervish::cases::load(&file, &data).map_err(|d| anyhow!("{d}"))?;
             if json {
-                println!("{}", serde_json::to_string_pretty(&case.state)?);
+                outln!("{}", serde_json::to_string_pretty(&case.state)?);
             } else {
-                print!("{}", dervish::cases::show(&case));
+                out!("{}", dervish::cases::show(&case));
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -534,7 +556,7 @@ fn run(mut cli: Cli) -> Result<ExitCode> {
         } => {
             let data = data(&cli.data)?;
             for s in &data.scenarios {
-                println!(
+                outln!(
                     "{:<10} {}. {} ({} to {})",
                     s.id,
                     s.number,
@@ -561,13 +583,13 @@ fn run(mut cli: Cli) -> Result<ExitCode> {
                 }
             }
             if !problems.is_empty() {
-                println!("{}", Diagnostics(problems));
+                outln!("{}", Diagnostics(problems));
                 return Ok(ExitCode::FAILURE);
             }
             match set.load() {
                 Ok(d) => {
                     let n = 4 + set.scenarios.len();
-                    println!(
+                    outln!(
                         "ok: {n} files checked ({} places, {} rivers, {} unit types, {} leaders, scenarios {})",
                         d.map.places().len(),
                         d.map.rivers().len(),
@@ -578,8 +600,8 @@ fn run(mut cli: Cli) -> Result<ExitCode> {
                     Ok(ExitCode::SUCCESS)
                 }
                 Err(d) => {
-                    println!("{d}");
-                    println!(
+                    outln!("{d}");
+                    outln!(
                         "{} problem{} found",
                         d.0.len(),
                         if d.0.len() == 1 { "" } else { "s" }
@@ -589,4 +611,19 @@ fn run(mut cli: Cli) -> Result<ExitCode> {
             }
         }
     }
+}
+
+/// Standard output could not be written. A closed pipe means the reader
+/// has all it wanted: exit 0 without a word, as `head` expects. Anything
+/// else (a full disk) is an error worth a line on standard error.
+///
+/// The command ends here rather than by the default SIGPIPE action so that
+/// the daemon's own sockets (SMTP, IMAP) keep getting `EPIPE` as errors
+/// instead of killing the process.
+pub(crate) fn stdout_failed(e: std::io::Error) -> ! {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        std::process::exit(0);
+    }
+    eprintln!("error: cannot write to standard output: {e}");
+    std::process::exit(1);
 }

@@ -93,7 +93,7 @@ pub fn gm(cfg: Config, command: GmCommand) -> Result<ExitCode> {
             let (s, _lock) = open(cfg)?;
             s.set_gm_password(line.trim_end_matches(['\r', '\n']))
                 .map_err(|e| anyhow!("{e}"))?;
-            println!("game master password set");
+            outln!("game master password set");
             Ok(ExitCode::SUCCESS)
         }
     }
@@ -194,11 +194,12 @@ pub fn quickstart(cfg: Config) -> Result<ExitCode> {
     let g = s.game(&created.id).map_err(|e| anyhow!("{e}"))?;
     let state = s.state_of(&g).map_err(|e| anyhow!("{e}"))?;
     let scn = s.scenario(&g.scenario).map_err(|e| anyhow!("{e}"))?;
-    println!(
+    outln!(
         "Demo game {} of {}: egyptian@localhost against mahdist@localhost.",
-        g.id, scn.def.title
+        g.id,
+        scn.def.title
     );
-    println!(
+    outln!(
         "Read {} sample orders mails from {}, played {} turn(s), sent {} mails.",
         report.messages,
         inbox_dir.display(),
@@ -206,7 +207,7 @@ pub fn quickstart(cfg: Config) -> Result<ExitCode> {
         report.sent
     );
     if let Some(dir) = outbox_dir {
-        println!("The mails are in {}:", dir.display());
+        outln!("The mails are in {}:", dir.display());
         let mut names: Vec<String> = std::fs::read_dir(&dir)
             .map(|rd| {
                 rd.filter_map(|e| e.ok())
@@ -216,18 +217,18 @@ pub fn quickstart(cfg: Config) -> Result<ExitCode> {
             .unwrap_or_default();
         names.sort();
         for n in names {
-            println!("  {}", dir.join(n).display());
+            outln!("  {}", dir.join(n).display());
         }
     }
-    println!();
-    println!(
+    outln!();
+    outln!(
         "The map after the first turn (now {}, next deadline {}):",
         state.month.long_name(),
         deadline_text(g.deadline)
     );
-    print!("{}", ascii::overview(&scn, Some(&state)));
-    println!();
-    println!(
+    out!("{}", ascii::overview(&scn, Some(&state)));
+    outln!();
+    outln!(
         "Next: `dervish run` keeps the service going; put mail in {}/new, or use `dervish submit FILE.eml`.",
         inbox_dir.display()
     );
@@ -290,7 +291,7 @@ pub fn run(cfg: Config, once: bool) -> Result<ExitCode> {
             "pass"
         );
         if once {
-            println!(
+            outln!(
                 "{} messages read, {} turns played, {} reminders, {} mails sent, {} failed",
                 r.messages,
                 r.turns_played.len(),
@@ -370,17 +371,17 @@ pub fn check_mail(cfg: &Config) -> Result<ExitCode> {
             .and_then(|s| s.check().map_err(|e| anyhow!("{e}"))),
     };
     match inbox {
-        Ok(text) => println!("inbox: ok: {text}"),
+        Ok(text) => outln!("inbox: ok: {text}"),
         Err(e) => {
             ok = false;
-            println!("inbox: FAILED: {e:#}");
+            outln!("inbox: FAILED: {e:#}");
         }
     }
     match sender(cfg).and_then(|s| s.check().map_err(|e| anyhow!("{}", e.message))) {
-        Ok(text) => println!("outgoing: ok: {text}"),
+        Ok(text) => outln!("outgoing: ok: {text}"),
         Err(e) => {
             ok = false;
-            println!("outgoing: FAILED: {e:#}");
+            outln!("outgoing: FAILED: {e:#}");
         }
     }
     Ok(if ok {
@@ -401,7 +402,7 @@ pub fn submit(cfg: Config, file: &Path) -> Result<ExitCode> {
     };
     let (mut s, _lock) = open(cfg)?;
     let out = s.receive(&raw).map_err(|e| anyhow!("{e}"))?;
-    println!("{}", out.describe());
+    outln!("{}", out.describe());
     Ok(match out {
         Outcome::Orders { .. }
         | Outcome::Commands { .. }
@@ -459,7 +460,7 @@ pub fn game(cfg: Config, command: GameCommand) -> Result<ExitCode> {
                 )
                 .map_err(e)?;
             let g = s.game(&created.id).map_err(e)?;
-            println!(
+            outln!(
                 "Game {} created: first turn {}, deadline {}. Each player's secret is in their welcome mail (run `dervish run --once` to send it).",
                 g.id,
                 g.month,
@@ -469,10 +470,10 @@ pub fn game(cfg: Config, command: GameCommand) -> Result<ExitCode> {
         GameCommand::List => {
             let games = store::games(&s.conn)?;
             if games.is_empty() {
-                println!("no games");
+                outln!("no games");
             }
             for g in games {
-                println!(
+                outln!(
                     "{:<16} {:<9} {:<11} {:<8} turn {:>3} {}  deadline {}{}",
                     g.id,
                     g.scenario,
@@ -489,7 +490,7 @@ pub fn game(cfg: Config, command: GameCommand) -> Result<ExitCode> {
             let g = s.game(&id).map_err(e)?;
             let scn = s.scenario(&g.scenario).map_err(e)?;
             let state = s.state_of(&g).map_err(e)?;
-            println!(
+            outln!(
                 "Game {}: {} ({}), {} turns, {}",
                 g.id,
                 scn.def.title,
@@ -497,20 +498,20 @@ pub fn game(cfg: Config, command: GameCommand) -> Result<ExitCode> {
                 g.mode.as_str(),
                 g.status.as_str()
             );
-            println!(
+            outln!(
                 "Turn {} ({}, {}), deadline {}",
                 g.turn_no,
                 g.month,
                 g.turn_kind.as_str(),
                 deadline_text(g.deadline)
             );
-            println!("Seed fingerprint of the open turn: {}", g.seed_sha256);
+            outln!("Seed fingerprint of the open turn: {}", g.seed_sha256);
             if let Some(r) = &g.result {
-                println!("Result: {r}");
+                outln!("Result: {r}");
             }
             for p in store::players(&s.conn, &id)? {
                 let set = store::latest_order_set(&s.conn, &id, g.turn_no, p.side)?;
-                println!(
+                outln!(
                     "  {:<9} {:<30} {}{}{}",
                     p.side.to_string(),
                     p.address,
@@ -531,14 +532,14 @@ pub fn game(cfg: Config, command: GameCommand) -> Result<ExitCode> {
                 );
             }
             for t in store::turns(&s.conn, &id)? {
-                println!(
+                outln!(
                     "  played turn {}: {} ({})",
                     t.turn_no,
                     t.month,
                     t.turn_kind.as_str()
                 );
             }
-            print!("{}", ascii::overview(&scn, Some(&state)));
+            out!("{}", ascii::overview(&scn, Some(&state)));
         }
         GameCommand::Process { id } => {
             let n = s.play_turn(&id).map_err(e)?;
@@ -550,13 +551,13 @@ pub fn game(cfg: Config, command: GameCommand) -> Result<ExitCode> {
                 "game process",
                 &format!("turn {n} played now"),
             )?;
-            println!(
+            outln!(
                 "Turn {n} of {id} played; the results are in the outbox (`dervish run --once` sends them)."
             );
         }
         GameCommand::Extend { id, hours } => {
             let g = s.extend(&id, hours, &actor()).map_err(e)?;
-            println!("Deadline of {id} now {}", deadline_text(g.deadline));
+            outln!("Deadline of {id} now {}", deadline_text(g.deadline));
         }
         GameCommand::Replace { id, side, address } => {
             let side = if side == "egyptian" {
@@ -565,21 +566,21 @@ pub fn game(cfg: Config, command: GameCommand) -> Result<ExitCode> {
                 Side::Mahdist
             };
             s.replace_player(&id, side, &address, &actor()).map_err(e)?;
-            println!(
+            outln!(
                 "The {side} seat of {id} now belongs to {address}; a new secret is in their welcome mail."
             );
         }
         GameCommand::Observe { id, address } => {
             s.add_observer(&id, &address, &actor()).map_err(e)?;
-            println!("{address} now gets the results of {id}");
+            outln!("{address} now gets the results of {id}");
         }
         GameCommand::Pause { id } => {
             s.set_paused(&id, true, &actor()).map_err(e)?;
-            println!("{id} paused");
+            outln!("{id} paused");
         }
         GameCommand::Resume { id } => {
             let g = s.set_paused(&id, false, &actor()).map_err(e)?;
-            println!("{id} resumed; deadline {}", deadline_text(g.deadline));
+            outln!("{id} resumed; deadline {}", deadline_text(g.deadline));
             if g.status != Status::Running {
                 return Ok(ExitCode::FAILURE);
             }
@@ -594,7 +595,7 @@ pub fn verify(cfg: Config, game: &str, month: &str) -> Result<ExitCode> {
     let mut ok = true;
     for v in results {
         if v.drift.is_empty() {
-            println!(
+            outln!(
                 "turn {} ({}, {}): the same result, byte for byte",
                 v.turn_no,
                 v.month,
@@ -602,7 +603,7 @@ pub fn verify(cfg: Config, game: &str, month: &str) -> Result<ExitCode> {
             );
         } else {
             ok = false;
-            println!(
+            outln!(
                 "turn {} ({}, {}): DIFFERENT: {}",
                 v.turn_no,
                 v.month,
@@ -622,12 +623,12 @@ pub fn replay(cfg: Config, game: &str) -> Result<ExitCode> {
     let (s, _lock) = open(cfg)?;
     let results = s.replay(game).map_err(|e| anyhow!("{e}"))?;
     let drift: Vec<_> = results.iter().filter(|v| !v.drift.is_empty()).collect();
-    println!("{} turns played again", results.len());
+    outln!("{} turns played again", results.len());
     for v in &drift {
-        println!("turn {} ({}): {}", v.turn_no, v.month, v.drift.join("; "));
+        outln!("turn {} ({}): {}", v.turn_no, v.month, v.drift.join("; "));
     }
     if drift.is_empty() {
-        println!("no drift: every turn plays again byte for byte");
+        outln!("no drift: every turn plays again byte for byte");
         Ok(ExitCode::SUCCESS)
     } else {
         Ok(ExitCode::FAILURE)

@@ -6,7 +6,10 @@
 /// quotes one without `>` markers is cut there.
 pub const REPORT_MARKER: &str = "=== Dervish";
 
-/// Characters of text read at most (64 KiB); longer mail is refused.
+/// Bytes of body text read at most (64 KiB), after the message is decoded
+/// and attachments are set aside; longer text is refused. The whole
+/// message as sent has its own, larger limit (`[limits]
+/// max_message_bytes`, 1024 KiB by default); `docs/orders.md` gives both.
 pub const MAX_BYTES: usize = 64 * 1024;
 
 /// Order lines read at most, after quotes and signatures are dropped.
@@ -16,7 +19,7 @@ pub const MAX_LINES: usize = 500;
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum Refusal {
     #[error(
-        "the message is {0} bytes long; orders are read from at most {MAX_BYTES} bytes (64 KiB). Send the orders alone, without attachments or a long quoted report"
+        "the text of the message is {} KiB long; orders are read from at most {} KiB of text. Send the orders alone, without attachments or a long quoted report", .0.div_ceil(1024), MAX_BYTES / 1024
     )]
     TooLong(usize),
     #[error(
@@ -126,6 +129,46 @@ fn wrapped_attribution(line: &str, next: Option<&str>) -> bool {
         })
 }
 
+/// A PGP clearsigned message (RFC 4880 7.1) as a mail reader shows it:
+/// the `-----BEGIN PGP SIGNED MESSAGE-----` line and the armour headers
+/// after it (`Hash: SHA256`) up to the first blank line go, the signature
+/// block from `-----BEGIN PGP SIGNATURE-----` to
+/// `-----END PGP SIGNATURE-----` goes, and dash-escaped lines in between
+/// (`- ` before a line that began with a dash) lose their escape. Lines
+/// keep their numbers in the message as sent. The signature is not
+/// checked: the secret identifies the player.
+fn unarmour(lines: Vec<(usize, &str)>) -> Vec<(usize, &str)> {
+    const BEGIN: &str = "-----BEGIN PGP SIGNED MESSAGE-----";
+    const SIGNATURE: &str = "-----BEGIN PGP SIGNATURE-----";
+    const END: &str = "-----END PGP SIGNATURE-----";
+    if !lines.iter().any(|(_, l)| l.trim() == BEGIN) {
+        return lines;
+    }
+    #[derive(PartialEq)]
+    enum At {
+        Outside,
+        Headers,
+        Text,
+        Signature,
+    }
+    let mut at = At::Outside;
+    let mut out = Vec::with_capacity(lines.len());
+    for (n, line) in lines {
+        let t = line.trim();
+        match at {
+            At::Outside if t == BEGIN => at = At::Headers,
+            At::Outside => out.push((n, line)),
+            At::Headers if t.is_empty() => at = At::Text,
+            At::Headers => {}
+            At::Text if t == SIGNATURE => at = At::Signature,
+            At::Text => out.push((n, line.strip_prefix("- ").unwrap_or(line))),
+            At::Signature if t == END => at = At::Outside,
+            At::Signature => {}
+        }
+    }
+    out
+}
+
 /// The lines of a message that may hold orders, each with its number in
 /// the message: line endings and odd characters normalised, format=flowed
 /// joined, and everything dropped that is not the player's own text:
@@ -137,11 +180,13 @@ pub fn order_lines(text: &str, flowed: bool, delsp: bool) -> Result<Vec<SourceLi
         return Err(Refusal::TooLong(text.len()));
     }
     let unified = text.replace("\r\n", "\n").replace('\r', "\n");
-    let physical: Vec<(usize, &str)> = unified
-        .split('\n')
-        .enumerate()
-        .map(|(i, l)| (i + 1, l))
-        .collect();
+    let physical: Vec<(usize, &str)> = unarmour(
+        unified
+            .split('\n')
+            .enumerate()
+            .map(|(i, l)| (i + 1, l))
+            .collect(),
+    );
     let logical: Vec<(usize, String)> = if flowed {
         unflow(&physical, delsp)
     } else {
@@ -251,6 +296,21 @@ mod tests {
         let mail =
             "MARCH\u{00A0}Khartoum \u{201C}TO\u{201D}\u{2003}Omdurman  \t\nSent from my iPhone\n";
         assert_eq!(texts(mail), ["MARCH Khartoum \"TO\" Omdurman"]);
+    }
+
+    #[test]
+    fn pgp_clearsign_armour_is_taken_off_and_lines_keep_their_numbers() {
+        let mail = "-----BEGIN PGP SIGNED MESSAGE-----\nHash: SHA256\n\nMARCH STACK Tokar TO El Teb\n- -- not a signature\nREADY\n-----BEGIN PGP SIGNATURE-----\n\niQEzBAEBCAAdFiEE\n=abcd\n-----END PGP SIGNATURE-----\n";
+        let lines = order_lines(mail, false, false).unwrap();
+        let got: Vec<(usize, &str)> = lines.iter().map(|l| (l.number, l.text.as_str())).collect();
+        assert_eq!(
+            got,
+            [
+                (4, "MARCH STACK Tokar TO El Teb"),
+                (5, "-- not a signature"),
+                (6, "READY")
+            ]
+        );
     }
 
     #[test]

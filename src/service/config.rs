@@ -96,11 +96,19 @@ pub struct Turns {
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Limits {
-    /// Largest message read, in bytes; larger ones get a polite refusal.
+    /// Largest message read, in bytes, as sent (headers and attachments
+    /// included); larger ones get a polite refusal. The body text read for
+    /// orders is limited apart, to `orders::clean::MAX_BYTES` (64 KiB).
     pub max_message_bytes: usize,
     /// Failed secrets from one player before the game master is told (and
     /// further failures are not answered until a good one arrives).
     pub auth_failures_note: u32,
+    /// After `auth_failures_note` wrong game master passwords in a row, mail
+    /// commands are not read at all for this many minutes; each further
+    /// wrong password after that doubles the wait, up to a day. The game
+    /// master is told once; `dervish gm password` or a right password once
+    /// the wait is over clears it.
+    pub gm_lockout_minutes: u32,
 }
 
 /// Sending.
@@ -179,6 +187,7 @@ impl Default for Limits {
         Limits {
             max_message_bytes: 1024 * 1024,
             auth_failures_note: 3,
+            gm_lockout_minutes: 15,
         }
     }
 }

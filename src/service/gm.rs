@@ -18,6 +18,14 @@
 //!
 //! The commands run in the incoming message's transaction; the answer
 //! lists each command with what it did or why it failed.
+//!
+//! Wrong passwords: the first `auth_failures_note` in a row are answered;
+//! at that many, game master mail is locked for `gm_lockout_minutes` (the
+//! password is not even checked while locked) and the game master is told
+//! once; every further wrong password doubles the wait, up to a day. The
+//! count and the end of the wait are kept in the `service` table. The
+//! password is one for the server, not per game; players' secrets have
+//! their own count per seat (`intake.rs`).
 
 use std::fmt::Write as _;
 
@@ -32,7 +40,14 @@ use crate::store::{self, Mode};
 
 /// The service table key of the game master's password hash.
 const PASSWORD_KEY: &str = "gm_password";
+/// Wrong passwords in a row since the last right one (the only address
+/// whose mail is read as the game master's is `host.game_master`, so this
+/// count is that address's).
 const FAILURES_KEY: &str = "gm_auth_failures";
+/// Until when game master mail is not read after too many wrong passwords.
+const LOCKED_UNTIL_KEY: &str = "gm_locked_until";
+/// The longest lockout, however many wrong passwords.
+const MAX_LOCKOUT_MINUTES: i64 = 24 * 60;
 
 /// The game master lines of a message.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -78,6 +93,7 @@ impl Service {
         let tx = self.begin()?;
         store::set_service_value(&tx, PASSWORD_KEY, &hash)?;
         store::set_service_value(&tx, FAILURES_KEY, "0")?;
+        store::set_service_value(&tx, LOCKED_UNTIL_KEY, "")?;
         store::audit(&tx, self.now(), None, "cli", "gm password", "set")?;
         tx.commit()?;
         Ok(())
@@ -90,6 +106,17 @@ impl Service {
         let failures: u32 = store::service_value(&self.conn, FAILURES_KEY)?
             .and_then(|v| v.parse().ok())
             .unwrap_or(0);
+        let now = self.now();
+        let locked_until = store::service_value(&self.conn, LOCKED_UNTIL_KEY)?
+            .and_then(|v| store::parse_time(&v).ok())
+            .filter(|t| *t > now);
+        if let Some(until) = locked_until {
+            // The password is not even looked at: no guessing while locked.
+            return Ok(Outcome::Ignored(format!(
+                "game master mail: locked after {failures} wrong passwords, until {}",
+                store::time(until)
+            )));
+        }
         let stored = store::service_value(&self.conn, PASSWORD_KEY)?;
         let ok = match (&stored, &gm.password) {
             (Some(h), Some(p)) => password_matches(p.trim(), h),
@@ -103,8 +130,31 @@ impl Service {
                 (_, None) => "the mail has no PASSWORD line",
                 _ => "the PASSWORD is wrong",
             };
-            store::set_service_value(&self.conn, FAILURES_KEY, &(failures + 1).to_string())?;
-            if failures >= self.cfg.limits.auth_failures_note {
+            let failures = failures + 1;
+            store::set_service_value(&self.conn, FAILURES_KEY, &failures.to_string())?;
+            let note = self.cfg.limits.auth_failures_note;
+            if stored.is_some() && failures >= note {
+                // A growing wait: the lockout doubles with every wrong
+                // password past the limit, up to a day.
+                let doublings = (failures - note).min(16);
+                let minutes = (i64::from(self.cfg.limits.gm_lockout_minutes) << doublings)
+                    .min(MAX_LOCKOUT_MINUTES);
+                let until = now + chrono::Duration::minutes(minutes);
+                store::set_service_value(&self.conn, LOCKED_UNTIL_KEY, &store::time(until))?;
+                if failures == note {
+                    self.queue(self.notice_draft(
+                        None,
+                        &format!("gm-locked:{}", store::time(now)),
+                        &to,
+                        "game master mail locked",
+                        &format!(
+                            "{failures} mails in a row from {to} had a wrong or missing PASSWORD. Game master mail is not read until {}; each further wrong password makes the wait longer (up to a day). If this was not you, someone is guessing: choose a new password with `dervish gm password`, which also ends the wait.",
+                            store::time(until)
+                        ),
+                    )?)?;
+                }
+            }
+            if failures > note {
                 return Ok(Outcome::Ignored(format!(
                     "game master mail: {reason} (no longer answered)"
                 )));
@@ -119,6 +169,7 @@ impl Service {
             return Ok(Outcome::Refused(format!("game master mail: {reason}")));
         }
         store::set_service_value(&self.conn, FAILURES_KEY, "0")?;
+        store::set_service_value(&self.conn, LOCKED_UNTIL_KEY, "")?;
         let mut report = String::new();
         let actor = format!("mail:{to}");
         for (line, words) in &gm.commands {

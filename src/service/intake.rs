@@ -70,6 +70,31 @@ pub fn synthetic_message_id(raw: &[u8]) -> String {
     format!("sha256-{}@dervish.invalid", &sha256_hex(raw)[..40])
 }
 
+/// How many different questions of one kind with arguments (`MAP place`,
+/// `ROUTE a TO b`, `HISTORY month`) one mail may ask; more are passed over.
+pub const MAX_ANSWERS_PER_KIND: usize = 3;
+
+/// Whether command `c` gets an answer, given those already chosen in this
+/// mail. Each kind of request is answered once per mail: `HELP`, `STATUS`,
+/// `RESEND` and `JOIN` once whatever follows them; `MAP`, `ROUTE` and
+/// `HISTORY` once for each different place, route or month, up to
+/// [`MAX_ANSWERS_PER_KIND`] of each kind. So one mail can never queue more
+/// than 4 + 3 x 3 answers, however many lines it repeats.
+pub fn answer_once(chosen: &[&Command], c: &Command) -> bool {
+    if chosen.contains(&c) {
+        return false;
+    }
+    let same_kind = chosen
+        .iter()
+        .filter(|k| std::mem::discriminant(**k) == std::mem::discriminant(c))
+        .count();
+    let cap = match c {
+        Command::Map(_) | Command::Route(..) | Command::History(_) => MAX_ANSWERS_PER_KIND,
+        Command::Help | Command::Status | Command::Resend | Command::Join(_) => 1,
+    };
+    same_kind < cap
+}
+
 /// Who sent the message and where the conversation stands.
 struct Context<'a> {
     mail: &'a Inbound,
@@ -146,7 +171,7 @@ impl Service {
             return Ok(Outcome::Duplicate);
         };
         let reason = format!(
-            "the message is {} KiB and Dervish reads messages of up to {} KiB",
+            "the message is {} KiB long as sent, attachments included, and Dervish reads messages of up to {} KiB",
             size.div_ceil(1024),
             limit / 1024
         );
@@ -450,10 +475,14 @@ impl Service {
         }
         let side = seat.side;
         let mut answered = false;
+        let mut chosen: Vec<&Command> = Vec::new();
         for (n, item) in parsed.sheet.items.iter().enumerate() {
             if let Order::Command(c) = &item.order {
-                self.answer(cx, &g, side, c, n)?;
                 answered = true;
+                if answer_once(&chosen, c) {
+                    self.answer(cx, &g, side, c, n)?;
+                    chosen.push(c);
+                }
             }
         }
         let has_orders = parsed

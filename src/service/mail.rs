@@ -167,7 +167,9 @@ impl Service {
         Ok((sent, failed))
     }
 
-    /// A short notice from the `notice.txt` template.
+    /// A short notice from the `notice.txt` template. The dedupe key holds
+    /// the game as well as `key`, so the same kind of notice (a JOIN, a
+    /// missed turn, an unreachable player) in two games is two notices.
     pub fn notice_draft(
         &self,
         game_id: Option<&str>,
@@ -187,7 +189,7 @@ impl Service {
         Ok(Draft {
             game_id: game_id.map(str::to_string),
             kind: "notice",
-            dedupe_key: format!("notice:{key}:{to}"),
+            dedupe_key: format!("notice:{}:{key}:{to}", game_id.unwrap_or("-")),
             to: to.to_string(),
             rendered,
             html: false,
