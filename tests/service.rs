@@ -536,6 +536,19 @@ fn commands_are_answered_and_do_not_replace_orders() {
         to.iter()
             .any(|s| s.subject.contains("status") && s.text.contains("orders in (version 1)"))
     );
+    // Each player's line on a line of its own.
+    let status = to
+        .iter()
+        .find(|s| s.subject.contains("status"))
+        .expect("a status answer");
+    assert!(
+        status
+            .text
+            .lines()
+            .any(|l| l.starts_with("Egyptian: ") && !l.contains("Mahdist:")),
+        "{}",
+        status.text
+    );
     assert!(to.iter().any(|s| s.text.contains("Route from Korti")));
     let set = store::latest_order_set(&h.svc.conn, "k-1", 1, Side::Egyptian)
         .unwrap()
