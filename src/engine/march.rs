@@ -1770,7 +1770,11 @@ fn move_stack<S: DieSource>(t: &mut Turn<'_, S>, m: &mut Marching, to: Hex) {
         let previous = t.state.control.insert(to, t.side);
         super::arrivals::town_gains(t, to, previous);
     }
-    if t.side == Side::Mahdist {
+    // Mahdists entering the fleet's hex, or taking Souakim, move it (8.25).
+    if t.side == Side::Mahdist
+        && (rail::fleet_at(t, to).is_some()
+            || t.scn.map.place_at(to).is_some_and(|p| p.name == "Souakim"))
+    {
         rail::fleet_upkeep(t);
     }
 }
