@@ -991,3 +991,40 @@ mod robustness {
         }
     }
 }
+
+/// Backscatter (forged mail naming a real player): refusals of every kind
+/// to one address are capped per hour, and a stranger's subject comes back
+/// only short and clean.
+#[test]
+fn refusals_are_capped_per_address_and_hour_and_never_echo_a_long_subject() {
+    let mut h = Harness::new("backscatter", Mode::Monthly);
+    let long = "x".repeat(100_000);
+    for k in 0..10 {
+        let raw = h.mail(
+            "gordon@example.org",
+            &format!("[dervish nosuch-{k}] orders {long}"),
+            "MARCH STACK Sinkat TO Souakim\n",
+        );
+        h.deliver(&raw);
+    }
+    h.pass();
+    let refusals = |h: &Harness| -> Vec<Sent> {
+        h.sent_to("gordon@example.org")
+            .into_iter()
+            .filter(|s| s.subject.contains("not accepted"))
+            .collect()
+    };
+    let first = refusals(&h);
+    assert_eq!(first.len(), 3, "three refusals an hour at most");
+    for r in &first {
+        assert!(r.raw.len() < 20_000, "a refusal of {} bytes", r.raw.len());
+        assert!(!r.text.contains(&"x".repeat(100)), "{}", r.text);
+        assert!(r.text.contains("..."), "{}", r.text);
+    }
+    // An hour later, the address may be answered again.
+    h.advance(2);
+    let raw = h.mail("gordon@example.org", "[dervish nosuch-99] orders", "HELP\n");
+    h.deliver(&raw);
+    h.pass();
+    assert_eq!(refusals(&h).len(), 4);
+}

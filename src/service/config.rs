@@ -109,6 +109,11 @@ pub struct Limits {
     /// master is told once; `dervish gm password` or a right password once
     /// the wait is over clears it.
     pub gm_lockout_minutes: u32,
+    /// Refusals (of any kind: a game not played from this address, a mail
+    /// too large, orders for another side ...) sent to one address in an
+    /// hour at most; beyond it the mail is recorded and not answered, so
+    /// forged mail cannot turn the service against a real address.
+    pub refusals_per_hour: u32,
 }
 
 /// Sending.
@@ -188,6 +193,7 @@ impl Default for Limits {
             max_message_bytes: 1024 * 1024,
             auth_failures_note: 3,
             gm_lockout_minutes: 15,
+            refusals_per_hour: 3,
         }
     }
 }

@@ -991,6 +991,11 @@ impl Service {
         hint: &str,
         mail: Option<&Inbound>,
     ) -> Result<Draft> {
+        // Nothing of a stranger's mail comes back long or raw: the subject,
+        // a game name taken from it and a reason quoting it are cut short.
+        let subject = short_subject(subject);
+        let game = &short_subject(game);
+        let reason = &cut_chars(reason, 400);
         let rendered = self.templates.render(
             "refusal.txt",
             context! { game => game, subject => subject, reason => reason, hint => hint },
@@ -1013,4 +1018,33 @@ impl Service {
         }
         Ok(d)
     }
+}
+
+/// Most characters of a stranger's subject copied into a reply.
+pub const SUBJECT_ECHO_CHARS: usize = 80;
+
+/// A subject as it may be quoted back: control characters and runs of
+/// white space made single spaces, at most [`SUBJECT_ECHO_CHARS`]
+/// characters, "..." where it was cut.
+pub fn short_subject(subject: &str) -> String {
+    let clean: String = subject
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    let words: Vec<&str> = clean.split_whitespace().collect();
+    let joined = words.join(" ");
+    if joined.chars().count() <= SUBJECT_ECHO_CHARS {
+        return joined;
+    }
+    let cut: String = joined.chars().take(SUBJECT_ECHO_CHARS).collect();
+    format!("{}...", cut.trim_end())
+}
+
+/// `text` cut to at most `max` characters, "..." where it was cut.
+fn cut_chars(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_string();
+    }
+    let cut: String = text.chars().take(max).collect();
+    format!("{cut}...")
 }

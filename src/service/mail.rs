@@ -48,6 +48,17 @@ impl Service {
     /// whether it was queued now (false: queued before).
     pub fn queue(&self, d: Draft) -> Result<bool> {
         let now = self.now();
+        // Backscatter: refusals to one address are capped per hour,
+        // whatever refused the mail.
+        if d.kind == "refusal" {
+            let cap = self.cfg.limits.refusals_per_hour;
+            let n =
+                store::count_mail_since(&self.conn, "refusal", &d.to, now - Duration::hours(1))?;
+            if n >= cap {
+                tracing::info!(to = %d.to, n, "refusal not sent: {cap} an hour to one address at most");
+                return Ok(false);
+            }
+        }
         let row = OutboxRow {
             id: 0,
             game_id: d.game_id,

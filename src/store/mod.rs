@@ -697,6 +697,22 @@ pub fn queue_mail(c: &Connection, m: &OutboxRow) -> Result<bool> {
     Ok(n == 1)
 }
 
+/// How many mails of `kind` were queued for `recipient` since `since`
+/// (refusals are capped per address and hour).
+pub fn count_mail_since(
+    c: &Connection,
+    kind: &str,
+    recipient: &str,
+    since: DateTime<Utc>,
+) -> Result<u32> {
+    let n: u32 = c
+        .prepare_cached(
+            "SELECT COUNT(*) FROM outbox WHERE kind = ?1 AND recipient = ?2 COLLATE NOCASE AND created_at >= ?3",
+        )?
+        .query_row(params![kind, recipient, time(since)], |r| r.get(0))?;
+    Ok(n)
+}
+
 /// Mails due to be sent now, oldest first.
 pub fn due_mail(c: &Connection, now: DateTime<Utc>) -> Result<Vec<OutboxRow>> {
     let mut st = c.prepare_cached(&format!(
