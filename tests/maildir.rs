@@ -128,3 +128,31 @@ fn unfinished_and_hidden_files_are_never_listed() {
     assert!(root.join("tmp").join("1700000000.1_1.1.host").exists());
     let _ = fs::remove_dir_all(&root);
 }
+
+/// An oversized message is never read whole: only its head, with the
+/// real size (so a 50 MB mail costs no memory).
+#[test]
+fn an_oversized_message_is_read_only_in_its_head() {
+    use dervish::mail::{HEAD_BYTES, Inbox};
+    let root = temp_dir("oversized");
+    let mut md = Maildir::open(&root).unwrap();
+    let mut raw = b"From: a@example.org\r\nSubject: big\r\n\r\n".to_vec();
+    raw.resize(3 << 20, b'x');
+    md.deliver(&raw).unwrap();
+    let waiting = md.pending(None).unwrap();
+    assert_eq!(waiting.len(), 1);
+    let f = Inbox::read(&mut md, &waiting[0], 1 << 20).unwrap();
+    assert_eq!(f.size, 3 << 20);
+    assert_eq!(f.bytes.len(), HEAD_BYTES);
+    assert!(f.is_partial());
+    // A message within the limit is read whole.
+    let f = Inbox::read(&mut md, &waiting[0], 4 << 20).unwrap();
+    assert_eq!(f.bytes.len(), 3 << 20);
+    // From a stream (standard input): the head kept, the rest counted.
+    let (head, size) =
+        dervish::mail::read_bounded(&mut std::io::Cursor::new(raw.clone()), 1 << 20).unwrap();
+    assert_eq!((head.len(), size), (HEAD_BYTES, 3 << 20));
+    let (all, size) = dervish::mail::read_bounded(&mut std::io::Cursor::new(raw), 4 << 20).unwrap();
+    assert_eq!((all.len(), size), (3 << 20, 3 << 20));
+    let _ = fs::remove_dir_all(&root);
+}

@@ -1028,3 +1028,33 @@ fn refusals_are_capped_per_address_and_hour_and_never_echo_a_long_subject() {
     h.pass();
     assert_eq!(refusals(&h).len(), 4);
 }
+
+/// A message over the size limit from a player is refused with its real
+/// size, and only its head is stored.
+#[test]
+fn an_oversized_message_is_stored_only_in_its_head() {
+    let mut h = Harness::new("oversized", Mode::Monthly);
+    let mut raw = h.orders(Side::Egyptian, "MARCH STACK Sinkat TO Souakim\n");
+    raw.extend(std::iter::repeat_n(b'x', 3 << 20));
+    h.deliver(&raw);
+    h.pass();
+    let refusal = h
+        .sent_to("gordon@example.org")
+        .into_iter()
+        .find(|s| s.subject.contains("not accepted"))
+        .expect("a refusal");
+    assert!(refusal.text.contains("KiB long"), "{}", refusal.text);
+    let stored: i64 = h
+        .svc
+        .conn
+        .query_row(
+            "SELECT length(raw) FROM messages ORDER BY id DESC LIMIT 1",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert!(
+        stored as usize <= dervish::mail::HEAD_BYTES,
+        "{stored} bytes stored"
+    );
+}

@@ -392,16 +392,23 @@ pub fn check_mail(cfg: &Config) -> Result<ExitCode> {
 }
 
 pub fn submit(cfg: Config, file: &Path) -> Result<ExitCode> {
-    let raw = if file.as_os_str() == "-" {
-        let mut b = Vec::new();
-        std::io::Read::read_to_end(&mut std::io::stdin(), &mut b)
-            .context("cannot read standard input")?;
-        b
+    // A message over the size limit is read only in its head (the rest
+    // counted, not kept), so a huge mail costs no memory.
+    let max = cfg.limits.max_message_bytes;
+    let (raw, size) = if file.as_os_str() == "-" {
+        dervish::mail::read_bounded(&mut std::io::stdin().lock(), max)
+            .context("cannot read standard input")?
     } else {
-        std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))?
+        dervish::mail::maildir::read_bounded(file, max)
+            .with_context(|| format!("cannot read {}", file.display()))?
     };
     let (mut s, _lock) = open(cfg)?;
-    let out = s.receive(&raw).map_err(|e| anyhow!("{e}"))?;
+    let out = if raw.len() < size {
+        s.receive_oversized(&raw, size)
+    } else {
+        s.receive(&raw)
+    }
+    .map_err(|e| anyhow!("{e}"))?;
     outln!("{}", out.describe());
     Ok(match out {
         Outcome::Orders { .. }

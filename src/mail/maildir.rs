@@ -183,17 +183,15 @@ impl super::Inbox for Maildir {
             .collect())
     }
 
-    /// The whole file: it is already on this machine.
+    /// The whole file, or only its first [`super::HEAD_BYTES`] when it is
+    /// larger than `max_bytes`: an oversized message is never read whole.
     fn read(
         &mut self,
         w: &super::Waiting,
-        _max_bytes: usize,
+        max_bytes: usize,
     ) -> Result<super::Fetched, super::InboxError> {
-        let bytes = fs::read(self.root.join("new").join(&w.id))?;
-        Ok(super::Fetched {
-            size: bytes.len(),
-            bytes,
-        })
+        let (bytes, size) = read_bounded(&self.root.join("new").join(&w.id), max_bytes)?;
+        Ok(super::Fetched { bytes, size })
     }
 
     fn done(&mut self, w: &super::Waiting) -> Result<(), super::InboxError> {
@@ -202,4 +200,21 @@ impl super::Inbox for Maildir {
             path: self.root.join("new").join(&w.id),
         })?)
     }
+}
+
+/// A file read whole if it is at most `max_bytes` long, else only its
+/// first [`super::HEAD_BYTES`]; with its real size.
+pub fn read_bounded(path: &Path, max_bytes: usize) -> io::Result<(Vec<u8>, usize)> {
+    use std::io::Read;
+    let f = fs::File::open(path)?;
+    let size = usize::try_from(f.metadata()?.len()).unwrap_or(usize::MAX);
+    let keep = if size > max_bytes {
+        super::HEAD_BYTES
+    } else {
+        size
+    };
+    let mut bytes = Vec::with_capacity(keep.min(max_bytes));
+    f.take(keep as u64).read_to_end(&mut bytes)?;
+    let size = size.max(bytes.len());
+    Ok((bytes, size))
 }

@@ -80,6 +80,31 @@ pub trait Inbox {
     fn close(&mut self) {}
 }
 
+/// Read a message from `r` (standard input, say) keeping at most
+/// `max_bytes`: a longer one is kept only in its first [`HEAD_BYTES`] and
+/// the rest is counted, not stored. Returns the bytes kept and the size.
+pub fn read_bounded<R: std::io::Read>(
+    r: &mut R,
+    max_bytes: usize,
+) -> std::io::Result<(Vec<u8>, usize)> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    r.by_ref()
+        .take(max_bytes as u64 + 1)
+        .read_to_end(&mut bytes)?;
+    if bytes.len() <= max_bytes {
+        let n = bytes.len();
+        return Ok((bytes, n));
+    }
+    let rest = std::io::copy(r, &mut std::io::sink())?;
+    let size = bytes
+        .len()
+        .saturating_add(usize::try_from(rest).unwrap_or(usize::MAX));
+    bytes.truncate(HEAD_BYTES);
+    bytes.shrink_to_fit();
+    Ok((bytes, size))
+}
+
 /// How much of an oversized message is read: enough for any header.
 pub const HEAD_BYTES: usize = 64 * 1024;
 

@@ -165,8 +165,10 @@ impl Service {
         let tx = self.begin()?;
         let sender = mail.as_ref().and_then(|m| m.from.clone());
         let subject = mail.as_ref().map(|m| m.subject.clone()).unwrap_or_default();
+        // Only the head is kept: the outcome records the real size.
+        let kept = &raw[..raw.len().min(crate::mail::HEAD_BYTES)];
         let Some(row) =
-            store::insert_message(&tx, &id, self.now(), sender.as_deref(), &subject, raw)?
+            store::insert_message(&tx, &id, self.now(), sender.as_deref(), &subject, kept)?
         else {
             return Ok(Outcome::Duplicate);
         };
