@@ -322,3 +322,50 @@ fn a_closed_standard_output_ends_the_command_quietly() {
     assert_eq!(err, "", "nothing is said");
     assert_eq!(out.status.code(), Some(0), "{err}");
 }
+
+/// `dervish submit` as a mail server's pipe: 0 for every message handled
+/// (a stranger's mail ignored included), 75 (EX_TEMPFAIL) when the service
+/// cannot take it now, so the mail server keeps the message and retries.
+#[test]
+fn submit_exits_0_for_a_handled_message_and_75_when_the_service_is_busy() {
+    let dir = std::env::temp_dir().join(format!("dervish-cli-submit-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let db = dir.join("db.sqlite");
+    let config = dir.join("dervish.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "database = \"{}\"\n[outgoing]\nkind = \"file\"\ndir = \"{}\"\n",
+            db.display(),
+            dir.join("outbox").display()
+        ),
+    )
+    .unwrap();
+    let mail = dir.join("stranger.eml");
+    std::fs::write(
+        &mail,
+        "From: stranger@example.net\r\nTo: dervish@example.org\r\nSubject: hello\r\nMessage-ID: <s1@example.net>\r\n\r\nhello\r\n",
+    )
+    .unwrap();
+    let config = config.to_str().unwrap();
+    let mail = mail.to_str().unwrap();
+    let (out, err, code) = dervish(&["--config", config, "submit", mail]);
+    assert_eq!(code, 0, "{out}{err}");
+    // From standard input too.
+    let out = Command::cargo_bin("dervish")
+        .unwrap()
+        .args(["--config", config, "submit", "-"])
+        .write_stdin(
+            "From: other@example.net\r\nSubject: hi\r\nMessage-ID: <s2@example.net>\r\n\r\nhi\r\n",
+        )
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    // While another dervish holds the database: try again later.
+    let _held = dervish::service::lock(&db).unwrap();
+    let (out, err, code) = dervish(&["--config", config, "submit", mail]);
+    assert_eq!(code, 75, "{out}{err}");
+    assert!(err.contains("try again later"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -18,7 +18,6 @@ use dervish::render::ascii;
 use dervish::scenario::Side;
 use dervish::service::config::InboxKind;
 use dervish::service::games::{NewGame, deadline_text};
-use dervish::service::intake::Outcome;
 use dervish::service::{self, Config, Service};
 use dervish::store::{self, Mode, Status};
 
@@ -391,33 +390,54 @@ pub fn check_mail(cfg: &Config) -> Result<ExitCode> {
     })
 }
 
+/// `EX_TEMPFAIL` (sysexits.h): a mail server calling `dervish submit` as
+/// a pipe keeps the message and tries again later.
+const EX_TEMPFAIL: u8 = 75;
+
+/// Hand one message to the intake. Exit status, for a mail server's pipe:
+/// 0 for every message handled, whatever was done with it (orders, a
+/// refusal, a stranger's mail ignored); 75 (`EX_TEMPFAIL`) when the service
+/// cannot take it now (the database or its lock); 1 for a file named on the
+/// command line that cannot be read.
 pub fn submit(cfg: Config, file: &Path) -> Result<ExitCode> {
     // A message over the size limit is read only in its head (the rest
     // counted, not kept), so a huge mail costs no memory.
     let max = cfg.limits.max_message_bytes;
-    let (raw, size) = if file.as_os_str() == "-" {
-        dervish::mail::read_bounded(&mut std::io::stdin().lock(), max)
-            .context("cannot read standard input")?
+    let read = if file.as_os_str() == "-" {
+        match dervish::mail::read_bounded(&mut std::io::stdin().lock(), max) {
+            Ok(r) => r,
+            Err(e) => {
+                eprintln!("dervish: cannot read standard input now: {e}");
+                return Ok(ExitCode::from(EX_TEMPFAIL));
+            }
+        }
     } else {
         dervish::mail::maildir::read_bounded(file, max)
             .with_context(|| format!("cannot read {}", file.display()))?
     };
-    let (mut s, _lock) = open(cfg)?;
+    let (raw, size) = read;
+    let (mut s, _lock) = match open(cfg) {
+        Ok(x) => x,
+        Err(e) => {
+            eprintln!("dervish: cannot take the message now, try again later: {e:#}");
+            return Ok(ExitCode::from(EX_TEMPFAIL));
+        }
+    };
     let out = if raw.len() < size {
         s.receive_oversized(&raw, size)
     } else {
         s.receive(&raw)
+    };
+    match out {
+        Ok(out) => {
+            outln!("{}", out.describe());
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(e) => {
+            eprintln!("dervish: cannot take the message now, try again later: {e}");
+            Ok(ExitCode::from(EX_TEMPFAIL))
+        }
     }
-    .map_err(|e| anyhow!("{e}"))?;
-    outln!("{}", out.describe());
-    Ok(match out {
-        Outcome::Orders { .. }
-        | Outcome::Commands { .. }
-        | Outcome::Duplicate
-        | Outcome::Bounce(_)
-        | Outcome::Joined { .. } => ExitCode::SUCCESS,
-        Outcome::Ignored(_) | Outcome::Refused(_) => ExitCode::from(2),
-    })
 }
 
 pub fn game(cfg: Config, command: GameCommand) -> Result<ExitCode> {
