@@ -369,3 +369,24 @@ fn submit_exits_0_for_a_handled_message_and_75_when_the_service_is_busy() {
     assert!(err.contains("try again later"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The lock follows the database's real path: a symbolic link or another
+/// spelling of the path does not let a second dervish in.
+#[cfg(unix)]
+#[test]
+fn the_lock_holds_for_every_name_of_the_database() {
+    let dir = std::env::temp_dir().join(format!("dervish-cli-lock-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("sub")).unwrap();
+    let db = dir.join("db.sqlite");
+    std::fs::write(&db, b"").unwrap();
+    let link = dir.join("link.sqlite");
+    std::os::unix::fs::symlink(&db, &link).unwrap();
+    let _held = dervish::service::lock(&db).unwrap();
+    assert!(dervish::service::lock(&link).is_err(), "through a link");
+    let other = dir.join("sub").join("..").join("db.sqlite");
+    assert!(dervish::service::lock(&other).is_err(), "through sub/..");
+    drop(_held);
+    assert!(dervish::service::lock(&link).is_ok());
+    let _ = std::fs::remove_dir_all(&dir);
+}

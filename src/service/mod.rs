@@ -243,9 +243,11 @@ impl Service {
 }
 
 /// Take the lock that keeps two instances off one database: a lock file
-/// beside it, held while the returned handle lives.
+/// beside it, held while the returned handle lives. The lock is taken
+/// beside the database's real path (symbolic links followed, `.` and `..`
+/// resolved), so two names for one database share one lock.
 pub fn lock(database: &Path) -> std::result::Result<std::fs::File, String> {
-    let path = database.with_extension("lock");
+    let path = real_path(database).with_extension("lock");
     let file = std::fs::OpenOptions::new()
         .create(true)
         .truncate(false)
@@ -260,5 +262,21 @@ pub fn lock(database: &Path) -> std::result::Result<std::fs::File, String> {
             path.display()
         )),
         Err(std::fs::TryLockError::Error(e)) => Err(format!("cannot lock {}: {e}", path.display())),
+    }
+}
+
+/// The real path of a database that may not exist yet: the file's own if
+/// it exists, else its folder's real path with the file name.
+fn real_path(database: &Path) -> std::path::PathBuf {
+    if let Ok(p) = std::fs::canonicalize(database) {
+        return p;
+    }
+    let parent = database
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    match (std::fs::canonicalize(parent), database.file_name()) {
+        (Ok(dir), Some(name)) => dir.join(name),
+        _ => database.to_path_buf(),
     }
 }
