@@ -1058,3 +1058,25 @@ fn an_oversized_message_is_stored_only_in_its_head() {
         "{stored} bytes stored"
     );
 }
+
+/// A player's odd Message-ID (a space, non-ASCII) cannot be written in the
+/// reply's threading headers: the receipt goes anyway, without them.
+#[test]
+fn a_receipt_goes_out_whatever_the_players_message_id() {
+    let mut h = Harness::new("oddid", Mode::Monthly);
+    let text = format!(
+        "SECRET {}\nMARCH STACK Sinkat TO Souakim\n",
+        h.secret(Side::Egyptian)
+    );
+    let month = h.svc.game(&h.game).unwrap().month;
+    let subject = format!("[dervish {}] orders {month}", h.game);
+    let raw = raw_mail("gordon@example.org", &subject, &text, "abc déf@host", "");
+    h.deliver(&raw);
+    h.pass();
+    let receipts: Vec<Sent> = h
+        .sent_to("gordon@example.org")
+        .into_iter()
+        .filter(|s| s.text.contains("MARCH STACK Sinkat"))
+        .collect();
+    assert_eq!(receipts.len(), 1, "the receipt was sent");
+}

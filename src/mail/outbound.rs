@@ -150,12 +150,18 @@ pub fn build(o: &Outgoing) -> Result<Message, OutboundError> {
         return Err(OutboundError::NoRecipients);
     }
     check_identifier("message id", &o.message_id, true)?;
-    if let Some(id) = &o.in_reply_to {
-        check_identifier("in-reply-to id", id, false)?;
-    }
-    for id in &o.references {
-        check_identifier("references id", id, false)?;
-    }
+    // Threading identifiers come from the player's mail: one that cannot
+    // be written in a header (spaces, non-ASCII, brackets) is left out,
+    // so a reply always goes, only less well threaded.
+    let in_reply_to = o
+        .in_reply_to
+        .as_ref()
+        .filter(|id| check_identifier("in-reply-to id", id, false).is_ok());
+    let references: Vec<&String> = o
+        .references
+        .iter()
+        .filter(|id| check_identifier("references id", id, false).is_ok())
+        .collect();
     check_identifier("loop id", &o.loop_id, false)?;
     if o.date.timestamp() < 0 || o.date.year() > 9999 {
         return Err(OutboundError::Date(o.date));
@@ -169,11 +175,11 @@ pub fn build(o: &Outgoing) -> Result<Message, OutboundError> {
     for to in &o.to {
         builder = builder.to(parse_mailbox("to", to)?);
     }
-    if let Some(id) = &o.in_reply_to {
+    if let Some(id) = in_reply_to {
         builder = builder.in_reply_to(format!("<{id}>"));
     }
-    if !o.references.is_empty() {
-        let refs: Vec<String> = o.references.iter().map(|id| format!("<{id}>")).collect();
+    if !references.is_empty() {
+        let refs: Vec<String> = references.iter().map(|id| format!("<{id}>")).collect();
         builder = builder.references(refs.join(" "));
     }
     builder = builder
