@@ -501,6 +501,30 @@ fn a_bounce_marks_the_player_unreachable_and_tells_the_others() {
     );
 }
 
+/// A forged delivery report (naming a player, but returning no mail
+/// Dervish sent) marks nobody unreachable and writes to nobody.
+#[test]
+fn a_forged_bounce_is_ignored() {
+    let mut h = Harness::new("forged", Mode::Monthly);
+    h.pass();
+    let before = h.sent().len();
+    for original in ["", "Message-ID: <not-ours@elsewhere.example>\r\n"] {
+        let bounce = format!(
+            "From: MAILER-DAEMON@example.org\r\nTo: dervish@example.org\r\nSubject: Undelivered Mail Returned to Sender\r\nMessage-ID: <forged{}@example.org>\r\nMIME-Version: 1.0\r\nContent-Type: multipart/report; report-type=delivery-status; boundary=\"b1\"\r\n\r\n--b1\r\nContent-Type: text/plain\r\n\r\nDelivery failed.\r\n--b1\r\nContent-Type: message/delivery-status\r\n\r\nReporting-MTA: dns; example.org\r\n\r\nFinal-Recipient: rfc822; mahdi@example.org\r\nAction: failed\r\nStatus: 5.1.1\r\n--b1\r\nContent-Type: text/rfc822-headers\r\n\r\n{original}To: mahdi@example.org\r\n--b1--\r\n",
+            original.len()
+        );
+        let out = h.svc.receive(bounce.as_bytes()).unwrap();
+        assert!(
+            matches!(&out, Outcome::Ignored(r) if r.contains("no mail Dervish sent")),
+            "{out:?}"
+        );
+    }
+    let p = store::players(&h.svc.conn, "k-1").unwrap();
+    assert!(p.iter().all(|p| !p.unreachable));
+    h.svc.flush(&h.sender).unwrap();
+    assert_eq!(h.sent().len(), before, "nobody is written to");
+}
+
 #[test]
 fn a_deadline_that_passed_while_the_service_was_down_is_extended() {
     let mut h = Harness::new("downtime", Mode::Monthly);

@@ -229,8 +229,8 @@ impl Service {
             }
             Kind::Bounce {
                 original_message_id,
-                failed_recipient,
-            } => self.bounce(original_message_id.as_deref(), failed_recipient.as_deref())?,
+                ..
+            } => self.bounce(original_message_id.as_deref())?,
             Kind::Normal => match mail.from.clone() {
                 None => (None, Outcome::Ignored("no sender address".into())),
                 Some(sender)
@@ -264,32 +264,32 @@ impl Service {
         Ok(out)
     }
 
-    /// A delivery failure of one of our mails: its recipient is marked
-    /// unreachable, and the game master and the opponent are told.
-    fn bounce(
-        &self,
-        original: Option<&str>,
-        failed: Option<&str>,
-    ) -> Result<(Option<String>, Outcome)> {
+    /// A delivery failure of one of our mails, known by the Message-ID it
+    /// returns: its recipient is marked unreachable, and the game master
+    /// and the opponent are told. A report on any other mail is ignored.
+    fn bounce(&self, original: Option<&str>) -> Result<(Option<String>, Outcome)> {
         let sent = match original {
             Some(id) => store::sent_mail_by_message_id(&self.conn, id)?,
             None => None,
         };
-        let (game, recipient) = match (sent, failed) {
-            (Some((Some(g), r)), _) => (g, r),
-            (_, Some(f)) => match store::seats_of(&self.conn, &f.to_lowercase())?.first() {
-                Some(p) => (p.game_id.clone(), p.address.clone()),
-                None => {
-                    return Ok((
-                        None,
-                        Outcome::Ignored("a delivery failure about no player".into()),
-                    ));
-                }
-            },
-            _ => {
+        // Only a report on a mail Dervish really sent counts: anyone can
+        // forge a delivery report naming a player, so one that does not
+        // return the Message-ID of a mail in the outbox is ignored.
+        let (game, recipient) = match sent {
+            Some((Some(g), r)) => (g, r),
+            Some((None, _)) => {
                 return Ok((
                     None,
-                    Outcome::Ignored("a delivery failure about no mail of ours".into()),
+                    Outcome::Ignored("a delivery failure of a mail about no game".into()),
+                ));
+            }
+            None => {
+                return Ok((
+                    None,
+                    Outcome::Ignored(
+                        "a delivery failure about no mail Dervish sent (forged, or not ours): ignored"
+                            .into(),
+                    ),
                 ));
             }
         };
