@@ -390,3 +390,38 @@ fn the_lock_holds_for_every_name_of_the_database() {
     assert!(dervish::service::lock(&link).is_ok());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `run --once` (for cron) exits non-zero when mail could not be sent, so
+/// cron tells the game master.
+#[test]
+fn run_once_fails_when_mail_could_not_be_sent() {
+    let dir = std::env::temp_dir().join(format!("dervish-cli-unsent-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let config = dir.join("dervish.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "database = \"{}\"\n[outgoing]\nkind = \"sendmail\"\ncommand = \"/bin/false\"\n[inbox]\nmaildir = \"{}\"\n",
+            dir.join("db.sqlite").display(),
+            dir.join("inbox").display()
+        ),
+    )
+    .unwrap();
+    let config = config.to_str().unwrap();
+    let (out, err, code) = dervish(&[
+        "--config",
+        config,
+        "game",
+        "new",
+        "--egyptian",
+        "gordon@example.org",
+        "--mahdist",
+        "mahdi@example.org",
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    let (out, err, code) = dervish(&["--config", config, "run", "--once"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(err.contains("could not be sent"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

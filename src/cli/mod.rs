@@ -270,9 +270,12 @@ pub fn main() -> ExitCode {
         .with_default_directive(tracing_subscriber::filter::LevelFilter::WARN.into())
         .with_env_var("DERVISH_LOG")
         .from_env_lossy();
+    // Colour codes only for a terminal: a journal or a cron mail gets
+    // plain text.
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
     match run(cli) {
         Ok(code) => code,

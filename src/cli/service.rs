@@ -302,6 +302,15 @@ pub fn run(cfg: Config, once: bool) -> Result<ExitCode> {
                 eprintln!("error: the inbox could not be read: {e}");
                 return Ok(ExitCode::FAILURE);
             }
+            // Cron mails the game master when a pass could not send mail.
+            if r.failed > 0 {
+                eprintln!(
+                    "error: {} {} could not be sent; see the log, and the outbox retries later",
+                    r.failed,
+                    if r.failed == 1 { "mail" } else { "mails" }
+                );
+                return Ok(ExitCode::FAILURE);
+            }
             return Ok(ExitCode::SUCCESS);
         }
         let mut wait = if r.inbox_error.is_some() {
