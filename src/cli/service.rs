@@ -412,7 +412,7 @@ pub fn submit(cfg: Config, file: &Path) -> Result<ExitCode> {
     // A message over the size limit is read only in its head (the rest
     // counted, not kept), so a huge mail costs no memory.
     let max = cfg.limits.max_message_bytes;
-    let read = if file.as_os_str() == "-" {
+    let (raw, size) = if file.as_os_str() == "-" {
         match dervish::mail::read_bounded(&mut std::io::stdin().lock(), max) {
             Ok(r) => r,
             Err(e) => {
@@ -421,10 +421,9 @@ pub fn submit(cfg: Config, file: &Path) -> Result<ExitCode> {
             }
         }
     } else {
-        dervish::mail::maildir::read_bounded(file, max)
+        dervish::mail::maildir::read_file_bounded(file, max)
             .with_context(|| format!("cannot read {}", file.display()))?
     };
-    let (raw, size) = read;
     let (mut s, _lock) = match open(cfg) {
         Ok(x) => x,
         Err(e) => {

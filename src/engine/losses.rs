@@ -56,26 +56,8 @@ pub fn apply<S: DieSource>(
 ) -> Vec<usize> {
     let mut gone = Vec::new();
     let mut alive: Vec<usize> = units.to_vec();
-    let preference = |t: &Turn<'_, S>, i: usize| {
-        lose_first
-            .iter()
-            .position(|id| *id == t.state.units[i].id)
-            .unwrap_or(usize::MAX)
-    };
-    let decided = |t: &Turn<'_, S>, i: usize| {
-        if lose_first.contains(&t.state.units[i].id) {
-            Decision::Orders
-        } else {
-            Decision::Default(DEFAULT_POLICY.into())
-        }
-    };
-    let is_civilian = |t: &Turn<'_, S>, i: usize| {
-        t.unit_type(&t.state.units[i])
-            .is_some_and(|ty| ty.kind == UnitKind::Civilian)
-    };
-    let quality_rank = |t: &Turn<'_, S>, i: usize| {
-        std::cmp::Reverse(t.unit_type(&t.state.units[i]).map(|ty| ty.quality))
-    };
+    let preference = |t: &Turn<'_, S>, i: usize| preference(t, lose_first, i);
+    let decided = |t: &Turn<'_, S>, i: usize| decided(t, lose_first, i);
     for _ in 0..eliminate {
         let pick = alive.iter().copied().min_by_key(|&i| {
             (
@@ -194,24 +176,8 @@ pub fn distribute<S: DieSource>(
     let mut gone = Vec::new();
     let mut alive: Vec<usize> = units.to_vec();
     let class_of = |t: &Turn<'_, S>, i: usize| t.unit_type(&t.state.units[i]).map(|ty| ty.quality);
-    let is_civilian = |t: &Turn<'_, S>, i: usize| {
-        t.unit_type(&t.state.units[i])
-            .is_some_and(|ty| ty.kind == UnitKind::Civilian)
-    };
-    let preference = |t: &Turn<'_, S>, i: usize| {
-        lose_first
-            .iter()
-            .position(|id| *id == t.state.units[i].id)
-            .unwrap_or(usize::MAX)
-    };
-    let decided = |t: &Turn<'_, S>, i: usize| {
-        if lose_first.contains(&t.state.units[i].id) {
-            Decision::Orders
-        } else {
-            Decision::Default(DEFAULT_POLICY.into())
-        }
-    };
-    let quality_rank = |t: &Turn<'_, S>, i: usize| std::cmp::Reverse(class_of(t, i));
+    let preference = |t: &Turn<'_, S>, i: usize| preference(t, lose_first, i);
+    let decided = |t: &Turn<'_, S>, i: usize| decided(t, lose_first, i);
     // The units of the stack still in the combat, for the limits of 9.4.
     let standing = |t: &Turn<'_, S>| -> Vec<usize> {
         stack
@@ -353,6 +319,33 @@ fn eliminate_unit<S: DieSource>(
         cause: cause.to_string(),
         decided_by,
     });
+}
+
+/// Where a unit stands in the owner's loss order (`usize::MAX` if not in it).
+fn preference<S: DieSource>(t: &Turn<'_, S>, lose_first: &[UnitId], i: usize) -> usize {
+    lose_first
+        .iter()
+        .position(|id| *id == t.state.units[i].id)
+        .unwrap_or(usize::MAX)
+}
+
+/// Who chose this unit to take a loss: the owner's orders or the default.
+fn decided<S: DieSource>(t: &Turn<'_, S>, lose_first: &[UnitId], i: usize) -> Decision {
+    if lose_first.contains(&t.state.units[i].id) {
+        Decision::Orders
+    } else {
+        Decision::Default(DEFAULT_POLICY.into())
+    }
+}
+
+fn is_civilian<S: DieSource>(t: &Turn<'_, S>, i: usize) -> bool {
+    t.unit_type(&t.state.units[i])
+        .is_some_and(|ty| ty.kind == UnitKind::Civilian)
+}
+
+/// Worse quality sorts first.
+fn quality_rank<S: DieSource>(t: &Turn<'_, S>, i: usize) -> std::cmp::Reverse<Option<Quality>> {
+    std::cmp::Reverse(t.unit_type(&t.state.units[i]).map(|ty| ty.quality))
 }
 
 /// `pct` percent of `n` units, rounded down; at least one when the

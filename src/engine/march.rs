@@ -637,25 +637,41 @@ fn may_leave<S: DieSource>(
     if !t.is_besieged(m.hex, t.side) {
         return true;
     }
+    fight_here(t, i, order, m) && !siege_stands(t, i, m)
+}
+
+/// Fight where the stack stands, as its orders say (9.1). Returns whether
+/// it may go on: not after a lost or drawn combat (8.31, 9.8), nor after a
+/// won one unless the order says CONTINUE.
+fn fight_here<S: DieSource>(
+    t: &mut Turn<'_, S>,
+    i: usize,
+    order: &MarchOrder,
+    m: &mut Marching,
+) -> bool {
     match engage(t, i, order, m) {
-        Engaged::Stop => return false,
+        Engaged::Stop => false,
         Engaged::Won if !order.continue_after_win => {
             halt_after_win(t, i, m);
-            return false;
+            false
         }
-        _ => {}
+        _ => true,
     }
-    if t.is_besieged(m.hex, t.side) {
-        t.events.push(Event::Stopped {
-            order: i,
-            at: m.hex,
-            reason:
-                "still under siege: the stack may not leave while enemy units are adjacent (9.12)"
-                    .into(),
-        });
-        m.done = true;
+}
+
+/// Whether the stack is still besieged after its combats (9.12); if so it
+/// stays, and the log says why.
+fn siege_stands<S: DieSource>(t: &mut Turn<'_, S>, i: usize, m: &mut Marching) -> bool {
+    if !t.is_besieged(m.hex, t.side) {
         return false;
     }
+    t.events.push(Event::Stopped {
+        order: i,
+        at: m.hex,
+        reason: "still under siege: the stack may not leave while enemy units are adjacent (9.12)"
+            .into(),
+    });
+    m.done = true;
     true
 }
 
@@ -738,16 +754,8 @@ fn river_leg<S: DieSource>(
         result: "by river, no march roll (8.23)".into(),
         movement_points: 0,
     });
-    match engage(t, i, order, m) {
-        Engaged::Stop => return false,
-        Engaged::Won if !order.continue_after_win => {
-            halt_after_win(t, i, m);
-            return false;
-        }
-        _ => {}
-    }
     // 9.12: the besieged leave by river only once the siege is broken.
-    if !may_leave(t, i, order, m) {
+    if !fight_here(t, i, order, m) || siege_stands(t, i, m) {
         return false;
     }
     if dest != m.hex && t.is_besieged(dest, t.side) {
@@ -765,14 +773,7 @@ fn river_leg<S: DieSource>(
     let mut step = |t: &mut Turn<'_, S>, h: Hex| {
         strand(t, i, m);
         move_stack(t, m, h);
-        match engage(t, i, order, m) {
-            Engaged::Stop => false,
-            Engaged::Won if !order.continue_after_win => {
-                halt_after_win(t, i, m);
-                false
-            }
-            _ => true,
-        }
+        fight_here(t, i, order, m)
     };
     match super::river::river_march(t, i, from, &carriers, dest, &mut step) {
         Ok(path) => {
@@ -1005,14 +1006,7 @@ fn fleet_move<S: DieSource>(
         ),
     });
     drop_offs(t, i, order, m);
-    match engage(t, i, order, m) {
-        Engaged::Stop => false,
-        Engaged::Won if !order.continue_after_win => {
-            halt_after_win(t, i, m);
-            false
-        }
-        _ => true,
-    }
+    fight_here(t, i, order, m)
 }
 
 /// Roll on the march table for a march and apply any attrition. Returns
@@ -1146,22 +1140,7 @@ fn land_leg<S: DieSource>(
         _ => Vec::new(),
     };
     drop_offs(t, i, order, m);
-    match engage(t, i, order, m) {
-        Engaged::Stop => return false,
-        Engaged::Won if !order.continue_after_win => {
-            halt_after_win(t, i, m);
-            return false;
-        }
-        _ => {}
-    }
-    if t.is_besieged(m.hex, t.side) {
-        t.events.push(Event::Stopped {
-            order: i,
-            at: m.hex,
-            reason:
-                "still under siege: the stack may not leave while enemy units are adjacent (9.12)"
-                    .into(),
-        });
+    if !fight_here(t, i, order, m) || siege_stands(t, i, m) {
         return false;
     }
     let mut path = Vec::new();
@@ -1383,14 +1362,7 @@ fn engage<S: DieSource>(
             return Engaged::Stop;
         }
         let here = m.hex;
-        m.units.retain(|&u| t.state.units[u].hex() == Some(here));
-        m.river.retain(|&u| t.state.units[u].hex() == Some(here));
-        m.leaders.retain(|l| {
-            t.state
-                .leaders
-                .iter()
-                .any(|x| x.name == *l && !x.removed && x.hex == Some(here))
-        });
+        regroup(t, m);
         match outcome {
             Outcome::AttackerWon => {
                 let enemy = t.side.enemy();
@@ -1431,13 +1403,7 @@ fn engage<S: DieSource>(
                 );
                 if let Some(h) = to {
                     m.hex = h;
-                    m.units.retain(|&u| t.state.units[u].hex() == Some(h));
-                    m.leaders.retain(|l| {
-                        t.state
-                            .leaders
-                            .iter()
-                            .any(|x| x.name == *l && !x.removed && x.hex == Some(h))
-                    });
+                    regroup(t, m);
                 }
                 m.done = true;
                 return Engaged::Stop;
@@ -1445,6 +1411,20 @@ fn engage<S: DieSource>(
         }
     }
     if fought { Engaged::Won } else { Engaged::None }
+}
+
+/// Keep in the marching stack only what is still with it at `m.hex`
+/// (after losses, captures or a retreat).
+fn regroup<S: DieSource>(t: &Turn<'_, S>, m: &mut Marching) {
+    let here = m.hex;
+    m.units.retain(|&u| t.state.units[u].hex() == Some(here));
+    m.river.retain(|&u| t.state.units[u].hex() == Some(here));
+    m.leaders.retain(|l| {
+        t.state
+            .leaders
+            .iter()
+            .any(|x| x.name == *l && !x.removed && x.hex == Some(here))
+    });
 }
 
 /// Whether an enemy hex holds river units only (6.1).

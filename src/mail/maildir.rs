@@ -190,7 +190,7 @@ impl super::Inbox for Maildir {
         w: &super::Waiting,
         max_bytes: usize,
     ) -> Result<super::Fetched, super::InboxError> {
-        let (bytes, size) = read_bounded(&self.root.join("new").join(&w.id), max_bytes)?;
+        let (bytes, size) = read_file_bounded(&self.root.join("new").join(&w.id), max_bytes)?;
         Ok(super::Fetched { bytes, size })
     }
 
@@ -203,8 +203,10 @@ impl super::Inbox for Maildir {
 }
 
 /// A file read whole if it is at most `max_bytes` long, else only its
-/// first [`super::HEAD_BYTES`]; with its real size.
-pub fn read_bounded(path: &Path, max_bytes: usize) -> io::Result<(Vec<u8>, usize)> {
+/// first [`super::HEAD_BYTES`] (its size from the file system, so the rest
+/// is never read); with its real size. [`super::read_bounded`] does the
+/// same for a stream.
+pub fn read_file_bounded(path: &Path, max_bytes: usize) -> io::Result<(Vec<u8>, usize)> {
     use std::io::Read;
     let f = fs::File::open(path)?;
     let size = usize::try_from(f.metadata()?.len()).unwrap_or(usize::MAX);

@@ -1034,12 +1034,7 @@ pub fn short_subject(subject: &str) -> String {
         .map(|c| if c.is_control() { ' ' } else { c })
         .collect();
     let words: Vec<&str> = clean.split_whitespace().collect();
-    let joined = words.join(" ");
-    if joined.chars().count() <= SUBJECT_ECHO_CHARS {
-        return joined;
-    }
-    let cut: String = joined.chars().take(SUBJECT_ECHO_CHARS).collect();
-    format!("{}...", cut.trim_end())
+    cut_chars(&words.join(" "), SUBJECT_ECHO_CHARS)
 }
 
 /// `text` cut to at most `max` characters, "..." where it was cut.
@@ -1048,5 +1043,5 @@ fn cut_chars(text: &str, max: usize) -> String {
         return text.to_string();
     }
     let cut: String = text.chars().take(max).collect();
-    format!("{cut}...")
+    format!("{}...", cut.trim_end())
 }
