@@ -362,11 +362,141 @@ fn submit_exits_0_for_a_handled_message_and_75_when_the_service_is_busy() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0));
-    // While another dervish holds the database: try again later.
-    let _held = dervish::service::lock(&db).unwrap();
+    // While another dervish holds the database and the spool cannot be
+    // written (a file stands where its folder should be): try again later.
+    let held = dervish::service::lock(&db).unwrap();
+    let _ = std::fs::remove_dir_all(dir.join("db.spool"));
+    std::fs::write(dir.join("db.spool"), b"in the way").unwrap();
     let (out, err, code) = dervish(&["--config", config, "submit", mail]);
     assert_eq!(code, 75, "{out}{err}");
     assert!(err.contains("try again later"), "{err}");
+    drop(held);
+    // The database itself cannot be opened: try again later.
+    std::fs::remove_file(dir.join("db.spool")).unwrap();
+    std::fs::remove_file(&db).unwrap();
+    std::fs::create_dir_all(&db).unwrap();
+    let (out, err, code) = dervish(&["--config", config, "submit", mail]);
+    assert_eq!(code, 75, "{out}{err}");
+    assert!(err.contains("try again later"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// While the daemon holds the database, the commands that only read work,
+/// `submit` spools the message for the daemon (exit 0), and a command
+/// that writes says plainly why it cannot.
+#[test]
+fn reading_commands_and_submit_work_while_the_daemon_runs() {
+    let dir = std::env::temp_dir().join(format!("dervish-cli-busy-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let db = dir.join("db.sqlite");
+    let config = dir.join("dervish.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "database = \"{}\"\n[outgoing]\nkind = \"file\"\ndir = \"{}\"\n[inbox]\nmaildir = \"{}\"\n",
+            db.display(),
+            dir.join("outbox").display(),
+            dir.join("inbox").display()
+        ),
+    )
+    .unwrap();
+    let config = config.to_str().unwrap();
+    ok(&[
+        "--config",
+        config,
+        "game",
+        "new",
+        "--id",
+        "g1",
+        "--egyptian",
+        "gordon@example.org",
+        "--mahdist",
+        "mahdi@example.org",
+    ]);
+    ok(&["--config", config, "game", "process", "g1"]);
+    let held = dervish::service::lock(&db).unwrap();
+    let verified = ok(&[
+        "--config", config, "verify", "--game", "g1", "--month", "1884-02",
+    ]);
+    assert!(verified.contains("byte for byte"), "{verified}");
+    let replayed = ok(&["--config", config, "replay", "--game", "g1"]);
+    assert!(replayed.contains("no drift"), "{replayed}");
+    let list = ok(&["--config", config, "game", "list"]);
+    assert!(list.contains("g1"), "{list}");
+    let show = ok(&["--config", config, "game", "show", "g1"]);
+    assert!(show.contains("g1"), "{show}");
+    let (out, err, code) = dervish(&["--config", config, "game", "pause", "g1"]);
+    assert_ne!(code, 0, "{out}{err}");
+    assert!(err.contains("another dervish is running"), "{err}");
+    // Two messages while the daemon runs: spooled, not lost.
+    let stranger = |n: u32| {
+        format!(
+            "From: stranger@example.net\r\nSubject: hello\r\nMessage-ID: <busy{n}@example.net>\r\n\r\nhello\r\n"
+        )
+    };
+    for n in 1..=2 {
+        let out = Command::cargo_bin("dervish")
+            .unwrap()
+            .args(["--config", config, "submit", "-"])
+            .write_stdin(stranger(n))
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(0), "{text}");
+        assert!(text.contains("queued for the running dervish"), "{text}");
+    }
+    let spooled = std::fs::read_dir(dir.join("db.spool").join("new"))
+        .unwrap()
+        .count();
+    assert_eq!(spooled, 2);
+    // The daemon's pass takes the spool in.
+    drop(held);
+    let out = ok(&["--config", config, "run", "--once"]);
+    assert!(out.starts_with("2 messages read"), "{out}");
+    let left = std::fs::read_dir(dir.join("db.spool").join("new"))
+        .unwrap()
+        .count();
+    assert_eq!(left, 0);
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    let outcomes: Vec<String> = conn
+        .prepare("SELECT outcome FROM messages WHERE message_id LIKE 'busy%' ORDER BY message_id")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(outcomes.len(), 2, "{outcomes:?}");
+    assert!(
+        outcomes.iter().all(|o| o.starts_with("ignored")),
+        "{outcomes:?}"
+    );
+    // A message spooled just as the holder lets go is read by the next
+    // process that takes the database, here a plain `submit`.
+    let held = dervish::service::lock(&db).unwrap();
+    let out = Command::cargo_bin("dervish")
+        .unwrap()
+        .args(["--config", config, "submit", "-"])
+        .write_stdin(stranger(3))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    drop(held);
+    let out = Command::cargo_bin("dervish")
+        .unwrap()
+        .args(["--config", config, "submit", "-"])
+        .write_stdin(stranger(4))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let n: i64 = conn
+        .query_row(
+            "SELECT count(*) FROM messages WHERE message_id LIKE 'busy%'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(n, 4);
     let _ = std::fs::remove_dir_all(&dir);
 }
 

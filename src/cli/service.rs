@@ -3,22 +3,20 @@
 use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::sync::atomic::AtomicBool;
 
 use anyhow::{Context, Result, anyhow};
 use clap::Subcommand;
 
-use dervish::mail::Inbox;
-use dervish::mail::imap::{self, ImapInbox, ImapSettings, Wake};
 use dervish::mail::maildir::Maildir;
 use dervish::mail::outbound::{Sender, TransportConfig};
 use dervish::render::ascii;
 use dervish::scenario::Side;
 use dervish::service::config::InboxKind;
+use dervish::service::daemon::{self, Daemon};
 use dervish::service::games::{NewGame, deadline_text};
-use dervish::service::{self, Config, Service};
+use dervish::service::spool::{self, Spool};
+use dervish::service::{Config, LockError, Service, ServiceError};
 use dervish::store::{self, Mode, Status};
 
 #[derive(Subcommand, Debug)]
@@ -99,21 +97,20 @@ pub fn gm(cfg: Config, command: GmCommand) -> Result<ExitCode> {
 }
 
 fn open(cfg: Config) -> Result<(Service, std::fs::File)> {
-    if let Some(dir) = cfg.database.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    }
-    let lock = service::lock(&cfg.database).map_err(|e| anyhow!(e))?;
-    let s = Service::open(cfg).map_err(|e| anyhow!("{e}"))?;
-    Ok((s, lock))
+    Service::open_locked(cfg).map_err(|e| anyhow!("{e}"))
+}
+
+/// For commands that only read: works while the daemon runs.
+fn open_to_read(cfg: Config) -> Result<(Service, Option<std::fs::File>)> {
+    Service::open_for_reading(cfg).map_err(|e| anyhow!("{e}"))
 }
 
 fn sender(cfg: &Config) -> Result<Sender> {
-    Sender::new(&cfg.outgoing).map_err(|e| anyhow!("outgoing mail: {e}"))
+    daemon::sender(cfg).map_err(|e| anyhow!("{e}"))
 }
 
 fn inbox(cfg: &Config) -> Result<Maildir> {
-    Maildir::open(&cfg.inbox.maildir)
-        .with_context(|| format!("cannot open the Maildir {}", cfg.inbox.maildir.display()))
+    daemon::maildir_inbox(cfg).map_err(|e| anyhow!("{e}"))
 }
 
 fn actor() -> String {
@@ -234,135 +231,44 @@ pub fn quickstart(cfg: Config) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The configured inbox, and the IMAP settings when it is IMAP (for the
-/// IDLE watcher).
-fn open_inbox(cfg: &Config) -> Result<(Box<dyn Inbox>, Option<ImapSettings>)> {
-    match cfg.inbox.kind {
-        InboxKind::Maildir => Ok((Box::new(inbox(cfg)?), None)),
-        InboxKind::Imap => {
-            let settings = cfg.inbox.imap_settings().map_err(|e| anyhow!(e))?;
-            Ok((Box::new(ImapInbox::new(settings.clone())), Some(settings)))
-        }
-    }
-}
-
+/// `run`: one pass (`--once`, for cron) or the daemon until SIGTERM or
+/// SIGINT. The loop itself is the library's ([`daemon::Daemon`]).
 pub fn run(cfg: Config, once: bool) -> Result<ExitCode> {
-    let poll = Duration::from_secs(u64::from(cfg.run.poll_seconds.max(1)));
-    let (mut inbox, imap) = open_inbox(&cfg)?;
-    let sender = sender(&cfg)?;
-    let (mut s, _lock) = open(cfg)?;
     let stop = Arc::new(AtomicBool::new(false));
     for sig in [signal_hook::consts::SIGTERM, signal_hook::consts::SIGINT] {
         signal_hook::flag::register(sig, Arc::clone(&stop)).context("cannot watch for signals")?;
     }
-    // With IMAP and IDLE, a second connection waits for mail and wakes the
-    // loop; the loop still polls, in case a notification is lost.
-    let (wake_tx, wake_rx) = mpsc::channel::<Wake>();
-    let _watcher = match &imap {
-        Some(settings) if settings.config.idle && !once => {
-            match imap::watch(settings.clone(), wake_tx.clone()) {
-                Ok(handle) => Some(handle),
-                Err(e) => {
-                    tracing::error!("cannot start the IMAP IDLE thread: {e}; polling only");
-                    None
-                }
-            }
-        }
-        _ => None,
-    };
-    tracing::info!(inbox = %inbox.describe(), poll_secs = poll.as_secs(), "running");
-    // After a failure to read the inbox the next try comes sooner than the
-    // next poll, then less and less often.
-    let max_backoff = imap.as_ref().map_or(poll, |i| {
-        Duration::from_secs(i.config.reconnect_max_seconds.max(1))
-    });
-    let mut backoff = Duration::from_secs(1);
-    loop {
-        let r = s
-            .pass(inbox.as_mut(), &sender)
-            .map_err(|e| anyhow!("{e}"))?;
-        tracing::info!(
-            messages = r.messages,
-            turns = r.turns_played.len(),
-            reminders = r.reminders,
-            sent = r.sent,
-            failed = r.failed,
-            "pass"
-        );
-        if once {
-            outln!(
-                "{} messages read, {} turns played, {} reminders, {} mails sent, {} failed",
-                r.messages,
-                r.turns_played.len(),
-                r.reminders,
-                r.sent,
-                r.failed
-            );
-            if let Some(e) = r.inbox_error {
-                eprintln!("error: the inbox could not be read: {e}");
-                return Ok(ExitCode::FAILURE);
-            }
-            // Cron mails the game master when a pass could not send mail.
-            if r.failed > 0 {
-                eprintln!(
-                    "error: {} {} could not be sent; see the log, and the outbox retries later",
-                    r.failed,
-                    if r.failed == 1 { "mail" } else { "mails" }
-                );
-                return Ok(ExitCode::FAILURE);
-            }
-            return Ok(ExitCode::SUCCESS);
-        }
-        let mut wait = if r.inbox_error.is_some() {
-            let w = backoff.min(poll);
-            backoff = (backoff * 2).min(max_backoff);
-            w
-        } else {
-            backoff = Duration::from_secs(1);
-            poll
-        };
-        // A mail to retry, a deadline or a reminder before the next poll
-        // wakes us then.
-        // (Something the pass just made left overdue waits for the poll.)
-        if let Some(due) = store::next_due(&s.conn, s.cfg.turns.reminder_hours)?
-            && due > s.now()
-        {
-            let secs = (due - s.now()).num_seconds().max(1);
-            wait = wait.min(Duration::from_secs(secs.unsigned_abs()));
-        }
-        // Wait in short steps so a signal stops the service promptly,
-        // never in the middle of a pass; mail wakes it at once.
-        let until = Instant::now() + wait;
-        loop {
-            if stop.load(Ordering::Relaxed) {
-                tracing::info!("stopping");
-                inbox.close();
-                return Ok(ExitCode::SUCCESS);
-            }
-            let now = Instant::now();
-            if now >= until {
-                break;
-            }
-            match wake_rx.recv_timeout((until - now).min(Duration::from_millis(200))) {
-                Ok(Wake::Mail) => {
-                    // Several notifications make one pass.
-                    while wake_rx.try_recv().is_ok() {}
-                    break;
-                }
-                Ok(Wake::Down { error, retry }) => {
-                    // The watcher has warned already.
-                    tracing::debug!(error = %error, retry_secs = retry.as_secs(), "IMAP IDLE down; polling meanwhile");
-                }
-                Ok(Wake::NoIdle) => {
-                    tracing::info!(
-                        "the IMAP server has no IDLE; polling every {} s",
-                        poll.as_secs()
-                    );
-                }
-                Err(_) => {}
-            }
-        }
+    let again = cfg.clone();
+    let mut d = Daemon::open(cfg, stop).map_err(|e| anyhow!("{e}"))?;
+    if !once {
+        d.run().map_err(|e| anyhow!("{e}"))?;
+        return Ok(ExitCode::SUCCESS);
     }
+    let r = d.pass().map_err(|e| anyhow!("{e}"))?;
+    d.close();
+    spool::read_after(&again);
+    outln!(
+        "{} messages read, {} turns played, {} reminders, {} mails sent, {} failed",
+        r.messages,
+        r.turns_played.len(),
+        r.reminders,
+        r.sent,
+        r.failed
+    );
+    if let Some(e) = r.inbox_error {
+        eprintln!("error: the inbox could not be read: {e}");
+        return Ok(ExitCode::FAILURE);
+    }
+    // Cron mails the game master when a pass could not send mail.
+    if r.failed > 0 {
+        eprintln!(
+            "error: {} {} could not be sent; see the log, and the outbox retries later",
+            r.failed,
+            if r.failed == 1 { "mail" } else { "mails" }
+        );
+        return Ok(ExitCode::FAILURE);
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 pub fn check_mail(cfg: &Config) -> Result<ExitCode> {
@@ -405,9 +311,10 @@ const EX_TEMPFAIL: u8 = 75;
 
 /// Hand one message to the intake. Exit status, for a mail server's pipe:
 /// 0 for every message handled, whatever was done with it (orders, a
-/// refusal, a stranger's mail ignored); 75 (`EX_TEMPFAIL`) when the service
-/// cannot take it now (the database or its lock); 1 for a file named on the
-/// command line that cannot be read.
+/// refusal, a stranger's mail ignored) or spooled for the dervish that
+/// holds the database (the daemon); 75 (`EX_TEMPFAIL`) when the service
+/// cannot take it now (the database cannot be opened, the spool cannot be
+/// written); 1 for a file named on the command line that cannot be read.
 pub fn submit(cfg: Config, file: &Path) -> Result<ExitCode> {
     // A message over the size limit is read only in its head (the rest
     // counted, not kept), so a huge mail costs no memory.
@@ -424,10 +331,28 @@ pub fn submit(cfg: Config, file: &Path) -> Result<ExitCode> {
         dervish::mail::maildir::read_file_bounded(file, max)
             .with_context(|| format!("cannot read {}", file.display()))?
     };
-    let (mut s, _lock) = match open(cfg) {
+    let again = cfg.clone();
+    let (mut s, lock) = match Service::open_locked(cfg) {
         Ok(x) => x,
+        Err(ServiceError::Lock(LockError::Held { .. })) => {
+            // The daemon (or another submit) holds the database: the
+            // message waits in the spool, whole and synced, for its next
+            // pass.
+            let put = Spool::open(&again.database).and_then(|sp| sp.put(&raw, size));
+            return match put {
+                Ok(path) => {
+                    outln!("queued for the running dervish: {}", path.display());
+                    spool::read_after(&again);
+                    Ok(ExitCode::SUCCESS)
+                }
+                Err(e) => {
+                    eprintln!("dervish: cannot spool the message now, try again later: {e}");
+                    Ok(ExitCode::from(EX_TEMPFAIL))
+                }
+            };
+        }
         Err(e) => {
-            eprintln!("dervish: cannot take the message now, try again later: {e:#}");
+            eprintln!("dervish: cannot take the message now, try again later: {e}");
             return Ok(ExitCode::from(EX_TEMPFAIL));
         }
     };
@@ -436,9 +361,12 @@ pub fn submit(cfg: Config, file: &Path) -> Result<ExitCode> {
     } else {
         s.receive(&raw)
     };
+    drop(s);
+    drop(lock);
     match out {
         Ok(out) => {
             outln!("{}", out.describe());
+            spool::read_after(&again);
             Ok(ExitCode::SUCCESS)
         }
         Err(e) => {
@@ -449,8 +377,15 @@ pub fn submit(cfg: Config, file: &Path) -> Result<ExitCode> {
 }
 
 pub fn game(cfg: Config, command: GameCommand) -> Result<ExitCode> {
-    let (s, _lock) = open(cfg)?;
-    let e = |e: service::ServiceError| anyhow!("{e}");
+    // Listing and showing games only read: they work while the daemon runs.
+    let (s, _lock) = match command {
+        GameCommand::List | GameCommand::Show { .. } => open_to_read(cfg)?,
+        _ => {
+            let (s, lock) = open(cfg)?;
+            (s, Some(lock))
+        }
+    };
+    let e = |e: ServiceError| anyhow!("{e}");
     match command {
         GameCommand::New {
             scenario,
@@ -625,7 +560,7 @@ pub fn game(cfg: Config, command: GameCommand) -> Result<ExitCode> {
 }
 
 pub fn verify(cfg: Config, game: &str, month: &str) -> Result<ExitCode> {
-    let (s, _lock) = open(cfg)?;
+    let (s, _lock) = open_to_read(cfg)?;
     let results = s.verify(game, month).map_err(|e| anyhow!("{e}"))?;
     let mut ok = true;
     for v in results {
@@ -655,7 +590,7 @@ pub fn verify(cfg: Config, game: &str, month: &str) -> Result<ExitCode> {
 }
 
 pub fn replay(cfg: Config, game: &str) -> Result<ExitCode> {
-    let (s, _lock) = open(cfg)?;
+    let (s, _lock) = open_to_read(cfg)?;
     let results = s.replay(game).map_err(|e| anyhow!("{e}"))?;
     let drift: Vec<_> = results.iter().filter(|v| !v.drift.is_empty()).collect();
     outln!("{} turns played again", results.len());

@@ -119,7 +119,7 @@ impl Maildir {
 /// zero-padded so that names sort by time, a counter for deliveries in the
 /// same microsecond, and the process and host so that two deliverers never
 /// meet.
-fn unique_name() -> String {
+pub fn unique_name() -> String {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let now = SystemTime::now()
         .duration_since(UNIX_EPOCH)

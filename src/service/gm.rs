@@ -30,7 +30,7 @@
 use std::fmt::Write as _;
 
 use super::games::{NewGame, deadline_text};
-use super::intake::Outcome;
+use super::outcome::Outcome;
 use super::secrets::{hash_password, password_matches};
 use super::{Result, Service, ServiceError};
 use crate::mail::inbound::Inbound;

@@ -8,6 +8,7 @@ use minijinja::context;
 
 use super::games::deadline_text;
 use super::mail::Draft;
+pub use super::outcome::Outcome;
 use super::secrets::{secret_matches, sha256_hex};
 use super::{Result, Service};
 use crate::geo::route::land_route;
@@ -16,53 +17,6 @@ use crate::orders::{self, Command, Input, Order, Parsed, Refusal, Sheet, Vocabul
 use crate::render::ascii::{self, Sector};
 use crate::scenario::Side;
 use crate::store::{self, GameRow, PlayerRow, Status, TurnKind};
-
-/// What became of a message.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Outcome {
-    /// Already received (same Message-ID): nothing done again.
-    Duplicate,
-    /// Not answered, with the reason (automatic mail, unknown sender ...).
-    Ignored(String),
-    /// Answered with a refusal; nothing in the game changed.
-    Refused(String),
-    /// A new version of a side's orders, with its receipt queued.
-    Orders {
-        game: String,
-        side: Side,
-        version: u32,
-        ready: bool,
-    },
-    /// Commands only, answered.
-    Commands { game: String },
-    /// A delivery failure of our own mail: the player marked unreachable.
-    Bounce(String),
-    /// A new player took an open seat (JOIN); their welcome is queued.
-    Joined { game: String, side: Side },
-}
-
-impl Outcome {
-    /// The outcome in words, as stored with the message.
-    pub fn describe(&self) -> String {
-        match self {
-            Outcome::Duplicate => "duplicate".into(),
-            Outcome::Ignored(r) => format!("ignored: {r}"),
-            Outcome::Refused(r) => format!("refused: {r}"),
-            Outcome::Orders {
-                game,
-                side,
-                version,
-                ready,
-            } => format!(
-                "orders: {game} {side} version {version}{}",
-                if *ready { ", ready" } else { "" }
-            ),
-            Outcome::Commands { game } => format!("commands: {game}"),
-            Outcome::Bounce(r) => format!("bounce: {r}"),
-            Outcome::Joined { game, side } => format!("joined: {game} {side}"),
-        }
-    }
-}
 
 /// The Message-ID used for a message that has none: derived from its
 /// bytes, so the same message is still recognised when delivered twice.

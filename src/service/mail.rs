@@ -102,6 +102,9 @@ impl Service {
         let mut sent = 0;
         let mut failed = 0;
         for m in store::due_mail(&self.conn, now)? {
+            if self.stopping() {
+                break;
+            }
             let out = Outgoing {
                 from: self.cfg.from(),
                 to: vec![m.recipient.clone()],

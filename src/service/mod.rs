@@ -9,11 +9,14 @@
 //! yet marked sent is sent again (with the same Message-ID).
 
 pub mod config;
+pub mod daemon;
 pub mod games;
 pub mod gm;
 pub mod intake;
 pub mod mail;
+pub mod outcome;
 pub mod secrets;
+pub mod spool;
 pub mod templates;
 pub mod turns;
 
@@ -48,6 +51,11 @@ pub enum ServiceError {
     Random(String),
     #[error("mailbox: {0}")]
     Mailbox(#[from] std::io::Error),
+    #[error(transparent)]
+    Lock(#[from] LockError),
+    /// The inbox or the outgoing mail cannot be set up as configured.
+    #[error("{0}")]
+    Setup(String),
 }
 
 pub type Result<T> = std::result::Result<T, ServiceError>;
@@ -68,6 +76,9 @@ pub struct Service {
     states: std::cell::RefCell<
         std::collections::HashMap<String, (u32, usize, crate::state::GameState)>,
     >,
+    /// Set when the service is to stop: a pass then ends after the
+    /// message or mail in hand.
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
 }
 
 /// What one pass did.
@@ -91,6 +102,39 @@ impl Service {
         Service::with_connection(cfg, conn)
     }
 
+    /// Open the service for writing, holding the lock that keeps any other
+    /// dervish off the database (its folder created if needed). The
+    /// service may be used as long as the returned lock lives.
+    pub fn open_locked(cfg: Config) -> Result<(Service, std::fs::File)> {
+        if let Some(dir) = cfg.database.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir)?;
+        }
+        let lock = lock(&cfg.database)?;
+        let s = Service::open(cfg)?;
+        Ok((s, lock))
+    }
+
+    /// Open the service to read only, without the lock: the game list, a
+    /// game's page, verification work while the daemon runs. Anything
+    /// that would write fails with SQLite's "read-only database".
+    pub fn open_read_only(cfg: Config) -> Result<Service> {
+        let conn = store::open_read_only(&cfg.database)?;
+        Service::with_connection(cfg, conn)
+    }
+
+    /// The lock-free opening when another dervish holds the lock, else the
+    /// ordinary one (which creates and migrates the database): for
+    /// commands that only read.
+    pub fn open_for_reading(cfg: Config) -> Result<(Service, Option<std::fs::File>)> {
+        match Service::open_locked(cfg.clone()) {
+            Ok((s, lock)) => Ok((s, Some(lock))),
+            Err(ServiceError::Lock(LockError::Held { .. })) => {
+                Ok((Service::open_read_only(cfg)?, None))
+            }
+            Err(e) => Err(e),
+        }
+    }
+
     /// The service over an open database (tests use one in memory).
     pub fn with_connection(cfg: Config, conn: Connection) -> Result<Service> {
         let files = match &cfg.data_dir {
@@ -108,7 +152,19 @@ impl Service {
             templates,
             clock: Box::new(Utc::now),
             states: Default::default(),
+            stop: Default::default(),
         })
+    }
+
+    /// Watch `flag`: once it is set, a pass ends after the message or mail
+    /// in hand (the daemon sets it on SIGTERM).
+    pub fn set_stop(&mut self, flag: std::sync::Arc<std::sync::atomic::AtomicBool>) {
+        self.stop = flag;
+    }
+
+    /// Whether the service has been told to stop.
+    pub fn stopping(&self) -> bool {
+        self.stop.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// Use another clock (tests).
@@ -144,6 +200,9 @@ impl Service {
             tracing::warn!(inbox = %inbox.describe(), error = %e, "cannot read the inbox");
             report.inbox_error = Some(e.to_string());
         }
+        if self.stopping() {
+            return Ok(report);
+        }
         report.turns_played = self.play_due_turns()?;
         report.reminders = self.send_reminders()?;
         let (sent, failed) = self.flush(sender)?;
@@ -171,6 +230,9 @@ impl Service {
         let max = self.cfg.limits.max_message_bytes;
         let mut n = 0;
         for w in waiting {
+            if self.stopping() {
+                break;
+            }
             let fetched = match inbox.read(&w, max) {
                 Ok(f) => f,
                 Err(e) => return Ok((n, Some(e))),
@@ -242,26 +304,39 @@ impl Service {
     }
 }
 
+/// Why the lock could not be taken.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LockError {
+    /// Another dervish holds it.
+    #[error("another dervish is running on {database} (lock {lock} is held)")]
+    Held { database: String, lock: String },
+    /// The lock file cannot be opened or locked.
+    #[error("{0}")]
+    Failed(String),
+}
+
 /// Take the lock that keeps two instances off one database: a lock file
 /// beside it, held while the returned handle lives. The lock is taken
 /// beside the database's real path (symbolic links followed, `.` and `..`
 /// resolved), so two names for one database share one lock.
-pub fn lock(database: &Path) -> std::result::Result<std::fs::File, String> {
+pub fn lock(database: &Path) -> std::result::Result<std::fs::File, LockError> {
     let path = real_path(database).with_extension("lock");
     let file = std::fs::OpenOptions::new()
         .create(true)
         .truncate(false)
         .write(true)
         .open(&path)
-        .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+        .map_err(|e| LockError::Failed(format!("cannot open {}: {e}", path.display())))?;
     match file.try_lock() {
         Ok(()) => Ok(file),
-        Err(std::fs::TryLockError::WouldBlock) => Err(format!(
-            "another dervish is running on {} (lock {} is held)",
-            database.display(),
+        Err(std::fs::TryLockError::WouldBlock) => Err(LockError::Held {
+            database: database.display().to_string(),
+            lock: path.display().to_string(),
+        }),
+        Err(std::fs::TryLockError::Error(e)) => Err(LockError::Failed(format!(
+            "cannot lock {}: {e}",
             path.display()
-        )),
-        Err(std::fs::TryLockError::Error(e)) => Err(format!("cannot lock {}: {e}", path.display())),
+        ))),
     }
 }
 

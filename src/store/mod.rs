@@ -39,6 +39,37 @@ pub fn open(path: &Path) -> Result<Connection> {
     Ok(conn)
 }
 
+/// Open an existing database for reading only, while another dervish may
+/// hold it for writing (WAL lets readers in). Refuses a database that is
+/// missing or not at the latest schema, since reading it cannot migrate it.
+pub fn open_read_only(path: &Path) -> Result<Connection> {
+    use rusqlite::OpenFlags;
+    if !path.exists() {
+        return Err(StoreError::Damaged(format!(
+            "there is no database at {}",
+            path.display()
+        )));
+    }
+    let conn = Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )?;
+    conn.busy_timeout(std::time::Duration::from_secs(10))?;
+    let version: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
+    let latest: i64 = {
+        let mut fresh = Connection::open_in_memory()?;
+        schema::migrations().to_latest(&mut fresh)?;
+        fresh.pragma_query_value(None, "user_version", |r| r.get(0))?
+    };
+    if version != latest {
+        return Err(StoreError::Damaged(format!(
+            "the database {} is at schema version {version}, this dervish reads version {latest}: run a command that writes (e.g. `dervish run --once`) with no other dervish running, to bring it up to date",
+            path.display()
+        )));
+    }
+    Ok(conn)
+}
+
 /// An empty database in memory (tests, verification).
 pub fn open_in_memory() -> Result<Connection> {
     let mut conn = Connection::open_in_memory()?;

@@ -1,0 +1,183 @@
+//! The spool: messages handed to `dervish submit` while another dervish
+//! (the daemon, or another `submit`) holds the database.
+//!
+//! The spool is a Maildir beside the database's real path
+//! (`dervish.sqlite` → `dervish.spool/`). `submit` writes the message to
+//! `tmp/`, syncs it and renames it into `new/`, so a message in `new/` is
+//! whole; whoever holds the lock takes the spool in at every pass, before
+//! the inbox, exactly as it takes in the inbox. An oversized message is
+//! spooled as its head only, its real size in the file name (`,S=<size>`,
+//! the Maildir++ convention), so it is refused just as it would have been.
+//!
+//! No message waits for ever: a process that released the lock looks at
+//! the spool again and, if anything is there, takes the lock again to read
+//! it (see [`drain_after`]). A message spooled while the lock was held is
+//! thus read by the holder's next pass, or by the holder just after it
+//! lets go.
+
+use std::fs;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use crate::mail::maildir::{Maildir, read_file_bounded};
+use crate::mail::{Fetched, Inbox, InboxError, Waiting};
+
+/// The spool folder of a database.
+pub fn dir(database: &Path) -> PathBuf {
+    super::real_path(database).with_extension("spool")
+}
+
+/// The spool of a database, as an inbox.
+pub struct Spool {
+    maildir: Maildir,
+}
+
+impl Spool {
+    /// Opens (creating if needed) the spool of `database`.
+    pub fn open(database: &Path) -> io::Result<Spool> {
+        Ok(Spool {
+            maildir: Maildir::open(&dir(database))?,
+        })
+    }
+
+    /// Puts one message in the spool: written to `tmp/`, synced, renamed
+    /// into `new/`, the folder synced. `size` is the message's real size
+    /// when `bytes` is only its head.
+    pub fn put(&self, bytes: &[u8], size: usize) -> io::Result<PathBuf> {
+        let root = self.maildir.root();
+        let name = format!("{},S={}", crate::mail::maildir::unique_name(), size);
+        let tmp = root.join("tmp").join(&name);
+        let path = root.join("new").join(&name);
+        let written = (|| {
+            let mut file = fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&tmp)?;
+            file.write_all(bytes)?;
+            file.sync_all()?;
+            fs::rename(&tmp, &path)?;
+            fs::File::open(root.join("new"))?.sync_all()
+        })();
+        if let Err(e) = written {
+            let _ = fs::remove_file(&tmp);
+            return Err(e);
+        }
+        Ok(path)
+    }
+
+    /// Whether a message waits in the spool (an unreadable spool counts as
+    /// empty: the pass that reads it reports the error).
+    pub fn has_mail(&self) -> bool {
+        fs::read_dir(self.maildir.root().join("new"))
+            .map(|mut d| d.next().is_some())
+            .unwrap_or(false)
+    }
+}
+
+/// The real size a spooled file's name records (`,S=<size>`).
+fn named_size(name: &str) -> Option<usize> {
+    let (_, tail) = name.rsplit_once(",S=")?;
+    let digits: String = tail.chars().take_while(char::is_ascii_digit).collect();
+    digits.parse().ok()
+}
+
+impl Inbox for Spool {
+    fn describe(&self) -> String {
+        format!("spool {}", self.maildir.root().display())
+    }
+
+    fn cursor_key(&self) -> Option<String> {
+        None
+    }
+
+    fn pending(&mut self, cursor: Option<&str>) -> Result<Vec<Waiting>, InboxError> {
+        self.maildir.pending(cursor)
+    }
+
+    /// As a Maildir, except that a file holding only a message's head
+    /// says so by the size in its name.
+    fn read(&mut self, w: &Waiting, max_bytes: usize) -> Result<Fetched, InboxError> {
+        let (bytes, size) =
+            read_file_bounded(&self.maildir.root().join("new").join(&w.id), max_bytes)?;
+        let size = named_size(&w.id).map_or(size, |n| n.max(size));
+        Ok(Fetched { bytes, size })
+    }
+
+    fn done(&mut self, w: &Waiting) -> Result<(), InboxError> {
+        self.maildir.done(w)
+    }
+}
+
+/// After letting go of the lock: while the spool holds mail and the lock
+/// is free, take the lock and read the spool in. Returns the messages
+/// read. Errors are logged, not returned: the caller's own work is done,
+/// and the spooled messages stay for the next pass.
+pub fn read_after(cfg: &super::Config) -> usize {
+    let Ok(spool) = Spool::open(&cfg.database) else {
+        return 0;
+    };
+    let mut n = 0;
+    while spool.has_mail() {
+        // Held: the holder reads the spool, or looks again after letting go.
+        let Ok((mut s, _lock)) = super::Service::open_locked(cfg.clone()) else {
+            return n;
+        };
+        let Ok(mut spool) = Spool::open(&cfg.database) else {
+            return n;
+        };
+        match s.read_inbox(&mut spool) {
+            Ok((read, None)) => n += read,
+            Ok((read, Some(e))) => {
+                tracing::warn!(error = %e, "cannot read the spool");
+                return n + read;
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot read the spool");
+                return n;
+            }
+        }
+    }
+    n
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_spooled_head_keeps_the_real_size() {
+        let dir = std::env::temp_dir().join(format!("dervish-spool-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        let db = dir.join("db.sqlite");
+        let mut spool = Spool::open(&db).unwrap();
+        assert!(!spool.has_mail());
+        spool.put(b"Subject: a\r\n\r\nbody", 18).unwrap();
+        spool.put(b"Subject: big\r\n\r\nhead", 50_000_000).unwrap();
+        assert!(spool.has_mail());
+        let waiting = spool.pending(None).unwrap();
+        assert_eq!(waiting.len(), 2);
+        let sizes: Vec<(usize, usize)> = waiting
+            .iter()
+            .map(|w| {
+                let f = spool.read(w, 1024).unwrap();
+                (f.bytes.len(), f.size)
+            })
+            .collect();
+        assert!(sizes.contains(&(18, 18)), "{sizes:?}");
+        assert!(sizes.contains(&(20, 50_000_000)), "{sizes:?}");
+        for w in &waiting {
+            spool.done(w).unwrap();
+        }
+        assert!(!spool.has_mail());
+        assert!(dir.join("db.spool").join("cur").is_dir());
+        let _ = fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn sizes_in_names() {
+        assert_eq!(named_size("1.2_3.4.host,S=123"), Some(123));
+        assert_eq!(named_size("1.2_3.4.host,S=123:2,S"), Some(123));
+        assert_eq!(named_size("1.2_3.4.host"), None);
+    }
+}

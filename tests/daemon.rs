@@ -1,0 +1,116 @@
+//! The daemon loop as the library runs it: a stop request is seen between
+//! two messages, and a message `submit` spools while the daemon holds the
+//! database wakes it at once.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use dervish::mail::maildir::Maildir;
+use dervish::mail::outbound::TransportConfig;
+use dervish::service::Config;
+use dervish::service::daemon::Daemon;
+use dervish::service::spool::Spool;
+
+fn temp_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("dervish-daemon-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn config(dir: &Path) -> Config {
+    let mut cfg = Config {
+        database: dir.join("dervish.sqlite"),
+        outgoing: TransportConfig::File {
+            dir: dir.join("outbox"),
+        },
+        ..Config::default()
+    };
+    cfg.inbox.maildir = dir.join("inbox");
+    cfg.host.address = "dervish@example.org".into();
+    cfg.host.game_master = "gm@example.org".into();
+    cfg.run.poll_seconds = 3600;
+    cfg
+}
+
+fn stranger(n: u32) -> Vec<u8> {
+    format!(
+        "From: stranger{n}@example.net\r\nTo: dervish@example.org\r\nSubject: hello\r\nMessage-ID: <d{n}@example.net>\r\n\r\nhello\r\n"
+    )
+    .into_bytes()
+}
+
+fn messages_stored(db: &Path) -> i64 {
+    let conn = rusqlite::Connection::open(db).unwrap();
+    conn.query_row("SELECT count(*) FROM messages", [], |r| r.get(0))
+        .unwrap()
+}
+
+fn last_pass(db: &Path) -> Option<String> {
+    let conn = rusqlite::Connection::open(db).ok()?;
+    conn.query_row(
+        "SELECT value FROM service WHERE key = 'last_pass'",
+        [],
+        |r| r.get(0),
+    )
+    .ok()
+}
+
+#[test]
+fn a_stop_request_leaves_the_waiting_mail_for_the_next_start() {
+    let dir = temp_dir("stop");
+    let cfg = config(&dir);
+    let inbox = Maildir::open(&cfg.inbox.maildir).unwrap();
+    for n in 0..5 {
+        inbox.deliver(&stranger(n)).unwrap();
+    }
+    let stop = Arc::new(AtomicBool::new(false));
+    let mut d = Daemon::open(cfg.clone(), Arc::clone(&stop)).unwrap();
+    stop.store(true, Ordering::Relaxed);
+    let r = d.pass().unwrap();
+    assert_eq!(r.messages, 0, "nothing is started once the stop is asked");
+    assert_eq!(inbox.new_messages().unwrap().len(), 5);
+    // The loop itself returns at once.
+    d.run().unwrap();
+    // The next start takes them all.
+    let mut d = Daemon::open(cfg.clone(), Arc::new(AtomicBool::new(false))).unwrap();
+    assert_eq!(d.pass().unwrap().messages, 5);
+    assert!(inbox.new_messages().unwrap().is_empty());
+    drop(d);
+    assert_eq!(messages_stored(&cfg.database), 5);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn spooled_mail_wakes_the_daemon_before_its_poll() {
+    let dir = temp_dir("spool");
+    let cfg = config(&dir);
+    let stop = Arc::new(AtomicBool::new(false));
+    let (c, s) = (cfg.clone(), Arc::clone(&stop));
+    let running = std::thread::spawn(move || Daemon::open(c, s).and_then(Daemon::run));
+    // After its first pass (which finds nothing) it would sleep an hour.
+    let until = Instant::now() + Duration::from_secs(30);
+    while last_pass(&cfg.database).is_none() && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(
+        last_pass(&cfg.database).is_some(),
+        "the daemon made no pass"
+    );
+    // The daemon polls once an hour; the spooled message is read anyway.
+    Spool::open(&cfg.database)
+        .unwrap()
+        .put(&stranger(9), stranger(9).len())
+        .unwrap();
+    let until = Instant::now() + Duration::from_secs(30);
+    while messages_stored(&cfg.database) == 0 && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    stop.store(true, Ordering::Relaxed);
+    running.join().unwrap().unwrap();
+    assert_eq!(messages_stored(&cfg.database), 1);
+    assert!(!Spool::open(&cfg.database).unwrap().has_mail());
+    let _ = std::fs::remove_dir_all(&dir);
+}
