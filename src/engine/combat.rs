@@ -536,6 +536,10 @@ pub fn retreat<S: DieSource>(t: &mut Turn<'_, S>, r: Retreat<'_>) -> Option<Hex>
     let allowance = super::march::allowance_of(t, &units);
     let threatened =
         |t: &Turn<'_, S>, h: Hex| h.neighbours().iter().any(|n| t.land_occupied_by(*n, enemy));
+    // A hex holding enemy boats or gunboats is an enemy hex to a retreat:
+    // only a marching stack displaces river units (6.1: "captured by the
+    // marching player"; ruling, docs/rules.md 9.8).
+    let river_enemy = |t: &Turn<'_, S>, h: Hex| t.occupied_by(h, enemy);
     let mut path: Vec<Hex> = Vec::new();
     let mut at = hex;
     let mut spent = 0u32;
@@ -545,6 +549,13 @@ pub fn retreat<S: DieSource>(t: &mut Turn<'_, S>, r: Retreat<'_>) -> Option<Hex>
             Some(b) => b
                 .get(path.len())
                 .and_then(|h| {
+                    if river_enemy(t, *h) {
+                        first_blocked = Some(format!(
+                            "{} holds enemy boats or gunboats (6.1)",
+                            t.scn.map.describe(*h)
+                        ));
+                        return None;
+                    }
                     super::march::enter_cost(t, &occ, at, *h)
                         .map_err(|e| first_blocked = Some(e.reason(&t.scn.map, &occ, at, *h)))
                         .ok()
@@ -555,7 +566,7 @@ pub fn retreat<S: DieSource>(t: &mut Turn<'_, S>, r: Retreat<'_>) -> Option<Hex>
             None => at
                 .neighbours()
                 .into_iter()
-                .filter(|h| *h != hex && !path.contains(h))
+                .filter(|h| *h != hex && !path.contains(h) && !river_enemy(t, *h))
                 .filter_map(|h| {
                     super::march::enter_cost(t, &occ, at, h)
                         .ok()
