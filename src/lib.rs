@@ -20,3 +20,4 @@ pub mod scenario;
 pub mod service;
 pub mod state;
 pub mod store;
+pub mod words;

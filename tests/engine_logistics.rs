@@ -187,7 +187,7 @@ fn rule_3_21_the_arrival_roll_adds_units_from_the_pool_to_a_friendly_stack() {
     let arrived: usize = r
         .events
         .iter()
-        .filter(|e| matches!(e, Event::Arrived { id, .. } if id == "Mahdist recruits"))
+        .filter(|e| matches!(e, Event::Arrived { id, .. } if id == "a Mahdist recruit"))
         .count();
     assert_eq!(arrived, 3);
     let draws = r
@@ -1027,7 +1027,7 @@ mod arrivals {
                     hex,
                     decided_by,
                     ..
-                } if id == "Mahdist recruits" => Some((*hex, decided_by.clone())),
+                } if id == "a Mahdist recruit" => Some((*hex, decided_by.clone())),
                 _ => None,
             })
             .collect();
@@ -1040,7 +1040,7 @@ mod arrivals {
         // Silent: the largest stack.
         let r = mahdist_with_arrivals(&b, &Orders::default(), 1, &[1]);
         let at_el_obeid = r.events.iter().any(|e| {
-            matches!(e, Event::Arrived { id, hex, .. } if id == "Mahdist recruits" && *hex == b.hex("El Obeid"))
+            matches!(e, Event::Arrived { id, hex, .. } if id == "a Mahdist recruit" && *hex == b.hex("El Obeid"))
         });
         assert!(at_el_obeid, "{:?}", r.events);
     }
@@ -1105,7 +1105,7 @@ mod arrivals {
             .events
             .iter()
             .filter_map(|e| match e {
-                Event::Arrived { id, hex, .. } if id == "Mahdist recruits" => Some(*hex),
+                Event::Arrived { id, hex, .. } if id == "a Mahdist recruit" => Some(*hex),
                 _ => None,
             })
             .collect();

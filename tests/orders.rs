@@ -486,7 +486,7 @@ mod checking {
             "MARCH Berber RIVER TO Abou Hamed\n",
         );
         assert!(
-            only_error(&c).contains("boats or gunboats"),
+            only_error(&c).contains("1 boat or gunboat and 0 are free"),
             "{:?}",
             c.errors
         );

@@ -291,7 +291,7 @@ fn place_reinforcement<S: DieSource>(t: &mut Turn<'_, S>, r: &Reinforcement, ord
                     format!("units of {}", r.id),
                     "reinforcement count",
                     Vec::new(),
-                    |v| format!("{v} units"),
+                    |v| crate::words::count(v, "unit", "units"),
                 )
                 .max(0) as u32,
             None => line.count,
@@ -592,7 +592,7 @@ fn mahdist_arrival<S: DieSource>(t: &mut Turn<'_, S>, orders: &Orders) {
         "Mahdist arrival table (3.21)",
         mods,
         |v| match modifiers::row(&rows, v) {
-            Some((r, label)) => format!("{label}: {:?}", r.result),
+            Some((r, label)) => format!("{label}: {}", r.result),
             None => "no row".into(),
         },
     );
@@ -612,7 +612,7 @@ fn mahdist_arrival<S: DieSource>(t: &mut Turn<'_, S>, orders: &Orders) {
                     "Mahdist units arriving".into(),
                     "arrivals",
                     Vec::new(),
-                    |v| format!("{v} units"),
+                    |v| crate::words::count(v, "unit", "units"),
                 )
                 .max(0);
             let Some((hex, decided_by)) = recruit_stack(t, orders) else {
@@ -632,7 +632,7 @@ fn mahdist_arrival<S: DieSource>(t: &mut Turn<'_, S>, orders: &Orders) {
                     "Mahdist units leaving".into(),
                     "departures",
                     Vec::new(),
-                    |v| format!("{v} units"),
+                    |v| crate::words::count(v, "unit", "units"),
                 )
                 .max(0);
             remove_units(t, Side::Mahdist, n as u32, "gone home (3.21)");
@@ -716,7 +716,7 @@ pub fn draw_from_pool<S: DieSource>(
     t.state.units[i].disrupted = false;
     let id = t.state.units[i].id.clone();
     t.events.push(Event::Arrived {
-        id: "Mahdist recruits".into(),
+        id: "a Mahdist recruit".into(),
         hex,
         units: vec![id.clone()],
         leaders: vec![],

@@ -1165,8 +1165,9 @@ fn land_leg<S: DieSource>(
                     order: i,
                     at: m.hex,
                     reason: format!(
-                        "{} costs {c} movement points and {} are left (8.2)",
+                        "{} costs {} and {} are left (8.2)",
                         t.scn.map.describe(next),
+                        crate::words::count(c, "movement point", "movement points"),
                         *left
                     ),
                 });

@@ -194,7 +194,9 @@ pub fn railway_building<S: DieSource>(t: &mut Turn<'_, S>, orders: &Orders) {
         "railway table (3.41)",
         mods,
         |v| match modifiers::row(&rows, v) {
-            Some((r, label)) => format!("{label}: {} hexes", r.result),
+            Some((r, label)) => {
+                format!("{label}: {}", crate::words::count(r.result, "hex", "hexes"))
+            }
             None => "no row".into(),
         },
     );
@@ -204,8 +206,8 @@ pub fn railway_building<S: DieSource>(t: &mut Turn<'_, S>, orders: &Orders) {
     if new > done {
         t.events.push(Event::Note {
             text: format!(
-                "{} hexes of the {line_name} built; the railhead is at {}",
-                new - done,
+                "{} of the {line_name} built; the railhead is at {}",
+                crate::words::count(new - done, "hex", "hexes"),
                 t.scn.map.describe(line.hexes[new - 1])
             ),
         });

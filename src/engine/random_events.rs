@@ -86,7 +86,7 @@ fn apply<S: DieSource>(t: &mut Turn<'_, S>, effect: &Effect) {
                         format!("units from the event ({unit})"),
                         "event units",
                         Vec::new(),
-                        |v| format!("{v} units"),
+                        |v| crate::words::count(v, "unit", "units"),
                     )
                     .max(0) as u32,
                 None => *count,
@@ -135,7 +135,7 @@ fn apply<S: DieSource>(t: &mut Turn<'_, S>, effect: &Effect) {
                         "units leaving (event)".into(),
                         "event losses",
                         Vec::new(),
-                        |v| format!("{v} units"),
+                        |v| crate::words::count(v, "unit", "units"),
                     )
                     .max(0) as u32,
                 None => *count,

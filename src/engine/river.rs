@@ -340,9 +340,10 @@ pub fn carriers<S: DieSource>(
     };
     if moved && carriers.len() < passengers.len() {
         return Err(format!(
-            "{} units need {} boats or gunboats that began the march phase with them (8.23: a stack \"must begin its march phase stacked with sufficient boat or gunboat units\"); {} came with them",
-            passengers.len(),
-            passengers.len(),
+            "{} {} {} that began the march phase with them (8.23: a stack \"must begin its march phase stacked with sufficient boat or gunboat units\"); {} came with them",
+            crate::words::count(passengers.len(), "unit", "units"),
+            crate::words::noun(passengers.len(), "needs", "need"),
+            crate::words::count(passengers.len(), "boat or gunboat", "boats or gunboats"),
             carriers.len()
         ));
     }
@@ -356,10 +357,14 @@ pub fn carriers<S: DieSource>(
     }
     if carriers.len() < passengers.len() {
         return Err(format!(
-            "{} units need {} boats or gunboats and {} are free here (8.23)",
-            passengers.len(),
-            passengers.len(),
-            in_hex.len().max(carriers.len())
+            "{} {} {} and {} free here (8.23)",
+            crate::words::count(passengers.len(), "unit", "units"),
+            crate::words::noun(passengers.len(), "needs", "need"),
+            crate::words::count(passengers.len(), "boat or gunboat", "boats or gunboats"),
+            {
+                let free = in_hex.len().max(carriers.len());
+                format!("{free} {}", crate::words::noun(free, "is", "are"))
+            }
         ));
     }
     if carriers.is_empty() {
@@ -635,7 +640,7 @@ fn roll_plus<S: DieSource>(
         why.to_string(),
         "river movement (8.23)",
         vec![("fixed".into(), plus)],
-        |v| format!("{v} hexes"),
+        |v| crate::words::count(v, "hex", "hexes"),
     );
     total.max(0) as u32
 }
@@ -688,7 +693,7 @@ fn wreck_rolls<S: DieSource>(t: &mut Turn<'_, S>, carriers: &[usize], place: &st
                 line: if double {
                     "a double: destroyed".into()
                 } else {
-                    format!("out for {total} turns")
+                    format!("out for {}", crate::words::count(total, "turn", "turns"))
                 },
             }));
             if double {

@@ -242,7 +242,7 @@ pub fn recovery_phase<S: DieSource>(t: &mut Turn<'_, S>) {
                 "recovery table",
                 mods,
                 |v| match modifiers::row(&rows, v) {
-                    Some((r, label)) => format!("{label}: {:?}", r.result),
+                    Some((r, label)) => format!("{label}: {}", r.result),
                     None => "no row".into(),
                 },
             );

@@ -101,10 +101,7 @@ pub fn check<S: DieSource>(t: &mut Turn<'_, S>) {
                         })
                 });
                 if found {
-                    wins.push((
-                        *winner,
-                        format!("a {kind:?} unit in {}", places.join(" or ")),
-                    ));
+                    wins.push((*winner, format!("a {kind} unit in {}", places.join(" or "))));
                 }
             }
             VictoryCondition::BritishLeaderStackEliminated

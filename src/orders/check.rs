@@ -630,17 +630,17 @@ pub fn acknowledge(
     let _ = writeln!(
         out,
         "Summary: {orders} {} understood, {errors} {}, {} {}.",
-        plural(orders, "order", "orders"),
-        plural(errors, "error", "errors"),
+        crate::words::noun(orders, "order", "orders"),
+        crate::words::noun(errors, "error", "errors"),
         checked.warnings.len(),
-        plural(checked.warnings.len(), "warning", "warnings"),
+        crate::words::noun(checked.warnings.len(), "warning", "warnings"),
     );
     if !parsed.ignored.is_empty() {
         let n = parsed.ignored.len();
         let _ = writeln!(
             out,
             "{n} {} passed over as not orders (greetings, notes): if one was meant as an order, write it again starting with its order word.",
-            plural(n, "line was", "lines were")
+            crate::words::noun(n, "line was", "lines were")
         );
     }
     if checked.refused {
@@ -674,10 +674,6 @@ pub fn acknowledge(
     out
 }
 
-fn plural<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
-    if n == 1 { one } else { many }
-}
-
 /// What a planned march will do, for the receipt.
 pub fn describe_plan(scn: &Scenario, p: &MarchPlan) -> String {
     let map = &scn.map;
@@ -692,7 +688,7 @@ pub fn describe_plan(scn: &Scenario, p: &MarchPlan) -> String {
         let mut s = format!(
             "{} {} ({})",
             p.units.len(),
-            plural(p.units.len(), "unit", "units"),
+            crate::words::noun(p.units.len(), "unit", "units"),
             ids.join(" ")
         );
         if !p.leaders.is_empty() {
@@ -702,9 +698,9 @@ pub fn describe_plan(scn: &Scenario, p: &MarchPlan) -> String {
     };
     let _ = write!(
         out,
-        "{who} from {}; a full march gives {} movement points",
+        "{who} from {}; a full march gives {}",
         map.describe(p.from),
-        p.allowance
+        crate::words::count(p.allowance, "movement point", "movement points")
     );
     for l in &p.legs {
         let shares = !l.rolls && p.legs.iter().any(|o| o.march == l.march && o.rolls);
@@ -714,7 +710,7 @@ pub fn describe_plan(scn: &Scenario, p: &MarchPlan) -> String {
             format!(
                 "{} {}",
                 l.cost,
-                plural(l.cost as usize, "movement point", "movement points")
+                crate::words::noun(l.cost as usize, "movement point", "movement points")
             )
         } else {
             "no march roll".to_string()
@@ -784,8 +780,8 @@ pub fn describe_order(scn: &Scenario, o: &Order) -> String {
         Order::Withdraw(u) => format!(
             "{} {} the map in the reinforcement phase and {} as destroyed (3.1)",
             u.len(),
-            plural(u.len(), "unit leaves", "units leave"),
-            plural(u.len(), "counts", "count")
+            crate::words::noun(u.len(), "unit leaves", "units leave"),
+            crate::words::noun(u.len(), "counts", "count")
         ),
         Order::Dismount(..) => {
             "two Camel Corps become two infantry and one camel, for good (8.24)".into()

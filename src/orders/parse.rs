@@ -787,7 +787,10 @@ fn line(c: &mut Cur<'_>) -> R<LineOut> {
                 [a, b] if a != b => Order::Dismount(a.clone(), b.clone()),
                 _ => {
                     return Err(c.err(
-                        format!("{} units named", units.len()),
+                        format!(
+                            "{} named",
+                            crate::words::count(units.len(), "unit", "units")
+                        ),
                         "DISMOUNT and two different Camel Corps units (8.24)",
                     ));
                 }

@@ -408,9 +408,9 @@ pub fn route_text(map: &Map, route: &crate::geo::route::Route) -> String {
     }
     let _ = writeln!(
         out,
-        "{} hexes, {} movement points",
-        route.steps(),
-        route.cost
+        "{}, {}",
+        crate::words::count(route.steps(), "hex", "hexes"),
+        crate::words::count(route.cost, "movement point", "movement points")
     );
     out
 }

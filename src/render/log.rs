@@ -102,9 +102,10 @@ pub fn event_line(map: &Map, e: &Event) -> String {
             movement_points,
         } => {
             format!(
-                "  order {}, march {}: {result}, {movement_points} movement points",
+                "  order {}, march {}: {result}, {}",
                 order + 1,
-                leg + 1
+                leg + 1,
+                crate::words::count(*movement_points, "movement point", "movement points")
             )
         }
         Event::Moved {

@@ -191,6 +191,15 @@ pub enum RecoveryResult {
     Recovers,
 }
 
+impl std::fmt::Display for RecoveryResult {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            RecoveryResult::StaysDisrupted => "stays disrupted",
+            RecoveryResult::Recovers => "recovers",
+        })
+    }
+}
+
 /// The recovery table: one roll per disrupted unit.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RecoveryTable {
@@ -215,6 +224,16 @@ pub enum ArrivalResult {
     Nothing,
     /// Add this many dice of units from the dead pile.
     Add(DiceKind),
+}
+
+impl std::fmt::Display for ArrivalResult {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ArrivalResult::Remove(k) => write!(f, "remove {k} units"),
+            ArrivalResult::Nothing => f.write_str("nothing"),
+            ArrivalResult::Add(k) => write!(f, "add {k} units from the dead pile"),
+        }
+    }
 }
 
 /// The Mahdist reinforcement arrival table (3.21).

@@ -77,6 +77,26 @@ pub enum UnitKind {
     Engineer,
 }
 
+impl fmt::Display for UnitKind {
+    /// The kind in words, as players read it ("camel corps").
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            UnitKind::Infantry => "infantry",
+            UnitKind::Cavalry => "cavalry",
+            UnitKind::CamelCorps => "camel corps",
+            UnitKind::Gun => "gun",
+            UnitKind::Boat => "boat",
+            UnitKind::Gunboat => "gunboat",
+            UnitKind::Supply => "supply",
+            UnitKind::Camel => "camel",
+            UnitKind::Civilian => "civilian",
+            UnitKind::Fleet => "fleet",
+            UnitKind::NavalInfantry => "naval infantry",
+            UnitKind::Engineer => "engineer",
+        })
+    }
+}
+
 impl UnitKind {
     /// Boats and gunboats move along rivers and stand beside them (6.0).
     pub fn is_river_unit(self) -> bool {

@@ -1,0 +1,174 @@
+//! What players read carries no internal names and no broken plurals.
+//!
+//! Over 200 simulated months (both scenarios, several seeds, as `dervish
+//! simulate` plays them), every result log is searched for Rust enum
+//! names (`StaysDisrupted`, `Add(D6)`), debug quoting and number–noun
+//! pairs that disagree ("1 units", "2 boat", "recruits arrives").
+
+use dervish::dice::{Dice, SeededDice};
+use dervish::engine::play_month_with;
+use dervish::policy::simple_orders;
+use dervish::render::log;
+use dervish::scenario::DataSet;
+use dervish::state::setup::{Placements, initial_state};
+
+/// Months to play in all.
+const MONTHS: usize = 200;
+
+/// Words that a rule's text or a place name may spell with inner capitals.
+const ALLOWED_CAMEL: &[&str] = &[];
+
+fn camel_case_words(text: &str) -> Vec<String> {
+    text.split(|c: char| !c.is_ascii_alphanumeric() && c != '_')
+        .filter(|w| {
+            let mut chars = w.chars();
+            chars.next().is_some_and(|c| c.is_ascii_uppercase())
+                && w.chars().any(|c| c.is_ascii_lowercase())
+                && w.chars().skip(1).any(|c| c.is_ascii_uppercase())
+                && !w.chars().any(|c| c.is_ascii_digit())
+        })
+        .filter(|w| !ALLOWED_CAMEL.contains(w))
+        .map(str::to_string)
+        .collect()
+}
+
+/// Nouns whose number must agree with the number before them.
+const NOUNS: &[(&str, &str)] = &[
+    ("unit", "units"),
+    ("boat", "boats"),
+    ("gunboat", "gunboats"),
+    ("movement point", "movement points"),
+    ("supply unit", "supply units"),
+    ("leader", "leaders"),
+    ("hex", "hexes"),
+    ("die", "dice"),
+    ("month", "months"),
+    ("turn", "turns"),
+    ("march", "marches"),
+    ("steamer", "steamers"),
+    ("mail", "mails"),
+];
+
+fn broken_plurals(line: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let words: Vec<&str> = line.split_whitespace().collect();
+    for (i, w) in words.iter().enumerate() {
+        // "+1 gunboats beside the river" is a modifier, not a count.
+        let w = w.trim_start_matches('(');
+        if !w.starts_with(|c: char| c.is_ascii_digit()) {
+            continue;
+        }
+        let Ok(n) = w.parse::<u32>() else {
+            continue;
+        };
+        let rest = words[i + 1..].join(" ");
+        let rest = rest.to_lowercase();
+        for (one, many) in NOUNS {
+            let says_many = rest.starts_with(&format!("{many} "))
+                || rest == *many
+                || rest.starts_with(&format!("{many},"))
+                || rest.starts_with(&format!("{many})"))
+                || rest.starts_with(&format!("{many}."))
+                || rest.starts_with(&format!("{many};"));
+            let says_one = !says_many
+                && (rest.starts_with(&format!("{one} "))
+                    || rest == *one
+                    || rest.starts_with(&format!("{one},"))
+                    || rest.starts_with(&format!("{one})"))
+                    || rest.starts_with(&format!("{one}."))
+                    || rest.starts_with(&format!("{one};")));
+            if (n == 1 && says_many) || (n != 1 && says_one) {
+                out.push(format!("{n} {}", if says_many { many } else { one }));
+            }
+        }
+    }
+    for bad in [
+        "recruits arrives",
+        "units arrives",
+        "units is ",
+        "boats is ",
+    ] {
+        if line.contains(bad) {
+            out.push(bad.to_string());
+        }
+    }
+    out
+}
+
+#[test]
+fn result_logs_over_200_months_have_no_internal_names_or_broken_plurals() {
+    let data = DataSet::embedded().unwrap();
+    let mut played = 0;
+    let mut problems: Vec<String> = Vec::new();
+    let mut seed = 1;
+    'games: while played < MONTHS {
+        for id in ["el-obeid", "khartoum"] {
+            let scn = data.scenario(id).unwrap();
+            let (mut state, _) = initial_state(&scn, &Placements::new()).unwrap();
+            let mut dice = Dice::new(SeededDice::from_seed(seed));
+            while state.result.is_none() && played < MONTHS {
+                let month = state.month;
+                let r = play_month_with(
+                    &scn,
+                    state,
+                    &mut |s, side| simple_orders(&scn, s, side),
+                    &mut dice,
+                );
+                let text = log::render(&scn.map, &r.events);
+                for line in text.lines() {
+                    for w in camel_case_words(line) {
+                        problems.push(format!("internal name {w:?} in: {line}"));
+                    }
+                    for p in broken_plurals(line) {
+                        problems.push(format!("{p:?} in: {line}"));
+                    }
+                    if line.contains("Some(") || line.contains("None") || line.contains('"') {
+                        problems.push(format!("debug text in: {line}"));
+                    }
+                }
+                state = r.state;
+                played += 1;
+                if state.month == month {
+                    break;
+                }
+            }
+            if played >= MONTHS {
+                break 'games;
+            }
+        }
+        seed += 1;
+    }
+    problems.sort();
+    problems.dedup();
+    assert!(
+        problems.is_empty(),
+        "{} problems, e.g.:\n{}",
+        problems.len(),
+        problems
+            .iter()
+            .take(40)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+}
+
+#[test]
+fn the_checks_find_what_they_look_for() {
+    assert_eq!(
+        camel_case_words("roll 4: StaysDisrupted"),
+        ["StaysDisrupted"]
+    );
+    assert!(camel_case_words("El Obeid and Khartoum (1942)").is_empty());
+    assert_eq!(
+        broken_plurals("1 units need 1 boats"),
+        ["1 units", "1 boats"]
+    );
+    assert_eq!(
+        broken_plurals("a full march gives 1 movement points"),
+        ["1 movement points"]
+    );
+    assert_eq!(broken_plurals("2 unit (MR04)"), ["2 unit"]);
+    assert!(broken_plurals("1 unit (MR04) and 2 boats").is_empty());
+    assert_eq!(broken_plurals("the recruits arrives"), ["recruits arrives"]);
+}
