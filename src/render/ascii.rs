@@ -97,23 +97,29 @@ pub fn overview(scn: &Scenario, state: Option<&GameState>) -> String {
         let mut ch = match map.terrain(hex) {
             Some(Terrain::Clear) | None => '.',
             Some(Terrain::Hills) => '^',
-            Some(Terrain::Mountains) => 'M',
+            Some(Terrain::Mountains) => 'A',
             Some(Terrain::Sea) => ' ',
         };
-        if [Direction::N, Direction::NE, Direction::SE]
+        // A hex with a river on one of its sides drawn here shows the
+        // river, by its kind, as the sector maps draw the hexside.
+        if let Some(c) = [Direction::N, Direction::NE, Direction::SE]
             .iter()
-            .any(|&d| map.river_at(hex.side(d)).is_some())
+            .filter_map(|&d| map.river_at(hex.side(d)))
+            .map(river_char)
+            .min_by_key(|c| RIVER_ORDER.iter().position(|r| r == c))
         {
-            ch = '~';
+            ch = c;
         }
-        if map.track(hex).is_some() {
-            ch = '#';
+        match map.track(hex) {
+            Some(Track::Built) => ch = '#',
+            Some(Track::Marked) => ch = '+',
+            None => {}
         }
         if let Some(p) = map.settlement_at(hex) {
             ch = match p.kind {
                 PlaceKind::Town => 'O',
                 PlaceKind::Village => 'o',
-                _ => '*',
+                _ => '%',
             };
             locked[y as usize][x as usize] = true;
         }
@@ -153,8 +159,8 @@ pub fn overview(scn: &Scenario, state: Option<&GameState>) -> String {
         map.name()
     );
     out.push_str(&cv.render());
-    out.push_str("Key: . clear  ^ hills  M mountains  (blank) sea  ~ river  # railway\n");
-    out.push_str("     O town  o village  * oasis  E Egyptian stack  M Mahdist stack  (stacks hide what is under them)\n");
+    out.push_str(&key(OVERVIEW_KEY));
+    out.push_str("     (a stack hides what is under it; a sector map shows all)\n");
     out
 }
 
@@ -172,6 +178,97 @@ pub struct Sector {
     pub centre: Hex,
     /// Columns and rows shown either side of the centre.
     pub radius: i32,
+}
+
+/// Which river mark a hex of the overview shows when its sides differ:
+/// the cataract first, then the most restrictive water.
+const RIVER_ORDER: [char; 4] = ['X', '=', ':', '~'];
+
+/// The overview's symbols, one meaning each; where a sector map draws the
+/// same thing it uses the same symbol ([`SECTOR_KEY`]).
+pub const OVERVIEW_KEY: &[(&str, &str)] = &[
+    (".", "clear"),
+    ("^", "hills"),
+    ("A", "mountains"),
+    ("(blank)", "sea"),
+    ("~", "navigable river"),
+    (":", "seasonal river (Nov-Feb)"),
+    ("=", "unnavigable river"),
+    ("X", "cataract"),
+    ("#", "railway"),
+    ("+", "railway that may be built"),
+    ("O", "town"),
+    ("o", "village"),
+    ("%", "oasis"),
+    ("E", "Egyptian stack"),
+    ("M", "Mahdist stack"),
+];
+
+/// The sector maps' symbols. Each hex shows its number (column and row),
+/// its place and its stack; rivers are drawn on the hexsides.
+pub const SECTOR_KEY: &[(&str, &str)] = &[
+    (".", "clear"),
+    ("^", "hills"),
+    ("A", "mountains"),
+    ("(blank)", "sea"),
+    ("~", "navigable river"),
+    (":", "seasonal river (Nov-Feb)"),
+    ("=", "unnavigable river"),
+    ("X", "cataract"),
+    ("#", "railway"),
+    ("+", "railway that may be built"),
+    ("TOWN", "town"),
+    ("Village", "village"),
+    ("%Oasis", "oasis"),
+    ("landmark", "landmark"),
+    ("E", "Egyptian stack"),
+    ("M", "Mahdist stack"),
+    ("12", "units in the stack"),
+    ("*", "with a leader"),
+];
+
+/// A key as printed: "Key: " then `symbol meaning` entries two spaces
+/// apart, wrapped before 80 columns.
+fn key(entries: &[(&str, &str)]) -> String {
+    let mut out = String::new();
+    let mut line = String::from("Key:");
+    for (symbol, meaning) in entries {
+        let entry = format!("{symbol} {meaning}");
+        if line.len() + 2 + entry.len() > 78 {
+            out.push_str(&line);
+            out.push('\n');
+            line = String::from("    ");
+        }
+        line.push_str("  ");
+        line.push_str(&entry);
+    }
+    out.push_str(&line);
+    out.push('\n');
+    out
+}
+
+/// A key's entries read back from a map's text: every line from the one
+/// starting `Key:` while lines are indented, split at double spaces.
+pub fn parse_key(map_text: &str) -> Vec<(String, String)> {
+    let mut entries = Vec::new();
+    let mut in_key = false;
+    for line in map_text.lines() {
+        let body = if let Some(rest) = line.strip_prefix("Key:") {
+            in_key = true;
+            rest
+        } else if in_key && line.starts_with("    ") && !line.trim_start().starts_with('(') {
+            line
+        } else {
+            in_key = false;
+            continue;
+        };
+        for entry in body.split("  ").map(str::trim).filter(|e| !e.is_empty()) {
+            if let Some((symbol, meaning)) = entry.split_once(' ') {
+                entries.push((symbol.to_string(), meaning.to_string()));
+            }
+        }
+    }
+    entries
 }
 
 fn river_char(rs: RiverSide) -> char {
@@ -235,10 +332,10 @@ pub fn sector(scn: &Scenario, state: Option<&GameState>, sector: Sector) -> Stri
         let (x, y) = origin(h);
         let terrain = map.terrain(h).unwrap_or(Terrain::Clear);
         let fill = match terrain {
-            Terrain::Clear => "      ",
+            Terrain::Clear => " .  . ",
             Terrain::Hills => " ^  ^ ",
-            Terrain::Mountains => "^^^^^^",
-            Terrain::Sea => "~~~~~~",
+            Terrain::Mountains => " A  A ",
+            Terrain::Sea => "      ",
         };
         cv.text(x + 2, y + 1, &h.to_string());
         let name_row = match map.place_at(h) {
@@ -250,7 +347,7 @@ pub fn sector(scn: &Scenario, state: Option<&GameState>, sector: Sector) -> Stri
             Some(m) => format!("{m:^6}"),
             None => match map.track(h) {
                 Some(Track::Built) => "######".to_string(),
-                Some(Track::Marked) => "+-+-+-".to_string(),
+                Some(Track::Marked) => "++++++".to_string(),
                 None => fill.to_string(),
             },
         };
@@ -302,21 +399,17 @@ fn abbreviate(name: &str, kind: PlaceKind) -> String {
     let s = match kind {
         PlaceKind::Town => short.to_uppercase(),
         PlaceKind::Landmark => short.to_lowercase(),
-        _ => short,
+        PlaceKind::Village => short,
+        _ => format!("%{}", short.chars().take(5).collect::<String>()),
     };
     format!("{s:^6}")
 }
 
 fn sector_legend() -> String {
-    [
-        "Key: each hex shows its number (column, row), its place and its stack.",
-        "     TOWN  Village  Oasis  landmark   ^ hills  ^^^ mountains  ~~~ sea",
-        "     river on a hexside: ~ navigable  : seasonal (Nov-Feb)  = unnavigable  X cataract",
-        "     ###### railway  +-+-+- track that may be built",
-        "     E12* Egyptian stack of 12 units with a leader; M = Mahdist",
-        "",
-    ]
-    .join("\n")
+    format!(
+        "Each hex shows its number (column and row), its place and its stack\n(E12* is an Egyptian stack of 12 units with a leader); rivers run on\nthe hexsides.\n{}",
+        key(SECTOR_KEY)
+    )
 }
 
 /// Every stack among `hexes`, in full.
