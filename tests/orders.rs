@@ -422,6 +422,64 @@ mod checking {
         c.errors[0].message.clone()
     }
 
+    /// The receipt names every unit that goes, river units too: a leader
+    /// with a gunboat is not "alone".
+    #[test]
+    fn a_leader_with_a_gunboat_is_not_alone_on_the_receipt() {
+        let k = scn("khartoum");
+        let (_, c) = checked(
+            "khartoum",
+            Side::Egyptian,
+            "MARCH UNITS EW03 WITH Gordon RIVER DOWN TO Halfaya\n",
+        );
+        assert!(c.errors.is_empty(), "{:?}", c.errors);
+        let text = orders::check::describe_plan(&k, &c.plans[0].1);
+        assert!(text.starts_with("1 unit (EW03) with Gordon from"), "{text}");
+        assert!(!text.contains("alone"), "{text}");
+    }
+
+    /// A PATH may start with the hex the stack stands on, as players write
+    /// it; it is not refused as a skip from the hex to itself.
+    #[test]
+    fn a_path_starting_where_the_stack_stands_starts_from_there() {
+        let k = scn("khartoum");
+        let (_, c) = checked(
+            "khartoum",
+            Side::Egyptian,
+            "MARCH UNITS EL01 PATH Khartoum 1943\n",
+        );
+        assert!(c.errors.is_empty(), "{:?}", c.errors);
+        assert_eq!(c.plans[0].1.legs[0].path, vec![hex(&k, "1943")]);
+        let (_, c) = checked(
+            "khartoum",
+            Side::Egyptian,
+            "MARCH UNITS EL01 PATH Khartoum\n",
+        );
+        assert!(only_error(&c).contains("already at Khartoum"));
+    }
+
+    /// A surname alone suggests the leader of that name on the map, or
+    /// every leader of that name when the game is not known.
+    #[test]
+    fn a_surname_suggests_the_leader_on_the_map() {
+        let k = scn("khartoum");
+        let (state, _) = initial_state(&k, &Placements::new()).unwrap();
+        let on_map = state
+            .leaders
+            .iter()
+            .any(|l| l.name == "J. Stewart" && l.hex.is_some());
+        assert!(on_map, "J. Stewart begins at Khartoum");
+        let text = "MARCH UNITS EL02 WITH Stewart TO Soba\n";
+        let in_game =
+            orders::parse(&Input::text(text), &Vocabulary::new(&k).in_play(&state)).unwrap();
+        assert_eq!(in_game.errors[0].suggestion.as_deref(), Some("J. Stewart"));
+        let anywhere = orders::parse(&Input::text(text), &Vocabulary::new(&k)).unwrap();
+        assert_eq!(
+            anywhere.errors[0].suggestion.as_deref(),
+            Some("H. Stewart or J. Stewart")
+        );
+    }
+
     #[test]
     fn a_good_march_becomes_an_engine_order_with_its_route_and_cost() {
         let (_, c) = checked("khartoum", Side::Egyptian, "MARCH Khartoum TO Omdurman\n");

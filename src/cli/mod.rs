@@ -471,7 +471,7 @@ fn run(mut cli: Cli) -> Result<ExitCode> {
                 }
             };
             let text = read_text(&file)?;
-            let vocab = orders::Vocabulary::new(&scn);
+            let vocab = orders::Vocabulary::new(&scn).in_play(&state);
             let input = orders::Input {
                 text: &text,
                 subject: subject.as_deref(),

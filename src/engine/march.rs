@@ -358,7 +358,7 @@ fn leader_march<S: DieSource>(t: &mut Turn<'_, S>, i: usize, order: &MarchOrder,
             return;
         }
         let path = match leg {
-            Leg::Path(p) => p.clone(),
+            Leg::Path(p) => path_from(p, m.hex),
             _ => {
                 // Fewest hexes, not fewest movement points (7.0).
                 let occ = Occupancy::of(t);
@@ -1125,7 +1125,7 @@ fn land_leg<S: DieSource>(
     left: &mut u32,
 ) -> bool {
     let target = match &order.legs[k] {
-        Leg::Path(p) => p.clone(),
+        Leg::Path(p) => path_from(p, m.hex),
         Leg::To(dest) => match route_to(t, m.hex, *dest) {
             Some(path) => path,
             None => {
@@ -1589,6 +1589,14 @@ impl Occupancy {
                 .any(|(_, s)| s.river == *r && s.order >= *limit)
         })
     }
+}
+
+/// A PATH's hexes from `at`: a path that starts with the hex the stack
+/// stands on ("PATH Khartoum 1943" from Khartoum) starts from it, as the
+/// player meant, instead of being refused as a skip from `at` to itself.
+pub(super) fn path_from(path: &[Hex], at: Hex) -> Vec<Hex> {
+    let skip = path.iter().take_while(|h| **h == at).count();
+    path[skip..].to_vec()
 }
 
 /// Why a step may not be taken.

@@ -43,6 +43,9 @@ pub struct LegPlan {
 pub struct MarchPlan {
     pub from: Hex,
     pub units: Vec<UnitId>,
+    /// The boats and gunboats going with it (named, or carrying it by
+    /// river).
+    pub river: Vec<UnitId>,
     pub leaders: Vec<String>,
     /// Movement points of a full march (the slowest unit, 8.31).
     pub allowance: u32,
@@ -183,7 +186,14 @@ fn plan_one(t: &Turn<'_, FixedDice>, order: &MarchOrder) -> Result<MarchPlan, St
                         if p.is_empty() {
                             return Err(format!("march {n}: an empty path"));
                         }
-                        p.clone()
+                        let p = super::march::path_from(p, at);
+                        if p.is_empty() {
+                            return Err(format!(
+                                "march {n}: the stack is already at {}",
+                                map.describe(at)
+                            ));
+                        }
+                        p
                     }
                     Leg::To(dest) => {
                         if *dest == at {
@@ -421,9 +431,15 @@ fn plan_one(t: &Turn<'_, FixedDice>, order: &MarchOrder) -> Result<MarchPlan, St
             ));
         }
     }
+    let river = m
+        .river
+        .iter()
+        .map(|&u| t.state.units[u].id.clone())
+        .collect();
     Ok(MarchPlan {
         from: m.hex,
         units: ids,
+        river,
         leaders: m.leaders,
         allowance: full,
         legs,

@@ -678,17 +678,17 @@ pub fn acknowledge(
 pub fn describe_plan(scn: &Scenario, p: &MarchPlan) -> String {
     let map = &scn.map;
     let mut out = String::new();
-    let who = if p.units.is_empty() && p.leaders.is_empty() {
-        // Only river units: a plan lists the land units and leaders.
-        "the boats and gunboats".to_string()
-    } else if p.units.is_empty() {
+    let all: Vec<&UnitId> = p.units.iter().chain(&p.river).collect();
+    let who = if all.is_empty() && p.leaders.is_empty() {
+        // Nothing named is left to march (the engine sets it aside).
+        "no unit".to_string()
+    } else if all.is_empty() {
         format!("{} alone", p.leaders.join(", "))
     } else {
-        let ids: Vec<&str> = p.units.iter().map(|u| u.0.as_str()).collect();
+        let ids: Vec<&str> = all.iter().map(|u| u.0.as_str()).collect();
         let mut s = format!(
-            "{} {} ({})",
-            p.units.len(),
-            crate::words::noun(p.units.len(), "unit", "units"),
+            "{} ({})",
+            crate::words::count(all.len(), "unit", "units"),
             ids.join(" ")
         );
         if !p.leaders.is_empty() {

@@ -21,6 +21,9 @@ pub struct Vocabulary {
     reinforcements: BTreeMap<String, (String, Side)>,
     /// Railway line names by key.
     railways: BTreeMap<String, String>,
+    /// The leaders on the map in the game the orders are for, when known:
+    /// suggestions prefer them.
+    on_map: Vec<String>,
 }
 
 /// A name reduced to letters and digits, lower case.
@@ -73,7 +76,20 @@ impl Vocabulary {
             codes,
             reinforcements,
             railways,
+            on_map: Vec::new(),
         }
+    }
+
+    /// The vocabulary for orders given in `state`: a name that is not
+    /// understood is matched first against the leaders on the map.
+    pub fn in_play(mut self, state: &crate::state::GameState) -> Vocabulary {
+        self.on_map = state
+            .leaders
+            .iter()
+            .filter(|l| l.hex.is_some() && !l.removed)
+            .map(|l| l.name.clone())
+            .collect();
+        self
     }
 
     /// A leader's name from his name or an alias.
@@ -81,9 +97,35 @@ impl Vocabulary {
         self.leaders.get(&key(words)).map(String::as_str)
     }
 
-    /// The nearest leader name, for a suggestion.
+    /// The leader meant, for a suggestion. A surname alone ("Stewart")
+    /// names the leader of that surname on the map, or, where that leaves
+    /// several or none is known, every leader of that surname ("H. Stewart
+    /// or J. Stewart"); else the nearest name, on the map first.
     pub fn suggest_leader(&self, words: &str) -> Option<String> {
-        suggest(words, self.leaders.values().map(String::as_str)).map(str::to_string)
+        let mut names: Vec<&str> = self.leaders.values().map(String::as_str).collect();
+        names.sort_unstable();
+        names.dedup();
+        let surname = |n: &str| n.rsplit([' ', '.']).next().map(key).unwrap_or_default();
+        let same: Vec<&str> = names
+            .iter()
+            .copied()
+            .filter(|n| surname(n) == key(words))
+            .collect();
+        let on_map: Vec<&str> = same
+            .iter()
+            .copied()
+            .filter(|n| self.on_map.iter().any(|m| m == n))
+            .collect();
+        match (on_map.as_slice(), same.as_slice()) {
+            ([one], _) => return Some(one.to_string()),
+            (_, [one]) => return Some(one.to_string()),
+            (_, [_, _, ..]) => return Some(same.join(" or ")),
+            _ => {}
+        }
+        let near_on_map = suggest(words, self.on_map.iter().map(String::as_str));
+        near_on_map
+            .or_else(|| suggest(words, names.iter().copied()))
+            .map(str::to_string)
     }
 
     /// A unit ID as written on reports ("ER05"), read case-insensitively

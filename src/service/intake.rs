@@ -388,7 +388,10 @@ impl Service {
         };
         let g = self.game(&game_id)?;
         let scn = self.scenario(&g.scenario)?;
-        let vocab = Vocabulary::new(&scn);
+        let vocab = match self.state_of(&g) {
+            Ok(state) => Vocabulary::new(&scn).in_play(&state),
+            Err(_) => Vocabulary::new(&scn),
+        };
         let parsed = match self.read_orders(cx.mail, &vocab) {
             Ok(p) => p,
             Err(r) => {
