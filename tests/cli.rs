@@ -420,6 +420,18 @@ fn reading_commands_and_submit_work_while_the_daemon_runs() {
         "--config", config, "verify", "--game", "g1", "--month", "1884-02",
     ]);
     assert!(verified.contains("byte for byte"), "{verified}");
+    // Every month form the orders take.
+    for month in ["February 1884", "Feb 1884"] {
+        let v = ok(&[
+            "--config", config, "verify", "--game", "g1", "--month", month,
+        ]);
+        assert_eq!(v, verified, "{month}");
+    }
+    let (out, err, code) = dervish(&[
+        "--config", config, "verify", "--game", "g1", "--month", "Febtober",
+    ]);
+    assert_ne!(code, 0, "{out}");
+    assert!(err.contains("is not a month"), "{err}");
     let replayed = ok(&["--config", config, "replay", "--game", "g1"]);
     assert!(replayed.contains("no drift"), "{replayed}");
     let list = ok(&["--config", config, "game", "list"]);

@@ -90,7 +90,7 @@ enum Command {
     Verify {
         #[arg(long)]
         game: String,
-        /// The month: 1884-03.
+        /// The month: 1884-03, March 1884 or Mar 1884.
         #[arg(long)]
         month: String,
     },

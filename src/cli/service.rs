@@ -560,8 +560,12 @@ pub fn game(cfg: Config, command: GameCommand) -> Result<ExitCode> {
 }
 
 pub fn verify(cfg: Config, game: &str, month: &str) -> Result<ExitCode> {
+    // Every form the orders take: 1884-07, July 1884, Jul 1884.
+    let month = dervish::orders::parse::month(month)
+        .ok_or_else(|| anyhow!("{month:?} is not a month: write it as 1884-07 or July 1884"))?
+        .to_string();
     let (s, _lock) = open_to_read(cfg)?;
-    let results = s.verify(game, month).map_err(|e| anyhow!("{e}"))?;
+    let results = s.verify(game, &month).map_err(|e| anyhow!("{e}"))?;
     let mut ok = true;
     for v in results {
         if v.drift.is_empty() {
