@@ -135,6 +135,8 @@ pub struct LeaderExpect {
 pub struct Expect {
     pub log: Vec<String>,
     pub not_log: Vec<String>,
+    /// Fragments that must come in the log in this order.
+    pub log_order: Vec<String>,
     pub receipt: BTreeMap<Side, Vec<String>>,
     pub not_receipt: BTreeMap<Side, Vec<String>>,
     /// A fragment of the result, or `None` inside for "no result".
@@ -281,6 +283,8 @@ struct ExpectFile {
     log: Vec<String>,
     #[serde(default)]
     not_log: Vec<String>,
+    #[serde(default)]
+    log_order: Vec<String>,
     #[serde(default)]
     receipt_egyptian: Vec<String>,
     #[serde(default)]
@@ -1079,6 +1083,7 @@ impl Builder<'_> {
         let mut out = Expect {
             log: e.log,
             not_log: e.not_log,
+            log_order: e.log_order,
             ..Expect::default()
         };
         out.receipt.insert(Side::Egyptian, e.receipt_egyptian);

@@ -270,6 +270,18 @@ fn compare(
             failures.push(present("the log", log, f));
         }
     }
+    // Each fragment of `log_order` after the one before it.
+    let mut from = 0;
+    for (k, f) in x.log_order.iter().enumerate() {
+        match log[from..].find(f.as_str()) {
+            Some(at) => from += at + f.len(),
+            None if log.contains(f.as_str()) => failures.push(format!(
+                "the log has {f:?}, but not after {:?}",
+                x.log_order[k - 1]
+            )),
+            None => failures.push(missing("the log", log, f)),
+        }
+    }
     for side in [Side::Egyptian, Side::Mahdist] {
         let text: String = receipts
             .iter()

@@ -114,18 +114,29 @@ pub fn fight<S: DieSource>(
         apply_hits(t, &d, a_hits.as_ref(), round);
         apply_hits(t, &a, d_hits.as_ref(), round);
     }
-    let lost = |t: &Turn<'_, S>, start: &[usize]| {
-        let bad = start
+    // 9.8: "A stack loses a combat if it ends a melee round with at least
+    // 50% of it's units disrupted or dead."
+    let hurt = |t: &Turn<'_, S>, start: &[usize]| {
+        start
             .iter()
             .filter(|&&u| {
                 let unit = &t.state.units[u];
                 unit.disrupted || !matches!(unit.status, Status::OnMap(_))
             })
-            .count();
-        !start.is_empty() && bad * 2 >= start.len()
+            .count()
     };
-    let a_lost = lost(t, &a_start);
-    let d_lost = lost(t, &d_start);
+    let (a_hurt, d_hurt) = (hurt(t, &a_start), hurt(t, &d_start));
+    let a_lost = !a_start.is_empty() && a_hurt * 2 >= a_start.len();
+    let d_lost = !d_start.is_empty() && d_hurt * 2 >= d_start.len();
+    let tally = format!(
+        "{} {} of {}, {} {} of {}",
+        a.side,
+        a_hurt,
+        a_start.len(),
+        d.side,
+        d_hurt,
+        d_start.len()
+    );
     let outcome = match (a_lost, d_lost) {
         (false, true) => Outcome::AttackerWon,
         (true, false) => Outcome::DefenderWon,
@@ -140,8 +151,12 @@ pub fn fight<S: DieSource>(
             Outcome::Draw if river_fight => {
                 "drawn: boats and gunboats do not count for winning or losing (9.8)".into()
             }
-            Outcome::Draw if a_lost => "drawn: both sides lost half their units".into(),
-            Outcome::Draw => "drawn: neither side lost half its units".into(),
+            Outcome::Draw if a_lost => format!(
+                "drawn: both sides ended with at least half their units disrupted or eliminated ({tally}; 9.8)"
+            ),
+            Outcome::Draw => format!(
+                "drawn: neither side ended with half its units disrupted or eliminated ({tally}; 9.8)"
+            ),
         },
     });
     british_leader_lost(t, events_before);

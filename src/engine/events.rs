@@ -165,8 +165,13 @@ pub enum Event {
     },
     /// Something the log should say that is not one of the above.
     Note { text: String },
-    /// A leader was removed for good (7.2).
-    LeaderRemoved { leader: String, hex: Hex },
+    /// A leader was removed for good (7.2), and how it came about.
+    LeaderRemoved {
+        leader: String,
+        hex: Hex,
+        #[serde(default)]
+        how: String,
+    },
     /// The Khalifa succeeds the Mahdi (7.2).
     Succession { leader: String, hex: Option<Hex> },
     /// Sieges at the end of the player turn (9.12).

@@ -129,7 +129,10 @@ pub fn apply<S: DieSource>(
         }
     }
     if !gone.is_empty() {
-        t.remove_lone_leaders(hex);
+        t.remove_lone_leaders(
+            hex,
+            &format!("every unit with him was eliminated ({cause})"),
+        );
     }
     gone
 }
@@ -291,7 +294,10 @@ pub fn distribute<S: DieSource>(
         }
     }
     if !gone.is_empty() {
-        t.remove_lone_leaders(hex);
+        t.remove_lone_leaders(
+            hex,
+            &format!("every unit with him was eliminated ({cause})"),
+        );
     }
     gone
 }

@@ -770,20 +770,35 @@ fn river_leg<S: DieSource>(
         return false;
     }
     let from = m.hex;
+    // The hexes sailed since the log last told the move, and where in the
+    // log they go: before what happened on entering the last of them.
+    let mut walked: Vec<Hex> = Vec::new();
+    let mut mark = t.events.len();
+    let mut logged = false;
     let mut step = |t: &mut Turn<'_, S>, h: Hex| {
+        let before = walked.len();
+        log_walk(t, i, mark, &mut walked, &mut 0);
+        logged |= walked.len() < before;
         strand(t, i, m);
+        mark = t.events.len();
         move_stack(t, m, h);
+        walked.push(h);
         fight_here(t, i, order, m)
     };
     match super::river::river_march(t, i, from, &carriers, dest, &mut step) {
-        Ok(path) => {
+        Ok(_) => {
             let here = m.hex;
             m.river.retain(|&u| t.state.units[u].hex() == Some(here));
-            t.events.push(Event::Moved {
-                order: i,
-                path,
-                cost: 0,
-            });
+            let before = walked.len();
+            log_walk(t, i, mark, &mut walked, &mut 0);
+            logged |= walked.len() < before;
+            if !walked.is_empty() || !logged {
+                t.events.push(Event::Moved {
+                    order: i,
+                    path: walked,
+                    cost: 0,
+                });
+            }
             drop_offs(t, i, order, m);
             !m.done
         }
@@ -898,19 +913,26 @@ fn rail_march<S: DieSource>(
     });
     drop_offs(t, i, order, m);
     let mut done = Vec::new();
+    let mut logged = false;
     for h in path {
         if m.units.is_empty() && m.river.is_empty() {
             break;
         }
+        let mark = t.events.len();
         move_stack(t, m, h);
         done.push(h);
         drop_offs(t, i, order, m);
+        let before = done.len();
+        log_walk(t, i, mark, &mut done, &mut 0);
+        logged |= done.len() < before;
     }
-    t.events.push(Event::Moved {
-        order: i,
-        path: done,
-        cost: 0,
-    });
+    if !done.is_empty() || !logged {
+        t.events.push(Event::Moved {
+            order: i,
+            path: done,
+            cost: 0,
+        });
+    }
     !m.units.is_empty() || !m.river.is_empty()
 }
 
@@ -1176,10 +1198,13 @@ fn land_leg<S: DieSource>(
             Ok(c) => {
                 *left -= c;
                 cost += c;
+                let mark = t.events.len();
                 move_stack(t, m, next);
                 path.push(next);
                 drop_offs(t, i, order, m);
-                match engage(t, i, order, m) {
+                let engaged = engage(t, i, order, m);
+                log_walk(t, i, mark, &mut path, &mut cost);
+                match engaged {
                     Engaged::Stop => {
                         if !path.is_empty() {
                             t.events.push(Event::Moved {
@@ -1207,6 +1232,35 @@ fn land_leg<S: DieSource>(
         });
     }
     true
+}
+
+/// The log tells a march in the order it happened: the hexes walked so far
+/// come before what entering the last of them brought about (displaced
+/// boats, a town taken, a drop-off, a combat and its retreat). When events
+/// were logged from `mark` on, the walk up to here is logged at `mark`
+/// and the count starts again.
+fn log_walk<S: DieSource>(
+    t: &mut Turn<'_, S>,
+    i: usize,
+    mark: usize,
+    path: &mut Vec<Hex>,
+    cost: &mut u32,
+) {
+    // Rolls on the way (a river's wreck rolls) do not break the walk.
+    let happened = t
+        .events
+        .get(mark..)
+        .is_some_and(|e| e.iter().any(|e| !matches!(e, Event::Rolled(_))));
+    if happened && !path.is_empty() {
+        t.events.insert(
+            mark,
+            Event::Moved {
+                order: i,
+                path: std::mem::take(path),
+                cost: std::mem::take(cost),
+            },
+        );
+    }
 }
 
 /// Rule 8.23 IV: "If a unit is wrecked at a cataract hex it[s] passengers
@@ -1383,6 +1437,14 @@ fn engage<S: DieSource>(
                 );
             }
             Outcome::Draw => {
+                // 9.8: "If both sides lose the battle is drawn and the
+                // marching stack finishes it's march and may not move or
+                // attack again that turn."
+                t.events.push(Event::Stopped {
+                    order: i,
+                    at: m.hex,
+                    reason: "the combat was drawn: the stack ends its march and may not move or attack again this turn (9.8)".into(),
+                });
                 m.done = true;
                 return Engaged::Stop;
             }

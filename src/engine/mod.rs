@@ -446,8 +446,8 @@ impl<'a, S: DieSource> Turn<'a, S> {
     }
 
     /// Remove leaders left without units in `hex` (7.2), with the Mahdi's
-    /// succession.
-    pub fn remove_lone_leaders(&mut self, hex: Hex) {
+    /// succession. `how` says what left them alone, for the log.
+    pub fn remove_lone_leaders(&mut self, hex: Hex, how: &str) {
         for side in [Side::Egyptian, Side::Mahdist] {
             if self.occupied_by(hex, side) {
                 continue;
@@ -467,6 +467,7 @@ impl<'a, S: DieSource> Turn<'a, S> {
                 self.events.push(Event::LeaderRemoved {
                     leader: name.clone(),
                     hex,
+                    how: how.to_string(),
                 });
                 if name == "Mahdi" {
                     self.succession();

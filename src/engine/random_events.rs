@@ -223,6 +223,7 @@ fn apply<S: DieSource>(t: &mut Turn<'_, S>, effect: &Effect) {
                 t.events.push(Event::LeaderRemoved {
                     leader: name.clone(),
                     hex: h,
+                    how: "by the random event".into(),
                 });
             }
             if name == "Mahdi" {

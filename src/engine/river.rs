@@ -133,7 +133,10 @@ pub fn displace<S: DieSource>(t: &mut Turn<'_, S>, hex: Hex) {
         });
     }
     if to_move.is_empty() {
-        t.remove_lone_leaders(hex);
+        t.remove_lone_leaders(
+            hex,
+            "the boats and gunboats he was with were captured (6.1)",
+        );
         return;
     }
     match dest {
@@ -170,7 +173,10 @@ pub fn displace<S: DieSource>(t: &mut Turn<'_, S>, hex: Hex) {
             }
         }
     }
-    t.remove_lone_leaders(hex);
+    t.remove_lone_leaders(
+        hex,
+        "the boats and gunboats he was with were displaced or lost (6.1)",
+    );
 }
 
 use crate::geo::map::{RiverClass, RiverId};

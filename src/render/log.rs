@@ -271,8 +271,11 @@ pub fn event_line(map: &Map, e: &Event) -> String {
             }
         }
         Event::Note { text } => format!("  {text}"),
-        Event::LeaderRemoved { leader, hex } => {
+        Event::LeaderRemoved { leader, hex, how } if how.is_empty() => {
             format!("  {leader} removed at {} (7.2)", map.describe(*hex))
+        }
+        Event::LeaderRemoved { leader, hex, how } => {
+            format!("  {leader} removed at {}: {how} (7.2)", map.describe(*hex))
         }
         Event::Succession { leader, hex } => match hex {
             Some(h) => format!(
