@@ -4,6 +4,8 @@
 //! everything done about it, so a message delivered twice is applied once
 //! and a crash part-way leaves nothing half done.
 
+use std::panic::{self, AssertUnwindSafe};
+
 use minijinja::context;
 
 use super::games::deadline_text;
@@ -12,6 +14,7 @@ use super::secrets::{secret_matches, sha256_hex};
 use super::{Result, Service};
 use crate::geo::route::land_route;
 use crate::mail::inbound::{self, Inbound, InboundError, Kind};
+use crate::mail::{Fetched, Inbox, InboxError, Waiting};
 use crate::orders::{self, Command, Input, Order, Parsed, Refusal, Sheet, Vocabulary, print};
 use crate::render::ascii::{self, Sector};
 use crate::scenario::Side;
@@ -95,6 +98,11 @@ pub fn answer_once(chosen: &[&Command], c: &Command) -> bool {
     same_kind < cap
 }
 
+/// How many times the service may begin taking a message in and not
+/// finish (killed for the memory it used, a panic, a failure of its own)
+/// before the message is set aside instead of tried again.
+pub const MAX_INBOX_ATTEMPTS: u32 = 2;
+
 /// Who sent the message and where the conversation stands.
 struct Context<'a> {
     mail: &'a Inbound,
@@ -112,8 +120,15 @@ impl Service {
             max_bytes: self.cfg.limits.max_message_bytes,
         };
         let loop_id = self.cfg.loop_id();
-        match inbound::read(raw, &limits, &loop_id) {
-            Ok(mail) => self.receive_mail(raw, &mail),
+        match inbound::read_deferred(raw, &limits, &loop_id) {
+            Ok(mut mail) => {
+                // The costly part of reading, an HTML body, only for mail
+                // whose body will be read.
+                if mail.html_pending() && self.reads_body(raw, &mail)? {
+                    mail.convert_html();
+                }
+                self.receive_mail(raw, &mail)
+            }
             Err(InboundError::TooLarge { size, limit }) => self.receive_too_large(raw, size, limit),
             Err(InboundError::Unparseable(why)) => {
                 let id = synthetic_message_id(raw);
@@ -127,6 +142,127 @@ impl Service {
                 Ok(out)
             }
         }
+    }
+
+    /// Take in a message read from a mailbox, as [`Service::receive`]
+    /// does, after recording (and committing) an attempt on it. The
+    /// message's transaction also ends the attempt, so an attempt left
+    /// recorded means the service stopped or failed on the message. A
+    /// panic is caught: the attempt stays recorded, and what it did is
+    /// rolled back. `Some` error: the mailbox is to be left for this pass.
+    pub(super) fn take_in(
+        &mut self,
+        fetched: &Fetched,
+        mailbox: &str,
+        item: &str,
+    ) -> Result<Option<InboxError>> {
+        let tried = store::begin_inbox_attempt(&self.conn, mailbox, item, self.now())?;
+        // One transaction around the message's own (which joins it), so
+        // that the attempt ends in the commit that stores the message.
+        self.conn.execute_batch("BEGIN IMMEDIATE")?;
+        let taken = panic::catch_unwind(AssertUnwindSafe(|| {
+            if fetched.is_partial() {
+                self.receive_oversized(&fetched.bytes, fetched.size)?;
+            } else {
+                self.receive(&fetched.bytes)?;
+            }
+            store::end_inbox_attempts(&self.conn, mailbox, item)?;
+            Ok(self.conn.execute_batch("COMMIT")?)
+        }));
+        if !self.conn.is_autocommit() {
+            let _ = self.conn.execute_batch("ROLLBACK");
+        }
+        match taken {
+            Ok(Ok(())) => Ok(None),
+            Ok(Err(e)) => Err(e),
+            Err(_) => {
+                tracing::error!(
+                    inbox = %mailbox,
+                    message = %item,
+                    attempt = tried,
+                    "the service failed on this message; it is set aside after {MAX_INBOX_ATTEMPTS} attempts"
+                );
+                Ok(Some(InboxError(format!(
+                    "the service failed on message {item} (attempt {tried} of {MAX_INBOX_ATTEMPTS})"
+                ))))
+            }
+        }
+    }
+
+    /// Set aside a message the service failed on
+    /// [`MAX_INBOX_ATTEMPTS`] times: its beginning is stored with the
+    /// outcome "set aside", the game master is told once, and the mailbox
+    /// puts it where it is not read again (a Maildir's `quarantine/`).
+    /// Only the first [`crate::mail::HEAD_BYTES`] are read, and not
+    /// parsed. Done in an order that a crash at any point repeats safely.
+    pub(super) fn set_aside(
+        &mut self,
+        inbox: &mut dyn Inbox,
+        w: &Waiting,
+        item: &str,
+        tried: u32,
+    ) -> Result<Option<InboxError>> {
+        let mailbox = inbox.describe();
+        let head = match inbox.read(w, 0) {
+            Ok(f) => f,
+            Err(e) => return Ok(Some(e)),
+        };
+        let head = &head.bytes[..head.bytes.len().min(crate::mail::HEAD_BYTES)];
+        let id = format!(
+            "set-aside-{}@dervish.invalid",
+            &sha256_hex(format!("{mailbox}\n{item}").as_bytes())[..40]
+        );
+        let from = head_field(head, "From");
+        let subject = head_field(head, "Subject");
+        let place = inbox.aside_to();
+        let why = format!(
+            "taking it in failed {tried} times (the service stopped or failed on it); set aside, {place}"
+        );
+        let tx = self.begin()?;
+        if let Some(row) = store::insert_message(&tx, &id, self.now(), None, &subject, head)? {
+            store::set_message_outcome(&tx, row, None, &format!("set aside: {why}"))?;
+        }
+        let gm = self.cfg.host.game_master.clone();
+        self.queue(self.notice_draft(
+            None,
+            &format!("set-aside:{id}"),
+            &gm,
+            "a message was set aside",
+            &format!(
+                "Dervish could not take in a message from {mailbox}: {why}. The mail behind it is read as usual.\n\nFrom: {from}\nSubject: {subject}\nMailbox name: {item}\n\nIts beginning is kept in the database as message {id}. To have it read again, put it back where new mail arrives (for a Maildir, move it back into new/)."
+            ),
+        )?)?;
+        tx.commit()?;
+        tracing::error!(inbox = %mailbox, message = %item, attempts = tried, "{why}");
+        if let Err(e) = inbox.set_aside(w) {
+            return Ok(Some(e));
+        }
+        store::end_inbox_attempts(&self.conn, &mailbox, item)?;
+        Ok(None)
+    }
+
+    /// Whether the body of this mail will be read, decided from its
+    /// headers alone: not for a duplicate, automatic mail, a bounce or our
+    /// own mail come back, nor for a stranger's mail unless a game has an
+    /// open seat (a stranger's mail is read only for JOIN).
+    fn reads_body(&self, raw: &[u8], mail: &Inbound) -> Result<bool> {
+        let id = mail
+            .message_id
+            .clone()
+            .filter(|m| !m.trim().is_empty())
+            .unwrap_or_else(|| synthetic_message_id(raw));
+        if store::message_outcome(&self.conn, &id)?.is_some() {
+            return Ok(false);
+        }
+        let Some(from) = mail.from.as_deref().filter(|_| mail.kind == Kind::Normal) else {
+            return Ok(false);
+        };
+        if from.eq_ignore_ascii_case(&self.cfg.host.game_master)
+            || !store::seats_of(&self.conn, from)?.is_empty()
+        {
+            return Ok(true);
+        }
+        Ok(store::open_seat_exists(&self.conn)?)
     }
 
     /// A message over the size limit of which only the beginning was read
@@ -1020,6 +1156,27 @@ impl Service {
         }
         Ok(d)
     }
+}
+
+/// A header field of a message's raw head found by a plain scan of its
+/// lines (nothing parsed), its first line only, made safe to quote like a
+/// subject; `"(none)"` when absent.
+fn head_field(head: &[u8], name: &str) -> String {
+    let end = head
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .or_else(|| head.windows(2).position(|w| w == b"\n\n"))
+        .unwrap_or(head.len());
+    String::from_utf8_lossy(&head[..end])
+        .lines()
+        .find_map(|line| {
+            let (n, v) = line.split_once(':')?;
+            n.trim()
+                .eq_ignore_ascii_case(name)
+                .then(|| short_subject(v))
+        })
+        .filter(|v| !v.is_empty())
+        .unwrap_or_else(|| "(none)".to_string())
 }
 
 /// Most characters of a stranger's subject copied into a reply.
