@@ -1325,6 +1325,41 @@ mod tests {
     }
 
     #[test]
+    fn tame_html_keeps_the_lines_and_drops_the_rest() {
+        assert_eq!(
+            tame_html(
+                "<html><head><title>t</title><style>p {x}</style></head><body><!-- c --><p class=\"a>b\" id='x'><b>MARCH</b> 1 < 2</p><script>if (a</b) {}</script></body></html>"
+            ),
+            "<div>MARCH 1 &lt; 2</div>"
+        );
+        // A paragraph ends where the next begins; a stray end is nothing.
+        assert_eq!(
+            tame_html("<p>a<p>b</p></p><div>c</div>"),
+            "<div>a</div><div>b</div><div>c</div>"
+        );
+        // An end tag closes what was opened inside, innermost first.
+        assert_eq!(
+            tame_html("<div><ul><li>a<blockquote>b</div>c"),
+            "<div><ul><li>a<blockquote>b</blockquote></ul></div>c"
+        );
+        assert_eq!(tame_html("a<br/>b</br>c<hr>"), "a<br>b<br>c<hr>");
+    }
+
+    #[test]
+    fn tame_html_bounds_depth_and_tags() {
+        let deep = format!("{}x{}", "<div>".repeat(1000), "</div>".repeat(1000));
+        let tame = tame_html(&deep);
+        assert_eq!(tame.matches("<div>").count(), HTML_MAX_DEPTH);
+        assert_eq!(tame.matches("</div>").count(), HTML_MAX_DEPTH);
+        let many = "<br>".repeat(HTML_MAX_TAGS + 10);
+        assert_eq!(tame_html(&many).matches("<br>").count(), HTML_MAX_TAGS);
+        // Unclosed things never swallow more than they should.
+        assert_eq!(tame_html("a<!-- b"), "a");
+        assert_eq!(tame_html("a<style>b"), "a");
+        assert_eq!(tame_html("a<div title=\"b"), "a<div>");
+    }
+
+    #[test]
     fn fields_are_found_and_unfolded() {
         let text = "Reporting-MTA: dns; mx\n\nFinal-Recipient: rfc822;\n  bob@example.org\nAction: failed\n";
         assert_eq!(
