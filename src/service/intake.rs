@@ -103,6 +103,13 @@ pub fn answer_once(chosen: &[&Command], c: &Command) -> bool {
 /// before the message is set aside instead of tried again.
 pub const MAX_INBOX_ATTEMPTS: u32 = 2;
 
+/// A raw message read: what [`Service::receive`] works from.
+enum Reading {
+    Mail(Box<Inbound>),
+    TooLarge { size: usize, limit: usize },
+    Unparseable(String),
+}
+
 /// Who sent the message and where the conversation stands.
 struct Context<'a> {
     mail: &'a Inbound,
@@ -116,21 +123,38 @@ impl Service {
     /// submit`). Errors are failures of the service itself; a player's
     /// mistakes are answered by mail and reported in the outcome.
     pub fn receive(&mut self, raw: &[u8]) -> Result<Outcome> {
+        let reading = self.read_raw(raw)?;
+        self.handle(raw, reading)
+    }
+
+    /// The costly part of taking a message in, where hostile input could
+    /// cost much time or memory: parsing it and, only if its body will be
+    /// read (see [`Service::reads_body`]), converting its HTML. Changes
+    /// nothing.
+    fn read_raw(&self, raw: &[u8]) -> Result<Reading> {
         let limits = inbound::Limits {
             max_bytes: self.cfg.limits.max_message_bytes,
         };
-        let loop_id = self.cfg.loop_id();
-        match inbound::read_deferred(raw, &limits, &loop_id) {
-            Ok(mut mail) => {
-                // The costly part of reading, an HTML body, only for mail
-                // whose body will be read.
-                if mail.html_pending() && self.reads_body(raw, &mail)? {
-                    mail.convert_html();
+        Ok(
+            match inbound::read_deferred(raw, &limits, &self.cfg.loop_id()) {
+                Ok(mut mail) => {
+                    if mail.html_pending() && self.reads_body(raw, &mail)? {
+                        mail.convert_html();
+                    }
+                    Reading::Mail(Box::new(mail))
                 }
-                self.receive_mail(raw, &mail)
-            }
-            Err(InboundError::TooLarge { size, limit }) => self.receive_too_large(raw, size, limit),
-            Err(InboundError::Unparseable(why)) => {
+                Err(InboundError::TooLarge { size, limit }) => Reading::TooLarge { size, limit },
+                Err(InboundError::Unparseable(why)) => Reading::Unparseable(why),
+            },
+        )
+    }
+
+    /// Everything done about a message read by [`Service::read_raw`].
+    fn handle(&mut self, raw: &[u8], reading: Reading) -> Result<Outcome> {
+        match reading {
+            Reading::Mail(mail) => self.receive_mail(raw, &mail),
+            Reading::TooLarge { size, limit } => self.receive_too_large(raw, size, limit),
+            Reading::Unparseable(why) => {
                 let id = synthetic_message_id(raw);
                 let tx = self.begin()?;
                 let Some(row) = store::insert_message(&tx, &id, self.now(), None, "", raw)? else {
@@ -145,27 +169,43 @@ impl Service {
     }
 
     /// Take in a message read from a mailbox, as [`Service::receive`]
-    /// does, after recording (and committing) an attempt on it. The
-    /// message's transaction also ends the attempt, so an attempt left
-    /// recorded means the service stopped or failed on the message. A
-    /// panic is caught: the attempt stays recorded, and what it did is
-    /// rolled back. `Some` error: the mailbox is to be left for this pass.
+    /// does, keeping count of the attempts on it that failed:
+    ///
+    /// - around the costly part ([`Service::read_raw`]) an attempt is
+    ///   recorded and committed before, and taken back after: a process
+    ///   killed there (for the memory it used, say) leaves it recorded. A
+    ///   kill anywhere else is not counted: the message is simply read
+    ///   again, and a crash never sets aside a harmless message;
+    /// - the rest runs in one transaction that also forgets the attempts;
+    ///   a panic in it is caught and an error of the service ends it, and
+    ///   then what it did is rolled back and a failed attempt recorded.
+    ///
+    /// `Some` error: the mailbox is to be left for this pass (after a
+    /// panic); the next pass tries the message again.
     pub(super) fn take_in(
         &mut self,
         fetched: &Fetched,
         mailbox: &str,
         item: &str,
     ) -> Result<Option<InboxError>> {
-        let tried = store::begin_inbox_attempt(&self.conn, mailbox, item, self.now())?;
+        // A message over the limit is read only in its head, its header
+        // alone parsed: nothing costly.
+        let reading = if fetched.is_partial() {
+            None
+        } else {
+            store::begin_inbox_attempt(&self.conn, mailbox, item, self.now())?;
+            let reading = self.read_raw(&fetched.bytes)?;
+            store::undo_inbox_attempt(&self.conn, mailbox, item)?;
+            Some(reading)
+        };
         // One transaction around the message's own (which joins it), so
-        // that the attempt ends in the commit that stores the message.
+        // that the attempts are forgotten in the commit that stores it.
         self.conn.execute_batch("BEGIN IMMEDIATE")?;
         let taken = panic::catch_unwind(AssertUnwindSafe(|| {
-            if fetched.is_partial() {
-                self.receive_oversized(&fetched.bytes, fetched.size)?;
-            } else {
-                self.receive(&fetched.bytes)?;
-            }
+            match reading {
+                Some(reading) => self.handle(&fetched.bytes, reading)?,
+                None => self.receive_oversized(&fetched.bytes, fetched.size)?,
+            };
             store::end_inbox_attempts(&self.conn, mailbox, item)?;
             Ok(self.conn.execute_batch("COMMIT")?)
         }));
@@ -174,8 +214,13 @@ impl Service {
         }
         match taken {
             Ok(Ok(())) => Ok(None),
-            Ok(Err(e)) => Err(e),
+            Ok(Err(e)) => {
+                // Best effort: the database itself may be what failed.
+                let _ = store::begin_inbox_attempt(&self.conn, mailbox, item, self.now());
+                Err(e)
+            }
             Err(_) => {
+                let tried = store::begin_inbox_attempt(&self.conn, mailbox, item, self.now())?;
                 tracing::error!(
                     inbox = %mailbox,
                     message = %item,

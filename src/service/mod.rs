@@ -156,11 +156,11 @@ impl Service {
     /// Take in every message waiting in the inbox, oldest first. Each is
     /// committed before the mailbox is told it is done with, and the
     /// mailbox's cursor is kept after that: a crash in between reads the
-    /// message again, which is then recognised as a duplicate. An attempt
-    /// on each message is recorded before it is read: one the service
-    /// stopped or failed on twice is set aside (see
-    /// [`intake::MAX_INBOX_ATTEMPTS`]). Returns the messages taken in and
-    /// the mailbox's error, if it failed part way.
+    /// message again, which is then recognised as a duplicate. Failed
+    /// attempts on each message are counted (`Service::take_in`): one
+    /// the service was killed on or failed on twice while reading it is
+    /// set aside (see [`intake::MAX_INBOX_ATTEMPTS`]). Returns the
+    /// messages taken in and the mailbox's error, if it failed part way.
     pub fn read_inbox(&mut self, inbox: &mut dyn Inbox) -> Result<(usize, Option<InboxError>)> {
         let key = inbox.cursor_key();
         let cursor = match &key {
@@ -175,8 +175,8 @@ impl Service {
         let mailbox = inbox.describe();
         let mut n = 0;
         for w in waiting {
-            // A message tried and never finished twice is set aside: the
-            // service died or failed on it, and would again.
+            // A message that failed twice is set aside: the service died
+            // or failed on it, and would again.
             let item = w.cursor.clone().unwrap_or_else(|| w.id.clone());
             let tried = store::inbox_attempts(&self.conn, &mailbox, &item)?;
             if tried >= intake::MAX_INBOX_ATTEMPTS {

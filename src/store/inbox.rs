@@ -10,9 +10,10 @@ use super::{Result, time};
 /// The table of attempts: one row for each message being taken in, by
 /// mailbox and the mailbox's name for the message. Migration 2.
 pub(super) const SCHEMA: &str = r#"
--- A message's row is written and committed before the message is read,
--- and removed in the transaction that stores it: a row left behind means
--- the service stopped or failed while taking the message in.
+-- Failed attempts at taking a message in. One is counted (and committed)
+-- before the costly part of reading a message and taken back after it, so
+-- a process killed there leaves it; a panic or an error later adds one.
+-- The row goes in the transaction that stores the message.
 CREATE TABLE inbox_attempts (
     mailbox         TEXT NOT NULL,
     -- The mailbox's name for the message: a Maildir file name, an IMAP
@@ -51,6 +52,19 @@ pub fn begin_inbox_attempt(
     inbox_attempts(c, mailbox, item)
 }
 
+/// Take back the attempt last begun: it got through the part it guarded.
+pub fn undo_inbox_attempt(c: &Connection, mailbox: &str, item: &str) -> Result<()> {
+    c.prepare_cached(
+        "UPDATE inbox_attempts SET attempts = attempts - 1 WHERE mailbox = ?1 AND item = ?2",
+    )?
+    .execute(params![mailbox, item])?;
+    c.prepare_cached(
+        "DELETE FROM inbox_attempts WHERE mailbox = ?1 AND item = ?2 AND attempts <= 0",
+    )?
+    .execute(params![mailbox, item])?;
+    Ok(())
+}
+
 /// The message is taken in (or set aside): its attempts are forgotten.
 pub fn end_inbox_attempts(c: &Connection, mailbox: &str, item: &str) -> Result<()> {
     c.prepare_cached("DELETE FROM inbox_attempts WHERE mailbox = ?1 AND item = ?2")?
@@ -76,6 +90,12 @@ mod tests {
     fn attempts_are_counted_and_forgotten() {
         let c = super::super::open_in_memory().unwrap();
         let t = DateTime::from_timestamp(1_700_000_000, 0).unwrap();
+        assert_eq!(inbox_attempts(&c, "box", "a").unwrap(), 0);
+        assert_eq!(begin_inbox_attempt(&c, "box", "a", t).unwrap(), 1);
+        assert_eq!(begin_inbox_attempt(&c, "box", "a", t).unwrap(), 2);
+        undo_inbox_attempt(&c, "box", "a").unwrap();
+        assert_eq!(inbox_attempts(&c, "box", "a").unwrap(), 1);
+        undo_inbox_attempt(&c, "box", "a").unwrap();
         assert_eq!(inbox_attempts(&c, "box", "a").unwrap(), 0);
         assert_eq!(begin_inbox_attempt(&c, "box", "a", t).unwrap(), 1);
         assert_eq!(begin_inbox_attempt(&c, "box", "a", t).unwrap(), 2);

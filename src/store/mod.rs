@@ -15,7 +15,9 @@ use chrono::{DateTime, SecondsFormat, Utc};
 use rusqlite::{Connection, OptionalExtension, Row, params};
 
 use crate::scenario::Side;
-pub use inbox::{begin_inbox_attempt, end_inbox_attempts, inbox_attempts, open_seat_exists};
+pub use inbox::{
+    begin_inbox_attempt, end_inbox_attempts, inbox_attempts, open_seat_exists, undo_inbox_attempt,
+};
 
 /// A storage failure.
 #[derive(Debug, thiserror::Error)]
