@@ -36,6 +36,10 @@ impl Drop for Harness {
 /// A service with game `k-1` (Khartoum): gordon@ plays the Egyptians,
 /// the Mahdist seat is `mahdist` ("open" for an open seat).
 fn harness(name: &str, mahdist: &str) -> Harness {
+    harness_with(name, mahdist, |_| {})
+}
+
+fn harness_with(name: &str, mahdist: &str, edit: impl FnOnce(&mut Config)) -> Harness {
     let dir = std::env::temp_dir().join(format!(
         "dervish-intake-{name}-{}-{}",
         std::process::id(),
@@ -52,6 +56,7 @@ fn harness(name: &str, mahdist: &str) -> Harness {
     cfg.inbox.maildir = dir.join("inbox");
     cfg.host.address = "dervish@example.org".into();
     cfg.host.game_master = "gm@example.org".into();
+    edit(&mut cfg);
     let inbox = Maildir::open(&cfg.inbox.maildir).unwrap();
     let mut svc = Service::open(cfg).unwrap();
     let now = DateTime::parse_from_rfc3339("2026-03-01T12:00:00Z")
@@ -288,6 +293,59 @@ fn a_message_the_service_died_on_twice_is_set_aside_and_the_rest_read() {
     assert_eq!(h.svc.read_inbox(&mut h.inbox).unwrap(), (0, None));
     let again = h.queued("gm@example.org", "notice");
     assert_eq!(again.len(), notices.len());
+}
+
+/// A message the service fails on after reading it (here: the receipt
+/// cannot be rendered) is rolled back and counted; the second failure
+/// sets it aside, and the mail behind it, blocked until then, is read.
+#[test]
+fn a_message_the_service_fails_on_twice_is_set_aside() {
+    let templates =
+        std::env::temp_dir().join(format!("dervish-intake-templates-{}", std::process::id()));
+    std::fs::create_dir_all(&templates).unwrap();
+    std::fs::write(
+        templates.join("receipt.txt"),
+        "Subject: receipt\n\n{{ no_such_value }}\n",
+    )
+    .unwrap();
+    let dir = templates.clone();
+    let mut h = harness_with("failing", "mahdi@example.org", |cfg| {
+        cfg.templates_dir = Some(dir)
+    });
+    let orders = format!(
+        "From: gordon@example.org\r\nTo: dervish@example.org\r\nSubject: [dervish k-1] orders\r\nMessage-ID: <orders@example.org>\r\n\r\nSECRET {}\r\nMARCH STACK Sinkat TO Souakim\r\n",
+        h.secret(Side::Egyptian)
+    );
+    let failing = h.inbox.deliver(orders.as_bytes()).unwrap();
+    h.inbox.deliver(&plain(4)).unwrap();
+    let mailbox = h.inbox.describe();
+    for attempt in 1..=MAX_INBOX_ATTEMPTS {
+        assert!(h.svc.read_inbox(&mut h.inbox).is_err(), "attempt {attempt}");
+        assert_eq!(
+            store::inbox_attempts(&h.svc.conn, &mailbox, &failing.id).unwrap(),
+            attempt
+        );
+        // Nothing of it was kept, and the mail behind it waits.
+        assert_eq!(
+            store::message_outcome(&h.svc.conn, "orders@example.org").unwrap(),
+            None
+        );
+        assert_eq!(h.inbox.new_messages().unwrap().len(), 2);
+    }
+    assert_eq!(h.svc.read_inbox(&mut h.inbox).unwrap(), (2, None));
+    assert_eq!(
+        names(&h.inbox.root().join("quarantine")),
+        vec![failing.id.clone()]
+    );
+    assert!(
+        store::message_outcome(&h.svc.conn, "plain4@example.net")
+            .unwrap()
+            .is_some()
+    );
+    let told = h.queued("gm@example.org", "notice");
+    assert_eq!(told.len(), 1, "{told:#?}");
+    assert!(told[0].body_text.contains("Subject: [dervish k-1] orders"));
+    let _ = std::fs::remove_dir_all(&templates);
 }
 
 #[test]
