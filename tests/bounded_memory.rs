@@ -1,9 +1,10 @@
 //! A mail of any shape costs bounded memory: the `dervish` binary, run
 //! under a virtual memory limit (`ulimit -v`), takes in each hostile mail
 //! of issue 14 and gives it one outcome. The limit is 256 MiB: `run
-//! --once` needs about 40 MiB of address space for an ordinary pass and
-//! about 70 MiB for the nested HTML from a player, while converting that
-//! HTML as it came (before it was bounded) took 358 MB.
+//! --once` needs under 40 MiB of address space for an ordinary pass and
+//! 55 to 70 MiB (by build profile) for the nested HTML from a player,
+//! while converting that HTML as it came, before it was bounded, took
+//! 358 MB (and minutes).
 
 #![cfg(target_os = "linux")]
 

@@ -885,7 +885,14 @@ pub fn tame_html(html: &str) -> String {
         out.push_str(&rest[..lt]);
         rest = &rest[lt..];
         if let Some(comment) = rest.strip_prefix("<!--") {
-            rest = comment.find("-->").map_or("", |end| &comment[end + 3..]);
+            rest = if let Some(after) = comment.strip_prefix('>') {
+                // `<!-->`: an empty comment, as browsers read it.
+                after
+            } else if let Some(after) = comment.strip_prefix("->") {
+                after
+            } else {
+                comment.find("-->").map_or("", |end| &comment[end + 3..])
+            };
             continue;
         }
         if rest.starts_with("<!") || rest.starts_with("<?") {
@@ -1355,6 +1362,8 @@ mod tests {
         assert_eq!(tame_html(&many).matches("<br>").count(), HTML_MAX_TAGS);
         // Unclosed things never swallow more than they should.
         assert_eq!(tame_html("a<!-- b"), "a");
+        assert_eq!(tame_html("a<!-->b<!--->c"), "abc");
+        assert_eq!(tame_html("<!--[if !mso]><!-->a<!--<![endif]-->b"), "ab");
         assert_eq!(tame_html("a<style>b"), "a");
         assert_eq!(tame_html("a<div title=\"b"), "a<div>");
     }
