@@ -247,7 +247,8 @@ fn alternative_with_only_html_is_converted() {
     );
     let m = read_bytes(&raw);
     assert_eq!(m.body.source, BodySource::Html);
-    assert_eq!(m.body.text, "MARCH STACK Duem\u{a0}TO Shatt\n\nREADY\n");
+    // One line a paragraph, as the sender wrote them (docs/orders.md).
+    assert_eq!(m.body.text, "MARCH STACK Duem\u{a0}TO Shatt\nREADY\n");
 }
 
 #[test]

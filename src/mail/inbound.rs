@@ -106,6 +106,16 @@ pub struct Inbound {
     pub kind: Kind,
     /// The length of the raw message in bytes.
     pub size: usize,
+    /// An HTML body not yet converted (see [`read_deferred`]).
+    html: Option<PendingHtml>,
+}
+
+/// An HTML body waiting for [`Inbound::convert_html`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct PendingHtml {
+    html: String,
+    /// The converted text is cut at this many bytes.
+    max_bytes: usize,
 }
 
 /// The body of a message as text.
@@ -162,7 +172,8 @@ pub enum Kind {
     },
 }
 
-/// Reads one raw message.
+/// Reads one raw message, an HTML body converted to text (see
+/// [`read_deferred`] to leave that for later).
 ///
 /// `loop_id` is the value the service puts in the `X-Loop` header of the
 /// mail it sends; a message carrying it is [`Kind::Loop`]. An empty
@@ -172,6 +183,18 @@ pub enum Kind {
 /// input with no mail headers; anything else gives an [`Inbound`], however
 /// broken its MIME structure.
 pub fn read(raw: &[u8], limits: &Limits, loop_id: &str) -> Result<Inbound, InboundError> {
+    let mut mail = read_deferred(raw, limits, loop_id)?;
+    mail.convert_html();
+    Ok(mail)
+}
+
+/// Reads one raw message as [`read`] does, except that an HTML-only body
+/// is not converted yet: [`Inbound::body`] is then empty, with
+/// [`BodySource::Html`], until [`Inbound::convert_html`] is called.
+/// Converting HTML is the costliest part of reading a message, so the
+/// service first decides from the headers whether it will read the body
+/// at all (an auto-reply, a bounce or a stranger's mail is never read).
+pub fn read_deferred(raw: &[u8], limits: &Limits, loop_id: &str) -> Result<Inbound, InboundError> {
     if raw.len() > limits.max_bytes {
         return Err(InboundError::TooLarge {
             size: raw.len(),
@@ -189,8 +212,11 @@ pub fn read(raw: &[u8], limits: &Limits, loop_id: &str) -> Result<Inbound, Inbou
     // and the rest taken as plain text; should that fail too, it is
     // refused like any other unreadable message. Either way the service
     // goes on.
-    let attempt =
-        |parse| panic::catch_unwind(AssertUnwindSafe(|| read_parsed(raw, loop_id, parse)));
+    let attempt = |parse| {
+        panic::catch_unwind(AssertUnwindSafe(|| {
+            read_parsed(raw, limits, loop_id, parse)
+        }))
+    };
     match attempt(Parse::Full).or_else(|_| attempt(Parse::HeadersOnly)) {
         Ok(result) => result,
         Err(_) => Err(InboundError::Unparseable(
@@ -208,7 +234,12 @@ enum Parse {
     HeadersOnly,
 }
 
-fn read_parsed(raw: &[u8], loop_id: &str, parse: Parse) -> Result<Inbound, InboundError> {
+fn read_parsed(
+    raw: &[u8],
+    limits: &Limits,
+    loop_id: &str,
+    parse: Parse,
+) -> Result<Inbound, InboundError> {
     let latin1 = latin1_headers(raw);
     let bytes = latin1.as_deref().unwrap_or(raw);
     let parsed = match parse {
@@ -229,8 +260,15 @@ fn read_parsed(raw: &[u8], loop_id: &str, parse: Parse) -> Result<Inbound, Inbou
 
     let from = message.from().and_then(|a| a.first());
     let return_path = header(&headers, "Return-Path").map(|v| bare_address(&v));
-    let (body, attachments) = match parse {
-        Parse::Full => (body(&message), attachments(&message)),
+    let (body, html, attachments) = match parse {
+        Parse::Full => {
+            let (body, html) = body(&message);
+            let html = html.map(|html| PendingHtml {
+                html,
+                max_bytes: limits.max_bytes,
+            });
+            (body, html, attachments(&message))
+        }
         Parse::HeadersOnly => {
             let rest = raw.get(header_end(raw)..).unwrap_or_default();
             let body = Body {
@@ -239,7 +277,7 @@ fn read_parsed(raw: &[u8], loop_id: &str, parse: Parse) -> Result<Inbound, Inbou
                 delsp: false,
                 source: BodySource::Plain,
             };
-            (body, Vec::new())
+            (body, None, Vec::new())
         }
     };
     let kind = kind(&message, &headers, return_path.as_deref(), loop_id);
@@ -281,7 +319,24 @@ fn read_parsed(raw: &[u8], loop_id: &str, parse: Parse) -> Result<Inbound, Inbou
         attachments,
         kind,
         size: raw.len(),
+        html,
     })
+}
+
+impl Inbound {
+    /// Whether the body is HTML not yet converted to text (see
+    /// [`read_deferred`]).
+    pub fn html_pending(&self) -> bool {
+        self.html.is_some()
+    }
+
+    /// Convert an HTML body left by [`read_deferred`] to text; nothing if
+    /// there is none. Bounded whatever the HTML: see [`html_to_text`].
+    pub fn convert_html(&mut self) {
+        if let Some(p) = self.html.take() {
+            self.body.text = html_to_text(&p.html, p.max_bytes);
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------
@@ -404,7 +459,9 @@ fn bare_address(value: &str) -> String {
 // ---------------------------------------------------------------------------
 // Body and attachments
 
-fn body(message: &Message<'_>) -> Body {
+/// The body, and the HTML to convert when the text is to come from HTML
+/// (the body's text is then empty).
+fn body(message: &Message<'_>) -> (Body, Option<String>) {
     let texts = || {
         message
             .parts
@@ -413,35 +470,38 @@ fn body(message: &Message<'_>) -> Body {
     };
     if let Some(part) = texts().find(|p| is_text_plain(p)) {
         let ct = part.content_type();
-        return Body {
+        let body = Body {
             text: part_text(message, part),
             flowed: ct.is_some_and(|ct| has_param(ct, "format", "flowed")),
             delsp: ct.is_some_and(|ct| has_param(ct, "delsp", "yes")),
             source: BodySource::Plain,
         };
+        return (body, None);
     }
     let html = message
         .parts
         .iter()
         .find(|p| matches!(p.body, PartType::Html(_)) && !is_attachment(p));
     if let Some(part) = html {
-        return Body {
-            text: html_to_text(&part_text(message, part)),
+        let body = Body {
+            text: String::new(),
             flowed: false,
             delsp: false,
             source: BodySource::Html,
         };
+        return (body, Some(part_text(message, part)));
     }
     // No text/plain and no HTML: take whatever text an unusual or broken
     // structure left (text/enriched; a multipart that could not be split,
     // having no boundary).
     if let Some(part) = texts().next() {
-        return Body {
+        let body = Body {
             text: part_text(message, part),
             flowed: false,
             delsp: false,
             source: BodySource::Plain,
         };
+        return (body, None);
     }
     let unsplit = message.parts.iter().find(|p| {
         matches!(p.body, PartType::Binary(_) | PartType::InlineBinary(_))
@@ -451,19 +511,21 @@ fn body(message: &Message<'_>) -> Body {
     });
     if let Some(PartType::Binary(bytes) | PartType::InlineBinary(bytes)) = unsplit.map(|p| &p.body)
     {
-        return Body {
+        let body = Body {
             text: utf8_or_latin1(bytes),
             flowed: false,
             delsp: false,
             source: BodySource::Plain,
         };
+        return (body, None);
     }
-    Body {
+    let body = Body {
         text: String::new(),
         flowed: false,
         delsp: false,
         source: BodySource::None,
-    }
+    };
+    (body, None)
 }
 
 fn attachments(message: &Message<'_>) -> Vec<TextAttachment> {
@@ -659,13 +721,337 @@ fn base64(raw: &[u8]) -> Vec<u8> {
 
 /// HTML to plain text: lines not wrapped, `<pre>` kept as it is, no
 /// decoration (no `*bold*`, no link footnotes, no table borders) that
-/// could be taken for part of an order.
-fn html_to_text(html: &str) -> String {
-    html2text::config::plain_no_decorate()
-        .no_table_borders()
-        .allow_width_overflow()
-        .string_from_read(html.as_bytes(), HTML_WIDTH)
-        .unwrap_or_else(|_| mail_parser::decoders::html::html_to_text(html))
+/// could be taken for part of an order; one line for each paragraph,
+/// `<div>` or `<br>`, as the sender saw them (see [`tame_html`]).
+///
+/// Bounded in time and memory whatever the HTML: it is first reduced by
+/// [`tame_html`] (a single pass: at most [`HTML_MAX_DEPTH`] levels of
+/// nesting and [`HTML_MAX_TAGS`] tags, no attributes, no inline
+/// formatting), and the text is cut at `max_bytes`.
+pub fn html_to_text(html: &str, max_bytes: usize) -> String {
+    HTML_CONVERSIONS.with(|n| n.set(n.get() + 1));
+    let tame = tame_html(html);
+    let convert = || {
+        html2text::config::plain_no_decorate()
+            .no_table_borders()
+            .allow_width_overflow()
+            .string_from_read(tame.as_bytes(), HTML_WIDTH)
+            .unwrap_or_else(|_| mail_parser::decoders::html::html_to_text(&tame))
+    };
+    // Third-party code reading hostile input, as in `read`.
+    let mut text = panic::catch_unwind(AssertUnwindSafe(convert))
+        .unwrap_or_else(|_| mail_parser::decoders::html::html_to_text(&tame));
+    if text.len() > max_bytes {
+        let mut cut = max_bytes;
+        while !text.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        text.truncate(cut);
+    }
+    text
+}
+
+thread_local! {
+    static HTML_CONVERSIONS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// How many HTML bodies were converted to text on this thread: lets a test
+/// see that a message was answered without its HTML being converted.
+pub fn html_conversions() -> u64 {
+    HTML_CONVERSIONS.with(std::cell::Cell::get)
+}
+
+/// Deepest nesting of block elements (`div`, lists, tables, quotes...)
+/// handed to the HTML converter. Deeper ones are left out, their text
+/// kept: the converter's work grows with the square of the nesting.
+pub const HTML_MAX_DEPTH: usize = 24;
+
+/// Most tags handed to the HTML converter; after that, text only. Orders
+/// need a few hundred.
+pub const HTML_MAX_TAGS: usize = 20_000;
+
+/// Elements that make lines, kept (without attributes) for the converter.
+/// `p` and `h1`..`h6` become `div`: each is one line as the sender wrote
+/// it, without the blank line a converter puts after a paragraph.
+const HTML_BLOCKS: &[&str] = &[
+    "address",
+    "article",
+    "aside",
+    "blockquote",
+    "center",
+    "details",
+    "dir",
+    "div",
+    "dl",
+    "fieldset",
+    "figcaption",
+    "figure",
+    "footer",
+    "header",
+    "legend",
+    "main",
+    "menu",
+    "nav",
+    "ol",
+    "p",
+    "pre",
+    "section",
+    "summary",
+    "table",
+    "ul",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+];
+
+/// Elements whose end tag may be left out (an `<li>` ends at the next
+/// `<li>`): kept, but they never nest in themselves, so they are not
+/// counted for depth.
+const HTML_OPTIONAL_END: &[&str] = &[
+    "li", "dt", "dd", "tr", "td", "th", "thead", "tbody", "tfoot", "caption",
+];
+
+/// Elements whose content is not text: left out with their content.
+const HTML_DROPPED: &[&str] = &["script", "style", "title", "template", "textarea"];
+
+/// Elements that end an open paragraph when they start.
+const HTML_CLOSES_P: &[&str] = &[
+    "address",
+    "article",
+    "aside",
+    "blockquote",
+    "center",
+    "details",
+    "dir",
+    "div",
+    "dl",
+    "fieldset",
+    "figcaption",
+    "figure",
+    "footer",
+    "header",
+    "main",
+    "menu",
+    "nav",
+    "ol",
+    "p",
+    "pre",
+    "section",
+    "summary",
+    "ul",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "li",
+    "dd",
+    "dt",
+    "hr",
+];
+
+/// One cheap pass over hostile HTML that keeps what makes lines and
+/// drops what costs: the input to the HTML converter.
+///
+/// - Only elements that make lines are kept, without their attributes:
+///   the blocks of [`HTML_BLOCKS`], list items and table cells, `<br>`
+///   and `<hr>`. Inline formatting (`<b>`, `<span>`, `<font>`, `<a>`,
+///   Outlook's `<o:p>`) and everything unknown go, their text stays.
+///   Scripts, styles and the title go with their content, and so do
+///   comments.
+/// - `<p>` and `<h1>`..`<h6>` become `<div>`: a paragraph is one line,
+///   as mail programs that write one `<p>` per line (Outlook,
+///   Thunderbird) show it to the sender.
+/// - Blocks nested deeper than [`HTML_MAX_DEPTH`] are left out (their
+///   text stays); after [`HTML_MAX_TAGS`] tags only text is kept.
+/// - Every block is closed explicitly, innermost first, so the HTML
+///   parser never reopens elements behind the counting's back.
+///
+/// Linear in the input; the output is never longer than the input plus a
+/// few bytes for each tag.
+pub fn tame_html(html: &str) -> String {
+    let mut out = String::with_capacity(html.len().min(1 << 20));
+    // The blocks open, innermost last (at most HTML_MAX_DEPTH), and how
+    // many more were opened and left out.
+    let mut open: Vec<&'static str> = Vec::new();
+    let mut excess = 0usize;
+    let mut tags = 0usize;
+    let mut rest = html;
+    while let Some(lt) = rest.find('<') {
+        out.push_str(&rest[..lt]);
+        rest = &rest[lt..];
+        if let Some(comment) = rest.strip_prefix("<!--") {
+            rest = if let Some(after) = comment.strip_prefix('>') {
+                // `<!-->`: an empty comment, as browsers read it.
+                after
+            } else if let Some(after) = comment.strip_prefix("->") {
+                after
+            } else {
+                comment.find("-->").map_or("", |end| &comment[end + 3..])
+            };
+            continue;
+        }
+        if rest.starts_with("<!") || rest.starts_with("<?") {
+            rest = rest.find('>').map_or("", |end| &rest[end + 1..]);
+            continue;
+        }
+        let closing = rest.as_bytes().get(1) == Some(&b'/');
+        let from = if closing { 2 } else { 1 };
+        let name_len = rest[from..]
+            .bytes()
+            .take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b':' | b'-' | b'_'))
+            .count();
+        let starts_with_letter = rest
+            .as_bytes()
+            .get(from)
+            .is_some_and(u8::is_ascii_alphabetic);
+        if name_len == 0 || !starts_with_letter {
+            // Not a tag: a `<` in the text.
+            out.push_str("&lt;");
+            rest = &rest[1..];
+            continue;
+        }
+        let name = rest[from..from + name_len].to_ascii_lowercase();
+        let end = tag_end(rest, from + name_len);
+        rest = &rest[end..];
+        if !closing && let Some(&dropped) = HTML_DROPPED.iter().find(|d| **d == name) {
+            rest = skip_raw_text(rest, dropped);
+            continue;
+        }
+        if tags >= HTML_MAX_TAGS {
+            continue;
+        }
+        let block = HTML_BLOCKS.iter().find(|b| **b == name).copied();
+        let optional = HTML_OPTIONAL_END.iter().any(|b| *b == name);
+        let line = name == "br" || name == "hr";
+        if block.is_none() && !optional && !line {
+            continue;
+        }
+        tags += 1;
+        if line {
+            if name == "hr" {
+                close_p(&mut out, &mut open);
+            }
+            // `</br>` is read as `<br>` by browsers too.
+            out.push('<');
+            out.push_str(&name);
+            out.push('>');
+            continue;
+        }
+        if !closing && HTML_CLOSES_P.contains(&name.as_str()) {
+            close_p(&mut out, &mut open);
+        }
+        let Some(block) = block else {
+            // A list item or a table cell.
+            out.push_str(if closing { "</" } else { "<" });
+            out.push_str(&name);
+            out.push('>');
+            continue;
+        };
+        if closing {
+            // An end tag closes a block left out, if any (innermost first);
+            // else the block it names and every block opened inside it.
+            // One that names no open block is left out (a `</p>` with no
+            // paragraph open makes an empty paragraph, which takes no line).
+            if excess > 0 {
+                excess -= 1;
+            } else if let Some(at) = open.iter().rposition(|b| *b == block) {
+                while open.len() > at {
+                    if let Some(b) = open.pop() {
+                        push_end(&mut out, b);
+                    }
+                }
+            }
+            continue;
+        }
+        if open.len() >= HTML_MAX_DEPTH {
+            excess += 1;
+            continue;
+        }
+        open.push(block);
+        out.push('<');
+        out.push_str(as_div(block));
+        out.push('>');
+    }
+    out.push_str(rest);
+    out
+}
+
+/// `p` and headings are given to the converter as `div`.
+fn as_div(block: &str) -> &str {
+    match block {
+        "p" | "h1" | "h2" | "h3" | "h4" | "h5" | "h6" => "div",
+        other => other,
+    }
+}
+
+fn push_end(out: &mut String, block: &str) {
+    out.push_str("</");
+    out.push_str(as_div(block));
+    out.push('>');
+}
+
+/// End an open paragraph (and whatever was opened inside it), as a new
+/// block does.
+fn close_p(out: &mut String, open: &mut Vec<&'static str>) {
+    if let Some(at) = open.iter().rposition(|b| *b == "p")
+        && !open[at..].contains(&"table")
+    {
+        while open.len() > at {
+            if let Some(b) = open.pop() {
+                push_end(out, b);
+            }
+        }
+    }
+}
+
+/// Where a tag that starts at the beginning of `tag` ends (after its
+/// `>`), `name_end` being where its name ends; quoted attribute values
+/// may hold `>`.
+fn tag_end(tag: &str, name_end: usize) -> usize {
+    let bytes = tag.as_bytes();
+    let mut i = name_end;
+    while let Some(&b) = bytes.get(i) {
+        match b {
+            b'>' => return i + 1,
+            b'=' => {
+                i += 1;
+                while bytes.get(i).is_some_and(u8::is_ascii_whitespace) {
+                    i += 1;
+                }
+                if let Some(&q) = bytes.get(i).filter(|q| matches!(q, b'"' | b'\'')) {
+                    i = match bytes[i + 1..].iter().position(|&c| c == q) {
+                        Some(close) => i + 1 + close + 1,
+                        None => bytes.len(),
+                    };
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    bytes.len()
+}
+
+/// The text after the end tag of a raw-text element (`</style>`), or
+/// nothing if it has none.
+fn skip_raw_text<'h>(rest: &'h str, name: &str) -> &'h str {
+    let mut from = 0;
+    while let Some(at) = rest[from..].find("</") {
+        let at = from + at;
+        let after = &rest[at + 2..];
+        if after
+            .get(..name.len())
+            .is_some_and(|n| n.eq_ignore_ascii_case(name))
+        {
+            return after.find('>').map_or("", |end| &after[end + 1..]);
+        }
+        from = at + 2;
+    }
+    ""
 }
 
 // ---------------------------------------------------------------------------
@@ -943,6 +1329,43 @@ mod tests {
         assert_eq!(recipient("RFC822;<bob@example.org>"), "bob@example.org");
         assert_eq!(bare_id("<a@b>"), Some("a@b".to_string()));
         assert_eq!(bare_id("<>"), None);
+    }
+
+    #[test]
+    fn tame_html_keeps_the_lines_and_drops_the_rest() {
+        assert_eq!(
+            tame_html(
+                "<html><head><title>t</title><style>p {x}</style></head><body><!-- c --><p class=\"a>b\" id='x'><b>MARCH</b> 1 < 2</p><script>if (a</b) {}</script></body></html>"
+            ),
+            "<div>MARCH 1 &lt; 2</div>"
+        );
+        // A paragraph ends where the next begins; a stray end is nothing.
+        assert_eq!(
+            tame_html("<p>a<p>b</p></p><div>c</div>"),
+            "<div>a</div><div>b</div><div>c</div>"
+        );
+        // An end tag closes what was opened inside, innermost first.
+        assert_eq!(
+            tame_html("<div><ul><li>a<blockquote>b</div>c"),
+            "<div><ul><li>a<blockquote>b</blockquote></ul></div>c"
+        );
+        assert_eq!(tame_html("a<br/>b</br>c<hr>"), "a<br>b<br>c<hr>");
+    }
+
+    #[test]
+    fn tame_html_bounds_depth_and_tags() {
+        let deep = format!("{}x{}", "<div>".repeat(1000), "</div>".repeat(1000));
+        let tame = tame_html(&deep);
+        assert_eq!(tame.matches("<div>").count(), HTML_MAX_DEPTH);
+        assert_eq!(tame.matches("</div>").count(), HTML_MAX_DEPTH);
+        let many = "<br>".repeat(HTML_MAX_TAGS + 10);
+        assert_eq!(tame_html(&many).matches("<br>").count(), HTML_MAX_TAGS);
+        // Unclosed things never swallow more than they should.
+        assert_eq!(tame_html("a<!-- b"), "a");
+        assert_eq!(tame_html("a<!-->b<!--->c"), "abc");
+        assert_eq!(tame_html("<!--[if !mso]><!-->a<!--<![endif]-->b"), "ab");
+        assert_eq!(tame_html("a<style>b"), "a");
+        assert_eq!(tame_html("a<div title=\"b"), "a<div>");
     }
 
     #[test]

@@ -13,6 +13,10 @@
 //! - a message handled is moved to `cur/<id>:2,S` (seen), so it is not read
 //!   twice, and stays there for the record.
 //!
+//! A message the service could not take in (it failed or was stopped on
+//! it twice) is moved to `quarantine/<id>`, beside `cur/` and `new/`, and
+//! never read again unless put back into `new/`.
+//!
 //! Names starting with a dot are left alone (editors' and tools' temporary
 //! files). No locking is needed: Maildir works by atomic renames.
 
@@ -88,6 +92,24 @@ impl Maildir {
         match fs::rename(self.root.join("new").join(&e.id), &seen) {
             Ok(()) => Ok(()),
             Err(err) if err.kind() == io::ErrorKind::NotFound && seen.exists() => Ok(()),
+            Err(err) => Err(err),
+        }
+    }
+
+    /// The folder messages are set aside in: `quarantine/`.
+    pub fn quarantine(&self) -> PathBuf {
+        self.root.join("quarantine")
+    }
+
+    /// Moves the message from `new/<id>` to `quarantine/<id>` (created if
+    /// missing). A message already moved is not an error.
+    pub fn set_aside(&self, e: &Entry) -> io::Result<()> {
+        let dir = self.quarantine();
+        fs::create_dir_all(&dir)?;
+        let aside = dir.join(&e.id);
+        match fs::rename(self.root.join("new").join(&e.id), &aside) {
+            Ok(()) => Ok(()),
+            Err(err) if err.kind() == io::ErrorKind::NotFound && aside.exists() => Ok(()),
             Err(err) => Err(err),
         }
     }
@@ -199,6 +221,20 @@ impl super::Inbox for Maildir {
             id: w.id.clone(),
             path: self.root.join("new").join(&w.id),
         })?)
+    }
+
+    fn aside_to(&self) -> String {
+        format!("moved to {}", self.quarantine().display())
+    }
+
+    fn set_aside(&mut self, w: &super::Waiting) -> Result<(), super::InboxError> {
+        Ok(Maildir::set_aside(
+            self,
+            &Entry {
+                id: w.id.clone(),
+                path: self.root.join("new").join(&w.id),
+            },
+        )?)
     }
 }
 

@@ -78,6 +78,23 @@ pub trait Inbox {
 
     /// The service is stopping: end any connection politely.
     fn close(&mut self) {}
+
+    /// Where [`Inbox::set_aside`] puts a message, in words for the game
+    /// master.
+    fn aside_to(&self) -> String {
+        format!(
+            "left in {}, marked handled as handled mail is",
+            self.describe()
+        )
+    }
+
+    /// The service gave up on the message (it failed or was stopped on it
+    /// twice): put it where it is not read again, and where the game
+    /// master can find it. By default it is marked handled like any other
+    /// message (its beginning is kept in the database).
+    fn set_aside(&mut self, w: &Waiting) -> Result<(), InboxError> {
+        self.done(w)
+    }
 }
 
 /// Read a message from `r` (standard input, say) keeping at most

@@ -4,6 +4,8 @@
 //! everything done about it, so a message delivered twice is applied once
 //! and a crash part-way leaves nothing half done.
 
+use std::panic::{self, AssertUnwindSafe};
+
 use minijinja::context;
 
 use super::games::deadline_text;
@@ -13,6 +15,7 @@ use super::secrets::{secret_matches, sha256_hex};
 use super::{Result, Service};
 use crate::geo::route::land_route;
 use crate::mail::inbound::{self, Inbound, InboundError, Kind};
+use crate::mail::{Fetched, Inbox, InboxError, Waiting};
 use crate::orders::{self, Command, Input, Order, Parsed, Refusal, Sheet, Vocabulary, print};
 use crate::render::ascii::{self, Sector};
 use crate::scenario::Side;
@@ -49,6 +52,18 @@ pub fn answer_once(chosen: &[&Command], c: &Command) -> bool {
     same_kind < cap
 }
 
+/// How many times the service may begin taking a message in and not
+/// finish (killed for the memory it used, a panic, a failure of its own)
+/// before the message is set aside instead of tried again.
+pub const MAX_INBOX_ATTEMPTS: u32 = 2;
+
+/// A raw message read: what [`Service::receive`] works from.
+enum Reading {
+    Mail(Box<Inbound>),
+    TooLarge { size: usize, limit: usize },
+    Unparseable(String),
+}
+
 /// Who sent the message and where the conversation stands.
 struct Context<'a> {
     mail: &'a Inbound,
@@ -62,14 +77,38 @@ impl Service {
     /// submit`). Errors are failures of the service itself; a player's
     /// mistakes are answered by mail and reported in the outcome.
     pub fn receive(&mut self, raw: &[u8]) -> Result<Outcome> {
+        let reading = self.read_raw(raw)?;
+        self.handle(raw, reading)
+    }
+
+    /// The costly part of taking a message in, where hostile input could
+    /// cost much time or memory: parsing it and, only if its body will be
+    /// read (see [`Service::reads_body`]), converting its HTML. Changes
+    /// nothing.
+    fn read_raw(&self, raw: &[u8]) -> Result<Reading> {
         let limits = inbound::Limits {
             max_bytes: self.cfg.limits.max_message_bytes,
         };
-        let loop_id = self.cfg.loop_id();
-        match inbound::read(raw, &limits, &loop_id) {
-            Ok(mail) => self.receive_mail(raw, &mail),
-            Err(InboundError::TooLarge { size, limit }) => self.receive_too_large(raw, size, limit),
-            Err(InboundError::Unparseable(why)) => {
+        Ok(
+            match inbound::read_deferred(raw, &limits, &self.cfg.loop_id()) {
+                Ok(mut mail) => {
+                    if mail.html_pending() && self.reads_body(raw, &mail)? {
+                        mail.convert_html();
+                    }
+                    Reading::Mail(Box::new(mail))
+                }
+                Err(InboundError::TooLarge { size, limit }) => Reading::TooLarge { size, limit },
+                Err(InboundError::Unparseable(why)) => Reading::Unparseable(why),
+            },
+        )
+    }
+
+    /// Everything done about a message read by [`Service::read_raw`].
+    fn handle(&mut self, raw: &[u8], reading: Reading) -> Result<Outcome> {
+        match reading {
+            Reading::Mail(mail) => self.receive_mail(raw, &mail),
+            Reading::TooLarge { size, limit } => self.receive_too_large(raw, size, limit),
+            Reading::Unparseable(why) => {
                 let id = synthetic_message_id(raw);
                 let tx = self.begin()?;
                 let Some(row) = store::insert_message(&tx, &id, self.now(), None, "", raw)? else {
@@ -81,6 +120,148 @@ impl Service {
                 Ok(out)
             }
         }
+    }
+
+    /// Take in a message read from a mailbox, as [`Service::receive`]
+    /// does, keeping count of the attempts on it that failed:
+    ///
+    /// - around the costly part ([`Service::read_raw`]) an attempt is
+    ///   recorded and committed before, and taken back after: a process
+    ///   killed there (for the memory it used, say) leaves it recorded. A
+    ///   kill anywhere else is not counted: the message is simply read
+    ///   again, and a crash never sets aside a harmless message;
+    /// - the rest runs in one transaction that also forgets the attempts;
+    ///   a panic in it is caught and an error of the service ends it, and
+    ///   then what it did is rolled back and a failed attempt recorded.
+    ///
+    /// `Some` error: the mailbox is to be left for this pass (after a
+    /// panic); the next pass tries the message again.
+    pub(super) fn take_in(
+        &mut self,
+        fetched: &Fetched,
+        mailbox: &str,
+        item: &str,
+    ) -> Result<Option<InboxError>> {
+        // A message over the limit is read only in its head, its header
+        // alone parsed: nothing costly.
+        let reading = if fetched.is_partial() {
+            None
+        } else {
+            store::begin_inbox_attempt(&self.conn, mailbox, item, self.now())?;
+            let reading = self.read_raw(&fetched.bytes)?;
+            store::undo_inbox_attempt(&self.conn, mailbox, item)?;
+            Some(reading)
+        };
+        // One transaction around the message's own (which joins it), so
+        // that the attempts are forgotten in the commit that stores it.
+        self.conn.execute_batch("BEGIN IMMEDIATE")?;
+        let taken = panic::catch_unwind(AssertUnwindSafe(|| {
+            match reading {
+                Some(reading) => self.handle(&fetched.bytes, reading)?,
+                None => self.receive_oversized(&fetched.bytes, fetched.size)?,
+            };
+            store::end_inbox_attempts(&self.conn, mailbox, item)?;
+            Ok(self.conn.execute_batch("COMMIT")?)
+        }));
+        if !self.conn.is_autocommit() {
+            let _ = self.conn.execute_batch("ROLLBACK");
+        }
+        match taken {
+            Ok(Ok(())) => Ok(None),
+            Ok(Err(e)) => {
+                // Best effort: the database itself may be what failed.
+                let _ = store::begin_inbox_attempt(&self.conn, mailbox, item, self.now());
+                Err(e)
+            }
+            Err(_) => {
+                let tried = store::begin_inbox_attempt(&self.conn, mailbox, item, self.now())?;
+                tracing::error!(
+                    inbox = %mailbox,
+                    message = %item,
+                    attempt = tried,
+                    "the service failed on this message; it is set aside after {MAX_INBOX_ATTEMPTS} attempts"
+                );
+                Ok(Some(InboxError(format!(
+                    "the service failed on message {item} (attempt {tried} of {MAX_INBOX_ATTEMPTS})"
+                ))))
+            }
+        }
+    }
+
+    /// Set aside a message the service failed on
+    /// [`MAX_INBOX_ATTEMPTS`] times: its beginning is stored with the
+    /// outcome "set aside", the game master is told once, and the mailbox
+    /// puts it where it is not read again (a Maildir's `quarantine/`).
+    /// Only the first [`crate::mail::HEAD_BYTES`] are read, and not
+    /// parsed. Done in an order that a crash at any point repeats safely.
+    pub(super) fn set_aside(
+        &mut self,
+        inbox: &mut dyn Inbox,
+        w: &Waiting,
+        item: &str,
+        tried: u32,
+    ) -> Result<Option<InboxError>> {
+        let mailbox = inbox.describe();
+        let head = match inbox.read(w, 0) {
+            Ok(f) => f,
+            Err(e) => return Ok(Some(e)),
+        };
+        let head = &head.bytes[..head.bytes.len().min(crate::mail::HEAD_BYTES)];
+        let id = format!(
+            "set-aside-{}@dervish.invalid",
+            &sha256_hex(format!("{mailbox}\n{item}").as_bytes())[..40]
+        );
+        let from = head_field(head, "From");
+        let subject = head_field(head, "Subject");
+        let place = inbox.aside_to();
+        let why = format!(
+            "taking it in failed {tried} times (the service stopped or failed on it); set aside, {place}"
+        );
+        let tx = self.begin()?;
+        if let Some(row) = store::insert_message(&tx, &id, self.now(), None, &subject, head)? {
+            store::set_message_outcome(&tx, row, None, &format!("set aside: {why}"))?;
+        }
+        let gm = self.cfg.host.game_master.clone();
+        self.queue(self.notice_draft(
+            None,
+            &format!("set-aside:{id}"),
+            &gm,
+            "a message was set aside",
+            &format!(
+                "Dervish could not take in a message from {mailbox}: {why}. The mail behind it is read as usual.\n\nFrom: {from}\nSubject: {subject}\nMailbox name: {item}\n\nIts beginning is kept in the database as message {id}. To have it read again, put it back where new mail arrives (for a Maildir, move it back into new/)."
+            ),
+        )?)?;
+        tx.commit()?;
+        tracing::error!(inbox = %mailbox, message = %item, attempts = tried, "{why}");
+        if let Err(e) = inbox.set_aside(w) {
+            return Ok(Some(e));
+        }
+        store::end_inbox_attempts(&self.conn, &mailbox, item)?;
+        Ok(None)
+    }
+
+    /// Whether the body of this mail will be read, decided from its
+    /// headers alone: not for a duplicate, automatic mail, a bounce or our
+    /// own mail come back, nor for a stranger's mail unless a game has an
+    /// open seat (a stranger's mail is read only for JOIN).
+    fn reads_body(&self, raw: &[u8], mail: &Inbound) -> Result<bool> {
+        let id = mail
+            .message_id
+            .clone()
+            .filter(|m| !m.trim().is_empty())
+            .unwrap_or_else(|| synthetic_message_id(raw));
+        if store::message_outcome(&self.conn, &id)?.is_some() {
+            return Ok(false);
+        }
+        let Some(from) = mail.from.as_deref().filter(|_| mail.kind == Kind::Normal) else {
+            return Ok(false);
+        };
+        if from.eq_ignore_ascii_case(&self.cfg.host.game_master)
+            || !store::seats_of(&self.conn, from)?.is_empty()
+        {
+            return Ok(true);
+        }
+        Ok(store::open_seat_exists(&self.conn)?)
     }
 
     /// A message over the size limit of which only the beginning was read
@@ -977,6 +1158,27 @@ impl Service {
         }
         Ok(d)
     }
+}
+
+/// A header field of a message's raw head found by a plain scan of its
+/// lines (nothing parsed), its first line only, made safe to quote like a
+/// subject; `"(none)"` when absent.
+fn head_field(head: &[u8], name: &str) -> String {
+    let end = head
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .or_else(|| head.windows(2).position(|w| w == b"\n\n"))
+        .unwrap_or(head.len());
+    String::from_utf8_lossy(&head[..end])
+        .lines()
+        .find_map(|line| {
+            let (n, v) = line.split_once(':')?;
+            n.trim()
+                .eq_ignore_ascii_case(name)
+                .then(|| short_subject(v))
+        })
+        .filter(|v| !v.is_empty())
+        .unwrap_or_else(|| "(none)".to_string())
 }
 
 /// Most characters of a stranger's subject copied into a reply.

@@ -215,7 +215,10 @@ impl Service {
     /// Take in every message waiting in the inbox, oldest first. Each is
     /// committed before the mailbox is told it is done with, and the
     /// mailbox's cursor is kept after that: a crash in between reads the
-    /// message again, which is then recognised as a duplicate. Returns the
+    /// message again, which is then recognised as a duplicate. Failed
+    /// attempts on each message are counted (`Service::take_in`): one
+    /// the service was killed on or failed on twice while reading it is
+    /// set aside (see [`intake::MAX_INBOX_ATTEMPTS`]). Returns the
     /// messages taken in and the mailbox's error, if it failed part way.
     pub fn read_inbox(&mut self, inbox: &mut dyn Inbox) -> Result<(usize, Option<InboxError>)> {
         let key = inbox.cursor_key();
@@ -228,22 +231,31 @@ impl Service {
             Err(e) => return Ok((0, Some(e))),
         };
         let max = self.cfg.limits.max_message_bytes;
+        let mailbox = inbox.describe();
         let mut n = 0;
         for w in waiting {
             if self.stopping() {
                 break;
             }
-            let fetched = match inbox.read(&w, max) {
-                Ok(f) => f,
-                Err(e) => return Ok((n, Some(e))),
-            };
-            if fetched.is_partial() {
-                self.receive_oversized(&fetched.bytes, fetched.size)?;
+            // A message that failed twice is set aside: the service died
+            // or failed on it, and would again.
+            let item = w.cursor.clone().unwrap_or_else(|| w.id.clone());
+            let tried = store::inbox_attempts(&self.conn, &mailbox, &item)?;
+            if tried >= intake::MAX_INBOX_ATTEMPTS {
+                if let Some(e) = self.set_aside(inbox, &w, &item, tried)? {
+                    return Ok((n, Some(e)));
+                }
             } else {
-                self.receive(&fetched.bytes)?;
-            }
-            if let Err(e) = inbox.done(&w) {
-                return Ok((n + 1, Some(e)));
+                let fetched = match inbox.read(&w, max) {
+                    Ok(f) => f,
+                    Err(e) => return Ok((n, Some(e))),
+                };
+                if let Some(e) = self.take_in(&fetched, &mailbox, &item)? {
+                    return Ok((n, Some(e)));
+                }
+                if let Err(e) = inbox.done(&w) {
+                    return Ok((n + 1, Some(e)));
+                }
             }
             if let (Some(k), Some(c)) = (&key, &w.cursor) {
                 store::set_service_value(&self.conn, k, c)?;

@@ -106,6 +106,15 @@ impl Inbox for Spool {
     fn done(&mut self, w: &Waiting) -> Result<(), InboxError> {
         self.maildir.done(w)
     }
+
+    fn aside_to(&self) -> String {
+        Inbox::aside_to(&self.maildir)
+    }
+
+    /// Into the spool's `quarantine/`, as for the Maildir inbox.
+    fn set_aside(&mut self, w: &Waiting) -> Result<(), InboxError> {
+        Inbox::set_aside(&mut self.maildir, w)
+    }
 }
 
 /// After letting go of the lock: while the spool holds mail and the lock

@@ -6,6 +6,7 @@
 //! Functions take a `&Connection`, so the service runs several of them in
 //! one transaction (a `rusqlite::Transaction` derefs to a connection).
 
+mod inbox;
 pub mod schema;
 
 use std::path::Path;
@@ -14,6 +15,9 @@ use chrono::{DateTime, SecondsFormat, Utc};
 use rusqlite::{Connection, OptionalExtension, Row, params};
 
 use crate::scenario::Side;
+pub use inbox::{
+    begin_inbox_attempt, end_inbox_attempts, inbox_attempts, open_seat_exists, undo_inbox_attempt,
+};
 
 /// A storage failure.
 #[derive(Debug, thiserror::Error)]

@@ -6,7 +6,7 @@ use rusqlite_migration::{M, Migrations};
 /// Every migration, oldest first. The schema version is kept in SQLite's
 /// `user_version`.
 pub fn migrations() -> Migrations<'static> {
-    Migrations::new(vec![M::up(V1)])
+    Migrations::new(vec![M::up(V1), M::up(super::inbox::SCHEMA)])
 }
 
 const V1: &str = r#"
