@@ -126,6 +126,10 @@ pub struct Outbox {
     pub first_retry_seconds: u32,
     /// The longest wait between retries, in seconds.
     pub max_retry_seconds: u32,
+    /// A file the game master's summary of mail given up is appended to,
+    /// one block a pass, besides the log and the notice mail: a path that
+    /// works when the mail transport does not.
+    pub notice_file: Option<PathBuf>,
 }
 
 /// The daemon.
@@ -204,6 +208,7 @@ impl Default for Outbox {
             max_attempts: 12,
             first_retry_seconds: 60,
             max_retry_seconds: 3600,
+            notice_file: None,
         }
     }
 }

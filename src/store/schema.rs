@@ -6,7 +6,7 @@ use rusqlite_migration::{M, Migrations};
 /// Every migration, oldest first. The schema version is kept in SQLite's
 /// `user_version`.
 pub fn migrations() -> Migrations<'static> {
-    Migrations::new(vec![M::up(V1)])
+    Migrations::new(vec![M::up(V1), M::up(V2)])
 }
 
 const V1: &str = r#"
@@ -144,6 +144,19 @@ CREATE TABLE service (
     key             TEXT PRIMARY KEY,
     value           TEXT NOT NULL
 );
+"#;
+
+/// Outgoing mail is recorded as being handed over (`sending_at`) before
+/// the hand-off and as sent after it, so a mail found "sending" at the next
+/// pass is known to have been interrupted. Welcome mails already sent or
+/// given up lose the player's secret, which is kept only while the mail
+/// waits.
+const V2: &str = r#"
+ALTER TABLE outbox ADD COLUMN sending_at TEXT;
+UPDATE outbox
+   SET body_text = '(the welcome mail with the player''s secret; not kept once sent or given up)',
+       body_html = NULL
+ WHERE kind = 'welcome' AND (sent_at IS NOT NULL OR gave_up = 1);
 "#;
 
 #[cfg(test)]
