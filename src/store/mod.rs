@@ -873,6 +873,33 @@ pub fn retry_mail(c: &Connection, id: i64, at: DateTime<Utc>) -> Result<()> {
     Ok(())
 }
 
+/// Take a mail not sent out of the queue for good (`dervish outbox
+/// drop`): it is kept as given up, with `note` as its last error.
+pub fn drop_mail(c: &Connection, id: i64, note: &str) -> Result<()> {
+    c.prepare_cached(
+        "UPDATE outbox SET gave_up = 1, last_error = ?2 WHERE id = ?1 AND sent_at IS NULL",
+    )?
+    .execute(params![id, note])?;
+    Ok(())
+}
+
+/// Give up, with `note`, every welcome mail of a seat not sent yet: its
+/// secret no longer holds. Returns the ids, for their bodies to be
+/// scrubbed.
+pub fn supersede_welcome(
+    c: &Connection,
+    game_id: &str,
+    side: Side,
+    note: &str,
+) -> Result<Vec<i64>> {
+    let prefix = format!("welcome:{game_id}:{}", side_text(side));
+    let mut st = c.prepare_cached(
+        "UPDATE outbox SET gave_up = 1, last_error = ?3, sending_at = NULL WHERE kind = 'welcome' AND sent_at IS NULL AND (dedupe_key = ?1 OR substr(dedupe_key, 1, length(?2)) = ?2) RETURNING id",
+    )?;
+    let rows = st.query_map(params![prefix, format!("{prefix}:"), note], |r| r.get(0))?;
+    Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+}
+
 /// The game a mail we sent belongs to and its recipient, by Message-ID.
 pub fn sent_mail_by_message_id(
     c: &Connection,
