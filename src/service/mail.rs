@@ -257,12 +257,17 @@ impl Service {
         let gm = self.cfg.host.game_master.clone();
         let line = |m: &OutboxRow, error: &str| {
             let mut l = format!(
-                "- mail {} to {} ({}, \"{}\"), {} attempts: {}",
+                "- mail {} to {} ({}, \"{}\"), after {} {}: {}",
                 m.id,
                 m.recipient,
                 m.kind,
                 m.subject,
                 m.attempts + 1,
+                if m.attempts == 0 {
+                    "attempt"
+                } else {
+                    "attempts"
+                },
                 error
             );
             if let Some((game, side)) = welcome_seat(m) {
