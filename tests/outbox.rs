@@ -551,3 +551,44 @@ fn a_secret_given_anew_replaces_the_old_one_and_its_mail() {
     assert!(e.to_string().contains("open"), "{e}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `GM SECRET` by mail does what `dervish game secret` does.
+#[test]
+fn a_secret_is_given_anew_by_mail_from_the_game_master() {
+    let dir = temp_dir("reissue-mail");
+    let cfg = config(&dir, TransportConfig::File { dir: dir.join("out") });
+    let mut svc = service(cfg, start());
+    let secrets = new_game(&svc);
+    let old = &secrets.iter().find(|(s, _)| *s == Side::Mahdist).unwrap().1;
+    svc.set_gm_password("correct horse battery").unwrap();
+    let raw = "From: gm@example.org\r\nTo: dervish@example.org\r\nSubject: commands\r\nMessage-ID: <gm1@example.org>\r\nDate: Sun, 1 Mar 2026 12:00:00 +0000\r\nContent-Type: text/plain; charset=utf-8\r\n\r\nPASSWORD correct horse battery\r\nGM SECRET k-1 mahdist\r\n";
+    let out = svc.receive(raw.as_bytes()).unwrap();
+    assert!(
+        matches!(out, dervish::service::intake::Outcome::Commands { .. }),
+        "{out:?}"
+    );
+    let seat = store::players(&svc.conn, "k-1")
+        .unwrap()
+        .into_iter()
+        .find(|p| p.side == Side::Mahdist)
+        .unwrap();
+    assert!(!secret_matches(old, &seat.secret_sha256));
+    let mail = all_mail(&svc);
+    let welcomes: Vec<&OutboxRow> = mail
+        .iter()
+        .filter(|m| m.kind == "welcome" && m.recipient == "mahdi@example.org")
+        .collect();
+    assert_eq!(welcomes.len(), 2);
+    let new_secret = welcomes[1]
+        .body_text
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("SECRET "))
+        .unwrap();
+    assert!(secret_matches(new_secret, &seat.secret_sha256));
+    let answer = mail
+        .iter()
+        .find(|m| m.recipient == "gm@example.org" && m.body_text.contains("new secret"))
+        .unwrap_or_else(|| panic!("no answer: {mail:#?}"));
+    assert!(!answer.body_text.contains(new_secret));
+    let _ = std::fs::remove_dir_all(&dir);
+}
