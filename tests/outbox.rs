@@ -556,7 +556,12 @@ fn a_secret_given_anew_replaces_the_old_one_and_its_mail() {
 #[test]
 fn a_secret_is_given_anew_by_mail_from_the_game_master() {
     let dir = temp_dir("reissue-mail");
-    let cfg = config(&dir, TransportConfig::File { dir: dir.join("out") });
+    let cfg = config(
+        &dir,
+        TransportConfig::File {
+            dir: dir.join("out"),
+        },
+    );
     let mut svc = service(cfg, start());
     let secrets = new_game(&svc);
     let old = &secrets.iter().find(|(s, _)| *s == Side::Mahdist).unwrap().1;

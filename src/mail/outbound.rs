@@ -935,6 +935,16 @@ mod tests {
     }
 
     #[test]
+    fn temporary_file_names_give_their_process() {
+        assert_eq!(temp_file_pid(".a.b@x.org.eml.123.4.tmp"), Some(123));
+        assert_eq!(temp_file_pid(".dervish-sendmail.77.0.tmp"), Some(77));
+        assert_eq!(temp_file_pid(".dervish-check.55"), Some(55));
+        assert_eq!(temp_file_pid(".hidden"), None);
+        assert_eq!(temp_file_pid("a@x.org.eml"), None);
+        assert_eq!(temp_file_pid(".notes.tmp"), None);
+    }
+
+    #[test]
     fn identifiers_are_checked() {
         assert!(check_identifier("message id", "a@b", true).is_ok());
         assert!(check_identifier("message id", "ab", true).is_err());

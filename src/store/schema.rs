@@ -165,4 +165,39 @@ mod tests {
     fn the_migrations_are_valid() {
         assert!(super::migrations().validate().is_ok());
     }
+
+    /// A database from before the second migration loses the secrets of
+    /// welcome mails already sent or given up; one still waiting keeps its.
+    #[test]
+    fn the_second_migration_scrubs_old_welcome_secrets() {
+        let mut c = rusqlite::Connection::open_in_memory().unwrap();
+        super::migrations().to_version(&mut c, 1).unwrap();
+        for (id, sent, gave_up) in [
+            (1, Some("2026-01-01T00:00:00Z"), 0),
+            (2, None, 1),
+            (3, None, 0),
+        ] {
+            c.execute(
+                "INSERT INTO outbox (id, kind, dedupe_key, message_id, recipient, subject, body_text, body_html, auto_kind, created_at, next_attempt_at, sent_at, gave_up) VALUES (?1, 'welcome', ?1, ?1, 'a@b', 's', 'SECRET 1234', '<pre>SECRET 1234</pre>', 'auto-generated', 't', 't', ?2, ?3)",
+                rusqlite::params![id, sent, gave_up],
+            )
+            .unwrap();
+        }
+        super::migrations().to_latest(&mut c).unwrap();
+        let bodies: Vec<(String, Option<String>)> = c
+            .prepare("SELECT body_text, body_html FROM outbox ORDER BY id")
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        assert!(!bodies[0].0.contains("1234") && bodies[0].1.is_none());
+        assert!(!bodies[1].0.contains("1234") && bodies[1].1.is_none());
+        assert_eq!(bodies[2].0, "SECRET 1234");
+        assert_eq!(
+            bodies[0].0,
+            crate::service::mail::SCRUBBED_WELCOME,
+            "the same note as the service writes"
+        );
+    }
 }
