@@ -165,7 +165,10 @@ fn message_id(raw: &str) -> String {
 fn a_silent_server_costs_one_timeout_a_pass_not_one_a_mail() {
     let dir = temp_dir("silent");
     let (port, accepted) = silent_server();
-    let cfg = config(&dir, smtp(port));
+    let mut cfg = config(&dir, smtp(port));
+    cfg.outbox.max_attempts = 2;
+    let notices = dir.join("gm-notices.txt");
+    cfg.outbox.notice_file = Some(notices.clone());
     let sender = Sender::new(&cfg.outgoing).unwrap();
     let mut svc = service(cfg, start());
     queue_notices(&svc, 10);
@@ -198,6 +201,33 @@ fn a_silent_server_costs_one_timeout_a_pass_not_one_a_mail() {
     svc.set_clock(Box::new(move || later));
     assert_eq!(svc.flush(&sender).unwrap(), (0, 10));
     assert_eq!(accepted.load(Ordering::SeqCst), 2);
+
+    // That is max_attempts failures in a row: the game master is told, once
+    // for the outage, and no mail is given up for a transport that is down.
+    let mail = all_mail(&svc);
+    assert!(mail.iter().all(|m| !m.gave_up));
+    let told = |svc: &Service| {
+        all_mail(svc)
+            .into_iter()
+            .filter(|m| m.recipient == "gm@example.org")
+            .count()
+    };
+    assert_eq!(told(&svc), 1);
+    let text = std::fs::read_to_string(&notices).unwrap();
+    assert!(text.contains("the mail transport is down"), "{text}");
+    assert!(text.contains("10 mails wait"), "{text}");
+    let later = start() + Duration::hours(4);
+    svc.set_clock(Box::new(move || later));
+    assert_eq!(svc.flush(&sender).unwrap(), (0, 11));
+    assert_eq!(accepted.load(Ordering::SeqCst), 3);
+    assert_eq!(told(&svc), 1, "told once an outage");
+    assert_eq!(
+        std::fs::read_to_string(&notices)
+            .unwrap()
+            .matches("the mail transport is down")
+            .count(),
+        1
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -120,7 +120,9 @@ pub struct Limits {
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Outbox {
-    /// Attempts before a mail is given up (and the game master told).
+    /// Attempts before a mail is given up (and the game master told); a
+    /// transport that is down gives no mail up, and is told once when its
+    /// failures in a row reach this.
     pub max_attempts: u32,
     /// Seconds before the first retry; each retry doubles it.
     pub first_retry_seconds: u32,

@@ -119,6 +119,11 @@ impl Service {
     /// with a growing wait; a permanent one, or too many attempts, gives
     /// the mail up. Returns (sent, not sent).
     ///
+    /// A mail is never given up because the transport is down (see
+    /// below): it waits for the transport, and the game master is told
+    /// once that the transport is down, when its failures in a row reach
+    /// `max_attempts`.
+    ///
     /// Each hand-off is recorded before it starts (the mail is "sending")
     /// and after it ends (sent, or failed), each in its own transaction;
     /// a mail still "sending" when a pass begins was interrupted by a
@@ -154,11 +159,18 @@ impl Service {
                     store::mark_sent(&tx, m.id, now)?;
                     scrub_secret(&tx, &m)?;
                     tx.commit()?;
+                    if sent == 0 {
+                        self.transport_works()?;
+                    }
                     sent += 1;
                 }
                 Err(e) => {
                     failed += 1;
-                    let give_up = !e.transient || m.attempts + 1 >= self.cfg.outbox.max_attempts;
+                    // A transport that is down says nothing about the
+                    // mail: it waits for the transport, however long.
+                    let down = e.transient && e.transport_down;
+                    let give_up =
+                        !down && (!e.transient || m.attempts + 1 >= self.cfg.outbox.max_attempts);
                     tracing::warn!(mail = m.id, to = %m.recipient, error = %e.message, give_up, "sending failed");
                     let retry = self.retry_at(m.attempts, now);
                     let tx = self.begin()?;
@@ -178,10 +190,13 @@ impl Service {
                     if e.transport_down {
                         let waiting = store::postpone_due(&tx, now, retry)?;
                         tx.commit()?;
+                        failed += waiting;
+                        if down {
+                            self.transport_down(&e.message, m.attempts + 1, waiting + 1, now)?;
+                        }
                         if give_up {
                             given_up.push((m, e.message.clone()));
                         }
-                        failed += waiting;
                         if total > n + 1 {
                             tracing::warn!(
                                 error = %e.message,
@@ -284,22 +299,7 @@ impl Service {
             if all.len() == 1 { "mail" } else { "mails" }
         );
         let advice = "See them with `dervish outbox list`; send one again with `dervish outbox retry ID` once the cause is fixed.";
-        tracing::error!("{headline}:\n{}\n{advice}", all.join("\n"));
-        if let Some(path) = &self.cfg.outbox.notice_file {
-            let block = format!(
-                "{} {headline}\n{}\n{advice}\n\n",
-                store::time(now),
-                all.join("\n")
-            );
-            let written = std::fs::OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(path)
-                .and_then(|mut f| std::io::Write::write_all(&mut f, block.as_bytes()));
-            if let Err(e) = written {
-                tracing::error!(file = %path.display(), "cannot write the game master's notice file: {e}");
-            }
-        }
+        self.note_outside_mail(&headline, &format!("{}\n{advice}", all.join("\n")), now);
         let for_mail: Vec<String> = given_up
             .iter()
             .filter(|(m, _)| !m.recipient.eq_ignore_ascii_case(&gm))
@@ -319,6 +319,87 @@ impl Service {
                     for_mail.join("\n")
                 ),
             )?)?;
+        }
+        Ok(())
+    }
+
+    /// Tell the game master by the paths that do not need the mail
+    /// transport: the log, at error level, and `[outbox] notice_file` if
+    /// set (one block, with the time).
+    fn note_outside_mail(&self, headline: &str, text: &str, now: DateTime<Utc>) {
+        tracing::error!("{headline}:\n{text}");
+        if let Some(path) = &self.cfg.outbox.notice_file {
+            let block = format!("{} {headline}\n{text}\n\n", store::time(now));
+            let written = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)
+                .and_then(|mut f| std::io::Write::write_all(&mut f, block.as_bytes()));
+            if let Err(e) = written {
+                tracing::error!(file = %path.display(), "cannot write the game master's notice file: {e}");
+            }
+        }
+    }
+
+    /// The transport failed as a whole (`tries` times in a row for the
+    /// mail at the head of the queue; `waiting` mails wait). The first
+    /// failure of an outage is remembered; when the failures in a row
+    /// reach `max_attempts`, the game master is told once for the outage:
+    /// the log, the notice file, and a notice mail that goes once the
+    /// transport works again.
+    fn transport_down(
+        &self,
+        error: &str,
+        tries: u32,
+        waiting: usize,
+        now: DateTime<Utc>,
+    ) -> Result<()> {
+        let since =
+            match store::service_value(&self.conn, DOWN_SINCE_KEY)?.filter(|v| !v.is_empty()) {
+                Some(t) => t,
+                None => {
+                    store::set_service_value(&self.conn, DOWN_SINCE_KEY, &store::time(now))?;
+                    store::set_service_value(&self.conn, DOWN_TOLD_KEY, "")?;
+                    store::time(now)
+                }
+            };
+        let told = store::service_value(&self.conn, DOWN_TOLD_KEY)?.is_some_and(|v| !v.is_empty());
+        if told || tries < self.cfg.outbox.max_attempts {
+            return Ok(());
+        }
+        store::set_service_value(&self.conn, DOWN_TOLD_KEY, &store::time(now))?;
+        let headline = "the mail transport is down";
+        let text = format!(
+            "Dervish has not been able to hand mail over since {since}: {tries} tries in a row, the last one failing with: {error}\n\
+             {waiting} {} wait{}. None is given up for this: they go once the transport works again, tried with a growing wait of at most {} s.\n\
+             `dervish check-mail` tries the transport; `dervish outbox list` shows the mail waiting.",
+            if waiting == 1 { "mail" } else { "mails" },
+            if waiting == 1 { "s" } else { "" },
+            self.cfg
+                .outbox
+                .max_retry_seconds
+                .max(self.cfg.outbox.first_retry_seconds)
+        );
+        self.note_outside_mail(headline, &text, now);
+        let gm = self.cfg.host.game_master.clone();
+        self.queue(self.notice_draft(
+            None,
+            &format!("transport-down:{since}"),
+            &gm,
+            headline,
+            &text,
+        )?)?;
+        Ok(())
+    }
+
+    /// A mail went: an outage, if there was one, is over.
+    fn transport_works(&self) -> Result<()> {
+        if let Some(since) =
+            store::service_value(&self.conn, DOWN_SINCE_KEY)?.filter(|v| !v.is_empty())
+        {
+            tracing::info!(since = %since, "the mail transport works again");
+            store::set_service_value(&self.conn, DOWN_SINCE_KEY, "")?;
+            store::set_service_value(&self.conn, DOWN_TOLD_KEY, "")?;
         }
         Ok(())
     }
@@ -355,6 +436,11 @@ impl Service {
         })
     }
 }
+
+/// The service table keys of an outage of the transport: when its first
+/// failure was, and when the game master was told.
+const DOWN_SINCE_KEY: &str = "outbox_down_since";
+const DOWN_TOLD_KEY: &str = "outbox_down_told";
 
 /// What a welcome mail's body becomes once it is sent, given up or
 /// dropped: the player's secret in it is not kept.
