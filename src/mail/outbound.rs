@@ -475,9 +475,12 @@ impl Sender {
         })
     }
 
-    /// Tries the transport without sending anything: SMTP connects,
-    /// secures the connection and logs in; a folder must be writable; the
-    /// sendmail command must exist. Says what was checked.
+    /// Tries the transport without sending anything: SMTP connects, reads
+    /// the greeting, says EHLO, starts TLS and logs in as configured, then
+    /// quits (a server that never answers fails after the timeout); a
+    /// probe file is written in the folder and removed; the sendmail
+    /// command must exist and be executable (it is not run: every run may
+    /// send). Says what was checked.
     pub fn check(&self) -> Result<String, SendError> {
         match &self.inner {
             Inner::File(dir) => {
