@@ -627,3 +627,24 @@ fn a_secret_is_given_anew_by_mail_from_the_game_master() {
     assert!(!answer.body_text.contains(new_secret));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A mail dropped by the game master after a pass read the queue is not
+/// handed over: the pass records "sending" only for a mail still waiting.
+#[test]
+fn a_mail_dropped_during_a_pass_is_not_handed_over() {
+    let dir = temp_dir("dropped");
+    let cfg = config(
+        &dir,
+        TransportConfig::File {
+            dir: dir.join("out"),
+        },
+    );
+    let svc = service(cfg, start());
+    queue_notices(&svc, 1);
+    let m = all_mail(&svc).remove(0);
+    store::drop_mail(&svc.conn, m.id, "dropped by test").unwrap();
+    assert!(!store::mark_sending(&svc.conn, m.id, start()).unwrap());
+    let (m, sending) = store::outbox_mail(&svc.conn, m.id).unwrap().unwrap();
+    assert!(m.gave_up && sending.is_none());
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -150,8 +150,11 @@ impl Service {
             let out = self.outgoing(&m, now);
             {
                 let tx = self.begin()?;
-                store::mark_sending(&tx, m.id, now)?;
+                let waiting = store::mark_sending(&tx, m.id, now)?;
                 tx.commit()?;
+                if !waiting {
+                    continue;
+                }
             }
             match sender.send(&out) {
                 Ok(()) => {

@@ -810,10 +810,15 @@ pub fn mark_failed(
 
 /// Record that a mail is being handed over now; committed before the
 /// hand-off, so a mail still "sending" at the next pass was interrupted.
-pub fn mark_sending(c: &Connection, id: i64, at: DateTime<Utc>) -> Result<()> {
-    c.prepare_cached("UPDATE outbox SET sending_at = ?2 WHERE id = ?1")?
+/// Returns false, and records nothing, when the mail is no longer waiting
+/// (`dervish outbox drop` took it since the pass read the queue).
+pub fn mark_sending(c: &Connection, id: i64, at: DateTime<Utc>) -> Result<bool> {
+    let n = c
+        .prepare_cached(
+            "UPDATE outbox SET sending_at = ?2 WHERE id = ?1 AND sent_at IS NULL AND gave_up = 0",
+        )?
         .execute(params![id, time(at)])?;
-    Ok(())
+    Ok(n == 1)
 }
 
 /// Mails whose hand-off was begun and never recorded as done or failed.
