@@ -54,18 +54,7 @@ fn service(cfg: Config, at: DateTime<Utc>) -> Service {
 
 /// Queue `n` short notices to players.
 fn queue_notices(svc: &Service, n: usize) {
-    for i in 0..n {
-        let d = svc
-            .notice_draft(
-                None,
-                &format!("test-{i}"),
-                &format!("player{i}@example.org"),
-                "a test",
-                &format!("Test notice number {i}."),
-            )
-            .unwrap();
-        assert!(svc.queue(d).unwrap());
-    }
+    queue_notices_from(svc, 0, n);
 }
 
 fn new_game(svc: &Service) -> Vec<(Side, String)> {
@@ -647,4 +636,63 @@ fn a_mail_dropped_during_a_pass_is_not_handed_over() {
     let (m, sending) = store::outbox_mail(&svc.conn, m.id).unwrap().unwrap();
     assert!(m.gave_up && sending.is_none());
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// An outage is told once; once mail goes again it is over, and the next
+/// outage is told again. A folder that cannot be written is the file
+/// transport down, and gives no mail up.
+#[test]
+fn each_outage_is_told_once_and_ends_when_mail_goes() {
+    let dir = temp_dir("outages");
+    let out = dir.join("out");
+    // A file where the folder should be: nothing can be written.
+    std::fs::write(&out, "in the way").unwrap();
+    let mut cfg = config(&dir, TransportConfig::File { dir: out.clone() });
+    cfg.outbox.max_attempts = 1;
+    let sender = Sender::new(&cfg.outgoing).unwrap();
+    let mut svc = service(cfg, start());
+    queue_notices(&svc, 3);
+    let down_notices = |svc: &Service| {
+        all_mail(svc)
+            .into_iter()
+            .filter(|m| {
+                m.recipient == "gm@example.org" && m.body_text.contains("transport is down")
+            })
+            .count()
+    };
+    assert_eq!(svc.flush(&sender).unwrap(), (0, 3));
+    assert_eq!(down_notices(&svc), 1);
+    assert!(all_mail(&svc).iter().all(|m| !m.gave_up));
+
+    // Fixed: everything goes, the notice too.
+    std::fs::remove_file(&out).unwrap();
+    let later = start() + Duration::hours(1);
+    svc.set_clock(Box::new(move || later));
+    assert_eq!(svc.flush(&sender).unwrap(), (4, 0));
+
+    // A second outage is a second notice.
+    std::fs::remove_dir_all(&out).unwrap();
+    std::fs::write(&out, "in the way").unwrap();
+    queue_notices_from(&svc, 10, 2);
+    let later = start() + Duration::hours(2);
+    svc.set_clock(Box::new(move || later));
+    assert_eq!(svc.flush(&sender).unwrap(), (0, 2));
+    assert_eq!(down_notices(&svc), 2);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Queue `n` short notices numbered from `first`.
+fn queue_notices_from(svc: &Service, first: usize, n: usize) {
+    for i in first..first + n {
+        let d = svc
+            .notice_draft(
+                None,
+                &format!("test-{i}"),
+                &format!("player{i}@example.org"),
+                "a test",
+                &format!("Test notice number {i}."),
+            )
+            .unwrap();
+        assert!(svc.queue(d).unwrap());
+    }
 }
