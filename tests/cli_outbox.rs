@@ -145,5 +145,9 @@ fn the_outbox_is_listed_retried_and_dropped() {
     let (said, _, code) = dervish(&config, &["run", "--once"]);
     assert_eq!(code, 0);
     assert!(said.contains("0 mails sent"), "{said}");
+    // `retry --all` leaves dropped mail and replaced welcomes alone.
+    let (said, err, code) = dervish(&config, &["outbox", "retry", "--all"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(said.contains("nothing to do"), "{said}{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }

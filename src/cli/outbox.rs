@@ -30,7 +30,8 @@ pub enum OutboxCommand {
     /// Send mail again at the next pass: a mail given up is taken up again
     /// with a fresh count of attempts, a queued one waits no longer.
     Retry {
-        /// Every mail not sent.
+        /// Every mail not sent, but those dropped and the welcome mails a
+        /// newer secret replaced.
         #[arg(long, conflicts_with = "ids")]
         all: bool,
         /// The mails, by the id `outbox list` shows.
@@ -59,6 +60,7 @@ pub fn outbox(cfg: &Config, command: OutboxCommand) -> Result<ExitCode> {
                 store::outbox_list(&conn, false)
                     .map_err(|e| anyhow!("{e}"))?
                     .into_iter()
+                    .filter(|(m, _)| !set_aside(m))
                     .map(|(m, _)| m.id)
                     .collect()
             } else {
@@ -69,6 +71,20 @@ pub fn outbox(cfg: &Config, command: OutboxCommand) -> Result<ExitCode> {
         OutboxCommand::Drop { ids } => each(&conn, &ids, false, drop),
     }
 }
+
+/// A mail the game master dropped, or a welcome mail a newer secret
+/// replaced: `retry --all` leaves it alone (`retry ID` still takes it).
+fn set_aside(m: &OutboxRow) -> bool {
+    m.gave_up
+        && (m
+            .last_error
+            .as_deref()
+            .is_some_and(|e| e.starts_with(DROPPED_BY))
+            || (m.kind == "welcome" && m.body_text == SCRUBBED_WELCOME))
+}
+
+/// How the last error of a dropped mail begins.
+const DROPPED_BY: &str = "dropped by ";
 
 /// The state of a mail, as `outbox list` shows it.
 fn state(m: &OutboxRow, sending_at: Option<&String>) -> &'static str {
@@ -198,7 +214,7 @@ fn drop(conn: &Connection, m: &OutboxRow) -> Result<String> {
         std::env::var("USER").unwrap_or_else(|_| "game-master".into())
     );
     let tx = conn.unchecked_transaction()?;
-    store::drop_mail(&tx, m.id, &format!("dropped by {actor}")).map_err(|e| anyhow!("{e}"))?;
+    store::drop_mail(&tx, m.id, &format!("{DROPPED_BY}{actor}")).map_err(|e| anyhow!("{e}"))?;
     dervish::service::mail::scrub_secret(&tx, m).map_err(|e| anyhow!("{e}"))?;
     store::audit(
         &tx,
