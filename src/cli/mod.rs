@@ -22,6 +22,7 @@ macro_rules! out {
     }};
 }
 
+mod outbox;
 mod service;
 
 use std::path::PathBuf;
@@ -99,6 +100,11 @@ enum Command {
     Gm {
         #[command(subcommand)]
         command: service::GmCommand,
+    },
+    /// The mail waiting to be sent: list it, send a mail again, drop one.
+    Outbox {
+        #[command(subcommand)]
+        command: outbox::OutboxCommand,
     },
     /// Play a whole game again from its set-up and report any drift.
     Replay {
@@ -337,6 +343,7 @@ fn run(mut cli: Cli) -> Result<ExitCode> {
         Command::Verify { game, month } => service::verify(cfg, &game, &month),
         Command::Replay { game } => service::replay(cfg, &game),
         Command::Gm { command } => service::gm(cfg, command),
+        Command::Outbox { command } => outbox::outbox(&cfg, command),
         Command::Map {
             scenario: id,
             around,

@@ -64,6 +64,13 @@ pub enum GameCommand {
         side: String,
         address: String,
     },
+    /// Give a player a new secret, mailed in a new welcome mail; the old
+    /// one stops working (a lost secret, or a welcome mail given up).
+    Secret {
+        id: String,
+        #[arg(value_parser = ["egyptian", "mahdist"])]
+        side: String,
+    },
     /// Send a game's results to an observer too.
     Observe { id: String, address: String },
     /// Stop a game's deadlines until it is resumed.
@@ -538,6 +545,17 @@ pub fn game(cfg: Config, command: GameCommand) -> Result<ExitCode> {
             s.replace_player(&id, side, &address, &actor()).map_err(e)?;
             outln!(
                 "The {side} seat of {id} now belongs to {address}; a new secret is in their welcome mail."
+            );
+        }
+        GameCommand::Secret { id, side } => {
+            let side = if side == "egyptian" {
+                Side::Egyptian
+            } else {
+                Side::Mahdist
+            };
+            s.reissue_secret(&id, side, &actor()).map_err(e)?;
+            outln!(
+                "The {side} player of {id} has a new secret, in a new welcome mail; the old one no longer works."
             );
         }
         GameCommand::Observe { id, address } => {

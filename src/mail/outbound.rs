@@ -26,13 +26,14 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, SystemTime};
 
 use chrono::{DateTime, Datelike, Utc};
+use lettre::address::Envelope;
 use lettre::message::header::{
     ContentTransferEncoding, ContentType, HeaderName, HeaderValue, MIME_VERSION_1_0,
 };
 use lettre::message::{Body, Mailbox, MultiPart, SinglePart};
 use lettre::transport::smtp::authentication::Credentials;
 use lettre::transport::smtp::client::{Certificate, Tls, TlsParameters};
-use lettre::{Message, SendmailTransport, SmtpTransport, Transport};
+use lettre::{Message, SmtpTransport, Transport};
 use serde::Deserialize;
 
 /// One message the service wants sent.
@@ -123,6 +124,13 @@ pub struct SendError {
     /// The receiving server refused the recipient for good (unknown user,
     /// bad address): the address is not worth trying again.
     pub recipient_refused: bool,
+    /// The transport itself is down, whatever the message: the server
+    /// cannot be reached or does not answer in time (a timeout, a refused
+    /// or broken connection, TLS failing, a `421` closing reply), the
+    /// folder cannot be written, the sendmail command cannot be started.
+    /// The other mails of a pass would fail the same way, each after its
+    /// own timeout, so the pass stops sending at the first such failure.
+    pub transport_down: bool,
 }
 
 impl SendError {
@@ -131,6 +139,7 @@ impl SendError {
             transient: true,
             message: message.into(),
             recipient_refused: false,
+            transport_down: false,
         }
     }
 
@@ -139,6 +148,14 @@ impl SendError {
             transient: false,
             message: message.into(),
             recipient_refused: false,
+            transport_down: false,
+        }
+    }
+
+    fn down(message: impl Into<String>) -> SendError {
+        SendError {
+            transport_down: true,
+            ..SendError::transient(message)
         }
     }
 }
@@ -341,14 +358,13 @@ pub enum Security {
 /// Sends messages through the configured transport.
 pub struct Sender {
     inner: Inner,
+    /// Set once the orphans of an earlier run are removed.
+    orphans_removed: std::sync::atomic::AtomicBool,
 }
 
 enum Inner {
     File(PathBuf),
-    Sendmail {
-        transport: SendmailTransport,
-        command: PathBuf,
-    },
+    Sendmail(PathBuf),
     Smtp {
         transport: SmtpTransport,
         /// `host:port`, for error messages.
@@ -361,7 +377,7 @@ impl fmt::Debug for Sender {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let kind = match &self.inner {
             Inner::File(dir) => format!("File({})", dir.display()),
-            Inner::Sendmail { command, .. } => format!("Sendmail({})", command.display()),
+            Inner::Sendmail(command) => format!("Sendmail({})", command.display()),
             Inner::Smtp { server, .. } => format!("Smtp({server})"),
         };
         f.debug_struct("Sender").field("transport", &kind).finish()
@@ -373,13 +389,9 @@ impl Sender {
     pub fn new(cfg: &TransportConfig) -> Result<Sender, OutboundError> {
         let inner = match cfg {
             TransportConfig::File { dir } => Inner::File(dir.clone()),
-            TransportConfig::Sendmail { command } => Inner::Sendmail {
-                transport: match command {
-                    Some(command) => SendmailTransport::new_with_command(command),
-                    None => SendmailTransport::new(),
-                },
-                command: command.clone().unwrap_or_else(|| PathBuf::from("sendmail")),
-            },
+            TransportConfig::Sendmail { command } => {
+                Inner::Sendmail(command.clone().unwrap_or_else(|| PathBuf::from("sendmail")))
+            }
             TransportConfig::Smtp {
                 host,
                 port,
@@ -457,12 +469,18 @@ impl Sender {
                 }
             }
         };
-        Ok(Sender { inner })
+        Ok(Sender {
+            inner,
+            orphans_removed: Default::default(),
+        })
     }
 
-    /// Tries the transport without sending anything: SMTP connects,
-    /// secures the connection and logs in; a folder must be writable; the
-    /// sendmail command must exist. Says what was checked.
+    /// Tries the transport without sending anything: SMTP connects, reads
+    /// the greeting, says EHLO, starts TLS and logs in as configured, then
+    /// quits (a server that never answers fails after the timeout); a
+    /// probe file is written in the folder and removed; the sendmail
+    /// command must exist and be executable (it is not run: every run may
+    /// send). Says what was checked.
     pub fn check(&self) -> Result<String, SendError> {
         match &self.inner {
             Inner::File(dir) => {
@@ -477,21 +495,28 @@ impl Sender {
                     })?;
                 Ok(format!("mail is written to {}", dir.display()))
             }
-            Inner::Sendmail { command, .. } => {
+            Inner::Sendmail(command) => {
                 let found = if command.components().count() > 1 {
-                    command.is_file()
+                    Some(command.clone())
                 } else {
-                    std::env::var_os("PATH").is_some_and(|paths| {
-                        std::env::split_paths(&paths).any(|d| d.join(command).is_file())
+                    std::env::var_os("PATH").and_then(|paths| {
+                        std::env::split_paths(&paths)
+                            .map(|d| d.join(command))
+                            .find(|p| p.is_file())
                     })
                 };
-                if found {
-                    Ok(format!("mail is handed to {}", command.display()))
-                } else {
-                    Err(SendError::permanent(format!(
+                match found {
+                    Some(path) if is_executable(&path) => {
+                        Ok(format!("mail is handed to {}", path.display()))
+                    }
+                    Some(path) if path.is_file() => Err(SendError::permanent(format!(
+                        "the sendmail command {} cannot be run (it is not executable)",
+                        path.display()
+                    ))),
+                    _ => Err(SendError::permanent(format!(
                         "the sendmail command {} is not there",
                         command.display()
-                    )))
+                    ))),
                 }
             }
             Inner::Smtp {
@@ -518,18 +543,40 @@ impl Sender {
     /// work (connection refused, timeouts, 4xx replies, a full disk) or not
     /// (5xx replies, a bad address or anything else that stops the message
     /// being built).
+    pub fn send(&self, o: &Outgoing) -> Result<(), SendError> {
+        let message = build(o).map_err(|e| SendError::permanent(e.to_string()))?;
+        self.send_raw(&o.message_id, message.envelope(), &message.formatted())
+    }
+
+    /// Hands over one formatted message (`bytes`, CRLF line ends) for the
+    /// envelope's recipients. `message_id` names the file of the file
+    /// transport.
+    ///
+    /// The message is complete before any of it is handed over: the file
+    /// transport writes and syncs a temporary file and renames it into
+    /// place; sendmail reads its standard input from a file that holds the
+    /// whole message, written and synced first, so a service stopped in
+    /// the middle never hands over a cut or empty message. An empty
+    /// message is refused outright, as a permanent failure.
     ///
     /// `sendmail` only says that it failed, not why; its failures count as
     /// transient, since they are nearly always a local mail system that
     /// needs fixing rather than a message that can never go.
-    pub fn send(&self, o: &Outgoing) -> Result<(), SendError> {
-        let message = build(o).map_err(|e| SendError::permanent(e.to_string()))?;
+    pub fn send_raw(
+        &self,
+        message_id: &str,
+        envelope: &Envelope,
+        bytes: &[u8],
+    ) -> Result<(), SendError> {
+        if bytes.iter().all(u8::is_ascii_whitespace) {
+            return Err(SendError::permanent(
+                "the message is empty; an empty message is never handed over",
+            ));
+        }
         match &self.inner {
-            Inner::File(dir) => write_file(dir, &o.message_id, &message.formatted())
-                .map_err(|e| SendError::transient(format!("writing to {}: {e}", dir.display()))),
-            Inner::Sendmail { transport, .. } => transport
-                .send(&message)
-                .map_err(|e| SendError::transient(format!("sendmail: {e}"))),
+            Inner::File(dir) => write_file(dir, message_id, bytes)
+                .map_err(|e| SendError::down(format!("writing to {}: {e}", dir.display()))),
+            Inner::Sendmail(command) => sendmail(command, envelope, bytes),
             // A 5xx reply is final, and so is what lettre calls a client
             // error: the server lacks something the message or the
             // settings need (STARTTLS, an authentication mechanism,
@@ -540,10 +587,167 @@ impl Sender {
                 server,
                 username,
             } => transport
-                .send(&message)
+                .send_raw(envelope, bytes)
                 .map(|_| ())
-                .map_err(|e| smtp_error(&e, server, username.as_deref(), &o.to)),
+                .map_err(|e| {
+                    let to: Vec<String> = envelope.to().iter().map(ToString::to_string).collect();
+                    smtp_error(&e, server, username.as_deref(), &to)
+                }),
         }
+    }
+
+    /// Whether the message with this id was handed over, where the
+    /// transport can tell: the file transport looks for its file. `None`
+    /// for sendmail and SMTP, which keep no trace we can read.
+    pub fn handed_over(&self, message_id: &str) -> Option<bool> {
+        match &self.inner {
+            Inner::File(dir) => Some(dir.join(file_name(message_id)).is_file()),
+            Inner::Sendmail(_) | Inner::Smtp { .. } => None,
+        }
+    }
+
+    /// [`Sender::remove_orphans`], the first time only: the service calls
+    /// it at the start of every pass, and it works at the first.
+    pub fn remove_orphans_once(&self) -> usize {
+        if self.orphans_removed.swap(true, Ordering::Relaxed) {
+            0
+        } else {
+            self.remove_orphans()
+        }
+    }
+
+    /// Removes the temporary files a stopped service left behind: the
+    /// file transport's half-written `.NAME.PID.N.tmp` files and check
+    /// probes in its folder, and sendmail's message files in the system's
+    /// temporary folder, of processes that are no longer running. Returns
+    /// how many were removed.
+    pub fn remove_orphans(&self) -> usize {
+        let (dir, prefix) = match &self.inner {
+            Inner::File(dir) => (dir.clone(), "."),
+            Inner::Sendmail(_) => (std::env::temp_dir(), SENDMAIL_TMP_PREFIX),
+            Inner::Smtp { .. } => return 0,
+        };
+        let Ok(entries) = fs::read_dir(&dir) else {
+            return 0;
+        };
+        let mut removed = 0;
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let Some(name) = name.to_str() else { continue };
+            if !name.starts_with(prefix) {
+                continue;
+            }
+            let Some(pid) = temp_file_pid(name) else {
+                continue;
+            };
+            if pid == std::process::id() || process_alive(pid) {
+                continue;
+            }
+            if fs::remove_file(entry.path()).is_ok() {
+                tracing::info!(file = %entry.path().display(), "removed a temporary file left by a stopped service");
+                removed += 1;
+            }
+        }
+        removed
+    }
+}
+
+/// The start of the names of sendmail's message files (in the system's
+/// temporary folder): `.dervish-sendmail.PID.N.tmp`.
+const SENDMAIL_TMP_PREFIX: &str = ".dervish-sendmail.";
+
+/// The process id in the name of one of our temporary files:
+/// `.NAME.PID.N.tmp` (the file transport, sendmail) or
+/// `.dervish-check.PID` (a check probe).
+fn temp_file_pid(name: &str) -> Option<u32> {
+    if let Some(pid) = name.strip_prefix(".dervish-check.") {
+        return pid.parse().ok();
+    }
+    let stem = name.strip_prefix('.')?.strip_suffix(".tmp")?;
+    let mut parts = stem.rsplit('.');
+    let n = parts.next()?;
+    let pid = parts.next()?;
+    n.parse::<u64>().ok()?;
+    pid.parse().ok()
+}
+
+/// Whether a process runs with this id (Linux: `/proc/PID`; elsewhere a
+/// file of another process is taken to be alive and kept).
+fn process_alive(pid: u32) -> bool {
+    let proc = Path::new("/proc");
+    !proc.join("self").exists() || proc.join(pid.to_string()).exists()
+}
+
+#[cfg(unix)]
+fn is_executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+#[cfg(not(unix))]
+fn is_executable(path: &Path) -> bool {
+    path.is_file()
+}
+
+/// Hands a message to sendmail as `sendmail -i -f FROM -- TO...`, with the
+/// whole message, written and synced to a temporary file first, as its
+/// standard input. The file is unlinked before sendmail starts, so nothing
+/// is left behind; should the service stop while sendmail runs, sendmail
+/// still reads the whole message, never a part or nothing.
+fn sendmail(command: &Path, envelope: &Envelope, bytes: &[u8]) -> Result<(), SendError> {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let path = std::env::temp_dir().join(format!(
+        "{SENDMAIL_TMP_PREFIX}{}.{}.tmp",
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::Relaxed)
+    ));
+    let file = (|| {
+        let mut file = fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(&path)?;
+        let _ = fs::remove_file(&path);
+        file.write_all(bytes)?;
+        file.sync_all()?;
+        io::Seek::rewind(&mut file)?;
+        Ok::<_, io::Error>(file)
+    })();
+    let file = file.map_err(|e| {
+        let _ = fs::remove_file(&path);
+        SendError::down(format!(
+            "sendmail: cannot write the message to {}: {e}",
+            path.display()
+        ))
+    })?;
+    let mut cmd = std::process::Command::new(command);
+    cmd.arg("-i");
+    if let Some(from) = envelope.from() {
+        cmd.arg("-f").arg(from);
+    }
+    cmd.arg("--")
+        .args(envelope.to().iter().map(ToString::to_string))
+        .stdin(file)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let out = cmd
+        .output()
+        .map_err(|e| SendError::down(format!("sendmail: cannot run {}: {e}", command.display())))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        let said = String::from_utf8_lossy(&out.stderr);
+        let said = said.trim();
+        Err(SendError::transient(format!(
+            "sendmail: {} {}{}",
+            command.display(),
+            out.status,
+            if said.is_empty() {
+                String::new()
+            } else {
+                format!(": {}", said.chars().take(500).collect::<String>())
+            }
+        )))
     }
 }
 
@@ -580,6 +784,7 @@ fn smtp_error(
                 username.unwrap_or("(no username)")
             ),
             recipient_refused: false,
+            transport_down: false,
         },
         _ if recipient_refused => SendError {
             transient: false,
@@ -588,11 +793,16 @@ fn smtp_error(
                 to.join(", ")
             ),
             recipient_refused: true,
+            transport_down: false,
         },
         _ => SendError {
             transient: !(e.is_permanent() || e.is_client()),
             message: format!("SMTP {server}: {text}"),
             recipient_refused: false,
+            // No reply at all (a timeout, a refused or broken connection,
+            // TLS), or the server closing the session (421).
+            transport_down: !(e.is_permanent() || e.is_client())
+                && (code.is_none() || code == Some(421)),
         },
     }
 }
@@ -725,6 +935,16 @@ mod tests {
         assert_ne!(file_name("a/b"), file_name("a_b"));
         assert_eq!(file_name(".hidden@x"), "%2Ehidden@x.eml");
         assert_eq!(file_name("../up@x"), "%2E.%2Fup@x.eml");
+    }
+
+    #[test]
+    fn temporary_file_names_give_their_process() {
+        assert_eq!(temp_file_pid(".a.b@x.org.eml.123.4.tmp"), Some(123));
+        assert_eq!(temp_file_pid(".dervish-sendmail.77.0.tmp"), Some(77));
+        assert_eq!(temp_file_pid(".dervish-check.55"), Some(55));
+        assert_eq!(temp_file_pid(".hidden"), None);
+        assert_eq!(temp_file_pid("a@x.org.eml"), None);
+        assert_eq!(temp_file_pid(".notes.tmp"), None);
     }
 
     #[test]

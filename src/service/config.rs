@@ -120,12 +120,18 @@ pub struct Limits {
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Outbox {
-    /// Attempts before a mail is given up (and the game master told).
+    /// Attempts before a mail is given up (and the game master told); a
+    /// transport that is down gives no mail up, and is told once when its
+    /// failures in a row reach this.
     pub max_attempts: u32,
     /// Seconds before the first retry; each retry doubles it.
     pub first_retry_seconds: u32,
     /// The longest wait between retries, in seconds.
     pub max_retry_seconds: u32,
+    /// A file the game master's summary of mail given up is appended to,
+    /// one block a pass, besides the log and the notice mail: a path that
+    /// works when the mail transport does not.
+    pub notice_file: Option<PathBuf>,
 }
 
 /// The daemon.
@@ -204,6 +210,7 @@ impl Default for Outbox {
             max_attempts: 12,
             first_retry_seconds: 60,
             max_retry_seconds: 3600,
+            notice_file: None,
         }
     }
 }

@@ -339,6 +339,7 @@ impl Service {
             .unwrap_or_default();
         let tx = self.begin()?;
         store::upsert_player(&tx, &seat(id, side, address, Some(&secret)))?;
+        self.supersede_welcome(&tx, id, side)?;
         let mut d = self.welcome_draft(&g, &state, side, address, &opponent, &secret)?;
         d.dedupe_key = format!(
             "{}:replaced:{}",
@@ -356,6 +357,79 @@ impl Service {
         )?;
         tx.commit()?;
         Ok(secret)
+    }
+
+    /// Give a seat's player a new secret (`dervish game secret`, `GM
+    /// SECRET`): a new random token, only its digest stored, mailed to the
+    /// player in a new welcome mail. The old secret stops working at once,
+    /// and a welcome mail with it that is not sent yet is given up and
+    /// scrubbed. For a player whose welcome mail was given up (its secret
+    /// is not kept), or who lost the secret. Returns the new secret.
+    pub fn reissue_secret(&self, id: &str, side: Side, actor: &str) -> Result<String> {
+        let g = self.game(id)?;
+        let players = store::players(&self.conn, id)?;
+        let Some(player) = players.iter().find(|p| p.side == side) else {
+            return Err(ServiceError::Game(format!("game {id} has no {side} seat")));
+        };
+        if player.address.is_empty() {
+            return Err(ServiceError::Game(format!(
+                "the {side} seat of game {id} is open: no player, no secret"
+            )));
+        }
+        let state = self.state_of(&g)?;
+        let secret = secrets::new_secret().map_err(|e| ServiceError::Random(e.to_string()))?;
+        let opponent = players
+            .iter()
+            .find(|p| p.side != side)
+            .map(|p| {
+                if p.address.is_empty() {
+                    "not yet known (the seat is open)".to_string()
+                } else {
+                    p.address.clone()
+                }
+            })
+            .unwrap_or_default();
+        let tx = self.begin()?;
+        store::upsert_player(
+            &tx,
+            &PlayerRow {
+                secret_sha256: secrets::secret_digest(&secret),
+                auth_failures: 0,
+                ..player.clone()
+            },
+        )?;
+        self.supersede_welcome(&tx, id, side)?;
+        let mut d = self.welcome_draft(&g, &state, side, &player.address, &opponent, &secret)?;
+        d.dedupe_key = format!(
+            "{}:reissued:{}",
+            d.dedupe_key,
+            secrets::sha256_hex(secret.as_bytes())
+        );
+        self.queue(d)?;
+        store::audit(
+            &tx,
+            self.now(),
+            Some(id),
+            actor,
+            "game secret",
+            &format!("new secret for the {side} player, {}", player.address),
+        )?;
+        tx.commit()?;
+        Ok(secret)
+    }
+
+    /// Give up and scrub the welcome mails of a seat not sent yet: the
+    /// secret in them no longer holds.
+    fn supersede_welcome(&self, tx: &rusqlite::Connection, id: &str, side: Side) -> Result<()> {
+        for mail in store::supersede_welcome(
+            tx,
+            id,
+            side,
+            "not sent: the seat has a new secret, in a newer welcome mail",
+        )? {
+            store::redact_mail(tx, mail, super::mail::SCRUBBED_WELCOME)?;
+        }
+        Ok(())
     }
 
     /// A player takes an open seat (the JOIN command): the seat gets the

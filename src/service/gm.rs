@@ -11,6 +11,7 @@
 //! GM PROCESS ID
 //! GM EXTEND ID HOURS
 //! GM REPLACE ID egyptian|mahdist ADDRESS
+//! GM SECRET ID egyptian|mahdist
 //! GM PAUSE ID
 //! GM RESUME ID
 //! GM OBSERVE ID ADDRESS
@@ -312,6 +313,17 @@ impl Service {
                     "the {side} seat now belongs to {address}; their new secret is in their welcome mail"
                 ))
             }
+            ("SECRET", [id, side]) => {
+                let side = match side.to_lowercase().as_str() {
+                    "egyptian" => Side::Egyptian,
+                    "mahdist" => Side::Mahdist,
+                    other => return Err(ServiceError::Game(format!("{other} is not a side"))),
+                };
+                self.reissue_secret(id, side, actor)?;
+                Ok(format!(
+                    "the {side} player has a new secret, in a new welcome mail; the old one no longer works"
+                ))
+            }
             ("PAUSE", [id]) => {
                 self.set_paused(id, true, actor)?;
                 Ok("paused".into())
@@ -325,7 +337,7 @@ impl Service {
                 Ok(format!("{address} now gets the results"))
             }
             _ => usage(
-                "NEW | LIST | SHOW ID | PROCESS ID | EXTEND ID HOURS | REPLACE ID SIDE ADDRESS | PAUSE ID | RESUME ID | OBSERVE ID ADDRESS",
+                "NEW | LIST | SHOW ID | PROCESS ID | EXTEND ID HOURS | REPLACE ID SIDE ADDRESS | SECRET ID SIDE | PAUSE ID | RESUME ID | OBSERVE ID ADDRESS",
             ),
         }
     }

@@ -751,7 +751,7 @@ pub fn count_mail_since(
 /// Mails due to be sent now, oldest first.
 pub fn due_mail(c: &Connection, now: DateTime<Utc>) -> Result<Vec<OutboxRow>> {
     let mut st = c.prepare_cached(&format!(
-        "SELECT {OUT_COLS} FROM outbox WHERE sent_at IS NULL AND gave_up = 0 AND next_attempt_at <= ?1 ORDER BY id"
+        "SELECT {OUT_COLS} FROM outbox WHERE sent_at IS NULL AND gave_up = 0 AND sending_at IS NULL AND next_attempt_at <= ?1 ORDER BY id"
     ))?;
     let rows = st.query_map([time(now)], out_row)?;
     Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
@@ -806,7 +806,7 @@ pub fn mail_for(c: &Connection, game_id: Option<&str>) -> Result<Vec<OutboxRow>>
 
 pub fn mark_sent(c: &Connection, id: i64, at: DateTime<Utc>) -> Result<()> {
     c.prepare_cached(
-        "UPDATE outbox SET sent_at = ?2, attempts = attempts + 1, last_error = NULL WHERE id = ?1",
+        "UPDATE outbox SET sent_at = ?2, attempts = attempts + 1, last_error = NULL, sending_at = NULL WHERE id = ?1",
     )?
     .execute(params![id, time(at)])?;
     Ok(())
@@ -828,19 +828,116 @@ pub fn mark_failed(
 ) -> Result<()> {
     match retry {
         Some(at) => c.prepare_cached(
-            "UPDATE outbox SET attempts = attempts + 1, last_error = ?2, next_attempt_at = ?3 WHERE id = ?1",
+            "UPDATE outbox SET attempts = attempts + 1, last_error = ?2, next_attempt_at = ?3, sending_at = NULL WHERE id = ?1",
         )?
         .execute(
             params![id, error, time(at)],
         )?,
         None => c.prepare_cached(
-            "UPDATE outbox SET attempts = attempts + 1, last_error = ?2, gave_up = 1 WHERE id = ?1",
+            "UPDATE outbox SET attempts = attempts + 1, last_error = ?2, gave_up = 1, sending_at = NULL WHERE id = ?1",
         )?
         .execute(
             params![id, error],
         )?,
     };
     Ok(())
+}
+
+/// Record that a mail is being handed over now; committed before the
+/// hand-off, so a mail still "sending" at the next pass was interrupted.
+/// Returns false, and records nothing, when the mail is no longer waiting
+/// (`dervish outbox drop` took it since the pass read the queue).
+pub fn mark_sending(c: &Connection, id: i64, at: DateTime<Utc>) -> Result<bool> {
+    let n = c
+        .prepare_cached(
+            "UPDATE outbox SET sending_at = ?2 WHERE id = ?1 AND sent_at IS NULL AND gave_up = 0",
+        )?
+        .execute(params![id, time(at)])?;
+    Ok(n == 1)
+}
+
+/// Mails whose hand-off was begun and never recorded as done or failed.
+pub fn sending_mail(c: &Connection) -> Result<Vec<OutboxRow>> {
+    let mut st = c.prepare_cached(&format!(
+        "SELECT {OUT_COLS} FROM outbox WHERE sending_at IS NOT NULL AND sent_at IS NULL ORDER BY id"
+    ))?;
+    let rows = st.query_map([], out_row)?;
+    Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+}
+
+/// Put an interrupted mail back in the queue, due at `at`, with a note.
+pub fn requeue_mail(c: &Connection, id: i64, at: DateTime<Utc>, note: &str) -> Result<()> {
+    c.prepare_cached(
+        "UPDATE outbox SET sending_at = NULL, next_attempt_at = ?2, last_error = ?3 WHERE id = ?1",
+    )?
+    .execute(params![id, time(at), note])?;
+    Ok(())
+}
+
+/// Move every mail due by `now` (and not yet sent or given up) to `until`,
+/// attempts unchanged: the transport is down, and they wait for it.
+pub fn postpone_due(c: &Connection, now: DateTime<Utc>, until: DateTime<Utc>) -> Result<usize> {
+    Ok(c.prepare_cached(
+        "UPDATE outbox SET next_attempt_at = ?2 WHERE sent_at IS NULL AND gave_up = 0 AND sending_at IS NULL AND next_attempt_at <= ?1",
+    )?
+    .execute(params![time(now), time(until)])?)
+}
+
+/// One mail of the outbox by id, and when its hand-off began if it is
+/// "sending".
+pub fn outbox_mail(c: &Connection, id: i64) -> Result<Option<(OutboxRow, Option<String>)>> {
+    Ok(c.prepare_cached(&format!(
+        "SELECT {OUT_COLS}, sending_at FROM outbox WHERE id = ?1"
+    ))?
+    .query_row([id], |r| Ok((out_row(r)?, r.get(18)?)))
+    .optional()?)
+}
+
+/// The outbox for `dervish outbox list`: every mail not sent (or, with
+/// `all`, every mail), oldest first, each with its `sending_at`.
+pub fn outbox_list(c: &Connection, all: bool) -> Result<Vec<(OutboxRow, Option<String>)>> {
+    let mut st = c.prepare_cached(&format!(
+        "SELECT {OUT_COLS}, sending_at FROM outbox WHERE ?1 OR sent_at IS NULL ORDER BY id"
+    ))?;
+    let rows = st.query_map([all], |r| Ok((out_row(r)?, r.get(18)?)))?;
+    Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+}
+
+/// Queue a mail not sent again, due at `at`, as if new: a mail given up is
+/// taken up again with a fresh count of attempts.
+pub fn retry_mail(c: &Connection, id: i64, at: DateTime<Utc>) -> Result<()> {
+    c.prepare_cached(
+        "UPDATE outbox SET gave_up = 0, attempts = 0, next_attempt_at = ?2, sending_at = NULL WHERE id = ?1 AND sent_at IS NULL",
+    )?
+    .execute(params![id, time(at)])?;
+    Ok(())
+}
+
+/// Take a mail not sent out of the queue for good (`dervish outbox
+/// drop`): it is kept as given up, with `note` as its last error.
+pub fn drop_mail(c: &Connection, id: i64, note: &str) -> Result<()> {
+    c.prepare_cached(
+        "UPDATE outbox SET gave_up = 1, last_error = ?2 WHERE id = ?1 AND sent_at IS NULL",
+    )?
+    .execute(params![id, note])?;
+    Ok(())
+}
+
+/// Give up, with `note`, every welcome mail of a seat not sent yet: its
+/// secret no longer holds. Returns the ids, for their bodies to be
+/// scrubbed.
+pub fn supersede_welcome(
+    c: &Connection,
+    game_id: &str,
+    side: Side,
+    note: &str,
+) -> Result<Vec<i64>> {
+    let prefix = format!("welcome:{game_id}:{}", side_text(side));
+    let mut st = c.prepare_cached(
+        "UPDATE outbox SET gave_up = 1, last_error = ?3, sending_at = NULL WHERE kind = 'welcome' AND sent_at IS NULL AND (dedupe_key = ?1 OR substr(dedupe_key, 1, length(?2)) = ?2) RETURNING id",
+    )?;
+    let rows = st.query_map(params![prefix, format!("{prefix}:"), note], |r| r.get(0))?;
+    Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
 }
 
 /// The game a mail we sent belongs to and its recipient, by Message-ID.

@@ -6,7 +6,7 @@ use rusqlite_migration::{M, Migrations};
 /// Every migration, oldest first. The schema version is kept in SQLite's
 /// `user_version`.
 pub fn migrations() -> Migrations<'static> {
-    Migrations::new(vec![M::up(V1), M::up(super::inbox::SCHEMA)])
+    Migrations::new(vec![M::up(V1), M::up(super::inbox::SCHEMA), M::up(V3)])
 }
 
 const V1: &str = r#"
@@ -146,10 +146,58 @@ CREATE TABLE service (
 );
 "#;
 
+/// Outgoing mail is recorded as being handed over (`sending_at`) before
+/// the hand-off and as sent after it, so a mail found "sending" at the next
+/// pass is known to have been interrupted. Welcome mails already sent or
+/// given up lose the player's secret, which is kept only while the mail
+/// waits.
+const V3: &str = r#"
+ALTER TABLE outbox ADD COLUMN sending_at TEXT;
+UPDATE outbox
+   SET body_text = '(the welcome mail with the player''s secret; not kept once sent or given up)',
+       body_html = NULL
+ WHERE kind = 'welcome' AND (sent_at IS NOT NULL OR gave_up = 1);
+"#;
+
 #[cfg(test)]
 mod tests {
     #[test]
     fn the_migrations_are_valid() {
         assert!(super::migrations().validate().is_ok());
+    }
+
+    /// A database from before the third migration loses the secrets of
+    /// welcome mails already sent or given up; one still waiting keeps its.
+    #[test]
+    fn the_third_migration_scrubs_old_welcome_secrets() {
+        let mut c = rusqlite::Connection::open_in_memory().unwrap();
+        super::migrations().to_version(&mut c, 1).unwrap();
+        for (id, sent, gave_up) in [
+            (1, Some("2026-01-01T00:00:00Z"), 0),
+            (2, None, 1),
+            (3, None, 0),
+        ] {
+            c.execute(
+                "INSERT INTO outbox (id, kind, dedupe_key, message_id, recipient, subject, body_text, body_html, auto_kind, created_at, next_attempt_at, sent_at, gave_up) VALUES (?1, 'welcome', ?1, ?1, 'a@b', 's', 'SECRET 1234', '<pre>SECRET 1234</pre>', 'auto-generated', 't', 't', ?2, ?3)",
+                rusqlite::params![id, sent, gave_up],
+            )
+            .unwrap();
+        }
+        super::migrations().to_latest(&mut c).unwrap();
+        let bodies: Vec<(String, Option<String>)> = c
+            .prepare("SELECT body_text, body_html FROM outbox ORDER BY id")
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        assert!(!bodies[0].0.contains("1234") && bodies[0].1.is_none());
+        assert!(!bodies[1].0.contains("1234") && bodies[1].1.is_none());
+        assert_eq!(bodies[2].0, "SECRET 1234");
+        assert_eq!(
+            bodies[0].0,
+            crate::service::mail::SCRUBBED_WELCOME,
+            "the same note as the service writes"
+        );
     }
 }

@@ -1,0 +1,153 @@
+//! `dervish outbox list|retry|drop` and `dervish game secret` from the
+//! command line.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use chrono::Utc;
+use dervish::service::games::NewGame;
+use dervish::service::{Config, Service};
+use dervish::store::{self, Mode};
+
+fn setup(name: &str) -> (PathBuf, PathBuf) {
+    let dir = std::env::temp_dir().join(format!(
+        "dervish-cli-outbox-{name}-{}-{}",
+        std::process::id(),
+        Utc::now().timestamp_nanos_opt().unwrap_or_default()
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cfg_path = dir.join("dervish.toml");
+    std::fs::write(
+        &cfg_path,
+        format!(
+            "database = \"{d}/dervish.sqlite\"\n[host]\naddress = \"dervish@example.org\"\ngame_master = \"gm@example.org\"\n[inbox]\nmaildir = \"{d}/inbox\"\n[outgoing]\nkind = \"file\"\ndir = \"{d}/outbox\"\n",
+            d = dir.display()
+        ),
+    )
+    .unwrap();
+    (dir, cfg_path)
+}
+
+fn dervish(config: &Path, args: &[&str]) -> (String, String, i32) {
+    let out = Command::new(env!("CARGO_BIN_EXE_dervish"))
+        .arg("--config")
+        .arg(config)
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+        out.status.code().unwrap_or(-1),
+    )
+}
+
+#[test]
+fn the_outbox_is_listed_retried_and_dropped() {
+    let (dir, config) = setup("list");
+    let svc = Service::open(Config::read(&config).unwrap()).unwrap();
+    svc.new_game(
+        &NewGame {
+            scenario: "khartoum".into(),
+            egyptian: "gordon@example.org".into(),
+            mahdist: "mahdi@example.org".into(),
+            id: Some("k-1".into()),
+            mode: Mode::Monthly,
+            deadline_hours: Some(72),
+        },
+        "test",
+    )
+    .unwrap();
+    let mail = store::mail_for(&svc.conn, Some("k-1")).unwrap();
+    assert_eq!(mail.len(), 2);
+    let (egyptian, mahdist) = (mail[0].id, mail[1].id);
+    // The Mahdist welcome was given up; its secret is scrubbed.
+    store::mark_failed(&svc.conn, mahdist, "SMTP: 550 no such user", None).unwrap();
+    dervish::service::mail::scrub_secret(&svc.conn, &mail[1]).unwrap();
+    drop(svc);
+
+    let (said, err, code) = dervish(&config, &["outbox", "list"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(said.contains("STATE"), "{said}");
+    let line = |id: i64| {
+        said.lines()
+            .find(|l| l.trim_start().starts_with(&format!("{id} ")))
+            .unwrap_or_else(|| panic!("no line for {id} in {said}"))
+            .to_string()
+    };
+    assert!(line(egyptian).contains("queued"), "{said}");
+    assert!(line(egyptian).contains("gordon@example.org"), "{said}");
+    assert!(line(egyptian).contains("welcome"), "{said}");
+    assert!(line(mahdist).contains("given up"), "{said}");
+    assert!(
+        said.contains("last error: SMTP: 550 no such user"),
+        "{said}"
+    );
+
+    // An unknown id is named.
+    let (_, err, code) = dervish(&config, &["outbox", "retry", "999"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("there is no mail 999"), "{err}");
+    let (_, err, code) = dervish(&config, &["outbox", "drop", "999"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("there is no mail 999"), "{err}");
+
+    // A scrubbed welcome cannot be sent again: a new secret can.
+    let (_, err, code) = dervish(&config, &["outbox", "retry", &mahdist.to_string()]);
+    assert_eq!(code, 1);
+    assert!(err.contains("dervish game secret k-1 mahdist"), "{err}");
+    let (said, err, code) = dervish(&config, &["game", "secret", "k-1", "mahdist"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(said.contains("new secret"), "{said}");
+
+    // Run a pass: the queued mails go.
+    let (_, err, code) = dervish(&config, &["run", "--once"]);
+    assert_eq!(code, 0, "{err}");
+    let (said, _, _) = dervish(&config, &["outbox", "list"]);
+    assert!(!said.contains("queued"), "{said}");
+    assert!(said.contains("a newer welcome mail"), "{said}");
+    let (said, _, _) = dervish(&config, &["outbox", "list", "--all"]);
+    assert!(said.contains("sent"), "{said}");
+
+    // A sent mail is neither retried nor dropped.
+    let (_, err, code) = dervish(&config, &["outbox", "drop", &egyptian.to_string()]);
+    assert_eq!(code, 1);
+    assert!(err.contains("was sent"), "{err}");
+
+    // Retry and drop of a mail given up.
+    let svc = Service::open(Config::read(&config).unwrap()).unwrap();
+    let d = svc
+        .notice_draft(None, "t", "someone@example.org", "a test", "Hello.")
+        .unwrap();
+    svc.queue(d).unwrap();
+    let id = store::mail_for(&svc.conn, None).unwrap().last().unwrap().id;
+    store::mark_failed(&svc.conn, id, "timed out", None).unwrap();
+    drop(svc);
+    let (said, err, code) = dervish(&config, &["outbox", "retry", "--all"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        said.contains(&format!(
+            "mail {id} to someone@example.org is sent at the next pass"
+        )),
+        "{said}"
+    );
+    let (said, _, _) = dervish(&config, &["outbox", "list"]);
+    assert!(
+        said.lines()
+            .any(|l| l.trim_start().starts_with(&format!("{id} ")) && l.contains("queued")),
+        "{said}"
+    );
+    let (said, err, code) = dervish(&config, &["outbox", "drop", &id.to_string()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(said.contains("dropped"), "{said}");
+    let (said, _, _) = dervish(&config, &["outbox", "list"]);
+    assert!(said.contains("dropped by cli:"), "{said}");
+    let (said, _, code) = dervish(&config, &["run", "--once"]);
+    assert_eq!(code, 0);
+    assert!(said.contains("0 mails sent"), "{said}");
+    // `retry --all` leaves dropped mail and replaced welcomes alone.
+    let (said, err, code) = dervish(&config, &["outbox", "retry", "--all"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(said.contains("nothing to do"), "{said}{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
