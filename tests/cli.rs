@@ -323,9 +323,10 @@ fn a_closed_standard_output_ends_the_command_quietly() {
     assert_eq!(out.status.code(), Some(0), "{err}");
 }
 
-/// `dervish submit` as a mail server's pipe: 0 for every message handled
-/// (a stranger's mail ignored included), 75 (EX_TEMPFAIL) when the service
-/// cannot take it now, so the mail server keeps the message and retries.
+/// `dervish submit` as a mail server's pipe: 0 for every message accepted
+/// (a stranger's mail ignored included, or kept in the spool), 75
+/// (EX_TEMPFAIL) when it cannot be kept, so the mail server keeps the
+/// message and retries.
 #[test]
 fn submit_exits_0_for_a_handled_message_and_75_when_the_service_is_busy() {
     let dir = std::env::temp_dir().join(format!("dervish-cli-submit-{}", std::process::id()));
@@ -352,6 +353,7 @@ fn submit_exits_0_for_a_handled_message_and_75_when_the_service_is_busy() {
     let mail = mail.to_str().unwrap();
     let (out, err, code) = dervish(&["--config", config, "submit", mail]);
     assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("s1@example.net: ignored"), "{out}");
     // From standard input too.
     let out = Command::cargo_bin("dervish")
         .unwrap()
@@ -371,13 +373,20 @@ fn submit_exits_0_for_a_handled_message_and_75_when_the_service_is_busy() {
     assert_eq!(code, 75, "{out}{err}");
     assert!(err.contains("try again later"), "{err}");
     drop(held);
-    // The database itself cannot be opened: try again later.
+    // The database cannot be opened: the message is safe in the spool
+    // (exit 0), and the next pass that can open it reads it.
     std::fs::remove_file(dir.join("db.spool")).unwrap();
-    std::fs::remove_file(&db).unwrap();
+    std::fs::rename(&db, dir.join("db.moved")).unwrap();
     std::fs::create_dir_all(&db).unwrap();
     let (out, err, code) = dervish(&["--config", config, "submit", mail]);
-    assert_eq!(code, 75, "{out}{err}");
-    assert!(err.contains("try again later"), "{err}");
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(err.contains("waits in the spool"), "{err}");
+    assert_eq!(
+        std::fs::read_dir(dir.join("db.spool").join("new"))
+            .unwrap()
+            .count(),
+        1
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 

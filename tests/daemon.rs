@@ -114,3 +114,40 @@ fn spooled_mail_wakes_the_daemon_before_its_poll() {
     assert!(!Spool::open(&cfg.database).unwrap().has_mail());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A message `submit` spooled that the service was killed on twice (two
+/// attempts begun and never finished) is set aside in the spool's
+/// quarantine at the next reading, the game master told, and the message
+/// behind it read: a pipe delivery never retries a poison message for ever.
+#[test]
+fn a_spooled_message_killed_on_twice_is_set_aside() {
+    let dir = temp_dir("poison");
+    let cfg = config(&dir);
+    let spool = Spool::open(&cfg.database).unwrap();
+    let path = spool.put(&stranger(1), stranger(1).len()).unwrap();
+    let name = path.file_name().unwrap().to_str().unwrap().to_string();
+    {
+        let (s, _lock) = dervish::service::Service::open_locked(cfg.clone()).unwrap();
+        let mailbox = format!("spool {}", dir.join("dervish.spool").display());
+        let mailbox = mailbox.replace(
+            &dir.display().to_string(),
+            &std::fs::canonicalize(&dir).unwrap().display().to_string(),
+        );
+        for _ in 0..2 {
+            dervish::store::begin_inbox_attempt(&s.conn, &mailbox, &name, chrono::Utc::now())
+                .unwrap();
+        }
+    }
+    spool.put(&stranger(2), stranger(2).len()).unwrap();
+    let read = dervish::service::spool::read_after(&cfg);
+    assert!(read.error.is_none(), "{:?}", read.error);
+    let outcomes = read.outcomes.join("\n");
+    assert!(outcomes.contains("set aside"), "{outcomes}");
+    assert!(outcomes.contains("d2@example.net: ignored"), "{outcomes}");
+    let aside = std::fs::read_dir(dir.join("dervish.spool").join("quarantine"))
+        .unwrap()
+        .count();
+    assert_eq!(aside, 1);
+    assert!(!spool.has_mail());
+    let _ = std::fs::remove_dir_all(&dir);
+}

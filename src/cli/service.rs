@@ -16,7 +16,7 @@ use dervish::service::config::InboxKind;
 use dervish::service::daemon::{self, Daemon};
 use dervish::service::games::{NewGame, deadline_text};
 use dervish::service::spool::{self, Spool};
-use dervish::service::{Config, LockError, Service, ServiceError};
+use dervish::service::{Config, Service, ServiceError};
 use dervish::store::{self, Mode, Status};
 
 #[derive(Subcommand, Debug)]
@@ -253,7 +253,10 @@ pub fn run(cfg: Config, once: bool) -> Result<ExitCode> {
     }
     let r = d.pass().map_err(|e| anyhow!("{e}"))?;
     d.close();
-    spool::read_after(&again);
+    let late = spool::read_after(&again);
+    if let Some(e) = late.error {
+        eprintln!("warning: the spool could not be read to the end: {e}");
+    }
     outln!(
         "{} messages read, {} turns played, {} reminders, {} mails sent, {} failed",
         r.messages,
@@ -316,12 +319,18 @@ pub fn check_mail(cfg: &Config) -> Result<ExitCode> {
 /// a pipe keeps the message and tries again later.
 const EX_TEMPFAIL: u8 = 75;
 
-/// Hand one message to the intake. Exit status, for a mail server's pipe:
-/// 0 for every message handled, whatever was done with it (orders, a
-/// refusal, a stranger's mail ignored) or spooled for the dervish that
-/// holds the database (the daemon); 75 (`EX_TEMPFAIL`) when the service
-/// cannot take it now (the database cannot be opened, the spool cannot be
-/// written); 1 for a file named on the command line that cannot be read.
+/// Hand one message to the intake. The message is first put in the spool
+/// (written whole and synced), then the spool is read if no other dervish
+/// holds the database; else the holder reads it. So a message `submit`
+/// accepted is never lost, and one the service fails or is killed on is
+/// counted and, the second time, set aside like any inbox message
+/// (`docs/intake.md`).
+///
+/// Exit status, for a mail server's pipe: 0 for every message accepted,
+/// whatever is done with it (orders, a refusal, a stranger's mail
+/// ignored); 75 (`EX_TEMPFAIL`) when it cannot be accepted now (standard
+/// input cannot be read, the spool cannot be written); 1 for a file named
+/// on the command line that cannot be read.
 pub fn submit(cfg: Config, file: &Path) -> Result<ExitCode> {
     // A message over the size limit is read only in its head (the rest
     // counted, not kept), so a huge mail costs no memory.
@@ -338,49 +347,29 @@ pub fn submit(cfg: Config, file: &Path) -> Result<ExitCode> {
         dervish::mail::maildir::read_file_bounded(file, max)
             .with_context(|| format!("cannot read {}", file.display()))?
     };
-    let again = cfg.clone();
-    let (mut s, lock) = match Service::open_locked(cfg) {
-        Ok(x) => x,
-        Err(ServiceError::Lock(LockError::Held { .. })) => {
-            // The daemon (or another submit) holds the database: the
-            // message waits in the spool, whole and synced, for its next
-            // pass.
-            let put = Spool::open(&again.database).and_then(|sp| sp.put(&raw, size));
-            return match put {
-                Ok(path) => {
-                    outln!("queued for the running dervish: {}", path.display());
-                    spool::read_after(&again);
-                    Ok(ExitCode::SUCCESS)
-                }
-                Err(e) => {
-                    eprintln!("dervish: cannot spool the message now, try again later: {e}");
-                    Ok(ExitCode::from(EX_TEMPFAIL))
-                }
-            };
-        }
-        Err(e) => {
-            eprintln!("dervish: cannot take the message now, try again later: {e}");
-            return Ok(ExitCode::from(EX_TEMPFAIL));
-        }
-    };
-    let out = if raw.len() < size {
-        s.receive_oversized(&raw, size)
-    } else {
-        s.receive(&raw)
-    };
-    drop(s);
-    drop(lock);
-    match out {
-        Ok(out) => {
-            outln!("{}", out.describe());
-            spool::read_after(&again);
-            Ok(ExitCode::SUCCESS)
-        }
-        Err(e) => {
-            eprintln!("dervish: cannot take the message now, try again later: {e}");
-            Ok(ExitCode::from(EX_TEMPFAIL))
-        }
+    if let Some(dir) = cfg.database.parent().filter(|d| !d.as_os_str().is_empty())
+        && let Err(e) = std::fs::create_dir_all(dir)
+    {
+        eprintln!("dervish: cannot take the message now, try again later: {e}");
+        return Ok(ExitCode::from(EX_TEMPFAIL));
     }
+    let put = Spool::open(&cfg.database).and_then(|sp| sp.put(&raw, size));
+    if let Err(e) = put {
+        eprintln!("dervish: cannot take the message now, try again later: {e}");
+        return Ok(ExitCode::from(EX_TEMPFAIL));
+    }
+    let read = spool::read_after(&cfg);
+    if read.messages == 0 && read.error.is_none() {
+        outln!("queued for the running dervish");
+    }
+    for o in &read.outcomes {
+        outln!("{o}");
+    }
+    if let Some(e) = read.error {
+        // The message is safe in the spool: the next pass reads it.
+        eprintln!("dervish: the message waits in the spool: {e}");
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 pub fn game(cfg: Config, command: GameCommand) -> Result<ExitCode> {

@@ -117,36 +117,69 @@ impl Inbox for Spool {
     }
 }
 
-/// After letting go of the lock: while the spool holds mail and the lock
-/// is free, take the lock and read the spool in. Returns the messages
-/// read. Errors are logged, not returned: the caller's own work is done,
-/// and the spooled messages stay for the next pass.
-pub fn read_after(cfg: &super::Config) -> usize {
-    let Ok(spool) = Spool::open(&cfg.database) else {
-        return 0;
+/// What [`read_after`] did.
+#[derive(Debug, Default)]
+pub struct Read {
+    /// Messages taken from the spool.
+    pub messages: usize,
+    /// Each message stored meanwhile: its Message-ID and what became of
+    /// it.
+    pub outcomes: Vec<String>,
+    /// Why the spool could not be read to the end (it is read again at
+    /// the next pass).
+    pub error: Option<String>,
+}
+
+/// After letting go of the lock (or without having held it): while the
+/// spool holds mail and the lock is free, take the lock and read the
+/// spool in. Errors end the reading and are returned; the messages left
+/// stay for the next pass.
+pub fn read_after(cfg: &super::Config) -> Read {
+    let mut out = Read::default();
+    let spool = match Spool::open(&cfg.database) {
+        Ok(s) => s,
+        Err(e) => {
+            out.error = Some(e.to_string());
+            return out;
+        }
     };
-    let mut n = 0;
     while spool.has_mail() {
         // Held: the holder reads the spool, or looks again after letting go.
-        let Ok((mut s, _lock)) = super::Service::open_locked(cfg.clone()) else {
-            return n;
+        let (mut s, _lock) = match super::Service::open_locked(cfg.clone()) {
+            Ok(x) => x,
+            Err(super::ServiceError::Lock(super::LockError::Held { .. })) => return out,
+            Err(e) => {
+                out.error = Some(e.to_string());
+                return out;
+            }
         };
-        let Ok(mut spool) = Spool::open(&cfg.database) else {
-            return n;
+        let mut spool = match Spool::open(&cfg.database) {
+            Ok(s) => s,
+            Err(e) => {
+                out.error = Some(e.to_string());
+                return out;
+            }
         };
-        match s.read_inbox(&mut spool) {
-            Ok((read, None)) => n += read,
-            Ok((read, Some(e))) => {
-                tracing::warn!(error = %e, "cannot read the spool");
-                return n + read;
+        let before = crate::store::last_message_row(&s.conn).unwrap_or(i64::MAX);
+        let read = s.read_inbox(&mut spool);
+        if let Ok(stored) = crate::store::messages_after(&s.conn, before) {
+            out.outcomes
+                .extend(stored.into_iter().map(|(id, o)| format!("{id}: {o}")));
+        }
+        match read {
+            Ok((n, None)) => out.messages += n,
+            Ok((n, Some(e))) => {
+                out.messages += n;
+                out.error = Some(e.to_string());
+                return out;
             }
             Err(e) => {
-                tracing::warn!(error = %e, "cannot read the spool");
-                return n;
+                out.error = Some(e.to_string());
+                return out;
             }
         }
     }
-    n
+    out
 }
 
 #[cfg(test)]

@@ -433,6 +433,24 @@ pub fn insert_message(
     Ok((n == 1).then(|| c.last_insert_rowid()))
 }
 
+/// The row id of the last message stored (0 for none).
+pub fn last_message_row(c: &Connection) -> Result<i64> {
+    Ok(
+        c.query_row("SELECT coalesce(max(id), 0) FROM messages", [], |r| {
+            r.get(0)
+        })?,
+    )
+}
+
+/// The Message-ID and outcome of every message stored after row `after`,
+/// in the order stored.
+pub fn messages_after(c: &Connection, after: i64) -> Result<Vec<(String, String)>> {
+    let mut st =
+        c.prepare_cached("SELECT message_id, outcome FROM messages WHERE id > ?1 ORDER BY id")?;
+    let rows = st.query_map(params![after], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
 /// Record what was done with a message.
 pub fn set_message_outcome(
     c: &Connection,
