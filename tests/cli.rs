@@ -447,6 +447,33 @@ fn reading_commands_and_submit_work_while_the_daemon_runs() {
     assert!(list.contains("g1"), "{list}");
     let show = ok(&["--config", config, "game", "show", "g1"]);
     assert!(show.contains("g1"), "{show}");
+    assert!(show.contains("Seed fingerprint of the open turn"), "{show}");
+    // A finished game has no open turn: no deadline and no seed shown.
+    {
+        let c = rusqlite::Connection::open(&db).unwrap();
+        c.execute(
+            "UPDATE games SET status = 'finished', result = 'Mahdist victory: Khartoum fell' WHERE id = 'g1'",
+            [],
+        )
+        .unwrap();
+    }
+    let show = ok(&["--config", config, "game", "show", "g1"]);
+    assert!(
+        show.contains("The game is over. Result: Mahdist victory: Khartoum fell"),
+        "{show}"
+    );
+    assert!(
+        !show.contains("deadline") && !show.contains("Seed fingerprint"),
+        "{show}"
+    );
+    {
+        let c = rusqlite::Connection::open(&db).unwrap();
+        c.execute(
+            "UPDATE games SET status = 'running', result = NULL WHERE id = 'g1'",
+            [],
+        )
+        .unwrap();
+    }
     let (out, err, code) = dervish(&["--config", config, "game", "pause", "g1"]);
     assert_ne!(code, 0, "{out}{err}");
     assert!(err.contains("another dervish is running"), "{err}");

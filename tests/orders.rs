@@ -302,6 +302,47 @@ fn the_header_from_lines_and_subject() {
     assert_eq!(p.errors.len(), 1);
     assert_eq!(p.errors[0].line, 0);
     assert!(p.errors[0].message.contains("game k-1"), "{}", p.errors[0]);
+    // A month in the subject that differs from the MONTH line is a
+    // warning: the MONTH line counts and the set is accepted.
+    let (state, _) = initial_state(&k, &Placements::new()).unwrap();
+    let p = orders::parse(
+        &Input {
+            text: "MONTH Feb 1884\nMARCH Khartoum TO Omdurman\nREADY\n",
+            subject: Some("Re: [dervish k-1] orders 1884-01"),
+            ..Input::default()
+        },
+        &Vocabulary::new(&k),
+    )
+    .unwrap();
+    assert!(p.errors.is_empty(), "{:?}", p.errors);
+    assert_eq!(p.warnings.len(), 1);
+    assert_eq!(p.sheet.header.month, Some("1884-02".parse().unwrap()));
+    let c = orders::check(&p.sheet, &k, &state, Side::Egyptian);
+    assert!(!c.refused);
+    let ack = orders::acknowledge(&p, &c, &k, Side::Egyptian, &state);
+    assert!(
+        ack.contains("subject: warning: the subject gives month 1884-01 and the MONTH line 1884-02: the MONTH line counts"),
+        "{ack}"
+    );
+    assert!(!ack.contains("ERROR"), "{ack}");
+    assert!(ack.contains("0 errors, 1 warning."), "{ack}");
+}
+
+/// A set refused as a whole never tells the player his orders are
+/// complete, though it says READY.
+#[test]
+fn a_refused_set_is_never_complete() {
+    let k = scn("khartoum");
+    let (state, _) = initial_state(&k, &Placements::new()).unwrap();
+    let p = read(&k, "MONTH March 1884\nMARCH Khartoum TO Omdurman\nREADY\n");
+    let c = orders::check(&p.sheet, &k, &state, Side::Egyptian);
+    assert!(c.refused);
+    let ack = orders::acknowledge(&p, &c, &k, Side::Egyptian, &state);
+    assert!(!ack.contains("are complete"), "{ack}");
+    assert!(
+        ack.contains("Your READY line does not count either"),
+        "{ack}"
+    );
 }
 
 /// Each kind of syntax problem: the line, its number, what was expected,

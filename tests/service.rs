@@ -231,6 +231,14 @@ fn a_full_month_in_monthly_mode_with_receipts_results_and_verification() {
             .contains("MARCH STACK Sinkat (5021) TO Souakim (5419)")
     );
     assert!(receipt.text.contains("Sealed orders: version 1"));
+    // A READY set: played once every side is ready, and no later set
+    // counts then.
+    assert!(
+        receipt.text.contains("This set says READY")
+            && receipt.text.contains("no set sent after that counts"),
+        "{}",
+        receipt.text
+    );
     assert!(receipt.raw.contains("In-Reply-To: <m1@players.example>"));
     assert!(receipt.raw.contains("Auto-Submitted: auto-replied"));
     let results = to_gordon
@@ -541,6 +549,35 @@ fn a_deadline_that_passed_while_the_service_was_down_is_extended() {
             .iter()
             .any(|s| s.text.contains("while Dervish was not running"))
     );
+}
+
+/// STATUS on a finished game gives the result, not a deadline.
+#[test]
+fn status_of_a_finished_game_gives_the_result() {
+    let mut h = Harness::new("finished", Mode::Monthly);
+    h.svc
+        .conn
+        .execute(
+            "UPDATE games SET status = 'finished', result = 'Mahdist victory: Khartoum fell' WHERE id = 'k-1'",
+            [],
+        )
+        .unwrap();
+    let c = h.orders(Side::Egyptian, "STATUS\n");
+    h.deliver(&c);
+    h.pass();
+    let to = h.sent_to("gordon@example.org");
+    let status = to
+        .iter()
+        .find(|s| s.subject.contains("status"))
+        .expect("a status answer");
+    assert!(
+        status
+            .text
+            .contains("The game is over: Mahdist victory: Khartoum fell."),
+        "{}",
+        status.text
+    );
+    assert!(!status.text.contains("Orders are due"), "{}", status.text);
 }
 
 #[test]

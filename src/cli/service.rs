@@ -464,16 +464,19 @@ pub fn game(cfg: Config, command: GameCommand) -> Result<ExitCode> {
                 g.mode.as_str(),
                 g.status.as_str()
             );
-            outln!(
-                "Turn {} ({}, {}), deadline {}",
-                g.turn_no,
-                g.month,
-                g.turn_kind.as_str(),
-                deadline_text(g.deadline)
-            );
-            outln!("Seed fingerprint of the open turn: {}", g.seed_sha256);
-            if let Some(r) = &g.result {
-                outln!("Result: {r}");
+            // A finished game has no open turn: no deadline, no seed.
+            match &g.result {
+                Some(r) if g.status == Status::Finished => outln!("The game is over. Result: {r}"),
+                _ => {
+                    outln!(
+                        "Turn {} ({}, {}), deadline {}",
+                        g.turn_no,
+                        g.month,
+                        g.turn_kind.as_str(),
+                        deadline_text(g.deadline)
+                    );
+                    outln!("Seed fingerprint of the open turn: {}", g.seed_sha256);
+                }
             }
             for p in store::players(&s.conn, &id)? {
                 let set = store::latest_order_set(&s.conn, &id, g.turn_no, p.side)?;

@@ -528,20 +528,26 @@ pub fn acknowledge(
     enum Entry<'a> {
         Item(usize, &'a Item),
         Syntax(&'a SyntaxError),
+        SyntaxWarning(&'a SyntaxError),
         Header(&'a CheckError),
+        HeaderWarning(&'a CheckError),
         Ignored(usize, &'a str),
     }
     let mut entries: Vec<(usize, usize, Entry<'_>)> = Vec::new();
     for e in &parsed.errors {
         entries.push((e.line, 0, Entry::Syntax(e)));
     }
+    for e in &parsed.warnings {
+        entries.push((e.line, 0, Entry::SyntaxWarning(e)));
+    }
     for (line, text) in &parsed.ignored {
         entries.push((*line, 0, Entry::Ignored(*line, text)));
     }
-    for e in checked.errors.iter().chain(&checked.warnings) {
-        if e.line == 0 {
-            entries.push((0, 1, Entry::Header(e)));
-        }
+    for e in checked.errors.iter().filter(|e| e.line == 0) {
+        entries.push((0, 1, Entry::Header(e)));
+    }
+    for e in checked.warnings.iter().filter(|e| e.line == 0) {
+        entries.push((0, 1, Entry::HeaderWarning(e)));
     }
     for (i, it) in parsed.sheet.items.iter().enumerate() {
         entries.push((it.line, 2, Entry::Item(i, it)));
@@ -572,8 +578,19 @@ pub fn acknowledge(
                 }
                 let _ = writeln!(out, "    {m}");
             }
+            Entry::SyntaxWarning(s) => {
+                let where_ = if s.line == 0 {
+                    "subject".to_string()
+                } else {
+                    format!("line {}", s.line)
+                };
+                let _ = writeln!(out, "{where_}: warning: {}", s.message);
+            }
             Entry::Header(h) => {
                 let _ = writeln!(out, "header: ERROR: {}", h.message);
+            }
+            Entry::HeaderWarning(h) => {
+                let _ = writeln!(out, "header: warning: {}", h.message);
             }
             Entry::Item(i, it) => {
                 let errors: Vec<&CheckError> = checked
@@ -610,7 +627,9 @@ pub fn acknowledge(
                 {
                     let _ = writeln!(out, "{}", indent(&describe_plan(scn, p)));
                 }
-                if errors.is_empty() && !matches!(it.order, Order::March(_)) {
+                // In a set refused as a whole nothing is carried out, so
+                // no order is described as if it would be.
+                if errors.is_empty() && !checked.refused && !matches!(it.order, Order::March(_)) {
                     let _ = writeln!(out, "    {}", describe_order(scn, &it.order));
                 }
                 for w in &warnings {
@@ -626,14 +645,14 @@ pub fn acknowledge(
         .filter(|i| !matches!(i.order, Order::Command(_)))
         .count();
     let errors = parsed.errors.len() + checked.errors.len();
+    let warnings = parsed.warnings.len() + checked.warnings.len();
     let _ = writeln!(out);
     let _ = writeln!(
         out,
-        "Summary: {orders} {} understood, {errors} {}, {} {}.",
+        "Summary: {orders} {} understood, {errors} {}, {warnings} {}.",
         crate::words::noun(orders, "order", "orders"),
         crate::words::noun(errors, "error", "errors"),
-        checked.warnings.len(),
-        crate::words::noun(checked.warnings.len(), "warning", "warnings"),
+        crate::words::noun(warnings, "warning", "warnings"),
     );
     if !parsed.ignored.is_empty() {
         let n = parsed.ignored.len();
@@ -654,7 +673,12 @@ pub fn acknowledge(
             "Lines marked NOT UNDERSTOOD or NOT POSSIBLE will not be carried out; the other orders stand. To change anything, send the whole set again: it replaces this one."
         );
     }
-    if parsed.sheet.ready() {
+    if parsed.sheet.ready() && checked.refused {
+        let _ = writeln!(
+            out,
+            "Your READY line does not count either: the set was refused."
+        );
+    } else if parsed.sheet.ready() {
         let _ = writeln!(
             out,
             "You said READY: your orders for this turn are complete."

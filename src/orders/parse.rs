@@ -70,6 +70,9 @@ impl fmt::Display for SyntaxError {
 pub struct Parsed {
     pub sheet: Sheet,
     pub errors: Vec<SyntaxError>,
+    /// What may be a slip but changes nothing (a subject whose month
+    /// differs from the MONTH line, which counts).
+    pub warnings: Vec<SyntaxError>,
     /// Lines of prose with no order in them ("Hello Dervish,", "Thanks,
     /// Tom"): shown on the receipt, not counted as errors. (Line number,
     /// text.)
@@ -1092,13 +1095,29 @@ pub fn parse(input: &Input<'_>, vocab: &Vocabulary) -> Result<Parsed, Refusal> {
             if let (Some(b), Some(s)) = (&body, &subj)
                 && b != s
             {
-                out.errors.push(SyntaxError {
+                // A month in the subject is often left from an old mail:
+                // the MONTH line in the orders counts, and the set is
+                // checked against the game's month as usual. A game that
+                // differs is an error: which game was meant is not known.
+                let month = name == "month";
+                let e = SyntaxError {
                     line: 0,
                     text: subject.to_string(),
-                    message: format!("the subject gives {name} {s} and the orders {name} {b}"),
+                    message: if month {
+                        format!(
+                            "the subject gives month {s} and the MONTH line {b}: the MONTH line counts"
+                        )
+                    } else {
+                        format!("the subject gives {name} {s} and the orders {name} {b}")
+                    },
                     expected: format!("the same {name} in both"),
                     suggestion: None,
-                });
+                };
+                if month {
+                    out.warnings.push(e);
+                } else {
+                    out.errors.push(e);
+                }
             }
         }
         if h.game.is_none() {

@@ -972,6 +972,7 @@ impl Service {
                             TurnKind::Player(s) => format!("the {s} player turn"),
                         },
                         deadline => deadline_text(g.deadline),
+                        result => (g.status == Status::Finished).then(|| g.result.clone()).flatten(),
                         players => players,
                         map => ascii::overview(&scn, Some(&state)),
                     },
