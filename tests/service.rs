@@ -551,6 +551,55 @@ fn a_deadline_that_passed_while_the_service_was_down_is_extended() {
     );
 }
 
+/// HELP works for anyone: a player who sends HELP without his secret and
+/// a stranger both get the whole guide by mail, and no reply points to a
+/// file players cannot open. A stranger's HELP counts against the hourly
+/// cap of answers to one address.
+#[test]
+fn help_works_for_anyone() {
+    let mut h = Harness::new("help", Mode::Monthly);
+    let m = h.mail("gordon@example.org", "help please", "HELP\n");
+    h.deliver(&m);
+    h.pass();
+    let to = h.sent_to("gordon@example.org");
+    let help = to
+        .iter()
+        .find(|s| s.subject.ends_with("help"))
+        .expect("a help answer");
+    assert!(help.text.contains("how to write orders"), "{}", help.text);
+    assert!(
+        help.text.contains("The full guide follows"),
+        "{}",
+        help.text
+    );
+    assert!(help.text.contains("MARCH LEADER Baker TO Tamai ATTACK ANY"));
+    assert!(
+        !to.iter()
+            .any(|s| s.text.contains("SECRET does not match") || s.text.contains("no SECRET line"))
+    );
+    let seat = store::players(&h.svc.conn, "k-1")
+        .unwrap()
+        .into_iter()
+        .find(|p| p.side == Side::Egyptian)
+        .unwrap();
+    assert_eq!(seat.auth_failures, 0);
+    for n in 0..5 {
+        let m = h.mail("newcomer@example.net", &format!("how? {n}"), "help\n");
+        h.deliver(&m);
+    }
+    h.pass();
+    let to = h.sent_to("newcomer@example.net");
+    assert_eq!(to.len(), 3, "capped at three an hour");
+    assert!(
+        to[0].subject.contains("[dervish] help"),
+        "{}",
+        to[0].subject
+    );
+    for s in h.sent() {
+        assert!(!s.text.contains("docs/"), "{}: {}", s.subject, s.text);
+    }
+}
+
 /// STATUS on a finished game gives the result, not a deadline.
 #[test]
 fn status_of_a_finished_game_gives_the_result() {

@@ -21,6 +21,15 @@ use crate::render::ascii::{self, Sector};
 use crate::scenario::Side;
 use crate::store::{self, GameRow, PlayerRow, Status, TurnKind};
 
+/// Whether a mail asks for HELP and nothing else.
+fn only_help(p: &Parsed) -> bool {
+    !p.sheet.items.is_empty()
+        && p.sheet
+            .items
+            .iter()
+            .all(|i| matches!(i.order, Order::Command(Command::Help)))
+}
+
 /// The Message-ID used for a message that has none: derived from its
 /// bytes, so the same message is still recognised when delivered twice.
 pub fn synthetic_message_id(raw: &[u8]) -> String {
@@ -554,6 +563,11 @@ impl Service {
             if let Some(out) = self.join_request(cx)? {
                 return Ok(out);
             }
+            // A stranger asking for HELP alone gets the guide (capped per
+            // address and hour with the refusals, against backscatter).
+            if let Some(out) = self.stranger_help(cx)? {
+                return Ok(out);
+            }
             // No backscatter: a stranger gets no answer.
             return Ok((
                 None,
@@ -604,6 +618,12 @@ impl Service {
             let out = self.refuse(cx, &game_id, reason, "")?;
             return Ok((Some(game_id), out));
         };
+        // HELP alone is answered without a secret: it reveals nothing of
+        // the game.
+        if only_help(&parsed) && !secret_matches(&secret, &seat.secret_sha256) {
+            self.answer(cx, &g, seat.side, &Command::Help, 0)?;
+            return Ok((Some(game_id.clone()), Outcome::Commands { game: game_id }));
+        }
         if !secret_matches(&secret, &seat.secret_sha256) {
             return self.auth_failure(cx, &g, seat, secret.is_empty());
         }
@@ -634,6 +654,64 @@ impl Service {
             return Ok((Some(game_id.clone()), Outcome::Commands { game: game_id }));
         }
         self.take_orders(cx, &g, side, &parsed)
+    }
+
+    /// HELP from an address that plays in no game: the guide, if the mail
+    /// holds HELP and nothing else. Only a plain-text body is read (a
+    /// stranger's HTML is never converted, `docs/intake.md`). The answer
+    /// counts with the refusals against the hourly cap for one address.
+    fn stranger_help(&self, cx: &Context<'_>) -> Result<Option<(Option<String>, Outcome)>> {
+        if cx.mail.html_pending() {
+            return Ok(None);
+        }
+        let Some(scn) = self
+            .data
+            .scenario_ids()
+            .first()
+            .and_then(|id| self.data.scenario(id))
+        else {
+            return Ok(None);
+        };
+        let Ok(p) = orders::parse(
+            &Input {
+                text: &cx.mail.body.text,
+                subject: None,
+                flowed: cx.mail.body.flowed,
+                delsp: cx.mail.body.delsp,
+            },
+            &Vocabulary::new(&scn),
+        ) else {
+            return Ok(None);
+        };
+        if !only_help(&p) {
+            return Ok(None);
+        }
+        let rendered = self.templates.render(
+            "help.txt",
+            context! { game => "", guide => super::templates::GUIDE },
+        )?;
+        let mut d = self.reply_draft(
+            "",
+            "refusal",
+            &format!("help:{}", cx.message_id),
+            &cx.sender,
+            rendered,
+            cx.mail,
+        );
+        d.game_id = None;
+        let sent = self.queue(d)?;
+        Ok(Some((
+            None,
+            Outcome::Ignored(format!(
+                "{} is not a player; {}",
+                cx.sender,
+                if sent {
+                    "HELP answered with the guide"
+                } else {
+                    "HELP not answered: too many answers to this address this hour"
+                }
+            )),
+        )))
     }
 
     /// A JOIN from an address that plays in no game: it takes the open
@@ -929,9 +1007,10 @@ impl Service {
                 )?)
             };
         let rendered = match c {
-            Command::Help => self
-                .templates
-                .render("help.txt", context! { game => g.id.clone() })?,
+            Command::Help => self.templates.render(
+                "help.txt",
+                context! { game => g.id.clone(), guide => super::templates::GUIDE },
+            )?,
             Command::Status => {
                 let players: Vec<minijinja::Value> = store::players(&self.conn, &g.id)?
                     .iter()

@@ -6,6 +6,10 @@ use std::path::Path;
 use minijinja::{Environment, UndefinedBehavior};
 
 /// The templates that ship with Dervish.
+/// The player's guide to orders, sent whole with every HELP answer (a
+/// player cannot open the service's files).
+pub const GUIDE: &str = include_str!("../../docs/orders.md");
+
 pub const BUILT_IN: &[(&str, &str)] = &[
     ("welcome.txt", include_str!("../../templates/welcome.txt")),
     ("receipt.txt", include_str!("../../templates/receipt.txt")),
