@@ -600,6 +600,43 @@ fn help_works_for_anyone() {
     }
 }
 
+/// The welcome mail's example is a march that side can really order now,
+/// accepted by the checker: never the other side's stack.
+#[test]
+fn the_welcome_example_is_an_order_the_side_can_give() {
+    let mut h = Harness::new("example", Mode::Monthly);
+    h.pass();
+    let g = h.svc.game("k-1").unwrap();
+    let scn = h.svc.scenario(&g.scenario).unwrap();
+    let state = h.svc.state_of(&g).unwrap();
+    for (side, to) in [
+        (Side::Egyptian, "gordon@example.org"),
+        (Side::Mahdist, "mahdi@example.org"),
+    ] {
+        let welcome = h
+            .sent_to(to)
+            .into_iter()
+            .find(|s| s.subject.contains("welcome"))
+            .expect("a welcome mail");
+        let lines: Vec<&str> = welcome.text.lines().collect();
+        let at = lines
+            .iter()
+            .position(|l| l.trim_start().starts_with("SECRET "))
+            .expect("the example");
+        let example = lines[at + 1].trim();
+        assert!(example.starts_with("MARCH STACK"), "{side}: {example}");
+        let p = dervish::orders::parse(
+            &dervish::orders::Input::text(example),
+            &dervish::orders::Vocabulary::new(&scn),
+        )
+        .unwrap();
+        assert!(p.errors.is_empty(), "{side}: {example}: {:?}", p.errors);
+        let c = dervish::orders::check(&p.sheet, &scn, &state, side);
+        assert!(c.errors.is_empty(), "{side}: {example}: {:?}", c.errors);
+        assert!(welcome.text.contains("The first turn is"));
+    }
+}
+
 /// STATUS on a finished game gives the result, not a deadline.
 #[test]
 fn status_of_a_finished_game_gives_the_result() {

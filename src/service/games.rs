@@ -257,6 +257,8 @@ impl Service {
                 deadline => deadline_text(g.deadline),
                 mode => g.mode.as_str(),
                 seed_sha256 => g.seed_sha256.clone(),
+                first => state.month == scn.def.start,
+                example => example_march(&scn, state, side),
                 map => ascii::overview(&scn, Some(state)),
             },
         )?;
@@ -556,4 +558,46 @@ fn seat(game_id: &str, side: Side, address: &str, secret: Option<&str>) -> Playe
         missed_turns: 0,
         auth_failures: 0,
     }
+}
+
+/// A march this side can really order now, for the welcome mail's
+/// example: one of its stacks (the largest first) to a hex next to it,
+/// written as players write it and accepted by the same checker as their
+/// mail, with no error and no warning. `None` if no stack can march.
+pub fn example_march(
+    scn: &crate::scenario::Scenario,
+    state: &GameState,
+    side: Side,
+) -> Option<String> {
+    use crate::orders::{self, Input, Vocabulary, print};
+    let vocab = Vocabulary::new(scn).in_play(state);
+    let mut stacks: Vec<_> = state
+        .stacks()
+        .into_iter()
+        .filter(|s| s.side == side && !s.units.is_empty())
+        .collect();
+    stacks.sort_by_key(|s| std::cmp::Reverse(s.units.len()));
+    for s in stacks.iter().take(6) {
+        for n in s.hex.neighbours() {
+            if !scn.map.is_land(n) {
+                continue;
+            }
+            let text = format!(
+                "MARCH STACK {} TO {}",
+                print::place(&scn.map, s.hex),
+                print::place(&scn.map, n)
+            );
+            let Ok(p) = orders::parse(&Input::text(&text), &vocab) else {
+                continue;
+            };
+            if !p.errors.is_empty() || p.sheet.items.len() != 1 {
+                continue;
+            }
+            let c = orders::check(&p.sheet, scn, state, side);
+            if c.errors.is_empty() && c.warnings.is_empty() && !c.refused {
+                return Some(text);
+            }
+        }
+    }
+    None
 }
