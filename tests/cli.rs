@@ -545,6 +545,18 @@ fn reading_commands_and_submit_work_while_the_daemon_runs() {
         )
         .unwrap();
     assert_eq!(n, 4);
+    // The game master sees the strangers' mail and why it was not
+    // answered, also while the daemon runs.
+    let held = dervish::service::lock(&db).unwrap();
+    let listed = ok(&["--config", config, "mail", "list", "--ignored"]);
+    assert!(
+        listed.contains("busy4@example.net from stranger@example.net"),
+        "{listed}"
+    );
+    assert!(listed.contains("ignored: "), "{listed}");
+    let one = ok(&["--config", config, "mail", "list", "--limit", "1"]);
+    assert_eq!(one.lines().count(), 2, "{one}");
+    drop(held);
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -742,6 +742,73 @@ fn game_master_commands_are_audited() {
     );
 }
 
+/// After GM REPLACE the player who leaves and the opponent are told, the
+/// new player's welcome names the month the game is at, and the game
+/// master's reply names the game in its subject.
+#[test]
+fn a_replaced_player_and_the_opponent_are_told() {
+    let mut h = Harness::new("gm-replace", Mode::Monthly);
+    h.svc.set_gm_password("correct horse battery").unwrap();
+    let raw = h.mail(
+        "gm@example.org",
+        "commands",
+        "PASSWORD correct horse battery\nGM REPLACE k-1 mahdist khalifa@example.org\n",
+    );
+    assert!(matches!(
+        h.svc.receive(&raw).unwrap(),
+        Outcome::Commands { .. }
+    ));
+    h.pass();
+    let old = h.sent_to("mahdi@example.org");
+    assert!(
+        old.iter()
+            .any(|s| s.subject.contains("you no longer play the Mahdist side")),
+        "{:?}",
+        old.iter().map(|s| &s.subject).collect::<Vec<_>>()
+    );
+    let opp = h.sent_to("gordon@example.org");
+    assert!(
+        opp.iter()
+            .any(|s| s.subject.contains("the Mahdist side has a new player")
+                && s.text.contains("khalifa@example.org"))
+    );
+    let gm = h.sent_to("gm@example.org");
+    assert!(
+        gm.iter()
+            .any(|s| s.subject.contains("[dervish k-1] game master commands")),
+        "{:?}",
+        gm.iter().map(|s| &s.subject).collect::<Vec<_>>()
+    );
+    let welcome = h
+        .sent_to("khalifa@example.org")
+        .into_iter()
+        .find(|s| s.subject.contains("welcome"))
+        .expect("a welcome");
+    assert!(welcome.text.contains("February 1884"), "{}", welcome.text);
+}
+
+/// A deadline of 0 hours is refused with a clear error, not made 1.
+#[test]
+fn a_zero_hour_deadline_is_refused() {
+    let h = Harness::new("zero-deadline", Mode::Monthly);
+    let e = h
+        .svc
+        .new_game(
+            &NewGame {
+                scenario: "khartoum".into(),
+                egyptian: "a@example.org".into(),
+                mahdist: "b@example.org".into(),
+                id: Some("z-1".into()),
+                mode: Mode::Monthly,
+                deadline_hours: Some(0),
+            },
+            "test",
+        )
+        .unwrap_err();
+    assert!(e.to_string().contains("0 hours"), "{e}");
+    assert!(h.svc.game("z-1").is_err());
+}
+
 #[test]
 fn game_master_commands_by_mail_need_the_password() {
     let mut h = Harness::new("gm-mail", Mode::Monthly);

@@ -22,6 +22,7 @@ macro_rules! out {
     }};
 }
 
+mod mail;
 mod outbox;
 mod service;
 
@@ -100,6 +101,11 @@ enum Command {
     Gm {
         #[command(subcommand)]
         command: service::GmCommand,
+    },
+    /// The mail received and what became of it (strangers' mail too).
+    Mail {
+        #[command(subcommand)]
+        command: mail::MailCommand,
     },
     /// The mail waiting to be sent: list it, send a mail again, drop one.
     Outbox {
@@ -344,6 +350,7 @@ fn run(mut cli: Cli) -> Result<ExitCode> {
         Command::Replay { game } => service::replay(cfg, &game),
         Command::Gm { command } => service::gm(cfg, command),
         Command::Outbox { command } => outbox::outbox(&cfg, command),
+        Command::Mail { command } => mail::mail(cfg, command),
         Command::Map {
             scenario: id,
             around,

@@ -45,7 +45,7 @@ pub enum GameCommand {
         /// player turn has its own orders and deadline.
         #[arg(long, default_value = "monthly", value_parser = ["monthly", "alternating"])]
         mode: String,
-        /// Hours from a turn opening to its deadline.
+        /// Hours from a turn opening to its deadline (at least 1).
         #[arg(long)]
         deadline_hours: Option<u32>,
     },

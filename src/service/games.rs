@@ -155,6 +155,13 @@ impl Service {
             }
         };
         let now = self.now();
+        // A deadline of 0 hours would play each turn at the next pass
+        // whatever the players sent: refused, not quietly made one hour.
+        if req.deadline_hours == Some(0) {
+            return Err(ServiceError::Game(
+                "a deadline of 0 hours leaves no time for orders: give at least 1 (hours from a turn opening to its deadline)".into(),
+            ));
+        }
         let hours = req
             .deadline_hours
             .unwrap_or(self.cfg.turns.deadline_hours)
@@ -339,9 +346,42 @@ impl Service {
             .find(|p| p.side != side)
             .map(|p| p.address.clone())
             .unwrap_or_default();
+        let old = players
+            .iter()
+            .find(|p| p.side == side)
+            .map(|p| p.address.clone())
+            .filter(|a| !a.is_empty() && !a.eq_ignore_ascii_case(address));
         let tx = self.begin()?;
         store::upsert_player(&tx, &seat(id, side, address, Some(&secret)))?;
         self.supersede_welcome(&tx, id, side)?;
+        // The player who leaves and the opponent are told.
+        let key = format!(
+            "replaced:{}:{}",
+            store::side_text(side),
+            secrets::sha256_hex(secret.as_bytes())
+        );
+        if let Some(old) = &old {
+            self.queue(self.notice_draft(
+                Some(id),
+                &key,
+                old,
+                &format!("you no longer play the {side} side"),
+                &format!(
+                    "The game master gave the {side} side of game {id} to another player. Your secret no longer works in this game, and Dervish sends you no more mail about it."
+                ),
+            )?)?;
+        }
+        if !opponent.is_empty() {
+            self.queue(self.notice_draft(
+                Some(id),
+                &key,
+                &opponent,
+                &format!("the {side} side has a new player"),
+                &format!(
+                    "The game master gave the {side} side of game {id} to {address}. The game goes on from where it stands."
+                ),
+            )?)?;
+        }
         let mut d = self.welcome_draft(&g, &state, side, address, &opponent, &secret)?;
         d.dedupe_key = format!(
             "{}:replaced:{}",

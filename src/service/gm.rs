@@ -186,11 +186,25 @@ impl Service {
             );
         }
         let _ = mail;
+        // The reply names the game the commands were about in its subject.
+        let mut games: Vec<&str> = gm
+            .commands
+            .iter()
+            .filter_map(|(_, w)| w.get(1).map(String::as_str))
+            .filter(|id| store::game(&self.conn, id).ok().flatten().is_some())
+            .collect();
+        games.sort_unstable();
+        games.dedup();
+        let (game, headline) = match games.as_slice() {
+            [one] => (Some(*one), "game master commands".to_string()),
+            [] => (None, "game master commands".to_string()),
+            many => (None, format!("game master commands ({})", many.join(", "))),
+        };
         self.queue(self.notice_draft(
-            None,
+            game,
             &format!("gm:{message_id}"),
             &to,
-            "game master commands",
+            &headline,
             &report,
         )?)?;
         Ok(Outcome::Commands {

@@ -433,6 +433,44 @@ pub fn insert_message(
     Ok((n == 1).then(|| c.last_insert_rowid()))
 }
 
+/// A message as the game master lists it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MessageSummary {
+    pub id: i64,
+    pub message_id: String,
+    pub received_at: String,
+    pub sender: Option<String>,
+    pub subject: String,
+    pub game_id: Option<String>,
+    pub outcome: String,
+}
+
+/// The last `limit` messages received, newest first; with `not_answered`,
+/// only those ignored or set aside (a stranger's mail, automatic mail).
+pub fn recent_messages(
+    c: &Connection,
+    limit: u32,
+    not_answered: bool,
+) -> Result<Vec<MessageSummary>> {
+    let mut st = c.prepare_cached(
+        "SELECT id, message_id, received_at, sender, subject, game_id, outcome FROM messages \
+         WHERE ?2 = 0 OR outcome LIKE 'ignored%' OR outcome LIKE 'set aside%' \
+         ORDER BY id DESC LIMIT ?1",
+    )?;
+    let rows = st.query_map(params![limit, i64::from(not_answered)], |r| {
+        Ok(MessageSummary {
+            id: r.get(0)?,
+            message_id: r.get(1)?,
+            received_at: r.get(2)?,
+            sender: r.get(3)?,
+            subject: r.get(4)?,
+            game_id: r.get(5)?,
+            outcome: r.get(6)?,
+        })
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
 /// The row id of the last message stored (0 for none).
 pub fn last_message_row(c: &Connection) -> Result<i64> {
     Ok(
