@@ -5,6 +5,8 @@
 //! names (`StaysDisrupted`, `Add(D6)`), debug quoting and number–noun
 //! pairs that disagree ("1 units", "2 boat", "recruits arrives").
 
+mod common;
+
 use dervish::dice::{Dice, SeededDice};
 use dervish::engine::play_month_with;
 use dervish::policy::simple_orders;
@@ -171,4 +173,32 @@ fn the_checks_find_what_they_look_for() {
     assert_eq!(broken_plurals("2 unit (MR04)"), ["2 unit"]);
     assert!(broken_plurals("1 unit (MR04) and 2 boats").is_empty());
     assert_eq!(broken_plurals("the recruits arrives"), ["recruits arrives"]);
+}
+
+/// Each side's order of battle and where victory stands, at the start of
+/// both scenarios, as the welcome, results and STATUS mails show them.
+#[test]
+fn rosters_and_victory_standing_at_the_start() {
+    let data = DataSet::embedded().unwrap();
+    for id in ["el-obeid", "khartoum"] {
+        let scn = data.scenario(id).unwrap();
+        let (state, _) = initial_state(&scn, &Placements::new()).unwrap();
+        let mut text = String::new();
+        for side in [
+            dervish::scenario::Side::Egyptian,
+            dervish::scenario::Side::Mahdist,
+        ] {
+            text.push_str(&dervish::render::roster::roster(&scn, &state, side));
+            text.push('\n');
+        }
+        text.push_str("Where victory stands:\n");
+        for v in dervish::engine::victory::standing(&scn, &state) {
+            text.push_str(&format!("  {v}\n"));
+        }
+        for line in text.lines() {
+            assert!(camel_case_words(line).is_empty(), "{line}");
+            assert!(broken_plurals(line).is_empty(), "{line}");
+        }
+        common::golden(&format!("roster-{id}.txt"), &text);
+    }
 }

@@ -231,6 +231,20 @@ fn a_full_month_in_monthly_mode_with_receipts_results_and_verification() {
             .contains("MARCH STACK Sinkat (5021) TO Souakim (5419)")
     );
     assert!(receipt.text.contains("Sealed orders: version 1"));
+    // The results carry the player's order of battle and where victory
+    // stands.
+    let results = to_gordon
+        .iter()
+        .find(|s| s.subject.contains("results"))
+        .expect("results");
+    assert!(
+        results.text.contains("Your order of battle (Egyptian)")
+            && results.text.contains("ER05")
+            && results.text.contains("Where victory stands:")
+            && results.text.contains("The game ends after"),
+        "{}",
+        results.text
+    );
     // A READY set: played once every side is ready, and no later set
     // counts then.
     assert!(

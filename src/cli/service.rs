@@ -508,6 +508,10 @@ pub fn game(cfg: Config, command: GameCommand) -> Result<ExitCode> {
                     t.turn_kind.as_str()
                 );
             }
+            outln!("Where victory stands:");
+            for v in dervish::engine::victory::standing(&scn, &state) {
+                outln!("  {v}");
+            }
             out!("{}", ascii::overview(&scn, Some(&state)));
         }
         GameCommand::Process { id } => {

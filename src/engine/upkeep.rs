@@ -203,8 +203,19 @@ fn roll_attrition<S: DieSource>(t: &mut Turn<'_, S>, hex: Hex, units: Vec<usize>
         })
         .collect();
     let gone = losses::apply(t, hex, &units, disr, elim, "attrition", &[]);
-    if gone.iter().any(|g| british.contains(g)) {
+    if gone.iter().any(|g| british.contains(g)) && !t.state.british_attrition_loss {
         t.state.british_attrition_loss = true;
+        // 4.2: said when it happens, not left for the end of the game.
+        if t.scn.def.victory.iter().any(|c| {
+            matches!(
+                c,
+                crate::scenario::definition::VictoryCondition::DrawCapOnBritishAttrition { .. }
+            )
+        }) {
+            t.events.push(Event::Note {
+                text: "a British unit was lost to attrition: from now on the Egyptian player can at best draw (4.2)".into(),
+            });
+        }
     }
 }
 

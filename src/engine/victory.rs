@@ -219,3 +219,142 @@ fn bump<S: DieSource>(t: &mut Turn<'_, S>, key: &str, holds: bool) -> u32 {
 pub fn is_british(nation: Nation) -> bool {
     nation == Nation::British
 }
+
+/// Where each victory condition of the scenario stands now, one line each,
+/// for the results mail, STATUS and `game show`: the counts of turns in a
+/// row, which places are under siege and why, who holds the places to
+/// take, the 4.2 draw cap, and the last month.
+pub fn standing(scn: &crate::scenario::Scenario, state: &crate::state::GameState) -> Vec<String> {
+    use crate::dice::{Dice, FixedDice};
+    let mut dice = Dice::new(FixedDice::with_fallback([], 1));
+    let t = Turn::new(scn, state.clone(), Side::Egyptian, &mut dice);
+    let mut out = Vec::new();
+    if let Some(r) = &state.result {
+        out.push(match r.winner {
+            Some(s) => format!("The game is over: {s} victory: {}.", r.reason),
+            None => format!("The game is over: a draw: {}.", r.reason),
+        });
+        return out;
+    }
+    for (i, c) in scn.def.victory.iter().enumerate() {
+        let n = state
+            .counters
+            .get(&format!("victory-{i}"))
+            .copied()
+            .unwrap_or(0);
+        let line = match c {
+            VictoryCondition::NoSiege { places, turns } => {
+                let now: Vec<String> = places
+                    .iter()
+                    .filter_map(|p| {
+                        let h = scn.map.resolve(p).ok()?;
+                        Some(match relieved(&t, h) {
+                            Ok(()) => format!("{p} is not under siege"),
+                            Err(why) => format!("{p} {why}"),
+                        })
+                    })
+                    .collect();
+                format!(
+                    "Egyptian victory when neither {} is under siege at the end of {turns} Egyptian turns in a row (4.1): {n} of {turns} so far; now {}.",
+                    places.join(" nor "),
+                    now.join(", ")
+                )
+            }
+            VictoryCondition::Siege { place, turns } => {
+                let now = scn
+                    .map
+                    .resolve(place)
+                    .is_ok_and(|h| t.is_besieged(h, Side::Egyptian));
+                format!(
+                    "Mahdist victory when {place} is under siege at the end of {turns} Egyptian turns in a row (4.1): {n} of {turns} so far; now {}.",
+                    if now { "under siege" } else { "not under siege" }
+                )
+            }
+            VictoryCondition::Capture { place, winner } => {
+                let holder = scn
+                    .map
+                    .resolve(place)
+                    .ok()
+                    .and_then(|h| state.control.get(&h))
+                    .map_or("held by no one".to_string(), |s| format!("held by the {s}s"));
+                format!("{winner} victory by capturing {place} (4.1): now {holder}.")
+            }
+            VictoryCondition::LeaderEliminated { leader, winner } => {
+                let l = state.leaders.iter().find(|l| l.name == *leader);
+                let now = match l {
+                    Some(l) if l.hex.is_some() => format!("{leader} is on the map"),
+                    Some(l) if l.removed => format!("{leader} is eliminated"),
+                    _ => format!("{leader} is not in play yet"),
+                };
+                format!("{winner} victory at once when {leader} is eliminated (4.1): {now}.")
+            }
+            VictoryCondition::UnitIn {
+                kind,
+                nation,
+                places,
+                at_end_of,
+                winner,
+            } => {
+                let what = match nation {
+                    Some(n) => format!("{n} {kind}"),
+                    None => kind.to_string(),
+                };
+                let a = |w: &str| {
+                    if w.starts_with(['a', 'e', 'i', 'o', 'u', 'A', 'E', 'I', 'O', 'U']) {
+                        "an"
+                    } else {
+                        "a"
+                    }
+                };
+                let turn = at_end_of.to_string();
+                format!(
+                    "{winner} victory when {} {what} unit is in {} at the end of {} {turn} player turn (4.2).",
+                    a(&what),
+                    places.join(" or "),
+                    a(&turn)
+                )
+            }
+            VictoryCondition::BritishLeaderStackEliminated => {
+                "Mahdist victory when a stack with a British leader is wholly eliminated in combat (4.2).".to_string()
+            }
+            VictoryCondition::DrawCapOnBritishAttrition { .. } => {
+                if state.british_attrition_loss {
+                    "A British unit was lost to attrition: the Egyptian player can at best draw (4.2).".to_string()
+                } else {
+                    "The Egyptian player can at best draw once a British unit is lost to attrition (4.2): none so far.".to_string()
+                }
+            }
+            VictoryCondition::EndedByEvent => {
+                "A random event may end the game in a draw (4.2).".to_string()
+            }
+        };
+        out.push(line);
+    }
+    let left = scn.def.end.months_since(state.month);
+    out.push(format!(
+        "The game ends after {}: {} left; no one has won by then, it is a draw.",
+        scn.def.end.long_name(),
+        crate::words::count(left + 1, "month", "months")
+    ));
+    out
+}
+
+/// The towns, villages and oases of `side` under siege now (9.12), in map
+/// order: for rosters and status reports.
+pub fn besieged(
+    scn: &crate::scenario::Scenario,
+    state: &crate::state::GameState,
+    side: Side,
+) -> Vec<crate::geo::Hex> {
+    use crate::dice::{Dice, FixedDice};
+    let mut dice = Dice::new(FixedDice::with_fallback([], 1));
+    let t = Turn::new(scn, state.clone(), side, &mut dice);
+    let mut hexes: Vec<crate::geo::Hex> = state
+        .stacks()
+        .iter()
+        .filter(|s| s.side == side && t.is_besieged(s.hex, side))
+        .map(|s| s.hex)
+        .collect();
+    hexes.dedup();
+    hexes
+}

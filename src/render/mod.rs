@@ -3,3 +3,4 @@
 
 pub mod ascii;
 pub mod log;
+pub mod roster;

@@ -59,6 +59,18 @@ pub enum Nation {
     Mahdist,
 }
 
+impl fmt::Display for Nation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Nation::Egyptian => "Egyptian",
+            Nation::British => "British",
+            Nation::Indian => "Indian",
+            Nation::Australian => "Australian",
+            Nation::Mahdist => "Mahdist",
+        })
+    }
+}
+
 /// What a counter is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum UnitKind {

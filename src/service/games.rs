@@ -266,6 +266,7 @@ impl Service {
                 seed_sha256 => g.seed_sha256.clone(),
                 first => state.month == scn.def.start,
                 example => example_march(&scn, state, side),
+                roster => crate::render::roster::roster(&scn, state, side),
                 map => ascii::overview(&scn, Some(state)),
             },
         )?;

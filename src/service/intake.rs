@@ -1053,6 +1053,8 @@ impl Service {
                         deadline => deadline_text(g.deadline),
                         result => (g.status == Status::Finished).then(|| g.result.clone()).flatten(),
                         players => players,
+                        victory => crate::engine::victory::standing(&scn, &state),
+                        roster => crate::render::roster::roster(&scn, &state, side),
                         map => ascii::overview(&scn, Some(&state)),
                     },
                 )?

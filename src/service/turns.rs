@@ -363,6 +363,8 @@ impl Service {
                 overview => ascii::overview(scn, Some(&r.state)),
                 sectors => sectors,
                 reinforcements => due,
+                victory => crate::engine::victory::standing(scn, &r.state),
+                roster => side.map(|s| crate::render::roster::roster(scn, &r.state, s)),
             },
         )?;
         let key_side = side.map_or_else(
