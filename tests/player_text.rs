@@ -202,3 +202,66 @@ fn rosters_and_victory_standing_at_the_start() {
         common::golden(&format!("roster-{id}.txt"), &text);
     }
 }
+
+/// The sector maps of a results mail: never the same area twice, and every
+/// stack of the player's, detached columns too, in one of them (while the
+/// number of maps allows).
+#[test]
+fn results_sectors_cover_every_stack_and_no_area_twice() {
+    use dervish::engine::events::Event;
+    use dervish::render::sectors::{MAX_SECTORS, RADIUS, centres};
+    use dervish::scenario::Side;
+    let data = DataSet::embedded().unwrap();
+    let scn = data.scenario("khartoum").unwrap();
+    let (state, _) = initial_state(&scn, &Placements::new()).unwrap();
+    let souakim = scn.map.resolve("Souakim").unwrap();
+    let sinkat = scn.map.resolve("Sinkat").unwrap();
+    // Two battles close together and the Egyptian garrisons, from
+    // Souakim to Dongola.
+    let battle = |h| Event::CombatBegins {
+        order: 0,
+        attacker: h,
+        defender: h,
+        attackers: vec![],
+        defenders: vec![],
+    };
+    let events = vec![battle(souakim), battle(sinkat), battle(souakim)];
+    let c = centres(&scn, &state, &events, Some(Side::Egyptian));
+    assert!(c.len() <= MAX_SECTORS);
+    assert_eq!(c[0].1, souakim, "the first battle first: {c:?}");
+    for (i, a) in c.iter().enumerate() {
+        for b in &c[i + 1..] {
+            assert!(
+                a.1.distance(b.1) >= RADIUS.unsigned_abs(),
+                "{} and {} show the same area",
+                a.0,
+                b.0
+            );
+        }
+    }
+    let stacks: Vec<_> = state
+        .stacks()
+        .into_iter()
+        .filter(|s| s.side == Side::Egyptian)
+        .collect();
+    let covered = stacks
+        .iter()
+        .filter(|s| {
+            c.iter()
+                .any(|(_, h)| h.distance(s.hex) < RADIUS.unsigned_abs())
+        })
+        .count();
+    assert!(
+        covered == stacks.len() || c.len() == MAX_SECTORS,
+        "{covered} of {} stacks in {} maps: {c:?}",
+        stacks.len(),
+        c.len()
+    );
+    // Dongola, far from the rest, has a map of its own.
+    let dongola = scn.map.resolve("Dongola").unwrap();
+    assert!(
+        c.iter()
+            .any(|(_, h)| h.distance(dongola) < RADIUS.unsigned_abs()),
+        "{c:?}"
+    );
+}

@@ -4,3 +4,4 @@
 pub mod ascii;
 pub mod log;
 pub mod roster;
+pub mod sectors;

@@ -2,8 +2,6 @@
 //! the seed drawn when the turn opened; the results mailed; every turn
 //! stored so it can be played again byte for byte (`verify`, `replay`).
 
-use std::collections::BTreeSet;
-
 use chrono::Duration;
 use minijinja::context;
 
@@ -12,10 +10,8 @@ use super::mail::Draft;
 use super::secrets::{sha256_hex, unhex};
 use super::{Result, Service, ServiceError};
 use crate::dice::{Dice, SeededDice};
-use crate::engine::events::Event;
 use crate::engine::orders::Orders;
 use crate::engine::{TurnResult, play_month, play_player_turn};
-use crate::geo::Hex;
 use crate::render::ascii::{self, Sector};
 use crate::render::log;
 use crate::scenario::{Scenario, Side};
@@ -271,42 +267,19 @@ impl Service {
         side: Option<Side>,
         to: &str,
     ) -> Result<Draft> {
-        let mut centres: Vec<(String, Hex)> = Vec::new();
-        let mut seen = BTreeSet::new();
-        for e in &r.events {
-            if let Event::CombatBegins { defender, .. } = e
-                && seen.insert(*defender)
-                && centres.len() < 4
-            {
-                centres.push((
-                    format!("The battle at {}", scn.map.describe(*defender)),
-                    *defender,
-                ));
-            }
-        }
-        if let Some(side) = side {
-            let mut stacks: Vec<_> = r
-                .state
-                .stacks()
-                .into_iter()
-                .filter(|s| s.side == side)
-                .collect();
-            stacks.sort_by_key(|s| std::cmp::Reverse(s.units.len()));
-            for s in stacks.into_iter().take(3) {
-                if seen.insert(s.hex) {
-                    centres.push((
-                        format!("Around your stack at {}", scn.map.describe(s.hex)),
-                        s.hex,
-                    ));
-                }
-            }
-        }
+        // One map for each area where something happened or the player
+        // has a stack, never the same area twice.
+        let centres = crate::render::sectors::centres(scn, &r.state, &r.events, side);
         let sectors: Vec<minijinja::Value> = centres
             .into_iter()
             .map(|(title, centre)| {
                 context! {
                     title => title,
-                    map => ascii::sector(scn, Some(&r.state), Sector { centre, radius: 4 }),
+                    map => ascii::sector(
+                        scn,
+                        Some(&r.state),
+                        Sector { centre, radius: crate::render::sectors::RADIUS },
+                    ),
                 }
             })
             .collect();
