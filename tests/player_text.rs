@@ -110,13 +110,29 @@ fn result_logs_over_200_months_have_no_internal_names_or_broken_plurals() {
             let mut dice = Dice::new(SeededDice::from_seed(seed));
             while state.result.is_none() && played < MONTHS {
                 let month = state.month;
+                let before = state.clone();
                 let r = play_month_with(
                     &scn,
                     state,
                     &mut |s, side| simple_orders(&scn, s, side),
                     &mut dice,
                 );
-                let text = log::render(&scn.map, &r.events);
+                let mut text = log::render(&scn.map, &r.events);
+                let summary = dervish::render::summary::summary(
+                    &scn,
+                    &before,
+                    &r.state,
+                    &r.events,
+                    Some(dervish::scenario::Side::Egyptian),
+                );
+                let fought = r
+                    .events
+                    .iter()
+                    .any(|e| matches!(e, dervish::engine::events::Event::CombatBegins { .. }));
+                if fought && !summary.contains(" attack from ") {
+                    problems.push(format!("a battle missing from the summary:\n{summary}"));
+                }
+                text.push_str(&summary);
                 for line in text.lines() {
                     for w in camel_case_words(line) {
                         problems.push(format!("internal name {w:?} in: {line}"));

@@ -245,6 +245,19 @@ fn a_full_month_in_monthly_mode_with_receipts_results_and_verification() {
         "{}",
         results.text
     );
+    // A summary first, then the full log.
+    let summary = results.text.find("Summary").expect("a summary");
+    let log = results
+        .text
+        .find("The full log, every roll:")
+        .expect("the full log");
+    assert!(summary < log);
+    assert!(
+        results.text.contains("Egyptian losses: "),
+        "{}",
+        results.text
+    );
+    assert!(results.text.contains("Your marches:"), "{}", results.text);
     // A READY set: played once every side is ready, and no later set
     // counts then.
     assert!(

@@ -5,3 +5,4 @@ pub mod ascii;
 pub mod log;
 pub mod roster;
 pub mod sectors;
+pub mod summary;

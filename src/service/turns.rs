@@ -337,6 +337,9 @@ impl Service {
                 sectors => sectors,
                 reinforcements => due,
                 victory => crate::engine::victory::standing(scn, &r.state),
+                summary => self.state_of(played).ok().map(|before| {
+                    crate::render::summary::summary(scn, &before, &r.state, &r.events, side)
+                }),
                 roster => side.map(|s| crate::render::roster::roster(scn, &r.state, s)),
             },
         )?;

@@ -1,0 +1,154 @@
+//! The summary at the head of a results mail: what a player wants to know
+//! before the full log with every roll. The battles and how they ended,
+//! the places that changed hands, the sieges begun and lifted, the losses
+//! of each side, and the player's own marches.
+
+use std::fmt::Write as _;
+
+use crate::engine::events::Event;
+use crate::engine::victory;
+use crate::geo::Map;
+use crate::scenario::{Scenario, Side};
+use crate::state::GameState;
+
+/// The summary of a turn played from `before` to `after` with `events`,
+/// for the player of `side` (`None`: an observer, who gets no "your
+/// marches").
+pub fn summary(
+    scn: &Scenario,
+    before: &GameState,
+    after: &GameState,
+    events: &[Event],
+    side: Option<Side>,
+) -> String {
+    let map = &scn.map;
+    let mut out = String::new();
+    // Battles, with their result.
+    let mut battles: Vec<String> = Vec::new();
+    let mut open: Option<(String, usize)> = None;
+    let mut phase_side = Side::Egyptian;
+    for e in events {
+        match e {
+            Event::PhaseBegins { side, .. } => phase_side = *side,
+            Event::CombatBegins {
+                attacker, defender, ..
+            } => {
+                battles.push(format!(
+                    "{phase_side} attack from {} on {}",
+                    map.describe(*attacker),
+                    map.describe(*defender)
+                ));
+                open = Some((String::new(), battles.len() - 1));
+            }
+            Event::CombatResult { result, .. } => {
+                if let Some((_, i)) = open.take()
+                    && let Some(b) = battles.get_mut(i)
+                {
+                    let short = result.split(" (").next().unwrap_or(result);
+                    let _ = write!(b, ": {short}");
+                }
+            }
+            _ => {}
+        }
+    }
+    let _ = writeln!(out, "Summary");
+    if battles.is_empty() {
+        let _ = writeln!(out, "  No battles.");
+    } else {
+        let _ = writeln!(
+            out,
+            "  {}:",
+            crate::words::count(battles.len(), "battle", "battles")
+        );
+        for b in &battles {
+            let _ = writeln!(out, "    {b}");
+        }
+    }
+    // Places that changed hands.
+    let changed: Vec<String> = map
+        .places()
+        .iter()
+        .filter(|p| map.settlement_at(p.hex).is_some())
+        .filter_map(|p| {
+            let (a, b) = (before.control.get(&p.hex), after.control.get(&p.hex));
+            (a != b).then(|| match (a, b) {
+                (_, Some(s)) => format!("{} now held by the {s}s", map.describe(p.hex)),
+                (Some(s), None) => format!("{} no longer held by the {s}s", map.describe(p.hex)),
+                (None, None) => String::new(),
+            })
+        })
+        .filter(|s| !s.is_empty())
+        .collect();
+    for c in &changed {
+        let _ = writeln!(out, "  {c}.");
+    }
+    // Sieges begun and lifted, both sides.
+    for s in [Side::Egyptian, Side::Mahdist] {
+        let was = victory::besieged(scn, before, s);
+        let is = victory::besieged(scn, after, s);
+        for h in is.iter().filter(|h| !was.contains(h)) {
+            let _ = writeln!(out, "  Siege begun: {} ({s}) (9.12).", map.describe(*h));
+        }
+        for h in was.iter().filter(|h| !is.contains(h)) {
+            let _ = writeln!(out, "  Siege lifted: {} ({s}) (9.12).", map.describe(*h));
+        }
+    }
+    // Losses by side: units that left the map, units disrupted now.
+    for s in [Side::Egyptian, Side::Mahdist] {
+        let lost = before
+            .units
+            .iter()
+            .zip(&after.units)
+            .filter(|(a, b)| a.id == b.id && a.side == s && a.hex().is_some() && b.hex().is_none())
+            .count();
+        let disrupted = after
+            .units
+            .iter()
+            .filter(|u| u.side == s && u.hex().is_some() && u.disrupted)
+            .count();
+        let _ = writeln!(
+            out,
+            "  {s} losses: {} off the map; {} disrupted at the end of the turn.",
+            crate::words::count(lost, "unit", "units"),
+            crate::words::count(disrupted, "unit", "units")
+        );
+    }
+    if let Some(side) = side {
+        let moves = own_marches(map, events, side);
+        if !moves.is_empty() {
+            let _ = writeln!(out, "Your marches:");
+            for m in moves {
+                let _ = writeln!(out, "  {m}");
+            }
+        }
+    }
+    out
+}
+
+/// The marches of `side`'s player turn, one line each: where each order's
+/// stack went.
+fn own_marches(map: &Map, events: &[Event], side: Side) -> Vec<String> {
+    let mut phase_side = Side::Egyptian;
+    let mut out = Vec::new();
+    for e in events {
+        match e {
+            Event::PhaseBegins { side: s, .. } => phase_side = *s,
+            Event::Moved { order, path, .. } if phase_side == side && !path.is_empty() => {
+                let hexes: Vec<String> = path.iter().map(|h| map.describe(*h)).collect();
+                out.push(format!("order {}: {}", order + 1, hexes.join(" - ")));
+            }
+            Event::Stopped { order, at, reason } if phase_side == side => {
+                out.push(format!(
+                    "order {}: stops at {}: {reason}",
+                    order + 1,
+                    map.describe(*at)
+                ));
+            }
+            Event::OrderSetAside { order, reason } if phase_side == side => {
+                out.push(format!("order {}: not carried out: {reason}", order + 1));
+            }
+            _ => {}
+        }
+    }
+    out
+}
