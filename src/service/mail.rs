@@ -101,7 +101,10 @@ impl Service {
         let now = self.now();
         let mut sent = 0;
         let mut failed = 0;
-        for m in store::due_mail(&self.conn, now)? {
+        for id in store::due_mail_ids(&self.conn, now)? {
+            let Some(m) = store::outbox_mail(&self.conn, id)? else {
+                continue;
+            };
             let out = Outgoing {
                 from: self.cfg.from(),
                 to: vec![m.recipient.clone()],
