@@ -65,19 +65,23 @@ pub fn new_seed() -> Result<(String, String)> {
 impl Service {
     /// Read a game's stored state.
     pub fn state_of(&self, g: &GameRow) -> Result<GameState> {
-        if let Some((turn, len, state)) = self.states.borrow().get(&g.id)
-            && *turn == g.turn_no
-            && *len == g.state.len()
-        {
-            return Ok(state.clone());
+        let mut cache = self.states.borrow_mut();
+        if let Some(i) = cache.iter().position(|(id, ..)| *id == g.id) {
+            let hit = cache.remove(i);
+            if let Some((_, turn, len, state)) = hit
+                && turn == g.turn_no
+                && len == g.state.len()
+            {
+                cache.push_front((g.id.clone(), turn, len, state.clone()));
+                return Ok(state);
+            }
         }
         let state: GameState = serde_json::from_str(&g.state).map_err(|e| ServiceError::State {
             game: g.id.clone(),
             message: e.to_string(),
         })?;
-        self.states
-            .borrow_mut()
-            .insert(g.id.clone(), (g.turn_no, g.state.len(), state.clone()));
+        cache.truncate(super::STATE_CACHE - 1);
+        cache.push_front((g.id.clone(), g.turn_no, g.state.len(), state.clone()));
         Ok(state)
     }
 
@@ -641,4 +645,44 @@ pub fn example_march(
         }
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::service::{Config, STATE_CACHE};
+    use crate::store::open_in_memory;
+
+    /// A host with many games keeps only a few decoded states, however
+    /// many games receive mail: memory does not grow with the games.
+    #[test]
+    fn decoded_states_kept_are_bounded() {
+        let svc = Service::with_connection(Config::default(), open_in_memory().unwrap()).unwrap();
+        let n = STATE_CACHE + 4;
+        for i in 0..n {
+            svc.new_game(
+                &NewGame {
+                    scenario: "khartoum".into(),
+                    egyptian: "red@example.org".into(),
+                    mahdist: "blue@example.org".into(),
+                    id: Some(format!("g{i}")),
+                    mode: Mode::Monthly,
+                    deadline_hours: None,
+                },
+                "test",
+            )
+            .unwrap();
+        }
+        let first = svc.game("g0").unwrap();
+        let decoded: GameState = serde_json::from_str(&first.state).unwrap();
+        for i in 0..n {
+            svc.state_of(&svc.game(&format!("g{i}")).unwrap()).unwrap();
+        }
+        assert_eq!(svc.states.borrow().len(), STATE_CACHE);
+        // The oldest was let go and is read again, the same state.
+        assert!(!svc.states.borrow().iter().any(|e| e.0 == "g0"));
+        assert_eq!(svc.state_of(&first).unwrap(), decoded);
+        assert_eq!(svc.states.borrow()[0].0, "g0");
+        assert_eq!(svc.states.borrow().len(), STATE_CACHE);
+    }
 }

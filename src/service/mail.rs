@@ -144,11 +144,21 @@ impl Service {
         let mut sent = 0;
         let mut failed = 0;
         let mut given_up: Vec<(OutboxRow, String)> = Vec::new();
-        let due = store::due_mail(&self.conn, now)?;
+        // By id, one row at a time: the bodies of a long queue are never
+        // all in memory together.
+        let due = store::due_mail_ids(&self.conn, now)?;
         let total = due.len();
-        for (n, m) in due.into_iter().enumerate() {
+        for (n, id) in due.into_iter().enumerate() {
             if self.stopping() {
                 break;
+            }
+            // Dropped, sent or being handed over since the list was made:
+            // left alone.
+            let Some((m, None)) = store::outbox_mail(&self.conn, id)? else {
+                continue;
+            };
+            if m.sent_at.is_some() || m.gave_up {
+                continue;
             }
             let out = self.outgoing(&m, now);
             {

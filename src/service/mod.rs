@@ -70,16 +70,21 @@ pub struct Service {
     pub data: DataSet,
     pub templates: Templates,
     clock: Clock,
-    /// Game states read from the database, by game: (turn number, length
-    /// of the stored text, the state). A state changes only when a turn is
-    /// played, so the turn number tells a stale entry.
+    /// Game states read from the database, most recently used first: (game,
+    /// turn number, length of the stored text, the state). A state changes
+    /// only when a turn is played, so the turn number tells a stale entry.
+    /// At most [`STATE_CACHE`] are kept: a decoded state takes tens of
+    /// kilobytes, and a host with a thousand games must not hold them all.
     states: std::cell::RefCell<
-        std::collections::HashMap<String, (u32, usize, crate::state::GameState)>,
+        std::collections::VecDeque<(String, u32, usize, crate::state::GameState)>,
     >,
     /// Set when the service is to stop: a pass then ends after the
     /// message or mail in hand.
     stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
 }
+
+/// How many decoded game states the service keeps between messages.
+pub const STATE_CACHE: usize = 16;
 
 /// What one pass did.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -85,7 +85,10 @@ impl Service {
     pub fn due_games(&self) -> Result<Vec<String>> {
         let now = self.now();
         let mut out = Vec::new();
-        for g in store::games(&self.conn)? {
+        for id in store::game_ids(&self.conn)? {
+            let Some(g) = store::game(&self.conn, &id)? else {
+                continue;
+            };
             if g.status != Status::Running {
                 continue;
             }
@@ -371,7 +374,10 @@ impl Service {
         }
         let now = self.now();
         let mut n = 0;
-        for mut g in store::games(&self.conn)? {
+        for id in store::game_ids(&self.conn)? {
+            let Some(mut g) = store::game(&self.conn, &id)? else {
+                continue;
+            };
             if g.status != Status::Running
                 || g.reminded
                 || now < g.deadline - Duration::hours(i64::from(hours))
@@ -440,7 +446,10 @@ impl Service {
             return Ok(Vec::new());
         }
         let mut out = Vec::new();
-        for mut g in store::games(&self.conn)? {
+        for id in store::game_ids(&self.conn)? {
+            let Some(mut g) = store::game(&self.conn, &id)? else {
+                continue;
+            };
             if g.status != Status::Running || g.deadline <= last || g.deadline > now {
                 continue;
             }

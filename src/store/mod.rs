@@ -338,6 +338,15 @@ pub fn games(c: &Connection) -> Result<Vec<GameRow>> {
     Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
 }
 
+/// The id of every game, in order. A pass walks the games by id and reads
+/// each row (with its stored state, tens of kilobytes) only when it needs
+/// it, so memory does not grow with the number of games.
+pub fn game_ids(c: &Connection) -> Result<Vec<String>> {
+    let mut st = c.prepare_cached("SELECT id FROM games ORDER BY id")?;
+    let rows = st.query_map([], |r| r.get(0))?;
+    Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+}
+
 /// A player's seat in a game.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PlayerRow {
@@ -802,6 +811,18 @@ pub fn count_mail_since(
         )?
         .query_row(params![kind, recipient, time(since)], |r| r.get(0))?;
     Ok(n)
+}
+
+/// The ids of the mails due to be sent now, oldest first: the outbox is
+/// sent one mail at a time, each read by [`outbox_mail`] when its turn
+/// comes, so a long queue (thousands of welcome mails and results with
+/// maps) is never held in memory at once.
+pub fn due_mail_ids(c: &Connection, now: DateTime<Utc>) -> Result<Vec<i64>> {
+    let mut st = c.prepare_cached(
+        "SELECT id FROM outbox WHERE sent_at IS NULL AND gave_up = 0 AND sending_at IS NULL AND next_attempt_at <= ?1 ORDER BY id",
+    )?;
+    let rows = st.query_map([time(now)], |r| r.get(0))?;
+    Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
 }
 
 /// Mails due to be sent now, oldest first.
