@@ -483,18 +483,22 @@ impl super::Inbox for ImapInbox {
         if uids.is_empty() {
             return Ok(Vec::new());
         }
-        let set = uids
-            .iter()
-            .map(u32::to_string)
-            .collect::<Vec<_>>()
-            .join(",");
+        // The sizes, asked for in UID sets of bounded length: a server
+        // refuses a command line over its limit (Dovecot: 64 KiB), and ten
+        // thousand waiting messages listed one by one pass it.
+        let sets = uid_sets(&uids, MAX_SET_CHARS);
         let sizes: std::collections::HashMap<u32, usize> =
             self.with_session("reading sizes", |s, _| {
-                let fetches = s.uid_fetch(&set, "(UID RFC822.SIZE)")?;
-                Ok(fetches
-                    .iter()
-                    .filter_map(|f| Some((f.uid?, f.size? as usize)))
-                    .collect())
+                let mut sizes = std::collections::HashMap::new();
+                for set in &sets {
+                    let fetches = s.uid_fetch(set, "(UID RFC822.SIZE)")?;
+                    sizes.extend(
+                        fetches
+                            .iter()
+                            .filter_map(|f| Some((f.uid?, f.size? as usize))),
+                    );
+                }
+                Ok(sizes)
             })?;
         self.queue = uids
             .into_iter()
@@ -708,8 +712,67 @@ fn idle_session(settings: &ImapSettings, wake: &mpsc::Sender<Wake>) -> IdleEnd {
     }
 }
 
+/// The longest UID set sent in one command, in characters.
+const MAX_SET_CHARS: usize = 4000;
+
+/// `uids` (sorted) as IMAP UID sets, runs written `a:b`, each at most
+/// `max` characters long.
+fn uid_sets(uids: &[u32], max: usize) -> Vec<String> {
+    let mut runs: Vec<(u32, u32)> = Vec::new();
+    for &u in uids {
+        match runs.last_mut() {
+            Some((_, end)) if end.checked_add(1) == Some(u) => *end = u,
+            _ => runs.push((u, u)),
+        }
+    }
+    let mut sets = Vec::new();
+    let mut cur = String::new();
+    for (a, b) in runs {
+        let part = if a == b {
+            a.to_string()
+        } else {
+            format!("{a}:{b}")
+        };
+        if !cur.is_empty() && cur.len() + 1 + part.len() > max {
+            sets.push(std::mem::take(&mut cur));
+        }
+        if !cur.is_empty() {
+            cur.push(',');
+        }
+        cur.push_str(&part);
+    }
+    if !cur.is_empty() {
+        sets.push(cur);
+    }
+    sets
+}
+
 #[cfg(test)]
 mod tests {
+    /// Ten thousand waiting messages make several short UID sets, runs
+    /// written as ranges, every UID in exactly one.
+    #[test]
+    fn uid_sets_stay_short_and_cover_every_uid() {
+        let uids: Vec<u32> = (1..=30_000u32).filter(|u| u % 3 != 0).collect();
+        let sets = super::uid_sets(&uids, super::MAX_SET_CHARS);
+        assert!(sets.len() > 1);
+        assert!(sets.iter().all(|s| s.len() <= super::MAX_SET_CHARS));
+        let mut back = Vec::new();
+        for set in &sets {
+            for part in set.split(',') {
+                match part.split_once(':') {
+                    Some((a, b)) => {
+                        back.extend(a.parse::<u32>().unwrap()..=b.parse::<u32>().unwrap())
+                    }
+                    None => back.push(part.parse::<u32>().unwrap()),
+                }
+            }
+        }
+        assert_eq!(back, uids);
+        assert_eq!(super::uid_sets(&[1, 2, 3, 7], 100), vec!["1:3,7".to_string()]);
+        assert!(super::uid_sets(&[], 100).is_empty());
+    }
+
     use super::*;
 
     /// A scripted IMAP server for one connection: answers LOGIN,
