@@ -769,7 +769,10 @@ mod tests {
             }
         }
         assert_eq!(back, uids);
-        assert_eq!(super::uid_sets(&[1, 2, 3, 7], 100), vec!["1:3,7".to_string()]);
+        assert_eq!(
+            super::uid_sets(&[1, 2, 3, 7], 100),
+            vec!["1:3,7".to_string()]
+        );
         assert!(super::uid_sets(&[], 100).is_empty());
     }
 
