@@ -151,3 +151,29 @@ fn a_spooled_message_killed_on_twice_is_set_aside() {
     assert!(!spool.has_mail());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Under a flood a pass takes in at most `messages_per_pass`, and says more
+/// wait; `run --once` (`drain`) makes passes until the inbox is read, each
+/// sending what it made.
+#[test]
+fn a_pass_takes_in_a_bounded_number_of_messages() {
+    let dir = temp_dir("per-pass");
+    let mut cfg = config(&dir);
+    cfg.limits.messages_per_pass = 2;
+    let inbox = Maildir::open(&cfg.inbox.maildir).unwrap();
+    for n in 0..5 {
+        inbox.deliver(&stranger(n)).unwrap();
+    }
+    let mut d = Daemon::open(cfg.clone(), Arc::new(AtomicBool::new(false))).unwrap();
+    let r = d.pass().unwrap();
+    assert_eq!(r.messages, 2);
+    assert!(r.more_waiting);
+    assert_eq!(inbox.new_messages().unwrap().len(), 3);
+    let r = d.drain().unwrap();
+    assert_eq!(r.messages, 3);
+    assert!(!r.more_waiting);
+    assert!(inbox.new_messages().unwrap().is_empty());
+    drop(d);
+    assert_eq!(messages_stored(&cfg.database), 5);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -251,7 +251,7 @@ pub fn run(cfg: Config, once: bool) -> Result<ExitCode> {
         d.run().map_err(|e| anyhow!("{e}"))?;
         return Ok(ExitCode::SUCCESS);
     }
-    let r = d.pass().map_err(|e| anyhow!("{e}"))?;
+    let r = d.drain().map_err(|e| anyhow!("{e}"))?;
     d.close();
     let late = spool::read_after(&again);
     if let Some(e) = late.error {

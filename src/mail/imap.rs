@@ -931,7 +931,19 @@ mod tests {
                     "UID FETCH" => {
                         let set = words.get(3).copied().unwrap_or("");
                         let mut out = String::new();
-                        for (n, uid) in set.split(',').enumerate() {
+                        // Runs are written `a:b`.
+                        let uids: Vec<String> = set
+                            .split(',')
+                            .flat_map(|part| match part.split_once(':') {
+                                Some((a, b)) => {
+                                    let a: u32 = a.parse().unwrap_or(0);
+                                    let b: u32 = b.parse().unwrap_or(0);
+                                    (a..=b).map(|u| u.to_string()).collect::<Vec<_>>()
+                                }
+                                None => vec![part.to_string()],
+                            })
+                            .collect();
+                        for (n, uid) in uids.iter().enumerate() {
                             if line.contains("RFC822.SIZE") {
                                 out += &format!(
                                     "* {} FETCH (UID {uid} RFC822.SIZE {})\r\n",

@@ -133,6 +133,11 @@ fn own_marches(map: &Map, events: &[Event], side: Side) -> Vec<String> {
     for e in events {
         match e {
             Event::PhaseBegins { side: s, .. } => phase_side = *s,
+            Event::MarchResult {
+                order, leg, result, ..
+            } if phase_side == side => {
+                out.push(format!("order {}, march {}: {result}", order + 1, leg + 1));
+            }
             Event::Moved { order, path, .. } if phase_side == side && !path.is_empty() => {
                 let hexes: Vec<String> = path.iter().map(|h| map.describe(*h)).collect();
                 out.push(format!("order {}: {}", order + 1, hexes.join(" - ")));

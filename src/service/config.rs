@@ -114,6 +114,10 @@ pub struct Limits {
     /// hour at most; beyond it the mail is recorded and not answered, so
     /// forged mail cannot turn the service against a real address.
     pub refusals_per_hour: u32,
+    /// Messages taken in by one pass at most. Under a flood the rest wait
+    /// for the next pass, which comes at once: the receipts and results of
+    /// those read go out in between, instead of after the whole backlog.
+    pub messages_per_pass: usize,
 }
 
 /// Sending.
@@ -200,6 +204,7 @@ impl Default for Limits {
             auth_failures_note: 3,
             gm_lockout_minutes: 15,
             refusals_per_hour: 3,
+            messages_per_pass: 200,
         }
     }
 }

@@ -92,6 +92,24 @@ impl Daemon {
         &self.service
     }
 
+    /// Passes until the inbox holds no more than one pass takes (`run
+    /// --once`): each pass sends the mail it made before the next reads on.
+    pub fn drain(&mut self) -> Result<PassReport> {
+        let mut total = self.pass()?;
+        while total.more_waiting && !self.stopping() && total.inbox_error.is_none() {
+            let r = self.pass()?;
+            total.messages += r.messages;
+            total.turns_played.extend(r.turns_played);
+            total.reminders += r.reminders;
+            total.extended.extend(r.extended);
+            total.sent += r.sent;
+            total.failed += r.failed;
+            total.inbox_error = r.inbox_error;
+            total.more_waiting = r.more_waiting;
+        }
+        Ok(total)
+    }
+
     /// One pass: the spool, then everything [`Service::pass`] does.
     pub fn pass(&mut self) -> Result<PassReport> {
         let (spooled, spool_error) = self.service.read_inbox(&mut self.spool)?;
@@ -139,6 +157,10 @@ impl Daemon {
                 break;
             }
             let r = self.pass()?;
+            // More mail waits than a pass takes: the next pass at once.
+            if r.more_waiting {
+                continue;
+            }
             let mut wait = if r.inbox_error.is_some() {
                 let w = backoff.min(poll);
                 backoff = (backoff * 2).min(max_backoff);

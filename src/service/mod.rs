@@ -97,6 +97,9 @@ pub struct PassReport {
     pub failed: usize,
     /// The inbox could not be read (all of it); the next pass tries again.
     pub inbox_error: Option<String>,
+    /// More messages wait than one pass takes (`[limits]
+    /// messages_per_pass`): the next pass should come at once.
+    pub more_waiting: bool,
 }
 
 impl Service {
@@ -199,8 +202,10 @@ impl Service {
             extended: self.extend_after_downtime()?,
             ..PassReport::default()
         };
-        let (messages, error) = self.read_inbox(inbox)?;
+        let cap = self.cfg.limits.messages_per_pass.max(1);
+        let (messages, error, more) = self.read_inbox_upto(inbox, cap)?;
         report.messages = messages;
+        report.more_waiting = more;
         if let Some(e) = error {
             tracing::warn!(inbox = %inbox.describe(), error = %e, "cannot read the inbox");
             report.inbox_error = Some(e.to_string());
@@ -226,6 +231,17 @@ impl Service {
     /// set aside (see [`intake::MAX_INBOX_ATTEMPTS`]). Returns the
     /// messages taken in and the mailbox's error, if it failed part way.
     pub fn read_inbox(&mut self, inbox: &mut dyn Inbox) -> Result<(usize, Option<InboxError>)> {
+        let (n, e, _) = self.read_inbox_upto(inbox, usize::MAX)?;
+        Ok((n, e))
+    }
+
+    /// As [`Service::read_inbox`], taking in at most `most` messages; the
+    /// flag says whether more were waiting.
+    pub fn read_inbox_upto(
+        &mut self,
+        inbox: &mut dyn Inbox,
+        most: usize,
+    ) -> Result<(usize, Option<InboxError>, bool)> {
         let key = inbox.cursor_key();
         let cursor = match &key {
             Some(k) => store::service_value(&self.conn, k)?,
@@ -233,14 +249,18 @@ impl Service {
         };
         let waiting = match inbox.pending(cursor.as_deref()) {
             Ok(w) => w,
-            Err(e) => return Ok((0, Some(e))),
+            Err(e) => return Ok((0, Some(e), false)),
         };
         let max = self.cfg.limits.max_message_bytes;
         let mailbox = inbox.describe();
         let mut n = 0;
+        let total = waiting.len();
         for w in waiting {
             if self.stopping() {
                 break;
+            }
+            if n >= most {
+                return Ok((n, None, n < total));
             }
             // A message that failed twice is set aside: the service died
             // or failed on it, and would again.
@@ -248,18 +268,18 @@ impl Service {
             let tried = store::inbox_attempts(&self.conn, &mailbox, &item)?;
             if tried >= intake::MAX_INBOX_ATTEMPTS {
                 if let Some(e) = self.set_aside(inbox, &w, &item, tried)? {
-                    return Ok((n, Some(e)));
+                    return Ok((n, Some(e), false));
                 }
             } else {
                 let fetched = match inbox.read(&w, max) {
                     Ok(f) => f,
-                    Err(e) => return Ok((n, Some(e))),
+                    Err(e) => return Ok((n, Some(e), false)),
                 };
                 if let Some(e) = self.take_in(&fetched, &mailbox, &item)? {
-                    return Ok((n, Some(e)));
+                    return Ok((n, Some(e), false));
                 }
                 if let Err(e) = inbox.done(&w) {
-                    return Ok((n + 1, Some(e)));
+                    return Ok((n + 1, Some(e), false));
                 }
             }
             if let (Some(k), Some(c)) = (&key, &w.cursor) {
@@ -267,7 +287,7 @@ impl Service {
             }
             n += 1;
         }
-        Ok((n, None))
+        Ok((n, None, false))
     }
 }
 
