@@ -281,3 +281,33 @@ fn results_sectors_cover_every_stack_and_no_area_twice() {
         "{c:?}"
     );
 }
+
+/// The receipts players get (the golden receipts of the corpus of real
+/// order emails) carry no internal names and no broken plurals either.
+#[test]
+fn receipts_have_no_internal_names_or_broken_plurals() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/orders");
+    let mut read = 0;
+    let mut problems = Vec::new();
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "ack") {
+            continue;
+        }
+        read += 1;
+        let text = std::fs::read_to_string(&path).unwrap();
+        for line in text.lines() {
+            for w in camel_case_words(line) {
+                problems.push(format!(
+                    "{}: internal name {w:?} in: {line}",
+                    path.display()
+                ));
+            }
+            for p in broken_plurals(line) {
+                problems.push(format!("{}: {p:?} in: {line}", path.display()));
+            }
+        }
+    }
+    assert!(read >= 10, "only {read} receipts read");
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
