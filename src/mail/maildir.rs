@@ -117,7 +117,13 @@ impl Maildir {
     /// Delivers a message: writes `tmp/<unique>`, syncs it, then renames it
     /// into `new/`.
     pub fn deliver(&self, bytes: &[u8]) -> io::Result<Entry> {
-        let id = unique_name();
+        self.deliver_named(bytes, unique_name())
+    }
+
+    /// As [`Maildir::deliver`], under the file name `id` (a unique name
+    /// with Maildir++ fields such as `,S=<size>`); the folder is synced
+    /// too, so the new entry survives a crash.
+    pub fn deliver_named(&self, bytes: &[u8], id: String) -> io::Result<Entry> {
         let tmp = self.root.join("tmp").join(&id);
         let path = self.root.join("new").join(&id);
         let written = (|| {
@@ -127,7 +133,8 @@ impl Maildir {
                 .open(&tmp)?;
             file.write_all(bytes)?;
             file.sync_all()?;
-            fs::rename(&tmp, &path)
+            fs::rename(&tmp, &path)?;
+            fs::File::open(self.root.join("new"))?.sync_all()
         })();
         if let Err(err) = written {
             let _ = fs::remove_file(&tmp);

@@ -664,23 +664,7 @@ impl Service {
         if cx.mail.html_pending() {
             return Ok(None);
         }
-        let Some(scn) = self
-            .data
-            .scenario_ids()
-            .first()
-            .and_then(|id| self.data.scenario(id))
-        else {
-            return Ok(None);
-        };
-        let Ok(p) = orders::parse(
-            &Input {
-                text: &cx.mail.body.text,
-                subject: None,
-                flowed: cx.mail.body.flowed,
-                delsp: cx.mail.body.delsp,
-            },
-            &Vocabulary::new(&scn),
-        ) else {
+        let Some(p) = self.parse_as_stranger(cx, None) else {
             return Ok(None);
         };
         if !only_help(&p) {
@@ -714,29 +698,33 @@ impl Service {
         )))
     }
 
+    /// The body of a mail from an address that plays in no game, read with
+    /// the names of the first scenario (commands and headers name no
+    /// place); `None` if there is no scenario or the text is refused.
+    fn parse_as_stranger(&self, cx: &Context<'_>, subject: Option<&str>) -> Option<Parsed> {
+        let scn = self
+            .data
+            .scenario_ids()
+            .first()
+            .and_then(|id| self.data.scenario(id))?;
+        orders::parse(
+            &Input {
+                text: &cx.mail.body.text,
+                subject,
+                flowed: cx.mail.body.flowed,
+                delsp: cx.mail.body.delsp,
+            },
+            &Vocabulary::new(&scn),
+        )
+        .ok()
+    }
+
     /// A JOIN from an address that plays in no game: it takes the open
     /// seat of the game named in the subject or a GAME line, if there is
     /// one (of the side asked for). `None`: not a JOIN, or no seat; the
     /// mail is then not answered.
     fn join_request(&self, cx: &Context<'_>) -> Result<Option<(Option<String>, Outcome)>> {
-        let Some(scn) = self
-            .data
-            .scenario_ids()
-            .first()
-            .and_then(|id| self.data.scenario(id))
-        else {
-            return Ok(None);
-        };
-        let v = Vocabulary::new(&scn);
-        let Ok(p) = orders::parse(
-            &Input {
-                text: &cx.mail.body.text,
-                subject: Some(&cx.mail.subject),
-                flowed: cx.mail.body.flowed,
-                delsp: cx.mail.body.delsp,
-            },
-            &v,
-        ) else {
+        let Some(p) = self.parse_as_stranger(cx, Some(&cx.mail.subject)) else {
             return Ok(None);
         };
         let Some(side) = p.sheet.items.iter().find_map(|i| match &i.order {

@@ -16,7 +16,7 @@
 //! lets go.
 
 use std::fs;
-use std::io::{self, Write};
+use std::io;
 use std::path::{Path, PathBuf};
 
 use crate::mail::maildir::{Maildir, read_file_bounded};
@@ -44,25 +44,8 @@ impl Spool {
     /// into `new/`, the folder synced. `size` is the message's real size
     /// when `bytes` is only its head.
     pub fn put(&self, bytes: &[u8], size: usize) -> io::Result<PathBuf> {
-        let root = self.maildir.root();
-        let name = format!("{},S={}", crate::mail::maildir::unique_name(), size);
-        let tmp = root.join("tmp").join(&name);
-        let path = root.join("new").join(&name);
-        let written = (|| {
-            let mut file = fs::OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .open(&tmp)?;
-            file.write_all(bytes)?;
-            file.sync_all()?;
-            fs::rename(&tmp, &path)?;
-            fs::File::open(root.join("new"))?.sync_all()
-        })();
-        if let Err(e) = written {
-            let _ = fs::remove_file(&tmp);
-            return Err(e);
-        }
-        Ok(path)
+        let name = format!("{},S={size}", crate::mail::maildir::unique_name());
+        Ok(self.maildir.deliver_named(bytes, name)?.path)
     }
 
     /// Whether a message waits in the spool (an unreadable spool counts as
