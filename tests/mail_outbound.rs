@@ -8,8 +8,8 @@ use std::path::PathBuf;
 
 use chrono::{TimeZone, Utc};
 use dervish::mail::outbound::{
-    AutoSubmitted, OutboundError, Outgoing, Security, Sender, TransportConfig, build, pre_html,
-    to_bytes,
+    Attachment, AutoSubmitted, OutboundError, Outgoing, Security, Sender, TransportConfig, build,
+    pre_html, to_bytes,
 };
 use mail_parser::{MessageParser, MimeHeaders};
 
@@ -29,6 +29,7 @@ fn outgoing() -> Outgoing {
         auto_submitted: AutoSubmitted::AutoReplied,
         loop_id: "dervish@example.org".to_owned(),
         date: Utc.with_ymd_and_hms(2025, 4, 1, 9, 30, 5).unwrap(),
+        attachments: Vec::new(),
     }
 }
 
@@ -567,4 +568,88 @@ fn sample_message_is_readable() {
         "{raw}"
     );
     assert!(raw.contains("Stack at 1942:  =20\r\n"), "{raw}");
+}
+
+/// Files go as attachments after the text (and its HTML alternative), each
+/// with its name and type, and come back byte for byte.
+#[test]
+fn attachments_follow_the_text_and_read_back_exactly() {
+    let log = format!(
+        "{}\nFrom here on the log goes on.\n  trailing  \n",
+        ascii_map()
+    );
+    let record = "{\"format\":1,\"game\":\"sudan\"}\n".to_string();
+    for html in [None, Some(pre_html("The summary.\n"))] {
+        let mut o = outgoing();
+        o.text = "The summary.\n".into();
+        o.html = html.clone();
+        o.attachments = vec![
+            Attachment {
+                name: "sudan-1884-03-log.txt".into(),
+                content_type: "text/plain".into(),
+                text: log.clone(),
+            },
+            Attachment {
+                name: "sudan-turn-7.json".into(),
+                content_type: "application/json".into(),
+                text: record.clone(),
+            },
+        ];
+        let bytes = to_bytes(&o).unwrap();
+        let m = MessageParser::default().parse(&bytes).unwrap();
+        assert_eq!(m.body_text(0).as_deref(), Some("The summary.\r\n"));
+        let html_parts = m
+            .parts
+            .iter()
+            .filter(|p| {
+                p.content_type()
+                    .is_some_and(|c| c.ctype() == "text" && c.subtype() == Some("html"))
+            })
+            .count();
+        assert_eq!(html_parts, usize::from(html.is_some()));
+        let files: Vec<(String, String, String)> = m
+            .attachments()
+            .map(|a| {
+                (
+                    a.attachment_name().unwrap_or_default().to_string(),
+                    a.content_type()
+                        .map(|c| format!("{}/{}", c.ctype(), c.subtype().unwrap_or_default()))
+                        .unwrap_or_default(),
+                    String::from_utf8(a.contents().to_vec()).unwrap(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            files,
+            vec![
+                (
+                    "sudan-1884-03-log.txt".to_string(),
+                    "text/plain".to_string(),
+                    log.replace('\n', "\r\n")
+                ),
+                (
+                    "sudan-turn-7.json".to_string(),
+                    "application/json".to_string(),
+                    record.replace('\n', "\r\n")
+                ),
+            ]
+        );
+    }
+}
+
+/// A file name that could escape a folder or hide is refused with a
+/// clear error, never sent.
+#[test]
+fn an_attachment_name_outside_the_safe_letters_is_refused() {
+    for name in ["../etc/passwd", ".hidden", "", "a b.txt", "log\r\n.txt"] {
+        let mut o = outgoing();
+        o.attachments = vec![Attachment {
+            name: name.into(),
+            content_type: "text/plain".into(),
+            text: "x\n".into(),
+        }];
+        let e = build(&o).unwrap_err();
+        assert!(matches!(e, OutboundError::Attachment(_)), "{name:?}: {e}");
+        assert!(e.to_string().contains("file name"), "{e}");
+    }
 }

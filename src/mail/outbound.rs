@@ -59,6 +59,20 @@ pub struct Outgoing {
     /// Written as `X-Loop: <loop_id>`; usually the service's address.
     pub loop_id: String,
     pub date: DateTime<Utc>,
+    /// Files sent with the text (the full log of a long turn, the turn
+    /// record a player re-checks the turn with), in order.
+    pub attachments: Vec<Attachment>,
+}
+
+/// A text file sent with a message, as an attachment.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, Deserialize)]
+pub struct Attachment {
+    /// The file name the reader saves it under: letters, digits and
+    /// `._-` only (checked when the message is built).
+    pub name: String,
+    /// `text/plain` or `application/json`; sent with `charset=utf-8`.
+    pub content_type: String,
+    pub text: String,
 }
 
 /// The `Auto-Submitted` header of RFC 3834; every message we send has one.
@@ -110,6 +124,8 @@ pub enum OutboundError {
     Build(#[from] lettre::error::Error),
     #[error("the mail transport could not be set up: {0}")]
     Transport(String),
+    #[error("an attachment cannot be sent: {0}")]
+    Attachment(String),
 }
 
 /// Why a message was not sent, and whether trying again later may work.
@@ -210,6 +226,35 @@ pub fn build(o: &Outgoing) -> Result<Message, OutboundError> {
         ));
 
     let text = text_body(&o.text);
+    let alternative = |html: &String| {
+        MultiPart::alternative()
+            .singlepart(
+                SinglePart::builder()
+                    .header(ContentType::TEXT_PLAIN)
+                    .body(text.clone()),
+            )
+            .singlepart(
+                SinglePart::builder()
+                    .header(ContentType::TEXT_HTML)
+                    .body(Body::new(html.clone())),
+            )
+    };
+    if !o.attachments.is_empty() {
+        // multipart/mixed: the text (or text and HTML) first, then each
+        // file, so a reader shows the text and offers the files.
+        let mut mixed = match &o.html {
+            None => MultiPart::mixed().singlepart(
+                SinglePart::builder()
+                    .header(ContentType::TEXT_PLAIN)
+                    .body(text.clone()),
+            ),
+            Some(html) => MultiPart::mixed().multipart(alternative(html)),
+        };
+        for a in &o.attachments {
+            mixed = mixed.singlepart(attachment_part(a)?);
+        }
+        return Ok(builder.multipart(mixed)?);
+    }
     let message = match &o.html {
         // Not `singlepart`, which adds a line break after the body that a
         // reader would take as part of the text.
@@ -217,21 +262,31 @@ pub fn build(o: &Outgoing) -> Result<Message, OutboundError> {
             .header(MIME_VERSION_1_0)
             .header(ContentType::TEXT_PLAIN)
             .body(text)?,
-        Some(html) => builder.multipart(
-            MultiPart::alternative()
-                .singlepart(
-                    SinglePart::builder()
-                        .header(ContentType::TEXT_PLAIN)
-                        .body(text),
-                )
-                .singlepart(
-                    SinglePart::builder()
-                        .header(ContentType::TEXT_HTML)
-                        .body(Body::new(html.clone())),
-                ),
-        )?,
+        Some(html) => builder.multipart(alternative(html))?,
     };
     Ok(message)
+}
+
+/// One attachment as a MIME part: its type with `charset=utf-8`, and a
+/// `Content-Disposition: attachment` with its checked file name.
+fn attachment_part(a: &Attachment) -> Result<SinglePart, OutboundError> {
+    let name_ok = !a.name.is_empty()
+        && a.name.len() <= 100
+        && !a.name.starts_with('.')
+        && a.name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b));
+    if !name_ok {
+        return Err(OutboundError::Attachment(format!(
+            "the file name {:?} is not letters, digits and ._- only",
+            a.name
+        )));
+    }
+    let content_type =
+        ContentType::parse(&format!("{}; charset=utf-8", a.content_type)).map_err(|e| {
+            OutboundError::Attachment(format!("{:?} is not a content type: {e}", a.content_type))
+        })?;
+    Ok(lettre::message::Attachment::new(a.name.clone()).body(text_body(&a.text), content_type))
 }
 
 /// The formatted RFC 5322 message, CRLF line ends.

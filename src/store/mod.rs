@@ -200,7 +200,8 @@ impl TurnKind {
         }
     }
 
-    fn parse(s: &str) -> Option<TurnKind> {
+    /// The kind of turn written by [`TurnKind::as_str`].
+    pub fn parse(s: &str) -> Option<TurnKind> {
         match s {
             "month" => Some(TurnKind::Month),
             other => parse_side(other).ok().map(TurnKind::Player),
@@ -734,9 +735,12 @@ pub struct OutboxRow {
     pub sent_at: Option<DateTime<Utc>>,
     pub last_error: Option<String>,
     pub gave_up: bool,
+    /// The files sent with the mail, as JSON (`[]` for none): a list of
+    /// `{name, content_type, text}`.
+    pub attachments: String,
 }
 
-const OUT_COLS: &str = "id, game_id, kind, dedupe_key, message_id, recipient, subject, body_text, body_html, in_reply_to, refs, auto_kind, created_at, attempts, next_attempt_at, sent_at, last_error, gave_up";
+const OUT_COLS: &str = "id, game_id, kind, dedupe_key, message_id, recipient, subject, body_text, body_html, in_reply_to, refs, auto_kind, created_at, attempts, next_attempt_at, sent_at, last_error, gave_up, attachments";
 
 fn out_row(r: &Row<'_>) -> rusqlite::Result<OutboxRow> {
     let sent: Option<String> = r.get(15)?;
@@ -768,6 +772,7 @@ fn out_row(r: &Row<'_>) -> rusqlite::Result<OutboxRow> {
         },
         last_error: r.get(16)?,
         gave_up: r.get(17)?,
+        attachments: r.get(18)?,
     })
 }
 
@@ -775,7 +780,7 @@ fn out_row(r: &Row<'_>) -> rusqlite::Result<OutboxRow> {
 /// returns whether this call queued it.
 pub fn queue_mail(c: &Connection, m: &OutboxRow) -> Result<bool> {
     let n = c.prepare_cached(
-        "INSERT OR IGNORE INTO outbox (game_id, kind, dedupe_key, message_id, recipient, subject, body_text, body_html, in_reply_to, refs, auto_kind, created_at, attempts, next_attempt_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, 0, ?13)",
+        "INSERT OR IGNORE INTO outbox (game_id, kind, dedupe_key, message_id, recipient, subject, body_text, body_html, in_reply_to, refs, auto_kind, created_at, attempts, next_attempt_at, attachments) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, 0, ?13, ?14)",
     )?
     .execute(
         params![
@@ -791,7 +796,8 @@ pub fn queue_mail(c: &Connection, m: &OutboxRow) -> Result<bool> {
             m.refs,
             m.auto_kind,
             time(m.created_at),
-            time(m.next_attempt_at)
+            time(m.next_attempt_at),
+            m.attachments
         ],
     )?;
     Ok(n == 1)
@@ -966,7 +972,7 @@ pub fn outbox_mail(c: &Connection, id: i64) -> Result<Option<(OutboxRow, Option<
     Ok(c.prepare_cached(&format!(
         "SELECT {OUT_COLS}, sending_at FROM outbox WHERE id = ?1"
     ))?
-    .query_row([id], |r| Ok((out_row(r)?, r.get(18)?)))
+    .query_row([id], |r| Ok((out_row(r)?, r.get(19)?)))
     .optional()?)
 }
 
@@ -976,7 +982,7 @@ pub fn outbox_list(c: &Connection, all: bool) -> Result<Vec<(OutboxRow, Option<S
     let mut st = c.prepare_cached(&format!(
         "SELECT {OUT_COLS}, sending_at FROM outbox WHERE ?1 OR sent_at IS NULL ORDER BY id"
     ))?;
-    let rows = st.query_map([all], |r| Ok((out_row(r)?, r.get(18)?)))?;
+    let rows = st.query_map([all], |r| Ok((out_row(r)?, r.get(19)?)))?;
     Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
 }
 
@@ -1174,6 +1180,7 @@ mod tests {
             sent_at: None,
             last_error: None,
             gave_up: false,
+            attachments: "[]".into(),
         };
         assert!(queue_mail(&c, &m).unwrap());
         assert!(!queue_mail(&c, &m).unwrap());
@@ -1218,6 +1225,7 @@ mod tests {
             sent_at: None,
             last_error: Some("down".into()),
             gave_up: false,
+            attachments: "[]".into(),
         };
         queue_mail(&c, &m).unwrap();
         assert_eq!(next_due(&c, 24).unwrap(), Some(retry));

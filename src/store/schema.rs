@@ -6,7 +6,12 @@ use rusqlite_migration::{M, Migrations};
 /// Every migration, oldest first. The schema version is kept in SQLite's
 /// `user_version`.
 pub fn migrations() -> Migrations<'static> {
-    Migrations::new(vec![M::up(V1), M::up(super::inbox::SCHEMA), M::up(V3)])
+    Migrations::new(vec![
+        M::up(V1),
+        M::up(super::inbox::SCHEMA),
+        M::up(V3),
+        M::up(V4),
+    ])
 }
 
 const V1: &str = r#"
@@ -157,6 +162,12 @@ UPDATE outbox
    SET body_text = '(the welcome mail with the player''s secret; not kept once sent or given up)',
        body_html = NULL
  WHERE kind = 'welcome' AND (sent_at IS NOT NULL OR gave_up = 1);
+"#;
+
+/// Files sent with a mail (the full log of a long turn, the turn record),
+/// as JSON: a list of `{name, content_type, text}`.
+const V4: &str = r#"
+ALTER TABLE outbox ADD COLUMN attachments TEXT NOT NULL DEFAULT '[]';
 "#;
 
 #[cfg(test)]
