@@ -87,14 +87,23 @@ enum Command {
         #[command(subcommand)]
         command: service::GameCommand,
     },
-    /// Play the turns of a month again from the stored state, orders and
-    /// seed, and confirm the same result byte for byte.
+    /// Play a turn again and confirm the same result byte for byte: from
+    /// the database (--game and --month), or from results mails alone
+    /// (--from-mail), on any machine, with the public scenario data.
+    #[command(group(clap::ArgGroup::new("what").required(true).args(["game", "from_mail"])))]
     Verify {
-        #[arg(long)]
-        game: String,
+        #[arg(long, requires = "month")]
+        game: Option<String>,
         /// The month: 1884-03, March 1884 or Mar 1884.
-        #[arg(long)]
-        month: String,
+        #[arg(long, requires = "game")]
+        month: Option<String>,
+        /// Results mails saved as files (`.eml`): each turn record they
+        /// carry is checked and played again, without the database; given
+        /// the mails of turns in a row, the chain between them is checked
+        /// too. `--data DIR` names the data a game was played with if not
+        /// the data shipped with this Dervish.
+        #[arg(long = "from-mail", value_name = "FILE", num_args = 1.., conflicts_with_all = ["game", "month"])]
+        from_mail: Vec<PathBuf>,
     },
     /// The game master's password, for game master commands by email:
     /// `dervish gm password` reads it from standard input.
@@ -346,7 +355,15 @@ fn run(mut cli: Cli) -> Result<ExitCode> {
         Command::Submit { file } => service::submit(cfg, &file),
         Command::CheckMail => service::check_mail(&cfg),
         Command::Game { command } => service::game(cfg, command),
-        Command::Verify { game, month } => service::verify(cfg, &game, &month),
+        Command::Verify { from_mail, .. } if !from_mail.is_empty() => {
+            let data = data(&cli.data)?;
+            service::verify_from_mail(&data, &from_mail)
+        }
+        Command::Verify { game, month, .. } => service::verify(
+            cfg,
+            game.as_deref().unwrap_or_default(),
+            month.as_deref().unwrap_or_default(),
+        ),
         Command::Replay { game } => service::replay(cfg, &game),
         Command::Gm { command } => service::gm(cfg, command),
         Command::Outbox { command } => outbox::outbox(&cfg, command),

@@ -11,7 +11,7 @@ use clap::Subcommand;
 use dervish::mail::maildir::Maildir;
 use dervish::mail::outbound::{Sender, TransportConfig};
 use dervish::render::ascii;
-use dervish::scenario::Side;
+use dervish::scenario::{DataSet, Side};
 use dervish::service::config::InboxKind;
 use dervish::service::daemon::{self, Daemon};
 use dervish::service::games::{NewGame, deadline_text};
@@ -605,6 +605,60 @@ pub fn verify(cfg: Config, game: &str, month: &str) -> Result<ExitCode> {
     } else {
         ExitCode::FAILURE
     })
+}
+
+/// Check the turn records of results mails without the database: every
+/// digest, the sealed orders read again, the turn played again; and the
+/// chain between records of consecutive turns of one game.
+pub fn verify_from_mail(data: &DataSet, files: &[std::path::PathBuf]) -> Result<ExitCode> {
+    use dervish::service::record::{self, TurnRecord};
+    let mut ok = true;
+    let mut all: Vec<TurnRecord> = Vec::new();
+    for f in files {
+        let bytes = std::fs::read(f).map_err(|e| anyhow!("cannot read {}: {e}", f.display()))?;
+        let (records, text) = record::from_mail(&bytes)
+            .map_err(|e| anyhow!("{} cannot be checked: {e}", f.display()))?;
+        for r in records {
+            outln!(
+                "{}: game {}, turn {} ({}, {})",
+                f.display(),
+                r.game,
+                r.turn_no,
+                r.month,
+                r.turn_kind
+            );
+            for c in record::verify(data, &r, Some(&text)) {
+                ok &= c.ok;
+                outln!(
+                    "  {} {}: {}",
+                    if c.ok { "ok       " } else { "DIFFERENT" },
+                    c.what,
+                    c.detail
+                );
+            }
+            all.push(r);
+        }
+    }
+    all.sort_by(|a, b| (&a.game, a.turn_no).cmp(&(&b.game, b.turn_no)));
+    all.dedup_by(|a, b| a.game == b.game && a.turn_no == b.turn_no);
+    for w in all.windows(2) {
+        for c in record::chain(&w[0], &w[1]) {
+            ok &= c.ok;
+            outln!(
+                "{} {}: {}",
+                if c.ok { "ok       " } else { "DIFFERENT" },
+                c.what,
+                c.detail
+            );
+        }
+    }
+    if ok {
+        outln!("every check holds: the turns play again byte for byte");
+        Ok(ExitCode::SUCCESS)
+    } else {
+        outln!("some checks fail: these results are not what the turn gives");
+        Ok(ExitCode::FAILURE)
+    }
 }
 
 pub fn replay(cfg: Config, game: &str) -> Result<ExitCode> {

@@ -134,13 +134,39 @@ fn own_marches(map: &Map, events: &[Event], side: Side) -> Vec<String> {
         match e {
             Event::PhaseBegins { side: s, .. } => phase_side = *s,
             Event::MarchResult {
-                order, leg, result, ..
+                order,
+                leg,
+                result,
+                movement_points,
             } if phase_side == side => {
-                out.push(format!("order {}, march {}: {result}", order + 1, leg + 1));
+                let mp = if *movement_points > 0 {
+                    format!(
+                        ", {}",
+                        crate::words::count(*movement_points, "movement point", "movement points")
+                    )
+                } else {
+                    String::new()
+                };
+                out.push(format!(
+                    "order {}, march {}: {result}{mp}",
+                    order + 1,
+                    leg + 1
+                ));
             }
-            Event::Moved { order, path, .. } if phase_side == side && !path.is_empty() => {
-                let hexes: Vec<String> = path.iter().map(|h| map.describe(*h)).collect();
-                out.push(format!("order {}: {}", order + 1, hexes.join(" - ")));
+            Event::Moved { order, path, .. } if phase_side == side => {
+                if let Some((last, via)) = path.split_last() {
+                    let via: Vec<String> = via.iter().map(|h| map.describe(*h)).collect();
+                    let via = if via.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" by {}", via.join(", "))
+                    };
+                    out.push(format!(
+                        "order {}: marched{via} to {}",
+                        order + 1,
+                        map.describe(*last)
+                    ));
+                }
             }
             Event::Stopped { order, at, reason } if phase_side == side => {
                 out.push(format!(

@@ -84,6 +84,7 @@ pub(super) fn load(files: &DataFiles) -> Result<DataSet, Diagnostics> {
         tables: Arc::new(tables),
         events: Arc::new(events),
         scenarios: scenarios.into_iter().map(|(_, d)| Arc::new(d)).collect(),
+        digests: BTreeMap::new(),
     })
 }
 

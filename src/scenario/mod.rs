@@ -209,7 +209,33 @@ impl DataFiles {
 
     /// Check every file and build the data set, or report every problem.
     pub fn load(&self) -> Result<DataSet, Diagnostics> {
-        check::load(self)
+        let mut set = check::load(self)?;
+        for f in &self.scenarios {
+            if let Some(id) = scenario_id(&f.text) {
+                set.digests.insert(id, self.digest(f));
+            }
+        }
+        Ok(set)
+    }
+
+    /// The SHA-256 of everything a game of scenario `file` is played
+    /// with: the map, units, tables, events and the scenario file's texts,
+    /// each preceded by its kind and length, so two data sets that play
+    /// differently never share a digest and the file names do not matter.
+    fn digest(&self, file: &NamedText) -> String {
+        use sha2::{Digest, Sha256};
+        let mut h = Sha256::new();
+        for (kind, t) in [
+            ("map", &self.map),
+            ("units", &self.units),
+            ("tables", &self.tables),
+            ("events", &self.events),
+            ("scenario", file),
+        ] {
+            h.update(format!("{kind} {}\n", t.text.len()).as_bytes());
+            h.update(t.text.as_bytes());
+        }
+        h.finalize().iter().map(|b| format!("{b:02x}")).collect()
     }
 }
 
@@ -297,6 +323,9 @@ pub struct DataSet {
     pub tables: Arc<TablesFile>,
     pub events: Arc<EventsFile>,
     pub scenarios: Vec<Arc<ScenarioFile>>,
+    /// Each scenario's data digest (see [`DataFiles::load`]), by id: a turn
+    /// record names the digest of the data its game was played with.
+    pub digests: BTreeMap<String, String>,
 }
 
 impl DataSet {
@@ -320,6 +349,12 @@ impl DataSet {
             events: self.events.clone(),
             def: def.clone(),
         })
+    }
+
+    /// The digest of the data a game of scenario `id` is played with.
+    pub fn digest(&self, id: &str) -> Option<&str> {
+        let def = self.scenario(id)?.def;
+        self.digests.get(&def.id).map(String::as_str)
     }
 
     /// The ids of every scenario.

@@ -90,6 +90,9 @@ pub struct Turns {
     /// A pass more than this many minutes after the previous one means the
     /// service was down.
     pub downtime_minutes: u32,
+    /// A turn's full log longer than this many lines goes with its results
+    /// as an attachment (`<game>-<month>-log.txt`), not in the text.
+    pub log_inline_lines: usize,
 }
 
 /// Limits on what comes in.
@@ -193,6 +196,7 @@ impl Default for Turns {
             missed_turns_note: 2,
             downtime_extension_hours: 24,
             downtime_minutes: 60,
+            log_inline_lines: 150,
         }
     }
 }

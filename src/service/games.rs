@@ -170,7 +170,7 @@ impl Service {
             .deadline_hours
             .unwrap_or(self.cfg.turns.deadline_hours)
             .max(1);
-        let (seed_hex, seed_sha256) = new_seed()?;
+        let (seed_hex, seed_sha256) = self.new_seed()?;
         let g = GameRow {
             id: id.clone(),
             scenario: req.scenario.clone(),
@@ -284,6 +284,7 @@ impl Service {
             in_reply_to: None,
             refs: Vec::new(),
             reply: false,
+            attachments: Vec::new(),
         })
     }
 

@@ -4,6 +4,8 @@
 //! everything done about it, so a message delivered twice is applied once
 //! and a crash part-way leaves nothing half done.
 
+use super::record::TurnRecord;
+use crate::mail::outbound::Attachment;
 use std::panic::{self, AssertUnwindSafe};
 
 use minijinja::context;
@@ -994,6 +996,9 @@ impl Service {
                     context! { game => g.id.clone(), headline => headline, text => text },
                 )?)
             };
+        // Files sent with the answer: a month's logs and turn records
+        // (HISTORY), the results mail's own files (RESEND).
+        let mut files: Vec<Attachment> = Vec::new();
         let rendered = match c {
             Command::Help => self.templates.render(
                 "help.txt",
@@ -1081,14 +1086,58 @@ impl Service {
                 let turns = store::turns(&self.conn, &g.id)?;
                 let text = match month {
                     Some(m) => {
-                        let logs: Vec<String> = turns
-                            .iter()
-                            .filter(|t| t.month == m.to_string())
-                            .map(|t| t.log.clone())
-                            .collect();
+                        let mut logs: Vec<String> = Vec::new();
+                        for (i, t) in turns.iter().enumerate() {
+                            if t.month != m.to_string() {
+                                continue;
+                            }
+                            let next_seed = match turns.get(i + 1) {
+                                Some(n) => Some(n.seed_sha256.as_str()),
+                                None if g.status != Status::Finished => {
+                                    Some(g.seed_sha256.as_str())
+                                }
+                                None => None,
+                            };
+                            let set = |id: Option<i64>| -> Result<Option<store::OrderSetRow>> {
+                                Ok(match id {
+                                    Some(id) => store::order_set(&self.conn, id)?,
+                                    None => None,
+                                })
+                            };
+                            let record = TurnRecord::of(
+                                g,
+                                t,
+                                set(t.egyptian_set)?.as_ref(),
+                                set(t.mahdist_set)?.as_ref(),
+                                self.data.digest(&g.scenario).unwrap_or_default(),
+                                next_seed,
+                            );
+                            let inline = self.cfg.turns.log_inline_lines;
+                            let these = super::turns::turn_files(t, &record, inline);
+                            logs.push(if super::turns::log_attached(&t.log, inline) {
+                                format!(
+                                    "Turn {}: the full log ({} lines) is attached as {}.",
+                                    t.turn_no,
+                                    t.log.lines().count(),
+                                    these[0].name
+                                )
+                            } else {
+                                t.log.clone()
+                            });
+                            files.extend(these);
+                        }
                         if logs.is_empty() {
                             format!("No turn of game {} was played in {}.", g.id, m.long_name())
                         } else {
+                            logs.push(format!(
+                                "The turn record of each turn is attached ({}): `dervish verify --from-mail` on this mail plays the turn again.",
+                                files
+                                    .iter()
+                                    .filter(|f| f.name.ends_with(".json"))
+                                    .map(|f| f.name.as_str())
+                                    .collect::<Vec<_>>()
+                                    .join(", ")
+                            ));
                             logs.join("\n")
                         }
                     }
@@ -1118,10 +1167,13 @@ impl Service {
                     .rev()
                     .find(|m| m.kind == "results" && m.recipient == cx.sender);
                 match last {
-                    Some(m) => super::templates::Rendered {
-                        subject: m.subject,
-                        text: m.body_text,
-                    },
+                    Some(m) => {
+                        files = super::mail::attachments_of(&m);
+                        super::templates::Rendered {
+                            subject: m.subject,
+                            text: m.body_text,
+                        }
+                    }
                     None => notice(self, "resend", "There are no results for you yet.")?,
                 }
             }
@@ -1135,6 +1187,7 @@ impl Service {
             )?,
         };
         let mut d = self.reply_draft(&g.id, "answer", &key, &cx.sender, rendered, cx.mail);
+        d.attachments = files;
         d.html = matches!(
             c,
             Command::Map(_) | Command::Status | Command::Resend | Command::History(_)
@@ -1166,6 +1219,7 @@ impl Service {
             in_reply_to: mail.message_id.clone(),
             refs,
             reply: true,
+            attachments: Vec::new(),
         }
     }
 
@@ -1220,6 +1274,7 @@ impl Service {
             in_reply_to: None,
             refs: Vec::new(),
             reply: true,
+            attachments: Vec::new(),
         };
         if let Some(m) = mail {
             d.in_reply_to = m.message_id.clone();

@@ -6,7 +6,7 @@ use chrono::{DateTime, Duration, Utc};
 
 use super::templates::Rendered;
 use super::{Result, Service};
-use crate::mail::outbound::{AutoSubmitted, Outgoing, Sender, pre_html};
+use crate::mail::outbound::{Attachment, AutoSubmitted, Outgoing, Sender, pre_html};
 use crate::store::{self, OutboxRow};
 
 /// A mail to queue.
@@ -27,6 +27,18 @@ pub struct Draft {
     /// An answer to a message (`auto-replied`) or a mail of our own
     /// (`auto-generated`), RFC 3834.
     pub reply: bool,
+    /// Files sent with the text (see [`Attachment`]).
+    pub attachments: Vec<Attachment>,
+}
+
+/// The files of an outbox row. The column is written only by
+/// [`Service::queue`]; should it not read back, the mail still goes, with
+/// its text, and the log says why the files are missing.
+pub fn attachments_of(m: &OutboxRow) -> Vec<Attachment> {
+    serde_json::from_str(&m.attachments).unwrap_or_else(|e| {
+        tracing::warn!(mail = m.id, error = %e, "the attachments of a mail cannot be read; it goes without them");
+        Vec::new()
+    })
 }
 
 impl Service {
@@ -82,6 +94,9 @@ impl Service {
             sent_at: None,
             last_error: None,
             gave_up: false,
+            attachments: serde_json::to_string(&d.attachments).map_err(|e| {
+                super::ServiceError::Data(format!("the attachments of a mail: {e}"))
+            })?,
         };
         Ok(store::queue_mail(&self.conn, &row)?)
     }
@@ -112,6 +127,7 @@ impl Service {
             },
             loop_id: self.cfg.loop_id(),
             date: now,
+            attachments: attachments_of(m),
         }
     }
 
@@ -449,6 +465,7 @@ impl Service {
             in_reply_to: None,
             refs: Vec::new(),
             reply: false,
+            attachments: Vec::new(),
         })
     }
 }

@@ -15,6 +15,7 @@ pub mod gm;
 pub mod intake;
 pub mod mail;
 pub mod outcome;
+pub mod record;
 pub mod secrets;
 pub mod spool;
 pub mod templates;
@@ -63,6 +64,10 @@ pub type Result<T> = std::result::Result<T, ServiceError>;
 /// Where the time comes from: the clock, or a fixed time in tests.
 pub type Clock = Box<dyn Fn() -> DateTime<Utc> + Send>;
 
+/// Where turn seeds come from: the operating system's random source, or
+/// a fixed sequence in tests and golden files.
+pub type Seeds = Box<dyn FnMut() -> [u8; 32] + Send>;
+
 /// The service: configuration, database, scenario data and templates.
 pub struct Service {
     pub cfg: Config,
@@ -70,6 +75,8 @@ pub struct Service {
     pub data: DataSet,
     pub templates: Templates,
     clock: Clock,
+    /// `None`: seeds from the operating system (always, but in tests).
+    seeds: std::cell::RefCell<Option<Seeds>>,
     /// Game states read from the database, most recently used first: (game,
     /// turn number, length of the stored text, the state). A state changes
     /// only when a turn is played, so the turn number tells a stale entry.
@@ -159,6 +166,7 @@ impl Service {
             data,
             templates,
             clock: Box::new(Utc::now),
+            seeds: Default::default(),
             states: Default::default(),
             stop: Default::default(),
         })
@@ -178,6 +186,24 @@ impl Service {
     /// Use another clock (tests).
     pub fn set_clock(&mut self, clock: Clock) {
         self.clock = clock;
+    }
+
+    /// Draw turn seeds from `seeds` instead of the operating system: for
+    /// tests and golden files only, where the same run must give the same
+    /// mails. The daemon and every command never set it.
+    pub fn set_seeds(&mut self, seeds: Seeds) {
+        *self.seeds.borrow_mut() = Some(seeds);
+    }
+
+    /// A new turn seed: (hex, SHA-256 hex).
+    pub fn new_seed(&self) -> Result<(String, String)> {
+        match self.seeds.borrow_mut().as_mut() {
+            Some(f) => {
+                let seed = f();
+                Ok((secrets::hex(&seed), secrets::sha256_hex(&seed)))
+            }
+            None => games::new_seed(),
+        }
     }
 
     /// The time now, to the second.

@@ -5,13 +5,15 @@
 use chrono::Duration;
 use minijinja::context;
 
-use super::games::{deadline_text, new_seed};
+use super::games::deadline_text;
 use super::mail::Draft;
+use super::record::TurnRecord;
 use super::secrets::{sha256_hex, unhex};
 use super::{Result, Service, ServiceError};
 use crate::dice::{Dice, SeededDice};
 use crate::engine::orders::Orders;
 use crate::engine::{TurnResult, play_month, play_player_turn};
+use crate::mail::outbound::Attachment;
 use crate::render::ascii::{self, Sector};
 use crate::render::log;
 use crate::scenario::{Scenario, Side};
@@ -53,6 +55,28 @@ pub fn adjudicate(
             r
         }
     }
+}
+
+/// Whether the log of a turn goes as an attachment: it is longer than
+/// `inline` lines (`[turns] log_inline_lines`); the results mail keeps the
+/// summary, victory status, roster and maps.
+pub fn log_attached(log: &str, inline: usize) -> bool {
+    log.lines().count() > inline
+}
+
+/// The files sent with a turn's results (and with HISTORY for the month):
+/// its full log when long, then its turn record.
+pub fn turn_files(turn: &TurnRow, record: &TurnRecord, inline: usize) -> Vec<Attachment> {
+    let mut files = Vec::new();
+    if log_attached(&turn.log, inline) {
+        files.push(Attachment {
+            name: super::record::log_file_name(&turn.game_id, &turn.month, turn.turn_kind),
+            content_type: "text/plain".into(),
+            text: turn.log.clone(),
+        });
+    }
+    files.push(record.attachment());
+    files
 }
 
 /// A turn played again from what is stored.
@@ -172,7 +196,7 @@ impl Service {
             log: log_text.clone(),
             played_at: now,
         };
-        let (seed_hex, seed_sha256) = new_seed()?;
+        let (seed_hex, seed_sha256) = self.new_seed()?;
         let mut next = g.clone();
         next.state = turn.state_after.clone();
         next.month = r.state.month.to_string();
@@ -250,8 +274,18 @@ impl Service {
             .map(|p| (Some(p.side), p.address))
             .collect();
         recipients.extend(store::observers(&tx, id)?.into_iter().map(|a| (None, a)));
+        let record = TurnRecord::of(
+            &g,
+            &turn,
+            eg_set.as_ref(),
+            md_set.as_ref(),
+            self.data.digest(&g.scenario).unwrap_or_default(),
+            (next.status != Status::Finished).then_some(next.seed_sha256.as_str()),
+        );
+        let files = turn_files(&turn, &record, self.cfg.turns.log_inline_lines);
         for (side, to) in recipients {
-            let d = self.results_draft(&scn, &g, &next, &turn, &r, side, &to)?;
+            let mut d = self.results_draft(&scn, &g, &next, &turn, &r, side, &to, &files)?;
+            d.attachments = files.clone();
             self.queue(d)?;
         }
         tx.commit()?;
@@ -269,6 +303,7 @@ impl Service {
         r: &TurnResult,
         side: Option<Side>,
         to: &str,
+        files: &[Attachment],
     ) -> Result<Draft> {
         // One map for each area where something happened or the player
         // has a stack, never the same area twice.
@@ -300,9 +335,20 @@ impl Service {
                 let units: Vec<String> = rf
                     .units
                     .iter()
-                    .map(|u| match u.dice {
-                        Some(d) => format!("{d} x {}", u.unit),
-                        None => format!("{} x {}", u.count, u.unit),
+                    .map(|u| {
+                        // The type as the roster names it, not its data id.
+                        let ty = scn.units.get(&u.unit);
+                        let name = ty.map_or(u.unit.clone(), |t| {
+                            if t.name.ends_with(')') {
+                                t.name.clone()
+                            } else {
+                                format!("{} ({})", t.name, t.quality.letter())
+                            }
+                        });
+                        match u.dice {
+                            Some(d) => format!("{d} x {name}"),
+                            None => format!("{} x {name}", u.count),
+                        }
                     })
                     .collect();
                 format!("{} ({}): {}", rf.id, rf.side, units.join(", "))
@@ -324,7 +370,10 @@ impl Service {
                 month => what,
                 month_code => turn.month.clone(),
                 side => side.map_or("observer".to_string(), |s| s.to_string()),
-                log => turn.log.clone(),
+                log => (!log_attached(&turn.log, self.cfg.turns.log_inline_lines)).then(|| turn.log.clone()),
+                log_lines => turn.log.lines().count(),
+                log_file => files.iter().find(|f| f.name.ends_with("-log.txt")).map(|f| f.name.clone()),
+                record_file => files.iter().find(|f| f.name.ends_with(".json")).map(|f| f.name.clone()),
                 result => next.result.clone(),
                 next_month => match next.turn_kind {
                     TurnKind::Month => r.state.month.long_name(),
@@ -362,6 +411,7 @@ impl Service {
                 .map(|s| vec![self.thread_root(&played.id, s)])
                 .unwrap_or_default(),
             reply: false,
+            attachments: Vec::new(),
         })
     }
 
@@ -420,6 +470,7 @@ impl Service {
                     in_reply_to: None,
                     refs: vec![self.thread_root(&g.id, p.side)],
                     reply: false,
+                    attachments: Vec::new(),
                 })? {
                     n += 1;
                 }

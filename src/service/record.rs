@@ -1,0 +1,538 @@
+//! The turn record: what anyone needs to play a turn again without the
+//! host's database, sent with every results mail as a JSON attachment.
+//!
+//! The results mail has always said that the dice were drawn before the
+//! orders came in (the seed's fingerprint is published when a turn opens)
+//! and that the orders played are the ones sealed in the receipts. The
+//! record makes that checkable by the players themselves: it carries the
+//! state the turn started from, the seed, and both order sets in canonical
+//! form once they are revealed, and the digests of what the turn gave.
+//! `dervish verify --from-mail results.eml` reads it, checks every digest,
+//! reads the orders again with the same order checker the host used, plays
+//! the turn with the public scenario data and compares the state, the
+//! events and the log, the log in the mail included.
+//!
+//! A player checks the chain of turns with the digests: a turn's
+//! `state_before_sha256` is the `state_after_sha256` of the turn before,
+//! and its `seed_sha256` is the `next_seed_sha256` the results of the turn
+//! before announced (`verify` checks both when it is given both mails).
+
+use serde::{Deserialize, Serialize};
+
+use super::secrets::{sha256_hex, unhex};
+use super::turns::{NO_ORDERS, adjudicate};
+use crate::engine::orders::Orders;
+use crate::mail::outbound::Attachment;
+use crate::orders::{self, Input, Vocabulary};
+use crate::render::log;
+use crate::scenario::{DataSet, Side};
+use crate::state::GameState;
+use crate::store::{GameRow, OrderSetRow, TurnKind, TurnRow};
+
+/// What the `record` field of every turn record says.
+pub const KIND: &str = "dervish turn record";
+/// The version of the format; a reader refuses one it does not know.
+pub const FORMAT: u32 = 1;
+
+/// One turn, as published with its results.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TurnRecord {
+    /// Always [`KIND`].
+    pub record: String,
+    /// Always [`FORMAT`] for this version.
+    pub format: u32,
+    pub game: String,
+    /// The scenario's id (`el-obeid`, `khartoum`).
+    pub scenario: String,
+    /// The digest of the scenario data the game is played with (map,
+    /// units, tables, events and the scenario); see `DataFiles::load`.
+    pub data_sha256: String,
+    pub turn_no: u32,
+    /// `1884-03`.
+    pub month: String,
+    /// `month`, `egyptian` or `mahdist` (one player turn, alternating mode).
+    pub turn_kind: String,
+    /// The seed, 32 bytes in hex, secret until the turn was played.
+    pub seed_hex: String,
+    /// Its SHA-256, published when the turn opened.
+    pub seed_sha256: String,
+    /// The state the turn started from: the engine's state as JSON, the
+    /// exact text whose SHA-256 is `state_before_sha256`.
+    pub state_before: String,
+    pub state_before_sha256: String,
+    /// The orders of each side the turn played, Egyptian first.
+    pub orders: Vec<SealedOrders>,
+    pub state_after_sha256: String,
+    pub events_sha256: String,
+    pub log_sha256: String,
+    /// The fingerprint of the next turn's seed, announced with these
+    /// results; `None` when the game ended with this turn.
+    pub next_seed_sha256: Option<String>,
+}
+
+/// One side's orders, revealed.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SealedOrders {
+    /// `egyptian` or `mahdist`.
+    pub side: String,
+    /// The hash sealed in the receipt: the SHA-256 of [`sealed_text`], or
+    /// the words of `NO_ORDERS` when the side sent none and held.
+    pub sealed_sha256: String,
+    /// The orders in canonical form, as the receipt printed them; `None`
+    /// when the side sent none.
+    pub canonical: Option<String>,
+}
+
+/// The exact text whose SHA-256 seals a set of orders in the receipt.
+pub fn sealed_text(game: &str, turn_no: u32, side: Side, canonical: &str) -> String {
+    format!("dervish orders\ngame {game}\nturn {turn_no}\nside {side}\n{canonical}")
+}
+
+/// The file name of a turn record: `sudan-turn-7.json`.
+pub fn file_name(game: &str, turn_no: u32) -> String {
+    format!("{}-turn-{turn_no}.json", safe(game))
+}
+
+/// The file name of a turn's full log: `sudan-1884-03-log.txt` (with the
+/// player turn in alternating mode: `sudan-1884-03-egyptian-log.txt`).
+pub fn log_file_name(game: &str, month: &str, kind: TurnKind) -> String {
+    match kind {
+        TurnKind::Month => format!("{}-{month}-log.txt", safe(game)),
+        TurnKind::Player(_) => format!("{}-{month}-{}-log.txt", safe(game), kind.as_str()),
+    }
+}
+
+/// A game id as a file name: letters, digits, `-` and `_` kept, anything
+/// else `_` (game ids are already like that; this keeps it so).
+fn safe(game: &str) -> String {
+    game.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+impl TurnRecord {
+    /// The record of a played turn.
+    pub fn of(
+        game: &GameRow,
+        turn: &TurnRow,
+        egyptian: Option<&OrderSetRow>,
+        mahdist: Option<&OrderSetRow>,
+        data_sha256: &str,
+        next_seed_sha256: Option<&str>,
+    ) -> TurnRecord {
+        let sealed = |side: Side, set: Option<&OrderSetRow>, hash: &str| SealedOrders {
+            side: crate::store::side_text(side).to_string(),
+            sealed_sha256: hash.to_string(),
+            canonical: set.map(|s| s.canonical.clone()),
+        };
+        let orders = turn
+            .turn_kind
+            .sides()
+            .into_iter()
+            .map(|side| match side {
+                Side::Egyptian => sealed(side, egyptian, &turn.egyptian_sha256),
+                Side::Mahdist => sealed(side, mahdist, &turn.mahdist_sha256),
+            })
+            .collect();
+        TurnRecord {
+            record: KIND.to_string(),
+            format: FORMAT,
+            game: game.id.clone(),
+            scenario: game.scenario.clone(),
+            data_sha256: data_sha256.to_string(),
+            turn_no: turn.turn_no,
+            month: turn.month.clone(),
+            turn_kind: turn.turn_kind.as_str().to_string(),
+            seed_hex: turn.seed_hex.clone(),
+            seed_sha256: turn.seed_sha256.clone(),
+            state_before_sha256: sha256_hex(turn.state_before.as_bytes()),
+            state_before: turn.state_before.clone(),
+            orders,
+            state_after_sha256: sha256_hex(turn.state_after.as_bytes()),
+            events_sha256: sha256_hex(turn.events.as_bytes()),
+            log_sha256: sha256_hex(turn.log.as_bytes()),
+            next_seed_sha256: next_seed_sha256.map(str::to_string),
+        }
+    }
+
+    /// The record as an attachment, pretty-printed JSON.
+    pub fn attachment(&self) -> Attachment {
+        let mut text = serde_json::to_string_pretty(self).unwrap_or_default();
+        text.push('\n');
+        Attachment {
+            name: file_name(&self.game, self.turn_no),
+            content_type: "application/json".into(),
+            text,
+        }
+    }
+
+    /// Read a record from its JSON text, with a clear error for anything
+    /// that is not one.
+    pub fn from_json(text: &str) -> Result<TurnRecord, String> {
+        let v: serde_json::Value =
+            serde_json::from_str(text).map_err(|e| format!("it is not JSON: {e}"))?;
+        if v.get("record").and_then(|r| r.as_str()) != Some(KIND) {
+            return Err(format!(
+                "it is not a Dervish turn record (no \"record\": \"{KIND}\")"
+            ));
+        }
+        match v.get("format").and_then(|f| f.as_u64()) {
+            Some(f) if f == u64::from(FORMAT) => {}
+            Some(f) => {
+                return Err(format!(
+                    "it is a turn record of format {f}, and this Dervish reads format {FORMAT}: use the Dervish version the game is played with"
+                ));
+            }
+            None => return Err("it has no format number".into()),
+        }
+        serde_json::from_value(v).map_err(|e| format!("it is not a complete turn record: {e}"))
+    }
+}
+
+/// One check of [`verify`]: what was checked, and whether it held.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Check {
+    pub what: String,
+    pub ok: bool,
+    /// Why not, or what was found.
+    pub detail: String,
+}
+
+impl Check {
+    fn new(what: impl Into<String>, ok: bool, detail: impl Into<String>) -> Check {
+        Check {
+            what: what.into(),
+            ok,
+            detail: detail.into(),
+        }
+    }
+}
+
+/// What the mail carried besides the record: the log as the player read it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MailText {
+    /// The text body, line ends as LF.
+    pub body: String,
+    /// The full log sent as an attachment, if it was, line ends as LF.
+    pub log_attachment: Option<String>,
+}
+
+/// Check a turn record: the seed against its fingerprint, the state
+/// against its digest, each order set against the hash sealed in its
+/// receipt; then read the orders again with the order checker, play the
+/// turn with `data` and compare the state, events and log with the
+/// record's digests, and the log with the one in the mail, if given.
+pub fn verify(data: &DataSet, rec: &TurnRecord, mail: Option<&MailText>) -> Vec<Check> {
+    let mut out = Vec::new();
+    let Some(scn) = data.scenario(&rec.scenario) else {
+        out.push(Check::new(
+            "scenario",
+            false,
+            format!(
+                "this Dervish has no scenario called {}; its scenarios are {}",
+                rec.scenario,
+                data.scenario_ids().join(", ")
+            ),
+        ));
+        return out;
+    };
+    match data.digest(&rec.scenario) {
+        Some(d) if d == rec.data_sha256 => out.push(Check::new(
+            "scenario data",
+            true,
+            format!("{} as published with this Dervish", rec.scenario),
+        )),
+        d => out.push(Check::new(
+            "scenario data",
+            false,
+            format!(
+                "the game is played with data of digest {}, and this Dervish has {}: give the game's data folder with --data",
+                rec.data_sha256,
+                d.unwrap_or("none")
+            ),
+        )),
+    }
+    let seed: Option<[u8; 32]> = unhex(&rec.seed_hex).and_then(|b| b.try_into().ok());
+    match seed {
+        Some(s) if sha256_hex(&s) == rec.seed_sha256 => out.push(Check::new(
+            "seed",
+            true,
+            format!(
+                "its SHA-256 is {}, the fingerprint published when the turn opened",
+                rec.seed_sha256
+            ),
+        )),
+        Some(_) => out.push(Check::new(
+            "seed",
+            false,
+            format!(
+                "its SHA-256 is not {}, the fingerprint the record names",
+                rec.seed_sha256
+            ),
+        )),
+        None => out.push(Check::new("seed", false, "it is not 32 bytes of hex")),
+    }
+    let before_ok = sha256_hex(rec.state_before.as_bytes()) == rec.state_before_sha256;
+    out.push(Check::new(
+        "state before the turn",
+        before_ok,
+        if before_ok {
+            format!("its SHA-256 is {}", rec.state_before_sha256)
+        } else {
+            format!(
+                "its SHA-256 is {}, not {} as the record says",
+                sha256_hex(rec.state_before.as_bytes()),
+                rec.state_before_sha256
+            )
+        },
+    ));
+    let before: GameState = match serde_json::from_str(&rec.state_before) {
+        Ok(s) => s,
+        Err(e) => {
+            out.push(Check::new(
+                "state before the turn",
+                false,
+                format!("it cannot be read: {e}"),
+            ));
+            return out;
+        }
+    };
+    let Some(kind) = TurnKind::parse(&rec.turn_kind) else {
+        out.push(Check::new(
+            "turn",
+            false,
+            format!(
+                "{:?} is not a kind of turn (month, egyptian, mahdist)",
+                rec.turn_kind
+            ),
+        ));
+        return out;
+    };
+    let mut eg = Orders::default();
+    let mut md = Orders::default();
+    for side in kind.sides() {
+        let name = crate::store::side_text(side);
+        let what = format!("{side} orders");
+        let Some(sealed) = rec.orders.iter().find(|o| o.side == name) else {
+            out.push(Check::new(what, false, "the record has none for this side"));
+            continue;
+        };
+        let Some(canonical) = &sealed.canonical else {
+            let ok = sealed.sealed_sha256 == NO_ORDERS;
+            out.push(Check::new(
+                what,
+                ok,
+                if ok {
+                    "none sent: the side held".to_string()
+                } else {
+                    format!(
+                        "the record gives no orders, and a sealed hash {}",
+                        sealed.sealed_sha256
+                    )
+                },
+            ));
+            continue;
+        };
+        let hash = sha256_hex(sealed_text(&rec.game, rec.turn_no, side, canonical).as_bytes());
+        if hash != sealed.sealed_sha256 {
+            out.push(Check::new(
+                what,
+                false,
+                format!(
+                    "their SHA-256 is {hash}, not {}, the hash sealed in the receipt",
+                    sealed.sealed_sha256
+                ),
+            ));
+            continue;
+        }
+        let vocab = Vocabulary::new(&scn).in_play(&before);
+        let parsed = match orders::parse(&Input::text(canonical), &vocab) {
+            Ok(p) => p,
+            Err(e) => {
+                out.push(Check::new(what, false, format!("they cannot be read: {e}")));
+                continue;
+            }
+        };
+        if let Some(e) = parsed.errors.first() {
+            out.push(Check::new(
+                what,
+                false,
+                format!("they do not read back: {e}"),
+            ));
+            continue;
+        }
+        let checked = orders::check(&parsed.sheet, &scn, &before, side);
+        if checked.refused {
+            out.push(Check::new(
+                what,
+                false,
+                "the order checker refuses them against the state before the turn",
+            ));
+            continue;
+        }
+        out.push(Check::new(
+            what,
+            true,
+            format!(
+                "{}, SHA-256 {hash} as sealed in the receipt, read again by the order checker",
+                crate::words::count(
+                    parsed
+                        .sheet
+                        .items
+                        .iter()
+                        .filter(|i| i.order != crate::orders::Order::Ready)
+                        .count(),
+                    "order",
+                    "orders"
+                ),
+            ),
+        ));
+        match side {
+            Side::Egyptian => eg = checked.orders,
+            Side::Mahdist => md = checked.orders,
+        }
+    }
+    let Some(seed) = seed else {
+        return out;
+    };
+    let r = adjudicate(&scn, before, kind, &eg, &md, seed);
+    let state = serde_json::to_string(&r.state).unwrap_or_default();
+    let events = serde_json::to_string(&r.events).unwrap_or_default();
+    let text = log::render(&scn.map, &r.events);
+    for (what, got, want) in [
+        (
+            "state after the turn",
+            sha256_hex(state.as_bytes()),
+            &rec.state_after_sha256,
+        ),
+        (
+            "events of the turn",
+            sha256_hex(events.as_bytes()),
+            &rec.events_sha256,
+        ),
+        ("result log", sha256_hex(text.as_bytes()), &rec.log_sha256),
+    ] {
+        let ok = &got == want;
+        out.push(Check::new(
+            what,
+            ok,
+            if ok {
+                format!("played again: the same, SHA-256 {got}")
+            } else {
+                format!("played again, its SHA-256 is {got}, and the record says {want}")
+            },
+        ));
+    }
+    if let Some(m) = mail {
+        let (ok, detail) = match &m.log_attachment {
+            Some(a) if *a == text => (true, "the log attached is the log the turn gives"),
+            Some(_) => (
+                false,
+                "the log attached differs from the log the turn gives",
+            ),
+            None if m.body.contains(text.trim_end()) => {
+                (true, "the log in the mail is the log the turn gives")
+            }
+            None => (
+                false,
+                "the mail does not hold the log the turn gives, neither in its text nor attached",
+            ),
+        };
+        out.push(Check::new("log in the mail", ok, detail));
+    }
+    out
+}
+
+/// Read the turn records of a results mail (RFC 5322 bytes, as saved by a
+/// mail program): each record attached, with the mail's text and its log
+/// attachment. A mail with no record is refused with the reason.
+pub fn from_mail(bytes: &[u8]) -> Result<(Vec<TurnRecord>, MailText), String> {
+    use mail_parser::{MessageParser, MimeHeaders};
+    let m = MessageParser::default()
+        .parse(bytes)
+        .ok_or("it is not a mail message")?;
+    let lf = |s: &str| s.replace("\r\n", "\n");
+    let mut text = MailText {
+        body: m.body_text(0).map(|b| lf(&b)).unwrap_or_default(),
+        log_attachment: None,
+    };
+    let mut records = Vec::new();
+    let mut problems = Vec::new();
+    for a in m.attachments() {
+        let name = a.attachment_name().unwrap_or_default().to_string();
+        let Ok(body) = std::str::from_utf8(a.contents()) else {
+            continue;
+        };
+        if name.ends_with("-log.txt") {
+            text.log_attachment = Some(lf(body));
+        } else if name.ends_with(".json") {
+            match TurnRecord::from_json(body) {
+                Ok(r) => records.push(r),
+                Err(e) => problems.push(format!("{name}: {e}")),
+            }
+        }
+    }
+    if records.is_empty() {
+        return Err(if problems.is_empty() {
+            "it has no turn record attached (a results mail of Dervish carries one, named like game-turn-7.json)".to_string()
+        } else {
+            format!("no attachment is a turn record: {}", problems.join("; "))
+        });
+    }
+    Ok((records, text))
+}
+
+/// The chain between two records of one game, the earlier first: the
+/// later starts from the state the earlier left, and (when the later is
+/// the next turn) its seed is the one the earlier announced.
+pub fn chain(earlier: &TurnRecord, later: &TurnRecord) -> Vec<Check> {
+    let mut out = Vec::new();
+    if earlier.game != later.game || later.turn_no != earlier.turn_no + 1 {
+        return out;
+    }
+    let what = format!("turns {} and {}", earlier.turn_no, later.turn_no);
+    let ok = earlier.state_after_sha256 == later.state_before_sha256;
+    out.push(Check::new(
+        what.clone(),
+        ok,
+        if ok {
+            format!(
+                "turn {} starts from the state turn {} left",
+                later.turn_no, earlier.turn_no
+            )
+        } else {
+            format!(
+                "turn {} does not start from the state turn {} left ({} and {})",
+                later.turn_no,
+                earlier.turn_no,
+                later.state_before_sha256,
+                earlier.state_after_sha256
+            )
+        },
+    ));
+    if let Some(seed) = &earlier.next_seed_sha256 {
+        let ok = *seed == later.seed_sha256;
+        out.push(Check::new(
+            what,
+            ok,
+            if ok {
+                format!(
+                    "the seed of turn {} is the one announced with the results of turn {}",
+                    later.turn_no, earlier.turn_no
+                )
+            } else {
+                format!(
+                    "the results of turn {} announced the fingerprint {seed}, and turn {} was played with {}",
+                    earlier.turn_no, later.turn_no, later.seed_sha256
+                )
+            },
+        ));
+    }
+    out
+}

@@ -1,0 +1,217 @@
+//! Whole results mails of scenario 1 (El Obeid) and 2 (Khartoum), as each
+//! player reads them: the subject, the text (summary, victory status, log,
+//! roster, maps) and the files attached, against golden files in
+//! `tests/golden/`. The clock and the seeds are fixed, so the same run
+//! gives the same mails. `UPDATE_GOLDEN=1 cargo test --test golden_results`
+//! writes them anew after a deliberate change; read the diff.
+
+use std::path::{Path, PathBuf};
+
+use chrono::{DateTime, Utc};
+use dervish::mail::inbound::{self, Limits};
+use dervish::mail::maildir::Maildir;
+use dervish::mail::outbound::{Sender, TransportConfig};
+use dervish::scenario::Side;
+use dervish::service::games::{NewGame, example_march};
+use dervish::service::record::TurnRecord;
+use dervish::service::{Config, Service};
+use dervish::store::Mode;
+use mail_parser::{MessageParser, MimeHeaders};
+
+fn temp_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!(
+        "dervish-golden-{name}-{}-{}",
+        std::process::id(),
+        Utc::now().timestamp_nanos_opt().unwrap_or_default()
+    ));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Play the first turn of `scenario` with each side's welcome example
+/// march and READY, and return the results mails, Egyptian first, as the
+/// golden text.
+fn first_results(scenario: &str) -> Vec<(Side, String)> {
+    let dir = temp_dir(scenario);
+    let mut cfg = Config {
+        database: dir.join("dervish.sqlite"),
+        outgoing: TransportConfig::File {
+            dir: dir.join("outbox"),
+        },
+        ..Config::default()
+    };
+    cfg.inbox.maildir = dir.join("inbox");
+    cfg.host.address = "dervish@example.org".into();
+    cfg.host.game_master = "gm@example.org".into();
+    let sender = Sender::new(&cfg.outgoing).unwrap();
+    let mut inbox = Maildir::open(&cfg.inbox.maildir).unwrap();
+    let mut svc = Service::open(cfg).unwrap();
+    let start: DateTime<Utc> = DateTime::parse_from_rfc3339("2026-03-01T12:00:00Z")
+        .unwrap()
+        .with_timezone(&Utc);
+    svc.set_clock(Box::new(move || start));
+    let mut n = 0u8;
+    svc.set_seeds(Box::new(move || {
+        n = n.wrapping_add(1);
+        [n; 32]
+    }));
+    let created = svc
+        .new_game(
+            &NewGame {
+                scenario: scenario.into(),
+                egyptian: "gordon@example.org".into(),
+                mahdist: "mahdi@example.org".into(),
+                id: Some(format!("{scenario}-1")),
+                mode: Mode::Monthly,
+                deadline_hours: Some(72),
+            },
+            "test",
+        )
+        .unwrap();
+    svc.pass(&mut inbox, &sender).unwrap();
+    let g = svc.game(&created.id).unwrap();
+    let scn = svc.scenario(&g.scenario).unwrap();
+    let state = svc.state_of(&g).unwrap();
+    for (i, (side, secret)) in created.secrets.iter().enumerate() {
+        let from = match side {
+            Side::Egyptian => "gordon@example.org",
+            Side::Mahdist => "mahdi@example.org",
+        };
+        let example = example_march(&scn, &state, *side).unwrap_or_default();
+        let raw = format!(
+            "From: {from}\r\nTo: dervish@example.org\r\nSubject: [dervish {}] orders\r\nMessage-ID: <golden-{i}@players.example>\r\nDate: Sun, 1 Mar 2026 12:00:00 +0000\r\nContent-Type: text/plain; charset=utf-8\r\n\r\nSECRET {secret}\r\n{example}\r\nREADY\r\n",
+            created.id
+        );
+        inbox.deliver(raw.as_bytes()).unwrap();
+    }
+    let report = svc.pass(&mut inbox, &sender).unwrap();
+    assert_eq!(report.turns_played.len(), 1, "{report:?}");
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir.join("outbox")).unwrap() {
+        let raw = std::fs::read(entry.unwrap().path()).unwrap();
+        let m = inbound::read(
+            &raw,
+            &Limits {
+                max_bytes: 10 << 20,
+            },
+            "nobody",
+        )
+        .unwrap();
+        if !m.subject.contains(" results") {
+            continue;
+        }
+        let side = if m.to.iter().any(|t| t == "gordon@example.org") {
+            Side::Egyptian
+        } else {
+            Side::Mahdist
+        };
+        out.push((side, golden_text(&raw)));
+    }
+    out.sort_by_key(|(s, _)| *s != Side::Egyptian);
+    let _ = std::fs::remove_dir_all(&dir);
+    out
+}
+
+/// A mail as its reader meets it: the subject, the text, each file by
+/// name and type with its content. The turn record's state before the
+/// turn (tens of kilobytes of JSON) is given by its length and digest,
+/// which the record also carries.
+fn golden_text(raw: &[u8]) -> String {
+    let m = MessageParser::default().parse(raw).unwrap();
+    let mut s = format!(
+        "Subject: {}\n\n{}",
+        m.subject().unwrap_or_default(),
+        m.body_text(0).unwrap_or_default().replace("\r\n", "\n")
+    );
+    for a in m.attachments() {
+        let name = a.attachment_name().unwrap_or_default();
+        let ctype = a
+            .content_type()
+            .map(|c| format!("{}/{}", c.ctype(), c.subtype().unwrap_or_default()))
+            .unwrap_or_default();
+        let text = String::from_utf8_lossy(a.contents()).replace("\r\n", "\n");
+        let text = match TurnRecord::from_json(&text) {
+            Ok(mut r) => {
+                r.state_before = format!(
+                    "({} bytes of JSON, SHA-256 {})",
+                    r.state_before.len(),
+                    r.state_before_sha256
+                );
+                serde_json::to_string_pretty(&r).unwrap() + "\n"
+            }
+            Err(_) => text,
+        };
+        s.push_str(&format!(
+            "\n---------- attached: {name} ({ctype}) ----------\n{text}"
+        ));
+    }
+    s
+}
+
+fn check_golden(path: &Path, got: &str) {
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        std::fs::write(path, got).unwrap();
+        return;
+    }
+    let want = std::fs::read_to_string(path).unwrap_or_else(|e| {
+        panic!(
+            "{}: {e}; run UPDATE_GOLDEN=1 cargo test --test golden_results",
+            path.display()
+        )
+    });
+    if want != got {
+        let first = want
+            .lines()
+            .zip(got.lines())
+            .position(|(a, b)| a != b)
+            .unwrap_or_else(|| want.lines().count().min(got.lines().count()));
+        panic!(
+            "{} differs from line {}:\n  golden: {:?}\n  now:    {:?}\n(UPDATE_GOLDEN=1 writes it anew)",
+            path.display(),
+            first + 1,
+            want.lines().nth(first),
+            got.lines().nth(first)
+        );
+    }
+}
+
+fn golden(scenario: &str) {
+    let mails = first_results(scenario);
+    assert_eq!(mails.len(), 2, "one results mail to each player");
+    for (side, text) in &mails {
+        // What the issue asks of every results mail: a summary first, the
+        // victory status, the player's roster, the log (or where it is),
+        // the maps and the turn record.
+        for part in [
+            "Summary",
+            "Where victory stands:",
+            "Your order of battle",
+            "The full log, every roll",
+            "Anyone can play this turn again",
+            "---------- attached: ",
+            "\"record\": \"dervish turn record\"",
+        ] {
+            assert!(
+                text.contains(part),
+                "{scenario} {side}: {part:?} in\n{text}"
+            );
+        }
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/golden")
+            .join(format!(
+                "results-{scenario}-{}.txt",
+                dervish::store::side_text(*side)
+            ));
+        check_golden(&path, text);
+    }
+}
+
+#[test]
+fn results_of_scenario_1_el_obeid() {
+    golden("el-obeid");
+}
+
+#[test]
+fn results_of_scenario_2_khartoum() {
+    golden("khartoum");
+}
