@@ -1,17 +1,22 @@
 //! What players read carries no internal names and no broken plurals.
 //!
 //! Over 200 simulated months (both scenarios, several seeds, as `dervish
-//! simulate` plays them), every result log is searched for Rust enum
+//! simulate` plays them), every result log, summary, roster, victory
+//! standing and the receipt of each side's orders (printed in the order
+//! language, read and checked as mail is) is searched for Rust enum
 //! names (`StaysDisrupted`, `Add(D6)`), debug quoting and number–noun
 //! pairs that disagree ("1 units", "2 boat", "recruits arrives").
 
 mod common;
 
 use dervish::dice::{Dice, SeededDice};
+use dervish::engine::orders::Orders;
 use dervish::engine::play_month_with;
+use dervish::orders::{Input, Vocabulary, acknowledge, check, parse, print, written};
 use dervish::policy::simple_orders;
 use dervish::render::log;
 use dervish::scenario::DataSet;
+use dervish::scenario::Side;
 use dervish::state::setup::{Placements, initial_state};
 
 /// Months to play in all.
@@ -97,10 +102,46 @@ fn broken_plurals(line: &str) -> Vec<String> {
     out
 }
 
+/// The receipt of orders made by a program, as the player's mail would
+/// get it: the orders printed in the order language, read and checked
+/// again. Reading and checking must give back the very same orders.
+fn receipt(
+    scn: &dervish::scenario::Scenario,
+    state: &dervish::state::GameState,
+    side: Side,
+    orders: &Orders,
+) -> Result<String, String> {
+    let sheet = written::sheet(orders);
+    let text = print::sheet(&scn.map, &sheet, false);
+    let parsed = parse(&Input::text(&text), &Vocabulary::new(scn).in_play(state))
+        .map_err(|e| format!("{side} orders refused whole: {e}\n{text}"))?;
+    if !parsed.errors.is_empty() {
+        return Err(format!(
+            "{side} orders do not read back: {:?}\n{text}",
+            parsed.errors
+        ));
+    }
+    let checked = check(&parsed.sheet, scn, state, side);
+    if checked.refused || !checked.errors.is_empty() {
+        return Err(format!(
+            "{side} orders refused by the checker: {:?}\n{text}",
+            checked.errors
+        ));
+    }
+    if checked.orders != *orders {
+        return Err(format!(
+            "{side} orders read back differently:\n{text}\n{:?}\n{:?}",
+            checked.orders, orders
+        ));
+    }
+    Ok(acknowledge(&parsed, &checked, scn, side, state))
+}
+
 #[test]
 fn result_logs_over_200_months_have_no_internal_names_or_broken_plurals() {
     let data = DataSet::embedded().unwrap();
     let mut played = 0;
+    let mut marches_read = 0;
     let mut problems: Vec<String> = Vec::new();
     let mut seed = 1;
     'games: while played < MONTHS {
@@ -111,13 +152,45 @@ fn result_logs_over_200_months_have_no_internal_names_or_broken_plurals() {
             while state.result.is_none() && played < MONTHS {
                 let month = state.month;
                 let before = state.clone();
+                // Each side's orders as a player would write them, read and
+                // checked as mail is, with the receipt the player would get.
+                let mut receipts = String::new();
                 let r = play_month_with(
                     &scn,
                     state,
-                    &mut |s, side| simple_orders(&scn, s, side),
+                    &mut |s, side| {
+                        let orders = simple_orders(&scn, s, side);
+                        match receipt(&scn, s, side, &orders) {
+                            Ok(text) => receipts.push_str(&text),
+                            Err(e) => problems.push(e),
+                        }
+                        orders
+                    },
                     &mut dice,
                 );
                 let mut text = log::render(&scn.map, &r.events);
+                // Receipts, rosters and the victory standing may quote a
+                // unit's name ("Black Watch"); the log and summary never.
+                marches_read += receipts.matches("MARCH ").count();
+                let mut quoting = receipts;
+                for side in [Side::Egyptian, Side::Mahdist] {
+                    quoting.push_str(&dervish::render::roster::roster(&scn, &r.state, side));
+                }
+                for line in dervish::engine::victory::standing(&scn, &r.state) {
+                    quoting.push_str(&line);
+                    quoting.push('\n');
+                }
+                for line in quoting.lines() {
+                    for w in camel_case_words(line) {
+                        problems.push(format!("internal name {w:?} in: {line}"));
+                    }
+                    for p in broken_plurals(line) {
+                        problems.push(format!("{p:?} in: {line}"));
+                    }
+                    if line.contains("Some(") || line.contains("None") {
+                        problems.push(format!("debug text in: {line}"));
+                    }
+                }
                 let summary = dervish::render::summary::summary(
                     &scn,
                     &before,
@@ -158,6 +231,8 @@ fn result_logs_over_200_months_have_no_internal_names_or_broken_plurals() {
     }
     problems.sort();
     problems.dedup();
+    // The receipts are real ones: the programmed orders march.
+    assert!(marches_read > 200, "{marches_read} marches in the receipts");
     assert!(
         problems.is_empty(),
         "{} problems, e.g.:\n{}",

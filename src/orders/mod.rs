@@ -69,6 +69,7 @@ pub mod clean;
 pub mod parse;
 pub mod print;
 pub mod vocab;
+pub mod written;
 
 pub use check::{CheckError, Checked, acknowledge, check};
 pub use clean::{REPORT_MARKER, Refusal};
