@@ -28,10 +28,10 @@ fn temp_dir(name: &str) -> PathBuf {
     d
 }
 
-/// Play the first turn of `scenario` with each side's welcome example
-/// march and READY, and return the results mails, Egyptian first, as the
-/// golden text.
-fn first_results(scenario: &str) -> Vec<(Side, String)> {
+/// Start a game of `scenario`, play its first turn with each side's
+/// welcome example march and READY, and return the welcome and results
+/// mails as golden text, by name (`results-khartoum-egyptian`).
+fn first_results(scenario: &str) -> Vec<(String, String)> {
     let dir = temp_dir(scenario);
     let mut cfg = Config {
         database: dir.join("dervish.sqlite"),
@@ -69,6 +69,17 @@ fn first_results(scenario: &str) -> Vec<(Side, String)> {
         )
         .unwrap();
     svc.pass(&mut inbox, &sender).unwrap();
+    // The welcome mails, with each secret (random) masked.
+    let mut out = Vec::new();
+    for (raw, m) in sent(&dir) {
+        if m.subject.contains("welcome") {
+            let mut text = golden_text(&raw);
+            for (_, secret) in &created.secrets {
+                text = text.replace(secret.as_str(), "<the player's secret>");
+            }
+            out.push((format!("welcome-{scenario}-{}", side_of(&m.to)), text));
+        }
+    }
     let g = svc.game(&created.id).unwrap();
     let scn = svc.scenario(&g.scenario).unwrap();
     let state = svc.state_of(&g).unwrap();
@@ -86,30 +97,44 @@ fn first_results(scenario: &str) -> Vec<(Side, String)> {
     }
     let report = svc.pass(&mut inbox, &sender).unwrap();
     assert_eq!(report.turns_played.len(), 1, "{report:?}");
-    let mut out = Vec::new();
-    for entry in std::fs::read_dir(dir.join("outbox")).unwrap() {
-        let raw = std::fs::read(entry.unwrap().path()).unwrap();
-        let m = inbound::read(
-            &raw,
-            &Limits {
-                max_bytes: 10 << 20,
-            },
-            "nobody",
-        )
-        .unwrap();
-        if !m.subject.contains(" results") {
-            continue;
+    for (raw, m) in sent(&dir) {
+        if m.subject.contains(" results") {
+            out.push((
+                format!("results-{scenario}-{}", side_of(&m.to)),
+                golden_text(&raw),
+            ));
         }
-        let side = if m.to.iter().any(|t| t == "gordon@example.org") {
-            Side::Egyptian
-        } else {
-            Side::Mahdist
-        };
-        out.push((side, golden_text(&raw)));
     }
-    out.sort_by_key(|(s, _)| *s != Side::Egyptian);
+    out.sort();
     let _ = std::fs::remove_dir_all(&dir);
     out
+}
+
+/// Every mail written to the outbox folder: its bytes and as read.
+fn sent(dir: &Path) -> Vec<(Vec<u8>, inbound::Inbound)> {
+    std::fs::read_dir(dir.join("outbox"))
+        .unwrap()
+        .map(|entry| {
+            let raw = std::fs::read(entry.unwrap().path()).unwrap();
+            let m = inbound::read(
+                &raw,
+                &Limits {
+                    max_bytes: 10 << 20,
+                },
+                "nobody",
+            )
+            .unwrap();
+            (raw, m)
+        })
+        .collect()
+}
+
+fn side_of(to: &[String]) -> &'static str {
+    if to.iter().any(|t| t == "gordon@example.org") {
+        "egyptian"
+    } else {
+        "mahdist"
+    }
 }
 
 /// A mail as its reader meets it: the subject, the text, each file by
@@ -177,31 +202,37 @@ fn check_golden(path: &Path, got: &str) {
 
 fn golden(scenario: &str) {
     let mails = first_results(scenario);
-    assert_eq!(mails.len(), 2, "one results mail to each player");
-    for (side, text) in &mails {
+    let names: Vec<&str> = mails.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            format!("results-{scenario}-egyptian"),
+            format!("results-{scenario}-mahdist"),
+            format!("welcome-{scenario}-egyptian"),
+            format!("welcome-{scenario}-mahdist"),
+        ],
+        "one results mail and one welcome to each player"
+    );
+    for (name, text) in &mails {
         // What the issue asks of every results mail: a summary first, the
         // victory status, the player's roster, the log (or where it is),
         // the maps and the turn record.
-        for part in [
-            "Summary",
-            "Where victory stands:",
-            "Your order of battle",
-            "The full log, every roll",
-            "Anyone can play this turn again",
-            "---------- attached: ",
-            "\"record\": \"dervish turn record\"",
-        ] {
-            assert!(
-                text.contains(part),
-                "{scenario} {side}: {part:?} in\n{text}"
-            );
+        if name.starts_with("results") {
+            for part in [
+                "Summary",
+                "Where victory stands:",
+                "Your order of battle",
+                "The full log, every roll",
+                "Anyone can play this turn again",
+                "---------- attached: ",
+                "\"record\": \"dervish turn record\"",
+            ] {
+                assert!(text.contains(part), "{name}: {part:?} in\n{text}");
+            }
         }
         let path = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("tests/golden")
-            .join(format!(
-                "results-{scenario}-{}.txt",
-                dervish::store::side_text(*side)
-            ));
+            .join(format!("{name}.txt"));
         check_golden(&path, text);
     }
 }
