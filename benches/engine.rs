@@ -6,7 +6,7 @@ use std::hint::black_box;
 use criterion::{Criterion, criterion_group, criterion_main};
 use dervish::dice::{Dice, SeededDice};
 use dervish::engine::play_month_with;
-use dervish::policy::simple_orders;
+use dervish::players::simple::simple_orders;
 use dervish::scenario::DataSet;
 use dervish::state::setup::{Placements, initial_state};
 

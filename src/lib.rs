@@ -14,7 +14,7 @@ pub mod engine;
 pub mod geo;
 pub mod mail;
 pub mod orders;
-pub mod policy;
+pub mod players;
 pub mod render;
 pub mod scenario;
 pub mod service;

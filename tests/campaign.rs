@@ -7,7 +7,7 @@ use dervish::dice::{Dice, SeededDice};
 use dervish::engine::orders::{DropOff, Leg, MarchOrder, OnContact, Orders, Selection};
 use dervish::engine::play_player_turn;
 use dervish::geo::Hex;
-use dervish::policy::simple_orders;
+use dervish::players::simple::simple_orders;
 use dervish::scenario::{DataSet, Scenario, Side};
 use dervish::state::setup::{Placements, initial_state};
 use dervish::state::{GameState, Status};

@@ -13,7 +13,7 @@ use dervish::dice::{Dice, SeededDice};
 use dervish::engine::orders::Orders;
 use dervish::engine::play_month_with;
 use dervish::orders::{Input, Vocabulary, acknowledge, check, parse, print, written};
-use dervish::policy::simple_orders;
+use dervish::players::simple::simple_orders;
 use dervish::render::log;
 use dervish::scenario::DataSet;
 use dervish::scenario::Side;

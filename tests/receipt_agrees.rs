@@ -18,7 +18,7 @@ use dervish::engine::orders::{DropOff, OnContact, Selection};
 use dervish::engine::{play_month_with, play_player_turn};
 use dervish::geo::Hex;
 use dervish::orders::{self, Item, LegOrder, March, Order, Sheet};
-use dervish::policy::simple_orders;
+use dervish::players::simple::simple_orders;
 use dervish::scenario::{DataSet, Scenario, Side};
 use dervish::state::GameState;
 use dervish::state::setup::{Placements, initial_state};

@@ -14,7 +14,7 @@ use dervish::dice::{Dice, SeededDice};
 use dervish::engine::events::Event;
 use dervish::engine::events::Phase;
 use dervish::engine::play_player_turn;
-use dervish::policy::simple_orders;
+use dervish::players::simple::simple_orders;
 use dervish::scenario::{DataSet, Scenario, Side, UnitKind};
 use dervish::state::setup::{Placements, initial_state};
 use dervish::state::{GameState, UnitId};

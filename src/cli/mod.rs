@@ -38,7 +38,7 @@ use dervish::engine::play_month_with;
 use dervish::geo::Hex;
 use dervish::geo::route::land_route;
 use dervish::orders;
-use dervish::policy::simple_orders;
+use dervish::players::simple::simple_orders;
 use dervish::render::ascii::{self, Sector};
 use dervish::scenario::Side;
 use dervish::scenario::{DataFiles, DataSet, NamedText, Scenario};

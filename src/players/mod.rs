@@ -1,0 +1,3 @@
+//! Programmed players.
+
+pub mod simple;
