@@ -1,3 +1,55 @@
-//! Programmed players.
+//! Programmed players: the simple player of the simulations
+//! ([`simple`]) and the Mahdist reaction and ambush tables of the seeds
+//! ([`reaction`]) the Mahdist player is built on.
+//!
+//! A programmed player writes the same engine `Orders` a human's mail
+//! gives, and they go through the same parser and checker
+//! ([`through_the_checker`]): printed in the order language, read and
+//! checked against the state, so a bot can never play an order a human
+//! could not.
 
+pub mod reaction;
 pub mod simple;
+
+use crate::engine::orders::Orders;
+use crate::orders::{self, Input, Vocabulary, print, written};
+use crate::scenario::{Scenario, Side};
+use crate::state::GameState;
+
+/// Orders made by a program, as a player's mail gives them: printed in the
+/// order language (the text is returned), read and checked against
+/// `state`. The checked orders must be the orders given; anything else
+/// (an order that does not read back, the checker refusing one) is an
+/// error naming the line.
+pub fn through_the_checker(
+    scn: &Scenario,
+    state: &GameState,
+    side: Side,
+    orders: &Orders,
+) -> Result<(Orders, String), String> {
+    let sheet = written::sheet(orders);
+    let text = print::sheet(&scn.map, &sheet, false);
+    let parsed = orders::parse(&Input::text(&text), &Vocabulary::new(scn).in_play(state))
+        .map_err(|e| format!("the {side} orders are refused whole: {e}"))?;
+    if let Some(e) = parsed.errors.first() {
+        return Err(format!("the {side} orders do not read back: {e}\n{text}"));
+    }
+    let checked = orders::check(&parsed.sheet, scn, state, side);
+    if checked.refused {
+        return Err(format!(
+            "the checker refuses the {side} orders whole\n{text}"
+        ));
+    }
+    if let Some(e) = checked.errors.first() {
+        return Err(format!(
+            "the checker refuses a {side} order: line {}: {}: {}\n{text}",
+            e.line, e.text, e.message
+        ));
+    }
+    if checked.orders != *orders {
+        return Err(format!(
+            "the {side} orders read back as other orders than those given\n{text}"
+        ));
+    }
+    Ok((checked.orders, text))
+}
