@@ -8,10 +8,11 @@
 //! checked against the state, so a bot can never play an order a human
 //! could not.
 
+pub mod mahdist;
 pub mod reaction;
 pub mod simple;
 
-use crate::engine::orders::Orders;
+use crate::engine::orders::{MarchOrder, Orders};
 use crate::orders::{self, Input, Vocabulary, print, written};
 use crate::scenario::{Scenario, Side};
 use crate::state::GameState;
@@ -52,4 +53,54 @@ pub fn through_the_checker(
         ));
     }
     Ok((checked.orders, text))
+}
+
+/// Orders made by a program, kept to what the checker accepts: all of them
+/// if it accepts them as given; otherwise each march in turn, kept if the
+/// checker accepts it with the ones kept before (marches are planned
+/// together, in order), and the other orders likewise. Returns the orders
+/// kept and why each one left out was.
+pub fn keep_checked(
+    scn: &Scenario,
+    state: &GameState,
+    side: Side,
+    orders: Orders,
+) -> (Orders, Vec<String>) {
+    if through_the_checker(scn, state, side, &orders).is_ok() {
+        return (orders, Vec::new());
+    }
+    let mut kept = Orders {
+        marches: Vec::new(),
+        ..orders.clone()
+    };
+    let mut dropped = Vec::new();
+    // The orders other than marches first, alone; left out whole if the
+    // checker refuses them.
+    if let Err(e) = through_the_checker(scn, state, side, &kept) {
+        dropped.push(format!("orders other than marches left out: {e}"));
+        kept = Orders::default();
+    }
+    for m in orders.marches {
+        // A march of several legs to one place that the first leg may
+        // reach ("TO Duem THEN TO Duem") is refused once the plan is there
+        // already: it is tried again with its first leg alone.
+        let first_leg = (m.legs.len() > 1).then(|| MarchOrder {
+            legs: m.legs[..1].to_vec(),
+            ..m.clone()
+        });
+        kept.marches.push(m);
+        let Err(e) = through_the_checker(scn, state, side, &kept) else {
+            continue;
+        };
+        kept.marches.pop();
+        if let Some(short) = first_leg {
+            kept.marches.push(short);
+            if through_the_checker(scn, state, side, &kept).is_ok() {
+                continue;
+            }
+            kept.marches.pop();
+        }
+        dropped.push(format!("a march left out: {e}"));
+    }
+    (kept, dropped)
 }

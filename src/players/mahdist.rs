@@ -1,0 +1,492 @@
+//! The Mahdist player driven by the seed's reaction table: each Mahdist
+//! stack, each turn, takes the row of its situation, rolls 2D6 on it, and
+//! the letters become a march at the campaign's scale; above the stacks,
+//! the scenario's objectives give the war its direction. The reasons for
+//! each mapping are in `docs/opponents.md`.
+//!
+//! The seed: "reaction tests are conducted for the Mahdists on the board
+//! ... The reaction tests should be made by the umpire in a discreet
+//! manner": every roll and what it made a stack do goes in the umpire's
+//! notes ([`Decision::notes`]), not in the orders.
+
+use serde::Deserialize;
+
+use super::reaction::{Band, Letter, Reaction, Reactions, Situation};
+use crate::dice::{Dice, DieSource, Roll};
+use crate::engine::orders::{Leg, MarchOrder, OnContact, Orders, Selection};
+use crate::geo::{Hex, PlaceKind, Terrain};
+use crate::scenario::{Scenario, Side};
+use crate::state::GameState;
+
+/// The opponents' data as shipped.
+pub const OPPONENTS_RON: &str = include_str!("../../scenarios/opponents.ron");
+
+/// What the Mahdist player knows beyond the table: how far its stacks see
+/// and hear, and each scenario's objectives.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename = "Opponents")]
+pub struct Opponents {
+    /// Hexes within which an enemy stack is "visible" (the seed's 72
+    /// inches: the range of a march).
+    pub sight: u32,
+    /// Hexes within which a fight is "firing heard".
+    pub hearing: u32,
+    /// Each scenario's objectives, most important first.
+    pub mahdist: Vec<Objectives>,
+}
+
+/// One scenario's objectives for the Mahdist player.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+pub struct Objectives {
+    pub scenario: String,
+    /// Place names of the map, most important first.
+    pub objectives: Vec<String>,
+}
+
+impl Opponents {
+    /// The shipped data (its place names are checked when a scenario's
+    /// objectives are asked for: [`Opponents::objectives`]).
+    pub fn shipped() -> Result<Opponents, String> {
+        ron::from_str(OPPONENTS_RON).map_err(|e| format!("opponents.ron: {e}"))
+    }
+
+    /// The objectives of a scenario, as hexes; an unknown place name is
+    /// an error naming it.
+    pub fn objectives(&self, scn: &Scenario) -> Result<Vec<Hex>, String> {
+        let Some(o) = self.mahdist.iter().find(|o| o.scenario == scn.id()) else {
+            return Ok(Vec::new());
+        };
+        o.objectives
+            .iter()
+            .map(|name| {
+                scn.map.find_place(name).map(|p| p.hex).ok_or_else(|| {
+                    format!(
+                        "opponents.ron: the objective {name:?} of {} is not a place on the map",
+                        scn.id()
+                    )
+                })
+            })
+            .collect()
+    }
+}
+
+/// What a programmed player decided for a turn.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Decision {
+    pub orders: Orders,
+    /// The umpire's notes: each stack's situation, roll and reaction, and
+    /// what it made the stack do.
+    pub notes: Vec<String>,
+    /// Every roll made, in order.
+    pub rolls: Vec<Roll>,
+}
+
+/// A Mahdist stack as the player sees it.
+struct Mine {
+    hex: Hex,
+    strength: u32,
+    units: Vec<crate::state::UnitId>,
+    disrupted: usize,
+}
+
+/// An enemy stack.
+#[derive(Clone, Copy)]
+struct Theirs {
+    hex: Hex,
+    strength: u32,
+}
+
+/// The Mahdist player's orders for this player turn.
+pub fn decide<S: DieSource>(
+    scn: &Scenario,
+    state: &GameState,
+    table: &Reactions,
+    opponents: &Opponents,
+    dice: &mut Dice<S>,
+) -> Decision {
+    let mut notes = Vec::new();
+    let objectives = opponents.objectives(scn).unwrap_or_else(|e| {
+        notes.push(e);
+        Vec::new()
+    });
+    let mut mine: Vec<Mine> = Vec::new();
+    let mut theirs: Vec<Theirs> = Vec::new();
+    for s in state.stacks() {
+        let land: Vec<_> = s
+            .units
+            .iter()
+            .filter(|u| {
+                scn.units
+                    .get(&u.unit_type)
+                    .is_some_and(|t| !t.kind.is_river_unit() && t.movement > 0)
+            })
+            .collect();
+        let strength = s.units.iter().map(|u| u.strength).sum();
+        if s.side == Side::Mahdist {
+            if !land.is_empty() {
+                mine.push(Mine {
+                    hex: s.hex,
+                    strength: land.iter().map(|u| u.strength).sum(),
+                    units: land.iter().map(|u| u.id.clone()).collect(),
+                    disrupted: land.iter().filter(|u| u.disrupted).count(),
+                });
+            }
+        } else if !s.units.is_empty() {
+            theirs.push(Theirs {
+                hex: s.hex,
+                strength,
+            });
+        }
+    }
+    // The largest stacks first, then by hex: the same state gives the same
+    // order of rolls.
+    mine.sort_by_key(|m| (std::cmp::Reverse(m.strength), m.hex.row, m.hex.col));
+    let enemy_towns: Vec<Hex> = objectives
+        .iter()
+        .copied()
+        .filter(|h| theirs.iter().any(|t| t.hex == *h))
+        .collect();
+    let besieged = crate::engine::victory::besieged(scn, state, Side::Mahdist);
+    let mut marches = Vec::new();
+    for m in &mine {
+        let situation = situation_of(scn, state, m, &mine, &theirs, opponents);
+        let (roll, reaction) = table.roll(
+            situation,
+            dice,
+            &format!("the stack at {}", scn.map.describe(m.hex)),
+        );
+        let cx = Cx {
+            scn,
+            me: m,
+            mine: &mine,
+            theirs: &theirs,
+            objective: enemy_towns
+                .iter()
+                .copied()
+                .min_by_key(|h| (m.hex.distance(*h), h.row, h.col))
+                .or_else(|| nearest(m.hex, theirs.iter().map(|t| t.hex))),
+            opponents,
+            besieged: besieged.contains(&m.hex),
+        };
+        let (order, what) = act(&cx, &reaction);
+        notes.push(format!(
+            "{} ({} strength): {situation}; 2D6 {} = {}: {reaction} ({}): {what}",
+            scn.map.describe(m.hex),
+            m.strength,
+            roll.dice
+                .iter()
+                .map(u32::to_string)
+                .collect::<Vec<_>>()
+                .join("+"),
+            roll.result,
+            reaction
+                .0
+                .iter()
+                .map(|l| table.code(*l).trim_end_matches('.'))
+                .collect::<Vec<_>>()
+                .join("; then ")
+        ));
+        if let Some(o) = order {
+            marches.push(o);
+        }
+    }
+    // Only what the checker accepts is played, as for a player's mail.
+    let (orders, dropped) = super::keep_checked(
+        scn,
+        state,
+        Side::Mahdist,
+        Orders {
+            marches,
+            ..Orders::default()
+        },
+    );
+    notes.extend(dropped);
+    Decision {
+        orders,
+        notes,
+        rolls: dice.take_rolls(),
+    }
+}
+
+fn nearest(from: Hex, to: impl Iterator<Item = Hex>) -> Option<Hex> {
+    to.min_by_key(|h| (from.distance(*h), h.row, h.col))
+}
+
+/// The row of the table a stack's situation falls on, at the campaign's
+/// scale (docs/opponents.md).
+fn situation_of(
+    scn: &Scenario,
+    state: &GameState,
+    m: &Mine,
+    mine: &[Mine],
+    theirs: &[Theirs],
+    o: &Opponents,
+) -> Situation {
+    let settlement = |h: Hex| scn.map.settlement_at(h).is_some();
+    let near: Vec<&Theirs> = theirs
+        .iter()
+        .filter(|t| t.hex.distance(m.hex) <= 1)
+        .collect();
+    // In melee: an enemy stack next to it in the open, after a fight
+    // (disrupted units) or before one.
+    if let Some(t) = near.iter().find(|t| !settlement(t.hex)) {
+        let _ = t;
+        return if m.disrupted * 2 > m.units.len() {
+            Situation::LosingBadly
+        } else if m.disrupted > 0 {
+            Situation::LosingMelee
+        } else {
+            Situation::WinningMelee
+        };
+    }
+    // In defences: holding a settlement, or besieging one.
+    if settlement(m.hex) || !near.is_empty() {
+        return Situation::InDefences;
+    }
+    if let Some(t) = theirs
+        .iter()
+        .filter(|t| t.hex.distance(m.hex) <= o.sight)
+        .min_by_key(|t| (t.hex.distance(m.hex), t.hex.row, t.hex.col))
+    {
+        let band = Band::of(t.strength, m.strength);
+        let cover = settlement(t.hex)
+            || matches!(
+                scn.map.terrain(t.hex),
+                Some(Terrain::Hills | Terrain::Mountains)
+            );
+        return if cover {
+            Situation::Cover(band)
+        } else {
+            Situation::Open(band)
+        };
+    }
+    // A friend fighting within hearing: winning if at least as strong.
+    for f in mine {
+        if f.hex == m.hex || f.hex.distance(m.hex) > o.hearing {
+            continue;
+        }
+        if let Some(t) = theirs.iter().find(|t| t.hex.distance(f.hex) <= 1) {
+            return if f.strength >= t.strength {
+                Situation::FriendsWinning
+            } else {
+                Situation::FriendsLosing
+            };
+        }
+    }
+    if theirs.iter().any(|t| t.hex.distance(m.hex) <= o.hearing) {
+        return Situation::FiringHeard;
+    }
+    if state.month == scn.def.start {
+        return Situation::FreshTroops;
+    }
+    Situation::NoEnemy
+}
+
+struct Cx<'a> {
+    scn: &'a Scenario,
+    me: &'a Mine,
+    mine: &'a [Mine],
+    theirs: &'a [Theirs],
+    /// The objective this stack pursues.
+    objective: Option<Hex>,
+    opponents: &'a Opponents,
+    /// The stack holds a settlement under siege: it may leave only by
+    /// attacking the besiegers (9.12).
+    besieged: bool,
+}
+
+impl Cx<'_> {
+    fn nearest_enemy(&self) -> Option<Theirs> {
+        self.theirs
+            .iter()
+            .copied()
+            .min_by_key(|t| (t.hex.distance(self.me.hex), t.hex.row, t.hex.col))
+    }
+
+    fn outnumbered(&self) -> bool {
+        self.nearest_enemy().is_some_and(|t| {
+            t.hex.distance(self.me.hex) <= self.opponents.sight && t.strength > self.me.strength
+        })
+    }
+
+    fn march(&self, to: Hex, on_contact: OnContact) -> Option<MarchOrder> {
+        (to != self.me.hex).then(|| MarchOrder {
+            units: Selection::Stack(self.me.hex),
+            legs: vec![Leg::To(to); 3],
+            continue_after_win: matches!(on_contact, OnContact::AttackAny),
+            on_contact,
+            ..MarchOrder::stack(self.me.hex, Vec::new())
+        })
+    }
+
+    /// A land hex within `radius` with no enemy, farthest from the nearest
+    /// enemy (at least `least` hexes away if it can).
+    fn away(&self, radius: u32) -> Option<Hex> {
+        let e = self.nearest_enemy()?;
+        self.me
+            .hex
+            .within(radius)
+            .into_iter()
+            .filter(|h| self.scn.map.is_land(*h))
+            .filter(|h| self.theirs.iter().all(|t| t.hex != *h))
+            .max_by_key(|h| (h.distance(e.hex), std::cmp::Reverse((h.row, h.col))))
+            .filter(|h| h.distance(e.hex) > self.me.hex.distance(e.hex))
+    }
+}
+
+/// What one letter makes the stack do: a march, or nothing (it stays),
+/// and the words for the umpire's notes.
+fn letter(cx: &Cx<'_>, l: Letter) -> (Option<MarchOrder>, String) {
+    let scn = cx.scn;
+    let describe = |h: Hex| scn.map.describe(h);
+    let attack = |cx: &Cx<'_>| match cx.nearest_enemy() {
+        Some(t) => (
+            cx.march(t.hex, OnContact::AttackAny),
+            format!("marches on the enemy at {} and attacks", describe(t.hex)),
+        ),
+        None => (None, "no enemy to attack; stays".into()),
+    };
+    let withdraw = |cx: &Cx<'_>, radius: u32| match cx.away(radius) {
+        Some(h) => (
+            cx.march(h, OnContact::Avoid),
+            format!("withdraws to {}", describe(h)),
+        ),
+        None => (None, "nowhere further from the enemy; stays".into()),
+    };
+    let toward_objective = |cx: &Cx<'_>, on: OnContact| match cx.objective {
+        Some(h) => (cx.march(h, on), format!("marches towards {}", describe(h))),
+        None => (None, "no objective; stays".into()),
+    };
+    match l {
+        Letter::A | Letter::K => attack(cx),
+        Letter::M => match cx
+            .nearest_enemy()
+            .filter(|t| t.hex.distance(cx.me.hex) <= 1)
+        {
+            Some(t) => (
+                cx.march(t.hex, OnContact::AttackHexes(vec![t.hex])),
+                format!("fights on against the enemy at {}", describe(t.hex)),
+            ),
+            None => attack(cx),
+        },
+        Letter::B => match cx.nearest_enemy() {
+            Some(t) if t.hex.distance(cx.me.hex) <= 1 => withdraw(cx, 2),
+            _ => (None, "shadows the enemy from where it stands".into()),
+        },
+        Letter::C | Letter::F => {
+            let friend = cx
+                .mine
+                .iter()
+                .filter(|f| f.hex != cx.me.hex)
+                .min_by_key(|f| (f.hex.distance(cx.me.hex), f.hex.row, f.hex.col));
+            match friend {
+                Some(f) => (
+                    cx.march(f.hex, OnContact::Avoid),
+                    format!("joins the friends at {}", describe(f.hex)),
+                ),
+                None => (None, "no friends to join; stays".into()),
+            }
+        }
+        Letter::D => {
+            let fight = cx
+                .theirs
+                .iter()
+                .filter(|t| cx.mine.iter().any(|f| f.hex.distance(t.hex) <= 1))
+                .filter(|t| t.hex.distance(cx.me.hex) <= cx.opponents.hearing)
+                .min_by_key(|t| (t.hex.distance(cx.me.hex), t.hex.row, t.hex.col));
+            match fight {
+                Some(t) => (
+                    cx.march(t.hex, OnContact::AttackAny),
+                    format!("marches to the fighting at {}", describe(t.hex)),
+                ),
+                None => toward_objective(cx, OnContact::Avoid),
+            }
+        }
+        Letter::E => {
+            let high = cx
+                .me
+                .hex
+                .within(3)
+                .into_iter()
+                .filter(|h| {
+                    matches!(
+                        scn.map.terrain(*h),
+                        Some(Terrain::Hills | Terrain::Mountains)
+                    )
+                })
+                .filter(|h| cx.theirs.iter().all(|t| t.hex != *h))
+                .min_by_key(|h| (h.distance(cx.me.hex), h.row, h.col));
+            match high {
+                Some(h) if h == cx.me.hex => (None, "holds the high ground it stands on".into()),
+                Some(h) => (
+                    cx.march(h, OnContact::Avoid),
+                    format!("takes to the hills at {}", describe(h)),
+                ),
+                None => (None, "no high ground near; stays".into()),
+            }
+        }
+        Letter::H => {
+            let water = scn
+                .map
+                .places()
+                .iter()
+                .filter(|p| p.kind == PlaceKind::Oasis && p.hex.distance(cx.me.hex) <= 4)
+                .filter(|p| cx.theirs.iter().all(|t| t.hex != p.hex))
+                .map(|p| p.hex)
+                .min_by_key(|h| (h.distance(cx.me.hex), h.row, h.col));
+            match water {
+                Some(h) if h == cx.me.hex => (None, "holds the oasis".into()),
+                Some(h) => (
+                    cx.march(h, OnContact::Avoid),
+                    format!("goes to water at {}", describe(h)),
+                ),
+                None => (None, "no oasis near; holds".into()),
+            }
+        }
+        Letter::I | Letter::Y => toward_objective(cx, OnContact::Avoid),
+        Letter::J => withdraw(cx, 4),
+        Letter::L => withdraw(cx, 3),
+        Letter::T | Letter::S if !cx.outnumbered() => attack(cx),
+        Letter::T => withdraw(cx, 3),
+        Letter::S | Letter::Z | Letter::W => (None, "fortifies where it stands".into()),
+        Letter::G | Letter::V => (None, "stays".into()),
+        Letter::X => match (cx.nearest_enemy(), cx.me.units.as_slice()) {
+            (Some(t), [scout, _, ..]) if t.hex != cx.me.hex => (
+                Some(MarchOrder {
+                    units: Selection::Units {
+                        units: vec![scout.clone()],
+                        leaders: Vec::new(),
+                    },
+                    legs: vec![Leg::To(t.hex)],
+                    ..MarchOrder::stack(cx.me.hex, Vec::new())
+                }),
+                format!("sends {} to scout towards {}", scout.0, describe(t.hex)),
+            ),
+            _ => (None, "no scouts to spare; stays".into()),
+        },
+    }
+}
+
+/// A reaction of one or two letters: the first that moves the stack, else
+/// the last (docs/opponents.md).
+fn act(cx: &Cx<'_>, r: &Reaction) -> (Option<MarchOrder>, String) {
+    let mut last = (None, "stays".to_string());
+    for l in &r.0 {
+        let (order, what) = letter(cx, *l);
+        // 9.12: "units in a besieged hex may not leave ... unless all
+        // adjacent enemy units have 1st been driven away by combat".
+        let (order, what) = match order {
+            Some(o) if cx.besieged && o.on_contact != OnContact::AttackAny => (
+                None,
+                "is besieged and may leave only by attacking the besiegers (9.12); stays"
+                    .to_string(),
+            ),
+            o => (o, what),
+        };
+        if order.is_some() {
+            return (order, what);
+        }
+        last = (None, what);
+    }
+    last
+}

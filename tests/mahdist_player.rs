@@ -1,0 +1,135 @@
+//! The Mahdist player of the reaction table: its orders always pass the
+//! checker a player's mail goes through, it is the same under the same
+//! seed, and it keeps the umpire's notes of every roll.
+
+use dervish::dice::{Dice, SeededDice};
+use dervish::engine::play_month_with;
+use dervish::players::mahdist::{Opponents, decide};
+use dervish::players::reaction::Reactions;
+use dervish::players::simple::simple_orders;
+use dervish::players::{keep_checked, through_the_checker};
+use dervish::scenario::{DataSet, Side};
+use dervish::state::GameState;
+use dervish::state::setup::{Placements, initial_state};
+
+/// Mahdist positions to decide for, from campaigns of both scenarios in
+/// which the Mahdist bot plays the simple Egyptian player.
+const STATES: usize = 10_000;
+
+#[test]
+fn its_orders_pass_the_checker_in_every_state_and_repeat_under_a_seed() {
+    let data = DataSet::embedded().unwrap();
+    let table = Reactions::shipped().unwrap();
+    let opponents = Opponents::shipped().unwrap();
+    let mut decided = 0;
+    let mut marches = 0;
+    let mut seed = 1;
+    let mut situations = std::collections::BTreeSet::new();
+    while decided < STATES {
+        for id in ["el-obeid", "khartoum"] {
+            let scn = data.scenario(id).unwrap();
+            let (mut state, _) = initial_state(&scn, &Placements::new()).unwrap();
+            let mut dice = Dice::new(SeededDice::from_seed(seed));
+            let mut bot = Dice::new(SeededDice::from_seed(seed + 1_000_000));
+            let mut problems: Vec<String> = Vec::new();
+            while state.result.is_none() && decided < STATES {
+                let month = state.month;
+                let r = play_month_with(
+                    &scn,
+                    state,
+                    &mut |s: &GameState, side| {
+                        if side == Side::Egyptian {
+                            return simple_orders(&scn, s, side);
+                        }
+                        let d = decide(&scn, s, &table, &opponents, &mut bot);
+                        decided += 1;
+                        marches += d.orders.marches.len();
+                        for n in &d.notes {
+                            if n.contains("left out") {
+                                problems.push(n.clone());
+                            }
+                            if let Some(s) = n.split(": ").nth(1) {
+                                situations.insert(s.to_string());
+                            }
+                        }
+                        if let Err(e) = through_the_checker(&scn, s, side, &d.orders) {
+                            problems.push(e);
+                        }
+                        let (kept, _) = keep_checked(&scn, s, side, d.orders.clone());
+                        assert_eq!(kept, d.orders, "the decision is what the checker keeps");
+                        // The same position and the same dice: the same
+                        // decision, roll for roll.
+                        if decided % 97 == 0 {
+                            let mut a = Dice::new(SeededDice::from_seed(decided as u64));
+                            let mut b = Dice::new(SeededDice::from_seed(decided as u64));
+                            assert_eq!(
+                                decide(&scn, s, &table, &opponents, &mut a),
+                                decide(&scn, s, &table, &opponents, &mut b)
+                            );
+                        }
+                        d.orders
+                    },
+                    &mut dice,
+                );
+                assert!(problems.is_empty(), "{id}, {month}: {problems:#?}");
+                state = r.state;
+                if state.month == month {
+                    break;
+                }
+            }
+        }
+        seed += 1;
+    }
+    // The table is really in use: the bot marches, and meets many
+    // situations.
+    assert!(marches > STATES, "{marches} marches in {STATES} decisions");
+    assert!(situations.len() >= 8, "{situations:?}");
+}
+
+/// Every stack's roll is in the umpire's notes, with its situation, the
+/// dice and the letters, and what the stack does.
+#[test]
+fn the_umpires_notes_name_every_roll() {
+    let data = DataSet::embedded().unwrap();
+    let scn = data.scenario("khartoum").unwrap();
+    let (state, _) = initial_state(&scn, &Placements::new()).unwrap();
+    let table = Reactions::shipped().unwrap();
+    let opponents = Opponents::shipped().unwrap();
+    let mut dice = Dice::new(SeededDice::from_seed(7));
+    let d = decide(&scn, &state, &table, &opponents, &mut dice);
+    assert!(!d.rolls.is_empty());
+    assert_eq!(
+        d.notes.iter().filter(|n| n.contains("; 2D6 ")).count(),
+        d.rolls.len(),
+        "{:#?}",
+        d.notes
+    );
+    for (n, r) in d.notes.iter().zip(&d.rolls) {
+        assert!(n.contains(&format!(" = {}: ", r.result)), "{n}");
+        assert!(
+            r.purpose.starts_with("Mahdist reaction of the stack at "),
+            "{}",
+            r.purpose
+        );
+    }
+    // At the start, the Mahdist army is fresh, or has the enemy in sight.
+    assert!(
+        d.notes
+            .iter()
+            .any(|n| n.contains("fresh troops") || n.contains("enemy visible")),
+        "{:#?}",
+        d.notes
+    );
+}
+
+/// Every objective of every scenario is a place on the map.
+#[test]
+fn the_objectives_are_places_on_the_map() {
+    let data = DataSet::embedded().unwrap();
+    let opponents = Opponents::shipped().unwrap();
+    for id in data.scenario_ids() {
+        let scn = data.scenario(&id).unwrap();
+        let hexes = opponents.objectives(&scn).unwrap();
+        assert!(hexes.len() >= 3, "{id}: {hexes:?}");
+    }
+}
