@@ -35,7 +35,8 @@ pub enum GameCommand {
         /// takes by mailing JOIN.
         #[arg(long)]
         egyptian: String,
-        /// The Mahdist player's address, or `open`.
+        /// The Mahdist player's address, `open`, or `bot` for the programmed
+        /// Mahdist player of the reaction table (docs/opponents.md).
         #[arg(long)]
         mahdist: String,
         /// The game's id (default: SCENARIO-N).

@@ -56,6 +56,11 @@ pub fn is_open(address: &str) -> bool {
     address.trim().eq_ignore_ascii_case("open")
 }
 
+/// Whether the address asks for the programmed player (`bot`).
+pub fn is_bot(address: &str) -> bool {
+    address.trim().eq_ignore_ascii_case("bot")
+}
+
 /// A fresh seed and its published SHA-256.
 pub fn new_seed() -> Result<(String, String)> {
     let seed = secrets::random_bytes::<32>().map_err(|e| ServiceError::Random(e.to_string()))?;
@@ -120,9 +125,22 @@ impl Service {
             (Side::Egyptian, &req.egyptian),
             (Side::Mahdist, &req.mahdist),
         ] {
+            if is_bot(a) {
+                if side == Side::Egyptian {
+                    return Err(ServiceError::Game(
+                        "there is no programmed Egyptian player yet: the Egyptian side needs a mail address (or `open`)".into(),
+                    ));
+                }
+                if is_bot(&req.egyptian) {
+                    return Err(ServiceError::Game(
+                        "both sides cannot be bots in a game by mail".into(),
+                    ));
+                }
+                continue;
+            }
             if !is_open(a) && !valid_address(a) {
                 return Err(ServiceError::Game(format!(
-                    "{a} is not a mail address (for the {side} player); `open` leaves the seat for a player who sends JOIN"
+                    "{a} is not a mail address (for the {side} player); `open` leaves the seat for a player who sends JOIN, `bot` gives it to the programmed Mahdist player"
                 )));
             }
         }
@@ -207,6 +225,21 @@ impl Service {
                 store::upsert_player(&tx, &seat(&id, side, "", None))?;
                 continue;
             }
+            if is_bot(address) {
+                // The programmed player: no address, no secret; its own
+                // key for its dice.
+                let key = secrets::random_bytes::<32>()
+                    .map_err(|e| ServiceError::Random(e.to_string()))?;
+                store::upsert_player(
+                    &tx,
+                    &PlayerRow {
+                        bot: Some(super::bots::MAHDIST.into()),
+                        bot_key: Some(secrets::hex(&key)),
+                        ..seat(&id, side, "", None)
+                    },
+                )?;
+                continue;
+            }
             let secret = secrets::new_secret().map_err(|e| ServiceError::Random(e.to_string()))?;
             store::upsert_player(&tx, &seat(&id, side, address, Some(&secret)))?;
             let opponent = if side == Side::Egyptian {
@@ -216,6 +249,8 @@ impl Service {
             };
             let opponent = if is_open(opponent) {
                 "not yet known (the seat is open)"
+            } else if is_bot(opponent) {
+                "the programmed Mahdist player (docs/opponents.md): its orders are ready as soon as each turn opens"
             } else {
                 opponent.as_str()
             };
@@ -241,6 +276,7 @@ impl Service {
                 req.mahdist
             ),
         )?;
+        self.bot_orders(&tx, &g, &state)?;
         tx.commit()?;
         Ok(Created { id, secrets: out })
     }
@@ -491,7 +527,7 @@ impl Service {
         let players = store::players(&self.conn, id)?;
         let Some(seat) = players
             .iter()
-            .find(|p| p.address.is_empty() && side.is_none_or(|s| s == p.side))
+            .find(|p| p.address.is_empty() && p.bot.is_none() && side.is_none_or(|s| s == p.side))
         else {
             return Ok(None);
         };
@@ -603,6 +639,8 @@ fn seat(game_id: &str, side: Side, address: &str, secret: Option<&str>) -> Playe
         unreachable: false,
         missed_turns: 0,
         auth_failures: 0,
+        bot: None,
+        bot_key: None,
     }
 }
 

@@ -919,13 +919,8 @@ impl Service {
                 .collect(),
         };
         let canonical = print::sheet(&scn.map, &only_orders, false);
-        let sealed = sha256_hex(
-            format!(
-                "dervish orders\ngame {}\nturn {}\nside {side}\n{canonical}",
-                g.id, g.turn_no
-            )
-            .as_bytes(),
-        );
+        let sealed =
+            sha256_hex(super::record::sealed_text(&g.id, g.turn_no, side, &canonical).as_bytes());
         let orders_json =
             serde_json::to_string(&checked.orders).map_err(|e| super::ServiceError::State {
                 game: g.id.clone(),
@@ -1020,6 +1015,11 @@ impl Service {
                                 "no orders yet".to_string()
                             }
                             None => "not this player turn".to_string(),
+                        };
+                        let st = if p.bot.is_some() {
+                            format!("the programmed player; {st}")
+                        } else {
+                            st
                         };
                         let st = if p.unreachable {
                             format!("{st}; unreachable")

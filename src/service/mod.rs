@@ -8,6 +8,7 @@
 //! loses nothing: a message not yet committed is read again, a mail not
 //! yet marked sent is sent again (with the same Message-ID).
 
+pub mod bots;
 pub mod config;
 pub mod daemon;
 pub mod games;

@@ -79,6 +79,17 @@ pub fn turn_files(turn: &TurnRow, record: &TurnRecord, inline: usize) -> Vec<Att
     files
 }
 
+/// What a results mail says of the programmed player's hidden rolls.
+#[derive(Clone, Debug, Default)]
+pub struct Umpire {
+    /// The SHA-256 of this turn's umpire's notes, if a programmed player
+    /// made orders for it.
+    pub sealed: Option<String>,
+    /// Every turn's notes and the programmed players' keys, once the game
+    /// is over.
+    pub revealed: Option<String>,
+}
+
 /// A turn played again from what is stored.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Verified {
@@ -222,6 +233,8 @@ impl Service {
         let tx = self.begin()?;
         store::insert_turn(&tx, &turn)?;
         store::update_game(&tx, &next)?;
+        // The programmed players' orders for the turn now open.
+        self.bot_orders(&tx, &next, &r.state)?;
         for mut p in store::players(&tx, id)? {
             if !sides.contains(&p.side) {
                 continue;
@@ -282,9 +295,18 @@ impl Service {
             self.data.digest(&g.scenario).unwrap_or_default(),
             (next.status != Status::Finished).then_some(next.seed_sha256.as_str()),
         );
-        let files = turn_files(&turn, &record, self.cfg.turns.log_inline_lines);
+        let mut files = turn_files(&turn, &record, self.cfg.turns.log_inline_lines);
+        let umpire = self.umpire(&tx, &g, next.status == Status::Finished)?;
+        if let Some(notes) = &umpire.revealed {
+            files.push(Attachment {
+                name: format!("{}-umpire-notes.txt", g.id),
+                content_type: "text/plain".into(),
+                text: notes.clone(),
+            });
+        }
         for (side, to) in recipients {
-            let mut d = self.results_draft(&scn, &g, &next, &turn, &r, side, &to, &files)?;
+            let mut d =
+                self.results_draft(&scn, &g, &next, &turn, &r, side, &to, &files, &umpire)?;
             d.attachments = files.clone();
             self.queue(d)?;
         }
@@ -304,6 +326,7 @@ impl Service {
         side: Option<Side>,
         to: &str,
         files: &[Attachment],
+        umpire: &Umpire,
     ) -> Result<Draft> {
         // One map for each area where something happened or the player
         // has a stack, never the same area twice.
@@ -374,6 +397,8 @@ impl Service {
                 log_lines => turn.log.lines().count(),
                 log_file => files.iter().find(|f| f.name.ends_with("-log.txt")).map(|f| f.name.clone()),
                 record_file => files.iter().find(|f| f.name.ends_with(".json")).map(|f| f.name.clone()),
+                umpire_sha256 => umpire.sealed.clone(),
+                umpire_file => files.iter().find(|f| f.name.ends_with("-umpire-notes.txt")).map(|f| f.name.clone()),
                 result => next.result.clone(),
                 next_month => match next.turn_kind {
                     TurnKind::Month => r.state.month.long_name(),
@@ -413,6 +438,42 @@ impl Service {
             reply: false,
             attachments: Vec::new(),
         })
+    }
+
+    /// The umpire's notes of the turn just played (`g`, before it moved
+    /// on): sealed by their SHA-256; all of them, and each programmed
+    /// player's key, revealed when `over`.
+    fn umpire(&self, c: &rusqlite::Connection, g: &GameRow, over: bool) -> Result<Umpire> {
+        let log = store::audit_log(c, &g.id)?;
+        let action = super::bots::notes_action(g.turn_no);
+        let sealed = log
+            .iter()
+            .find(|(_, actor, a, _)| actor == "bot" && *a == action)
+            .map(|(_, _, _, detail)| sha256_hex(detail.as_bytes()));
+        let bots: Vec<store::PlayerRow> = store::players(c, &g.id)?
+            .into_iter()
+            .filter(|p| p.bot.is_some())
+            .collect();
+        let revealed = (over && !bots.is_empty()).then(|| {
+            let mut text = format!(
+                "The umpire's notes of game {}: every reaction roll of the programmed player, turn by turn. Each turn's notes are the text whose SHA-256 that turn's results gave.\n\n",
+                g.id
+            );
+            for p in &bots {
+                text.push_str(&format!(
+                    "The {} programmed player's key (its dice are SHA-256 of \"dervish programmed player\\n\", this key, the turn's seed and its side): {}\n",
+                    p.side,
+                    p.bot_key.clone().unwrap_or_default()
+                ));
+            }
+            for (_, actor, a, detail) in &log {
+                if actor == "bot" && a.starts_with("umpire's notes, turn ") {
+                    text.push_str(&format!("\n== {a} (SHA-256 {})\n{detail}\n", sha256_hex(detail.as_bytes())));
+                }
+            }
+            text
+        });
+        Ok(Umpire { sealed, revealed })
     }
 
     /// Remind each side that is not READY, once a turn, when the deadline

@@ -358,10 +358,17 @@ pub struct PlayerRow {
     pub unreachable: bool,
     pub missed_turns: u32,
     pub auth_failures: u32,
+    /// A programmed player holds the seat (`mahdist`): it has no address,
+    /// and its orders are made when each turn opens.
+    pub bot: Option<String>,
+    /// The programmed player's own key, 32 bytes in hex: its dice are drawn
+    /// from the turn's seed and this key, so its rolls stay hidden until
+    /// the game ends, when the key is revealed.
+    pub bot_key: Option<String>,
 }
 
 const PLAYER_COLS: &str =
-    "game_id, side, address, secret_sha256, unreachable, missed_turns, auth_failures";
+    "game_id, side, address, secret_sha256, unreachable, missed_turns, auth_failures, bot, bot_key";
 
 fn player_row(r: &Row<'_>) -> rusqlite::Result<PlayerRow> {
     Ok(PlayerRow {
@@ -372,12 +379,14 @@ fn player_row(r: &Row<'_>) -> rusqlite::Result<PlayerRow> {
         unreachable: r.get(4)?,
         missed_turns: r.get(5)?,
         auth_failures: r.get(6)?,
+        bot: r.get(7)?,
+        bot_key: r.get(8)?,
     })
 }
 
 pub fn upsert_player(c: &Connection, p: &PlayerRow) -> Result<()> {
     c.prepare_cached(
-        &format!("INSERT INTO players ({PLAYER_COLS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT (game_id, side) DO UPDATE SET address = ?3, secret_sha256 = ?4, unreachable = ?5, missed_turns = ?6, auth_failures = ?7"),
+        &format!("INSERT INTO players ({PLAYER_COLS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) ON CONFLICT (game_id, side) DO UPDATE SET address = ?3, secret_sha256 = ?4, unreachable = ?5, missed_turns = ?6, auth_failures = ?7, bot = ?8, bot_key = ?9"),
     )?
     .execute(
         params![
@@ -387,7 +396,9 @@ pub fn upsert_player(c: &Connection, p: &PlayerRow) -> Result<()> {
             p.secret_sha256,
             p.unreachable,
             p.missed_turns,
-            p.auth_failures
+            p.auth_failures,
+            p.bot,
+            p.bot_key
         ],
     )?;
     Ok(())
@@ -1121,6 +1132,8 @@ mod tests {
             unreachable: false,
             missed_turns: 0,
             auth_failures: 0,
+            bot: None,
+            bot_key: None,
         };
         upsert_player(&c, &p).unwrap();
         assert_eq!(seats_of(&c, "m@example.org").unwrap(), vec![p]);
@@ -1248,6 +1261,8 @@ mod tests {
             unreachable: false,
             missed_turns: 0,
             auth_failures: 0,
+            bot: None,
+            bot_key: None,
         };
         assert!(upsert_player(&c, &p).is_err());
     }

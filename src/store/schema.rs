@@ -11,6 +11,7 @@ pub fn migrations() -> Migrations<'static> {
         M::up(super::inbox::SCHEMA),
         M::up(V3),
         M::up(V4),
+        M::up(V5),
     ])
 }
 
@@ -168,6 +169,13 @@ UPDATE outbox
 /// as JSON: a list of `{name, content_type, text}`.
 const V4: &str = r#"
 ALTER TABLE outbox ADD COLUMN attachments TEXT NOT NULL DEFAULT '[]';
+"#;
+
+/// A seat may be held by a programmed player (`bot`, its kind), with its
+/// own key for its dice (`bot_key`, hex).
+const V5: &str = r#"
+ALTER TABLE players ADD COLUMN bot TEXT;
+ALTER TABLE players ADD COLUMN bot_key TEXT;
 "#;
 
 #[cfg(test)]

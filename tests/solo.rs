@@ -1,0 +1,226 @@
+//! One person plays a whole campaign by email against the programmed
+//! Mahdist player: scenario 2, every month, through the mail service.
+
+use std::path::{Path, PathBuf};
+
+use chrono::{DateTime, Duration, Utc};
+use dervish::mail::inbound::{self, Limits};
+use dervish::mail::maildir::Maildir;
+use dervish::mail::outbound::{Sender, TransportConfig};
+use dervish::orders::{print, written};
+use dervish::players::simple::simple_orders;
+use dervish::scenario::{DataSet, Side};
+use dervish::service::games::NewGame;
+use dervish::service::record;
+use dervish::service::{Config, Service};
+use dervish::store::{self, Mode, Status};
+
+fn temp_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!(
+        "dervish-solo-{name}-{}-{}",
+        std::process::id(),
+        Utc::now().timestamp_nanos_opt().unwrap_or_default()
+    ));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Every mail in the outbox folder, as (bytes, read).
+fn sent(dir: &Path) -> Vec<(Vec<u8>, inbound::Inbound)> {
+    let mut names: Vec<PathBuf> = std::fs::read_dir(dir.join("outbox"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    names.sort();
+    names
+        .into_iter()
+        .map(|p| {
+            let raw = std::fs::read(p).unwrap();
+            let m = inbound::read(
+                &raw,
+                &Limits {
+                    max_bytes: 10 << 20,
+                },
+                "nobody",
+            )
+            .unwrap();
+            (raw, m)
+        })
+        .collect()
+}
+
+/// Text with every run of white space one space (prose is wrapped).
+fn flat(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[test]
+fn a_human_plays_scenario_2_by_email_against_the_mahdist_bot() {
+    let dir = temp_dir("khartoum");
+    let mut cfg = Config {
+        database: dir.join("dervish.sqlite"),
+        outgoing: TransportConfig::File {
+            dir: dir.join("outbox"),
+        },
+        ..Config::default()
+    };
+    cfg.inbox.maildir = dir.join("inbox");
+    cfg.host.address = "dervish@example.org".into();
+    cfg.host.game_master = "gm@example.org".into();
+    let sender = Sender::new(&cfg.outgoing).unwrap();
+    let mut inbox = Maildir::open(&cfg.inbox.maildir).unwrap();
+    let mut svc = Service::open(cfg).unwrap();
+    let now = std::sync::Arc::new(std::sync::Mutex::new(
+        DateTime::parse_from_rfc3339("2026-03-01T12:00:00Z")
+            .unwrap()
+            .with_timezone(&Utc),
+    ));
+    let clock = std::sync::Arc::clone(&now);
+    svc.set_clock(Box::new(move || *clock.lock().unwrap()));
+    // The Egyptian side cannot be a bot (not yet), and a bot is asked for
+    // with `bot`.
+    let refused = svc
+        .new_game(
+            &NewGame {
+                scenario: "khartoum".into(),
+                egyptian: "bot".into(),
+                mahdist: "mahdi@example.org".into(),
+                id: None,
+                mode: Mode::Monthly,
+                deadline_hours: None,
+            },
+            "test",
+        )
+        .unwrap_err();
+    assert!(
+        refused
+            .to_string()
+            .contains("no programmed Egyptian player"),
+        "{refused}"
+    );
+    let created = svc
+        .new_game(
+            &NewGame {
+                scenario: "khartoum".into(),
+                egyptian: "gordon@example.org".into(),
+                mahdist: "bot".into(),
+                id: Some("solo".into()),
+                mode: Mode::Monthly,
+                deadline_hours: Some(72),
+            },
+            "test",
+        )
+        .unwrap();
+    assert_eq!(created.secrets.len(), 1, "one secret: the human's");
+    let secret = created.secrets[0].1.clone();
+    let data = DataSet::embedded().unwrap();
+    let scn = data.scenario("khartoum").unwrap();
+    svc.pass(&mut inbox, &sender).unwrap();
+    let welcome = sent(&dir);
+    assert_eq!(welcome.len(), 1, "only the human is mailed");
+    assert!(flat(&welcome[0].1.body.text).contains("the programmed Mahdist player"));
+    // A JOIN cannot take the bot's seat.
+    inbox
+        .deliver(
+            b"From: stranger@example.net\r\nTo: dervish@example.org\r\nSubject: [dervish solo] join\r\nMessage-ID: <join@example.net>\r\n\r\nJOIN MAHDIST\r\n",
+        )
+        .unwrap();
+    svc.pass(&mut inbox, &sender).unwrap();
+    let seats = store::players(&svc.conn, "solo").unwrap();
+    assert_eq!(seats[1].bot.as_deref(), Some("mahdist"));
+    assert_eq!(seats[1].address, "");
+
+    let mut months = 0;
+    let mut n = 0;
+    loop {
+        let g = svc.game("solo").unwrap();
+        if g.status == Status::Finished {
+            break;
+        }
+        // The bot's orders are in, READY, as soon as the turn opens.
+        let bot = store::latest_order_set(&svc.conn, "solo", g.turn_no, Side::Mahdist)
+            .unwrap()
+            .expect("the bot's orders");
+        assert!(bot.ready && bot.message.is_none());
+        // The human writes orders (the simple player's, as a player would
+        // write them) and says READY.
+        let state = svc.state_of(&g).unwrap();
+        let orders = simple_orders(&scn, &state, Side::Egyptian);
+        let text = print::sheet(&scn.map, &written::sheet(&orders), false);
+        n += 1;
+        let mail = format!(
+            "From: gordon@example.org\r\nTo: dervish@example.org\r\nSubject: [dervish solo] orders {}\r\nMessage-ID: <o{n}@example.org>\r\n\r\nSECRET {secret}\r\n{}READY\r\n",
+            g.month,
+            text.replace('\n', "\r\n")
+        );
+        inbox.deliver(mail.as_bytes()).unwrap();
+        let report = svc.pass(&mut inbox, &sender).unwrap();
+        assert_eq!(
+            report.turns_played,
+            vec![("solo".to_string(), g.turn_no)],
+            "{}: the turn plays as soon as the human is READY",
+            g.month
+        );
+        months += 1;
+        *now.lock().unwrap() += Duration::hours(1);
+        assert!(months < 40, "the game ends");
+    }
+    let g = svc.game("solo").unwrap();
+    eprintln!("{months} months played: {:?}", g.result);
+    assert!(months >= 2, "{months} months played");
+    // Every results mail went to the human only, carries the sealed
+    // umpire's notes, and verifies from the mail alone, the bot's sealed
+    // orders included.
+    let results: Vec<(Vec<u8>, inbound::Inbound)> = sent(&dir)
+        .into_iter()
+        .filter(|(_, m)| m.subject.contains(" results"))
+        .collect();
+    assert_eq!(results.len(), months);
+    let mut records = Vec::new();
+    for (raw, m) in &results {
+        assert_eq!(m.to, vec!["gordon@example.org".to_string()]);
+        assert!(
+            flat(&m.body.text).contains("reaction rolls this turn are the umpire's"),
+            "{}",
+            m.body.text
+        );
+        let (recs, text) = record::from_mail(raw).unwrap();
+        for c in record::verify(&data, &recs[0], Some(&text)) {
+            assert!(c.ok, "{}: {}: {}", recs[0].turn_no, c.what, c.detail);
+        }
+        records.extend(recs);
+    }
+    records.sort_by_key(|r| r.turn_no);
+    for w in records.windows(2) {
+        assert!(record::chain(&w[0], &w[1]).iter().all(|c| c.ok));
+    }
+    // The last results reveal every turn's notes and the key; each turn's
+    // notes hash to the value its results gave.
+    let last = results
+        .iter()
+        .find(|(_, m)| m.body.text.contains("THE GAME IS OVER"))
+        .expect("the last results");
+    let notes = last
+        .1
+        .attachments
+        .iter()
+        .find(|a| {
+            a.name
+                .as_deref()
+                .is_some_and(|n| n.ends_with("-umpire-notes.txt"))
+        })
+        .map(|a| a.text.clone())
+        .expect("the umpire's notes attached at the end");
+    assert_eq!(notes.matches("\n== umpire's notes, turn ").count(), months);
+    assert!(notes.contains("2D6 "), "{notes}");
+    assert!(notes.contains(seats[1].bot_key.as_deref().unwrap()));
+    // The game plays again byte for byte from the database.
+    assert!(
+        svc.replay("solo")
+            .unwrap()
+            .iter()
+            .all(|v| v.drift.is_empty())
+    );
+    assert!(g.result.is_some());
+    let _ = std::fs::remove_dir_all(&dir);
+}
