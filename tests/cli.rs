@@ -116,6 +116,36 @@ fn the_shipped_data_checks_clean() {
     assert!(out.contains("el-obeid") && out.contains("khartoum"));
 }
 
+/// The Mahdist bot plays in a simulation: the same seed, the same bytes,
+/// its umpire's notes printed with the log, and the game played to its end.
+#[test]
+fn simulate_with_the_mahdist_bot() {
+    let args = [
+        "simulate",
+        "--scenario",
+        "el-obeid",
+        "--seed",
+        "3",
+        "--mahdist",
+        "bot",
+    ];
+    let a = ok(&args);
+    assert_eq!(a, ok(&args));
+    assert!(
+        a.contains("umpire's notes (the Mahdist reaction rolls)"),
+        "{a}"
+    );
+    assert!(a.contains("; 2D6 "), "{a}");
+    assert!(
+        a.contains("Result: "),
+        "{}",
+        &a[a.len().saturating_sub(300)..]
+    );
+    let (_, err, code) = dervish(&["simulate", "--mahdist", "genius"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("simple") && err.contains("bot"), "{err}");
+}
+
 #[test]
 fn simulate_prints_the_same_bytes_twice() {
     let a = ok(&[

@@ -161,6 +161,11 @@ enum Command {
         /// Months to play (default: to the end of the scenario).
         #[arg(long)]
         months: Option<u32>,
+        /// Who plays the Mahdist side: `simple` (march on the nearest
+        /// enemy town) or `bot` (the reaction-table player of
+        /// docs/opponents.md, whose umpire's notes are printed too).
+        #[arg(long, default_value = "simple", value_parser = ["simple", "bot"])]
+        mahdist: String,
     },
     /// Read and check orders as players write them.
     Orders {
@@ -421,6 +426,7 @@ fn run(mut cli: Cli) -> Result<ExitCode> {
             scenario: id,
             seed,
             months,
+            mahdist,
         } => {
             let data = data(&cli.data)?;
             let scn = scenario(&data, &id)?;
@@ -433,15 +439,50 @@ fn run(mut cli: Cli) -> Result<ExitCode> {
                 scn.def.title,
                 scn.id()
             );
+            let bot = (mahdist == "bot")
+                .then(|| -> Result<_> {
+                    Ok((
+                        dervish::players::reaction::Reactions::shipped().map_err(|e| anyhow!(e))?,
+                        dervish::players::mahdist::Opponents::shipped().map_err(|e| anyhow!(e))?,
+                    ))
+                })
+                .transpose()?;
+            // The bot's own dice: a stream apart from the turn's.
+            let mut bot_dice = Dice::new(SeededDice::from_seed(seed ^ 0x6d61_6864_6973_7400));
             let mut played = 0;
             while played < limit && state.result.is_none() {
                 let month = state.month;
+                let mut notes: Vec<String> = Vec::new();
                 let r = play_month_with(
                     &scn,
                     state,
-                    &mut |s, side| simple_orders(&scn, s, side),
+                    &mut |s, side| match (&bot, side) {
+                        (Some((table, opponents)), Side::Mahdist) => {
+                            let d = dervish::players::mahdist::decide(
+                                &scn,
+                                s,
+                                table,
+                                opponents,
+                                &mut bot_dice,
+                            );
+                            // The opening month asks twice (set-up, then
+                            // the turn): the turn's notes are the ones kept.
+                            notes = d.notes;
+                            d.orders
+                        }
+                        _ => simple_orders(&scn, s, side),
+                    },
                     &mut dice,
                 );
+                if !notes.is_empty() {
+                    outln!(
+                        "== {} umpire's notes (the Mahdist reaction rolls)",
+                        month.long_name()
+                    );
+                    for n in notes {
+                        outln!("  {n}");
+                    }
+                }
                 out!("{}", dervish::render::log::render(&scn.map, &r.events));
                 state = r.state;
                 played += 1;
