@@ -146,7 +146,25 @@ pub fn decide<S: DieSource>(
         .copied()
         .filter(|h| theirs.iter().any(|t| t.hex == *h))
         .collect();
-    let besieged = crate::engine::victory::besieged(scn, state, Side::Mahdist);
+    // 9.12: a settlement is under siege when an enemy land unit is next
+    // to it (river units alone do not besiege: docs/rules.md 9.12).
+    let enemy_land: std::collections::BTreeSet<Hex> = state
+        .units
+        .iter()
+        .filter(|u| u.side == Side::Egyptian)
+        .filter(|u| {
+            scn.units
+                .get(&u.unit_type)
+                .is_some_and(|t| !t.kind.is_river_unit())
+        })
+        .filter_map(|u| u.hex())
+        .collect();
+    let besieged: Vec<Hex> = mine
+        .iter()
+        .map(|m| m.hex)
+        .filter(|h| scn.map.settlement_at(*h).is_some())
+        .filter(|h| h.neighbours().iter().any(|n| enemy_land.contains(n)))
+        .collect();
     let mut marches = Vec::new();
     for m in &mine {
         let situation = situation_of(scn, state, m, &mine, &theirs, opponents);
