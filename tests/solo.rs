@@ -224,3 +224,110 @@ fn a_human_plays_scenario_2_by_email_against_the_mahdist_bot() {
     assert!(g.result.is_some());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The game master gives a dropped player's seat to the programmed player
+/// and, later, to a new player: each change is told, the bot's orders are
+/// in at once, and a new player starts the open turn with none.
+#[test]
+fn the_game_master_switches_a_seat_between_a_player_and_the_bot() {
+    let dir = temp_dir("switch");
+    let mut cfg = Config {
+        database: dir.join("dervish.sqlite"),
+        outgoing: TransportConfig::File {
+            dir: dir.join("outbox"),
+        },
+        ..Config::default()
+    };
+    cfg.inbox.maildir = dir.join("inbox");
+    cfg.host.address = "dervish@example.org".into();
+    cfg.host.game_master = "gm@example.org".into();
+    let sender = Sender::new(&cfg.outgoing).unwrap();
+    let mut inbox = Maildir::open(&cfg.inbox.maildir).unwrap();
+    let svc = Service::open(cfg).unwrap();
+    let created = svc
+        .new_game(
+            &NewGame {
+                scenario: "khartoum".into(),
+                egyptian: "gordon@example.org".into(),
+                mahdist: "mahdi@example.org".into(),
+                id: Some("sw".into()),
+                mode: Mode::Monthly,
+                deadline_hours: Some(72),
+            },
+            "test",
+        )
+        .unwrap();
+    let egyptian_secret = created.secrets[0].1.clone();
+    let mut svc = svc;
+    svc.pass(&mut inbox, &sender).unwrap();
+    // No programmed Egyptian player.
+    let e = svc
+        .replace_with_bot("sw", Side::Egyptian, "gm")
+        .unwrap_err();
+    assert!(
+        e.to_string().contains("no programmed Egyptian player"),
+        "{e}"
+    );
+    svc.replace_with_bot("sw", Side::Mahdist, "gm").unwrap();
+    let bot = store::latest_order_set(&svc.conn, "sw", 1, Side::Mahdist)
+        .unwrap()
+        .expect("the bot's orders for the open turn");
+    assert!(bot.ready);
+    svc.pass(&mut inbox, &sender).unwrap();
+    let told: Vec<String> = sent(&dir)
+        .into_iter()
+        .filter(|(_, m)| {
+            m.subject.contains("programmed") || flat(&m.body.text).contains("programmed")
+        })
+        .flat_map(|(_, m)| m.to)
+        .collect();
+    assert!(told.contains(&"mahdi@example.org".to_string()), "{told:?}");
+    assert!(told.contains(&"gordon@example.org".to_string()), "{told:?}");
+    // The human says READY: the turn plays with the bot's orders.
+    inbox
+        .deliver(
+            format!(
+                "From: gordon@example.org\r\nTo: dervish@example.org\r\nSubject: [dervish sw] orders\r\nMessage-ID: <r1@example.org>\r\n\r\nSECRET {egyptian_secret}\r\nREADY\r\n"
+            )
+            .as_bytes(),
+        )
+        .unwrap();
+    let r = svc.pass(&mut inbox, &sender).unwrap();
+    assert_eq!(r.turns_played, vec![("sw".to_string(), 1)]);
+    // A new Mahdist player takes over: the bot's READY orders for turn 2
+    // no longer count, so the Egyptian READY alone does not play it.
+    let secret = svc
+        .replace_player("sw", Side::Mahdist, "osman@example.org", "gm")
+        .unwrap();
+    assert!(!secret.is_empty());
+    let set = store::latest_order_set(&svc.conn, "sw", 2, Side::Mahdist)
+        .unwrap()
+        .unwrap();
+    assert!(!set.ready && set.canonical.is_empty());
+    inbox
+        .deliver(
+            format!(
+                "From: gordon@example.org\r\nTo: dervish@example.org\r\nSubject: [dervish sw] orders\r\nMessage-ID: <r2@example.org>\r\n\r\nSECRET {egyptian_secret}\r\nREADY\r\n"
+            )
+            .as_bytes(),
+        )
+        .unwrap();
+    let r = svc.pass(&mut inbox, &sender).unwrap();
+    assert!(r.turns_played.is_empty(), "{r:?}");
+    // At the deadline the turn plays, and its record verifies: the empty
+    // set is sealed like any other.
+    svc.play_turn("sw").unwrap();
+    svc.pass(&mut inbox, &sender).unwrap();
+    let data = DataSet::embedded().unwrap();
+    let last = sent(&dir)
+        .into_iter()
+        .filter(|(_, m)| m.subject.contains("March 1884 results"))
+        .map(|(raw, _)| raw)
+        .next()
+        .expect("the results of turn 2");
+    let (recs, text) = record::from_mail(&last).unwrap();
+    for c in record::verify(&data, &recs[0], Some(&text)) {
+        assert!(c.ok, "{}: {}", c.what, c.detail);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

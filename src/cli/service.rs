@@ -539,10 +539,17 @@ pub fn game(cfg: Config, command: GameCommand) -> Result<ExitCode> {
             } else {
                 Side::Mahdist
             };
-            s.replace_player(&id, side, &address, &actor()).map_err(e)?;
-            outln!(
-                "The {side} seat of {id} now belongs to {address}; a new secret is in their welcome mail."
-            );
+            if dervish::service::games::is_bot(&address) {
+                s.replace_with_bot(&id, side, &actor()).map_err(e)?;
+                outln!(
+                    "The {side} seat of {id} now belongs to the programmed player; its orders for the open turn are in."
+                );
+            } else {
+                s.replace_player(&id, side, &address, &actor()).map_err(e)?;
+                outln!(
+                    "The {side} seat of {id} now belongs to {address}; a new secret is in their welcome mail."
+                );
+            }
         }
         GameCommand::Secret { id, side } => {
             let side = if side == "egyptian" {

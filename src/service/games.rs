@@ -367,6 +367,88 @@ impl Service {
 
     /// Give a side's seat to another address, with a new secret (mailed to
     /// the new player). Returns the new secret.
+    /// Give a seat to the programmed player (a player dropped out): it
+    /// makes its orders for the open turn at once, and for every turn
+    /// after. The player who leaves and the opponent are told.
+    pub fn replace_with_bot(&self, id: &str, side: Side, actor: &str) -> Result<()> {
+        if side == Side::Egyptian {
+            return Err(ServiceError::Game(
+                "there is no programmed Egyptian player yet: the Egyptian seat needs a mail address".into(),
+            ));
+        }
+        let g = self.game(id)?;
+        if g.status == Status::Finished {
+            return Err(ServiceError::Game(format!("game {id} is over")));
+        }
+        let state = self.state_of(&g)?;
+        let players = store::players(&self.conn, id)?;
+        let Some(old) = players.iter().find(|p| p.side == side).cloned() else {
+            return Err(ServiceError::Game(format!("game {id} has no {side} seat")));
+        };
+        if old.bot.is_some() {
+            return Err(ServiceError::Game(format!(
+                "the {side} seat of {id} is already the programmed player's"
+            )));
+        }
+        let opponent = players
+            .iter()
+            .find(|p| p.side != side)
+            .map(|p| p.address.clone())
+            .unwrap_or_default();
+        let key = secrets::random_bytes::<32>().map_err(|e| ServiceError::Random(e.to_string()))?;
+        let tx = self.begin()?;
+        store::upsert_player(
+            &tx,
+            &PlayerRow {
+                bot: Some(super::bots::MAHDIST.into()),
+                bot_key: Some(secrets::hex(&key)),
+                ..seat(id, side, "", None)
+            },
+        )?;
+        self.supersede_welcome(&tx, id, side)?;
+        let note = format!("replaced:{}:bot:{}", store::side_text(side), g.turn_no);
+        if !old.address.is_empty() {
+            self.queue(self.notice_draft(
+                Some(id),
+                &note,
+                &old.address,
+                &format!("you no longer play the {side} side"),
+                &format!(
+                    "The game master gave the {side} side of game {id} to the programmed player. Your secret no longer works in this game, and Dervish sends you no more mail about it."
+                ),
+            )?)?;
+        }
+        if !opponent.is_empty() {
+            self.queue(self.notice_draft(
+                Some(id),
+                &note,
+                &opponent,
+                &format!("the {side} side is now played by Dervish"),
+                &format!(
+                    "The game master gave the {side} side of game {id} to the programmed {side} player (docs/opponents.md); its orders for this turn are in already. The game goes on from where it stands."
+                ),
+            )?)?;
+        }
+        self.bot_orders(&tx, &g, &state)?;
+        store::audit(
+            &tx,
+            self.now(),
+            Some(id),
+            actor,
+            "game replace",
+            &format!(
+                "{side} seat to the programmed player (was {})",
+                if old.address.is_empty() {
+                    "open"
+                } else {
+                    &old.address
+                }
+            ),
+        )?;
+        tx.commit()?;
+        Ok(())
+    }
+
     pub fn replace_player(
         &self,
         id: &str,
@@ -393,9 +475,30 @@ impl Service {
             .find(|p| p.side == side)
             .map(|p| p.address.clone())
             .filter(|a| !a.is_empty() && !a.eq_ignore_ascii_case(address));
+        let was_bot = players.iter().any(|p| p.side == side && p.bot.is_some());
         let tx = self.begin()?;
         store::upsert_player(&tx, &seat(id, side, address, Some(&secret)))?;
         self.supersede_welcome(&tx, id, side)?;
+        // The programmed player's orders for the open turn were READY: the
+        // new player starts the turn with none, so it waits for their
+        // orders (or the deadline) instead of playing at the next pass.
+        if was_bot && g.status == Status::Running && g.turn_kind.sides().contains(&side) {
+            store::insert_order_set(
+                &tx,
+                id,
+                g.turn_no,
+                side,
+                None,
+                "",
+                &serde_json::to_string(&crate::engine::orders::Orders::default())
+                    .unwrap_or_default(),
+                &secrets::sha256_hex(
+                    super::record::sealed_text(id, g.turn_no, side, "").as_bytes(),
+                ),
+                false,
+                self.now(),
+            )?;
+        }
         // The player who leaves and the opponent are told.
         let key = format!(
             "replaced:{}:{}",

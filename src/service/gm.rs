@@ -322,6 +322,12 @@ impl Service {
                     "mahdist" => Side::Mahdist,
                     other => return Err(ServiceError::Game(format!("{other} is not a side"))),
                 };
+                if super::games::is_bot(address) {
+                    self.replace_with_bot(id, side, actor)?;
+                    return Ok(format!(
+                        "the {side} seat now belongs to the programmed player; its orders for the open turn are in"
+                    ));
+                }
                 self.replace_player(id, side, address, actor)?;
                 Ok(format!(
                     "the {side} seat now belongs to {address}; their new secret is in their welcome mail"
