@@ -141,6 +141,22 @@ fn simulate_with_the_mahdist_bot() {
         "{}",
         &a[a.len().saturating_sub(300)..]
     );
+    // Programmed players on both sides, each persona of the Egyptian.
+    for persona in ["historical", "competent"] {
+        let both = ok(&[
+            "simulate",
+            "--scenario",
+            "khartoum",
+            "--seed",
+            "4",
+            "--egyptian",
+            persona,
+            "--mahdist",
+            "bot",
+        ]);
+        assert!(both.contains("the Egyptian player's reasons"), "{both}");
+        assert!(both.contains("Result: "));
+    }
     let (_, err, code) = dervish(&["simulate", "--mahdist", "genius"]);
     assert_ne!(code, 0);
     assert!(err.contains("simple") && err.contains("bot"), "{err}");

@@ -54,9 +54,11 @@ fn flat(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-#[test]
-fn a_human_plays_scenario_2_by_email_against_the_mahdist_bot() {
-    let dir = temp_dir("khartoum");
+/// One person plays `scenario` by mail on the `human` side against the
+/// programmed player asked for by `bot` (`bot`, `bot:competent`), every
+/// month until the game ends; every results mail is checked.
+fn play_solo(scenario: &str, human: Side, bot: &str) {
+    let dir = temp_dir(scenario);
     let mut cfg = Config {
         database: dir.join("dervish.sqlite"),
         outgoing: TransportConfig::File {
@@ -77,33 +79,20 @@ fn a_human_plays_scenario_2_by_email_against_the_mahdist_bot() {
     ));
     let clock = std::sync::Arc::clone(&now);
     svc.set_clock(Box::new(move || *clock.lock().unwrap()));
-    // The Egyptian side cannot be a bot (not yet), and a bot is asked for
-    // with `bot`.
-    let refused = svc
-        .new_game(
-            &NewGame {
-                scenario: "khartoum".into(),
-                egyptian: "bot".into(),
-                mahdist: "mahdi@example.org".into(),
-                id: None,
-                mode: Mode::Monthly,
-                deadline_hours: None,
-            },
-            "test",
-        )
-        .unwrap_err();
-    assert!(
-        refused
-            .to_string()
-            .contains("no programmed Egyptian player"),
-        "{refused}"
-    );
+    let (address, bot_side) = match human {
+        Side::Egyptian => ("gordon@example.org", Side::Mahdist),
+        Side::Mahdist => ("mahdi@example.org", Side::Egyptian),
+    };
+    let (egyptian, mahdist) = match human {
+        Side::Egyptian => (address, bot),
+        Side::Mahdist => (bot, address),
+    };
     let created = svc
         .new_game(
             &NewGame {
-                scenario: "khartoum".into(),
-                egyptian: "gordon@example.org".into(),
-                mahdist: "bot".into(),
+                scenario: scenario.into(),
+                egyptian: egyptian.into(),
+                mahdist: mahdist.into(),
                 id: Some("solo".into()),
                 mode: Mode::Monthly,
                 deadline_hours: Some(72),
@@ -114,21 +103,26 @@ fn a_human_plays_scenario_2_by_email_against_the_mahdist_bot() {
     assert_eq!(created.secrets.len(), 1, "one secret: the human's");
     let secret = created.secrets[0].1.clone();
     let data = DataSet::embedded().unwrap();
-    let scn = data.scenario("khartoum").unwrap();
+    let scn = data.scenario(scenario).unwrap();
     svc.pass(&mut inbox, &sender).unwrap();
     let welcome = sent(&dir);
     assert_eq!(welcome.len(), 1, "only the human is mailed");
-    assert!(flat(&welcome[0].1.body.text).contains("the programmed Mahdist player"));
+    assert!(flat(&welcome[0].1.body.text).contains("the programmed player"));
     // A JOIN cannot take the bot's seat.
     inbox
         .deliver(
-            b"From: stranger@example.net\r\nTo: dervish@example.org\r\nSubject: [dervish solo] join\r\nMessage-ID: <join@example.net>\r\n\r\nJOIN MAHDIST\r\n",
+            format!(
+                "From: stranger@example.net\r\nTo: dervish@example.org\r\nSubject: [dervish solo] join\r\nMessage-ID: <join@example.net>\r\n\r\nJOIN {}\r\n",
+                store::side_text(bot_side)
+            )
+            .as_bytes(),
         )
         .unwrap();
     svc.pass(&mut inbox, &sender).unwrap();
     let seats = store::players(&svc.conn, "solo").unwrap();
-    assert_eq!(seats[1].bot.as_deref(), Some("mahdist"));
-    assert_eq!(seats[1].address, "");
+    let bot_seat = seats.iter().find(|p| p.side == bot_side).unwrap().clone();
+    assert!(bot_seat.bot.is_some());
+    assert_eq!(bot_seat.address, "");
 
     let mut months = 0;
     let mut n = 0;
@@ -138,18 +132,18 @@ fn a_human_plays_scenario_2_by_email_against_the_mahdist_bot() {
             break;
         }
         // The bot's orders are in, READY, as soon as the turn opens.
-        let bot = store::latest_order_set(&svc.conn, "solo", g.turn_no, Side::Mahdist)
+        let set = store::latest_order_set(&svc.conn, "solo", g.turn_no, bot_side)
             .unwrap()
             .expect("the bot's orders");
-        assert!(bot.ready && bot.message.is_none());
+        assert!(set.ready && set.message.is_none());
         // The human writes orders (the simple player's, as a player would
         // write them) and says READY.
         let state = svc.state_of(&g).unwrap();
-        let orders = simple_orders(&scn, &state, Side::Egyptian);
+        let orders = simple_orders(&scn, &state, human);
         let text = print::sheet(&scn.map, &written::sheet(&orders), false);
         n += 1;
         let mail = format!(
-            "From: gordon@example.org\r\nTo: dervish@example.org\r\nSubject: [dervish solo] orders {}\r\nMessage-ID: <o{n}@example.org>\r\n\r\nSECRET {secret}\r\n{}READY\r\n",
+            "From: {address}\r\nTo: dervish@example.org\r\nSubject: [dervish solo] orders {}\r\nMessage-ID: <o{n}@example.org>\r\n\r\nSECRET {secret}\r\n{}READY\r\n",
             g.month,
             text.replace('\n', "\r\n")
         );
@@ -166,7 +160,7 @@ fn a_human_plays_scenario_2_by_email_against_the_mahdist_bot() {
         assert!(months < 40, "the game ends");
     }
     let g = svc.game("solo").unwrap();
-    eprintln!("{months} months played: {:?}", g.result);
+    eprintln!("{scenario}: {months} months played: {:?}", g.result);
     assert!(months >= 2, "{months} months played");
     // Every results mail went to the human only, carries the sealed
     // umpire's notes, and verifies from the mail alone, the bot's sealed
@@ -178,9 +172,9 @@ fn a_human_plays_scenario_2_by_email_against_the_mahdist_bot() {
     assert_eq!(results.len(), months);
     let mut records = Vec::new();
     for (raw, m) in &results {
-        assert_eq!(m.to, vec!["gordon@example.org".to_string()]);
+        assert_eq!(m.to, vec![address.to_string()]);
         assert!(
-            flat(&m.body.text).contains("reaction rolls this turn are the umpire's"),
+            flat(&m.body.text).contains("are the umpire's and stay hidden"),
             "{}",
             m.body.text
         );
@@ -194,8 +188,7 @@ fn a_human_plays_scenario_2_by_email_against_the_mahdist_bot() {
     for w in records.windows(2) {
         assert!(record::chain(&w[0], &w[1]).iter().all(|c| c.ok));
     }
-    // The last results reveal every turn's notes and the key; each turn's
-    // notes hash to the value its results gave.
+    // The last results reveal every turn's notes and the key.
     let last = results
         .iter()
         .find(|(_, m)| m.body.text.contains("THE GAME IS OVER"))
@@ -212,8 +205,7 @@ fn a_human_plays_scenario_2_by_email_against_the_mahdist_bot() {
         .map(|a| a.text.clone())
         .expect("the umpire's notes attached at the end");
     assert_eq!(notes.matches("\n== umpire's notes, turn ").count(), months);
-    assert!(notes.contains("2D6 "), "{notes}");
-    assert!(notes.contains(seats[1].bot_key.as_deref().unwrap()));
+    assert!(notes.contains(bot_seat.bot_key.as_deref().unwrap()));
     // The game plays again byte for byte from the database.
     assert!(
         svc.replay("solo")
@@ -222,6 +214,56 @@ fn a_human_plays_scenario_2_by_email_against_the_mahdist_bot() {
             .all(|v| v.drift.is_empty())
     );
     assert!(g.result.is_some());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_human_plays_scenario_2_by_email_against_the_mahdist_bot() {
+    play_solo("khartoum", Side::Egyptian, "bot");
+}
+
+#[test]
+fn a_human_plays_the_mahdi_in_scenario_1_against_the_competent_egyptian_bot() {
+    play_solo("el-obeid", Side::Mahdist, "bot:competent");
+}
+
+/// A bot is asked for by a name it has, and a game by mail needs a player.
+#[test]
+fn bots_are_asked_for_by_name_and_one_side_is_a_player() {
+    let dir = temp_dir("names");
+    let mut cfg = Config {
+        database: dir.join("dervish.sqlite"),
+        ..Config::default()
+    };
+    cfg.host.game_master = "gm@example.org".into();
+    let svc = Service::open(cfg).unwrap();
+    let new = |egyptian: &str, mahdist: &str| {
+        svc.new_game(
+            &NewGame {
+                scenario: "khartoum".into(),
+                egyptian: egyptian.into(),
+                mahdist: mahdist.into(),
+                id: None,
+                mode: Mode::Monthly,
+                deadline_hours: None,
+            },
+            "test",
+        )
+    };
+    let e = new("bot:genius", "mahdi@example.org")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("bot:historical") && e.contains("bot:competent"),
+        "{e}"
+    );
+    let e = new("gordon@example.org", "bot:competent")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("not a programmed Mahdist player"), "{e}");
+    let e = new("bot", "bot").unwrap_err().to_string();
+    assert!(e.contains("needs a player"), "{e}");
+    assert!(new("bot:historical", "mahdi@example.org").is_ok());
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -260,15 +302,20 @@ fn the_game_master_switches_a_seat_between_a_player_and_the_bot() {
     let egyptian_secret = created.secrets[0].1.clone();
     let mut svc = svc;
     svc.pass(&mut inbox, &sender).unwrap();
-    // No programmed Egyptian player.
     let e = svc
-        .replace_with_bot("sw", Side::Egyptian, "gm")
+        .replace_with_bot("sw", Side::Mahdist, "bot:competent", "gm")
         .unwrap_err();
     assert!(
-        e.to_string().contains("no programmed Egyptian player"),
+        e.to_string().contains("not a programmed Mahdist player"),
         "{e}"
     );
-    svc.replace_with_bot("sw", Side::Mahdist, "gm").unwrap();
+    svc.replace_with_bot("sw", Side::Mahdist, "bot", "gm")
+        .unwrap();
+    // Both seats cannot be programmed players.
+    let e = svc
+        .replace_with_bot("sw", Side::Egyptian, "bot", "gm")
+        .unwrap_err();
+    assert!(e.to_string().contains("needs a player"), "{e}");
     let bot = store::latest_order_set(&svc.conn, "sw", 1, Side::Mahdist)
         .unwrap()
         .expect("the bot's orders for the open turn");

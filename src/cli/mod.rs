@@ -166,6 +166,10 @@ enum Command {
         /// docs/opponents.md, whose umpire's notes are printed too).
         #[arg(long, default_value = "simple", value_parser = ["simple", "bot"])]
         mahdist: String,
+        /// Who plays the Egyptian side: `simple`, or the programmed
+        /// Egyptian player `historical` (cautious) or `competent`.
+        #[arg(long, default_value = "simple", value_parser = ["simple", "historical", "competent"])]
+        egyptian: String,
     },
     /// Read and check orders as players write them.
     Orders {
@@ -427,6 +431,7 @@ fn run(mut cli: Cli) -> Result<ExitCode> {
             seed,
             months,
             mahdist,
+            egyptian,
         } => {
             let data = data(&cli.data)?;
             let scn = scenario(&data, &id)?;
@@ -453,6 +458,7 @@ fn run(mut cli: Cli) -> Result<ExitCode> {
             while played < limit && state.result.is_none() {
                 let month = state.month;
                 let mut notes: Vec<String> = Vec::new();
+                let mut egyptian_notes: Vec<String> = Vec::new();
                 let r = play_month_with(
                     &scn,
                     state,
@@ -470,10 +476,26 @@ fn run(mut cli: Cli) -> Result<ExitCode> {
                             notes = d.notes;
                             d.orders
                         }
+                        (_, Side::Egyptian) => {
+                            match dervish::players::egyptian::Persona::parse(&egyptian) {
+                                Some(p) => {
+                                    let d = dervish::players::egyptian::decide(&scn, s, p);
+                                    egyptian_notes = d.notes;
+                                    d.orders
+                                }
+                                None => simple_orders(&scn, s, side),
+                            }
+                        }
                         _ => simple_orders(&scn, s, side),
                     },
                     &mut dice,
                 );
+                if !egyptian_notes.is_empty() {
+                    outln!("== {} the Egyptian player's reasons", month.long_name());
+                    for n in egyptian_notes {
+                        outln!("  {n}");
+                    }
+                }
                 if !notes.is_empty() {
                     outln!(
                         "== {} umpire's notes (the Mahdist reaction rolls)",

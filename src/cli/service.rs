@@ -31,8 +31,9 @@ pub enum GameCommand {
         /// the scenario's set-up.
         #[arg(long, value_name = "FILE")]
         situation: Option<std::path::PathBuf>,
-        /// The Egyptian player's address, or `open` for a seat a player
-        /// takes by mailing JOIN.
+        /// The Egyptian player's address, `open` for a seat a player
+        /// takes by mailing JOIN, or `bot` (`bot:historical`,
+        /// `bot:competent`) for the programmed Egyptian player.
         #[arg(long)]
         egyptian: String,
         /// The Mahdist player's address, `open`, or `bot` for the programmed
@@ -540,7 +541,8 @@ pub fn game(cfg: Config, command: GameCommand) -> Result<ExitCode> {
                 Side::Mahdist
             };
             if dervish::service::games::is_bot(&address) {
-                s.replace_with_bot(&id, side, &actor()).map_err(e)?;
+                s.replace_with_bot(&id, side, &address, &actor())
+                    .map_err(e)?;
                 outln!(
                     "The {side} seat of {id} now belongs to the programmed player; its orders for the open turn are in."
                 );

@@ -8,6 +8,7 @@
 //! checked against the state, so a bot can never play an order a human
 //! could not.
 
+pub mod egyptian;
 pub mod mahdist;
 pub mod reaction;
 pub mod simple;

@@ -19,6 +19,7 @@ use super::secrets::{sha256_hex, unhex};
 use super::{Result, Service, ServiceError};
 use crate::dice::{Dice, SeededDice};
 use crate::orders::{print, written};
+use crate::players::egyptian::{self, Persona};
 use crate::players::mahdist::{self, Opponents};
 use crate::players::reaction::Reactions;
 use crate::scenario::Side;
@@ -27,6 +28,10 @@ use crate::store::{self, GameRow};
 
 /// The kind of the programmed Mahdist player of the reaction table.
 pub const MAHDIST: &str = "mahdist";
+/// The programmed Egyptian player, cautious as the real commanders were.
+pub const EGYPTIAN_HISTORICAL: &str = "egyptian-historical";
+/// The programmed Egyptian player that concentrates and strikes.
+pub const EGYPTIAN_COMPETENT: &str = "egyptian-competent";
 
 /// The audit action that holds a turn's umpire's notes.
 pub fn notes_action(turn_no: u32) -> String {
@@ -63,12 +68,17 @@ impl Service {
             if !g.turn_kind.sides().contains(&p.side) {
                 continue;
             }
-            if kind != MAHDIST || p.side != Side::Mahdist {
-                return Err(ServiceError::Game(format!(
-                    "game {}: the {} seat is held by a programmed player of kind {kind:?}, which this Dervish does not have",
-                    g.id, p.side
-                )));
-            }
+            let persona = match (p.side, kind) {
+                (Side::Mahdist, MAHDIST) => None,
+                (Side::Egyptian, EGYPTIAN_HISTORICAL) => Some(Persona::Historical),
+                (Side::Egyptian, EGYPTIAN_COMPETENT) => Some(Persona::Competent),
+                _ => {
+                    return Err(ServiceError::Game(format!(
+                        "game {}: the {} seat is held by a programmed player of kind {kind:?}, which this Dervish does not have",
+                        g.id, p.side
+                    )));
+                }
+            };
             let seed = p
                 .bot_key
                 .as_deref()
@@ -77,10 +87,15 @@ impl Service {
                     game: g.id.clone(),
                     message: "the programmed player's key or the turn's seed is not hex".into(),
                 })?;
-            let table = Reactions::shipped().map_err(ServiceError::Data)?;
-            let opponents = Opponents::shipped().map_err(ServiceError::Data)?;
-            let mut dice = Dice::new(SeededDice::from_seed_bytes(seed));
-            let d = mahdist::decide(&scn, state, &table, &opponents, &mut dice);
+            let d = match persona {
+                Some(persona) => egyptian::decide(&scn, state, persona),
+                None => {
+                    let table = Reactions::shipped().map_err(ServiceError::Data)?;
+                    let opponents = Opponents::shipped().map_err(ServiceError::Data)?;
+                    let mut dice = Dice::new(SeededDice::from_seed_bytes(seed));
+                    mahdist::decide(&scn, state, &table, &opponents, &mut dice)
+                }
+            };
             let canonical = format!(
                 "{}READY\n",
                 print::sheet(&scn.map, &written::sheet(&d.orders), false)

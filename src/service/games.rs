@@ -56,9 +56,31 @@ pub fn is_open(address: &str) -> bool {
     address.trim().eq_ignore_ascii_case("open")
 }
 
-/// Whether the address asks for the programmed player (`bot`).
+/// Whether the address asks for a programmed player (`bot`, or
+/// `bot:PERSONA` for the Egyptian side).
 pub fn is_bot(address: &str) -> bool {
-    address.trim().eq_ignore_ascii_case("bot")
+    let a = address.trim().to_ascii_lowercase();
+    a == "bot" || a.starts_with("bot:")
+}
+
+/// The kind of programmed player an address asks for on `side`: `bot` is
+/// the Mahdist reaction-table player, or the historical Egyptian one;
+/// `bot:historical` and `bot:competent` name the Egyptian persona.
+pub fn bot_kind(address: &str, side: Side) -> Result<&'static str> {
+    let a = address.trim().to_ascii_lowercase();
+    match (side, a.as_str()) {
+        (Side::Mahdist, "bot") => Ok(super::bots::MAHDIST),
+        (Side::Egyptian, "bot" | "bot:historical") => Ok(super::bots::EGYPTIAN_HISTORICAL),
+        (Side::Egyptian, "bot:competent") => Ok(super::bots::EGYPTIAN_COMPETENT),
+        _ => Err(ServiceError::Game(format!(
+            "{address} is not a programmed {side} player: use `bot`{}",
+            if side == Side::Egyptian {
+                ", `bot:historical` or `bot:competent`"
+            } else {
+                ""
+            }
+        ))),
+    }
 }
 
 /// A fresh seed and its published SHA-256.
@@ -126,14 +148,10 @@ impl Service {
             (Side::Mahdist, &req.mahdist),
         ] {
             if is_bot(a) {
-                if side == Side::Egyptian {
+                bot_kind(a, side)?;
+                if is_bot(&req.egyptian) && is_bot(&req.mahdist) {
                     return Err(ServiceError::Game(
-                        "there is no programmed Egyptian player yet: the Egyptian side needs a mail address (or `open`)".into(),
-                    ));
-                }
-                if is_bot(&req.egyptian) {
-                    return Err(ServiceError::Game(
-                        "both sides cannot be bots in a game by mail".into(),
+                        "a game by mail needs a player: both sides cannot be programmed players (`dervish simulate --egyptian ... --mahdist bot` plays them against each other)".into(),
                     ));
                 }
                 continue;
@@ -233,7 +251,7 @@ impl Service {
                 store::upsert_player(
                     &tx,
                     &PlayerRow {
-                        bot: Some(super::bots::MAHDIST.into()),
+                        bot: Some(bot_kind(address, side)?.into()),
                         bot_key: Some(secrets::hex(&key)),
                         ..seat(&id, side, "", None)
                     },
@@ -250,7 +268,7 @@ impl Service {
             let opponent = if is_open(opponent) {
                 "not yet known (the seat is open)"
             } else if is_bot(opponent) {
-                "the programmed Mahdist player (docs/opponents.md): its orders are ready as soon as each turn opens"
+                "the programmed player (docs/opponents.md): its orders are ready as soon as each turn opens"
             } else {
                 opponent.as_str()
             };
@@ -370,12 +388,8 @@ impl Service {
     /// Give a seat to the programmed player (a player dropped out): it
     /// makes its orders for the open turn at once, and for every turn
     /// after. The player who leaves and the opponent are told.
-    pub fn replace_with_bot(&self, id: &str, side: Side, actor: &str) -> Result<()> {
-        if side == Side::Egyptian {
-            return Err(ServiceError::Game(
-                "there is no programmed Egyptian player yet: the Egyptian seat needs a mail address".into(),
-            ));
-        }
+    pub fn replace_with_bot(&self, id: &str, side: Side, bot: &str, actor: &str) -> Result<()> {
+        let kind = bot_kind(bot, side)?;
         let g = self.game(id)?;
         if g.status == Status::Finished {
             return Err(ServiceError::Game(format!("game {id} is over")));
@@ -390,6 +404,11 @@ impl Service {
                 "the {side} seat of {id} is already the programmed player's"
             )));
         }
+        if players.iter().any(|p| p.side != side && p.bot.is_some()) {
+            return Err(ServiceError::Game(format!(
+                "the other seat of {id} is a programmed player's already: a game by mail needs a player"
+            )));
+        }
         let opponent = players
             .iter()
             .find(|p| p.side != side)
@@ -400,7 +419,7 @@ impl Service {
         store::upsert_player(
             &tx,
             &PlayerRow {
-                bot: Some(super::bots::MAHDIST.into()),
+                bot: Some(kind.into()),
                 bot_key: Some(secrets::hex(&key)),
                 ..seat(id, side, "", None)
             },

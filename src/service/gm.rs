@@ -323,7 +323,7 @@ impl Service {
                     other => return Err(ServiceError::Game(format!("{other} is not a side"))),
                 };
                 if super::games::is_bot(address) {
-                    self.replace_with_bot(id, side, actor)?;
+                    self.replace_with_bot(id, side, address, actor)?;
                     return Ok(format!(
                         "the {side} seat now belongs to the programmed player; its orders for the open turn are in"
                     ));

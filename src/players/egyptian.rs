@@ -1,0 +1,282 @@
+//! A programmed Egyptian player, so that a person can play the Mahdi by
+//! mail and programmed players can play each other. It decides by plain
+//! rules of thumb, written out in `docs/opponents.md`: garrisons hold their
+//! towns, a field force relieves the most threatened besieged town, weak
+//! Mahdist stacks near a strong column are attacked, and columns far from
+//! a town fall back to one. Two personas:
+//!
+//! - **historical**: cautious, as the Khedive's commanders were: a relief
+//!   marches only with half as much again as the besiegers, nothing else
+//!   leaves its town, and a column in the open goes home.
+//! - **competent**: concentrates: stacks close to each other join; a
+//!   relief marches when it is at least as strong as the besiegers; weak
+//!   Mahdist stacks (land units; land units may not attack boats, 6.1)
+//!   within reach are attacked, by columns in the open and by strong
+//!   garrisons, which keep their two weakest units at home.
+//!
+//! It rolls no dice: the same position gives the same orders.
+
+use std::collections::BTreeSet;
+
+use super::mahdist::Decision;
+use crate::engine::orders::{Leg, MarchOrder, OnContact, Orders, Selection};
+use crate::geo::Hex;
+use crate::scenario::{Scenario, Side};
+use crate::state::GameState;
+
+/// How the programmed Egyptian player plays.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Persona {
+    /// Cautious, as the real commanders were.
+    Historical,
+    /// Concentrates and strikes.
+    Competent,
+}
+
+impl Persona {
+    /// `historical` or `competent`.
+    pub fn parse(s: &str) -> Option<Persona> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "historical" => Some(Persona::Historical),
+            "competent" => Some(Persona::Competent),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Persona::Historical => "historical",
+            Persona::Competent => "competent",
+        }
+    }
+
+    /// The relief's strength against the besiegers it needs, in tenths.
+    fn relief_ratio(self) -> u32 {
+        match self {
+            Persona::Historical => 15,
+            Persona::Competent => 10,
+        }
+    }
+}
+
+struct Column {
+    hex: Hex,
+    strength: u32,
+    in_town: bool,
+    /// Its land units, strongest first.
+    units: Vec<(crate::state::UnitId, u32)>,
+}
+
+/// The Egyptian player's orders for this player turn, with its reasons in
+/// the notes (no rolls).
+pub fn decide(scn: &Scenario, state: &GameState, persona: Persona) -> Decision {
+    let mut notes = Vec::new();
+    let mut columns: Vec<Column> = Vec::new();
+    let mut mahdist: Vec<(Hex, u32)> = Vec::new();
+    let mut mahdist_land: BTreeSet<Hex> = BTreeSet::new();
+    for s in state.stacks() {
+        let land: Vec<_> = s
+            .units
+            .iter()
+            .filter(|u| {
+                scn.units
+                    .get(&u.unit_type)
+                    .is_some_and(|t| !t.kind.is_river_unit() && t.movement > 0)
+            })
+            .collect();
+        let strength: u32 = land.iter().map(|u| u.strength).sum();
+        if s.side == Side::Egyptian {
+            if !land.is_empty() {
+                let mut units: Vec<(crate::state::UnitId, u32)> =
+                    land.iter().map(|u| (u.id.clone(), u.strength)).collect();
+                units.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.0.cmp(&b.0.0)));
+                columns.push(Column {
+                    hex: s.hex,
+                    strength,
+                    in_town: scn.map.settlement_at(s.hex).is_some(),
+                    units,
+                });
+            }
+        } else {
+            mahdist.push((s.hex, s.units.iter().map(|u| u.strength).sum()));
+            if !land.is_empty() {
+                mahdist_land.insert(s.hex);
+            }
+        }
+    }
+    columns.sort_by_key(|c| (std::cmp::Reverse(c.strength), c.hex.row, c.hex.col));
+    let own_towns: Vec<Hex> = columns
+        .iter()
+        .filter(|c| c.in_town)
+        .map(|c| c.hex)
+        .collect();
+    // Besieged towns (9.12: a Mahdist land unit next to them), the most
+    // threatened (strongest besiegers against the garrison) first.
+    let mut besieged: Vec<(Hex, u32, u32)> = columns
+        .iter()
+        .filter(|c| c.in_town)
+        .filter_map(|c| {
+            let besiegers: u32 = mahdist
+                .iter()
+                .filter(|(h, _)| h.distance(c.hex) == 1 && mahdist_land.contains(h))
+                .map(|(_, s)| *s)
+                .sum();
+            (besiegers > 0).then_some((c.hex, besiegers, c.strength))
+        })
+        .collect();
+    besieged.sort_by_key(|(h, b, g)| (std::cmp::Reverse(b.saturating_sub(*g)), h.row, h.col));
+    let march = |from: Hex, to: Hex, on: OnContact| MarchOrder {
+        units: Selection::Stack(from),
+        legs: vec![Leg::To(to); 3],
+        continue_after_win: false,
+        on_contact: on,
+        ..MarchOrder::stack(from, Vec::new())
+    };
+    let mut used: BTreeSet<Hex> = BTreeSet::new();
+    let mut marches = Vec::new();
+    // Relief: for each besieged town, the strongest column (a field force,
+    // or the garrison of a town not besieged) marches to it and attacks,
+    // if strong enough against the besiegers.
+    for (town, besiegers, _) in &besieged {
+        let relief = columns.iter().find(|c| {
+            !used.contains(&c.hex)
+                && c.hex != *town
+                && !besieged.iter().any(|(b, ..)| *b == c.hex)
+                && c.strength * 10 >= besiegers * persona.relief_ratio()
+                && c.hex.distance(*town) <= 20
+        });
+        match relief {
+            Some(c) => {
+                used.insert(c.hex);
+                notes.push(format!(
+                    "the column at {} ({} strength) relieves {} ({} strength besieging it)",
+                    scn.map.describe(c.hex),
+                    c.strength,
+                    scn.map.describe(*town),
+                    besiegers
+                ));
+                marches.push(march(c.hex, *town, OnContact::AttackAny));
+            }
+            None => notes.push(format!(
+                "{} is besieged by {besiegers} strength: no column strong enough to relieve it",
+                scn.map.describe(*town)
+            )),
+        }
+    }
+    for c in &columns {
+        if used.contains(&c.hex) || c.in_town {
+            continue;
+        }
+        // Competent: strike a weak Mahdist stack within reach.
+        if persona == Persona::Competent
+            && let Some((h, s)) = mahdist
+                .iter()
+                .filter(|(h, s)| {
+                    mahdist_land.contains(h) && h.distance(c.hex) <= 4 && s * 2 <= c.strength
+                })
+                .min_by_key(|(h, _)| (h.distance(c.hex), h.row, h.col))
+        {
+            used.insert(c.hex);
+            notes.push(format!(
+                "the column at {} ({} strength) attacks the Mahdists at {} ({s} strength)",
+                scn.map.describe(c.hex),
+                c.strength,
+                scn.map.describe(*h)
+            ));
+            marches.push(march(c.hex, *h, OnContact::AttackHexes(vec![*h])));
+            continue;
+        }
+        // Out in the open: back to the nearest town held.
+        if let Some(t) = own_towns
+            .iter()
+            .copied()
+            .filter(|t| *t != c.hex)
+            .min_by_key(|t| (t.distance(c.hex), t.row, t.col))
+        {
+            used.insert(c.hex);
+            notes.push(format!(
+                "the column at {} falls back on {}",
+                scn.map.describe(c.hex),
+                scn.map.describe(t)
+            ));
+            marches.push(march(c.hex, t, OnContact::Avoid));
+        }
+    }
+    // Competent: a strong garrison of a town not besieged sends all but
+    // its two weakest units against a weak Mahdist stack within 5 hexes.
+    if persona == Persona::Competent {
+        for c in &columns {
+            if used.contains(&c.hex)
+                || !c.in_town
+                || c.units.len() < 4
+                || besieged.iter().any(|(b, ..)| *b == c.hex)
+            {
+                continue;
+            }
+            let (out, stay) = c.units.split_at(c.units.len() - 2);
+            let striking: u32 = out.iter().map(|(_, s)| s).sum();
+            let Some((h, s)) = mahdist
+                .iter()
+                .filter(|(h, s)| {
+                    mahdist_land.contains(h) && h.distance(c.hex) <= 5 && s * 2 <= striking
+                })
+                .min_by_key(|(h, _)| (h.distance(c.hex), h.row, h.col))
+            else {
+                continue;
+            };
+            used.insert(c.hex);
+            notes.push(format!(
+                "the garrison of {} sends {striking} strength against the Mahdists at {} ({s} strength), keeping {}",
+                scn.map.describe(c.hex),
+                scn.map.describe(*h),
+                stay.iter().map(|(u, _)| u.0.as_str()).collect::<Vec<_>>().join(" ")
+            ));
+            marches.push(MarchOrder {
+                units: Selection::Units {
+                    units: out.iter().map(|(u, _)| u.clone()).collect(),
+                    leaders: Vec::new(),
+                },
+                ..march(c.hex, *h, OnContact::AttackHexes(vec![*h]))
+            });
+        }
+    }
+    // Competent: small garrisons close to a larger one not besieged join
+    // it (concentration), unless that leaves a besieged town.
+    if persona == Persona::Competent {
+        for c in columns.iter().rev() {
+            if used.contains(&c.hex) || !c.in_town || besieged.iter().any(|(b, ..)| *b == c.hex) {
+                continue;
+            }
+            if let Some(big) = columns.iter().find(|b| {
+                b.hex != c.hex
+                    && b.in_town
+                    && b.strength >= 3 * c.strength
+                    && b.hex.distance(c.hex) <= 2
+                    && !used.contains(&b.hex)
+            }) {
+                used.insert(c.hex);
+                notes.push(format!(
+                    "the garrison of {} joins the larger one at {}",
+                    scn.map.describe(c.hex),
+                    scn.map.describe(big.hex)
+                ));
+                marches.push(march(c.hex, big.hex, OnContact::Avoid));
+            }
+        }
+    }
+    let (orders, dropped) = super::keep_checked(
+        scn,
+        state,
+        Side::Egyptian,
+        Orders {
+            marches,
+            ..Orders::default()
+        },
+    );
+    notes.extend(dropped);
+    Decision {
+        orders,
+        notes,
+        rolls: Vec::new(),
+    }
+}
