@@ -6,6 +6,7 @@
 //! ([`dice`]) and the calendar ([`calendar`]), the game state ([`state`]),
 //! and the renderers ([`render`]). See `ARCHITECTURE.md`.
 
+pub mod balance;
 pub mod calendar;
 pub mod cases;
 pub mod diag;

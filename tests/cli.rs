@@ -162,6 +162,29 @@ fn simulate_with_the_mahdist_bot() {
     assert!(err.contains("simple") && err.contains("bot"), "{err}");
 }
 
+/// `dervish balance` prints the report and writes it with its chart.
+#[test]
+fn balance_writes_a_report_and_a_chart() {
+    let dir = std::env::temp_dir().join(format!("dervish-balance-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = ok(&[
+        "balance",
+        "--scenario",
+        "el-obeid",
+        "--games",
+        "12",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(out.contains("# Balance: "), "{out}");
+    assert!(out.contains("| El Obeid | January 1883 |"), "{out}");
+    let report = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    assert_eq!(report, out);
+    let svg = std::fs::read_to_string(dir.join("falls.svg")).unwrap();
+    assert!(svg.starts_with("<svg "));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn simulate_prints_the_same_bytes_twice() {
     let a = ok(&[

@@ -171,6 +171,29 @@ enum Command {
         #[arg(long, default_value = "simple", value_parser = ["simple", "historical", "competent"])]
         egyptian: String,
     },
+    /// Play many campaigns of programmed players against each other on all
+    /// cores and compare them with history: who wins, why games end, the
+    /// month each town falls. Prints the report; with --out, writes
+    /// report.md and falls.svg there.
+    Balance {
+        #[arg(long, short, default_value = "khartoum")]
+        scenario: String,
+        /// How many games.
+        #[arg(long, default_value_t = 1000)]
+        games: u64,
+        /// The run's seed: the same seed gives the same figures.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Who plays the Egyptian side.
+        #[arg(long, default_value = "historical", value_parser = ["simple", "historical", "competent"])]
+        egyptian: String,
+        /// Who plays the Mahdist side.
+        #[arg(long, default_value = "bot", value_parser = ["simple", "bot"])]
+        mahdist: String,
+        /// A folder for report.md and falls.svg (created if needed).
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
+    },
     /// Read and check orders as players write them.
     Orders {
         #[command(subcommand)]
@@ -425,6 +448,54 @@ fn run(mut cli: Cli) -> Result<ExitCode> {
                     scn.map.describe(b)
                 )),
             }
+        }
+        Command::Balance {
+            scenario: id,
+            games,
+            seed,
+            egyptian,
+            mahdist,
+            out,
+        } => {
+            use dervish::balance::{self, EgyptianPlayer, History, MahdistPlayer};
+            let data = data(&cli.data)?;
+            let scn = scenario(&data, &id)?;
+            let history = History::shipped().map_err(|e| anyhow!(e))?;
+            let eg = match dervish::players::egyptian::Persona::parse(&egyptian) {
+                Some(p) => EgyptianPlayer::Bot(p),
+                None => EgyptianPlayer::Simple,
+            };
+            let md = if mahdist == "bot" {
+                MahdistPlayer::Bot
+            } else {
+                MahdistPlayer::Simple
+            };
+            let bar = indicatif::ProgressBar::new(games);
+            bar.set_style(
+                indicatif::ProgressStyle::with_template(
+                    "{bar:40} {pos}/{len} games, {per_sec}, {eta} left",
+                )
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+            );
+            let outcomes = balance::run(&scn, &history, eg, md, seed, games, &|| bar.inc(1))
+                .map_err(|e| anyhow!(e))?;
+            bar.finish_and_clear();
+            let summary = balance::summarise(&scn, &history, &outcomes);
+            let command = format!(
+                "dervish balance --scenario {id} --games {games} --seed {seed} --egyptian {egyptian} --mahdist {mahdist}"
+            );
+            let report = balance::report(&scn.def.title, &command, &summary);
+            out!("{report}");
+            if let Some(dir) = out {
+                std::fs::create_dir_all(&dir)
+                    .with_context(|| format!("cannot create {}", dir.display()))?;
+                std::fs::write(dir.join("report.md"), &report)
+                    .with_context(|| format!("cannot write {}", dir.join("report.md").display()))?;
+                std::fs::write(dir.join("falls.svg"), balance::svg(&scn, &summary))
+                    .with_context(|| format!("cannot write {}", dir.join("falls.svg").display()))?;
+                eprintln!("report.md and falls.svg written to {}", dir.display());
+            }
+            Ok(ExitCode::SUCCESS)
         }
         Command::Simulate {
             scenario: id,

@@ -1,0 +1,93 @@
+//! `dervish balance`: many campaigns of programmed players, the same
+//! figures for the same seed however many cores play them, summed up
+//! against history.
+
+use dervish::balance::{self, EgyptianPlayer, History, MahdistPlayer, wilson};
+use dervish::players::egyptian::Persona;
+use dervish::scenario::DataSet;
+
+#[test]
+fn a_small_balance_is_the_same_for_the_same_seed_and_sums_up() {
+    let data = DataSet::embedded().unwrap();
+    let history = History::shipped().unwrap();
+    for id in ["el-obeid", "khartoum"] {
+        let scn = data.scenario(id).unwrap();
+        let eg = EgyptianPlayer::Bot(Persona::Historical);
+        let a = balance::run(&scn, &history, eg, MahdistPlayer::Bot, 7, 24, &|| {}).unwrap();
+        // One thread, then the default pool: the same games.
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
+        let b = pool
+            .install(|| balance::run(&scn, &history, eg, MahdistPlayer::Bot, 7, 24, &|| {}))
+            .unwrap();
+        assert_eq!(a, b, "{id}");
+        let c = balance::run(&scn, &history, eg, MahdistPlayer::Bot, 8, 24, &|| {}).unwrap();
+        assert_ne!(a, c, "{id}: another seed, other games");
+        let s = balance::summarise(&scn, &history, &a);
+        assert_eq!(s.games, 24);
+        assert_eq!(s.results.iter().map(|r| r.1).sum::<usize>(), 24);
+        assert_eq!(s.reasons.iter().map(|r| r.1).sum::<usize>(), 24);
+        for t in &s.towns {
+            assert_eq!(t.by_month.values().sum::<usize>(), t.fell);
+            assert!(t.fell <= 24);
+        }
+        let report = balance::report(&scn.def.title, "dervish balance ...", &s);
+        assert!(report.contains("| result | games | share | 95% interval |"));
+        let towns: Vec<&str> = history
+            .towns
+            .iter()
+            .filter(|t| t.scenario == id)
+            .map(|t| t.town.as_str())
+            .collect();
+        assert!(towns.len() >= 4);
+        for t in &towns {
+            assert!(report.contains(&format!("| {t} | ")), "{t} in\n{report}");
+        }
+        let svg = balance::svg(&scn, &s);
+        assert!(svg.starts_with("<svg ") && svg.trim_end().ends_with("</svg>"));
+        assert_eq!(
+            svg.matches("<rect ").count(),
+            svg.matches("</rect>").count()
+        );
+        assert_eq!(
+            svg.matches("<text ").count(),
+            svg.matches("</text>").count()
+        );
+    }
+}
+
+#[test]
+fn wilson_intervals() {
+    let (p, lo, hi) = wilson(50, 100);
+    assert!((p - 50.0).abs() < 1e-9);
+    assert!(
+        (lo - 40.38).abs() < 0.05 && (hi - 59.62).abs() < 0.05,
+        "{lo} {hi}"
+    );
+    let (p, lo, hi) = wilson(0, 200);
+    assert_eq!(p, 0.0);
+    assert_eq!(lo, 0.0);
+    assert!((hi - 1.88).abs() < 0.05, "{hi}");
+    assert_eq!(wilson(0, 0), (0.0, 0.0, 0.0));
+}
+
+/// Every town of the history is a place on the map, and its month a month
+/// of the war.
+#[test]
+fn the_history_names_real_places_and_months() {
+    let data = DataSet::embedded().unwrap();
+    let history = History::shipped().unwrap();
+    for t in &history.towns {
+        let scn = data.scenario(&t.scenario).unwrap();
+        assert!(scn.map.find_place(&t.town).is_some(), "{}", t.town);
+        if let Some(m) = &t.fell {
+            assert!(m.parse::<dervish::calendar::GameMonth>().is_ok(), "{m}");
+        }
+    }
+    for id in data.scenario_ids() {
+        let scn = data.scenario(&id).unwrap();
+        assert!(!balance::towns(&scn, &history).unwrap().is_empty(), "{id}");
+    }
+}
