@@ -19,7 +19,7 @@
 use std::collections::BTreeSet;
 
 use super::mahdist::Decision;
-use crate::engine::orders::{Leg, MarchOrder, OnContact, Orders, Selection};
+use crate::engine::orders::{MarchOrder, OnContact, Orders, Selection};
 use crate::geo::Hex;
 use crate::scenario::{Scenario, Side};
 use crate::state::GameState;
@@ -127,7 +127,7 @@ pub fn decide(scn: &Scenario, state: &GameState, persona: Persona) -> Decision {
     besieged.sort_by_key(|(h, b, g)| (std::cmp::Reverse(b.saturating_sub(*g)), h.row, h.col));
     let march = |from: Hex, to: Hex, on: OnContact| MarchOrder {
         units: Selection::Stack(from),
-        legs: vec![Leg::To(to); 3],
+        legs: super::legs_to(from, to),
         continue_after_win: false,
         on_contact: on,
         ..MarchOrder::stack(from, Vec::new())

@@ -330,7 +330,7 @@ impl Cx<'_> {
     fn march(&self, to: Hex, on_contact: OnContact) -> Option<MarchOrder> {
         (to != self.me.hex).then(|| MarchOrder {
             units: Selection::Stack(self.me.hex),
-            legs: vec![Leg::To(to); 3],
+            legs: super::legs_to(self.me.hex, to),
             continue_after_win: matches!(on_contact, OnContact::AttackAny),
             on_contact,
             ..MarchOrder::stack(self.me.hex, Vec::new())

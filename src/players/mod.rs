@@ -105,3 +105,15 @@ pub fn keep_checked(
     }
     (kept, dropped)
 }
+
+/// The legs of a march by land to `to`: one when the place is near (a
+/// month's march may reach it with the first roll, and a second leg to the
+/// same place would be refused once there), three when it is far, so the
+/// stack may roll again and go on (8.31).
+pub fn legs_to(from: crate::geo::Hex, to: crate::geo::Hex) -> Vec<crate::engine::orders::Leg> {
+    let n = if from.distance(to) <= NEAR { 1 } else { 3 };
+    vec![crate::engine::orders::Leg::To(to); n]
+}
+
+/// Hexes within which a march is given one leg only (see [`legs_to`]).
+pub const NEAR: u32 = 6;
