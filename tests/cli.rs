@@ -162,6 +162,49 @@ fn simulate_with_the_mahdist_bot() {
     assert!(err.contains("simple") && err.contains("bot"), "{err}");
 }
 
+/// A game against the programmed Mahdist player from the command line:
+/// `game show` names it, `game log` holds its umpire's notes.
+#[test]
+fn a_game_against_the_bot_and_its_umpires_notes_in_the_log() {
+    let dir = std::env::temp_dir().join(format!("dervish-cli-bot-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let config = dir.join("dervish.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "database = \"{}\"\n[outgoing]\nkind = \"file\"\ndir = \"{}\"\n[inbox]\nmaildir = \"{}\"\n",
+            dir.join("db.sqlite").display(),
+            dir.join("outbox").display(),
+            dir.join("inbox").display()
+        ),
+    )
+    .unwrap();
+    let config = config.to_str().unwrap();
+    ok(&[
+        "--config",
+        config,
+        "game",
+        "new",
+        "--id",
+        "b1",
+        "--egyptian",
+        "gordon@example.org",
+        "--mahdist",
+        "bot",
+    ]);
+    let show = ok(&["--config", config, "game", "show", "b1"]);
+    assert!(show.contains("(programmed player: mahdist)"), "{show}");
+    assert!(show.contains("orders v1 READY"), "{show}");
+    let log = ok(&["--config", config, "game", "log", "b1"]);
+    assert!(log.contains("bot  umpire's notes, turn 1"), "{log}");
+    assert!(log.contains("; 2D6 "), "{log}");
+    let (_, err, code) = dervish(&["--config", config, "game", "log", "nope"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("nope"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// `dervish balance` prints the report and writes it with its chart.
 #[test]
 fn balance_writes_a_report_and_a_chart() {

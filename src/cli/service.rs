@@ -55,6 +55,10 @@ pub enum GameCommand {
     List,
     /// Show a game: its turn, deadline, players, orders in, and the map.
     Show { id: String },
+    /// The game's log: every game master action, join and replacement,
+    /// and the programmed players' umpire's notes (their hidden reaction
+    /// rolls), oldest first.
+    Log { id: String },
     /// Play the open turn of a game now.
     Process { id: String },
     /// Push the deadline back.
@@ -377,7 +381,9 @@ pub fn submit(cfg: Config, file: &Path) -> Result<ExitCode> {
 pub fn game(cfg: Config, command: GameCommand) -> Result<ExitCode> {
     // Listing and showing games only read: they work while the daemon runs.
     let (s, _lock) = match command {
-        GameCommand::List | GameCommand::Show { .. } => open_to_read(cfg)?,
+        GameCommand::List | GameCommand::Show { .. } | GameCommand::Log { .. } => {
+            open_to_read(cfg)?
+        }
         _ => {
             let (s, lock) = open(cfg)?;
             (s, Some(lock))
@@ -485,7 +491,11 @@ pub fn game(cfg: Config, command: GameCommand) -> Result<ExitCode> {
                 outln!(
                     "  {:<9} {:<30} {}{}{}",
                     p.side.to_string(),
-                    p.address,
+                    match (&p.bot, p.address.is_empty()) {
+                        (Some(kind), _) => format!("(programmed player: {kind})"),
+                        (None, true) => "(open seat)".to_string(),
+                        (None, false) => p.address.clone(),
+                    },
                     match set {
                         Some(x) => format!(
                             "orders v{}{}",
@@ -515,6 +525,15 @@ pub fn game(cfg: Config, command: GameCommand) -> Result<ExitCode> {
                 outln!("  {v}");
             }
             out!("{}", ascii::overview(&scn, Some(&state)));
+        }
+        GameCommand::Log { id } => {
+            s.game(&id).map_err(e)?;
+            for (at, actor, action, detail) in store::audit_log(&s.conn, &id)? {
+                outln!("{at}  {actor}  {action}");
+                for line in detail.lines() {
+                    outln!("    {line}");
+                }
+            }
         }
         GameCommand::Process { id } => {
             let n = s.play_turn(&id).map_err(e)?;
