@@ -825,6 +825,55 @@ fn a_replaced_player_and_the_opponent_are_told() {
     assert!(welcome.text.contains("February 1884"), "{}", welcome.text);
 }
 
+/// GM REPLACE ... bot by mail gives the seat to the programmed player:
+/// the player who leaves and the opponent are told, and its orders for the
+/// open turn are in, READY.
+#[test]
+fn gm_replace_by_mail_gives_a_seat_to_the_bot() {
+    let mut h = Harness::new("gm-bot", Mode::Monthly);
+    h.svc.set_gm_password("correct horse battery").unwrap();
+    let raw = h.mail(
+        "gm@example.org",
+        "commands",
+        "PASSWORD correct horse battery\nGM REPLACE k-1 mahdist bot\n",
+    );
+    assert!(matches!(
+        h.svc.receive(&raw).unwrap(),
+        Outcome::Commands { .. }
+    ));
+    h.pass();
+    assert!(
+        h.sent_to("mahdi@example.org")
+            .iter()
+            .any(|s| s.subject.contains("you no longer play the Mahdist side"))
+    );
+    assert!(h.sent_to("gordon@example.org").iter().any(|s| {
+        s.subject
+            .contains("the Mahdist side is now played by Dervish")
+    }));
+    let gm = h.sent_to("gm@example.org");
+    assert!(
+        gm.iter()
+            .any(|s| flat(&s.text).contains("now belongs to the programmed player")),
+        "{:?}",
+        gm.iter().map(|s| &s.text).collect::<Vec<_>>()
+    );
+    let set = store::latest_order_set(&h.svc.conn, "k-1", 1, Side::Mahdist)
+        .unwrap()
+        .expect("the bot's orders");
+    assert!(set.ready);
+    // The old player's secret no longer works: his orders do not replace
+    // the bot's.
+    let e = h.orders(Side::Mahdist, "MARCH STACK Tamai TO Hasheen\nREADY\n");
+    h.deliver(&e);
+    h.pass();
+    let after = store::latest_order_set(&h.svc.conn, "k-1", 1, Side::Mahdist)
+        .unwrap()
+        .unwrap();
+    assert_eq!(after.id, set.id);
+    assert!(after.message.is_none());
+}
+
 /// A deadline of 0 hours is refused with a clear error, not made 1.
 #[test]
 fn a_zero_hour_deadline_is_refused() {
