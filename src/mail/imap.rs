@@ -485,8 +485,11 @@ impl super::Inbox for ImapInbox {
         }
         // The sizes, asked for in UID sets of bounded length: a server
         // refuses a command line over its limit (Dovecot: 64 KiB), and ten
-        // thousand waiting messages listed one by one pass it.
-        let sets = uid_sets(&uids, MAX_SET_CHARS);
+        // thousand waiting messages listed one by one pass it. And at most
+        // SIZES_PER_FETCH messages a command: the client holds a whole
+        // answer parsed (about 2 KB a message), so one `1:40000` set cost
+        // 90 MB with a backlog of 40,000 (docs/performance.md).
+        let sets = size_sets(&uids);
         let sizes: std::collections::HashMap<u32, usize> =
             self.with_session("reading sizes", |s, _| {
                 let mut sizes = std::collections::HashMap::new();
@@ -715,6 +718,17 @@ fn idle_session(settings: &ImapSettings, wake: &mpsc::Sender<Wake>) -> IdleEnd {
 /// The longest UID set sent in one command, in characters.
 const MAX_SET_CHARS: usize = 4000;
 
+/// The most messages whose sizes one command asks for.
+const SIZES_PER_FETCH: usize = 500;
+
+/// The UID sets the sizes of `uids` (sorted) are asked for in: at most
+/// [`SIZES_PER_FETCH`] messages and [`MAX_SET_CHARS`] characters each.
+fn size_sets(uids: &[u32]) -> Vec<String> {
+    uids.chunks(SIZES_PER_FETCH)
+        .flat_map(|chunk| uid_sets(chunk, MAX_SET_CHARS))
+        .collect()
+}
+
 /// `uids` (sorted) as IMAP UID sets, runs written `a:b`, each at most
 /// `max` characters long.
 fn uid_sets(uids: &[u32], max: usize) -> Vec<String> {
@@ -749,6 +763,25 @@ fn uid_sets(uids: &[u32], max: usize) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
+    /// A backlog of 40,000 in a row is asked for 500 at a time, not as
+    /// one `1:40000` whose parsed answer the client holds whole.
+    #[test]
+    fn sizes_are_asked_for_a_bounded_number_at_a_time() {
+        let uids: Vec<u32> = (1..=40_000u32).collect();
+        let sets = super::size_sets(&uids);
+        assert_eq!(sets.len(), 80);
+        let mut covered = 0;
+        for set in &sets {
+            for run in set.split(',') {
+                let (a, b) = run.split_once(':').unwrap_or((run, run));
+                let (a, b): (u32, u32) = (a.parse().unwrap(), b.parse().unwrap());
+                assert!(b - a < super::SIZES_PER_FETCH as u32, "{set}");
+                covered += b - a + 1;
+            }
+        }
+        assert_eq!(covered, 40_000);
+    }
+
     /// Ten thousand waiting messages make several short UID sets, runs
     /// written as ranges, every UID in exactly one.
     #[test]
