@@ -19,7 +19,7 @@
 use std::collections::BTreeSet;
 
 use super::mahdist::Decision;
-use crate::engine::orders::{MarchOrder, OnContact, Orders, Selection};
+use crate::engine::orders::{Leg, MarchOrder, OnContact, Selection};
 use crate::geo::Hex;
 use crate::scenario::{Scenario, Side};
 use crate::state::GameState;
@@ -132,6 +132,21 @@ pub fn decide(scn: &Scenario, state: &GameState, persona: Persona) -> Decision {
         on_contact: on,
         ..MarchOrder::stack(from, Vec::new())
     };
+    // A far march goes by rail, by river or with the fleet if the checker
+    // allows it (8.22, 8.23, 8.25), else by land.
+    let by_any = |m: MarchOrder, to: Hex, from: Hex| -> Vec<MarchOrder> {
+        let mut v = Vec::new();
+        if from.distance(to) > super::NEAR {
+            for leg in [Leg::Rail(to), Leg::River(to), Leg::Fleet(to)] {
+                v.push(MarchOrder {
+                    legs: vec![leg],
+                    ..m.clone()
+                });
+            }
+        }
+        v.push(m);
+        v
+    };
     let mut used: BTreeSet<Hex> = BTreeSet::new();
     let mut marches = Vec::new();
     // Relief: for each besieged town, the strongest column (a field force,
@@ -155,7 +170,11 @@ pub fn decide(scn: &Scenario, state: &GameState, persona: Persona) -> Decision {
                     scn.map.describe(*town),
                     besiegers
                 ));
-                marches.push(march(c.hex, *town, OnContact::AttackAny));
+                marches.push(by_any(
+                    march(c.hex, *town, OnContact::AttackAny),
+                    *town,
+                    c.hex,
+                ));
             }
             None => notes.push(format!(
                 "{} is besieged by {besiegers} strength: no column strong enough to relieve it",
@@ -183,7 +202,7 @@ pub fn decide(scn: &Scenario, state: &GameState, persona: Persona) -> Decision {
                 c.strength,
                 scn.map.describe(*h)
             ));
-            marches.push(march(c.hex, *h, OnContact::AttackHexes(vec![*h])));
+            marches.push(vec![march(c.hex, *h, OnContact::AttackHexes(vec![*h]))]);
             continue;
         }
         // Out in the open: back to the nearest town held.
@@ -199,7 +218,7 @@ pub fn decide(scn: &Scenario, state: &GameState, persona: Persona) -> Decision {
                 scn.map.describe(c.hex),
                 scn.map.describe(t)
             ));
-            marches.push(march(c.hex, t, OnContact::Avoid));
+            marches.push(by_any(march(c.hex, t, OnContact::Avoid), t, c.hex));
         }
     }
     // Competent: a strong garrison of a town not besieged sends all but
@@ -231,13 +250,13 @@ pub fn decide(scn: &Scenario, state: &GameState, persona: Persona) -> Decision {
                 scn.map.describe(*h),
                 stay.iter().map(|(u, _)| u.0.as_str()).collect::<Vec<_>>().join(" ")
             ));
-            marches.push(MarchOrder {
+            marches.push(vec![MarchOrder {
                 units: Selection::Units {
                     units: out.iter().map(|(u, _)| u.clone()).collect(),
                     leaders: Vec::new(),
                 },
                 ..march(c.hex, *h, OnContact::AttackHexes(vec![*h]))
-            });
+            }]);
         }
     }
     // Competent: small garrisons close to a larger one not besieged join
@@ -260,19 +279,11 @@ pub fn decide(scn: &Scenario, state: &GameState, persona: Persona) -> Decision {
                     scn.map.describe(c.hex),
                     scn.map.describe(big.hex)
                 ));
-                marches.push(march(c.hex, big.hex, OnContact::Avoid));
+                marches.push(vec![march(c.hex, big.hex, OnContact::Avoid)]);
             }
         }
     }
-    let (orders, dropped) = super::keep_checked(
-        scn,
-        state,
-        Side::Egyptian,
-        Orders {
-            marches,
-            ..Orders::default()
-        },
-    );
+    let (orders, dropped) = super::choose_marches(scn, state, Side::Egyptian, marches);
     notes.extend(dropped);
     Decision {
         orders,

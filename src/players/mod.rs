@@ -117,3 +117,55 @@ pub fn legs_to(from: crate::geo::Hex, to: crate::geo::Hex) -> Vec<crate::engine:
 
 /// Hexes within which a march is given one leg only (see [`legs_to`]).
 pub const NEAR: u32 = 6;
+
+/// Marches chosen the way a careful player writes them: each slot lists
+/// marches in order of preference (by rail, by river, with the fleet, then
+/// by land), and the first the checker accepts, with the marches kept
+/// before it, is kept; a slot with none accepted is left out and said
+/// why. When the first choices of every slot pass together, that is the
+/// answer at once.
+pub fn choose_marches(
+    scn: &Scenario,
+    state: &GameState,
+    side: Side,
+    slots: Vec<Vec<MarchOrder>>,
+) -> (Orders, Vec<String>) {
+    let first = Orders {
+        marches: slots.iter().filter_map(|c| c.first().cloned()).collect(),
+        ..Orders::default()
+    };
+    if through_the_checker(scn, state, side, &first).is_ok() {
+        return (first, Vec::new());
+    }
+    let mut kept = Orders::default();
+    let mut dropped = Vec::new();
+    for candidates in slots {
+        let mut last_error = None;
+        let mut tries = candidates.clone();
+        // The land march shortened to its first leg, as in keep_checked.
+        if let Some(land) = candidates.last().filter(|m| m.legs.len() > 1) {
+            tries.push(MarchOrder {
+                legs: land.legs[..1].to_vec(),
+                ..land.clone()
+            });
+        }
+        let mut ok = false;
+        for m in tries {
+            kept.marches.push(m);
+            match through_the_checker(scn, state, side, &kept) {
+                Ok(_) => {
+                    ok = true;
+                    break;
+                }
+                Err(e) => {
+                    kept.marches.pop();
+                    last_error = Some(e);
+                }
+            }
+        }
+        if !ok && let Some(e) = last_error {
+            dropped.push(format!("a march left out: {e}"));
+        }
+    }
+    (kept, dropped)
+}
