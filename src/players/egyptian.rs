@@ -18,7 +18,7 @@
 
 use std::collections::BTreeSet;
 
-use super::mahdist::Decision;
+use super::Decision;
 use crate::engine::orders::{Leg, MarchOrder, OnContact, Selection};
 use crate::geo::Hex;
 use crate::scenario::{Scenario, Side};

@@ -11,8 +11,9 @@
 
 use serde::Deserialize;
 
+use super::Decision;
 use super::reaction::{Band, Letter, Reaction, Reactions, Situation};
-use crate::dice::{Dice, DieSource, Roll};
+use crate::dice::{Dice, DieSource};
 use crate::engine::orders::{Leg, MarchOrder, OnContact, Orders, Selection};
 use crate::geo::{Hex, PlaceKind, Terrain};
 use crate::scenario::{Scenario, Side};
@@ -68,17 +69,6 @@ impl Opponents {
             })
             .collect()
     }
-}
-
-/// What a programmed player decided for a turn.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Decision {
-    pub orders: Orders,
-    /// The umpire's notes: each stack's situation, roll and reaction, and
-    /// what it made the stack do.
-    pub notes: Vec<String>,
-    /// Every roll made, in order.
-    pub rolls: Vec<Roll>,
 }
 
 /// A Mahdist stack as the player sees it.
@@ -247,8 +237,7 @@ fn situation_of(
         .collect();
     // In melee: an enemy stack next to it in the open, after a fight
     // (disrupted units) or before one.
-    if let Some(t) = near.iter().find(|t| !settlement(t.hex)) {
-        let _ = t;
+    if near.iter().any(|t| !settlement(t.hex)) {
         return if m.disrupted * 2 > m.units.len() {
             Situation::LosingBadly
         } else if m.disrupted > 0 {

@@ -13,10 +13,22 @@ pub mod mahdist;
 pub mod reaction;
 pub mod simple;
 
+use crate::dice::Roll;
 use crate::engine::orders::{MarchOrder, Orders};
 use crate::orders::{self, Input, Vocabulary, print, written};
 use crate::scenario::{Scenario, Side};
 use crate::state::GameState;
+
+/// What a programmed player decided for a turn.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Decision {
+    pub orders: Orders,
+    /// The umpire's notes: each stack's situation, roll and reaction, and
+    /// what it made the stack do.
+    pub notes: Vec<String>,
+    /// Every roll made, in order.
+    pub rolls: Vec<Roll>,
+}
 
 /// Orders made by a program, as a player's mail gives them: printed in the
 /// order language (the text is returned), read and checked against
@@ -70,38 +82,65 @@ pub fn keep_checked(
     if through_the_checker(scn, state, side, &orders).is_ok() {
         return (orders, Vec::new());
     }
-    let mut kept = Orders {
+    let mut base = Orders {
         marches: Vec::new(),
         ..orders.clone()
     };
     let mut dropped = Vec::new();
     // The orders other than marches first, alone; left out whole if the
     // checker refuses them.
-    if let Err(e) = through_the_checker(scn, state, side, &kept) {
+    if let Err(e) = through_the_checker(scn, state, side, &base) {
         dropped.push(format!("orders other than marches left out: {e}"));
-        kept = Orders::default();
+        base = Orders::default();
     }
-    for m in orders.marches {
-        // A march of several legs to one place that the first leg may
-        // reach ("TO Duem THEN TO Duem") is refused once the plan is there
-        // already: it is tried again with its first leg alone.
-        let first_leg = (m.legs.len() > 1).then(|| MarchOrder {
-            legs: m.legs[..1].to_vec(),
-            ..m.clone()
-        });
-        kept.marches.push(m);
-        let Err(e) = through_the_checker(scn, state, side, &kept) else {
-            continue;
-        };
-        kept.marches.pop();
-        if let Some(short) = first_leg {
-            kept.marches.push(short);
-            if through_the_checker(scn, state, side, &kept).is_ok() {
-                continue;
-            }
-            kept.marches.pop();
+    let slots = orders.marches.into_iter().map(|m| vec![m]).collect();
+    let (kept, more) = add_marches(scn, state, side, base, slots);
+    dropped.extend(more);
+    (kept, dropped)
+}
+
+/// Add to `kept` the first march of each slot the checker accepts with the
+/// ones kept before it, in order. The last choice of a slot (its march by
+/// land) is also tried with its first leg alone: a march of several legs
+/// to one place that the first leg may reach ("TO Duem THEN TO Duem") is
+/// refused once the plan is there already. A slot with nothing accepted is
+/// left out, with the checker's reason for its last choice.
+fn add_marches(
+    scn: &Scenario,
+    state: &GameState,
+    side: Side,
+    mut kept: Orders,
+    slots: Vec<Vec<MarchOrder>>,
+) -> (Orders, Vec<String>) {
+    let mut dropped = Vec::new();
+    for candidates in slots {
+        let mut tries = candidates.clone();
+        if let Some(land) = candidates.last().filter(|m| m.legs.len() > 1) {
+            tries.push(MarchOrder {
+                legs: land.legs[..1].to_vec(),
+                ..land.clone()
+            });
         }
-        dropped.push(format!("a march left out: {e}"));
+        let mut reason = None;
+        let mut ok = false;
+        for (k, m) in tries.into_iter().enumerate() {
+            kept.marches.push(m);
+            match through_the_checker(scn, state, side, &kept) {
+                Ok(_) => {
+                    ok = true;
+                    break;
+                }
+                Err(e) => {
+                    kept.marches.pop();
+                    if k + 1 == candidates.len() {
+                        reason = Some(e);
+                    }
+                }
+            }
+        }
+        if !ok && let Some(e) = reason {
+            dropped.push(format!("a march left out: {e}"));
+        }
     }
     (kept, dropped)
 }
@@ -137,35 +176,5 @@ pub fn choose_marches(
     if through_the_checker(scn, state, side, &first).is_ok() {
         return (first, Vec::new());
     }
-    let mut kept = Orders::default();
-    let mut dropped = Vec::new();
-    for candidates in slots {
-        let mut last_error = None;
-        let mut tries = candidates.clone();
-        // The land march shortened to its first leg, as in keep_checked.
-        if let Some(land) = candidates.last().filter(|m| m.legs.len() > 1) {
-            tries.push(MarchOrder {
-                legs: land.legs[..1].to_vec(),
-                ..land.clone()
-            });
-        }
-        let mut ok = false;
-        for m in tries {
-            kept.marches.push(m);
-            match through_the_checker(scn, state, side, &kept) {
-                Ok(_) => {
-                    ok = true;
-                    break;
-                }
-                Err(e) => {
-                    kept.marches.pop();
-                    last_error = Some(e);
-                }
-            }
-        }
-        if !ok && let Some(e) = last_error {
-            dropped.push(format!("a march left out: {e}"));
-        }
-    }
-    (kept, dropped)
+    add_marches(scn, state, side, Orders::default(), slots)
 }

@@ -43,12 +43,13 @@ pub fn notes_action(turn_no: u32) -> String {
 pub fn bot_seed(key_hex: &str, seed_hex: &str, side: Side) -> Option<[u8; 32]> {
     let key = unhex(key_hex)?;
     let seed = unhex(seed_hex)?;
-    let mut text = b"dervish programmed player\n".to_vec();
-    text.extend_from_slice(&key);
-    text.extend_from_slice(&seed);
-    text.extend_from_slice(crate::store::side_text(side).as_bytes());
-    let hex = sha256_hex(&text);
-    unhex(&hex)?.try_into().ok()
+    use sha2::{Digest, Sha256};
+    let mut h = Sha256::new();
+    h.update(b"dervish programmed player\n");
+    h.update(&key);
+    h.update(&seed);
+    h.update(crate::store::side_text(side).as_bytes());
+    Some(h.finalize().into())
 }
 
 impl Service {

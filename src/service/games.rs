@@ -244,18 +244,7 @@ impl Service {
                 continue;
             }
             if is_bot(address) {
-                // The programmed player: no address, no secret; its own
-                // key for its dice.
-                let key = secrets::random_bytes::<32>()
-                    .map_err(|e| ServiceError::Random(e.to_string()))?;
-                store::upsert_player(
-                    &tx,
-                    &PlayerRow {
-                        bot: Some(bot_kind(address, side)?.into()),
-                        bot_key: Some(secrets::hex(&key)),
-                        ..seat(&id, side, "", None)
-                    },
-                )?;
+                store::upsert_player(&tx, &bot_seat(&id, side, bot_kind(address, side)?)?)?;
                 continue;
             }
             let secret = secrets::new_secret().map_err(|e| ServiceError::Random(e.to_string()))?;
@@ -414,16 +403,8 @@ impl Service {
             .find(|p| p.side != side)
             .map(|p| p.address.clone())
             .unwrap_or_default();
-        let key = secrets::random_bytes::<32>().map_err(|e| ServiceError::Random(e.to_string()))?;
         let tx = self.begin()?;
-        store::upsert_player(
-            &tx,
-            &PlayerRow {
-                bot: Some(kind.into()),
-                bot_key: Some(secrets::hex(&key)),
-                ..seat(id, side, "", None)
-            },
-        )?;
+        store::upsert_player(&tx, &bot_seat(id, side, kind)?)?;
         self.supersede_welcome(&tx, id, side)?;
         let note = format!("replaced:{}:bot:{}", store::side_text(side), g.turn_no);
         if !old.address.is_empty() {
@@ -764,6 +745,17 @@ fn seat(game_id: &str, side: Side, address: &str, secret: Option<&str>) -> Playe
         bot: None,
         bot_key: None,
     }
+}
+
+/// A seat held by the programmed player `kind`: no address, no secret, and
+/// a key of its own for its dice.
+fn bot_seat(game_id: &str, side: Side, kind: &str) -> Result<PlayerRow> {
+    let key = secrets::random_bytes::<32>().map_err(|e| ServiceError::Random(e.to_string()))?;
+    Ok(PlayerRow {
+        bot: Some(kind.into()),
+        bot_key: Some(secrets::hex(&key)),
+        ..seat(game_id, side, "", None)
+    })
 }
 
 /// A march this side can really order now, for the welcome mail's
