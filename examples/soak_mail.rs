@@ -60,6 +60,7 @@ fn setup(config: &str, games: &str, out: &str, prefix: &str) -> Res<()> {
                 id: Some(format!("{prefix}{i}")),
                 mode: Mode::Monthly,
                 deadline_hours: None,
+                ambushes: false,
             },
             "soak",
         )?;

@@ -24,6 +24,7 @@ use crate::players::reaction::Reactions;
 use crate::players::simple::simple_orders;
 use crate::scenario::{Scenario, Side};
 use crate::state::GameState;
+use crate::state::Options;
 use crate::state::setup::{Placements, initial_state};
 
 /// What history says, as shipped.
@@ -66,6 +67,14 @@ pub enum MahdistPlayer {
     Bot,
 }
 
+/// Who plays each side, and the optional rules the games are played with.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Matchup {
+    pub egyptian: EgyptianPlayer,
+    pub mahdist: MahdistPlayer,
+    pub options: Options,
+}
+
 /// One game's outcome.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GameOutcome {
@@ -81,12 +90,12 @@ pub struct GameOutcome {
 pub fn play_one(
     scn: &Scenario,
     towns: &[(String, Hex)],
-    egyptian: EgyptianPlayer,
-    mahdist: MahdistPlayer,
+    matchup: &Matchup,
     seed: u64,
     n: u64,
     bot: &(Reactions, Opponents),
 ) -> GameOutcome {
+    let (egyptian, mahdist) = (matchup.egyptian, matchup.mahdist);
     let game_seed = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15).wrapping_add(n);
     let (mut state, _) = match initial_state(scn, &Placements::new()) {
         Ok(s) => s,
@@ -99,6 +108,7 @@ pub fn play_one(
             };
         }
     };
+    state.options = matchup.options.clone();
     let mut dice = Dice::new(SeededDice::from_seed(game_seed));
     let mut bot_dice = Dice::new(SeededDice::from_seed(game_seed ^ 0x6d61_6864_6973_7400));
     let mut holder: BTreeMap<String, Option<Side>> = towns
@@ -170,8 +180,7 @@ fn held_by(state: &GameState, hex: Hex) -> Option<Side> {
 pub fn run(
     scn: &Scenario,
     history: &History,
-    egyptian: EgyptianPlayer,
-    mahdist: MahdistPlayer,
+    matchup: &Matchup,
     seed: u64,
     games: u64,
     tick: &(dyn Fn() + Sync),
@@ -181,7 +190,7 @@ pub fn run(
     Ok((0..games)
         .into_par_iter()
         .map(|n| {
-            let o = play_one(scn, &towns, egyptian, mahdist, seed, n, &bot);
+            let o = play_one(scn, &towns, matchup, seed, n, &bot);
             tick();
             o
         })

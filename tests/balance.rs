@@ -6,6 +6,14 @@ use dervish::balance::{self, EgyptianPlayer, History, MahdistPlayer, wilson};
 use dervish::players::egyptian::Persona;
 use dervish::scenario::DataSet;
 
+fn m(egyptian: EgyptianPlayer) -> balance::Matchup {
+    balance::Matchup {
+        egyptian,
+        mahdist: MahdistPlayer::Bot,
+        options: Default::default(),
+    }
+}
+
 #[test]
 fn a_small_balance_is_the_same_for_the_same_seed_and_sums_up() {
     let data = DataSet::embedded().unwrap();
@@ -13,17 +21,17 @@ fn a_small_balance_is_the_same_for_the_same_seed_and_sums_up() {
     for id in ["el-obeid", "khartoum"] {
         let scn = data.scenario(id).unwrap();
         let eg = EgyptianPlayer::Bot(Persona::Historical);
-        let a = balance::run(&scn, &history, eg, MahdistPlayer::Bot, 7, 24, &|| {}).unwrap();
+        let a = balance::run(&scn, &history, &m(eg), 7, 24, &|| {}).unwrap();
         // One thread, then the default pool: the same games.
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(1)
             .build()
             .unwrap();
         let b = pool
-            .install(|| balance::run(&scn, &history, eg, MahdistPlayer::Bot, 7, 24, &|| {}))
+            .install(|| balance::run(&scn, &history, &m(eg), 7, 24, &|| {}))
             .unwrap();
         assert_eq!(a, b, "{id}");
-        let c = balance::run(&scn, &history, eg, MahdistPlayer::Bot, 8, 24, &|| {}).unwrap();
+        let c = balance::run(&scn, &history, &m(eg), 8, 24, &|| {}).unwrap();
         assert_ne!(a, c, "{id}: another seed, other games");
         let s = balance::summarise(&scn, &history, &a);
         assert_eq!(s.games, 24);

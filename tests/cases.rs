@@ -156,7 +156,7 @@ fn every_bad_value_is_named_with_its_field_and_what_is_allowed() {
         "situation.control.Berber: `sudanese` is not a side",
         "play.turns: `both` is not a choice of turns",
         "use \"egyptian\", \"mahdist\" or \"month\"",
-        "dice.faces[1]: 7 is not a die face",
+        "dice.faces[1]: 101 is not a die face",
         "expect.units[0].at: `soon` is not a month",
         "situation.counters.victory-9",
         "rules: `nine` is not a rules section",

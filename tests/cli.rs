@@ -727,3 +727,91 @@ fn run_once_fails_when_mail_could_not_be_sent() {
     assert!(err.contains("could not be sent"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The optional ambush rule from the command line: `game new --ambushes`
+/// makes a game that says so (`game show`, the welcome mail), and
+/// `simulate --ambushes` plays it, every roll in the log.
+#[test]
+fn the_ambush_rule_from_the_command_line() {
+    let dir = std::env::temp_dir().join(format!("dervish-cli-ambush-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let config = dir.join("dervish.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "database = \"{}\"\n[outgoing]\nkind = \"file\"\ndir = \"{}\"\n[inbox]\nmaildir = \"{}\"\n",
+            dir.join("db.sqlite").display(),
+            dir.join("outbox").display(),
+            dir.join("inbox").display()
+        ),
+    )
+    .unwrap();
+    let config = config.to_str().unwrap();
+    for (id, extra) in [("a1", Some("--ambushes")), ("a2", None)] {
+        let mut args = vec![
+            "--config",
+            config,
+            "game",
+            "new",
+            "--id",
+            id,
+            "--egyptian",
+            "gordon@example.org",
+            "--mahdist",
+            "bot",
+        ];
+        args.extend(extra);
+        ok(&args);
+    }
+    let show = ok(&["--config", config, "game", "show", "a1"]);
+    assert!(show.contains("Optional rules: ambushes"), "{show}");
+    let show = ok(&["--config", config, "game", "show", "a2"]);
+    assert!(!show.contains("Optional rules"), "{show}");
+    ok(&["--config", config, "run", "--once"]);
+    let mut welcomes = Vec::new();
+    for e in std::fs::read_dir(dir.join("outbox")).unwrap() {
+        let text = std::fs::read_to_string(e.unwrap().path()).unwrap_or_default();
+        if text.contains("welcome") {
+            welcomes.push(text.replace("\r\n", "\n").replace('\n', " "));
+        }
+    }
+    let said = |game: &str| {
+        welcomes
+            .iter()
+            .filter(|w| w.contains(&format!("[dervish {game}]")))
+            .any(|w| w.contains("optional ambush rule"))
+    };
+    assert_eq!(welcomes.len(), 2, "two welcome mails");
+    assert!(said("a1"));
+    assert!(!said("a2"));
+    // simulate: the rule plays, and without it no ambush is rolled.
+    let sim = |extra: Option<&str>| {
+        let mut args = vec![
+            "simulate",
+            "--scenario",
+            "khartoum",
+            "--egyptian",
+            "competent",
+            "--mahdist",
+            "bot",
+            "--seed",
+            "3",
+        ];
+        args.extend(extra);
+        ok(&args)
+    };
+    let with = sim(Some("--ambushes"));
+    assert!(with.contains("D100 for an ambush at"), "no ambush roll");
+    assert!(!sim(None).contains("ambush"));
+    let report = ok(&[
+        "balance",
+        "--scenario",
+        "khartoum",
+        "--games",
+        "4",
+        "--ambushes",
+    ]);
+    assert!(report.contains("--mahdist bot --ambushes"), "{report}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -54,6 +54,7 @@ fn the_outbox_is_listed_retried_and_dropped() {
             id: Some("k-1".into()),
             mode: Mode::Monthly,
             deadline_hours: Some(72),
+            ambushes: false,
         },
         "test",
     )

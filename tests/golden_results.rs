@@ -64,6 +64,7 @@ fn first_results(scenario: &str) -> Vec<(String, String)> {
                 id: Some(format!("{scenario}-1")),
                 mode: Mode::Monthly,
                 deadline_hours: Some(72),
+                ambushes: false,
             },
             "test",
         )

@@ -72,6 +72,7 @@ fn harness_with(name: &str, mahdist: &str, edit: impl FnOnce(&mut Config)) -> Ha
                 id: Some("k-1".into()),
                 mode: Mode::Monthly,
                 deadline_hours: Some(72),
+                ambushes: false,
             },
             "test",
         )

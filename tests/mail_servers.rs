@@ -762,6 +762,7 @@ fn uids_are_followed_across_a_recreated_folder_and_big_messages_are_read_in_part
                 id: Some("e2e4".into()),
                 mode: Mode::Monthly,
                 deadline_hours: Some(1000),
+                ambushes: false,
             },
             "test",
         )

@@ -66,6 +66,7 @@ fn new_game(svc: &Service) -> Vec<(Side, String)> {
             id: Some("k-1".into()),
             mode: Mode::Monthly,
             deadline_hours: Some(72),
+            ambushes: false,
         },
         "test",
     )
@@ -560,6 +561,7 @@ fn a_secret_given_anew_replaces_the_old_one_and_its_mail() {
                 id: Some("k-2".into()),
                 mode: Mode::Monthly,
                 deadline_hours: Some(72),
+                ambushes: false,
             },
             "test",
         )

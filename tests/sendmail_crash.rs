@@ -66,6 +66,7 @@ fn setup(name: &str) -> (PathBuf, PathBuf) {
                 id: Some("k-1".into()),
                 mode: Mode::Monthly,
                 deadline_hours: Some(72),
+                ambushes: false,
             },
             "test",
         )

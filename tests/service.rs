@@ -96,6 +96,7 @@ impl Harness {
                     id: Some("k-1".into()),
                     mode,
                     deadline_hours: Some(72),
+                    ambushes: false,
                 },
                 "test",
             )
@@ -888,6 +889,7 @@ fn a_zero_hour_deadline_is_refused() {
                 id: Some("z-1".into()),
                 mode: Mode::Monthly,
                 deadline_hours: Some(0),
+                ambushes: false,
             },
             "test",
         )
@@ -899,7 +901,7 @@ fn a_zero_hour_deadline_is_refused() {
 #[test]
 fn game_master_commands_by_mail_need_the_password() {
     let mut h = Harness::new("gm-mail", Mode::Monthly);
-    let cmds = "PASSWORD correct horse battery\nGM EXTEND k-1 24\nGM NEW el-obeid hicks@example.org mahdi2@example.org obeid-1 alternating 48\nGM OBSERVE k-1 slatin@example.org\nGM FROBNICATE\n";
+    let cmds = "PASSWORD correct horse battery\nGM EXTEND k-1 24\nGM NEW el-obeid hicks@example.org mahdi2@example.org obeid-1 alternating 48 AMBUSHES\nGM OBSERVE k-1 slatin@example.org\nGM FROBNICATE\n";
     // No password set yet: refused, nothing run.
     let raw = h.mail("gm@example.org", "commands", cmds);
     assert!(
@@ -936,6 +938,14 @@ fn game_master_commands_by_mail_need_the_password() {
     assert_eq!(
         (g.scenario.as_str(), g.mode, g.deadline_hours),
         ("el-obeid", Mode::Alternating, 48)
+    );
+    assert!(h.svc.state_of(&g).unwrap().options.ambushes);
+    assert!(
+        !h.svc
+            .state_of(&h.svc.game("k-1").unwrap())
+            .unwrap()
+            .options
+            .ambushes
     );
     assert_eq!(
         store::observers(&h.svc.conn, "k-1").unwrap(),
@@ -1002,6 +1012,7 @@ fn join_takes_an_open_seat() {
                 id: Some("obeid-1".into()),
                 mode: Mode::Monthly,
                 deadline_hours: Some(72),
+                ambushes: false,
             },
             "gm",
         )
@@ -1057,6 +1068,7 @@ fn notices_of_the_same_kind_in_two_games_are_each_sent() {
                 id: Some("k-2".into()),
                 mode: Mode::Monthly,
                 deadline_hours: Some(72),
+                ambushes: false,
             },
             "test",
         )
@@ -1072,6 +1084,7 @@ fn notices_of_the_same_kind_in_two_games_are_each_sent() {
                     id: Some(id.into()),
                     mode: Mode::Monthly,
                     deadline_hours: Some(72),
+                    ambushes: false,
                 },
                 "gm",
             )
@@ -1261,6 +1274,7 @@ mod robustness {
                     id: Some("k-1".into()),
                     mode: Mode::Monthly,
                     deadline_hours: Some(72),
+                    ambushes: false,
                 },
                 "test",
             )

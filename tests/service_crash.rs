@@ -40,6 +40,7 @@ fn setup(name: &str) -> (PathBuf, PathBuf) {
                 id: Some("k-1".into()),
                 mode: Mode::Monthly,
                 deadline_hours: Some(72),
+                ambushes: false,
             },
             "test",
         )

@@ -96,6 +96,7 @@ fn play_solo(scenario: &str, human: Side, bot: &str) {
                 id: Some("solo".into()),
                 mode: Mode::Monthly,
                 deadline_hours: Some(72),
+                ambushes: false,
             },
             "test",
         )
@@ -246,6 +247,7 @@ fn bots_are_asked_for_by_name_and_one_side_is_a_player() {
                 id: None,
                 mode: Mode::Monthly,
                 deadline_hours: None,
+                ambushes: false,
             },
             "test",
         )
@@ -295,6 +297,7 @@ fn the_game_master_switches_a_seat_between_a_player_and_the_bot() {
                 id: Some("sw".into()),
                 mode: Mode::Monthly,
                 deadline_hours: Some(72),
+                ambushes: false,
             },
             "test",
         )

@@ -240,6 +240,13 @@ HILL_BOXES = [
     ("Sabaloka hills", 16.15, 16.45, 32.5, 32.85),
     ("Kassala granite domes", 15.4, 16.4, 36.0, 36.4),
 ]
+# Ground where an ambush may lie besides hills, mountains and named places
+# (the optional ambush rule): gazetteer section 5, "Bayuda ... gravel plain
+# and wadis".  name, lat_min, lat_max, lon_min, lon_max; written as the hex
+# rectangle from the north-west corner to the south-east corner.
+AMBUSH_BOXES = [
+    ("Bayuda wadis", 16.4, 18.5, 31.5, 33.5),
+]
 # Jebel Kordofan: a small patch of hills east and north-east of El Obeid
 # (El Obeid itself stays clear).  Centre and radius of the patch.
 KORDOFAN_HILLS = (13.30, 30.45, 17.0)
@@ -1115,6 +1122,16 @@ def render(terrain, place_hex, graph, reaches, cataracts, railways):
     w("    // Rectangles (inclusive) of the Souakim map extension (rules 2.2, 2.3, 3.41).")
     ext = ", ".join(f'(from: "{a}", to: "{b}")' for a, b in SOUAKIM_EXTENSION)
     w(f"    souakim_extension: [ {ext} ],")
+    w("    // Rectangles (inclusive) of ground where an ambush may lie (the optional")
+    w("    // ambush rule), besides hills, mountains, villages, oases and landmarks:")
+    for name, la0, la1, lo0, lo1 in AMBUSH_BOXES:
+        w(f"    //   {name}: {la0}-{la1} N, {lo0}-{lo1} E")
+    boxes = []
+    for name, la0, la1, lo0, lo1 in AMBUSH_BOXES:
+        a = hex_at(*project(la1, lo0))
+        b = hex_at(*project(la0, lo1))
+        boxes.append(f'(from: "{label(*a)}", to: "{label(*b)}")')
+    w(f"    ambush_ground: [ {', '.join(boxes)} ],")
     w("    // Named places. kind: Town, Village, Oasis, or Landmark (a named hex with")
     w("    // no settlement: battlefields, passes, wells without a garrison).")
     w("    places: [")

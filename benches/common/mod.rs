@@ -28,6 +28,7 @@ pub fn service_with_game(dir: &Path, id: &str, egyptian: &str, mahdist: &str) ->
                 id: Some(id.into()),
                 mode: Mode::Monthly,
                 deadline_hours: Some(1000),
+                ambushes: false,
             },
             "bench",
         )

@@ -30,6 +30,10 @@ use crate::state::{GameState, Railhead, Status, UnitId};
 
 pub use run::{Outcome, run};
 
+/// The optional rules a case may name in `rules` besides numbered
+/// sections.
+pub const OPTIONAL_RULES: [&str; 1] = ["ambushes"];
+
 /// A checked case, ready to play.
 #[derive(Clone, Debug)]
 pub struct Case {
@@ -194,6 +198,8 @@ struct SituationFile {
     #[serde(default)]
     rail_built: BTreeMap<String, usize>,
     arrived: Option<Vec<String>>,
+    /// The optional ambush rule (seed 002) is in play.
+    ambushes: Option<bool>,
 }
 
 #[derive(Deserialize, Debug)]
@@ -431,12 +437,15 @@ pub fn parse(name: &str, text: &str, dir: &Path, data: &DataSet) -> Result<Case,
             let faces = faces.unwrap_or_default();
             let fallback = file.dice.fallback.unwrap_or(6);
             for (i, f) in faces.iter().enumerate() {
-                if !(1..=6).contains(f) {
+                if !(1..=100).contains(f) {
                     b.problems.push(b.src.error(
                         b.src.line_of("faces", 1),
                         format!("dice.faces[{i}]"),
                         format!("{f} is not a die face"),
-                        Some("faces are 1 to 6".to_string()),
+                        Some(
+                            "faces are 1 to 6 for a D6, 1 to 10 for a D10, 1 to 100 for the D100 of an ambush"
+                                .to_string(),
+                        ),
                     ));
                 }
             }
@@ -453,13 +462,14 @@ pub fn parse(name: &str, text: &str, dir: &Path, data: &DataSet) -> Result<Case,
     };
     let expect = b.expect(&scn, file.expect);
     for r in &file.rules {
-        let ok = r.split('.').count() == 2 && r.split('.').all(|p| p.parse::<u32>().is_ok());
+        let ok = r.split('.').count() == 2 && r.split('.').all(|p| p.parse::<u32>().is_ok())
+            || OPTIONAL_RULES.contains(&r.as_str());
         if !ok {
             b.err(
                 "rules",
                 r,
                 format!("`{r}` is not a rules section"),
-                "write the section's number as in the rules: \"9.8\", \"3.21\"",
+                "write the section's number as in the rules: \"9.8\", \"3.21\"; an optional rule by its name: \"ambushes\"",
             );
         }
     }
@@ -943,6 +953,9 @@ impl Builder<'_> {
         }
         self.counters(scn, "situation.counters", &sit.counters);
         state.counters.extend(sit.counters.clone());
+        if let Some(v) = sit.ambushes {
+            state.options.ambushes = v;
+        }
         if let Some(v) = sit.british_attrition_loss {
             state.british_attrition_loss = v;
         }
@@ -1210,6 +1223,7 @@ fn empty_state(scn: &Scenario) -> GameState {
             rail_built: BTreeMap::new(),
             railhead: None,
             standing_lose_first: BTreeMap::new(),
+            options: Default::default(),
         },
     }
 }

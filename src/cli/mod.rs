@@ -170,6 +170,9 @@ enum Command {
         /// Egyptian player `historical` (cautious) or `competent`.
         #[arg(long, default_value = "simple", value_parser = ["simple", "historical", "competent"])]
         egyptian: String,
+        /// Play with the optional ambush rule (docs/rules.md, "Ambushes").
+        #[arg(long)]
+        ambushes: bool,
     },
     /// Play many campaigns of programmed players against each other on all
     /// cores and compare them with history: who wins, why games end, the
@@ -193,6 +196,9 @@ enum Command {
         /// A folder for report.md and falls.svg (created if needed).
         #[arg(long, value_name = "DIR")]
         out: Option<PathBuf>,
+        /// Play with the optional ambush rule (docs/rules.md, "Ambushes").
+        #[arg(long)]
+        ambushes: bool,
     },
     /// Read and check orders as players write them.
     Orders {
@@ -456,6 +462,7 @@ fn run(mut cli: Cli) -> Result<ExitCode> {
             egyptian,
             mahdist,
             out,
+            ambushes,
         } => {
             use dervish::balance::{self, EgyptianPlayer, History, MahdistPlayer};
             let data = data(&cli.data)?;
@@ -477,12 +484,24 @@ fn run(mut cli: Cli) -> Result<ExitCode> {
                 )
                 .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
             );
-            let outcomes = balance::run(&scn, &history, eg, md, seed, games, &|| bar.inc(1))
-                .map_err(|e| anyhow!(e))?;
+            let outcomes = balance::run(
+                &scn,
+                &history,
+                &balance::Matchup {
+                    egyptian: eg,
+                    mahdist: md,
+                    options: dervish::state::Options { ambushes },
+                },
+                seed,
+                games,
+                &|| bar.inc(1),
+            )
+            .map_err(|e| anyhow!(e))?;
             bar.finish_and_clear();
             let summary = balance::summarise(&scn, &history, &outcomes);
             let command = format!(
-                "dervish balance --scenario {id} --games {games} --seed {seed} --egyptian {egyptian} --mahdist {mahdist}"
+                "dervish balance --scenario {id} --games {games} --seed {seed} --egyptian {egyptian} --mahdist {mahdist}{}",
+                if ambushes { " --ambushes" } else { "" }
             );
             let report = balance::report(&scn.def.title, &command, &summary);
             out!("{report}");
@@ -503,11 +522,13 @@ fn run(mut cli: Cli) -> Result<ExitCode> {
             months,
             mahdist,
             egyptian,
+            ambushes,
         } => {
             let data = data(&cli.data)?;
             let scn = scenario(&data, &id)?;
             let (mut state, _) =
                 initial_state(&scn, &Placements::new()).map_err(|e| anyhow!("{e}"))?;
+            state.options.ambushes = ambushes;
             let mut dice = Dice::new(SeededDice::from_seed(seed));
             let limit = months.unwrap_or(u32::MAX);
             outln!(

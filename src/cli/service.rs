@@ -50,6 +50,12 @@ pub enum GameCommand {
         /// Hours from a turn opening to its deadline (at least 1).
         #[arg(long)]
         deadline_hours: Option<u32>,
+        /// Play with the optional ambush rule of the seed "Mahdist
+        /// Ambushes": Egyptian columns marching through hills, wells,
+        /// villages and wadis near the Mahdists may be ambushed
+        /// (docs/rules.md, "Ambushes").
+        #[arg(long)]
+        ambushes: bool,
     },
     /// List the games.
     List,
@@ -158,6 +164,7 @@ pub fn quickstart(cfg: Config) -> Result<ExitCode> {
                 id: None,
                 mode: Mode::Monthly,
                 deadline_hours: None,
+                ambushes: false,
             },
             "quickstart",
         )
@@ -399,6 +406,7 @@ pub fn game(cfg: Config, command: GameCommand) -> Result<ExitCode> {
             id,
             mode,
             deadline_hours,
+            ambushes,
         } => {
             let situation = match &situation {
                 Some(path) => {
@@ -428,6 +436,7 @@ pub fn game(cfg: Config, command: GameCommand) -> Result<ExitCode> {
                         id,
                         mode: Mode::parse(&mode).unwrap_or(Mode::Monthly),
                         deadline_hours,
+                        ambushes,
                     },
                     situation.map(|c| c.state),
                     &actor(),
@@ -472,6 +481,10 @@ pub fn game(cfg: Config, command: GameCommand) -> Result<ExitCode> {
                 g.mode.as_str(),
                 g.status.as_str()
             );
+            let optional = state.options.names();
+            if !optional.is_empty() {
+                outln!("Optional rules: {} (docs/rules.md)", optional.join(", "));
+            }
             // A finished game has no open turn: no deadline, no seed.
             match &g.result {
                 Some(r) if g.status == Status::Finished => outln!("The game is over. Result: {r}"),

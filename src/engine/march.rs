@@ -6,6 +6,7 @@
 //! allowance of its slowest unit, paying rule 8.21's costs.
 
 use super::Turn;
+use super::ambush;
 use super::combat::{self, Outcome};
 use super::events::{Decision, Event};
 use super::losses;
@@ -55,6 +56,9 @@ pub(super) struct Marching {
     dropped: Vec<Hex>,
     /// Hexes where units were dropped off (8.3).
     dropped_at: Vec<Hex>,
+    /// An ambush roll has been made in this march (once a march at most;
+    /// the optional ambush rule).
+    ambush_tried: bool,
 }
 
 /// The stack an order names. River units in it march with it only if the
@@ -186,6 +190,7 @@ pub(super) fn select<S: DieSource>(
             attacked: Vec::new(),
             dropped: Vec::new(),
             dropped_at: Vec::new(),
+            ambush_tried: false,
         });
     }
     if units.is_empty() {
@@ -242,6 +247,7 @@ pub(super) fn select<S: DieSource>(
         attacked: Vec::new(),
         dropped: Vec::new(),
         dropped_at: Vec::new(),
+        ambush_tried: false,
     })
 }
 
@@ -1120,6 +1126,7 @@ fn land_march<S: DieSource>(
     let Some(allowance) = march_roll(t, i, k, order, m, helper) else {
         return false;
     };
+    m.ambush_tried = false;
     let mut left = allowance;
     for &leg in group {
         let go_on = match &order.legs[leg] {
@@ -1196,6 +1203,9 @@ fn land_leg<S: DieSource>(
                 break;
             }
             Ok(c) => {
+                if !m.ambush_tried && ambush_ahead(t, i, order, m, next, &mut path, &mut cost) {
+                    return false;
+                }
                 *left -= c;
                 cost += c;
                 let mark = t.events.len();
@@ -1231,6 +1241,63 @@ fn land_leg<S: DieSource>(
             cost,
         });
     }
+    true
+}
+
+/// The optional ambush rule (`engine::ambush`): before the stack enters
+/// `next`, whether an ambush lies there, and what follows. After an
+/// ambush fought, the stack halts for the turn whatever the outcome (the
+/// column stopped to fight it; ruling, docs/rules.md, "Ambushes"); if
+/// the ambushers won, it retreats as a loser (9.8), away from them.
+/// Returns whether the march stops here.
+fn ambush_ahead<S: DieSource>(
+    t: &mut Turn<'_, S>,
+    i: usize,
+    order: &MarchOrder,
+    m: &mut Marching,
+    next: Hex,
+    path: &mut Vec<Hex>,
+    cost: &mut u32,
+) -> bool {
+    let mark = t.events.len();
+    let before = t.ambush_cleared.len();
+    let outcome = ambush::lie_in_wait(t, i, m.hex, next, &m.units);
+    if t.ambush_cleared.len() > before {
+        m.ambush_tried = true;
+    }
+    log_walk(t, i, mark, path, cost);
+    let ambush::Ambush::Fought(outcome) = outcome else {
+        return false;
+    };
+    m.done = true;
+    if t.state.result.is_some() {
+        return true;
+    }
+    regroup(t, m);
+    if outcome == Outcome::AttackerWon && !m.units.is_empty() {
+        let losers = m.units.clone();
+        let leaders = m.leaders.clone();
+        if let Some(h) = combat::retreat(
+            t,
+            combat::Retreat {
+                side: t.side,
+                hex: m.hex,
+                units: &losers,
+                leaders: &leaders,
+                route: None,
+                away_from: next,
+                towards: order.retreat_towards,
+            },
+        ) {
+            m.hex = h;
+            regroup(t, m);
+        }
+    }
+    t.events.push(Event::Stopped {
+        order: i,
+        at: m.hex,
+        reason: "ambushed: the column halts for the turn (ruling, docs/rules.md, Ambushes)".into(),
+    });
     true
 }
 

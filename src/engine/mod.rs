@@ -6,6 +6,7 @@
 //! byte. Phases run in the order of rules 5.2 and 5.3: random events,
 //! reinforcements, march, attrition, recovery.
 
+pub mod ambush;
 pub mod arrivals;
 pub mod combat;
 pub mod events;
@@ -246,6 +247,10 @@ pub struct Turn<'a, S: DieSource> {
     /// Passengers of a river march left without a carrier by a wreck at a
     /// cataract (8.23 IV), to be left where they are before the next hex.
     pub stranded: usize,
+    /// Hexes an ambush roll was made for this turn: cleared (the optional
+    /// ambush rule, seed 002: "If an area has been cleared by Imperial
+    /// forces then it can no longer be considered").
+    pub ambush_cleared: BTreeSet<Hex>,
 }
 
 impl<'a, S: DieSource> Turn<'a, S> {
@@ -254,6 +259,7 @@ impl<'a, S: DieSource> Turn<'a, S> {
         Turn {
             at_start,
             stranded: 0,
+            ambush_cleared: BTreeSet::new(),
             scn,
             state,
             side,

@@ -143,6 +143,11 @@ pub struct MapFile {
     pub terrain: Vec<String>,
     #[serde(default)]
     pub souakim_extension: Vec<HexRect>,
+    /// Rectangles of ground where an ambush may lie besides hills,
+    /// mountains, villages, oases and landmarks (wadis; the optional
+    /// ambush rule).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ambush_ground: Vec<HexRect>,
     pub places: Vec<PlaceFile>,
     #[serde(default)]
     pub rivers: Vec<RiverFile>,
@@ -229,6 +234,8 @@ pub struct Map {
     rows: i32,
     terrain: Vec<Terrain>,
     souakim: Vec<bool>,
+    /// The `ambush_ground` rectangles.
+    wadis: Vec<bool>,
     places: Vec<Place>,
     by_name: BTreeMap<String, usize>,
     rivers: Vec<River>,
@@ -293,6 +300,29 @@ impl Map {
     /// Whether the hex is on the Souakim map extension (rules 2.2, 2.3, 3.41).
     pub fn in_souakim_extension(&self, hex: Hex) -> bool {
         self.index(hex).is_some_and(|i| self.souakim[i])
+    }
+
+    /// Whether an ambush may lie in `hex` (the optional ambush rule; seed
+    /// 002: "some appropriate terrain ... gully, wadi, creek bed, abandoned
+    /// sugar mill"; "approaching a pass, near scrub or an abandoned
+    /// building"): hills and mountains, every village, oasis (wells) and
+    /// landmark (passes, battlefields), and the map's `ambush_ground`
+    /// rectangles (wadis). Not towns: a town is held or besieged, never
+    /// lain in wait in (docs/rules.md, "Ambushes").
+    pub fn is_ambush_ground(&self, hex: Hex) -> bool {
+        let Some(i) = self.index(hex) else {
+            return false;
+        };
+        if self.terrain[i] == Terrain::Sea {
+            return false;
+        }
+        let mut here = self.places.iter().filter(|p| p.hex == hex).peekable();
+        if here.clone().any(|p| p.kind == PlaceKind::Town) {
+            return false;
+        }
+        here.peek().is_some()
+            || self.wadis[i]
+            || matches!(self.terrain[i], Terrain::Hills | Terrain::Mountains)
     }
 
     /// Every named place, in file order.
@@ -477,7 +507,9 @@ impl<'f, 's> MapBuilder<'f, 's> {
             return Err(Diagnostics(self.errors));
         }
         let terrain = self.terrain();
-        let souakim = self.souakim();
+        let file = self.file;
+        let souakim = self.rects(&file.souakim_extension, "souakim_extension");
+        let wadis = self.rects(&file.ambush_ground, "ambush_ground");
         let (places, by_name) = self.places(&terrain);
         let (rivers, mut river_sides) = self.rivers();
         let cataracts = self.cataracts(&mut river_sides);
@@ -491,6 +523,7 @@ impl<'f, 's> MapBuilder<'f, 's> {
             rows: f.rows,
             terrain,
             souakim,
+            wadis,
             places,
             by_name,
             rivers,
@@ -547,17 +580,17 @@ impl<'f, 's> MapBuilder<'f, 's> {
         out
     }
 
-    fn souakim(&mut self) -> Vec<bool> {
+    fn rects(&mut self, rects: &[HexRect], name: &str) -> Vec<bool> {
         let f = self.file;
         let mut out = vec![false; (f.columns * f.rows) as usize];
-        for (i, rect) in f.souakim_extension.iter().enumerate() {
+        for (i, rect) in rects.iter().enumerate() {
             let line = self.src.line_of_str(&rect.from.to_string());
             for hex in [rect.from, rect.to] {
                 if !self.on_map(hex) {
                     let hint = self.off_map_hint();
                     self.err(
                         line,
-                        format!("souakim_extension[{i}]"),
+                        format!("{name}[{i}]"),
                         format!("hex {hex} is off the map"),
                         &hint,
                     );

@@ -10,7 +10,11 @@
 
 pub mod egyptian;
 pub mod mahdist;
-pub mod reaction;
+/// The seed's reaction and ambush tables, which the engine also reads for
+/// ambushes; they live with the scenario data.
+pub mod reaction {
+    pub use crate::scenario::reactions::*;
+}
 pub mod simple;
 
 use crate::dice::Roll;

@@ -75,15 +75,29 @@ pub(super) fn load(files: &DataFiles) -> Result<DataSet, Diagnostics> {
         }
         cx.scenario(def, src);
     }
-    if !errors.is_empty() {
+    let reactions = match super::reactions::Reactions::shipped() {
+        Ok(r) => Some(r),
+        Err(e) => {
+            errors.push(Diagnostic {
+                file: "scenarios/reactions.ron".into(),
+                line: None,
+                field: String::new(),
+                message: e,
+                hint: None,
+            });
+            None
+        }
+    };
+    let Some(reactions) = reactions.filter(|_| errors.is_empty()) else {
         return Err(Diagnostics(errors));
-    }
+    };
     Ok(DataSet {
         map: Arc::new(map),
         units: Arc::new(units),
         tables: Arc::new(tables),
         events: Arc::new(events),
         scenarios: scenarios.into_iter().map(|(_, d)| Arc::new(d)).collect(),
+        reactions: Arc::new(reactions),
         digests: BTreeMap::new(),
     })
 }
@@ -544,6 +558,18 @@ impl Checker<'_> {
         self.unit_type(src, &t.town_gains.boat_unit, "town_gains.boat_unit".into());
         for (p, _) in &t.town_gains.boats {
             self.place(src, p, "town_gains.boats".into());
+        }
+        for (i, (_, ty)) in t.ambush.party_units.iter().enumerate() {
+            self.unit_type(src, ty, format!("ambush.party_units[{i}]"));
+        }
+        if t.ambush.men_per_unit == 0 {
+            self.err(
+                src,
+                None,
+                "ambush.men_per_unit",
+                "men_per_unit is 0".into(),
+                "a counter is 200 to 250 men (1.3)",
+            );
         }
     }
 

@@ -9,6 +9,7 @@
 pub mod check;
 pub mod definition;
 pub mod events;
+pub mod reactions;
 pub mod tables;
 pub mod units;
 pub mod zone;
@@ -235,6 +236,11 @@ impl DataFiles {
             h.update(format!("{kind} {}\n", t.text.len()).as_bytes());
             h.update(t.text.as_bytes());
         }
+        // The reaction and ambush tables ship inside the binary; a game
+        // with the ambush rule plays with them.
+        let reactions = reactions::REACTIONS_RON;
+        h.update(format!("reactions {}\n", reactions.len()).as_bytes());
+        h.update(reactions.as_bytes());
         h.finalize().iter().map(|b| format!("{b:02x}")).collect()
     }
 }
@@ -306,6 +312,9 @@ pub struct Scenario {
     pub tables: Arc<TablesFile>,
     pub events: Arc<EventsFile>,
     pub def: Arc<ScenarioFile>,
+    /// The seed's Mahdist reaction and ambush tables (`reactions.ron`),
+    /// for the optional ambush rule.
+    pub reactions: Arc<reactions::Reactions>,
 }
 
 impl Scenario {
@@ -323,6 +332,8 @@ pub struct DataSet {
     pub tables: Arc<TablesFile>,
     pub events: Arc<EventsFile>,
     pub scenarios: Vec<Arc<ScenarioFile>>,
+    /// The seed's Mahdist reaction and ambush tables.
+    pub reactions: Arc<reactions::Reactions>,
     /// Each scenario's data digest (see [`DataFiles::load`]), by id: a turn
     /// record names the digest of the data its game was played with.
     pub digests: BTreeMap<String, String>,
@@ -348,6 +359,7 @@ impl DataSet {
             tables: self.tables.clone(),
             events: self.events.clone(),
             def: def.clone(),
+            reactions: self.reactions.clone(),
         })
     }
 

@@ -291,6 +291,46 @@ pub struct TownGains {
     pub boat_unit: String,
 }
 
+/// The campaign-scale values of the optional ambush rule (seed 002,
+/// "Mahdist Ambushes"; rulings in docs/rules.md, "Ambushes"). The chance
+/// and the d10 composition are the seed's, in `reactions.ron`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AmbushRules {
+    /// An ambush may lie in a hex only if a Mahdist land unit stands within
+    /// this many hexes of it ("near Mahdist forces").
+    pub radius: u32,
+    /// Each cavalry or camel corps unit in the marching stack lowers the
+    /// chance by this many points (scouts spring ambushes).
+    pub scout_reduction_percent: u32,
+    /// The chance never falls below this.
+    pub minimum_percent: u32,
+    /// Men to a counter (1.3: "strength points of 200 to 250 men"): a party
+    /// of the seed's men is this many men a counter, rounded up.
+    pub men_per_unit: u32,
+    /// The Mahdist unit type each kind of ambusher is drawn as.
+    pub party_units: Vec<(crate::scenario::reactions::AmbushKind, String)>,
+}
+
+impl Default for AmbushRules {
+    fn default() -> Self {
+        use crate::scenario::reactions::AmbushKind as K;
+        AmbushRules {
+            radius: 3,
+            scout_reduction_percent: 5,
+            minimum_percent: 5,
+            men_per_unit: 250,
+            party_units: vec![
+                (K::Camelry, "mah-cav".into()),
+                (K::Spearmen, "mah-S".into()),
+                (K::FuzzyWuzzySpearmen, "mah-S".into()),
+                (K::Cavalry, "mah-cav".into()),
+                (K::Riflemen, "mah-R".into()),
+                (K::Marksmen, "mah-R".into()),
+            ],
+        }
+    }
+}
+
 /// `scenarios/tables.ron` as written.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename = "Tables")]
@@ -305,6 +345,10 @@ pub struct TablesFile {
     pub river: RiverRules,
     pub capture: CaptureRules,
     pub town_gains: TownGains,
+    /// The optional ambush rule; the values above if a data folder leaves
+    /// it out.
+    #[serde(default)]
+    pub ambush: AmbushRules,
 }
 
 /// Find the row a modified roll falls on.

@@ -22,6 +22,9 @@ pub struct NewGame {
     pub id: Option<String>,
     pub mode: Mode,
     pub deadline_hours: Option<u32>,
+    /// Play with the optional ambush rule (seed 002; docs/rules.md,
+    /// "Ambushes").
+    pub ambushes: bool,
 }
 
 /// A created game and the players' secrets (already queued in their
@@ -186,7 +189,7 @@ impl Service {
             }
         };
         let from_situation = situation.is_some();
-        let state = match situation {
+        let mut state = match situation {
             Some(s) => s,
             None => {
                 initial_state(&scn, &Placements::new())
@@ -194,6 +197,7 @@ impl Service {
                     .0
             }
         };
+        state.options.ambushes |= req.ambushes;
         let now = self.now();
         // A deadline of 0 hours would play each turn at the next pass
         // whatever the players sent: refused, not quietly made one hour.
@@ -311,6 +315,7 @@ impl Service {
                 deadline => deadline_text(g.deadline),
                 mode => g.mode.as_str(),
                 seed_sha256 => g.seed_sha256.clone(),
+                ambushes => state.options.ambushes,
                 first => state.month == scn.def.start,
                 example => example_march(&scn, state, side),
                 roster => crate::render::roster::roster(&scn, state, side),
@@ -821,6 +826,7 @@ mod tests {
                     id: Some(format!("g{i}")),
                     mode: Mode::Monthly,
                     deadline_hours: None,
+                    ambushes: false,
                 },
                 "test",
             )

@@ -225,9 +225,12 @@ impl Service {
                     id: None,
                     mode: Mode::Monthly,
                     deadline_hours: None,
+                    ambushes: false,
                 };
                 for r in rest {
-                    if let Some(m) = Mode::parse(&r.to_lowercase()) {
+                    if r.eq_ignore_ascii_case("ambushes") {
+                        req.ambushes = true;
+                    } else if let Some(m) = Mode::parse(&r.to_lowercase()) {
                         req.mode = m;
                     } else if let Ok(h) = r.parse::<u32>() {
                         req.deadline_hours = Some(h);
@@ -244,7 +247,7 @@ impl Service {
                 ))
             }
             ("NEW", _) => usage(
-                "NEW SCENARIO EGYPTIAN-ADDRESS MAHDIST-ADDRESS [ID] [monthly|alternating] [HOURS]",
+                "NEW SCENARIO EGYPTIAN-ADDRESS MAHDIST-ADDRESS [ID] [monthly|alternating] [HOURS] [AMBUSHES]",
             ),
             ("LIST", []) => {
                 let games = store::games(&self.conn)?;

@@ -134,6 +134,36 @@ pub struct GameState {
     /// last player turn's orders; used in the other side's player turn.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub standing_lose_first: BTreeMap<Side, Vec<UnitId>>,
+    /// The optional rules chosen when the game was made.
+    #[serde(default, skip_serializing_if = "Options::is_default")]
+    pub options: Options,
+}
+
+/// Optional rules, chosen per game when it is made (`dervish game new`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Options {
+    /// The ambushes of seed 002 ("Mahdist Ambushes"): an Egyptian stack
+    /// marching into ambush ground near the Mahdists may be ambushed
+    /// (docs/rules.md, "Ambushes").
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub ambushes: bool,
+}
+
+impl Options {
+    /// No optional rule chosen.
+    pub fn is_default(&self) -> bool {
+        *self == Options::default()
+    }
+
+    /// The optional rules chosen, in words ("ambushes"), for mails and
+    /// listings; empty when none.
+    pub fn names(&self) -> Vec<&'static str> {
+        let mut v = Vec::new();
+        if self.ambushes {
+            v.push("ambushes");
+        }
+        v
+    }
 }
 
 /// The railhead marker (3.4, 3.41).

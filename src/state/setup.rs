@@ -85,6 +85,7 @@ pub fn initial_state(
             .collect(),
         railhead: None,
         standing_lose_first: BTreeMap::new(),
+        options: Default::default(),
     };
     let limit = scn.def.special_rules.iter().find_map(|r| match r {
         SpecialRule::MahdistSetupStackLimit(n) => Some(*n as usize),

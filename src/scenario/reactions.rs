@@ -16,7 +16,7 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use crate::dice::{Dice, DiceKind, DieSource, Roll};
 
@@ -219,7 +219,7 @@ impl fmt::Display for Reaction {
 }
 
 /// What the ambushers are, by the seed's d10 table.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub enum AmbushKind {
     Camelry,
     Spearmen,

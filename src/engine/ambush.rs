@@ -1,0 +1,372 @@
+//! The optional ambush rule: seed 002, "Mahdist Ambushes", at the
+//! campaign's scale (rulings in docs/rules.md, "Ambushes").
+//!
+//! The seed: "Every turn there is a chance that the Mahdists have lain in
+//! wait in some appropriate terrain ... for some unsuspecting Imperial
+//! forces to stumble upon. ... There is a 20% chance of an ambush taking
+//! place then and there. If this does occur, roll a ten sided dice (d10)
+//! and consult the table below to determine the composition of the
+//! ambushing party. ... To determine what action the ambushers make a
+//! roll. In this case this would be "Enemy in Open" table in the Mahdist
+//! Reaction table. The ambushers count the troops that they see from the
+//! ambush point for strength considerations." And: "If an area has been
+//! cleared by Imperial forces then it can no longer be considered by the
+//! umpire as a potential ambush point. It is only appropriate if Imperial
+//! troops are approaching a pass, near scrub or an abandoned building etc."
+//!
+//! Here: when an Egyptian stack with land units is about to enter, by
+//! land, a hex of ambush ground ([`crate::geo::Map::is_ambush_ground`])
+//! that no unit holds, no Egyptian unit held when the player turn began,
+//! and no ambush roll has been made for this turn, with a Mahdist land
+//! unit within the rule's radius, the dice decide whether an ambush lies
+//! there: once a march at most. Each cavalry or camel corps unit in the
+//! stack lowers the chance (its scouts spring the ambush). The d10 gives
+//! the party, drawn as counters from the nearest Mahdist stack (or the
+//! pool); the party rolls on the "enemy in open" row against the marching
+//! stack's strength. A charge ("A") is an attack from the ambush hex on
+//! the stack, fought by the rules of combat (9.1-9.9); any other letter
+//! and the ambushers let the column pass.
+
+use super::Turn;
+use super::combat::{self, Outcome};
+use super::events::{Event, TableRoll};
+use crate::dice::{DiceKind, DieSource};
+use crate::geo::Hex;
+use crate::scenario::reactions::{Band, Letter, Situation};
+use crate::scenario::{Side, UnitKind};
+use crate::state::Status;
+
+/// What came of an ambush roll for a march into `next`.
+pub(super) enum Ambush {
+    /// No roll was due, no ambush lay there, or the ambushers let the
+    /// column pass: the march goes on.
+    None,
+    /// The ambushers attacked; the combat's outcome (the Mahdists are the
+    /// attacker).
+    Fought(Outcome),
+}
+
+/// Whether an ambush roll is due for the Egyptian stack of `column` (unit
+/// indices) standing in `from` and about to enter `next`.
+fn due<S: DieSource>(t: &Turn<'_, S>, from: Hex, next: Hex, column: &[usize]) -> bool {
+    t.state.options.ambushes
+        && t.side == Side::Egyptian
+        && !column.is_empty()
+        && t.scn.map.is_ambush_ground(next)
+        && !t.ambush_cleared.contains(&next)
+        && from != next
+        && !t.state.units.iter().any(|u| u.hex() == Some(next))
+        && !t
+            .at_start
+            .iter()
+            .zip(&t.state.units)
+            .any(|(h, u)| *h == Some(next) && u.side == Side::Egyptian)
+}
+
+/// The Mahdist land units of the stack the ambushers come from: the
+/// nearest Mahdist stack with land units within the rule's radius of
+/// `next` (ties: the larger, then the first in row order), and its hex.
+fn nearest_stack<S: DieSource>(t: &Turn<'_, S>, next: Hex) -> Option<(Hex, Vec<usize>)> {
+    let radius = t.scn.tables.ambush.radius;
+    type Key = (u32, std::cmp::Reverse<usize>, (i32, i32), Hex);
+    let mut best: Option<Key> = None;
+    for s in t.state.stacks() {
+        if s.side != Side::Mahdist {
+            continue;
+        }
+        let land = s
+            .units
+            .iter()
+            .filter(|u| {
+                t.unit_type(u)
+                    .is_some_and(|ty| !ty.kind.is_river_unit() && ty.kind != UnitKind::Fleet)
+            })
+            .count();
+        let d = s.hex.distance(next);
+        if land == 0 || d > radius {
+            continue;
+        }
+        let key = (d, std::cmp::Reverse(land), (s.hex.row, s.hex.col), s.hex);
+        if best.as_ref().is_none_or(|b| key < *b) {
+            best = Some(key);
+        }
+    }
+    let hex = best?.3;
+    let land: Vec<usize> = t
+        .units_at(hex, Side::Mahdist)
+        .into_iter()
+        .filter(|&u| {
+            t.unit_type(&t.state.units[u])
+                .is_some_and(|ty| !ty.kind.is_river_unit() && ty.kind != UnitKind::Fleet)
+        })
+        .collect();
+    Some((hex, land))
+}
+
+/// The chance of an ambush in percent for a stack with `mounted` cavalry
+/// and camel corps units, and the words that explain it.
+pub fn chance(base: u32, reduction: u32, minimum: u32, mounted: usize) -> (u32, String) {
+    let mounted_u = u32::try_from(mounted).unwrap_or(u32::MAX);
+    let cut = reduction.saturating_mul(mounted_u);
+    let floor = minimum.min(base);
+    let chance = base.saturating_sub(cut).max(floor);
+    let why = if mounted == 0 || cut == 0 {
+        format!("{base}%")
+    } else {
+        let units = crate::words::count(
+            mounted_u,
+            "cavalry or camel corps unit",
+            "cavalry or camel corps units",
+        );
+        let floor_words = if chance == floor && base.saturating_sub(cut) < floor {
+            format!(", never under {floor}%")
+        } else {
+            String::new()
+        };
+        format!("{chance}% ({base}%, {reduction} less for each of {units} scouting{floor_words})")
+    };
+    (chance, why)
+}
+
+/// The ambush roll for the Egyptian stack `column` (with `leaders`) in
+/// `from`, about to enter `next` in order `i`'s march, and what follows:
+/// the party, its reaction and, on a charge, the combat. The caller deals
+/// with the marching stack after a combat (its retreat and its halt); the
+/// ambushers' retreat, if they lose, is made here.
+pub(super) fn lie_in_wait<S: DieSource>(
+    t: &mut Turn<'_, S>,
+    i: usize,
+    from: Hex,
+    next: Hex,
+    column: &[usize],
+) -> Ambush {
+    if !due(t, from, next, column) {
+        return Ambush::None;
+    }
+    let Some((source, stack)) = nearest_stack(t, next) else {
+        return Ambush::None;
+    };
+    t.ambush_cleared.insert(next);
+    let rules = t.scn.tables.ambush.clone();
+    let reactions = t.scn.reactions.clone();
+    let mounted = column
+        .iter()
+        .filter(|&&u| {
+            t.unit_type(&t.state.units[u])
+                .is_some_and(|ty| matches!(ty.kind, UnitKind::Cavalry | UnitKind::CamelCorps))
+        })
+        .count();
+    let (chance, why) = chance(
+        reactions.ambush_chance,
+        rules.scout_reduction_percent,
+        rules.minimum_percent,
+        mounted,
+    );
+    let place = t.scn.map.describe(next);
+    let roll = t.dice.roll(
+        DiceKind::D100,
+        format!(
+            "an ambush at {place} (Mahdists within {} hexes)",
+            rules.radius
+        ),
+    );
+    let total = roll.result;
+    let sprung = u32::try_from(total).is_ok_and(|r| r <= chance);
+    t.events.push(Event::Rolled(TableRoll {
+        roll,
+        modifiers: Vec::new(),
+        total,
+        table: "ambush".into(),
+        line: format!(
+            "up to {chance} ({why}): {}",
+            if sprung { "an ambush" } else { "no ambush" }
+        ),
+    }));
+    if !sprung {
+        return Ambush::None;
+    }
+    let who = t
+        .dice
+        .roll(DiceKind::D10, format!("the ambushing party at {place}"));
+    let k = usize::try_from(who.result - 1)
+        .unwrap_or(0)
+        .min(reactions.ambush.len().saturating_sub(1));
+    let Some(party_line) = reactions.ambush.get(k).cloned() else {
+        return Ambush::None;
+    };
+    let wanted = rules
+        .party_units
+        .iter()
+        .find(|(kind, _)| *kind == party_line.kind)
+        .map(|(_, ty)| ty.clone())
+        .unwrap_or_else(|| t.scn.tables.town_gains.recruit_unit.clone());
+    let n = usize::try_from(party_line.men.div_ceil(rules.men_per_unit.max(1)))
+        .unwrap_or(1)
+        .max(1);
+    let party = draw_party(t, &stack, &wanted, n);
+    let names: Vec<String> = party
+        .iter()
+        .map(|&u| t.state.units[u].id.0.clone())
+        .collect();
+    let from_pool = party
+        .iter()
+        .filter(|&&u| t.state.units[u].status == Status::Pool)
+        .count();
+    let source_words = if from_pool == 0 {
+        format!("from the Mahdist stack at {}", t.scn.map.describe(source))
+    } else if from_pool == party.len() {
+        "from the pool".to_string()
+    } else {
+        format!(
+            "from the Mahdist stack at {} and the pool",
+            t.scn.map.describe(source)
+        )
+    };
+    t.events.push(Event::Rolled(TableRoll {
+        roll: who,
+        modifiers: Vec::new(),
+        total: i32::try_from(party_line.roll).unwrap_or(0),
+        table: "ambush composition".into(),
+        line: format!(
+            "{}: {} counter{} ({}) {source_words}",
+            party_line.text,
+            party.len(),
+            if party.len() == 1 { "" } else { "s" },
+            names.join(" ")
+        ),
+    }));
+    if party.is_empty() {
+        return Ambush::None;
+    }
+    // "The ambushers count the troops that they see from the ambush point
+    // for strength considerations."
+    let seen: u32 = column.iter().map(|&u| t.state.units[u].strength).sum();
+    let own: u32 = party.iter().map(|&u| t.state.units[u].strength).sum();
+    let band = Band::of(seen, own);
+    let situation = Situation::Open(band);
+    let (r, reaction) = reactions.roll(situation, t.dice, &format!("the ambushers at {place}"));
+    let meaning: Vec<String> = reaction
+        .0
+        .iter()
+        .map(|l| format!("{l} = {}", reactions.code(*l).trim_end_matches('.')))
+        .collect();
+    let attack = reaction.0.iter().any(|l| match l {
+        Letter::A | Letter::K | Letter::M => true,
+        Letter::S | Letter::T => !matches!(band, Band::Above | Band::Double),
+        _ => false,
+    });
+    t.events.push(Event::Rolled(TableRoll {
+        total: r.result,
+        roll: r,
+        modifiers: Vec::new(),
+        table: "Mahdist reaction table".into(),
+        line: format!(
+            "{situation} ({seen} strength seen against their {own}): {reaction} ({})",
+            meaning.join("; ")
+        ),
+    }));
+    if !attack {
+        let (verb, its) = if party.len() == 1 {
+            ("stays", "its")
+        } else {
+            ("stay", "their")
+        };
+        let stay = if from_pool == party.len() {
+            format!("{verb} in the pool")
+        } else if from_pool == 0 {
+            format!("{verb} with {its} stack at {}", t.scn.map.describe(source))
+        } else {
+            format!("{verb} where they were")
+        };
+        t.events.push(Event::Note {
+            text: format!(
+                "the ambushers at {place} do not charge and let the column pass; {} {stay}",
+                names.join(" ")
+            ),
+        });
+        return Ambush::None;
+    }
+    for &u in &party {
+        t.state.units[u].status = Status::OnMap(next);
+    }
+    t.events.push(Event::Note {
+        text: format!(
+            "AMBUSH at {place}: {} ({}) charge the Egyptian stack at {}",
+            party_line.text,
+            names.join(" "),
+            t.scn.map.describe(from)
+        ),
+    });
+    // The ambushers attack: for this combat the Mahdists are the side
+    // that marches (9.1), from the ambush hex.
+    t.side = Side::Mahdist;
+    let outcome = combat::fight(t, i, next, &party, &[], from, &[]);
+    t.side = Side::Egyptian;
+    if outcome == Outcome::DefenderWon && t.state.result.is_none() {
+        let losers: Vec<usize> = party
+            .iter()
+            .copied()
+            .filter(|&u| t.state.units[u].hex() == Some(next))
+            .collect();
+        combat::retreat(
+            t,
+            combat::Retreat {
+                side: Side::Mahdist,
+                hex: next,
+                units: &losers,
+                leaders: &[],
+                route: None,
+                away_from: from,
+                towards: None,
+            },
+        );
+    }
+    Ambush::Fought(outcome)
+}
+
+/// The party's counters: `n` of type `wanted` from the stack (undisrupted
+/// first, in counter order), then from the pool; if neither has enough of
+/// that type, the stack's other land units stand in (a Mahdist stack with
+/// no horse still sends men). A stack sends a party and never goes whole:
+/// at least one of its land units stays (and its leaders with it, 7.0).
+fn draw_party<S: DieSource>(
+    t: &Turn<'_, S>,
+    stack: &[usize],
+    wanted: &str,
+    n: usize,
+) -> Vec<usize> {
+    let spare = stack.len().saturating_sub(1);
+    let mut of_type: Vec<usize> = stack
+        .iter()
+        .copied()
+        .filter(|&u| t.state.units[u].unit_type == wanted)
+        .collect();
+    of_type.sort_by_key(|&u| (t.state.units[u].disrupted, u));
+    let mut party: Vec<usize> = of_type.into_iter().take(n.min(spare)).collect();
+    if party.len() < n {
+        let pool = t
+            .state
+            .units
+            .iter()
+            .enumerate()
+            .filter(|(_, u)| {
+                u.side == Side::Mahdist && u.status == Status::Pool && u.unit_type == wanted
+            })
+            .map(|(k, _)| k)
+            .take(n - party.len());
+        party.extend(pool.collect::<Vec<_>>());
+    }
+    if party.len() < n {
+        let mut others: Vec<usize> = stack
+            .iter()
+            .copied()
+            .filter(|u| !party.contains(u))
+            .collect();
+        others.sort_by_key(|&u| (t.state.units[u].disrupted, u));
+        let more = (n - party.len())
+            .min(spare.saturating_sub(party.iter().filter(|u| stack.contains(u)).count()));
+        party.extend(others.into_iter().take(more));
+    }
+    party.sort_by(|&a, &b| t.state.units[a].id.cmp(&t.state.units[b].id));
+    party
+}
