@@ -414,17 +414,38 @@ impl<'a, S: DieSource> Turn<'a, S> {
                 .any(|n| self.occupied_by(*n, owner.enemy()))
     }
 
-    /// Every besieged hex, either side's, in row order.
+    /// Every besieged hex, either side's, in row order: the hexes
+    /// [`Turn::is_besieged`] holds for, found in one pass over the counters
+    /// rather than a pass for each neighbour of each counter.
     pub fn besieged_hexes(&self) -> Vec<Hex> {
-        let mut out: Vec<Hex> = self
-            .state
-            .units
-            .iter()
-            .filter_map(|u| u.hex().map(|h| (h, u.side)))
-            .filter(|(h, s)| self.is_besieged(*h, *s))
+        // Hexes with a land unit (no river unit, no fleet) of each side, and
+        // hexes each side occupies (anything but the fleet, 8.25).
+        let mut land: rustc_hash::FxHashSet<(Hex, Side)> = Default::default();
+        let mut held: BTreeSet<(i32, i32, Side)> = BTreeSet::new();
+        for u in &self.state.units {
+            let Some(h) = u.hex() else {
+                continue;
+            };
+            let ty = self.unit_type(u);
+            if ty.is_some_and(|ty| ty.kind == UnitKind::Fleet) {
+                continue;
+            }
+            held.insert((h.row, h.col, u.side));
+            if ty.is_none_or(|ty| !ty.kind.is_river_unit()) {
+                land.insert((h, u.side));
+            }
+        }
+        let mut out: Vec<Hex> = held
+            .into_iter()
+            .map(|(row, col, side)| (Hex { col, row }, side))
+            .filter(|(h, side)| {
+                self.scn.map.settlement_at(*h).is_some()
+                    && h.neighbours()
+                        .iter()
+                        .any(|n| land.contains(&(*n, side.enemy())))
+            })
             .map(|(h, _)| h)
             .collect();
-        out.sort_by_key(|h| (h.row, h.col));
         out.dedup();
         out
     }

@@ -171,7 +171,7 @@ fn check_units(file: UnitsFile, src: &Source<'_>, errors: &mut Vec<Diagnostic>) 
     }
     (errors.len() == before).then_some(Units {
         types: file.types,
-        by_id,
+        by_id: by_id.into_iter().collect(),
         leaders: file.leaders,
     })
 }

@@ -267,7 +267,7 @@ fn scenario_id(text: &str) -> Option<String> {
 #[derive(Clone, Debug)]
 pub struct Units {
     types: Vec<UnitType>,
-    by_id: BTreeMap<String, usize>,
+    by_id: rustc_hash::FxHashMap<String, usize>,
     leaders: Vec<Leader>,
 }
 
