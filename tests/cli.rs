@@ -796,7 +796,7 @@ fn the_ambush_rule_from_the_command_line() {
             "--mahdist",
             "bot",
             "--seed",
-            "3",
+            "7",
         ];
         args.extend(extra);
         ok(&args)

@@ -89,3 +89,128 @@ fn its_orders_pass_the_checker_and_its_personas_differ() {
     assert_eq!(Persona::parse("Competent"), Some(Persona::Competent));
     assert_eq!(Persona::parse("reckless"), None);
 }
+
+fn situation(file: &str) -> (dervish::scenario::Scenario, GameState) {
+    let data = DataSet::embedded().unwrap();
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/case-fixtures")
+        .join(file);
+    let case = dervish::cases::load(&path, &data).unwrap();
+    (case.scn, case.state)
+}
+
+/// Scenario 2's expedition (opponents.ron): "an Egyptian victory at the end
+/// of any Mahdist turn when a British supply unit is in Khartoum" (4.1).
+/// With supply for the way (a unit a month of 12 hexes, and one to
+/// deliver), the relief at Wady Halfa marches on Khartoum with its supply
+/// and camels, leaving its two weakest units to hold the town; the march
+/// has three legs along the route, and it passes the checker.
+#[test]
+fn the_expedition_carries_supply_to_khartoum() {
+    let (scn, state) = situation("expedition.toml");
+    let khartoum = scn.map.find_place("Khartoum").unwrap().hex;
+    let halfa = scn.map.find_place("Wady Halfa").unwrap().hex;
+    for persona in [Persona::Historical, Persona::Competent] {
+        let d = egyptian::decide(&scn, &state, persona);
+        through_the_checker(&scn, &state, Side::Egyptian, &d.orders).unwrap();
+        let m = d
+            .orders
+            .marches
+            .iter()
+            .find(|m| m.legs.last() == Some(&dervish::engine::orders::Leg::To(khartoum)))
+            .unwrap_or_else(|| panic!("{persona:?}: no march on Khartoum: {:#?}", d));
+        let dervish::engine::orders::Selection::Units { units, .. } = &m.units else {
+            panic!("the expedition names its units: {:?}", m.units);
+        };
+        let at_halfa: Vec<_> = state
+            .units
+            .iter()
+            .filter(|u| u.hex() == Some(halfa))
+            .collect();
+        for u in &at_halfa {
+            let goes = units.contains(&u.id);
+            let kind = scn.units.get(&u.unit_type).unwrap().kind;
+            if matches!(
+                kind,
+                dervish::scenario::UnitKind::Supply | dervish::scenario::UnitKind::Camel
+            ) {
+                assert!(goes, "{} stays", u.id);
+            }
+        }
+        assert_eq!(units.len(), at_halfa.len() - 2, "two units hold Wady Halfa");
+        assert_eq!(m.legs.len(), 3, "{:?}", m.legs);
+        assert!(
+            d.notes
+                .iter()
+                .any(|n| n.contains("marches on Khartoum (1942) to deliver its supply")),
+            "{:?}",
+            d.notes
+        );
+        // The column in the open with no supply falls back.
+        assert!(
+            d.notes
+                .iter()
+                .any(|n| n.contains("the column at 1110 falls back on") && n.contains("no supply")),
+            "{:?}",
+            d.notes
+        );
+    }
+}
+
+/// With two supply units the cautious persona waits for more (Wady Halfa
+/// is 4 months from Khartoum: it wants 5); the competent one sets out with
+/// one to spend and one to deliver.
+#[test]
+fn the_cautious_expedition_waits_for_supply() {
+    let (scn, state) = situation("expedition-two-supply.toml");
+    let khartoum = scn.map.find_place("Khartoum").unwrap().hex;
+    let goes = |p| {
+        egyptian::decide(&scn, &state, p)
+            .orders
+            .marches
+            .iter()
+            .any(|m| m.legs.last() == Some(&dervish::engine::orders::Leg::To(khartoum)))
+    };
+    assert!(!goes(Persona::Historical));
+    let d = egyptian::decide(&scn, &state, Persona::Historical);
+    assert!(
+        d.notes
+            .iter()
+            .any(|n| n.contains("waits: ") && n.contains("2 supply units")),
+        "{:?}",
+        d.notes
+    );
+    assert!(goes(Persona::Competent));
+}
+
+/// A far march has three legs along the cheapest route, each a march's
+/// reach, which the checker accepts.
+#[test]
+fn far_marches_have_three_legs_the_checker_accepts() {
+    use dervish::engine::orders::{Leg, MarchOrder, Orders};
+    let (scn, state) = situation("expedition.toml");
+    let halfa = scn.map.find_place("Wady Halfa").unwrap().hex;
+    let khartoum = scn.map.find_place("Khartoum").unwrap().hex;
+    let legs = dervish::players::legs_to(&scn.map, halfa, khartoum, 5);
+    assert_eq!(legs.len(), 3);
+    assert_eq!(legs[2], Leg::To(khartoum));
+    let order = |legs: Vec<Leg>| Orders {
+        marches: vec![MarchOrder::stack(halfa, legs)],
+        ..Orders::default()
+    };
+    through_the_checker(&scn, &state, Side::Egyptian, &order(legs.clone())).unwrap();
+    // Each leg ends a march's reach further along the way.
+    let Leg::To(first) = legs[0] else {
+        panic!("{legs:?}")
+    };
+    assert!(
+        halfa.distance(first) <= 5 && halfa.distance(first) >= 3,
+        "{legs:?}"
+    );
+    // Near: one leg.
+    let near = scn.map.find_place("Sarras").unwrap().hex;
+    assert_eq!(
+        dervish::players::legs_to(&scn.map, halfa, near, 5),
+        vec![Leg::To(near)]
+    );
+}

@@ -2,12 +2,15 @@
 //! mail and programmed players can play each other. It decides by plain
 //! rules of thumb, written out in `docs/opponents.md`: garrisons hold their
 //! towns, a field force relieves the most threatened besieged town, weak
-//! Mahdist stacks near a strong column are attacked, and columns far from
-//! a town fall back to one. Two personas:
+//! Mahdist stacks near a strong column are attacked, an expedition carries
+//! supply to the scenario's goal (scenario 2: a British supply unit in
+//! Khartoum wins), and columns in the open without one fall back to a
+//! town. Two personas:
 //!
 //! - **historical**: cautious, as the Khedive's commanders were: a relief
-//!   marches only with half as much again as the besiegers, nothing else
-//!   leaves its town, and a column in the open goes home.
+//!   marches only with half as much again as the besiegers, an expedition
+//!   only with supply for the whole way, nothing else leaves its town, and
+//!   a column in the open goes home.
 //! - **competent**: concentrates: stacks close to each other join; a
 //!   relief marches when it is at least as strong as the besiegers; weak
 //!   Mahdist stacks (land units; land units may not attack boats, 6.1)
@@ -21,7 +24,7 @@ use std::collections::BTreeSet;
 use super::Decision;
 use crate::engine::orders::{Leg, MarchOrder, OnContact, Selection};
 use crate::geo::Hex;
-use crate::scenario::{Scenario, Side};
+use crate::scenario::{Nation, Scenario, Side, UnitKind};
 use crate::state::GameState;
 
 /// How the programmed Egyptian player plays.
@@ -65,6 +68,12 @@ struct Column {
     in_town: bool,
     /// Its land units, strongest first.
     units: Vec<(crate::state::UnitId, u32)>,
+    /// Its British supply units (4.1 in scenario 2: one in Khartoum wins).
+    supply: Vec<crate::state::UnitId>,
+    /// Its camels, which carry supply (8.24).
+    camels: Vec<crate::state::UnitId>,
+    /// Every unit of the stack, boats included, in counter order.
+    all: Vec<crate::state::UnitId>,
 }
 
 /// The Egyptian player's orders for this player turn, with its reasons in
@@ -90,11 +99,34 @@ pub fn decide(scn: &Scenario, state: &GameState, persona: Persona) -> Decision {
                 let mut units: Vec<(crate::state::UnitId, u32)> =
                     land.iter().map(|u| (u.id.clone(), u.strength)).collect();
                 units.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.0.cmp(&b.0.0)));
+                let supply = s
+                    .units
+                    .iter()
+                    .filter(|u| {
+                        scn.units.get(&u.unit_type).is_some_and(|t| {
+                            t.kind == UnitKind::Supply && t.nation == Nation::British
+                        })
+                    })
+                    .map(|u| u.id.clone())
+                    .collect();
+                let camels = s
+                    .units
+                    .iter()
+                    .filter(|u| {
+                        scn.units
+                            .get(&u.unit_type)
+                            .is_some_and(|t| t.kind == UnitKind::Camel)
+                    })
+                    .map(|u| u.id.clone())
+                    .collect();
                 columns.push(Column {
                     hex: s.hex,
                     strength,
                     in_town: scn.map.settlement_at(s.hex).is_some(),
                     units,
+                    supply,
+                    camels,
+                    all: s.units.iter().map(|u| u.id.clone()).collect(),
                 });
             }
         } else {
@@ -127,7 +159,12 @@ pub fn decide(scn: &Scenario, state: &GameState, persona: Persona) -> Decision {
     besieged.sort_by_key(|(h, b, g)| (std::cmp::Reverse(b.saturating_sub(*g)), h.row, h.col));
     let march = |from: Hex, to: Hex, on: OnContact| MarchOrder {
         units: Selection::Stack(from),
-        legs: super::legs_to(from, to),
+        legs: super::legs_to(
+            &scn.map,
+            from,
+            to,
+            super::reach_at(scn, state, Side::Egyptian, from),
+        ),
         continue_after_win: false,
         on_contact: on,
         ..MarchOrder::stack(from, Vec::new())
@@ -182,6 +219,111 @@ pub fn decide(scn: &Scenario, state: &GameState, persona: Persona) -> Decision {
             )),
         }
     }
+    // The expedition (opponents.ron): the column with a British supply
+    // unit nearest the goal, if strong enough, carries it there (scenario
+    // 2: "an Egyptian victory ... when a British supply unit is in
+    // Khartoum", 4.1), by rail, river or the fleet where the checker
+    // allows, else by land, with its camels (8.24) and boats.
+    if let Some(op) = super::mahdist::Opponents::cached() {
+        match op.expedition(scn) {
+            Err(e) => notes.push(e),
+            Ok(None) => {}
+            Ok(Some((exp, goal))) => {
+                let need = match persona {
+                    Persona::Historical => exp.strength_historical,
+                    Persona::Competent => exp.strength_competent,
+                };
+                let pick = columns
+                    .iter()
+                    .filter(|c| {
+                        !used.contains(&c.hex)
+                            && c.hex != goal
+                            && !c.supply.is_empty()
+                            && !besieged.iter().any(|(b, ..)| *b == c.hex)
+                    })
+                    .min_by_key(|c| (c.hex.distance(goal), c.hex.row, c.hex.col));
+                // Setting out from a town the historical persona needs a
+                // supply unit a month of the way and one to deliver; under
+                // way it goes on while it has one (it falls back, below,
+                // when it has none).
+                let supplies = |c: &Column| {
+                    if c.in_town && persona == Persona::Competent {
+                        // The competent persona takes the risk: one supply
+                        // unit to spend on the way, one to deliver.
+                        2
+                    } else if c.in_town {
+                        usize::try_from(c.hex.distance(goal).div_ceil(exp.hexes_a_month.max(1)) + 1)
+                            .unwrap_or(usize::MAX)
+                    } else {
+                        1
+                    }
+                };
+                match pick {
+                    Some(c) if c.strength >= need && c.supply.len() >= supplies(c) => {
+                        used.insert(c.hex);
+                        // A town it leaves keeps its two weakest fighting
+                        // units when the column has five or more.
+                        let fighting: Vec<&(crate::state::UnitId, u32)> = c
+                            .units
+                            .iter()
+                            .filter(|(id, _)| !c.supply.contains(id) && !c.camels.contains(id))
+                            .collect();
+                        let keep: Vec<crate::state::UnitId> = if c.in_town && fighting.len() >= 5
+                        {
+                            fighting[fighting.len() - 2..]
+                                .iter()
+                                .map(|(id, _)| id.clone())
+                                .collect()
+                        } else {
+                            Vec::new()
+                        };
+                        let units = if keep.is_empty() {
+                            Selection::Stack(c.hex)
+                        } else {
+                            Selection::Units {
+                                units: c.all.iter().filter(|u| !keep.contains(u)).cloned().collect(),
+                                leaders: Vec::new(),
+                            }
+                        };
+                        notes.push(format!(
+                            "the expedition at {} ({} strength, with {}) marches on {} to deliver its supply{}",
+                            scn.map.describe(c.hex),
+                            c.strength,
+                            c.supply.iter().map(|u| u.0.as_str()).collect::<Vec<_>>().join(" "),
+                            scn.map.describe(goal),
+                            if keep.is_empty() {
+                                String::new()
+                            } else {
+                                format!(
+                                    ", leaving {} to hold {}",
+                                    keep.iter().map(|u| u.0.as_str()).collect::<Vec<_>>().join(" "),
+                                    scn.map.describe(c.hex)
+                                )
+                            }
+                        ));
+                        marches.push(by_any(
+                            MarchOrder {
+                                units,
+                                ..march(c.hex, goal, OnContact::AttackAny)
+                            },
+                            goal,
+                            c.hex,
+                        ));
+                    }
+                    Some(c) => notes.push(format!(
+                        "the column at {} waits: {} strength and {} supply unit{} for {}; the expedition needs {need} strength and {} supply units",
+                        scn.map.describe(c.hex),
+                        c.strength,
+                        c.supply.len(),
+                        if c.supply.len() == 1 { "" } else { "s" },
+                        scn.map.describe(goal),
+                        supplies(c)
+                    )),
+                    None => {}
+                }
+            }
+        }
+    }
     for c in &columns {
         if used.contains(&c.hex) || c.in_town {
             continue;
@@ -214,9 +356,14 @@ pub fn decide(scn: &Scenario, state: &GameState, persona: Persona) -> Decision {
         {
             used.insert(c.hex);
             notes.push(format!(
-                "the column at {} falls back on {}",
+                "the column at {} falls back on {}{}",
                 scn.map.describe(c.hex),
-                scn.map.describe(t)
+                scn.map.describe(t),
+                if c.supply.is_empty() {
+                    ": it has no supply with it"
+                } else {
+                    ""
+                }
             ));
             marches.push(by_any(march(c.hex, t, OnContact::Avoid), t, c.hex));
         }

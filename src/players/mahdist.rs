@@ -34,6 +34,25 @@ pub struct Opponents {
     pub hearing: u32,
     /// Each scenario's objectives, most important first.
     pub mahdist: Vec<Objectives>,
+    /// Each scenario's expedition for the Egyptian player, if it has one.
+    #[serde(default)]
+    pub egyptian: Vec<Expedition>,
+}
+
+/// Where the programmed Egyptian player carries a British supply unit to
+/// win a scenario, and how strong the column must be to set out.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+pub struct Expedition {
+    pub scenario: String,
+    /// A place name of the map.
+    pub deliver_to: String,
+    /// Land units' strength the column needs, cautious persona.
+    pub strength_historical: u32,
+    /// The same, competent persona.
+    pub strength_competent: u32,
+    /// Hexes it counts on marching a month: it sets out with a supply unit
+    /// for each month of the way and one to deliver.
+    pub hexes_a_month: u32,
 }
 
 /// One scenario's objectives for the Mahdist player.
@@ -49,6 +68,32 @@ impl Opponents {
     /// objectives are asked for: [`Opponents::objectives`]).
     pub fn shipped() -> Result<Opponents, String> {
         ron::from_str(OPPONENTS_RON).map_err(|e| format!("opponents.ron: {e}"))
+    }
+
+    /// The shipped data, read once.
+    pub fn cached() -> Option<&'static Opponents> {
+        static SHIPPED: std::sync::OnceLock<Option<Opponents>> = std::sync::OnceLock::new();
+        SHIPPED.get_or_init(|| Opponents::shipped().ok()).as_ref()
+    }
+
+    /// The Egyptian expedition of a scenario, with its goal as a hex; an
+    /// unknown place name is an error naming it.
+    pub fn expedition(&self, scn: &Scenario) -> Result<Option<(&Expedition, Hex)>, String> {
+        let Some(e) = self.egyptian.iter().find(|e| e.scenario == scn.id()) else {
+            return Ok(None);
+        };
+        let hex = scn
+            .map
+            .find_place(&e.deliver_to)
+            .map(|p| p.hex)
+            .ok_or_else(|| {
+                format!(
+                    "opponents.ron: the expedition's goal {:?} of {} is not a place on the map",
+                    e.deliver_to,
+                    scn.id()
+                )
+            })?;
+        Ok(Some((e, hex)))
     }
 
     /// The objectives of a scenario, as hexes; an unknown place name is
@@ -77,6 +122,8 @@ struct Mine {
     strength: u32,
     units: Vec<crate::state::UnitId>,
     disrupted: usize,
+    /// The movement allowance of its slowest land unit.
+    reach: u32,
 }
 
 /// An enemy stack.
@@ -119,6 +166,7 @@ pub fn decide<S: DieSource>(
                     strength: land.iter().map(|u| u.strength).sum(),
                     units: land.iter().map(|u| u.id.clone()).collect(),
                     disrupted: land.iter().filter(|u| u.disrupted).count(),
+                    reach: super::reach_at(scn, state, Side::Mahdist, s.hex),
                 });
             }
         } else if !s.units.is_empty() {
@@ -319,7 +367,7 @@ impl Cx<'_> {
     fn march(&self, to: Hex, on_contact: OnContact) -> Option<MarchOrder> {
         (to != self.me.hex).then(|| MarchOrder {
             units: Selection::Stack(self.me.hex),
-            legs: super::legs_to(self.me.hex, to),
+            legs: super::legs_to(&self.scn.map, self.me.hex, to, self.me.reach),
             continue_after_win: matches!(on_contact, OnContact::AttackAny),
             on_contact,
             ..MarchOrder::stack(self.me.hex, Vec::new())

@@ -149,13 +149,58 @@ fn add_marches(
     (kept, dropped)
 }
 
-/// The legs of a march by land to `to`: one when the place is near (a
+/// The legs of a march by land to `to`, for a stack whose slowest land
+/// unit has `reach` movement points: one leg when the place is near (a
 /// month's march may reach it with the first roll, and a second leg to the
-/// same place would be refused once there), three when it is far, so the
-/// stack may roll again and go on (8.31).
-pub fn legs_to(from: crate::geo::Hex, to: crate::geo::Hex) -> Vec<crate::engine::orders::Leg> {
-    let n = if from.distance(to) <= NEAR { 1 } else { 3 };
-    vec![crate::engine::orders::Leg::To(to); n]
+/// same place would be refused once there); when it is far, up to three
+/// along the cheapest land route, each ending where a full march of
+/// `reach` points would end, the last at `to`, so the stack rolls again
+/// and goes on (8.31). Three legs all "TO the same place" would be refused:
+/// the checker plans the first as reaching it.
+pub fn legs_to(
+    map: &crate::geo::Map,
+    from: crate::geo::Hex,
+    to: crate::geo::Hex,
+    reach: u32,
+) -> Vec<crate::engine::orders::Leg> {
+    use crate::engine::orders::Leg;
+    use crate::geo::route::{land_route, step_cost};
+    if from.distance(to) <= NEAR {
+        return vec![Leg::To(to)];
+    }
+    let Some(route) = land_route(map, from, to) else {
+        return vec![Leg::To(to)];
+    };
+    let reach = reach.max(1);
+    let mut legs = Vec::new();
+    let mut spent = 0;
+    let mut mark = reach;
+    for w in route.hexes.windows(2) {
+        let c = step_cost(map, w[0], w[1], &|_| false).unwrap_or(1);
+        if spent + c > mark && legs.len() < 2 {
+            if w[0] != from && legs.last() != Some(&Leg::To(w[0])) {
+                legs.push(Leg::To(w[0]));
+            }
+            mark = spent + reach;
+        }
+        spent += c;
+    }
+    legs.push(Leg::To(to));
+    legs
+}
+
+/// The movement allowance of the slowest land unit of `side` in `hex`
+/// (boats, gunboats and the fleet aside), or 5 if none is known.
+pub fn reach_at(scn: &Scenario, state: &GameState, side: Side, hex: crate::geo::Hex) -> u32 {
+    state
+        .units
+        .iter()
+        .filter(|u| u.side == side && u.hex() == Some(hex))
+        .filter_map(|u| scn.units.get(&u.unit_type))
+        .filter(|t| !t.kind.is_river_unit() && t.movement > 0)
+        .map(|t| t.movement)
+        .min()
+        .unwrap_or(5)
 }
 
 /// Hexes within which a march is given one leg only (see [`legs_to`]).
