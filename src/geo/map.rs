@@ -243,6 +243,12 @@ pub struct Map {
     cataracts: Vec<Cataract>,
     railways: Vec<Railway>,
     track: HashMap<Hex, Track>,
+    /// For each hex (row-major), the place [`Map::place_at`] gives, by
+    /// index, worked out once.
+    place_of: Vec<Option<usize>>,
+    /// For each hex (row-major), a bit for each direction (in
+    /// `Direction::ALL` order) whose hexside is a river.
+    river_bits: Vec<u8>,
 }
 
 impl Map {
@@ -332,12 +338,21 @@ impl Map {
 
     /// The settlement in a hex, or else a landmark there.
     pub fn place_at(&self, hex: Hex) -> Option<&Place> {
-        let mut here = self.places.iter().filter(|p| p.hex == hex);
-        let first = here.next()?;
+        let i = self.index(hex)?;
+        self.place_of[i].map(|k| &self.places[k])
+    }
+
+    /// The place of a hex: its settlement if it has one, else the first
+    /// place named there.
+    fn find_place_at(places: &[Place], hex: Hex) -> Option<usize> {
+        let mut here = places.iter().enumerate().filter(|(_, p)| p.hex == hex);
+        let (k, first) = here.next()?;
         if first.kind.is_settlement() {
-            return Some(first);
+            return Some(k);
         }
-        here.find(|p| p.kind.is_settlement()).or(Some(first))
+        here.find(|(_, p)| p.kind.is_settlement())
+            .map(|(k, _)| k)
+            .or(Some(k))
     }
 
     /// The settlement (town, village or oasis) in a hex.
@@ -409,7 +424,15 @@ impl Map {
 
     /// Whether moving from `from` to the adjacent `to` crosses a river.
     pub fn crosses_river(&self, from: Hex, to: Hex) -> bool {
-        Hexside::between(from, to).is_some_and(|s| self.river_sides.contains_key(&s))
+        let bit = |h: Hex, other: Hex| {
+            let i = self.index(h)?;
+            let d = h.direction_to(other)?;
+            let k = Direction::ALL.iter().position(|x| *x == d)?;
+            Some(self.river_bits[i] & (1 << k) != 0)
+        };
+        bit(from, to).or_else(|| bit(to, from)).unwrap_or_else(|| {
+            Hexside::between(from, to).is_some_and(|s| self.river_sides.contains_key(&s))
+        })
     }
 
     /// The river hexsides among a hex's six sides.
@@ -517,7 +540,23 @@ impl<'f, 's> MapBuilder<'f, 's> {
         if !self.errors.is_empty() {
             return Err(Diagnostics(self.errors));
         }
+        let place_of: Vec<Option<usize>> = (0..f.rows)
+            .flat_map(|r| (0..f.columns).map(move |c| Hex::new(c, r)))
+            .map(|h| Map::find_place_at(&places, h))
+            .collect();
+        let river_bits: Vec<u8> = (0..f.rows)
+            .flat_map(|r| (0..f.columns).map(move |c| Hex::new(c, r)))
+            .map(|h| {
+                Direction::ALL
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, d)| river_sides.contains_key(&Hexside::new(h, **d)))
+                    .fold(0u8, |b, (k, _)| b | (1 << k))
+            })
+            .collect();
         Ok(Map {
+            place_of,
+            river_bits,
             name: f.name.clone(),
             columns: f.columns,
             rows: f.rows,
