@@ -214,3 +214,46 @@ fn far_marches_have_three_legs_the_checker_accepts() {
         vec![Leg::To(near)]
     );
 }
+
+/// The river column (8.23: a boat or gunboat carries one unit): with boats
+/// at hand the expedition's first choice is its supply and strongest units
+/// in the boats, up the Nile. Khartoum is besieged and may not be entered
+/// (9.12), so the boats make for a riverside hex short of it.
+#[test]
+fn the_expedition_goes_by_river_when_it_has_boats() {
+    use dervish::engine::orders::{Leg, Selection};
+    let (scn, state) = situation("expedition-boats.toml");
+    let khartoum = scn.map.find_place("Khartoum").unwrap().hex;
+    let d = egyptian::decide(&scn, &state, Persona::Historical);
+    through_the_checker(&scn, &state, Side::Egyptian, &d.orders).unwrap();
+    let m = d
+        .orders
+        .marches
+        .iter()
+        .find(|m| matches!(m.legs.as_slice(), [Leg::River(_)]))
+        .unwrap_or_else(|| panic!("no river march: {d:#?}"));
+    let [Leg::River(to)] = m.legs.as_slice() else {
+        unreachable!()
+    };
+    assert!(
+        *to != khartoum && to.distance(khartoum) <= 6 && scn.map.is_riverside(*to),
+        "{to}"
+    );
+    let Selection::Units { units, .. } = &m.units else {
+        panic!("{:?}", m.units)
+    };
+    let ids: Vec<&str> = units.iter().map(|u| u.0.as_str()).collect();
+    // Four carriers: two supply units and the two strongest fighting
+    // units (British infantry, strength 3) as escort, and the carriers.
+    assert_eq!(ids.len(), 8, "{ids:?}");
+    assert_eq!(&ids[..2], ["BS01", "BS02"], "{ids:?}");
+    assert!(ids[2..4].iter().all(|i| i.starts_with("BI")), "{ids:?}");
+    assert_eq!(&ids[4..], ["BB01", "BB02", "BW01", "BW02"], "{ids:?}");
+    assert!(
+        d.notes
+            .iter()
+            .any(|n| n.contains("first choice, by river (8.23)")),
+        "{:?}",
+        d.notes
+    );
+}

@@ -301,7 +301,32 @@ pub fn decide(scn: &Scenario, state: &GameState, persona: Persona) -> Decision {
                                 )
                             }
                         ));
-                        marches.push(by_any(
+                        // First choice, the river column (8.23): its boats
+                        // and gunboats carry the supply and the strongest
+                        // fighting units, one each, up the river towards
+                        // the goal; the rest of the column stays. If the
+                        // checker refuses it, the whole column marches.
+                        // A besieged goal may not be entered (9.12): the
+                        // boats then make for a riverside hex short of it.
+                        let mut slot: Vec<MarchOrder> = Vec::new();
+                        if let Some(units) = river_column(scn, state, c, goal) {
+                            if let (Selection::Units { units: ids, .. }, Some(n)) =
+                                (&units, notes.last_mut())
+                            {
+                                n.push_str(&format!(
+                                    "; first choice, by river (8.23): {}, the rest staying",
+                                    ids.iter().map(|u| u.0.as_str()).collect::<Vec<_>>().join(" ")
+                                ));
+                            }
+                            for to in river_goals(scn, c.hex, goal) {
+                                slot.push(MarchOrder {
+                                    units: units.clone(),
+                                    legs: vec![Leg::River(to)],
+                                    ..march(c.hex, goal, OnContact::AttackAny)
+                                });
+                            }
+                        }
+                        slot.extend(by_any(
                             MarchOrder {
                                 units,
                                 ..march(c.hex, goal, OnContact::AttackAny)
@@ -309,6 +334,7 @@ pub fn decide(scn: &Scenario, state: &GameState, persona: Persona) -> Decision {
                             goal,
                             c.hex,
                         ));
+                        marches.push(slot);
                     }
                     Some(c) => notes.push(format!(
                         "the column at {} waits: {} strength and {} supply unit{} for {}; the expedition needs {need} strength and {} supply units",
@@ -437,4 +463,69 @@ pub fn decide(scn: &Scenario, state: &GameState, persona: Persona) -> Decision {
         notes,
         rolls: Vec::new(),
     }
+}
+
+/// The river column of an expedition (8.23: each boat or gunboat carries
+/// one unit): the column's boats and gunboats with, one a carrier, supply
+/// units in half the places (at least one) and its strongest fighting
+/// units as escort in the rest. `None` unless the
+/// goal is far, the column has two carriers or more and a supply unit.
+fn river_column(scn: &Scenario, state: &GameState, c: &Column, goal: Hex) -> Option<Selection> {
+    if c.hex.distance(goal) <= super::NEAR || c.supply.is_empty() {
+        return None;
+    }
+    let carriers: Vec<crate::state::UnitId> = state
+        .units
+        .iter()
+        .filter(|u| u.side == Side::Egyptian && u.hex() == Some(c.hex))
+        .filter(|u| {
+            scn.units
+                .get(&u.unit_type)
+                .is_some_and(|t| matches!(t.kind, UnitKind::Boat | UnitKind::Gunboat))
+        })
+        .map(|u| u.id.clone())
+        .collect();
+    if carriers.len() < 2 {
+        return None;
+    }
+    // Half the places (at least one) for supply, the rest for the
+    // strongest fighting units as escort, any still free for more supply.
+    let half = (carriers.len() / 2).max(1);
+    let mut passengers: Vec<crate::state::UnitId> = c.supply.iter().take(half).cloned().collect();
+    passengers.extend(
+        c.units
+            .iter()
+            .map(|(id, _)| id)
+            .filter(|id| !c.supply.contains(id) && !c.camels.contains(id))
+            .take(carriers.len() - passengers.len())
+            .cloned()
+            .collect::<Vec<_>>(),
+    );
+    passengers.extend(c.supply.iter().skip(half).cloned());
+    passengers.truncate(carriers.len());
+    passengers.extend(carriers);
+    Some(Selection::Units {
+        units: passengers,
+        leaders: Vec::new(),
+    })
+}
+
+/// Where a river column makes for: the goal, then up to three riverside
+/// hexes on the land route short of it, nearest the goal first, within 6
+/// hexes of it.
+fn river_goals(scn: &Scenario, from: Hex, goal: Hex) -> Vec<Hex> {
+    let mut out = vec![goal];
+    if let Some(route) = crate::geo::route::land_route(&scn.map, from, goal) {
+        out.extend(
+            route
+                .hexes
+                .iter()
+                .rev()
+                .skip(1)
+                .take_while(|h| h.distance(goal) <= super::NEAR)
+                .filter(|h| scn.map.is_riverside(**h))
+                .take(3),
+        );
+    }
+    out
 }
