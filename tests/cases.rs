@@ -210,7 +210,7 @@ fn a_situation_places_counters_leaders_control_and_a_stored_state() {
     let on = |ty: &str| {
         s.units
             .iter()
-            .filter(|u| u.unit_type == ty && u.hex() == Some(k))
+            .filter(|u| &*u.unit_type == ty && u.hex() == Some(k))
             .count()
     };
     assert_eq!(on("egy-inf-R"), 3, "two by type and ER03 by name");

@@ -242,7 +242,7 @@ fn the_expedition_goes_by_river_when_it_has_boats() {
     let Selection::Units { units, .. } = &m.units else {
         panic!("{:?}", m.units)
     };
-    let ids: Vec<&str> = units.iter().map(|u| u.0.as_str()).collect();
+    let ids: Vec<&str> = units.iter().map(|u| u.0.as_ref()).collect();
     // Four carriers: two supply units and the two strongest fighting
     // units (British infantry, strength 3) as escort, and the carriers.
     assert_eq!(ids.len(), 8, "{ids:?}");

@@ -219,7 +219,7 @@ fn rule_9_9_a_winning_mahdist_captures_egyptian_guns_on_4_to_6() {
         .state
         .units
         .iter()
-        .filter(|u| u.unit_type == "mah-gun" && u.hex() == Some(a))
+        .filter(|u| &*u.unit_type == "mah-gun" && u.hex() == Some(a))
         .count();
     assert_eq!(new_guns, captured.len());
 }
@@ -423,9 +423,9 @@ fn rule_9_5_losses_fall_on_the_worst_units_first_and_civilians_last() {
     assert_eq!(
         losses(&r),
         vec![
-            (s_units[0].0.clone(), "eliminated", false),
-            (s_units[1].0.clone(), "disrupted", false),
-            (r_units[0].0.clone(), "disrupted", false),
+            (s_units[0].0.to_string(), "eliminated", false),
+            (s_units[1].0.to_string(), "disrupted", false),
+            (r_units[0].0.to_string(), "disrupted", false),
         ]
     );
     assert!(b.at(&r, &civ[0]).is_some(), "the civilians are untouched");
@@ -476,11 +476,15 @@ fn losses(r: &TurnResult) -> Vec<(String, &'static str, bool)> {
         .filter_map(|e| match e {
             Event::Disrupted {
                 unit, decided_by, ..
-            } => Some((unit.0.clone(), "disrupted", *decided_by == Decision::Orders)),
+            } => Some((
+                unit.0.to_string(),
+                "disrupted",
+                *decided_by == Decision::Orders,
+            )),
             Event::Eliminated {
                 unit, decided_by, ..
             } => Some((
-                unit.0.clone(),
+                unit.0.to_string(),
                 "eliminated",
                 *decided_by == Decision::Orders,
             )),
@@ -515,7 +519,7 @@ fn rule_9_4_a_civilian_is_eliminated_only_after_every_other_unit_of_its_stack() 
         assert!(!hit.is_empty(), "{fire:?} {melee:?}: no losses at all");
         let civ_gone = hit
             .iter()
-            .position(|(u, what, _)| *u == civ[0].0 && *what == "eliminated");
+            .position(|(u, what, _)| **u == *civ[0].0 && *what == "eliminated");
         let others_gone_before = civ_gone.map(|c| {
             hit[..c]
                 .iter()
@@ -558,7 +562,7 @@ fn rule_9_4_the_khartoum_civilian_survives_a_heavy_fire_round() {
         "{fire:?}"
     );
     assert!(
-        fire.iter().all(|(u, _, _)| *u != civ[0].0),
+        fire.iter().all(|(u, _, _)| **u != *civ[0].0),
         "the civilian is neither eliminated nor disrupted while others stand: {fire:?}"
     );
     assert!(b.at(&r, &civ[0]).is_some());
@@ -594,9 +598,9 @@ fn rule_9_4_no_second_disruption_while_any_unit_of_the_stack_is_in_good_order() 
         .filter(|(_, w, _)| *w == "disrupted")
         .map(|(u, _, _)| u.as_str())
         .collect();
-    assert_eq!(eliminated, vec![s[0].0.as_str()], "{hit:?}");
+    assert_eq!(eliminated, vec![s[0].0.as_ref()], "{hit:?}");
     assert_eq!(disrupted.len(), 1, "{hit:?}");
-    assert!(v.iter().any(|u| u.0 == disrupted[0]), "{hit:?}");
+    assert!(v.iter().any(|u| *u.0 == *disrupted[0]), "{hit:?}");
 }
 
 #[test]
@@ -618,8 +622,8 @@ fn rule_9_4_the_standing_loss_order_is_used_in_the_enemy_player_turn() {
     assert_eq!(
         losses(&r),
         vec![
-            (l[3].0.clone(), "eliminated", true),
-            (l[2].0.clone(), "disrupted", true)
+            (l[3].0.to_string(), "eliminated", true),
+            (l[2].0.to_string(), "disrupted", true)
         ]
     );
     // Without it, the default policy decides.
@@ -630,8 +634,8 @@ fn rule_9_4_the_standing_loss_order_is_used_in_the_enemy_player_turn() {
     assert_eq!(
         losses(&r),
         vec![
-            (l2[0].0.clone(), "eliminated", false),
-            (l2[1].0.clone(), "disrupted", false)
+            (l2[0].0.to_string(), "eliminated", false),
+            (l2[1].0.to_string(), "disrupted", false)
         ]
     );
 }
@@ -667,7 +671,7 @@ fn rule_9_4_gunboats_in_the_stack_shield_the_civilians_in_melee() {
             .filter(|(_, w, _)| *w == "eliminated")
             .map(|(u, _, _)| u.as_str())
             .collect::<Vec<_>>(),
-        vec![r_unit[0].0.as_str()],
+        vec![r_unit[0].0.as_ref()],
         "{hit:?}"
     );
     assert_eq!(b.at(&r, &civ[0]), Some(k), "{hit:?}");
@@ -688,10 +692,10 @@ fn rule_8_31_the_marching_player_may_give_up_a_disrupted_unit_to_march_attrition
     o.marches[0].lose_first = vec![inf[2].clone()];
     // 2+2 = 4: March with 50% attrition: one unit of three.
     let r = b.play(Side::Egyptian, &o, &[2, 2]);
-    assert_eq!(losses(&r), vec![(inf[2].0.clone(), "eliminated", true)]);
+    assert_eq!(losses(&r), vec![(inf[2].0.to_string(), "eliminated", true)]);
     assert!(!r.state.unit(&inf[0].0).unwrap().disrupted);
     // Unnamed, the loss disrupts a good-order unit.
     o.marches[0].lose_first.clear();
     let r = b.play(Side::Egyptian, &o, &[2, 2]);
-    assert_eq!(losses(&r), vec![(inf[0].0.clone(), "disrupted", false)]);
+    assert_eq!(losses(&r), vec![(inf[0].0.to_string(), "disrupted", false)]);
 }

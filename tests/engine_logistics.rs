@@ -116,13 +116,13 @@ fn rule_3_1_units_arriving_where_the_enemy_stands_are_lost() {
     let m = state
         .units
         .iter()
-        .position(|u| u.unit_type == "mah-S" && u.status == Status::Pool)
+        .position(|u| &*u.unit_type == "mah-S" && u.status == Status::Pool)
         .unwrap();
     state.units[m].status = Status::OnMap(halfa);
     let boats_before = state
         .units
         .iter()
-        .filter(|u| u.unit_type == "brit-boat" && u.hex().is_some())
+        .filter(|u| &*u.unit_type == "brit-boat" && u.hex().is_some())
         .count();
     let r = play(&scn, &state, Side::Egyptian, &Orders::default(), &QUIET);
     assert!(
@@ -136,7 +136,7 @@ fn rule_3_1_units_arriving_where_the_enemy_stands_are_lost() {
         .state
         .units
         .iter()
-        .filter(|u| u.unit_type == "brit-boat" && u.hex().is_some())
+        .filter(|u| &*u.unit_type == "brit-boat" && u.hex().is_some())
         .count();
     assert_eq!(boats_before, boats_after);
 }
@@ -234,13 +234,13 @@ fn rule_3_3_british_losses_return_two_turns_later_at_wady_halfa() {
     let i = state
         .units
         .iter()
-        .position(|u| u.unit_type == "brit-inf" && u.status == Status::Pool)
+        .position(|u| &*u.unit_type == "brit-inf" && u.status == Status::Pool)
         .unwrap();
     state.units[i].status = Status::AwaitingReplacement("1884-11".parse().unwrap());
     let j = state
         .units
         .iter()
-        .position(|u| u.unit_type == "brit-inf" && u.status == Status::Pool)
+        .position(|u| &*u.unit_type == "brit-inf" && u.status == Status::Pool)
         .unwrap();
     state.units[j].status = Status::AwaitingReplacement("1884-11".parse().unwrap());
     state.units[j].origin = Some("souakim-field-force-1".into());
@@ -261,7 +261,7 @@ fn rule_3_3_one_supply_unit_a_turn_from_november_1884() {
     let supplies = |s: &GameState| {
         s.units
             .iter()
-            .filter(|u| u.unit_type == "brit-supply" && u.hex().is_some())
+            .filter(|u| &*u.unit_type == "brit-supply" && u.hex().is_some())
             .count()
     };
     state.month = "1884-10".parse().unwrap();
@@ -348,7 +348,7 @@ fn rule_2_3_no_coldstream_guards_while_the_guards_camel_corps_is_in_play() {
     let i = state
         .units
         .iter()
-        .position(|u| u.unit_type == "brit-camel-corps" && u.status == Status::Pool)
+        .position(|u| &*u.unit_type == "brit-camel-corps" && u.status == Status::Pool)
         .unwrap();
     state.units[i].status = Status::OnMap(hex(&scn, "Korti"));
     state.units[i].name = Some("Guards Camel Corps".into());
@@ -374,7 +374,7 @@ fn rule_3_1_units_may_be_withdrawn_and_count_as_destroyed() {
     let id = state
         .units
         .iter()
-        .find(|u| u.unit_type == "egy-inf-S" && u.hex().is_some())
+        .find(|u| &*u.unit_type == "egy-inf-S" && u.hex().is_some())
         .unwrap()
         .id
         .clone();
@@ -437,7 +437,7 @@ fn rule_3_2_a_mahdist_stack_entering_an_enemy_town_gains_recruits_and_boats() {
     for u in state
         .units
         .iter_mut()
-        .filter(|u| u.unit_type == "mah-S" && u.status == Status::Pool)
+        .filter(|u| &*u.unit_type == "mah-S" && u.status == Status::Pool)
         .take(3)
     {
         u.status = Status::OnMap(from);
@@ -452,14 +452,14 @@ fn rule_3_2_a_mahdist_stack_entering_an_enemy_town_gains_recruits_and_boats() {
         .state
         .units
         .iter()
-        .filter(|u| u.hex() == Some(berber) && u.unit_type == "mah-S")
+        .filter(|u| u.hex() == Some(berber) && &*u.unit_type == "mah-S")
         .count();
     assert_eq!(s_here, 3 + 4);
     let boats = r
         .state
         .units
         .iter()
-        .filter(|u| u.hex() == Some(berber) && u.unit_type == "mah-boat")
+        .filter(|u| u.hex() == Some(berber) && &*u.unit_type == "mah-boat")
         .count();
     assert_eq!(boats, 1, "one boat on first entering Berber");
     assert_eq!(r.state.control.get(&berber), Some(&Side::Mahdist));
@@ -487,7 +487,7 @@ mod rail_and_fleet {
         let ids: Vec<_> = state
             .units
             .iter_mut()
-            .filter(|u| u.unit_type == "egy-inf-R" && u.status == Status::Pool)
+            .filter(|u| &*u.unit_type == "egy-inf-R" && u.status == Status::Pool)
             .take(3)
             .map(|u| {
                 u.status = Status::OnMap(halfa);
@@ -525,7 +525,7 @@ mod rail_and_fleet {
         state
             .units
             .iter_mut()
-            .find(|u| u.unit_type == "egy-inf-R" && u.status == Status::Pool)
+            .find(|u| &*u.unit_type == "egy-inf-R" && u.status == Status::Pool)
             .unwrap()
             .status = Status::OnMap(sarras);
         let orders = Orders {
@@ -609,7 +609,7 @@ mod rail_and_fleet {
         state
             .units
             .iter_mut()
-            .find(|u| u.unit_type == "mah-S" && u.status == Status::Pool)
+            .find(|u| &*u.unit_type == "mah-S" && u.status == Status::Pool)
             .unwrap()
             .status = Status::OnMap(on_track);
         let r = play(&scn, &state, Side::Egyptian, &Orders::default(), &QUIET);
@@ -637,7 +637,7 @@ mod rail_and_fleet {
             .state
             .units
             .iter()
-            .find(|u| u.unit_type == "fleet")
+            .find(|u| &*u.unit_type == "fleet")
             .unwrap();
         assert_eq!(fleet.hex(), Some(trinkitat));
     }
@@ -650,11 +650,7 @@ mod rail_and_fleet {
         let souakim = hex(&scn, "Souakim");
         let trinkitat = hex(&scn, "Trinkitat");
         let handub = hex(&scn, "Handub");
-        let ids = |list: &[&str]| {
-            list.iter()
-                .map(|s| UnitId(s.to_string()))
-                .collect::<Vec<_>>()
-        };
+        let ids = |list: &[&str]| list.iter().map(|s| UnitId((*s).into())).collect::<Vec<_>>();
         let mut inland = MarchOrder::stack(souakim, vec![Leg::To(handub)]);
         inland.units = Selection::Units {
             units: ids(&["ER05", "ER06", "ER07", "ES01", "EC01", "EG03"]),
@@ -693,7 +689,7 @@ mod rail_and_fleet {
             .state
             .units
             .iter()
-            .find(|u| u.unit_type == "fleet")
+            .find(|u| &*u.unit_type == "fleet")
             .unwrap();
         assert_eq!(fleet.status, Status::Reserve);
         let mut state = r.state;
@@ -701,7 +697,7 @@ mod rail_and_fleet {
         let i = state
             .units
             .iter()
-            .position(|u| u.unit_type == "brit-inf" && u.status == Status::Pool)
+            .position(|u| &*u.unit_type == "brit-inf" && u.status == Status::Pool)
             .unwrap();
         state.units[i].status = Status::OnMap(souakim);
         let r = play(&scn, &state, Side::Egyptian, &Orders::default(), &QUIET);
@@ -709,7 +705,7 @@ mod rail_and_fleet {
             .state
             .units
             .iter()
-            .find(|u| u.unit_type == "fleet")
+            .find(|u| &*u.unit_type == "fleet")
             .unwrap();
         assert_eq!(fleet.hex(), Some(souakim));
     }
@@ -732,7 +728,7 @@ mod arrivals {
             .state
             .units
             .iter_mut()
-            .find(|u| u.unit_type == unit_type && u.status == Status::Pool)
+            .find(|u| &*u.unit_type == unit_type && u.status == Status::Pool)
             .unwrap();
         u.status = Status::AwaitingReplacement(m);
         u.id.clone()
@@ -926,7 +922,7 @@ mod arrivals {
             .state
             .units
             .iter()
-            .filter(|u| u.unit_type == "brit-gunboat" && u.hex().is_some())
+            .filter(|u| &*u.unit_type == "brit-gunboat" && u.hex().is_some())
         {
             assert_ne!(u.hex(), Some(b.hex("Souakim")), "{}", u.id);
         }
@@ -947,7 +943,7 @@ mod arrivals {
             .state
             .units
             .iter_mut()
-            .find(|u| u.unit_type == "brit-inf" && u.status == Status::Pool)
+            .find(|u| &*u.unit_type == "brit-inf" && u.status == Status::Pool)
             .unwrap();
         u.name = Some("Black Watch".into());
         u.status = Status::AwaitingReplacement("1884-10".parse().unwrap());
@@ -997,7 +993,7 @@ mod arrivals {
             .state
             .units
             .iter_mut()
-            .find(|u| u.unit_type == "mah-boat")
+            .find(|u| &*u.unit_type == "mah-boat")
             .unwrap();
         boat.status = Status::Pool;
         let boat = boat.id.clone();

@@ -554,7 +554,7 @@ fn rule_5_2_iv_and_5_3_iv_boats_and_gunboats_roll_for_attrition_and_count_in_the
         .state
         .units
         .iter()
-        .filter(|u| u.unit_type == "egy-gunboat" && u.disrupted)
+        .filter(|u| &*u.unit_type == "egy-gunboat" && u.disrupted)
         .count();
     assert_eq!(disrupted, 1, "{:?}", r.events);
     // Eleven infantry and two gunboats make a stack of 13 (-2).
@@ -774,14 +774,19 @@ fn rule_8_24_two_camel_corps_dismount_into_two_infantry_and_a_camel() {
         .iter()
         .filter(|u| u.hex() == Some(korti))
         .collect();
-    assert_eq!(here.iter().filter(|u| u.unit_type == "brit-inf").count(), 2);
     assert_eq!(
-        here.iter().filter(|u| u.unit_type == "brit-camel").count(),
+        here.iter().filter(|u| &*u.unit_type == "brit-inf").count(),
+        2
+    );
+    assert_eq!(
+        here.iter()
+            .filter(|u| &*u.unit_type == "brit-camel")
+            .count(),
         1
     );
     assert_eq!(
         here.iter()
-            .filter(|u| u.unit_type == "brit-camel-corps")
+            .filter(|u| &*u.unit_type == "brit-camel-corps")
             .count(),
         0
     );
@@ -789,10 +794,7 @@ fn rule_8_24_two_camel_corps_dismount_into_two_infantry_and_a_camel() {
         .iter()
         .find(|u| u.name.as_deref() == Some("Guards Camel Corps"))
         .unwrap();
-    assert_eq!(
-        (guards.unit_type.as_str(), guards.strength),
-        ("brit-inf", 2)
-    );
+    assert_eq!((&*guards.unit_type, guards.strength), ("brit-inf", 2));
 }
 
 #[test]
@@ -814,7 +816,7 @@ fn rule_6_1_a_land_stack_entering_enemy_river_units_displaces_them_and_may_captu
         .state
         .units
         .iter()
-        .filter(|u| u.hex() == Some(metammeh) && u.unit_type == "mah-S")
+        .filter(|u| u.hex() == Some(metammeh) && &*u.unit_type == "mah-S")
         .count();
     assert_eq!(ansar_here, 2, "the land stack entered");
     let captured = r
@@ -827,7 +829,7 @@ fn rule_6_1_a_land_stack_entering_enemy_river_units_displaces_them_and_may_captu
         .state
         .units
         .iter()
-        .filter(|u| u.hex() == Some(metammeh) && u.unit_type == "mah-gunboat")
+        .filter(|u| u.hex() == Some(metammeh) && &*u.unit_type == "mah-gunboat")
         .count();
     assert_eq!(mah_gunboats, 1, "a captured gunboat changes colours");
     let other = r
@@ -889,7 +891,7 @@ fn rule_6_1_displaced_river_units_roll_for_sinking_before_capture() {
         .state
         .units
         .iter()
-        .filter(|u| u.unit_type == "mah-gunboat" && u.status == Status::Wrecked(back))
+        .filter(|u| &*u.unit_type == "mah-gunboat" && u.status == Status::Wrecked(back))
         .count();
     assert_eq!(mah, 1);
     assert_eq!(status(&gb[0]), Status::Eliminated);
@@ -922,7 +924,7 @@ mod rivers {
             .state
             .units
             .iter()
-            .filter(|u| u.unit_type == "egy-gunboat" && u.hex() == Some(k))
+            .filter(|u| &*u.unit_type == "egy-gunboat" && u.hex() == Some(k))
             .count();
         assert_eq!(gunboats_at_k, 2, "the boats go with their passengers");
     }
@@ -1071,7 +1073,7 @@ mod rivers {
             .state
             .units
             .iter()
-            .filter(|u| u.unit_type == "egy-gunboat" && matches!(u.status, Status::Wrecked(_)))
+            .filter(|u| &*u.unit_type == "egy-gunboat" && matches!(u.status, Status::Wrecked(_)))
             .count();
         assert!(wrecked >= 1);
     }
@@ -1130,7 +1132,7 @@ mod rivers {
                 Event::Rolled(t) if t.table.starts_with("wrecking") => Some(t.roll.purpose.clone()),
                 _ => None,
             })
-            .filter(|p| p.contains(&gb[0].0) && p.to_lowercase().contains("cataract"))
+            .filter(|p| p.contains(&*gb[0].0) && p.to_lowercase().contains("cataract"))
             .collect();
         assert_eq!(cataract_rolls.len(), 1, "{cataract_rolls:?}");
         assert_eq!(
@@ -1170,7 +1172,7 @@ mod rivers {
             .state
             .units
             .iter()
-            .position(|u| u.unit_type == "brit-boat" && u.hex().is_none())
+            .position(|u| &*u.unit_type == "brit-boat" && u.hex().is_none())
             .unwrap();
         b.state.units[i].status = Status::Wrecked(b.state.month);
         let r = b.play(Side::Egyptian, &Orders::default(), &[]);
@@ -1288,7 +1290,7 @@ mod rivers {
                 .state
                 .units
                 .iter()
-                .position(|u| u.unit_type == unit && u.hex().is_none())
+                .position(|u| &*u.unit_type == unit && u.hex().is_none())
                 .unwrap();
             b.state.units[i].status = Status::Wrecked(b.state.month);
             let r = b.play(side, &Orders::default(), &[]);
@@ -1310,7 +1312,7 @@ mod rivers {
             .units
             .iter()
             .filter(|u| u.hex() == Some(hex))
-            .map(|u| u.id.0.clone())
+            .map(|u| u.id.0.to_string())
             .collect();
         v.sort();
         v
@@ -1325,8 +1327,8 @@ mod rivers {
                     defenders,
                     ..
                 } => Some((
-                    attackers.iter().map(|u| u.0.clone()).collect(),
-                    defenders.iter().map(|u| u.0.clone()).collect(),
+                    attackers.iter().map(|u| u.0.to_string()).collect(),
+                    defenders.iter().map(|u| u.0.to_string()).collect(),
                 )),
                 _ => None,
             })
@@ -1354,8 +1356,8 @@ mod rivers {
         assert_eq!(
             combats(&r),
             vec![(
-                vec![gb[0].0.clone(), gb[1].0.clone()],
-                vec![boat[0].0.clone()]
+                vec![gb[0].0.to_string(), gb[1].0.to_string()],
+                vec![boat[0].0.to_string()]
             )]
         );
         assert_eq!(

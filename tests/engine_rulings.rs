@@ -333,7 +333,7 @@ fn rule_8_25_a_lone_fleet_does_not_hold_souakim() {
         .state
         .units
         .iter()
-        .find(|u| u.unit_type == "fleet")
+        .find(|u| &*u.unit_type == "fleet")
         .expect("the fleet counter");
     assert_eq!(fleet.status, Status::Reserve);
     assert!(
@@ -392,7 +392,7 @@ fn rule_8_25_the_naval_brigade_brings_the_fleet_back() {
         .state
         .units
         .iter()
-        .position(|u| u.unit_type == "fleet")
+        .position(|u| &*u.unit_type == "fleet")
         .expect("the fleet counter");
     b.state.units[i].status = Status::Reserve;
     let r = b.play(Side::Egyptian, &Orders::default(), &[]);
@@ -636,7 +636,7 @@ fn rule_8_3_units_arriving_this_turn_do_not_join_a_stack_order() {
         .state
         .units
         .iter()
-        .position(|u| u.unit_type == "brit-inf" && u.status == Status::Pool)
+        .position(|u| &*u.unit_type == "brit-inf" && u.status == Status::Pool)
         .expect("a British counter");
     b.state.units[i].status = Status::AwaitingReplacement(month);
     let new = b.state.units[i].id.clone();
@@ -649,7 +649,7 @@ fn rule_8_3_units_arriving_this_turn_do_not_join_a_stack_order() {
     assert!(
         notes(&r)
             .iter()
-            .any(|n| n.contains(&new.0) && n.contains("arrived")),
+            .any(|n| n.contains(&*new.0) && n.contains("arrived")),
         "{:?}",
         notes(&r)
     );

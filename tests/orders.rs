@@ -31,7 +31,7 @@ fn hex(scn: &Scenario, place: &str) -> Hex {
 }
 
 fn ids(list: &[&str]) -> Vec<UnitId> {
-    list.iter().map(|s| UnitId(s.to_string())).collect()
+    list.iter().map(|s| UnitId((*s).into())).collect()
 }
 
 fn march(o: Order) -> orders::March {
@@ -903,7 +903,7 @@ fn set_up_orders_are_checked_in_the_opening_month_against_the_zones_and_the_six_
     let ms: Vec<String> = lines
         .iter()
         .filter(|(id, l)| **l == main && id.0.starts_with("MS"))
-        .map(|(id, _)| id.0.clone())
+        .map(|(id, _)| id.0.to_string())
         .take(7)
         .collect();
     let zone = dervish::scenario::zone::zone_hexes(&k.map, &k.def.setup[main].zone).unwrap();

@@ -140,9 +140,9 @@ fn hex() -> impl Strategy<Value = Hex> {
 
 fn unit() -> impl Strategy<Value = UnitId> {
     prop_oneof![
-        (1u32..=35).prop_map(|n| UnitId(format!("ER{n:02}"))),
-        (1u32..=140).prop_map(|n| UnitId(format!("MS{n:03}"))),
-        (1u32..=8).prop_map(|n| UnitId(format!("BC{n:02}"))),
+        (1u32..=35).prop_map(|n| UnitId(format!("ER{n:02}").into())),
+        (1u32..=140).prop_map(|n| UnitId(format!("MS{n:03}").into())),
+        (1u32..=8).prop_map(|n| UnitId(format!("BC{n:02}").into())),
     ]
 }
 

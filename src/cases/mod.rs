@@ -659,7 +659,7 @@ impl Builder<'_> {
         {
             return Some(i);
         }
-        let hint = match suggest(text, state.units.iter().map(|u| u.id.0.as_str())) {
+        let hint = match suggest(text, state.units.iter().map(|u| u.id.0.as_ref())) {
             Some(s) => format!("did you mean {s}? `dervish case show` lists the IDs"),
             None => "a counter ID as printed on reports (ER05, MS031)".to_string(),
         };
@@ -844,7 +844,7 @@ impl Builder<'_> {
                             .iter()
                             .enumerate()
                             .filter(|(k, c)| {
-                                c.unit_type == *ty
+                                *c.unit_type == *ty
                                     && c.hex().is_none()
                                     && !used.contains(k)
                                     && !named.contains(k)
@@ -901,10 +901,10 @@ impl Builder<'_> {
                     state.units[k].status = status;
                     state.units[k].disrupted = u.disrupted;
                     if u.origin.is_some() {
-                        state.units[k].origin = u.origin.clone();
+                        state.units[k].origin = u.origin.as_deref().map(Into::into);
                     }
                     if u.name.is_some() {
-                        state.units[k].name = u.name.clone();
+                        state.units[k].name = u.name.as_deref().map(Into::into);
                     }
                 }
             }
@@ -1125,7 +1125,7 @@ impl Builder<'_> {
                 None => None,
             };
             out.units.push(UnitExpect {
-                id: UnitId(u.id.trim().to_ascii_uppercase()),
+                id: UnitId(u.id.trim().to_ascii_uppercase().into()),
                 at_text: u.at.unwrap_or_default(),
                 at,
                 disrupted: u.disrupted,
@@ -1249,7 +1249,7 @@ pub fn show(case: &Case) -> String {
             let ty = scn
                 .units
                 .get(&u.unit_type)
-                .map_or(u.unit_type.clone(), |t| t.name.clone());
+                .map_or(u.unit_type.to_string(), |t| t.name.clone());
             let name = u
                 .name
                 .as_deref()

@@ -96,7 +96,7 @@ fn nearest_stack<S: DieSource>(t: &Turn<'_, S>, next: Hex) -> Option<(Hex, Vec<u
         .units_at(hex, Side::Mahdist)
         .into_iter()
         .filter(|&u| {
-            t.unit_type(&t.state.units[u])
+            t.type_at(u)
                 .is_some_and(|ty| !ty.kind.is_river_unit() && ty.kind != UnitKind::Fleet)
         })
         .collect();
@@ -152,7 +152,7 @@ pub(super) fn lie_in_wait<S: DieSource>(
     let mounted = column
         .iter()
         .filter(|&&u| {
-            t.unit_type(&t.state.units[u])
+            t.type_at(u)
                 .is_some_and(|ty| matches!(ty.kind, UnitKind::Cavalry | UnitKind::CamelCorps))
         })
         .count();
@@ -206,7 +206,7 @@ pub(super) fn lie_in_wait<S: DieSource>(
     let party = draw_party(t, &stack, &wanted, n);
     let names: Vec<String> = party
         .iter()
-        .map(|&u| t.state.units[u].id.0.clone())
+        .map(|&u| t.state.units[u].id.0.to_string())
         .collect();
     let from_pool = party
         .iter()
@@ -339,7 +339,7 @@ fn draw_party<S: DieSource>(
     let mut of_type: Vec<usize> = stack
         .iter()
         .copied()
-        .filter(|&u| t.state.units[u].unit_type == wanted)
+        .filter(|&u| *t.state.units[u].unit_type == *wanted)
         .collect();
     of_type.sort_by_key(|&u| (t.state.units[u].disrupted, u));
     let mut party: Vec<usize> = of_type.into_iter().take(n.min(spare)).collect();
@@ -350,7 +350,7 @@ fn draw_party<S: DieSource>(
             .iter()
             .enumerate()
             .filter(|(_, u)| {
-                u.side == Side::Mahdist && u.status == Status::Pool && u.unit_type == wanted
+                u.side == Side::Mahdist && u.status == Status::Pool && &*u.unit_type == wanted
             })
             .map(|(k, _)| k)
             .take(n - party.len());

@@ -318,7 +318,7 @@ fn place_reinforcement<S: DieSource>(t: &mut Turn<'_, S>, r: &Reinforcement, ord
                 other => other,
             };
             let free = t.state.units.iter().position(|u| {
-                u.unit_type == line.unit && matches!(u.status, Status::Pool | Status::Reserve)
+                *u.unit_type == line.unit && matches!(u.status, Status::Pool | Status::Reserve)
             });
             match (free, at) {
                 (Some(i), Some(at)) => {
@@ -329,8 +329,8 @@ fn place_reinforcement<S: DieSource>(t: &mut Turn<'_, S>, r: &Reinforcement, ord
                     // gives it another" (1.4): a counter used before starts
                     // afresh.
                     u.strength = line.strength.unwrap_or(default_strength);
-                    u.name = line.name.clone();
-                    u.origin = Some(r.id.clone());
+                    u.name = line.name.as_deref().map(Into::into);
+                    u.origin = Some(r.id.as_str().into());
                     let e = placed.entry(at).or_default();
                     e.0.push(u.id.clone());
                     e.2 |= by_order && Some(at) == ordered;
@@ -425,7 +425,7 @@ fn replacements<S: DieSource>(t: &mut Turn<'_, S>) {
                 .def
                 .reinforcements
                 .iter()
-                .any(|r| r.id == *o && matches!(r.arrives, Arrival::Event(_)))
+                .any(|r| *r.id == **o && matches!(r.arrives, Arrival::Event(_)))
         });
         let places: Vec<Hex> = match (&rp.field_force_place, from_field_force) {
             (Some(p), true) => vec![p.clone()],
@@ -527,7 +527,7 @@ fn free_supply<S: DieSource>(t: &mut Turn<'_, S>, orders: &Orders) {
         .state
         .units
         .iter()
-        .position(|u| u.unit_type == unit && u.status == Status::Pool);
+        .position(|u| *u.unit_type == unit && u.status == Status::Pool);
     match (hex, free) {
         (Some(h), Some(i)) => {
             t.state.units[i].status = Status::OnMap(h);
@@ -749,7 +749,7 @@ pub fn remove_units<S: DieSource>(t: &mut Turn<'_, S>, side: Side, n: u32, cause
         stacks.retain(|(h, us)| us.len() > 1 || t.leaders_at(*h, side).is_empty());
         stacks.retain(|(_, us)| {
             us.iter().any(|&u| {
-                t.unit_type(&t.state.units[u])
+                t.type_at(u)
                     .is_some_and(|ty| !ty.kind.is_river_unit() && ty.kind != UnitKind::Fleet)
             })
         });
@@ -760,7 +760,7 @@ pub fn remove_units<S: DieSource>(t: &mut Turn<'_, S>, side: Side, n: u32, cause
                     us.iter()
                         .find(|&&u| {
                             t.state.units[u].id == *id
-                                && t.unit_type(&t.state.units[u]).is_some_and(|ty| {
+                                && t.type_at(u).is_some_and(|ty| {
                                     !ty.kind.is_river_unit() && ty.kind != UnitKind::Fleet
                                 })
                         })
@@ -795,11 +795,11 @@ pub fn remove_units<S: DieSource>(t: &mut Turn<'_, S>, side: Side, n: u32, cause
         let Some(&worst) = units
             .iter()
             .filter(|&&u| {
-                t.unit_type(&t.state.units[u])
+                t.type_at(u)
                     .is_some_and(|ty| !ty.kind.is_river_unit() && ty.kind != UnitKind::Fleet)
             })
             .max_by_key(|&&u| {
-                let ty = t.unit_type(&t.state.units[u]);
+                let ty = t.type_at(u);
                 (
                     // Civilians last, as in combat (9.4): the Khartoum
                     // civilians are the Egyptian's 4.2 victory.
@@ -856,7 +856,7 @@ pub fn town_gains<S: DieSource>(t: &mut Turn<'_, S>, hex: Hex, previous: Option<
         let mut lost = Vec::new();
         for _ in 0..n {
             match t.state.units.iter().position(|u| {
-                u.unit_type == unit && matches!(u.status, Status::Pool | Status::Reserve)
+                &*u.unit_type == unit && matches!(u.status, Status::Pool | Status::Reserve)
             }) {
                 Some(i) => {
                     t.state.units[i].status = Status::OnMap(hex);
@@ -923,8 +923,8 @@ fn dismount<S: DieSource>(t: &mut Turn<'_, S>, orders: &Orders) {
             continue;
         }
         let Some(hex) = hex else { continue };
-        let nation = t.unit_type(&t.state.units[ia]).map(|ty| ty.nation);
-        let quality = t.unit_type(&t.state.units[ia]).map(|ty| ty.quality);
+        let nation = t.type_at(ia).map(|ty| ty.nation);
+        let quality = t.type_at(ia).map(|ty| ty.quality);
         let infantry = t
             .scn
             .units
@@ -953,7 +953,7 @@ fn dismount<S: DieSource>(t: &mut Turn<'_, S>, orders: &Orders) {
         let free = |t: &Turn<'_, S>, ty: &str, skip: Option<usize>| {
             t.state.units.iter().enumerate().position(|(i, u)| {
                 Some(i) != skip
-                    && u.unit_type == ty
+                    && &*u.unit_type == ty
                     && matches!(u.status, Status::Pool | Status::Reserve)
             })
         };

@@ -86,7 +86,7 @@ pub fn fight<S: DieSource>(
             .iter()
             .copied()
             .filter(|&u| {
-                t.unit_type(&t.state.units[u])
+                t.type_at(u)
                     .is_some_and(|ty| !ty.kind.ignored_for_combat_result())
             })
             .collect()
@@ -217,10 +217,9 @@ fn roll_round<S: DieSource>(
         && factors2 == 0
         && gunboats > 0
         && !them_afloat.is_empty()
-        && them_afloat.iter().all(|&u| {
-            t.unit_type(&t.state.units[u])
-                .is_some_and(|ty| ty.kind.is_river_unit())
-        });
+        && them_afloat
+            .iter()
+            .all(|&u| t.type_at(u).is_some_and(|ty| ty.kind.is_river_unit()));
     if factors2 == 0 && !gunboat_fire {
         return None;
     }
@@ -230,7 +229,7 @@ fn roll_round<S: DieSource>(
         .copied()
         .filter(|&u| matches!(t.state.units[u].status, Status::OnMap(_)))
         .filter(|&u| {
-            t.unit_type(&t.state.units[u])
+            t.type_at(u)
                 .is_some_and(|ty| !ty.kind.ignored_for_combat_result())
         })
         .collect();
@@ -251,10 +250,10 @@ fn roll_round<S: DieSource>(
     let enemy_beside_river = t.scn.map.is_riverside(them.hex);
     let fleet = mahdist_phase
         && me.side == Side::Egyptian
-        && me.units.iter().any(|&u| {
-            t.unit_type(&t.state.units[u])
-                .is_some_and(|ty| ty.kind == UnitKind::Fleet)
-        });
+        && me
+            .units
+            .iter()
+            .any(|&u| t.type_at(u).is_some_and(|ty| ty.kind == UnitKind::Fleet));
     // Besiegers attacked by a relief force fight as if in the besieged
     // hex (9.12) but get no settlement modifier there.
     let cx = RollContext {
@@ -291,7 +290,7 @@ fn roll_round<S: DieSource>(
     let hit = hittable(t, &them.units, round);
     let mut counts: BTreeMap<Quality, usize> = BTreeMap::new();
     for &u in &hit {
-        if let Some(ty) = t.unit_type(&t.state.units[u]) {
+        if let Some(ty) = t.type_at(u) {
             *counts.entry(ty.quality).or_default() += 1;
         }
     }
@@ -329,10 +328,7 @@ fn hittable<S: DieSource>(t: &Turn<'_, S>, units: &[usize], round: Round) -> Vec
         .iter()
         .copied()
         .filter(|&u| matches!(t.state.units[u].status, Status::OnMap(_)))
-        .filter(|&u| {
-            t.unit_type(&t.state.units[u])
-                .is_some_and(|ty| can_be_hit(ty.kind, round))
-        })
+        .filter(|&u| t.type_at(u).is_some_and(|ty| can_be_hit(ty.kind, round)))
         .collect()
 }
 
@@ -425,7 +421,7 @@ fn capture<S: DieSource>(t: &mut Turn<'_, S>, losers: &[usize], winner_hex: Hex)
         if matches!(t.state.units[u].status, Status::OnMap(_)) {
             continue;
         }
-        let Some(ty) = t.unit_type(&t.state.units[u]) else {
+        let Some(ty) = t.type_at(u) else {
             continue;
         };
         if !ty.fires || ty.kind == UnitKind::Fleet {
@@ -455,7 +451,7 @@ fn capture<S: DieSource>(t: &mut Turn<'_, S>, losers: &[usize], winner_hex: Hex)
             continue;
         }
         let spare = t.state.units.iter().position(|x| {
-            x.unit_type == into && matches!(x.status, Status::Pool | Status::Reserve)
+            *x.unit_type == into && matches!(x.status, Status::Pool | Status::Reserve)
         });
         match spare {
             Some(s) => {
@@ -524,7 +520,7 @@ pub fn retreat<S: DieSource>(t: &mut Turn<'_, S>, r: Retreat<'_>) -> Option<Hex>
         .copied()
         .filter(|&u| t.state.units[u].hex() == Some(hex))
         .filter(|&u| {
-            t.unit_type(&t.state.units[u])
+            t.type_at(u)
                 .is_some_and(|ty| !ty.kind.is_river_unit() && ty.kind != UnitKind::Fleet)
         })
         .collect();

@@ -178,7 +178,7 @@ pub fn distribute<S: DieSource>(
 ) -> Vec<usize> {
     let mut gone = Vec::new();
     let mut alive: Vec<usize> = units.to_vec();
-    let class_of = |t: &Turn<'_, S>, i: usize| t.unit_type(&t.state.units[i]).map(|ty| ty.quality);
+    let class_of = |t: &Turn<'_, S>, i: usize| t.type_at(i).map(|ty| ty.quality);
     let preference = |t: &Turn<'_, S>, i: usize| preference(t, lose_first, i);
     let decided = |t: &Turn<'_, S>, i: usize| decided(t, lose_first, i);
     // The units of the stack still in the combat, for the limits of 9.4.
@@ -187,10 +187,7 @@ pub fn distribute<S: DieSource>(
             .iter()
             .copied()
             .filter(|&i| t.state.units[i].hex() == Some(hex))
-            .filter(|&i| {
-                t.unit_type(&t.state.units[i])
-                    .is_some_and(|ty| ty.kind != UnitKind::Fleet)
-            })
+            .filter(|&i| t.type_at(i).is_some_and(|ty| ty.kind != UnitKind::Fleet))
             .collect()
     };
     // Civilians only when nothing else of the stack is left (9.4).
@@ -345,13 +342,12 @@ fn decided<S: DieSource>(t: &Turn<'_, S>, lose_first: &[UnitId], i: usize) -> De
 }
 
 fn is_civilian<S: DieSource>(t: &Turn<'_, S>, i: usize) -> bool {
-    t.unit_type(&t.state.units[i])
-        .is_some_and(|ty| ty.kind == UnitKind::Civilian)
+    t.type_at(i).is_some_and(|ty| ty.kind == UnitKind::Civilian)
 }
 
 /// Worse quality sorts first.
 fn quality_rank<S: DieSource>(t: &Turn<'_, S>, i: usize) -> std::cmp::Reverse<Option<Quality>> {
-    std::cmp::Reverse(t.unit_type(&t.state.units[i]).map(|ty| ty.quality))
+    std::cmp::Reverse(t.type_at(i).map(|ty| ty.quality))
 }
 
 /// `pct` percent of `n` units, rounded down; at least one when the

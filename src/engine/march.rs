@@ -20,7 +20,6 @@ use crate::scenario::definition::SpecialRule;
 use crate::scenario::tables::MarchResult;
 use crate::scenario::{Side, UnitKind};
 use crate::state::{Status, UnitId};
-use rustc_hash::FxHashSet as HashSet;
 
 /// Carry out every march order, in order.
 pub fn march_phase<S: DieSource>(t: &mut Turn<'_, S>, orders: &super::orders::Orders) {
@@ -202,17 +201,14 @@ pub(super) fn select<S: DieSource>(
     }
     // Boats and gunboats move by river or rail, the fleet with a fleet
     // march; otherwise they stay where they are.
-    let is_river = |i: usize| {
-        t.unit_type(&t.state.units[i])
-            .is_some_and(|ty| ty.kind.is_river_unit())
-    };
+    let is_river = |i: usize| t.type_at(i).is_some_and(|ty| ty.kind.is_river_unit());
     let river: Vec<usize> = if with_river {
         units.iter().copied().filter(|&i| is_river(i)).collect()
     } else {
         Vec::new()
     };
     units.retain(|&i| {
-        t.unit_type(&t.state.units[i])
+        t.type_at(i)
             .is_some_and(|ty| !ty.kind.is_river_unit() && ty.kind != UnitKind::Fleet)
     });
     if units.is_empty() && river.is_empty() {
@@ -368,7 +364,7 @@ fn leader_march<S: DieSource>(t: &mut Turn<'_, S>, i: usize, order: &MarchOrder,
             _ => {
                 // Fewest hexes, not fewest movement points (7.0).
                 let occ = Occupancy::of(t);
-                cheapest_route(m.hex, dest, &|a, b| {
+                cheapest_route(&t.scn.map, m.hex, dest, &|a, b| {
                     enter_cost(t, &occ, a, b).ok().map(|_| 1)
                 })
                 .map(|r| r.hexes.into_iter().skip(1).collect())
@@ -484,7 +480,7 @@ fn march<S: DieSource>(t: &mut Turn<'_, S>, i: usize, order: &MarchOrder) -> Res
                     .is_some_and(|k| t.at_start[k].is_some() && t.state.units[k].hex().is_none())
             });
             if !gone.is_empty() {
-                let names: Vec<String> = gone.iter().map(|u| u.0.clone()).collect();
+                let names: Vec<String> = gone.iter().map(|u| u.0.to_string()).collect();
                 t.events.push(Event::Note {
                     text: format!(
                         "order {}: {} left the map earlier this turn and {} not march",
@@ -514,7 +510,7 @@ fn march<S: DieSource>(t: &mut Turn<'_, S>, i: usize, order: &MarchOrder) -> Res
         .filter(|u| !m.units.contains(u) && !m.river.contains(u))
         .filter(|&u| t.at_start.get(u).copied().flatten() != Some(m.hex))
         .filter(|&u| !t.marched.contains(&t.state.units[u].id))
-        .map(|u| t.state.units[u].id.0.clone())
+        .map(|u| t.state.units[u].id.0.to_string())
         .collect();
     if !newcomers.is_empty() && !matches!(order.units, Selection::Units { .. }) {
         t.events.push(Event::Note {
@@ -1395,17 +1391,20 @@ fn targets<S: DieSource>(
     let has_land = !m.units.is_empty();
     let has_gunboats = !gunboats(t, m).is_empty();
     let enemy = t.side.enemy();
+    // Every counter this test can look at stands within two hexes: take
+    // them once rather than scanning all counters for each hex asked about.
+    let near = Nearby::of(t, hex, 2);
     let mut out: Vec<Hex> = hex
         .neighbours()
         .into_iter()
-        .filter(|n| t.occupied_by(*n, enemy))
+        .filter(|n| near.occupied_by(*n, enemy))
         .collect();
     for n in hex.neighbours() {
-        if t.is_besieged(n, t.side) {
+        if near.is_besieged(t, n, t.side) {
             out.extend(
                 n.neighbours()
                     .into_iter()
-                    .filter(|b| *b != hex && t.occupied_by(*b, enemy)),
+                    .filter(|b| *b != hex && near.occupied_by(*b, enemy)),
             );
         }
     }
@@ -1426,6 +1425,57 @@ fn targets<S: DieSource>(
         OnContact::AttackHexes(hs) => ok.into_iter().filter(|h| hs.contains(h)).collect(),
     };
     (go, dropped)
+}
+
+/// The counters within a few hexes of a point, with the answers of
+/// [`Turn::occupied_by`], [`Turn::land_occupied_by`] and
+/// [`Turn::is_besieged`] for hexes close enough that every counter those
+/// answers depend on is among them.
+struct Nearby {
+    /// Hex, side, and whether it holds the hex (not the fleet) and whether
+    /// it is a land unit (not a boat, gunboat or the fleet).
+    counters: Vec<(Hex, Side, bool, bool)>,
+}
+
+impl Nearby {
+    fn of<S: DieSource>(t: &Turn<'_, S>, centre: Hex, radius: u32) -> Nearby {
+        let counters = t
+            .on_map()
+            .filter_map(|(_, u, h, ty)| {
+                if h.distance(centre) > radius {
+                    return None;
+                }
+                let kind = ty.map(|ty| ty.kind);
+                let holds = kind.is_none_or(|k| k != UnitKind::Fleet);
+                let land = kind.is_none_or(|k| !k.is_river_unit() && k != UnitKind::Fleet);
+                Some((h, u.side, holds, land))
+            })
+            .collect();
+        Nearby { counters }
+    }
+
+    fn occupied_by(&self, hex: Hex, side: Side) -> bool {
+        self.counters
+            .iter()
+            .any(|&(h, s, holds, _)| h == hex && s == side && holds)
+    }
+
+    fn land_occupied_by(&self, hex: Hex, side: Side) -> bool {
+        self.counters
+            .iter()
+            .any(|&(h, s, _, land)| h == hex && s == side && land)
+    }
+
+    /// As [`Turn::is_besieged`], for a hex at most `radius - 1` from the
+    /// centre.
+    fn is_besieged<S: DieSource>(&self, t: &Turn<'_, S>, hex: Hex, owner: Side) -> bool {
+        t.scn.map.settlement_at(hex).is_some()
+            && self.occupied_by(hex, owner)
+            && hex
+                .neighbours()
+                .iter()
+                .any(|n| self.land_occupied_by(*n, owner.enemy()))
+    }
 }
 
 /// Attack every target the order allows, one after another while winning
@@ -1559,10 +1609,9 @@ fn regroup<S: DieSource>(t: &Turn<'_, S>, m: &mut Marching) {
 
 /// Whether an enemy hex holds river units only (6.1).
 fn river_only<S: DieSource>(t: &Turn<'_, S>, hex: Hex) -> bool {
-    t.units_at(hex, t.side.enemy()).iter().all(|&u| {
-        t.unit_type(&t.state.units[u])
-            .is_some_and(|ty| ty.kind.is_river_unit())
-    })
+    t.units_at(hex, t.side.enemy())
+        .iter()
+        .all(|&u| t.type_at(u).is_some_and(|ty| ty.kind.is_river_unit()))
 }
 
 /// The marching stack's gunboats still afloat.
@@ -1571,10 +1620,7 @@ fn gunboats<S: DieSource>(t: &Turn<'_, S>, m: &Marching) -> Vec<usize> {
         .iter()
         .copied()
         .filter(|&u| t.state.units[u].hex() == Some(m.hex))
-        .filter(|&u| {
-            t.unit_type(&t.state.units[u])
-                .is_some_and(|ty| ty.kind == UnitKind::Gunboat)
-        })
+        .filter(|&u| t.type_at(u).is_some_and(|ty| ty.kind == UnitKind::Gunboat))
         .collect()
 }
 
@@ -1599,18 +1645,13 @@ pub(super) fn allowance_of<S: DieSource>(t: &Turn<'_, S>, units: &[usize]) -> u3
     // Rule 8.24: each camel carries one supply unit at the camel's rate.
     let camels = units
         .iter()
-        .filter(|&&u| {
-            t.unit_type(&t.state.units[u])
-                .is_some_and(|ty| ty.kind == UnitKind::Camel)
-        })
+        .filter(|&&u| t.type_at(u).is_some_and(|ty| ty.kind == UnitKind::Camel))
         .count();
     let mut carried = 0;
     units
         .iter()
         .filter(|&&u| {
-            let supply = t
-                .unit_type(&t.state.units[u])
-                .is_some_and(|ty| ty.kind == UnitKind::Supply);
+            let supply = t.type_at(u).is_some_and(|ty| ty.kind == UnitKind::Supply);
             if supply && carried < camels {
                 carried += 1;
                 return false;
@@ -1623,16 +1664,26 @@ pub(super) fn allowance_of<S: DieSource>(t: &Turn<'_, S>, units: &[usize]) -> u3
 }
 
 /// Who stands where, taken once so that route searches look up hexes
-/// instead of scanning every counter.
+/// instead of scanning every counter: a byte of flags for each hex of the
+/// map.
 pub(crate) struct Occupancy {
-    friendly: HashSet<Hex>,
-    /// Enemy hexes holding units other than boats and gunboats.
-    enemy_land: HashSet<Hex>,
-    friendly_boats: HashSet<Hex>,
-    enemy_gunboats: HashSet<Hex>,
+    columns: i32,
+    rows: i32,
+    flags: Vec<u8>,
     /// Hexes beside the river named by rule 2.2 where this side may not go.
     forbidden: Option<(crate::geo::map::RiverId, usize, String, String)>,
 }
+
+/// A unit of the side whose view this is stands in the hex.
+const FRIENDLY: u8 = 1;
+/// One of its boats or gunboats stands there.
+const FRIENDLY_BOAT: u8 = 2;
+/// An enemy unit other than a boat or gunboat stands there.
+const ENEMY_LAND: u8 = 4;
+/// An enemy gunboat stands there or next to it.
+const GUNBOAT_NEAR: u8 = 8;
+/// A friendly settlement with enemy land units next to it (9.12).
+const BESIEGED: u8 = 16;
 
 impl Occupancy {
     pub(crate) fn of<S: DieSource>(t: &Turn<'_, S>) -> Occupancy {
@@ -1642,32 +1693,43 @@ impl Occupancy {
     /// Who stands where, seen by `side` (the retreating side may be the
     /// one not moving this turn, 9.8).
     pub(crate) fn for_side<S: DieSource>(t: &Turn<'_, S>, side: Side) -> Occupancy {
+        let map = &t.scn.map;
         let mut o = Occupancy {
-            friendly: HashSet::default(),
-            enemy_land: HashSet::default(),
-            friendly_boats: HashSet::default(),
-            enemy_gunboats: HashSet::default(),
+            columns: map.columns(),
+            rows: map.rows(),
+            flags: vec![0; usize::try_from(map.columns() * map.rows()).unwrap_or(0)],
             forbidden: None,
         };
-        for u in &t.state.units {
-            let Some(h) = u.hex() else { continue };
-            let kind = t.unit_type(u).map(|ty| ty.kind);
+        let mut friendly = Vec::new();
+        for (_, u, h, ty) in t.on_map() {
+            let kind = ty.map(|ty| ty.kind);
             // The fleet holds no hex and blocks nothing (8.25).
             if kind == Some(UnitKind::Fleet) {
                 continue;
             }
             if u.side == side {
-                o.friendly.insert(h);
+                o.set(h, FRIENDLY);
+                friendly.push(h);
                 if kind.is_some_and(UnitKind::is_river_unit) {
-                    o.friendly_boats.insert(h);
+                    o.set(h, FRIENDLY_BOAT);
                 }
             } else {
                 if !kind.is_some_and(UnitKind::is_river_unit) {
-                    o.enemy_land.insert(h);
+                    o.set(h, ENEMY_LAND);
                 }
                 if kind == Some(UnitKind::Gunboat) {
-                    o.enemy_gunboats.insert(h);
+                    o.set(h, GUNBOAT_NEAR);
+                    for n in h.neighbours() {
+                        o.set(n, GUNBOAT_NEAR);
+                    }
                 }
+            }
+        }
+        for h in friendly {
+            if map.settlement_at(h).is_some()
+                && h.neighbours().iter().any(|n| o.has(*n, ENEMY_LAND))
+            {
+                o.set(h, BESIEGED);
             }
         }
         for rule in &t.scn.def.special_rules {
@@ -1675,13 +1737,10 @@ impl Occupancy {
                 if side != Side::Mahdist {
                     continue;
                 }
-                let (Some(r), Ok(start)) = (t.scn.map.find_river(river), t.scn.map.resolve(from))
-                else {
+                let (Some(r), Ok(start)) = (map.find_river(river), map.resolve(from)) else {
                     continue;
                 };
-                let limit = t
-                    .scn
-                    .map
+                let limit = map
                     .river_sides_of(start)
                     .iter()
                     .filter(|(_, s)| s.river == r)
@@ -1695,27 +1754,45 @@ impl Occupancy {
         o
     }
 
-    fn besieged<S: DieSource>(&self, t: &Turn<'_, S>, hex: Hex) -> bool {
-        self.friendly.contains(&hex)
-            && t.scn.map.settlement_at(hex).is_some()
-            && hex.neighbours().iter().any(|n| self.enemy_land.contains(n))
+    fn index(&self, hex: Hex) -> Option<usize> {
+        ((0..self.columns).contains(&hex.col) && (0..self.rows).contains(&hex.row))
+            .then(|| usize::try_from(hex.row * self.columns + hex.col).unwrap_or(0))
     }
 
+    fn set(&mut self, hex: Hex, flag: u8) {
+        if let Some(i) = self.index(hex) {
+            self.flags[i] |= flag;
+        }
+    }
+
+    fn has(&self, hex: Hex, flag: u8) -> bool {
+        self.index(hex).is_some_and(|i| self.flags[i] & flag != 0)
+    }
+
+    /// An enemy unit other than a boat or gunboat stands in `hex`.
+    fn enemy_land(&self, hex: Hex) -> bool {
+        self.has(hex, ENEMY_LAND)
+    }
+
+    /// A friendly settlement under siege: held by this side, with enemy
+    /// land units next to it (9.12).
+    fn besieged(&self, hex: Hex) -> bool {
+        self.has(hex, BESIEGED)
+    }
+
+    /// An enemy gunboat stands in `hex` or next to it.
     fn gunboat_beside(&self, hex: Hex) -> bool {
-        self.enemy_gunboats.contains(&hex)
-            || hex
-                .neighbours()
-                .iter()
-                .any(|n| self.enemy_gunboats.contains(n))
+        self.has(hex, GUNBOAT_NEAR)
     }
 
     pub(crate) fn forbidden<S: DieSource>(&self, t: &Turn<'_, S>, hex: Hex) -> bool {
         self.forbidden.as_ref().is_some_and(|(r, limit, _, _)| {
-            t.scn
-                .map
-                .river_sides_of(hex)
-                .iter()
-                .any(|(_, s)| s.river == *r && s.order >= *limit)
+            t.scn.map.touches_river(hex)
+                && t.scn
+                    .map
+                    .river_sides_of(hex)
+                    .iter()
+                    .any(|(_, s)| s.river == *r && s.order >= *limit)
         })
     }
 }
@@ -1798,19 +1875,19 @@ pub(super) fn enter_cost<S: DieSource>(
     if !map.is_land(to) {
         return Err(Blocked::Sea);
     }
-    if occ.enemy_land.contains(&to) {
+    if occ.enemy_land(to) {
         return Err(Blocked::Enemy);
     }
     if map.crosses_river(from, to) && (occ.gunboat_beside(from) || occ.gunboat_beside(to)) {
         return Err(Blocked::Gunboat);
     }
-    if occ.besieged(t, to) {
+    if occ.besieged(to) {
         return Err(Blocked::Besieged);
     }
     if occ.forbidden(t, to) {
         return Err(Blocked::Forbidden);
     }
-    step_cost(map, from, to, &|h| occ.friendly_boats.contains(&h)).ok_or(Blocked::Sea)
+    step_cost(map, from, to, &|h| occ.has(h, FRIENDLY_BOAT)).ok_or(Blocked::Sea)
 }
 
 /// The cheapest legal route (without its start hex). A destination held
@@ -1818,8 +1895,8 @@ pub(super) fn enter_cost<S: DieSource>(
 /// stack goes as far as the hex before it.
 pub(super) fn route_to<S: DieSource>(t: &Turn<'_, S>, from: Hex, to: Hex) -> Option<Vec<Hex>> {
     let occ = Occupancy::of(t);
-    let blocked_goal = occ.enemy_land.contains(&to) || occ.besieged(t, to);
-    let r = cheapest_route(from, to, &|a, b| {
+    let blocked_goal = occ.enemy_land(to) || occ.besieged(to);
+    let r = cheapest_route(&t.scn.map, from, to, &|a, b| {
         if b == to && blocked_goal {
             if a.distance(b) == 1 {
                 t.scn.map.terrain(b).and_then(|x| x.entry_cost())

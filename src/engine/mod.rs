@@ -73,7 +73,7 @@ pub fn set_up(
         return state;
     }
     for (k, o) in orders.setup.iter().enumerate() {
-        let mut names: Vec<String> = o.units.iter().map(|u| u.0.clone()).collect();
+        let mut names: Vec<String> = o.units.iter().map(|u| u.0.to_string()).collect();
         names.extend(o.leaders.iter().cloned());
         let text = match crate::state::setup::apply_setup_order(scn, &mut state, side, o) {
             Ok(()) => format!(
@@ -244,6 +244,9 @@ pub struct Turn<'a, S: DieSource> {
     /// written against. A march order for a stack or a leader moves the
     /// units that stood there then (ruling, docs/rules.md 8.3).
     pub at_start: Vec<Option<Hex>>,
+    /// The type of each counter, by index, looked up once: counters keep
+    /// their place and their type for the whole turn.
+    types: Vec<Option<&'a UnitType>>,
     /// Passengers of a river march left without a carrier by a wreck at a
     /// cataract (8.23 IV), to be left where they are before the next hex.
     pub stranded: usize,
@@ -256,8 +259,14 @@ pub struct Turn<'a, S: DieSource> {
 impl<'a, S: DieSource> Turn<'a, S> {
     fn new(scn: &'a Scenario, state: GameState, side: Side, dice: &'a mut Dice<S>) -> Self {
         let at_start = state.units.iter().map(|u| u.hex()).collect();
+        let types = state
+            .units
+            .iter()
+            .map(|u| scn.units.get(&u.unit_type))
+            .collect();
         Turn {
             at_start,
+            types,
             stranded: 0,
             ambush_cleared: BTreeSet::new(),
             scn,
@@ -279,6 +288,22 @@ impl<'a, S: DieSource> Turn<'a, S> {
         self.scn.units.get(&u.unit_type)
     }
 
+    /// The type of the counter at index `i` of `state.units`, without a
+    /// lookup by name.
+    pub fn type_at(&self, i: usize) -> Option<&'a UnitType> {
+        self.types.get(i).copied().flatten()
+    }
+
+    /// Each counter on the map, with its index, hex and type.
+    pub fn on_map(&self) -> impl Iterator<Item = (usize, &Unit, Hex, Option<&'a UnitType>)> + '_ {
+        self.state
+            .units
+            .iter()
+            .zip(&self.types)
+            .enumerate()
+            .filter_map(|(i, (u, ty))| u.hex().map(|h| (i, u, h, *ty)))
+    }
+
     /// Nation and kind of each of these units, for table modifiers.
     pub fn profile(
         &self,
@@ -286,10 +311,7 @@ impl<'a, S: DieSource> Turn<'a, S> {
     ) -> Vec<(crate::scenario::Nation, crate::scenario::UnitKind)> {
         units
             .iter()
-            .filter_map(|&u| {
-                self.unit_type(&self.state.units[u])
-                    .map(|ty| (ty.nation, ty.kind))
-            })
+            .filter_map(|&u| self.type_at(u).map(|ty| (ty.nation, ty.kind)))
             .collect()
     }
 
@@ -309,24 +331,18 @@ impl<'a, S: DieSource> Turn<'a, S> {
     /// gun factors to units in its hex (8.25), so it neither holds a hex
     /// nor blocks the enemy nor keeps a leader company.
     pub fn occupied_by(&self, hex: Hex, side: Side) -> bool {
-        self.state.units.iter().any(|u| {
-            u.side == side
-                && u.hex() == Some(hex)
-                && self
-                    .unit_type(u)
-                    .is_none_or(|ty| ty.kind != UnitKind::Fleet)
+        self.on_map().any(|(_, u, h, ty)| {
+            u.side == side && h == hex && ty.is_none_or(|ty| ty.kind != UnitKind::Fleet)
         })
     }
 
     /// Whether a land unit of `side` (not a boat, gunboat or the fleet)
     /// stands in `hex`.
     pub fn land_occupied_by(&self, hex: Hex, side: Side) -> bool {
-        self.state.units.iter().any(|u| {
+        self.on_map().any(|(_, u, h, ty)| {
             u.side == side
-                && u.hex() == Some(hex)
-                && self
-                    .unit_type(u)
-                    .is_none_or(|ty| !ty.kind.is_river_unit() && ty.kind != UnitKind::Fleet)
+                && h == hex
+                && ty.is_none_or(|ty| !ty.kind.is_river_unit() && ty.kind != UnitKind::Fleet)
         })
     }
 
@@ -393,12 +409,25 @@ impl<'a, S: DieSource> Turn<'a, S> {
     /// units to attack river units, so a garrison beside a lone gunboat
     /// could never leave; a town is besieged by enemy land units.
     pub fn is_besieged(&self, hex: Hex, owner: Side) -> bool {
-        self.scn.map.settlement_at(hex).is_some()
-            && self.occupied_by(hex, owner)
-            && hex
-                .neighbours()
-                .iter()
-                .any(|n| self.land_occupied_by(*n, owner.enemy()))
+        if self.scn.map.settlement_at(hex).is_none() {
+            return false;
+        }
+        // One pass over the counters for both tests: `owner` holds the
+        // hex (as `occupied_by`) and an enemy land unit stands next to it
+        // (as `land_occupied_by` on each neighbour).
+        let around = hex.neighbours();
+        let (mut held, mut ringed) = (false, false);
+        for (_, u, h, ty) in self.on_map() {
+            if !held && u.side == owner && h == hex {
+                held = ty.is_none_or(|ty| ty.kind != UnitKind::Fleet);
+            } else if !ringed && u.side != owner && around.contains(&h) {
+                ringed = ty.is_none_or(|ty| !ty.kind.is_river_unit() && ty.kind != UnitKind::Fleet);
+            }
+            if held && ringed {
+                return true;
+            }
+        }
+        false
     }
 
     /// Whether enemy river units, and nothing else of the enemy's, stand

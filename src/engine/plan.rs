@@ -140,16 +140,15 @@ fn plan_one(t: &Turn<'_, FixedDice>, order: &MarchOrder) -> Result<MarchPlan, St
     // gunboats may, boats never attack."
     if let OnContact::AttackHexes(hs) = &order.on_contact {
         let has_gunboats = m.river.iter().chain(&m.units).any(|&u| {
-            t.unit_type(&t.state.units[u])
+            t.type_at(u)
                 .is_some_and(|ty| ty.kind == crate::scenario::UnitKind::Gunboat)
         });
         for h in hs {
             let enemy = t.units_at(*h, t.side.enemy());
             let river_only = !enemy.is_empty()
-                && enemy.iter().all(|&u| {
-                    t.unit_type(&t.state.units[u])
-                        .is_some_and(|ty| ty.kind.is_river_unit())
-                });
+                && enemy
+                    .iter()
+                    .all(|&u| t.type_at(u).is_some_and(|ty| ty.kind.is_river_unit()));
             if river_only && !has_gunboats {
                 return Err(format!(
                     "ATTACK {}: only enemy boats or gunboats are there; land units may not attack them, only gunboats may (6.1)",
@@ -203,7 +202,7 @@ fn plan_one(t: &Turn<'_, FixedDice>, order: &MarchOrder) -> Result<MarchPlan, St
                             ));
                         }
                         let found = if leader_alone {
-                            crate::geo::route::cheapest_route(at, *dest, &|a, b| {
+                            crate::geo::route::cheapest_route(map, at, *dest, &|a, b| {
                                 enter_cost(t, &occ, a, b).ok().map(|_| 1)
                             })
                             .map(|r| r.hexes.into_iter().skip(1).collect())

@@ -248,11 +248,8 @@ pub fn fleet_upkeep<S: DieSource>(t: &mut Turn<'_, S>) {
     let Ok(souakim) = t.scn.map.resolve("Souakim") else {
         return;
     };
-    let Some(i) = t
-        .state
-        .units
-        .iter()
-        .position(|u| t.unit_type(u).is_some_and(|ty| ty.kind == UnitKind::Fleet))
+    let Some(i) = (0..t.state.units.len())
+        .find(|&i| t.type_at(i).is_some_and(|ty| ty.kind == UnitKind::Fleet))
     else {
         return;
     };

@@ -106,7 +106,7 @@ fn apply<S: DieSource>(t: &mut Turn<'_, S>, effect: &Effect) {
             let mut lost = Vec::new();
             for _ in 0..n {
                 match t.state.units.iter().position(|u| {
-                    u.unit_type == *unit && matches!(u.status, Status::Pool | Status::Reserve)
+                    *u.unit_type == *unit && matches!(u.status, Status::Pool | Status::Reserve)
                 }) {
                     Some(i) => {
                         t.state.units[i].status = Status::OnMap(hex);
@@ -237,9 +237,9 @@ fn apply<S: DieSource>(t: &mut Turn<'_, S>, effect: &Effect) {
                     .state
                     .units
                     .iter()
-                    .position(|u| u.side == side && u.unit_type == *from && u.hex().is_some());
+                    .position(|u| u.side == side && *u.unit_type == *from && u.hex().is_some());
                 let dst = t.state.units.iter().position(|u| {
-                    u.unit_type == *to && matches!(u.status, Status::Pool | Status::Reserve)
+                    *u.unit_type == *to && matches!(u.status, Status::Pool | Status::Reserve)
                 });
                 let (Some(a), Some(b)) = (src, dst) else {
                     break;

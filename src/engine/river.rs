@@ -31,10 +31,7 @@ pub fn displace<S: DieSource>(t: &mut Turn<'_, S>, hex: Hex) {
     let river_units: Vec<usize> = t
         .units_at(hex, enemy)
         .into_iter()
-        .filter(|&u| {
-            t.unit_type(&t.state.units[u])
-                .is_some_and(|ty| ty.kind.is_river_unit())
-        })
+        .filter(|&u| t.type_at(u).is_some_and(|ty| ty.kind.is_river_unit()))
         .collect();
     if river_units.is_empty() {
         return;
@@ -103,14 +100,12 @@ pub fn displace<S: DieSource>(t: &mut Turn<'_, S>, hex: Hex) {
             }
             continue;
         }
-        let into = t
-            .unit_type(&t.state.units[u])
-            .and_then(|ty| ty.captured_as.clone());
+        let into = t.type_at(u).and_then(|ty| ty.captured_as.clone());
         t.state.units[u].status = super::losses::status_after_elimination(t, u);
         t.state.units[u].disrupted = false;
         let spare = into.and_then(|ty| {
             t.state.units.iter().position(|x| {
-                x.unit_type == ty
+                *x.unit_type == ty
                     && x.side == t.side
                     && matches!(x.status, Status::Pool | Status::Reserve)
             })
@@ -316,15 +311,14 @@ pub fn carriers<S: DieSource>(
     with: &[usize],
 ) -> Result<Vec<usize>, String> {
     let free = |u: usize| {
-        t.unit_type(&t.state.units[u])
-            .is_some_and(|ty| ty.kind.is_river_unit())
+        t.type_at(u).is_some_and(|ty| ty.kind.is_river_unit())
             && t.state.units[u].hex() == Some(from)
             && !t.boats_used.contains(&t.state.units[u].id)
     };
-    if passengers.iter().any(|&u| {
-        t.unit_type(&t.state.units[u])
-            .is_some_and(|ty| ty.kind == UnitKind::Civilian)
-    }) {
+    if passengers
+        .iter()
+        .any(|&u| t.type_at(u).is_some_and(|ty| ty.kind == UnitKind::Civilian))
+    {
         return Err("civilians may not travel by boat (8.23); drop them off first".into());
     }
     let mut carriers: Vec<usize> = with.iter().copied().filter(|&u| free(u)).collect();
@@ -403,10 +397,9 @@ pub(super) fn preview<S: DieSource>(
         ));
     };
     let mahdist_boats = t.side == Side::Mahdist
-        && carriers.iter().any(|&u| {
-            t.unit_type(&t.state.units[u])
-                .is_some_and(|ty| ty.kind == UnitKind::Boat)
-        });
+        && carriers
+            .iter()
+            .any(|&u| t.type_at(u).is_some_and(|ty| ty.kind == UnitKind::Boat));
     if mahdist_boats && steps.iter().any(|(_, c, _)| !navigable(t, *c)) {
         return Err("Mahdist boats may not move on unnavigable rivers (8.23 II)".into());
     }
@@ -443,10 +436,7 @@ pub fn river_march<'a, S: DieSource>(
     let carriers = carriers.to_vec();
     let kinds: Vec<(UnitKind, Nation)> = carriers
         .iter()
-        .filter_map(|&u| {
-            t.unit_type(&t.state.units[u])
-                .map(|ty| (ty.kind, ty.nation))
-        })
+        .filter_map(|&u| t.type_at(u).map(|ty| (ty.kind, ty.nation)))
         .collect();
     let all_gunboats = kinds.iter().all(|(k, _)| *k == UnitKind::Gunboat);
     // Upstream on unnavigable water: British boats and every gunboat
@@ -629,7 +619,7 @@ fn passengers_at<S: DieSource>(t: &Turn<'_, S>, hex: Hex, carriers: &[usize]) ->
         .filter(|u| !carriers.contains(u))
         .filter(|&u| t.state.units[u].hex() == Some(hex))
         .filter(|&u| {
-            t.unit_type(&t.state.units[u])
+            t.type_at(u)
                 .is_some_and(|ty| !ty.kind.is_river_unit() && ty.kind != UnitKind::Fleet)
         })
         .count()
@@ -659,9 +649,7 @@ fn wreck_rolls<S: DieSource>(t: &mut Turn<'_, S>, carriers: &[usize], place: &st
         if !matches!(t.state.units[c].status, Status::OnMap(_)) {
             continue;
         }
-        let gunboat = t
-            .unit_type(&t.state.units[c])
-            .is_some_and(|ty| ty.kind == UnitKind::Gunboat);
+        let gunboat = t.type_at(c).is_some_and(|ty| ty.kind == UnitKind::Gunboat);
         let (kind, need) = if gunboat {
             rules.gunboat_wreck
         } else {
@@ -742,9 +730,7 @@ pub fn wrecks_return<S: DieSource>(t: &mut Turn<'_, S>) {
         .map(|(i, _)| i)
         .collect();
     for i in due {
-        let british = t
-            .unit_type(&t.state.units[i])
-            .is_some_and(|ty| ty.nation == Nation::British);
+        let british = t.type_at(i).is_some_and(|ty| ty.nation == Nation::British);
         let place = if british { "Wady Halfa" } else { "Khartoum" };
         let hex = t.scn.map.resolve(place).ok().filter(|h| {
             let held = t.state.control.get(h) == Some(&t.side) || t.occupied_by(*h, t.side);

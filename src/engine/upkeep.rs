@@ -40,10 +40,9 @@ pub fn attrition_phase<S: DieSource>(t: &mut Turn<'_, S>, orders: &Orders) {
     // A supply order for a hex with no supply unit of the side in the
     // attrition phase (it moved, or was lost) is said, not dropped.
     let has_supply = |t: &Turn<'_, S>, hex: Hex| {
-        t.units_at(hex, t.side).iter().any(|&u| {
-            t.unit_type(&t.state.units[u])
-                .is_some_and(|ty| ty.kind == UnitKind::Supply)
-        })
+        t.units_at(hex, t.side)
+            .iter()
+            .any(|&u| t.type_at(u).is_some_and(|ty| ty.kind == UnitKind::Supply))
     };
     for (what, hexes) in [
         ("EXPEND SUPPLY", &orders.expend_supply),
@@ -64,20 +63,17 @@ pub fn attrition_phase<S: DieSource>(t: &mut Turn<'_, S>, orders: &Orders) {
         let units: Vec<usize> = t
             .units_at(hex, t.side)
             .into_iter()
-            .filter(|&u| {
-                t.unit_type(&t.state.units[u])
-                    .is_some_and(|ty| ty.kind != UnitKind::Fleet)
-            })
+            .filter(|&u| t.type_at(u).is_some_and(|ty| ty.kind != UnitKind::Fleet))
             .collect();
         if units.is_empty() {
             continue;
         }
         let besieged = t.is_besieged(hex, t.side);
         if t.side == Side::Egyptian {
-            let supply = units.iter().copied().find(|&u| {
-                t.unit_type(&t.state.units[u])
-                    .is_some_and(|ty| ty.kind == UnitKind::Supply)
-            });
+            let supply = units
+                .iter()
+                .copied()
+                .find(|&u| t.type_at(u).is_some_and(|ty| ty.kind == UnitKind::Supply));
             if let Some(s) = supply {
                 let (expend, decided_by) = if orders.expend_supply.contains(&hex) {
                     (true, Decision::Orders)
@@ -128,10 +124,7 @@ pub fn attrition_phase<S: DieSource>(t: &mut Turn<'_, S>, orders: &Orders) {
             let units: Vec<usize> = t
                 .units_at(hex, t.side)
                 .into_iter()
-                .filter(|&u| {
-                    t.unit_type(&t.state.units[u])
-                        .is_some_and(|ty| ty.kind != UnitKind::Fleet)
-                })
+                .filter(|&u| t.type_at(u).is_some_and(|ty| ty.kind != UnitKind::Fleet))
                 .collect();
             if units.is_empty() {
                 continue;
@@ -196,7 +189,7 @@ fn roll_attrition<S: DieSource>(t: &mut Turn<'_, S>, hex: Hex, units: Vec<usize>
         .iter()
         .copied()
         .filter(|&u| {
-            t.unit_type(&t.state.units[u]).is_some_and(|ty| {
+            t.type_at(u).is_some_and(|ty| {
                 ty.nation == Nation::British
                     && !matches!(ty.kind, UnitKind::Camel | UnitKind::Supply)
             })
@@ -235,7 +228,7 @@ pub fn recovery_phase<S: DieSource>(t: &mut Turn<'_, S>) {
         let besieged = t.is_besieged(hex, t.side);
         for u in disrupted {
             let table = &t.scn.tables.recovery;
-            let ty = t.unit_type(&t.state.units[u]);
+            let ty = t.type_at(u);
             let cx = RollContext {
                 side: Some(t.side),
                 month: Some(t.state.month),

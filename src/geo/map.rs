@@ -249,9 +249,16 @@ pub struct Map {
     /// For each hex (row-major), a bit for each direction (in
     /// `Direction::ALL` order) whose hexside is a river.
     river_bits: Vec<u8>,
+    /// Land routes on the empty map, found once ([`super::route::land_route`]).
+    land_routes: std::sync::Arc<super::route::RouteMemo>,
 }
 
 impl Map {
+    /// The land routes found so far on this map with no one on it.
+    pub(crate) fn land_routes(&self) -> &super::route::RouteMemo {
+        &self.land_routes
+    }
+
     /// Read and check a map file.
     pub fn from_source(src: &Source<'_>) -> Result<Map, Diagnostics> {
         let file: MapFile = src.parse_ron().map_err(|d| Diagnostics(vec![d]))?;
@@ -362,6 +369,12 @@ impl Map {
 
     /// A place by name or alias, ignoring case and spacing.
     pub fn find_place(&self, name: &str) -> Option<&Place> {
+        // A name written as the map writes it needs no key (the engine
+        // asks for "Souakim" many times a turn); keys are unique, so the
+        // place found is the one the key would give.
+        if let Some(p) = self.places.iter().find(|p| p.name == name) {
+            return Some(p);
+        }
         self.by_name.get(&name_key(name)).map(|&i| &self.places[i])
     }
 
@@ -433,6 +446,12 @@ impl Map {
         bit(from, to).or_else(|| bit(to, from)).unwrap_or_else(|| {
             Hexside::between(from, to).is_some_and(|s| self.river_sides.contains_key(&s))
         })
+    }
+
+    /// Whether any of a hex's six sides is a river hexside (true off the
+    /// map, where it is not known).
+    pub fn touches_river(&self, hex: Hex) -> bool {
+        self.index(hex).is_none_or(|i| self.river_bits[i] != 0)
     }
 
     /// The river hexsides among a hex's six sides.
@@ -557,6 +576,7 @@ impl<'f, 's> MapBuilder<'f, 's> {
         Ok(Map {
             place_of,
             river_bits,
+            land_routes: Default::default(),
             name: f.name.clone(),
             columns: f.columns,
             rows: f.rows,

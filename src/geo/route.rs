@@ -1,5 +1,12 @@
 //! Cheapest land routes with the movement costs of rule 8.21.
 
+use std::cell::RefCell;
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+use std::sync::Mutex;
+
+use rustc_hash::FxHashMap;
+
 use pathfinding::prelude::dijkstra;
 
 use super::hex::Hex;
@@ -41,8 +48,12 @@ pub fn step_cost(map: &Map, from: Hex, to: Hex, boat_at: &dyn Fn(Hex) -> bool) -
 
 /// The cheapest land route between two hexes, with no boats anywhere.
 /// Ties are broken the same way every time.
+///
+/// These routes depend on the map alone, so each is found once and kept
+/// with the map (programmed players ask for the same few every turn).
 pub fn land_route(map: &Map, from: Hex, to: Hex) -> Option<Route> {
-    land_route_with(map, from, to, &|_| false)
+    map.land_routes()
+        .get_or_insert((from, to), || land_route_with(map, from, to, &|_| false))
 }
 
 /// The cheapest land route, where `boat_at` marks hexes holding a friendly
@@ -56,26 +67,221 @@ pub fn land_route_with(
     if !map.is_land(from) || !map.is_land(to) {
         return None;
     }
-    cheapest_route(from, to, &|a, b| step_cost(map, a, b, boat_at))
+    cheapest_route(map, from, to, &|a, b| step_cost(map, a, b, boat_at))
 }
 
-/// The cheapest route from `from` to `to` where `step(a, b)` gives the cost
-/// of moving from `a` into the adjacent `b`, or `None` if that move is not
-/// allowed. Among routes of equal cost the one with fewer hexes wins, and
-/// ties beyond that are broken the same way every time (neighbour order).
-pub fn cheapest_route(from: Hex, to: Hex, step: &dyn Fn(Hex, Hex) -> Option<u32>) -> Option<Route> {
+/// The cheapest route from `from` to `to` on `map`, where `step(a, b)`
+/// gives the cost of moving from `a` into the adjacent `b`, or `None` if
+/// that move is not allowed. Among routes of equal cost the one with fewer
+/// hexes wins, and ties beyond that are broken the same way every time.
+///
+/// This is Dijkstra's search as the `pathfinding` crate runs it (a binary
+/// heap ordered by cost alone, a hex's first-found route kept unless a
+/// strictly cheaper one turns up, neighbours in clockwise order from
+/// north), so ties fall exactly as they always have; it differs in keeping
+/// its tables in arrays indexed by hex, reused from one search to the next
+/// on the same thread, instead of a hash map built for every search.
+/// `tests/route_search.rs` checks it against the crate's search.
+pub fn cheapest_route(
+    map: &Map,
+    from: Hex,
+    to: Hex,
+    step: &dyn Fn(Hex, Hex) -> Option<u32>,
+) -> Option<Route> {
+    if !map.contains(from) {
+        return reference_route(from, to, step);
+    }
+    SCRATCH.with(|cell| {
+        let mut scratch = cell.borrow_mut();
+        scratch.search(map, from, to, step)
+    })
+}
+
+/// The same search with the `pathfinding` crate's own Dijkstra and hash
+/// tables: for a start off the map, and as the reference the faster search
+/// is tested against.
+pub fn reference_route(
+    from: Hex,
+    to: Hex,
+    step: &dyn Fn(Hex, Hex) -> Option<u32>,
+) -> Option<Route> {
     let (hexes, scaled) = dijkstra(
         &from,
         |&h| {
             h.neighbours()
                 .into_iter()
-                .filter_map(|n| step(h, n).map(|c| (n, u64::from(c) * 1024 + 1)))
+                .filter_map(|n| step(h, n).map(|c| (n, scaled_cost(c))))
                 .collect::<Vec<_>>()
         },
         |&h| h == to,
     )?;
     Some(Route {
         hexes,
-        cost: u32::try_from(scaled / 1024).unwrap_or(u32::MAX),
+        cost: u32::try_from(scaled / STEP_SCALE).unwrap_or(u32::MAX),
     })
+}
+
+/// A step's cost in the search: movement points scaled up, plus one per
+/// hex, so that of two routes of equal cost the shorter wins.
+const STEP_SCALE: u64 = 1024;
+
+fn scaled_cost(c: u32) -> u64 {
+    u64::from(c) * STEP_SCALE + 1
+}
+
+/// An entry of the search's heap, ordered by cost alone (cheapest first),
+/// as in the `pathfinding` crate, so that entries of equal cost leave the
+/// heap in the same order as there.
+struct Entry {
+    cost: u64,
+    index: usize,
+}
+
+impl PartialEq for Entry {
+    fn eq(&self, other: &Self) -> bool {
+        self.cost == other.cost
+    }
+}
+
+impl Eq for Entry {}
+
+impl PartialOrd for Entry {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Entry {
+    fn cmp(&self, other: &Self) -> Ordering {
+        other.cost.cmp(&self.cost)
+    }
+}
+
+/// The search's tables, kept between searches: a hex's entry counts only
+/// if its stamp is the current search's.
+#[derive(Default)]
+struct Scratch {
+    search: u32,
+    stamp: Vec<u32>,
+    cost: Vec<u64>,
+    parent: Vec<usize>,
+    heap: BinaryHeap<Entry>,
+}
+
+thread_local! {
+    static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
+}
+
+impl Scratch {
+    fn search(
+        &mut self,
+        map: &Map,
+        from: Hex,
+        to: Hex,
+        step: &dyn Fn(Hex, Hex) -> Option<u32>,
+    ) -> Option<Route> {
+        let columns = usize::try_from(map.columns()).unwrap_or(0);
+        let size = columns * usize::try_from(map.rows()).unwrap_or(0);
+        if self.stamp.len() != size || self.search == u32::MAX {
+            self.stamp = vec![0; size];
+            self.cost = vec![0; size];
+            self.parent = vec![usize::MAX; size];
+            self.search = 0;
+        }
+        self.search += 1;
+        let now = self.search;
+        let index = |h: Hex| -> Option<usize> {
+            map.contains(h).then(|| {
+                usize::try_from(h.row).unwrap_or(0) * columns + usize::try_from(h.col).unwrap_or(0)
+            })
+        };
+        let hex_at = |i: usize| -> Hex {
+            Hex::new(
+                i32::try_from(i % columns).unwrap_or(0),
+                i32::try_from(i / columns).unwrap_or(0),
+            )
+        };
+        let start = index(from)?;
+        self.heap.clear();
+        self.stamp[start] = now;
+        self.cost[start] = 0;
+        self.parent[start] = usize::MAX;
+        self.heap.push(Entry {
+            cost: 0,
+            index: start,
+        });
+        let mut reached = None;
+        while let Some(Entry { cost, index: i }) = self.heap.pop() {
+            let node = hex_at(i);
+            if node == to {
+                reached = Some(i);
+                break;
+            }
+            if cost > self.cost[i] {
+                continue;
+            }
+            for n in node.neighbours() {
+                let Some(c) = step(node, n) else { continue };
+                // A step off the map is never allowed by the callers' rules
+                // (no terrain to enter), so it is not followed.
+                let Some(j) = index(n) else { continue };
+                let new_cost = cost + scaled_cost(c);
+                if self.stamp[j] == now && self.cost[j] <= new_cost {
+                    continue;
+                }
+                self.stamp[j] = now;
+                self.cost[j] = new_cost;
+                self.parent[j] = i;
+                self.heap.push(Entry {
+                    cost: new_cost,
+                    index: j,
+                });
+            }
+        }
+        let end = reached?;
+        let mut hexes = vec![hex_at(end)];
+        let mut at = end;
+        while self.parent[at] != usize::MAX {
+            at = self.parent[at];
+            hexes.push(hex_at(at));
+        }
+        hexes.reverse();
+        Some(Route {
+            hexes,
+            cost: u32::try_from(self.cost[end] / STEP_SCALE).unwrap_or(u32::MAX),
+        })
+    }
+}
+
+/// Routes found on a map with no one on it, kept for the next time they
+/// are asked for. Shared by clones of the map; emptied when it reaches
+/// [`RouteMemo::LIMIT`] routes, so it never grows without bound.
+#[derive(Debug, Default)]
+pub struct RouteMemo {
+    routes: Mutex<FxHashMap<(Hex, Hex), Option<Route>>>,
+}
+
+impl RouteMemo {
+    /// The most routes kept at once.
+    pub const LIMIT: usize = 20_000;
+
+    fn get_or_insert(
+        &self,
+        key: (Hex, Hex),
+        find: impl FnOnce() -> Option<Route>,
+    ) -> Option<Route> {
+        if let Ok(routes) = self.routes.lock()
+            && let Some(r) = routes.get(&key)
+        {
+            return r.clone();
+        }
+        let found = find();
+        if let Ok(mut routes) = self.routes.lock() {
+            if routes.len() >= Self::LIMIT {
+                routes.clear();
+            }
+            routes.insert(key, found.clone());
+        }
+        found
+    }
 }

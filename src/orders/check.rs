@@ -709,7 +709,7 @@ pub fn describe_plan(scn: &Scenario, p: &MarchPlan) -> String {
     } else if all.is_empty() {
         format!("{} alone", p.leaders.join(", "))
     } else {
-        let ids: Vec<&str> = all.iter().map(|u| u.0.as_str()).collect();
+        let ids: Vec<&str> = all.iter().map(|u| u.0.as_ref()).collect();
         let mut s = format!(
             "{} ({})",
             crate::words::count(all.len(), "unit", "units"),
@@ -813,14 +813,14 @@ pub fn describe_order(scn: &Scenario, o: &Order) -> String {
         Order::Railway(name) => format!("the railhead builds the {name} (3.41)"),
         Order::EventLosses(u) => format!(
             "if a random event takes units, these go first: {}",
-            u.iter().map(|x| x.0.as_str()).collect::<Vec<_>>().join(" ")
+            u.iter().map(|x| x.0.as_ref()).collect::<Vec<_>>().join(" ")
         ),
         Order::DefendLoseFirst(u) => format!(
             "these take combat losses first (within the limits of 9.4), from your player turn this month until your next, the other player's attacks included: {}",
-            u.iter().map(|x| x.0.as_str()).collect::<Vec<_>>().join(" ")
+            u.iter().map(|x| x.0.as_ref()).collect::<Vec<_>>().join(" ")
         ),
         Order::Setup(o) => {
-            let mut names: Vec<&str> = o.units.iter().map(|u| u.0.as_str()).collect();
+            let mut names: Vec<&str> = o.units.iter().map(|u| u.0.as_ref()).collect();
             names.extend(o.leaders.iter().map(String::as_str));
             format!(
                 "{} set up at {} before the first Egyptian player turn (2.1); what you do not place stays at its default place",

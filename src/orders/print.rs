@@ -22,7 +22,7 @@ fn places(map: &Map, hexes: &[Hex]) -> String {
 
 fn units(ids: &[UnitId]) -> String {
     ids.iter()
-        .map(|u| u.0.as_str())
+        .map(|u| u.0.as_ref())
         .collect::<Vec<_>>()
         .join(" ")
 }

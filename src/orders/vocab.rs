@@ -156,7 +156,7 @@ impl Vocabulary {
             ));
         }
         let width = if count > 99 { 3 } else { 2 };
-        Ok(UnitId(format!("{code}{n:0width$}")))
+        Ok(UnitId(format!("{code}{n:0width$}").into()))
     }
 
     /// Whether a word looks like a unit ID (letters then digits).

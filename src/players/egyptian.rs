@@ -289,14 +289,14 @@ pub fn decide(scn: &Scenario, state: &GameState, persona: Persona) -> Decision {
                             "the expedition at {} ({} strength, with {}) marches on {} to deliver its supply{}",
                             scn.map.describe(c.hex),
                             c.strength,
-                            c.supply.iter().map(|u| u.0.as_str()).collect::<Vec<_>>().join(" "),
+                            c.supply.iter().map(|u| u.0.as_ref()).collect::<Vec<_>>().join(" "),
                             scn.map.describe(goal),
                             if keep.is_empty() {
                                 String::new()
                             } else {
                                 format!(
                                     ", leaving {} to hold {}",
-                                    keep.iter().map(|u| u.0.as_str()).collect::<Vec<_>>().join(" "),
+                                    keep.iter().map(|u| u.0.as_ref()).collect::<Vec<_>>().join(" "),
                                     scn.map.describe(c.hex)
                                 )
                             }
@@ -315,7 +315,7 @@ pub fn decide(scn: &Scenario, state: &GameState, persona: Persona) -> Decision {
                             {
                                 n.push_str(&format!(
                                     "; first choice, by river (8.23): {}, the rest staying",
-                                    ids.iter().map(|u| u.0.as_str()).collect::<Vec<_>>().join(" ")
+                                    ids.iter().map(|u| u.0.as_ref()).collect::<Vec<_>>().join(" ")
                                 ));
                             }
                             for to in river_goals(scn, c.hex, goal) {
@@ -421,7 +421,7 @@ pub fn decide(scn: &Scenario, state: &GameState, persona: Persona) -> Decision {
                 "the garrison of {} sends {striking} strength against the Mahdists at {} ({s} strength), keeping {}",
                 scn.map.describe(c.hex),
                 scn.map.describe(*h),
-                stay.iter().map(|(u, _)| u.0.as_str()).collect::<Vec<_>>().join(" ")
+                stay.iter().map(|(u, _)| u.0.as_ref()).collect::<Vec<_>>().join(" ")
             ));
             marches.push(vec![MarchOrder {
                 units: Selection::Units {

@@ -443,7 +443,7 @@ pub fn describe_units(scn: &Scenario, s: &crate::state::Stack<'_>) -> String {
         let name = scn
             .units
             .get(&u.unit_type)
-            .map_or(u.unit_type.clone(), |t| t.name.clone());
+            .map_or(u.unit_type.to_string(), |t| t.name.clone());
         let label = match &u.name {
             Some(n) => format!(
                 "{n} ({}{})",

@@ -12,7 +12,7 @@ fn ids(units: &[UnitId]) -> String {
     }
     units
         .iter()
-        .map(|u| u.0.as_str())
+        .map(|u| u.0.as_ref())
         .collect::<Vec<_>>()
         .join(" ")
 }

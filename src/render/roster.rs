@@ -41,7 +41,7 @@ pub fn roster(scn: &Scenario, state: &GameState, side: Side) -> String {
         );
         for u in &s.units {
             let ty = scn.units.get(&u.unit_type);
-            let name = ty.map_or(u.unit_type.as_str(), |t| t.name.as_str());
+            let name = ty.map_or(&*u.unit_type, |t| t.name.as_str());
             // The class letter, unless the type's name gives it already.
             let quality = ty
                 .filter(|t| !t.name.ends_with(')'))

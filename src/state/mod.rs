@@ -6,6 +6,7 @@ pub mod setup;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
@@ -16,7 +17,7 @@ use crate::scenario::Side;
 /// A counter's identity, printed on reports (`ER07`, `MS112`) and used in
 /// orders.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-pub struct UnitId(pub String);
+pub struct UnitId(pub Arc<str>);
 
 impl fmt::Display for UnitId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -48,10 +49,10 @@ pub enum Status {
 pub struct Unit {
     pub id: UnitId,
     /// Its type id in `units.ron`.
-    pub unit_type: String,
+    pub unit_type: Arc<str>,
     pub side: Side,
     /// Its historical name, if it has one.
-    pub name: Option<String>,
+    pub name: Option<Arc<str>>,
     /// Combat factor (the type's unless the scenario names a strength).
     pub strength: u32,
     pub status: Status,
@@ -60,7 +61,7 @@ pub struct Unit {
     /// The reinforcement it came with, if any (3.3: Souakim Field Force
     /// units are replaced at Souakim).
     #[serde(default)]
-    pub origin: Option<String>,
+    pub origin: Option<Arc<str>>,
 }
 
 impl Unit {

@@ -200,7 +200,7 @@ fn place_counter(state: &mut GameState, line: &UnitLine, hex: Hex) -> bool {
     let free = state
         .units
         .iter_mut()
-        .find(|u| u.unit_type == line.unit && matches!(u.status, Status::Pool | Status::Reserve));
+        .find(|u| *u.unit_type == line.unit && matches!(u.status, Status::Pool | Status::Reserve));
     match free {
         Some(u) => {
             u.status = Status::OnMap(hex);
@@ -208,7 +208,7 @@ fn place_counter(state: &mut GameState, line: &UnitLine, hex: Hex) -> bool {
                 u.strength = s;
             }
             if line.name.is_some() {
-                u.name = line.name.clone();
+                u.name = line.name.as_deref().map(Into::into);
             }
             true
         }
@@ -224,8 +224,8 @@ fn counters(scn: &Scenario) -> Vec<Unit> {
         let reserve = scn.def.pool_excludes.contains(&t.id);
         for n in 1..=t.counters {
             out.push(Unit {
-                id: UnitId(format!("{}{:0width$}", t.code, n, width = width)),
-                unit_type: t.id.clone(),
+                id: UnitId(format!("{}{:0width$}", t.code, n, width = width).into()),
+                unit_type: t.id.as_str().into(),
                 side: t.side,
                 name: None,
                 strength: t.strength,
@@ -253,7 +253,7 @@ pub fn setup_lines(scn: &Scenario) -> BTreeMap<UnitId, usize> {
         for line in &d.units {
             for _ in 0..line.count {
                 if let Some(k) =
-                    (0..all.len()).find(|&k| !taken[k] && all[k].unit_type == line.unit)
+                    (0..all.len()).find(|&k| !taken[k] && *all[k].unit_type == line.unit)
                 {
                     taken[k] = true;
                     out.insert(all[k].id.clone(), i);

@@ -69,7 +69,7 @@ impl Bench {
             .state
             .units
             .iter_mut()
-            .filter(|u| u.unit_type == unit_type && u.hex().is_none())
+            .filter(|u| &*u.unit_type == unit_type && u.hex().is_none())
             .take(n)
         {
             u.status = Status::OnMap(hex);

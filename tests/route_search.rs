@@ -1,0 +1,73 @@
+//! The route search keeps its tables in arrays reused between searches;
+//! it must find exactly the route the `pathfinding` crate's Dijkstra finds
+//! (the same hexes, so the same ties), whatever the costs and blocks.
+
+use dervish::geo::route::{cheapest_route, reference_route, step_cost};
+use dervish::geo::{Hex, Map};
+use dervish::scenario::DataSet;
+use rand::{RngExt, SeedableRng};
+use rustc_hash::FxHashSet;
+
+fn land(map: &Map) -> Vec<Hex> {
+    map.hexes().filter(|&h| map.is_land(h)).collect()
+}
+
+#[test]
+fn the_route_search_finds_the_same_routes_as_the_reference_search() {
+    let map = DataSet::embedded().expect("the embedded data loads").map;
+    let land = land(&map);
+    let mut rng = rand::rngs::StdRng::seed_from_u64(11);
+    let mut found = 0;
+    let mut none = 0;
+    for round in 0..600 {
+        // Some hexes blocked (as enemy stacks block), some holding boats.
+        let blocked: FxHashSet<Hex> = (0..rng.random_range(0..40))
+            .map(|_| land[rng.random_range(0..land.len())])
+            .collect();
+        let boats: FxHashSet<Hex> = (0..rng.random_range(0..10))
+            .map(|_| land[rng.random_range(0..land.len())])
+            .collect();
+        let from = land[rng.random_range(0..land.len())];
+        let to = land[rng.random_range(0..land.len())];
+        // Every other round counts hexes only (a leader alone, 7.0), where
+        // ties between routes are many.
+        let hexes_only = round % 2 == 1;
+        let step = |a: Hex, b: Hex| -> Option<u32> {
+            if blocked.contains(&b) {
+                return None;
+            }
+            let c = step_cost(&map, a, b, &|h| boats.contains(&h))?;
+            Some(if hexes_only { 1 } else { c })
+        };
+        let fast = cheapest_route(&map, from, to, &step);
+        let reference = reference_route(from, to, &step);
+        assert_eq!(
+            fast, reference,
+            "round {round}: from {from} to {to}, hexes only {hexes_only}"
+        );
+        match fast {
+            Some(_) => found += 1,
+            None => none += 1,
+        }
+        // A search from the goal back, to exercise reuse of the tables.
+        assert_eq!(
+            cheapest_route(&map, to, from, &step),
+            reference_route(to, from, &step)
+        );
+    }
+    assert!(found > 500, "most pairs have a route ({found})");
+    assert!(none > 0, "some are cut off by the blocks ({none})");
+}
+
+#[test]
+fn a_search_to_its_own_start_and_off_the_map() {
+    let map = DataSet::embedded().expect("the embedded data loads").map;
+    let h = land(&map)[0];
+    let step = |a: Hex, b: Hex| step_cost(&map, a, b, &|_| false);
+    let r = cheapest_route(&map, h, h, &step).expect("a route of no steps");
+    assert_eq!(r.hexes, vec![h]);
+    assert_eq!(r.cost, 0);
+    let off = Hex::new(-3, -3);
+    assert_eq!(cheapest_route(&map, off, h, &step), None);
+    assert_eq!(cheapest_route(&map, h, off, &step), None);
+}
