@@ -84,6 +84,167 @@ pub struct GameOutcome {
     /// For each town of the history, the month it fell to the Mahdists
     /// (first month it is held by them at the end of a month), if it did.
     pub fell: BTreeMap<String, Option<GameMonth>>,
+    /// Its combats, counted by kind.
+    pub battles: Battles,
+}
+
+/// How the combats of one game or a run went.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Battles {
+    /// Every combat fought.
+    pub combats: usize,
+    /// Combats that ended drawn (9.8: neither side lost).
+    pub draws: usize,
+    /// British regular infantry (and nothing else of theirs) against about
+    /// as much ansar strength in the open.
+    pub british_open: Tally,
+    /// Egyptian L-class troops (and nothing else of theirs) against about
+    /// as much ansar strength in the open.
+    pub egyptian_l_open: Tally,
+}
+
+/// The Egyptian side's results in one kind of combat.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Tally {
+    pub fought: usize,
+    pub won: usize,
+    pub lost: usize,
+}
+
+impl Tally {
+    fn add(&mut self, o: Tally) {
+        self.fought += o.fought;
+        self.won += o.won;
+        self.lost += o.lost;
+    }
+}
+
+impl Battles {
+    fn add(&mut self, o: &Battles) {
+        self.combats += o.combats;
+        self.draws += o.draws;
+        self.british_open.add(o.british_open);
+        self.egyptian_l_open.add(o.egyptian_l_open);
+    }
+}
+
+/// Strengths within this ratio of each other count as "equal numbers" in
+/// the battle statistics: 4 to 5 either way.
+const EQUAL_BAND: (f64, f64) = (0.8, 1.25);
+
+/// The kinds of combat the report follows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    BritishOpen,
+    EgyptianLOpen,
+}
+
+/// Which kind, if any, a combat is: the Egyptian side all British regular
+/// infantry or all Egyptian L-class troops (fighting units: river units,
+/// the fleet, supply, camels and civilians aside), the Mahdist side all
+/// ansar, the strengths equal within [`EQUAL_BAND`], fought in a clear hex
+/// with no settlement ("in the open").
+fn kind_of(
+    scn: &Scenario,
+    state: &GameState,
+    attackers: &[crate::state::UnitId],
+    defenders: &[crate::state::UnitId],
+    hex: Hex,
+) -> Option<Kind> {
+    use crate::scenario::{Nation, Quality, UnitKind};
+    if scn.map.terrain(hex) != Some(crate::geo::Terrain::Clear)
+        || scn.map.settlement_at(hex).is_some()
+    {
+        return None;
+    }
+    let fighting = |ids: &[crate::state::UnitId]| -> Vec<(Side, &crate::scenario::UnitType, u32)> {
+        ids.iter()
+            .filter_map(|id| state.units.iter().find(|u| u.id == *id))
+            .filter_map(|u| scn.units.get(&u.unit_type).map(|t| (u.side, t, u.strength)))
+            .filter(|(_, t, _)| {
+                !t.kind.is_river_unit()
+                    && !matches!(
+                        t.kind,
+                        UnitKind::Fleet | UnitKind::Supply | UnitKind::Camel | UnitKind::Civilian
+                    )
+            })
+            .collect()
+    };
+    let (a, d) = (fighting(attackers), fighting(defenders));
+    let (egyptian, mahdist) = match (a.first(), d.first()) {
+        (Some((Side::Egyptian, _, _)), Some((Side::Mahdist, _, _))) => (a, d),
+        (Some((Side::Mahdist, _, _)), Some((Side::Egyptian, _, _))) => (d, a),
+        _ => return None,
+    };
+    if !mahdist
+        .iter()
+        .all(|(s, t, _)| *s == Side::Mahdist && t.nation == Nation::Mahdist)
+    {
+        return None;
+    }
+    let strength = |v: &[(Side, &crate::scenario::UnitType, u32)]| -> f64 {
+        v.iter().map(|(_, _, s)| f64::from(*s)).sum()
+    };
+    let ratio = strength(&egyptian) / strength(&mahdist).max(1.0);
+    if !(EQUAL_BAND.0..=EQUAL_BAND.1).contains(&ratio) {
+        return None;
+    }
+    if egyptian.iter().all(|(_, t, _)| {
+        t.nation == Nation::British
+            && matches!(t.kind, UnitKind::Infantry | UnitKind::NavalInfantry)
+            && t.quality != Quality::L
+            && t.quality != Quality::S
+    }) {
+        Some(Kind::BritishOpen)
+    } else if egyptian
+        .iter()
+        .all(|(_, t, _)| t.nation == Nation::Egyptian && t.quality == Quality::L)
+    {
+        Some(Kind::EgyptianLOpen)
+    } else {
+        None
+    }
+}
+
+/// Count a month's combats.
+fn count_battles(
+    scn: &Scenario,
+    state: &GameState,
+    events: &[crate::engine::events::Event],
+    b: &mut Battles,
+) {
+    use crate::engine::events::Event;
+    let mut open: Option<Option<Kind>> = None;
+    for e in events {
+        match e {
+            Event::CombatBegins {
+                attackers,
+                defenders,
+                defender,
+                ..
+            } => {
+                open = Some(kind_of(scn, state, attackers, defenders, *defender));
+            }
+            Event::CombatResult { result, .. } => {
+                let Some(kind) = open.take() else { continue };
+                b.combats += 1;
+                let won = result.starts_with("Egyptian won");
+                let lost = result.starts_with("Mahdist won");
+                if !won && !lost {
+                    b.draws += 1;
+                }
+                let tally = match kind {
+                    Some(Kind::BritishOpen) => &mut b.british_open,
+                    Some(Kind::EgyptianLOpen) => &mut b.egyptian_l_open,
+                    None => continue,
+                };
+                tally.fought += 1;
+                tally.won += usize::from(won);
+                tally.lost += usize::from(lost);
+            }
+            _ => {}
+        }
+    }
 }
 
 /// Play game `n` of a run with `seed`.
@@ -105,6 +266,7 @@ pub fn play_one(
                 reason: format!("the set-up failed: {e}"),
                 months: 0,
                 fell: BTreeMap::new(),
+                battles: Battles::default(),
             };
         }
     };
@@ -118,6 +280,7 @@ pub fn play_one(
     let mut fell: BTreeMap<String, Option<GameMonth>> =
         towns.iter().map(|(name, _)| (name.clone(), None)).collect();
     let mut months = 0;
+    let mut battles = Battles::default();
     while state.result.is_none() {
         let month = state.month;
         let r = play_month_with(
@@ -139,6 +302,9 @@ pub fn play_one(
         );
         dice.take_rolls();
         bot_dice.take_rolls();
+        // Counters keep their ids and types all game, and their
+        // strengths: the state after the month names them all.
+        count_battles(scn, &r.state, &r.events, &mut battles);
         state = r.state;
         months += 1;
         for (name, h) in towns {
@@ -164,6 +330,7 @@ pub fn play_one(
         reason,
         months,
         fell,
+        battles,
     }
 }
 
@@ -195,6 +362,104 @@ pub fn run(
             o
         })
         .collect())
+}
+
+/// The typical battles of the report, as shipped: rule cases
+/// (docs/cases.md) whose situation is one combat, played many times with
+/// seeded dice on the tables of the data in use.
+pub const TYPICAL_BATTLES: [(&str, &str); 5] = [
+    (
+        "british-infantry-charged-in-the-open",
+        include_str!("../scenarios/battles/british-infantry-charged-in-the-open.toml"),
+    ),
+    (
+        "british-infantry-attack-in-the-open",
+        include_str!("../scenarios/battles/british-infantry-attack-in-the-open.toml"),
+    ),
+    (
+        "egyptian-l-charged-in-the-open",
+        include_str!("../scenarios/battles/egyptian-l-charged-in-the-open.toml"),
+    ),
+    (
+        "egyptian-l-attack-in-the-open",
+        include_str!("../scenarios/battles/egyptian-l-attack-in-the-open.toml"),
+    ),
+    (
+        "ansar-assault-a-town",
+        include_str!("../scenarios/battles/ansar-assault-a-town.toml"),
+    ),
+];
+
+/// How one typical battle went over many runs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TypicalBattle {
+    /// Its file name, without `.toml`.
+    pub id: String,
+    /// Its case's name, in words.
+    pub name: String,
+    pub runs: usize,
+    /// Runs in which the combat was fought (a march roll of "no march"
+    /// fights none), and the Egyptian side's results in them.
+    pub tally: Tally,
+}
+
+/// Play each typical battle `runs` times on all cores, run `k` with the
+/// dice seeded from `seed` and `k`, on the tables of `data`.
+pub fn typical_battles(
+    data: &crate::scenario::DataSet,
+    runs: u64,
+    seed: u64,
+    tick: &(dyn Fn() + Sync),
+) -> Result<Vec<TypicalBattle>, String> {
+    TYPICAL_BATTLES
+        .iter()
+        .map(|(id, text)| {
+            let case = crate::cases::parse(
+                &format!("scenarios/battles/{id}.toml"),
+                text,
+                std::path::Path::new("."),
+                data,
+            )
+            .map_err(|e| format!("typical battle {id}: {e}"))?;
+            let results: Vec<Option<Option<Side>>> = (0..runs)
+                .into_par_iter()
+                .map(|k| {
+                    let mut c = case.clone();
+                    c.dice = crate::cases::DiceSpec::Seed(
+                        seed.wrapping_mul(0x9E37_79B9_7F4A_7C15).wrapping_add(k),
+                    );
+                    let out = crate::cases::run::run(&c);
+                    tick();
+                    combat_result(&out.log)
+                })
+                .collect();
+            let mut tally = Tally::default();
+            for r in results.into_iter().flatten() {
+                tally.fought += 1;
+                tally.won += usize::from(r == Some(Side::Egyptian));
+                tally.lost += usize::from(r == Some(Side::Mahdist));
+            }
+            Ok(TypicalBattle {
+                id: (*id).to_string(),
+                name: case.name.clone(),
+                runs: usize::try_from(runs).unwrap_or(usize::MAX),
+                tally,
+            })
+        })
+        .collect()
+}
+
+/// The first combat of a result log: `None` if none was fought, else the
+/// winner (`None` for a draw).
+fn combat_result(log: &str) -> Option<Option<Side>> {
+    let line = log.lines().find(|l| l.contains("combat at "))?;
+    Some(if line.contains(": Egyptian won") {
+        Some(Side::Egyptian)
+    } else if line.contains(": Mahdist won") {
+        Some(Side::Mahdist)
+    } else {
+        None
+    })
 }
 
 /// The towns of the history for this scenario, as hexes.
@@ -242,6 +507,10 @@ pub struct Summary {
     /// For each town: (name, historical month or None, how many fell,
     /// months it fell in with counts, median month).
     pub towns: Vec<TownFigures>,
+    /// Every game's combats, summed.
+    pub battles: Battles,
+    /// The typical battles, if they were played ([`typical_battles`]).
+    pub typical: Vec<TypicalBattle>,
 }
 
 /// The figures of one town.
@@ -306,11 +575,17 @@ pub fn summarise(scn: &Scenario, history: &History, outcomes: &[GameOutcome]) ->
             }
         })
         .collect();
+    let mut battles = Battles::default();
+    for o in outcomes {
+        battles.add(&o.battles);
+    }
     Summary {
         games: n,
         results,
         reasons,
         towns,
+        battles,
+        typical: Vec::new(),
     }
 }
 
@@ -351,6 +626,66 @@ pub fn report(title: &str, command: &str, s: &Summary) -> String {
                 .collect::<Vec<_>>()
                 .join(", ")
         );
+    }
+    let b = &s.battles;
+    let (p, lo, hi) = wilson(b.draws, b.combats);
+    let _ = writeln!(
+        out,
+        "\n## Battles\n\n{} combats, {} of them drawn ({p:.1}%, {lo:.1}-{hi:.1}%).\n\n\
+         Equal numbers: the Egyptian side's strength within 4 to 5 either way of the ansar's; \
+         in the open: a clear hex with no settlement.\n\n\
+         | combat | fought | Egyptian side won | lost | drawn | share won (95% interval) |\n|---|---|---|---|---|---|",
+        b.combats, b.draws
+    );
+    for (label, t) in [
+        (
+            "British regular infantry against equal ansar in the open",
+            b.british_open,
+        ),
+        (
+            "Egyptian L-class troops against equal ansar in the open",
+            b.egyptian_l_open,
+        ),
+    ] {
+        let (p, lo, hi) = wilson(t.won, t.fought);
+        let shown = if t.fought == 0 {
+            "none fought".to_string()
+        } else {
+            format!("{p:.0}% ({lo:.0}-{hi:.0}%)")
+        };
+        let _ = writeln!(
+            out,
+            "| {label} | {} | {} | {} | {} | {shown} |",
+            t.fought,
+            t.won,
+            t.lost,
+            t.fought - t.won - t.lost
+        );
+    }
+    if !s.typical.is_empty() {
+        let _ = writeln!(
+            out,
+            "\n## Typical battles\n\n\
+             Each a rule case of `scenarios/battles/` (one combat), played with seeded dice on the \
+             tables in use; a march roll of no march fights no combat.\n\n\
+             | battle | runs | fought | Egyptian side won | lost | drawn | share won (95% interval) | share lost (95% interval) |\n\
+             |---|---|---|---|---|---|---|---|"
+        );
+        for b in &s.typical {
+            let t = b.tally;
+            let (p, lo, hi) = wilson(t.won, t.fought);
+            let (q, qlo, qhi) = wilson(t.lost, t.fought);
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | {} | {} | {} | {p:.1}% ({lo:.1}-{hi:.1}%) | {q:.1}% ({qlo:.1}-{qhi:.1}%) |",
+                b.name,
+                b.runs,
+                t.fought,
+                t.won,
+                t.lost,
+                t.fought - t.won - t.lost
+            );
+        }
     }
     out
 }

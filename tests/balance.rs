@@ -41,8 +41,26 @@ fn a_small_balance_is_the_same_for_the_same_seed_and_sums_up() {
             assert_eq!(t.by_month.values().sum::<usize>(), t.fell);
             assert!(t.fell <= 24);
         }
+        // Every game's combats are counted, and the kinds followed are
+        // among them.
+        let b = s.battles;
+        assert!(b.combats > 0, "{id}: 24 games fight combats");
+        assert_eq!(
+            b.combats,
+            a.iter().map(|o| o.battles.combats).sum::<usize>(),
+            "{id}"
+        );
+        assert!(b.draws <= b.combats);
+        for t in [b.british_open, b.egyptian_l_open] {
+            assert!(t.won + t.lost <= t.fought && t.fought <= b.combats);
+        }
         let report = balance::report(&scn.def.title, "dervish balance ...", &s);
         assert!(report.contains("| result | games | share | 95% interval |"));
+        assert!(report.contains(&format!(
+            "\n\n{} combats, {} of them drawn",
+            b.combats, b.draws
+        )));
+        assert!(report.contains("| British regular infantry against equal ansar in the open | "));
         let towns: Vec<&str> = history
             .towns
             .iter()
@@ -97,5 +115,44 @@ fn the_history_names_real_places_and_months() {
     for id in data.scenario_ids() {
         let scn = data.scenario(&id).unwrap();
         assert!(!balance::towns(&scn, &history).unwrap().is_empty(), "{id}");
+    }
+}
+
+/// The typical battles: each is fought in most runs (a march roll of "no
+/// march" fights none), the same runs for the same seed on any number of
+/// threads, and the report shows them.
+#[test]
+fn the_typical_battles_are_fought_and_reported() {
+    let data = DataSet::embedded().unwrap();
+    let a = balance::typical_battles(&data, 300, 5, &|| {}).unwrap();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap();
+    let b = pool
+        .install(|| balance::typical_battles(&data, 300, 5, &|| {}))
+        .unwrap();
+    assert_eq!(a, b);
+    assert_eq!(a.len(), balance::TYPICAL_BATTLES.len());
+    for t in &a {
+        assert_eq!(t.runs, 300);
+        assert!(t.tally.fought >= 240, "{}: {:?}", t.id, t.tally);
+        assert!(t.tally.won + t.tally.lost <= t.tally.fought);
+    }
+    let scn = data.scenario("khartoum").unwrap();
+    let history = History::shipped().unwrap();
+    let mut s = balance::summarise(&scn, &history, &[]);
+    s.typical = a.clone();
+    let report = balance::report(&scn.def.title, "dervish balance ...", &s);
+    assert!(report.contains("## Typical battles"));
+    for t in &a {
+        assert!(
+            report.contains(&format!(
+                "| {} | 300 | {} | {} | {} |",
+                t.name, t.tally.fought, t.tally.won, t.tally.lost
+            )),
+            "{}\n{report}",
+            t.name
+        );
     }
 }

@@ -216,10 +216,18 @@ fn balance_writes_a_report_and_a_chart() {
         "el-obeid",
         "--games",
         "12",
+        "--battle-runs",
+        "40",
         "--out",
         dir.to_str().unwrap(),
     ]);
     assert!(out.contains("# Balance: "), "{out}");
+    assert!(out.contains("--battle-runs 40 "), "{out}");
+    assert!(out.contains("## Battles"), "{out}");
+    assert!(
+        out.contains("| British infantry charged by as many ansar in the open | 40 | "),
+        "{out}"
+    );
     assert!(out.contains("| El Obeid | January 1883 |"), "{out}");
     let report = std::fs::read_to_string(dir.join("report.md")).unwrap();
     assert_eq!(report, out);
@@ -810,8 +818,11 @@ fn the_ambush_rule_from_the_command_line() {
         "khartoum",
         "--games",
         "4",
+        "--battle-runs",
+        "0",
         "--ambushes",
     ]);
+    assert!(!report.contains("## Typical battles"), "{report}");
     assert!(report.contains("--mahdist bot --ambushes"), "{report}");
     let _ = std::fs::remove_dir_all(&dir);
 }

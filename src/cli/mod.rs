@@ -199,6 +199,12 @@ enum Command {
         /// Play with the optional ambush rule (docs/rules.md, "Ambushes").
         #[arg(long)]
         ambushes: bool,
+        /// How many times to fight each typical battle of
+        /// `scenarios/battles/` (British infantry and Egyptian L-class
+        /// troops against as many ansar in the open, a town assault); 0
+        /// leaves them out.
+        #[arg(long, default_value_t = 10_000)]
+        battle_runs: u64,
     },
     /// Read and check orders as players write them.
     Orders {
@@ -463,6 +469,7 @@ fn run(mut cli: Cli) -> Result<ExitCode> {
             mahdist,
             out,
             ambushes,
+            battle_runs,
         } => {
             use dervish::balance::{self, EgyptianPlayer, History, MahdistPlayer};
             let data = data(&cli.data)?;
@@ -498,9 +505,27 @@ fn run(mut cli: Cli) -> Result<ExitCode> {
             )
             .map_err(|e| anyhow!(e))?;
             bar.finish_and_clear();
-            let summary = balance::summarise(&scn, &history, &outcomes);
+            let mut summary = balance::summarise(&scn, &history, &outcomes);
+            if battle_runs > 0 {
+                let bar = indicatif::ProgressBar::new(
+                    battle_runs * balance::TYPICAL_BATTLES.len() as u64,
+                );
+                bar.set_style(
+                    indicatif::ProgressStyle::with_template(
+                        "{bar:40} {pos}/{len} typical battles, {per_sec}, {eta} left",
+                    )
+                    .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+                );
+                summary.typical =
+                    balance::typical_battles(&data, battle_runs, seed, &|| bar.inc(1))
+                        .map_err(|e| anyhow!(e))?;
+                bar.finish_and_clear();
+            }
             let command = format!(
-                "dervish balance --scenario {id} --games {games} --seed {seed} --egyptian {egyptian} --mahdist {mahdist}{}",
+                "dervish{} balance --scenario {id} --games {games} --battle-runs {battle_runs} --seed {seed} --egyptian {egyptian} --mahdist {mahdist}{}",
+                cli.data
+                    .as_ref()
+                    .map_or(String::new(), |d| format!(" --data {}", d.display())),
                 if ambushes { " --ambushes" } else { "" }
             );
             let report = balance::report(&scn.def.title, &command, &summary);
