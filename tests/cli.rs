@@ -826,3 +826,66 @@ fn the_ambush_rule_from_the_command_line() {
     assert!(report.contains("--mahdist bot --ambushes"), "{report}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `--data DIR` takes a copy of the shipped `scenarios/` folder as it is:
+/// the reaction table, the programmed players' data and the history are
+/// read from it, and a broken one is named.
+#[test]
+fn a_copy_of_the_scenarios_folder_is_a_data_folder() {
+    let dir = std::env::temp_dir().join(format!("dervish-data-copy-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let shipped = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
+    for e in std::fs::read_dir(&shipped).unwrap() {
+        let e = e.unwrap();
+        if e.path().extension().is_some_and(|x| x == "ron") {
+            std::fs::copy(e.path(), dir.join(e.file_name())).unwrap();
+        }
+    }
+    let data = dir.to_str().unwrap();
+    let balance = |extra: &[&str]| {
+        let mut args = vec![
+            "--data",
+            data,
+            "balance",
+            "--scenario",
+            "khartoum",
+            "--games",
+            "3",
+            "--battle-runs",
+            "0",
+        ];
+        args.extend(extra);
+        dervish(&args)
+    };
+    let (out, err, code) = balance(&[]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("| Khartoum | January 1885 |"), "{out}");
+    assert!(
+        out.contains(&format!("dervish --data {data} balance ")),
+        "{out}"
+    );
+    // The folder's history is the one compared with.
+    let history = std::fs::read_to_string(dir.join("history.ron")).unwrap();
+    std::fs::write(
+        dir.join("history.ron"),
+        history.replace(
+            "(scenario: \"khartoum\", town: \"Khartoum\", fell: Some(\"1885-01\"))",
+            "(scenario: \"khartoum\", town: \"Khartoum\", fell: Some(\"1884-12\"))",
+        ),
+    )
+    .unwrap();
+    let (out, err, code) = balance(&[]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("| Khartoum | December 1884 |"), "{out}");
+    // A broken opponents file or reaction table is named.
+    std::fs::write(dir.join("opponents.ron"), "Opponents(sight: 3").unwrap();
+    let (_, err, code) = balance(&[]);
+    assert_ne!(code, 0);
+    assert!(err.contains("opponents.ron"), "{err}");
+    std::fs::write(dir.join("reactions.ron"), "Reactions(").unwrap();
+    let (_, err, code) = balance(&[]);
+    assert_ne!(code, 0);
+    assert!(err.contains("reactions.ron"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

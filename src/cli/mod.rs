@@ -472,9 +472,22 @@ fn run(mut cli: Cli) -> Result<ExitCode> {
             battle_runs,
         } => {
             use dervish::balance::{self, EgyptianPlayer, History, MahdistPlayer};
-            let data = data(&cli.data)?;
+            use dervish::players::mahdist::Opponents;
+            let files = files(&cli.data)?;
+            let data = files
+                .load()
+                .map_err(|d: Diagnostics| anyhow!("the scenario data has problems:\n{d}"))?;
             let scn = scenario(&data, &id)?;
-            let history = History::shipped().map_err(|e| anyhow!(e))?;
+            // A data folder may carry its own history and programmed
+            // players' data; else the shipped ones.
+            let history = match files.extra("history.ron") {
+                Some(f) => History::parse(&f.text).map_err(|e| anyhow!("{}: {e}", f.name))?,
+                None => History::shipped().map_err(|e| anyhow!(e))?,
+            };
+            let opponents = match files.extra("opponents.ron") {
+                Some(f) => Opponents::parse(&f.text).map_err(|e| anyhow!("{}: {e}", f.name))?,
+                None => Opponents::shipped().map_err(|e| anyhow!(e))?,
+            };
             let eg = match dervish::players::egyptian::Persona::parse(&egyptian) {
                 Some(p) => EgyptianPlayer::Bot(p),
                 None => EgyptianPlayer::Simple,
@@ -491,9 +504,10 @@ fn run(mut cli: Cli) -> Result<ExitCode> {
                 )
                 .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
             );
-            let outcomes = balance::run(
+            let outcomes = balance::run_with(
                 &scn,
                 &history,
+                &opponents,
                 &balance::Matchup {
                     egyptian: eg,
                     mahdist: md,
@@ -561,12 +575,17 @@ fn run(mut cli: Cli) -> Result<ExitCode> {
                 scn.def.title,
                 scn.id()
             );
+            // The data folder's reaction table and programmed players'
+            // data, if it has them (`--data DIR`).
             let bot = (mahdist == "bot")
                 .then(|| -> Result<_> {
-                    Ok((
-                        dervish::players::reaction::Reactions::shipped().map_err(|e| anyhow!(e))?,
-                        dervish::players::mahdist::Opponents::shipped().map_err(|e| anyhow!(e))?,
-                    ))
+                    let opponents = match files(&cli.data)?.extra("opponents.ron") {
+                        Some(f) => dervish::players::mahdist::Opponents::parse(&f.text)
+                            .map_err(|e| anyhow!("{}: {e}", f.name))?,
+                        None => dervish::players::mahdist::Opponents::shipped()
+                            .map_err(|e| anyhow!(e))?,
+                    };
+                    Ok(((*scn.reactions).clone(), opponents))
                 })
                 .transpose()?;
             // The bot's own dice: a stream apart from the turn's.

@@ -75,11 +75,11 @@ pub(super) fn load(files: &DataFiles) -> Result<DataSet, Diagnostics> {
         }
         cx.scenario(def, src);
     }
-    let reactions = match super::reactions::Reactions::shipped() {
+    let reactions = match super::reactions::Reactions::parse(&files.reactions.text) {
         Ok(r) => Some(r),
         Err(e) => {
             errors.push(Diagnostic {
-                file: "scenarios/reactions.ron".into(),
+                file: files.reactions.name.clone(),
                 line: None,
                 field: String::new(),
                 message: e,

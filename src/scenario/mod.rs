@@ -84,7 +84,18 @@ pub struct DataFiles {
     pub tables: NamedText,
     pub events: NamedText,
     pub scenarios: Vec<NamedText>,
+    /// The seed's Mahdist reaction and ambush tables.
+    pub reactions: NamedText,
+    /// Files beside the data that the engine does not play with but the
+    /// programmed players and `dervish balance` read (`opponents.ron`,
+    /// `history.ron`), by file name, when a folder has them.
+    pub extras: BTreeMap<String, NamedText>,
 }
+
+/// The files of a data folder that are neither a table nor a scenario:
+/// the programmed players' data and the history `dervish balance`
+/// compares with.
+pub const EXTRA_FILES: [&str; 2] = ["opponents.ron", "history.ron"];
 
 impl DataFiles {
     /// The data that ships with Dervish.
@@ -113,11 +124,21 @@ impl DataFiles {
                     include_str!("../../scenarios/khartoum.ron"),
                 ),
             ],
+            reactions: NamedText::new("scenarios/reactions.ron", reactions::REACTIONS_RON),
+            extras: BTreeMap::new(),
         }
     }
 
+    /// An extra file of the folder ([`EXTRA_FILES`]), if it has one.
+    pub fn extra(&self, name: &str) -> Option<&NamedText> {
+        self.extras.get(name)
+    }
+
     /// The data files of a folder: `map.ron`, `units.ron`, `tables.ron`,
-    /// `events.ron` and every other `*.ron` as a scenario.
+    /// `events.ron`, `reactions.ron` (the shipped one if the folder has
+    /// none), `opponents.ron` and `history.ron` if there, and every other
+    /// `*.ron` as a scenario. A copy of the shipped `scenarios/` folder is
+    /// such a folder.
     pub fn from_dir(dir: &Path) -> Result<DataFiles, Diagnostics> {
         let mut files = DataFiles {
             map: NamedText::new("", ""),
@@ -125,6 +146,8 @@ impl DataFiles {
             tables: NamedText::new("", ""),
             events: NamedText::new("", ""),
             scenarios: Vec::new(),
+            reactions: NamedText::new("scenarios/reactions.ron", reactions::REACTIONS_RON),
+            extras: BTreeMap::new(),
         };
         let read = |name: &str| -> Result<NamedText, Diagnostic> {
             let p = dir.join(name);
@@ -168,6 +191,10 @@ impl DataFiles {
         others.sort();
         for n in others {
             match read(&n) {
+                Ok(t) if n == "reactions.ron" => files.reactions = t,
+                Ok(t) if EXTRA_FILES.contains(&n.as_str()) => {
+                    files.extras.insert(n, t);
+                }
                 Ok(t) => files.scenarios.push(t),
                 Err(e) => errors.push(e),
             }
@@ -236,9 +263,9 @@ impl DataFiles {
             h.update(format!("{kind} {}\n", t.text.len()).as_bytes());
             h.update(t.text.as_bytes());
         }
-        // The reaction and ambush tables ship inside the binary; a game
-        // with the ambush rule plays with them.
-        let reactions = reactions::REACTIONS_RON;
+        // The reaction and ambush tables: a game with the ambush rule
+        // plays with them.
+        let reactions = &self.reactions.text;
         h.update(format!("reactions {}\n", reactions.len()).as_bytes());
         h.update(reactions.as_bytes());
         h.finalize().iter().map(|b| format!("{b:02x}")).collect()
