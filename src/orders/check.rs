@@ -127,9 +127,19 @@ pub fn check(sheet: &super::Sheet, scn: &Scenario, state: &GameState, side: Side
             _ => None,
         })
         .collect();
+    // In the opening month the set-up comes first (2.1): marches start
+    // where the sheet's SETUP orders put the units, as the engine plays
+    // them (a SETUP refused here is reported below and moves nothing).
+    let mut set_up = None;
+    for it in &sheet.items {
+        if let Order::Setup(o) = &it.order {
+            let s = set_up.get_or_insert_with(|| state.clone());
+            let _ = crate::state::setup::apply_setup_order(scn, s, side, o);
+        }
+    }
     let plans = plan_marches(
         scn,
-        state,
+        set_up.as_ref().unwrap_or(state),
         side,
         &marches.iter().map(|(_, m)| m.clone()).collect::<Vec<_>>(),
     );
