@@ -42,10 +42,16 @@ pub fn simple_orders(scn: &Scenario, state: &GameState, side: Side) -> Orders {
             .filter(|p| p.kind.is_settlement())
             .map(|p| p.hex)
             .filter(|h| {
-                state
-                    .units
-                    .iter()
-                    .any(|u| u.side == who && u.hex() == Some(*h))
+                // The British fleet holds no hex (8.25): a town with only
+                // the fleet off it is not held.
+                state.units.iter().any(|u| {
+                    u.side == who
+                        && u.hex() == Some(*h)
+                        && scn
+                            .units
+                            .get(&u.unit_type)
+                            .is_none_or(|t| t.kind != crate::scenario::UnitKind::Fleet)
+                })
             })
             .collect();
         v.sort_by_key(|h| (h.row, h.col));
