@@ -49,7 +49,12 @@ pub struct TownHistory {
 
 impl History {
     pub fn shipped() -> Result<History, String> {
-        ron::from_str(HISTORY_RON).map_err(|e| format!("history.ron: {e}"))
+        History::parse(HISTORY_RON)
+    }
+
+    /// A history file's text (`history.ron`).
+    pub fn parse(text: &str) -> Result<History, String> {
+        ron::from_str(text).map_err(|e| format!("history.ron: {e}"))
     }
 }
 
@@ -352,8 +357,30 @@ pub fn run(
     games: u64,
     tick: &(dyn Fn() + Sync),
 ) -> Result<Vec<GameOutcome>, String> {
+    run_with(
+        scn,
+        history,
+        &Opponents::shipped()?,
+        matchup,
+        seed,
+        games,
+        tick,
+    )
+}
+
+/// [`run`] with the programmed players' data of `opponents` (a data
+/// folder's `opponents.ron`); the reaction table is the scenario's.
+pub fn run_with(
+    scn: &Scenario,
+    history: &History,
+    opponents: &Opponents,
+    matchup: &Matchup,
+    seed: u64,
+    games: u64,
+    tick: &(dyn Fn() + Sync),
+) -> Result<Vec<GameOutcome>, String> {
     let towns = towns(scn, history)?;
-    let bot = (Reactions::shipped()?, Opponents::shipped()?);
+    let bot = ((*scn.reactions).clone(), opponents.clone());
     Ok((0..games)
         .into_par_iter()
         .map(|n| {
@@ -521,6 +548,8 @@ pub struct TownFigures {
     pub fell: usize,
     pub by_month: BTreeMap<GameMonth, usize>,
     pub median: Option<GameMonth>,
+    /// The median month among the games in which it fell.
+    pub median_of_falls: Option<GameMonth>,
 }
 
 pub fn summarise(scn: &Scenario, history: &History, outcomes: &[GameOutcome]) -> Summary {
@@ -566,7 +595,17 @@ pub fn summarise(scn: &Scenario, history: &History, outcomes: &[GameOutcome]) ->
                     break;
                 }
             }
+            let mut seen = 0;
+            let mut median_of_falls = None;
+            for (m, k) in &by_month {
+                seen += k;
+                if seen * 2 >= fell {
+                    median_of_falls = Some(*m);
+                    break;
+                }
+            }
             TownFigures {
+                median_of_falls,
                 town: t.town.clone(),
                 history: t.fell.as_deref().and_then(|m| m.parse().ok()),
                 fell,
@@ -607,19 +646,21 @@ pub fn report(title: &str, command: &str, s: &Summary) -> String {
     }
     let _ = writeln!(
         out,
-        "\n| town | fell in history | fell in games | median month of the fall | months it fell in (games) |\n|---|---|---|---|---|"
+        "\n| town | fell in history | fell in games | median month of the fall | median month of the games it fell in | months it fell in (games) |\n|---|---|---|---|---|---|"
     );
     for t in &s.towns {
         let (p, lo, hi) = wilson(t.fell, s.games);
         let _ = writeln!(
             out,
-            "| {} | {} | {} ({p:.0}%, {lo:.0}-{hi:.0}%) | {} | {} |",
+            "| {} | {} | {} ({p:.1}%, {lo:.1}-{hi:.1}%) | {} | {} | {} |",
             t.town,
             t.history.map_or("held".to_string(), |m| m.long_name()),
             t.fell,
             t.median
                 .map_or("held in half the games or more".to_string(), |m| m
                     .long_name()),
+            t.median_of_falls
+                .map_or("never fell".to_string(), |m| m.long_name()),
             t.by_month
                 .iter()
                 .map(|(m, k)| format!("{m}: {k}"))

@@ -92,7 +92,10 @@ fn its_orders_pass_the_checker_in_every_state_and_repeat_under_a_seed() {
 fn the_umpires_notes_name_every_roll() {
     let data = DataSet::embedded().unwrap();
     let scn = data.scenario("khartoum").unwrap();
-    let (state, _) = initial_state(&scn, &Placements::new()).unwrap();
+    let (mut state, _) = initial_state(&scn, &Placements::new()).unwrap();
+    // The Mahdist player turn of the opening month, after the set-up and
+    // the Egyptian player turn.
+    state.effects.egyptian_turn_played = true;
     let table = Reactions::shipped().unwrap();
     let opponents = Opponents::shipped().unwrap();
     let mut dice = Dice::new(SeededDice::from_seed(7));
@@ -132,4 +135,67 @@ fn the_objectives_are_places_on_the_map() {
         let hexes = opponents.objectives(&scn).unwrap();
         assert!(hexes.len() >= 3, "{id}: {hexes:?}");
     }
+}
+
+/// The set-up (2.1): asked before the first Egyptian player turn, the
+/// Mahdist player places its army (Osman Digna's men round Sinkat, the
+/// objective nearest the Souakim extension; the Mahdi's army as near
+/// Khartoum as its villages allow; never more than the scenario's six
+/// units a hex, 2.3) and orders the month's marches from where the set-up
+/// puts it, every order through the checker.
+#[test]
+fn the_set_up_places_the_army_near_its_objectives() {
+    let data = DataSet::embedded().unwrap();
+    let scn = data.scenario("khartoum").unwrap();
+    let (state, _) = initial_state(&scn, &Placements::new()).unwrap();
+    let table = Reactions::shipped().unwrap();
+    let opponents = Opponents::shipped().unwrap();
+    let mut dice = Dice::new(SeededDice::from_seed(7));
+    let d = decide(&scn, &state, &table, &opponents, &mut dice);
+    assert!(!d.orders.setup.is_empty(), "{:#?}", d.notes);
+    assert!(
+        !d.rolls.is_empty(),
+        "the stacks roll for the month's marches"
+    );
+    assert!(
+        d.notes.iter().all(|n| !n.contains("left out")),
+        "{:#?}",
+        d.notes
+    );
+    let mut events = Vec::new();
+    let placed =
+        dervish::engine::set_up(&scn, state.clone(), Side::Mahdist, &d.orders, &mut events);
+    let sinkat = scn.map.resolve("Sinkat").unwrap();
+    let osman = placed
+        .leaders
+        .iter()
+        .find(|l| l.name == "Osman Digma")
+        .and_then(|l| l.hex)
+        .unwrap();
+    assert!(osman.distance(sinkat) <= 2, "Osman Digma at {osman}");
+    let mut per_hex: std::collections::BTreeMap<_, usize> = Default::default();
+    for u in placed.units.iter().filter(|u| u.side == Side::Mahdist) {
+        if let Some(h) = u.hex() {
+            *per_hex.entry(h).or_default() += 1;
+        }
+    }
+    assert!(per_hex.values().all(|&n| n <= 6), "{per_hex:?}");
+    // The marches start where the set-up put the stacks.
+    for m in &d.orders.marches {
+        if let dervish::engine::orders::Selection::Stack(h) = m.units {
+            assert!(
+                per_hex.contains_key(&h),
+                "a march from {h}, where no one stands"
+            );
+        }
+    }
+    // The same state and seed, the same set-up.
+    let again = decide(
+        &scn,
+        &state,
+        &table,
+        &opponents,
+        &mut Dice::new(SeededDice::from_seed(7)),
+    );
+    assert_eq!(again.orders, d.orders);
 }

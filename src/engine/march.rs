@@ -1732,25 +1732,7 @@ impl Occupancy {
                 o.set(h, BESIEGED);
             }
         }
-        for rule in &t.scn.def.special_rules {
-            if let SpecialRule::NoMahdistBesideRiverDownstreamOf { river, from } = rule {
-                if side != Side::Mahdist {
-                    continue;
-                }
-                let (Some(r), Ok(start)) = (map.find_river(river), map.resolve(from)) else {
-                    continue;
-                };
-                let limit = map
-                    .river_sides_of(start)
-                    .iter()
-                    .filter(|(_, s)| s.river == r)
-                    .map(|(_, s)| s.order)
-                    .min();
-                if let Some(limit) = limit {
-                    o.forbidden = Some((r, limit, river.clone(), from.clone()));
-                }
-            }
-        }
+        o.forbidden = river_ban(t.scn, side);
         o
     }
 
@@ -1789,6 +1771,56 @@ impl Occupancy {
         self.forbidden.as_ref().is_some_and(|(r, limit, _, _)| {
             t.scn.map.touches_river(hex)
                 && t.scn
+                    .map
+                    .river_sides_of(hex)
+                    .iter()
+                    .any(|(_, s)| s.river == *r && s.order >= *limit)
+        })
+    }
+}
+
+/// The scenario rule of 2.2 that bars `side` from the hexes beside a river
+/// from a place downstream: the river, the first hexside order barred, and
+/// the river's and the place's names as written.
+fn river_ban(
+    scn: &crate::scenario::Scenario,
+    side: Side,
+) -> Option<(crate::geo::map::RiverId, usize, String, String)> {
+    let map = &scn.map;
+    let mut ban = None;
+    for rule in &scn.def.special_rules {
+        if let SpecialRule::NoMahdistBesideRiverDownstreamOf { river, from } = rule {
+            if side != Side::Mahdist {
+                continue;
+            }
+            let (Some(r), Ok(start)) = (map.find_river(river), map.resolve(from)) else {
+                continue;
+            };
+            let limit = map
+                .river_sides_of(start)
+                .iter()
+                .filter(|(_, s)| s.river == r)
+                .map(|(_, s)| s.order)
+                .min();
+            if let Some(limit) = limit {
+                ban = Some((r, limit, river.clone(), from.clone()));
+            }
+        }
+    }
+    ban
+}
+
+/// Whether a scenario rule bars `side` from ever entering `hex` (2.2), as
+/// route searches apply it; for programmed players planning far marches.
+pub fn barred_by_scenario(
+    scn: &crate::scenario::Scenario,
+    side: Side,
+) -> impl Fn(Hex) -> bool + '_ {
+    let ban = river_ban(scn, side);
+    move |hex: Hex| {
+        ban.as_ref().is_some_and(|(r, limit, _, _)| {
+            scn.map.touches_river(hex)
+                && scn
                     .map
                     .river_sides_of(hex)
                     .iter()

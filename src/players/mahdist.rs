@@ -16,7 +16,7 @@ use super::reaction::{Band, Letter, Reaction, Reactions, Situation};
 use crate::dice::{Dice, DieSource};
 use crate::engine::orders::{Leg, MarchOrder, OnContact, Orders, Selection};
 use crate::geo::{Hex, PlaceKind, Terrain};
-use crate::scenario::{Scenario, Side};
+use crate::scenario::{Scenario, Side, UnitKind};
 use crate::state::GameState;
 
 /// The opponents' data as shipped.
@@ -34,6 +34,15 @@ pub struct Opponents {
     pub hearing: u32,
     /// Each scenario's objectives, most important first.
     pub mahdist: Vec<Objectives>,
+    /// A stack pursues the most important objective the enemy holds
+    /// within this many hexes of it, else the nearest one.
+    #[serde(default = "Opponents::default_objective_reach")]
+    pub objective_reach: u32,
+    /// A stack attacks a town, village or oasis the enemy holds only with
+    /// at least this many times the strength of the units in it; short of
+    /// that it sits down before the place and keeps the siege (9.12).
+    #[serde(default = "Opponents::default_assault_ratio")]
+    pub assault_ratio: u32,
     /// Each scenario's expedition for the Egyptian player, if it has one.
     #[serde(default)]
     pub egyptian: Vec<Expedition>,
@@ -61,13 +70,32 @@ pub struct Objectives {
     pub scenario: String,
     /// Place names of the map, most important first.
     pub objectives: Vec<String>,
+    /// This scenario's [`Opponents::objective_reach`], if not the common one.
+    #[serde(default)]
+    pub objective_reach: Option<u32>,
+    /// This scenario's [`Opponents::assault_ratio`], if not the common one.
+    #[serde(default)]
+    pub assault_ratio: Option<u32>,
 }
 
 impl Opponents {
+    fn default_objective_reach() -> u32 {
+        12
+    }
+
+    fn default_assault_ratio() -> u32 {
+        3
+    }
+
     /// The shipped data (its place names are checked when a scenario's
     /// objectives are asked for: [`Opponents::objectives`]).
     pub fn shipped() -> Result<Opponents, String> {
-        ron::from_str(OPPONENTS_RON).map_err(|e| format!("opponents.ron: {e}"))
+        Opponents::parse(OPPONENTS_RON)
+    }
+
+    /// An opponents file's text (`opponents.ron`).
+    pub fn parse(text: &str) -> Result<Opponents, String> {
+        ron::from_str(text).map_err(|e| format!("opponents.ron: {e}"))
     }
 
     /// The shipped data, read once.
@@ -94,6 +122,18 @@ impl Opponents {
                 )
             })?;
         Ok(Some((e, hex)))
+    }
+
+    /// How far a stack looks for the most important objective, and the
+    /// strength it wants for an assault, in a scenario.
+    pub fn reach_and_ratio(&self, scn: &Scenario) -> (u32, u32) {
+        let o = self.mahdist.iter().find(|o| o.scenario == scn.id());
+        (
+            o.and_then(|o| o.objective_reach)
+                .unwrap_or(self.objective_reach),
+            o.and_then(|o| o.assault_ratio)
+                .unwrap_or(self.assault_ratio),
+        )
     }
 
     /// The objectives of a scenario, as hexes; an unknown place name is
@@ -141,11 +181,54 @@ pub fn decide<S: DieSource>(
     opponents: &Opponents,
     dice: &mut Dice<S>,
 ) -> Decision {
+    // The opening month, before the first Egyptian player turn: the set-up
+    // (2.1), and the month's marches from where the set-up puts the army
+    // (one order set serves both, as in a player's first mail).
+    if state.month == scn.def.start && !state.effects.egyptian_turn_played {
+        let mut notes = Vec::new();
+        let objectives = opponents.objectives(scn).unwrap_or_default();
+        let setup = set_up(scn, state, &objectives, &mut notes);
+        let (checked, dropped) = super::keep_checked(
+            scn,
+            state,
+            Side::Mahdist,
+            Orders {
+                setup,
+                ..Orders::default()
+            },
+        );
+        notes.extend(dropped);
+        let placed =
+            crate::engine::set_up(scn, state.clone(), Side::Mahdist, &checked, &mut Vec::new());
+        let mut turn = decide_turn(scn, &placed, table, opponents, dice);
+        notes.append(&mut turn.notes);
+        return Decision {
+            orders: Orders {
+                setup: checked.setup,
+                ..turn.orders
+            },
+            notes,
+            rolls: turn.rolls,
+        };
+    }
+    decide_turn(scn, state, table, opponents, dice)
+}
+
+/// A player turn's orders: each stack's reaction and what it makes the
+/// stack do, through the checker.
+fn decide_turn<S: DieSource>(
+    scn: &Scenario,
+    state: &GameState,
+    table: &Reactions,
+    opponents: &Opponents,
+    dice: &mut Dice<S>,
+) -> Decision {
     let mut notes = Vec::new();
     let objectives = opponents.objectives(scn).unwrap_or_else(|e| {
         notes.push(e);
         Vec::new()
     });
+    let (reach, assault_ratio) = opponents.reach_and_ratio(scn);
     let mut mine: Vec<Mine> = Vec::new();
     let mut theirs: Vec<Theirs> = Vec::new();
     for s in state.stacks() {
@@ -158,7 +241,17 @@ pub fn decide<S: DieSource>(
                     .is_some_and(|t| !t.kind.is_river_unit() && t.movement > 0)
             })
             .collect();
-        let strength = s.units.iter().map(|u| u.strength).sum();
+        // The British fleet holds no hex and fights no one (8.25).
+        let holding: Vec<_> = s
+            .units
+            .iter()
+            .filter(|u| {
+                scn.units
+                    .get(&u.unit_type)
+                    .is_none_or(|t| t.kind != UnitKind::Fleet)
+            })
+            .collect();
+        let strength = holding.iter().map(|u| u.strength).sum();
         if s.side == Side::Mahdist {
             if !land.is_empty() {
                 mine.push(Mine {
@@ -169,7 +262,7 @@ pub fn decide<S: DieSource>(
                     reach: super::reach_at(scn, state, Side::Mahdist, s.hex),
                 });
             }
-        } else if !s.units.is_empty() {
+        } else if !holding.is_empty() {
             theirs.push(Theirs {
                 hex: s.hex,
                 strength,
@@ -179,10 +272,17 @@ pub fn decide<S: DieSource>(
     // The largest stacks first, then by hex: the same state gives the same
     // order of rolls.
     mine.sort_by_key(|m| (std::cmp::Reverse(m.strength), m.hex.row, m.hex.col));
+    // The objectives the enemy holds: with its units, or empty and last
+    // occupied by it (a garrison starved to the last man leaves the town
+    // to be taken, 3.2).
     let enemy_towns: Vec<Hex> = objectives
         .iter()
         .copied()
-        .filter(|h| theirs.iter().any(|t| t.hex == *h))
+        .filter(|h| {
+            theirs.iter().any(|t| t.hex == *h)
+                || (state.control.get(h) == Some(&Side::Egyptian)
+                    && !mine.iter().any(|m| m.hex == *h))
+        })
         .collect();
     // 9.12: a settlement is under siege when an enemy land unit is next
     // to it (river units alone do not besiege: docs/rules.md 9.12).
@@ -216,12 +316,21 @@ pub fn decide<S: DieSource>(
             me: m,
             mine: &mine,
             theirs: &theirs,
+            // The most important objective within reach, else the
+            // nearest, else the nearest enemy.
             objective: enemy_towns
                 .iter()
                 .copied()
-                .min_by_key(|h| (m.hex.distance(*h), h.row, h.col))
+                .find(|h| m.hex.distance(*h) <= reach)
+                .or_else(|| {
+                    enemy_towns
+                        .iter()
+                        .copied()
+                        .min_by_key(|h| (m.hex.distance(*h), h.row, h.col))
+                })
                 .or_else(|| nearest(m.hex, theirs.iter().map(|t| t.hex))),
             opponents,
+            assault_ratio,
             besieged: besieged.contains(&m.hex),
         };
         let (order, what) = act(&cx, &reaction);
@@ -262,6 +371,145 @@ pub fn decide<S: DieSource>(
         notes,
         rolls: dice.take_rolls(),
     }
+}
+
+/// The set-up (2.1): each Mahdist set-up line that may place its units in
+/// more than one hex puts them as near as it may to the objective the
+/// enemy holds nearest its zone (of two as near, the more important), a
+/// stack to a hex up to the scenario's limit, in the hexes of the zone
+/// nearest that objective that hold no one else: Osman Digna's men round
+/// Sinkat, as in February 1884; the Mahdi's army as near Khartoum as its
+/// villages allow (docs/opponents.md).
+fn set_up(
+    scn: &Scenario,
+    state: &GameState,
+    objectives: &[Hex],
+    notes: &mut Vec<String>,
+) -> Vec<crate::engine::orders::SetupOrder> {
+    use crate::engine::orders::SetupOrder;
+    use crate::scenario::definition::SpecialRule;
+    let lines = crate::state::setup::setup_lines(scn);
+    let limit = scn
+        .def
+        .special_rules
+        .iter()
+        .find_map(|r| match r {
+            SpecialRule::MahdistSetupStackLimit(n) => Some(*n as usize),
+            _ => None,
+        })
+        .unwrap_or(usize::MAX)
+        .max(1);
+    let enemy_held = |h: Hex| {
+        state
+            .units
+            .iter()
+            .any(|u| u.side == Side::Egyptian && u.hex() == Some(h))
+            || state.control.get(&h) == Some(&Side::Egyptian)
+    };
+    let mut orders = Vec::new();
+    for (i, def) in scn.def.setup.iter().enumerate() {
+        if def.side != Side::Mahdist {
+            continue;
+        }
+        let Ok(zone) = crate::scenario::zone::zone_hexes(&scn.map, &def.zone) else {
+            continue;
+        };
+        if zone.len() < 2 {
+            continue;
+        }
+        let units: Vec<crate::state::UnitId> = state
+            .units
+            .iter()
+            .filter(|u| u.side == Side::Mahdist && u.hex().is_some())
+            .filter(|u| lines.get(&u.id) == Some(&i))
+            .filter(|u| {
+                scn.units
+                    .get(&u.unit_type)
+                    .is_some_and(|t| !t.kind.is_river_unit())
+            })
+            .map(|u| u.id.clone())
+            .collect();
+        if units.is_empty() {
+            continue;
+        }
+        let from_zone = |h: Hex| zone.iter().map(|z| z.distance(h)).min().unwrap_or(u32::MAX);
+        let held: Vec<Hex> = objectives
+            .iter()
+            .copied()
+            .filter(|h| enemy_held(*h))
+            .collect();
+        // The objective nearest the zone; of two as near, the more
+        // important.
+        let Some(target) = held
+            .iter()
+            .copied()
+            .enumerate()
+            .min_by_key(|(k, h)| (from_zone(*h), *k))
+            .map(|(_, h)| h)
+        else {
+            continue;
+        };
+        // Hexes holding no one but this line's own units.
+        let free = |h: &Hex| {
+            scn.map.is_land(*h)
+                && state
+                    .units
+                    .iter()
+                    .filter(|u| u.hex() == Some(*h))
+                    .all(|u| units.contains(&u.id))
+        };
+        let mut hexes: Vec<Hex> = zone.iter().copied().filter(free).collect();
+        hexes.sort_by_key(|h| (h.distance(target), h.row, h.col));
+        let wanted = units.len().div_ceil(limit);
+        if wanted > hexes.len() {
+            continue;
+        }
+        let chosen = &hexes[..wanted];
+        // Units already in a chosen hex stay there; the others fill the
+        // chosen hexes up to the limit, so that no hex is ever over it
+        // while the orders are carried out one after another.
+        let at = |id: &crate::state::UnitId| {
+            state
+                .units
+                .iter()
+                .find(|u| u.id == *id)
+                .and_then(|u| u.hex())
+        };
+        let mut movers = units
+            .iter()
+            .filter(|id| at(id).is_none_or(|h| !chosen.contains(&h)))
+            .cloned();
+        for (k, &h) in chosen.iter().enumerate() {
+            let mut group: Vec<crate::state::UnitId> = units
+                .iter()
+                .filter(|id| at(id) == Some(h))
+                .take(limit)
+                .cloned()
+                .collect();
+            while group.len() < limit {
+                let Some(id) = movers.next() else { break };
+                group.push(id);
+            }
+            if group.is_empty() {
+                continue;
+            }
+            orders.push(SetupOrder {
+                units: group,
+                leaders: if k == 0 {
+                    def.leaders.clone()
+                } else {
+                    Vec::new()
+                },
+                at: h,
+            });
+        }
+        notes.push(format!(
+            "set-up: \"{}\" as near {} as it may",
+            def.text,
+            scn.map.describe(target)
+        ));
+    }
+    orders
 }
 
 fn nearest(from: Hex, to: impl Iterator<Item = Hex>) -> Option<Hex> {
@@ -345,6 +593,8 @@ struct Cx<'a> {
     /// The objective this stack pursues.
     objective: Option<Hex>,
     opponents: &'a Opponents,
+    /// The strength against a garrison an assault wants (this scenario's).
+    assault_ratio: u32,
     /// The stack holds a settlement under siege: it may leave only by
     /// attacking the besiegers (9.12).
     besieged: bool,
@@ -367,7 +617,13 @@ impl Cx<'_> {
     fn march(&self, to: Hex, on_contact: OnContact) -> Option<MarchOrder> {
         (to != self.me.hex).then(|| MarchOrder {
             units: Selection::Stack(self.me.hex),
-            legs: super::legs_to(&self.scn.map, self.me.hex, to, self.me.reach),
+            legs: super::legs_avoiding(
+                &self.scn.map,
+                self.me.hex,
+                to,
+                self.me.reach,
+                &crate::engine::march::barred_by_scenario(self.scn, Side::Mahdist),
+            ),
             continue_after_win: matches!(on_contact, OnContact::AttackAny),
             on_contact,
             ..MarchOrder::stack(self.me.hex, Vec::new())
@@ -522,12 +778,74 @@ fn letter(cx: &Cx<'_>, l: Letter) -> (Option<MarchOrder>, String) {
     }
 }
 
+/// The strategic layer's rule for towns (docs/opponents.md, "Sieges"): a
+/// march that would attack a town, village or oasis the enemy holds goes
+/// ahead only if the stack has [`Opponents::assault_ratio`] times the
+/// strength in it; short of that, a stack next to the place sits down
+/// before it, and one further away marches up to besiege it without
+/// attacking. A stack besieging its objective keeps the siege whatever
+/// else its reaction says.
+fn siege_discipline(
+    cx: &Cx<'_>,
+    order: Option<MarchOrder>,
+    what: String,
+) -> (Option<MarchOrder>, String) {
+    let describe = |h: Hex| cx.scn.map.describe(h);
+    let garrison = |h: Hex| {
+        cx.scn
+            .map
+            .settlement_at(h)
+            .and_then(|_| cx.theirs.iter().find(|t| t.hex == h))
+            .map(|t| t.strength)
+    };
+    let ratio = cx.assault_ratio;
+    let Some(o) = order else {
+        return (None, what);
+    };
+    let target = match o.legs.last() {
+        Some(Leg::To(h)) if o.on_contact != OnContact::Avoid => Some(*h),
+        _ => None,
+    };
+    if let Some(town) = target
+        && let Some(g) = garrison(town)
+        && cx.me.strength < ratio * g
+    {
+        let why = format!(
+            "{} strength against {g} in {}: an assault waits for {ratio} times the garrison",
+            cx.me.strength,
+            describe(town)
+        );
+        return if cx.me.hex.distance(town) <= 1 {
+            (None, format!("sits down before {} ({why})", describe(town)))
+        } else {
+            (
+                Some(MarchOrder {
+                    on_contact: OnContact::Avoid,
+                    continue_after_win: false,
+                    ..o
+                }),
+                format!("marches to besiege {} ({why})", describe(town)),
+            )
+        };
+    }
+    let attacks = o.on_contact != OnContact::Avoid;
+    if !attacks
+        && let Some(obj) = cx.objective
+        && cx.me.hex.distance(obj) <= 1
+        && garrison(obj).is_some()
+    {
+        return (None, format!("keeps the siege of {}", describe(obj)));
+    }
+    (Some(o), what)
+}
+
 /// A reaction of one or two letters: the first that moves the stack, else
 /// the last (docs/opponents.md).
 fn act(cx: &Cx<'_>, r: &Reaction) -> (Option<MarchOrder>, String) {
     let mut last = (None, "stays".to_string());
     for l in &r.0 {
         let (order, what) = letter(cx, *l);
+        let (order, what) = siege_discipline(cx, order, what);
         // 9.12: "units in a besieged hex may not leave ... unless all
         // adjacent enemy units have 1st been driven away by combat".
         let (order, what) = match order {

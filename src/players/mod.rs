@@ -163,12 +163,41 @@ pub fn legs_to(
     to: crate::geo::Hex,
     reach: u32,
 ) -> Vec<crate::engine::orders::Leg> {
+    legs_avoiding(map, from, to, reach, &|_| false)
+}
+
+/// [`legs_to`], for a side that a scenario rule bars from some hexes
+/// (`barred`, as [`crate::engine::march::barred_by_scenario`] gives): the
+/// waypoints are on a route that keeps out of them.
+pub fn legs_avoiding(
+    map: &crate::geo::Map,
+    from: crate::geo::Hex,
+    to: crate::geo::Hex,
+    reach: u32,
+    barred: &dyn Fn(crate::geo::Hex) -> bool,
+) -> Vec<crate::engine::orders::Leg> {
     use crate::engine::orders::Leg;
-    use crate::geo::route::{land_route, step_cost};
+    use crate::geo::route::{cheapest_route, land_route, step_cost};
     if from.distance(to) <= NEAR {
         return vec![Leg::To(to)];
     }
-    let Some(route) = land_route(map, from, to) else {
+    let route = if barred(from) || barred(to) {
+        None
+    } else {
+        match land_route(map, from, to) {
+            Some(r) if r.hexes.iter().any(|h| barred(*h)) => {
+                cheapest_route(map, from, to, &|a, b| {
+                    if barred(b) {
+                        None
+                    } else {
+                        step_cost(map, a, b, &|_| false)
+                    }
+                })
+            }
+            r => r,
+        }
+    };
+    let Some(route) = route else {
         return vec![Leg::To(to)];
     };
     let reach = reach.max(1);
