@@ -72,17 +72,19 @@ pub fn set_up(
     if state.month != scn.def.start || orders.setup.is_empty() || state.result.is_some() {
         return state;
     }
+    let index = crate::state::setup::SetupIndex::new(scn);
     for (k, o) in orders.setup.iter().enumerate() {
         let mut names: Vec<String> = o.units.iter().map(|u| u.0.to_string()).collect();
         names.extend(o.leaders.iter().cloned());
-        let text = match crate::state::setup::apply_setup_order(scn, &mut state, side, o) {
-            Ok(()) => format!(
-                "{side} set-up (2.1): {} placed at {}",
-                names.join(" "),
-                scn.map.describe(o.at)
-            ),
-            Err(reason) => format!("{side} set-up order {} set aside: {reason}", k + 1),
-        };
+        let text =
+            match crate::state::setup::apply_setup_order_with(scn, &mut state, side, o, &index) {
+                Ok(()) => format!(
+                    "{side} set-up (2.1): {} placed at {}",
+                    names.join(" "),
+                    scn.map.describe(o.at)
+                ),
+                Err(reason) => format!("{side} set-up order {} set aside: {reason}", k + 1),
+            };
         events.push(Event::Note { text });
     }
     for (name, hex) in crate::state::setup::rejoin_lone_leaders(scn, &mut state, side) {

@@ -131,10 +131,12 @@ pub fn check(sheet: &super::Sheet, scn: &Scenario, state: &GameState, side: Side
     // where the sheet's SETUP orders put the units, as the engine plays
     // them (a SETUP refused here is reported below and moves nothing).
     let mut set_up = None;
+    let mut index = None;
     for it in &sheet.items {
         if let Order::Setup(o) = &it.order {
             let s = set_up.get_or_insert_with(|| state.clone());
-            let _ = crate::state::setup::apply_setup_order(scn, s, side, o);
+            let ix = index.get_or_insert_with(|| crate::state::setup::SetupIndex::new(scn));
+            let _ = crate::state::setup::apply_setup_order_with(scn, s, side, o, ix);
         }
     }
     let plans = plan_marches(
@@ -201,6 +203,7 @@ pub fn check(sheet: &super::Sheet, scn: &Scenario, state: &GameState, side: Side
     };
     let kind = |i: usize| scn.units.get(&state.units[i].unit_type).map(|t| t.kind);
     let mut setup_state = state.clone();
+    let mut setup_index = None;
     for item in &sheet.items {
         match &item.order {
             Order::March(_) | Order::Ready | Order::Command(_) => {}
@@ -481,7 +484,15 @@ pub fn check(sheet: &super::Sheet, scn: &Scenario, state: &GameState, side: Side
             Order::Setup(o) => {
                 // Checked in turn on the set-up as the earlier orders of
                 // the sheet leave it, as the engine places them.
-                match crate::state::setup::apply_setup_order(scn, &mut setup_state, side, o) {
+                let ix =
+                    setup_index.get_or_insert_with(|| crate::state::setup::SetupIndex::new(scn));
+                match crate::state::setup::apply_setup_order_with(
+                    scn,
+                    &mut setup_state,
+                    side,
+                    o,
+                    ix,
+                ) {
                     Ok(()) => out.orders.setup.push(o.clone()),
                     Err(m) => out.error(item, m),
                 }

@@ -468,13 +468,12 @@ fn set_up(
         // Units already in a chosen hex stay there; the others fill the
         // chosen hexes up to the limit, so that no hex is ever over it
         // while the orders are carried out one after another.
-        let at = |id: &crate::state::UnitId| {
-            state
-                .units
-                .iter()
-                .find(|u| u.id == *id)
-                .and_then(|u| u.hex())
-        };
+        let hex_of: std::collections::BTreeMap<&crate::state::UnitId, Hex> = state
+            .units
+            .iter()
+            .filter_map(|u| u.hex().map(|h| (&u.id, h)))
+            .collect();
+        let at = |id: &crate::state::UnitId| hex_of.get(id).copied();
         let mut movers = units
             .iter()
             .filter(|id| at(id).is_none_or(|h| !chosen.contains(&h)))

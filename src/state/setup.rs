@@ -273,6 +273,31 @@ fn line_zone(scn: &Scenario, line: usize) -> Vec<Hex> {
         .unwrap_or_default()
 }
 
+/// What set-up orders are checked against, worked out once for a set of
+/// orders: the line that places each counter and each line's zone.
+pub struct SetupIndex {
+    lines: BTreeMap<UnitId, usize>,
+    /// Each line's zone, worked out when first asked for.
+    zones: Vec<std::cell::OnceCell<Vec<Hex>>>,
+}
+
+impl SetupIndex {
+    pub fn new(scn: &Scenario) -> SetupIndex {
+        SetupIndex {
+            lines: setup_lines(scn),
+            zones: (0..scn.def.setup.len())
+                .map(|_| std::cell::OnceCell::new())
+                .collect(),
+        }
+    }
+
+    fn zone(&self, scn: &Scenario, line: usize) -> &[Hex] {
+        self.zones
+            .get(line)
+            .map_or(&[], |z| z.get_or_init(|| line_zone(scn, line)).as_slice())
+    }
+}
+
 /// Carry out one set-up order for `side` (2.1, 2.3): every unit and leader
 /// named must be of the side's set-up, the place in the zone of each one's
 /// set-up line, river units beside a river (6.0), and a Mahdist hex may not
@@ -283,6 +308,17 @@ pub fn apply_setup_order(
     state: &mut GameState,
     side: Side,
     order: &SetupOrder,
+) -> Result<(), String> {
+    apply_setup_order_with(scn, state, side, order, &SetupIndex::new(scn))
+}
+
+/// [`apply_setup_order`] with the index worked out once for all the orders.
+pub fn apply_setup_order_with(
+    scn: &Scenario,
+    state: &mut GameState,
+    side: Side,
+    order: &SetupOrder,
+    ix: &SetupIndex,
 ) -> Result<(), String> {
     let map = &scn.map;
     if state.month != scn.def.start {
@@ -297,7 +333,7 @@ pub fn apply_setup_order(
                 .into(),
         );
     }
-    let lines = setup_lines(scn);
+    let lines = &ix.lines;
     let place = map.describe(order.at);
     let mut idx = Vec::new();
     for id in &order.units {
@@ -311,7 +347,7 @@ pub fn apply_setup_order(
         let (Some(&line), Some(_)) = (lines.get(id), u.hex()) else {
             return Err(format!("{id} is not in the {side} set-up (2.1)"));
         };
-        if !line_zone(scn, line).contains(&order.at) {
+        if !ix.zone(scn, line).contains(&order.at) {
             return Err(format!(
                 "{id} is set up by the line \"{}\": not at {place} (2.1)",
                 scn.def.setup[line].text
@@ -339,7 +375,7 @@ pub fn apply_setup_order(
         let Some(line) = line.filter(|_| def.side == side) else {
             return Err(format!("{} is not in the {side} set-up (2.1)", def.name));
         };
-        if !line_zone(scn, line).contains(&order.at) {
+        if !ix.zone(scn, line).contains(&order.at) {
             return Err(format!(
                 "{} is set up by the line \"{}\": not at {place} (2.1)",
                 def.name, scn.def.setup[line].text
