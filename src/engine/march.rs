@@ -1391,20 +1391,17 @@ fn targets<S: DieSource>(
     let has_land = !m.units.is_empty();
     let has_gunboats = !gunboats(t, m).is_empty();
     let enemy = t.side.enemy();
-    // Every counter this test can look at stands within two hexes: take
-    // them once rather than scanning all counters for each hex asked about.
-    let near = Nearby::of(t, hex, 2);
     let mut out: Vec<Hex> = hex
         .neighbours()
         .into_iter()
-        .filter(|n| near.occupied_by(*n, enemy))
+        .filter(|n| t.occupied_by(*n, enemy))
         .collect();
     for n in hex.neighbours() {
-        if near.is_besieged(t, n, t.side) {
+        if t.is_besieged(n, t.side) {
             out.extend(
                 n.neighbours()
                     .into_iter()
-                    .filter(|b| *b != hex && near.occupied_by(*b, enemy)),
+                    .filter(|b| *b != hex && t.occupied_by(*b, enemy)),
             );
         }
     }
@@ -1425,57 +1422,6 @@ fn targets<S: DieSource>(
         OnContact::AttackHexes(hs) => ok.into_iter().filter(|h| hs.contains(h)).collect(),
     };
     (go, dropped)
-}
-
-/// The counters within a few hexes of a point, with the answers of
-/// [`Turn::occupied_by`], [`Turn::land_occupied_by`] and
-/// [`Turn::is_besieged`] for hexes close enough that every counter those
-/// answers depend on is among them.
-struct Nearby {
-    /// Hex, side, and whether it holds the hex (not the fleet) and whether
-    /// it is a land unit (not a boat, gunboat or the fleet).
-    counters: Vec<(Hex, Side, bool, bool)>,
-}
-
-impl Nearby {
-    fn of<S: DieSource>(t: &Turn<'_, S>, centre: Hex, radius: u32) -> Nearby {
-        let counters = t
-            .on_map()
-            .filter_map(|(_, u, h, ty)| {
-                if h.distance(centre) > radius {
-                    return None;
-                }
-                let kind = ty.map(|ty| ty.kind);
-                let holds = kind.is_none_or(|k| k != UnitKind::Fleet);
-                let land = kind.is_none_or(|k| !k.is_river_unit() && k != UnitKind::Fleet);
-                Some((h, u.side, holds, land))
-            })
-            .collect();
-        Nearby { counters }
-    }
-
-    fn occupied_by(&self, hex: Hex, side: Side) -> bool {
-        self.counters
-            .iter()
-            .any(|&(h, s, holds, _)| h == hex && s == side && holds)
-    }
-
-    fn land_occupied_by(&self, hex: Hex, side: Side) -> bool {
-        self.counters
-            .iter()
-            .any(|&(h, s, _, land)| h == hex && s == side && land)
-    }
-
-    /// As [`Turn::is_besieged`], for a hex at most `radius - 1` from the
-    /// centre.
-    fn is_besieged<S: DieSource>(&self, t: &Turn<'_, S>, hex: Hex, owner: Side) -> bool {
-        t.scn.map.settlement_at(hex).is_some()
-            && self.occupied_by(hex, owner)
-            && hex
-                .neighbours()
-                .iter()
-                .any(|n| self.land_occupied_by(*n, owner.enemy()))
-    }
 }
 
 /// Attack every target the order allows, one after another while winning

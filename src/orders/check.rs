@@ -130,15 +130,22 @@ pub fn check(sheet: &super::Sheet, scn: &Scenario, state: &GameState, side: Side
     // In the opening month the set-up comes first (2.1): marches start
     // where the sheet's SETUP orders put the units, as the engine plays
     // them (a SETUP refused here is reported below and moves nothing).
+    // Each SETUP is checked on the set-up as the earlier ones leave it, as
+    // the engine places them; the results are reported in the sheet's
+    // order below.
     let mut set_up = None;
     let mut index = None;
+    let mut setup_results = Vec::new();
     for it in &sheet.items {
         if let Order::Setup(o) = &it.order {
             let s = set_up.get_or_insert_with(|| state.clone());
             let ix = index.get_or_insert_with(|| crate::state::setup::SetupIndex::new(scn));
-            let _ = crate::state::setup::apply_setup_order_with(scn, s, side, o, ix);
+            setup_results.push(crate::state::setup::apply_setup_order_with(
+                scn, s, side, o, ix,
+            ));
         }
     }
+    let mut setup_results = setup_results.into_iter();
     let plans = plan_marches(
         scn,
         set_up.as_ref().unwrap_or(state),
@@ -202,8 +209,6 @@ pub fn check(sheet: &super::Sheet, scn: &Scenario, state: &GameState, side: Side
         Ok(i)
     };
     let kind = |i: usize| scn.units.get(&state.units[i].unit_type).map(|t| t.kind);
-    let mut setup_state = state.clone();
-    let mut setup_index = None;
     for item in &sheet.items {
         match &item.order {
             Order::March(_) | Order::Ready | Order::Command(_) => {}
@@ -481,22 +486,11 @@ pub fn check(sheet: &super::Sheet, scn: &Scenario, state: &GameState, side: Side
                     out.orders.event_losses.extend(units.iter().cloned());
                 }
             }
-            Order::Setup(o) => {
-                // Checked in turn on the set-up as the earlier orders of
-                // the sheet leave it, as the engine places them.
-                let ix =
-                    setup_index.get_or_insert_with(|| crate::state::setup::SetupIndex::new(scn));
-                match crate::state::setup::apply_setup_order_with(
-                    scn,
-                    &mut setup_state,
-                    side,
-                    o,
-                    ix,
-                ) {
-                    Ok(()) => out.orders.setup.push(o.clone()),
-                    Err(m) => out.error(item, m),
-                }
-            }
+            Order::Setup(o) => match setup_results.next() {
+                Some(Ok(())) => out.orders.setup.push(o.clone()),
+                Some(Err(m)) => out.error(item, m),
+                None => out.error(item, "this set-up order was not checked".to_string()),
+            },
             Order::DefendLoseFirst(units) => {
                 let mut ok = true;
                 for u in units {

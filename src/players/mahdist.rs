@@ -229,6 +229,7 @@ fn decide_turn<S: DieSource>(
         Vec::new()
     });
     let (reach, assault_ratio) = opponents.reach_and_ratio(scn);
+    let barred = crate::engine::march::barred_by_scenario(scn, Side::Mahdist);
     let mut mine: Vec<Mine> = Vec::new();
     let mut theirs: Vec<Theirs> = Vec::new();
     for s in state.stacks() {
@@ -331,6 +332,7 @@ fn decide_turn<S: DieSource>(
                 .or_else(|| nearest(m.hex, theirs.iter().map(|t| t.hex))),
             opponents,
             assault_ratio,
+            barred: &barred,
             besieged: besieged.contains(&m.hex),
         };
         let (order, what) = act(&cx, &reaction);
@@ -387,16 +389,8 @@ fn set_up(
     notes: &mut Vec<String>,
 ) -> Vec<crate::engine::orders::SetupOrder> {
     use crate::engine::orders::SetupOrder;
-    use crate::scenario::definition::SpecialRule;
     let lines = crate::state::setup::setup_lines(scn);
-    let limit = scn
-        .def
-        .special_rules
-        .iter()
-        .find_map(|r| match r {
-            SpecialRule::MahdistSetupStackLimit(n) => Some(*n as usize),
-            _ => None,
-        })
+    let limit = crate::state::setup::mahdist_setup_limit(scn)
         .unwrap_or(usize::MAX)
         .max(1);
     let enemy_held = |h: Hex| {
@@ -594,6 +588,8 @@ struct Cx<'a> {
     opponents: &'a Opponents,
     /// The strength against a garrison an assault wants (this scenario's).
     assault_ratio: u32,
+    /// Hexes a scenario rule bars the Mahdist player from (2.2).
+    barred: &'a dyn Fn(Hex) -> bool,
     /// The stack holds a settlement under siege: it may leave only by
     /// attacking the besiegers (9.12).
     besieged: bool,
@@ -616,13 +612,7 @@ impl Cx<'_> {
     fn march(&self, to: Hex, on_contact: OnContact) -> Option<MarchOrder> {
         (to != self.me.hex).then(|| MarchOrder {
             units: Selection::Stack(self.me.hex),
-            legs: super::legs_avoiding(
-                &self.scn.map,
-                self.me.hex,
-                to,
-                self.me.reach,
-                &crate::engine::march::barred_by_scenario(self.scn, Side::Mahdist),
-            ),
+            legs: super::legs_avoiding(&self.scn.map, self.me.hex, to, self.me.reach, self.barred),
             continue_after_win: matches!(on_contact, OnContact::AttackAny),
             on_contact,
             ..MarchOrder::stack(self.me.hex, Vec::new())

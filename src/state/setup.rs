@@ -87,10 +87,7 @@ pub fn initial_state(
         standing_lose_first: BTreeMap::new(),
         options: Default::default(),
     };
-    let limit = scn.def.special_rules.iter().find_map(|r| match r {
-        SpecialRule::MahdistSetupStackLimit(n) => Some(*n as usize),
-        _ => None,
-    });
+    let limit = mahdist_setup_limit(scn);
     let mut notes = Vec::new();
     for (i, d) in scn.def.setup.iter().enumerate() {
         let zone = zone_hexes(&scn.map, &d.zone).map_err(|e| SetupError::Zone {
@@ -273,6 +270,15 @@ fn line_zone(scn: &Scenario, line: usize) -> Vec<Hex> {
         .unwrap_or_default()
 }
 
+/// The most non-leader, non-boat Mahdist units a hex may hold at the
+/// set-up, if the scenario sets a limit (2.3).
+pub fn mahdist_setup_limit(scn: &Scenario) -> Option<usize> {
+    scn.def.special_rules.iter().find_map(|r| match r {
+        SpecialRule::MahdistSetupStackLimit(n) => Some(*n as usize),
+        _ => None,
+    })
+}
+
 /// What set-up orders are checked against, worked out once for a set of
 /// orders: the line that places each counter and each line's zone.
 pub struct SetupIndex {
@@ -383,10 +389,7 @@ pub fn apply_setup_order_with(
         }
         leaders.push(def.name.clone());
     }
-    let limit = scn.def.special_rules.iter().find_map(|r| match r {
-        SpecialRule::MahdistSetupStackLimit(n) => Some(*n as usize),
-        _ => None,
-    });
+    let limit = mahdist_setup_limit(scn);
     if let (Some(c), Side::Mahdist) = (limit, side) {
         let arriving = idx
             .iter()
