@@ -294,7 +294,7 @@ pub fn play_one(
             &mut |s: &GameState, side| match side {
                 Side::Egyptian => match egyptian {
                     EgyptianPlayer::Simple => simple_orders(scn, s, side),
-                    EgyptianPlayer::Bot(p) => egyptian::decide(scn, s, p).orders,
+                    EgyptianPlayer::Bot(p) => egyptian::decide_with(scn, s, p, Some(&bot.1)).orders,
                 },
                 Side::Mahdist => match mahdist {
                     MahdistPlayer::Simple => simple_orders(scn, s, side),
@@ -805,4 +805,207 @@ fn escape(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
+}
+
+/// Colours of the charts: won, drawn, lost (the Egyptian side's results).
+const WON: &str = "#4a7f4a";
+const DRAWN: &str = "#b8b8b8";
+const LOST: &str = "#b5473a";
+
+/// A chart of the results: one bar per result, its share of the games,
+/// with the 95% (Wilson) interval drawn as a whisker, and why the games
+/// ended beneath it: hand-built SVG.
+pub fn results_svg(title: &str, s: &Summary) -> String {
+    let (left, top, bar, gap, scale) = (170.0, 40.0, 18.0, 8.0, 4.0);
+    let rows = s.results.len() + s.reasons.len();
+    let width = left + 100.0 * scale + 60.0;
+    let height = top + (bar + gap) * rows as f64 + 60.0;
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="11">"#
+    );
+    let _ = writeln!(
+        out,
+        r#"<text x="4" y="20" font-size="13">{}: results of {} games (share, 95% interval)</text>"#,
+        escape(title),
+        s.games
+    );
+    let mut y = top;
+    for (label, k, p, lo, hi) in &s.results {
+        let fill = match label.as_str() {
+            "Egyptian victory" => WON,
+            "Mahdist victory" => LOST,
+            _ => DRAWN,
+        };
+        let _ = writeln!(
+            out,
+            r#"<text x="4" y="{}">{}</text>"#,
+            y + bar - 5.0,
+            escape(label)
+        );
+        let _ = writeln!(
+            out,
+            "<rect x=\"{left}\" y=\"{y}\" width=\"{:.1}\" height=\"{bar}\" fill=\"{fill}\"><title>{label}: {k} games, {p:.1}% ({lo:.1}-{hi:.1}%)</title></rect>",
+            p * scale
+        );
+        let mid = y + bar / 2.0;
+        let _ = writeln!(
+            out,
+            "<line x1=\"{:.1}\" x2=\"{:.1}\" y1=\"{mid}\" y2=\"{mid}\" stroke=\"#222\"/><line x1=\"{:.1}\" x2=\"{:.1}\" y1=\"{}\" y2=\"{}\" stroke=\"#222\"/><line x1=\"{:.1}\" x2=\"{:.1}\" y1=\"{}\" y2=\"{}\" stroke=\"#222\"/>",
+            left + lo * scale,
+            left + hi * scale,
+            left + lo * scale,
+            left + lo * scale,
+            y + 4.0,
+            y + bar - 4.0,
+            left + hi * scale,
+            left + hi * scale,
+            y + 4.0,
+            y + bar - 4.0
+        );
+        let _ = writeln!(
+            out,
+            r#"<text x="{:.1}" y="{}">{p:.1}%</text>"#,
+            left + hi.max(*p) * scale + 6.0,
+            y + bar - 5.0
+        );
+        y += bar + gap;
+    }
+    y += 10.0;
+    let _ = writeln!(out, r#"<text x="4" y="{}">Why the games ended</text>"#, y);
+    y += 8.0;
+    for (reason, k) in &s.reasons {
+        let p = 100.0 * *k as f64 / s.games.max(1) as f64;
+        let short: String = if reason.chars().count() > 26 {
+            reason
+                .chars()
+                .take(25)
+                .chain(std::iter::once('…'))
+                .collect()
+        } else {
+            reason.clone()
+        };
+        let _ = writeln!(
+            out,
+            "<text x=\"4\" y=\"{}\"><title>{}</title>{}</text>",
+            y + bar - 5.0,
+            escape(reason),
+            escape(&short)
+        );
+        let _ = writeln!(
+            out,
+            "<rect x=\"{left}\" y=\"{y}\" width=\"{:.1}\" height=\"{bar}\" fill=\"#7a8fa8\"><title>{}: {k} games</title></rect>",
+            p * scale,
+            escape(reason)
+        );
+        let _ = writeln!(
+            out,
+            r#"<text x="{:.1}" y="{}">{p:.1}%</text>"#,
+            left + p * scale + 6.0,
+            y + bar - 5.0
+        );
+        y += bar + gap;
+    }
+    for pct in [0, 25, 50, 75, 100] {
+        let x = left + pct as f64 * scale;
+        let _ = writeln!(
+            out,
+            "<line x1=\"{x}\" x2=\"{x}\" y1=\"{top}\" y2=\"{y}\" stroke=\"#ddd\"/><text x=\"{}\" y=\"{}\">{pct}%</text>",
+            x - 8.0,
+            y + 14.0
+        );
+    }
+    out.push_str("</svg>\n");
+    out
+}
+
+/// A chart of the battles: for each kind of combat followed in the games
+/// and each typical battle, one bar split into the Egyptian side's wins,
+/// draws and losses, with the calibration target's 70% marked: hand-built
+/// SVG.
+pub fn battles_svg(title: &str, s: &Summary) -> String {
+    let mut rows: Vec<(String, Tally)> = vec![
+        (
+            "In the games: British regular infantry, equal ansar, open".into(),
+            s.battles.british_open,
+        ),
+        (
+            "In the games: Egyptian L-class troops, equal ansar, open".into(),
+            s.battles.egyptian_l_open,
+        ),
+    ];
+    rows.extend(s.typical.iter().map(|b| (b.name.clone(), b.tally)));
+    let (left, top, bar, gap, scale) = (20.0, 50.0, 18.0, 22.0, 5.0);
+    let width = f64::max(left + 100.0 * scale + 40.0, 760.0);
+    let height = top + (bar + gap) * rows.len() as f64 + 30.0;
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="11">"#
+    );
+    let _ = writeln!(
+        out,
+        r#"<text x="4" y="18" font-size="13">{}: battles, the Egyptian side's share won (green), drawn (grey), lost (red)</text>"#,
+        escape(title)
+    );
+    let _ = writeln!(
+        out,
+        r#"<text x="4" y="34">{} combats in the games, {:.1}% drawn; dashed: 70%</text>"#,
+        s.battles.combats,
+        100.0 * s.battles.draws as f64 / s.battles.combats.max(1) as f64
+    );
+    let mut y = top;
+    for (name, t) in &rows {
+        let _ = writeln!(
+            out,
+            r#"<text x="{left}" y="{}">{} ({} fought)</text>"#,
+            y + 10.0,
+            escape(name),
+            t.fought
+        );
+        let by = y + 14.0;
+        if t.fought == 0 {
+            let _ = writeln!(
+                out,
+                "<text x=\"{left}\" y=\"{}\" fill=\"#777\">none fought</text>",
+                by + bar - 5.0
+            );
+        } else {
+            let share = |k: usize| 100.0 * k as f64 / t.fought as f64;
+            let drawn = t.fought - t.won - t.lost;
+            let mut x = left;
+            for (k, fill, what) in [
+                (t.won, WON, "won"),
+                (drawn, DRAWN, "drawn"),
+                (t.lost, LOST, "lost"),
+            ] {
+                let w = share(k) * scale;
+                let _ = writeln!(
+                    out,
+                    "<rect x=\"{x:.1}\" y=\"{by}\" width=\"{w:.1}\" height=\"{bar}\" fill=\"{fill}\"><title>{what}: {k} of {} ({:.1}%)</title></rect>",
+                    t.fought,
+                    share(k)
+                );
+                if share(k) >= 8.0 {
+                    let _ = writeln!(
+                        out,
+                        r#"<text x="{:.1}" y="{}" fill="white">{:.0}%</text>"#,
+                        x + 3.0,
+                        by + bar - 5.0,
+                        share(k)
+                    );
+                }
+                x += w;
+            }
+        }
+        y += bar + gap;
+    }
+    let x = left + 70.0 * scale;
+    let _ = writeln!(
+        out,
+        "<line x1=\"{x}\" x2=\"{x}\" y1=\"{top}\" y2=\"{y}\" stroke=\"#222\" stroke-dasharray=\"4 3\"/>"
+    );
+    out.push_str("</svg>\n");
+    out
 }

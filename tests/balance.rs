@@ -189,3 +189,97 @@ fn the_combat_tables_stay_calibrated() {
         assert!(t.lost > t.won, "{id}: {t:?}");
     }
 }
+
+/// The calibration of the campaigns (docs/calibration.md): a small balance
+/// of each scenario, the historical Egyptian player against the Mahdist
+/// player, must stay inside wide bands around the figures of the 10,000
+/// games that calibrated the data, so that a change of the tables, the
+/// scenarios or the programmed players that breaks the calibration fails
+/// here. The bands are the calibration targets widened by about three
+/// standard errors of 200 games; the figures of this seed sit well inside
+/// them (docs/calibration.md, "The figures now").
+#[test]
+fn the_campaigns_stay_calibrated() {
+    use dervish::calendar::GameMonth;
+    let data = DataSet::embedded().unwrap();
+    let history = History::shipped().unwrap();
+    let month = |s: &str| s.parse::<GameMonth>().unwrap();
+    let games = 200;
+    let eg = EgyptianPlayer::Bot(Persona::Historical);
+    let share = |k: usize| 100.0 * k as f64 / games as f64;
+
+    let el_obeid = data.scenario("el-obeid").unwrap();
+    let s = balance::summarise(
+        &el_obeid,
+        &history,
+        &balance::run(&el_obeid, &history, &m(eg), 1, games as u64, &|| {}).unwrap(),
+    );
+    let town = |s: &balance::Summary, name: &str| {
+        s.towns
+            .iter()
+            .find(|t| t.town == name)
+            .unwrap_or_else(|| panic!("{name} is followed"))
+            .clone()
+    };
+    // El Obeid falls in at least half the games, the median within two
+    // months of January 1883 (a month more for the band).
+    let t = town(&s, "El Obeid");
+    assert!(
+        share(t.fell) >= 70.0,
+        "El Obeid fell in {} of {games}",
+        t.fell
+    );
+    let median = t.median_of_falls.expect("El Obeid falls");
+    assert!(
+        (month("1882-11")..=month("1883-04")).contains(&median),
+        "El Obeid's median fall {median}"
+    );
+
+    let khartoum = data.scenario("khartoum").unwrap();
+    let s = balance::summarise(
+        &khartoum,
+        &history,
+        &balance::run(&khartoum, &history, &m(eg), 1, games as u64, &|| {}).unwrap(),
+    );
+    // Khartoum falls in 30-70% of games, the median within three months of
+    // January 1885.
+    let t = town(&s, "Khartoum");
+    assert!(
+        (40.0..=80.0).contains(&share(t.fell)),
+        "Khartoum fell in {} of {games}",
+        t.fell
+    );
+    let median = t.median_of_falls.expect("Khartoum falls");
+    assert!(
+        (month("1884-10")..=month("1885-05")).contains(&median),
+        "Khartoum's median fall {median}"
+    );
+    // Sinkat falls in most games by spring 1884; Tokar in most games.
+    let t = town(&s, "Sinkat");
+    let by_spring: usize = t.by_month.range(..=month("1884-05")).map(|(_, k)| k).sum();
+    assert!(
+        share(by_spring) >= 80.0,
+        "Sinkat fell by May 1884 in {by_spring}"
+    );
+    let t = town(&s, "Tokar");
+    assert!(share(t.fell) >= 50.0, "Tokar fell in {} of {games}", t.fell);
+    // Souakim holds in at least 90% (85% for the band).
+    let t = town(&s, "Souakim");
+    assert!(
+        share(t.fell) <= 15.0,
+        "Souakim fell in {} of {games}",
+        t.fell
+    );
+    // The game-ending random event ends some games, not most.
+    let ended = s
+        .reasons
+        .iter()
+        .filter(|(r, _)| r.contains("random event"))
+        .map(|(_, k)| k)
+        .sum::<usize>();
+    assert!(
+        (5.0..=45.0).contains(&share(ended)),
+        "the random event ended {ended} of {games}: {:?}",
+        s.reasons
+    );
+}

@@ -804,7 +804,7 @@ fn the_ambush_rule_from_the_command_line() {
             "--mahdist",
             "bot",
             "--seed",
-            "7",
+            "6",
         ];
         args.extend(extra);
         ok(&args)
@@ -878,6 +878,18 @@ fn a_copy_of_the_scenarios_folder_is_a_data_folder() {
     let (out, err, code) = balance(&[]);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("| Khartoum | December 1884 |"), "{out}");
+    // The folder's Egyptian expedition is the one played: a goal off the
+    // map is refused, named, before the run.
+    let opponents = std::fs::read_to_string(dir.join("opponents.ron")).unwrap();
+    assert!(opponents.contains("deliver_to: \"Khartoum\""));
+    std::fs::write(
+        dir.join("opponents.ron"),
+        opponents.replace("deliver_to: \"Khartoum\"", "deliver_to: \"Atlantis\""),
+    )
+    .unwrap();
+    let (_, err, code) = balance(&[]);
+    assert_ne!(code, 0);
+    assert!(err.contains("\"Atlantis\""), "{err}");
     // A broken opponents file or reaction table is named.
     std::fs::write(dir.join("opponents.ron"), "Opponents(sight: 3").unwrap();
     let (_, err, code) = balance(&[]);

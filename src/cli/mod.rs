@@ -177,7 +177,8 @@ enum Command {
     /// Play many campaigns of programmed players against each other on all
     /// cores and compare them with history: who wins, why games end, the
     /// month each town falls. Prints the report; with --out, writes
-    /// report.md and falls.svg there.
+    /// report.md and its charts there: falls.svg (the month each town
+    /// fell), results.svg (results and why games ended) and battles.svg.
     Balance {
         #[arg(long, short, default_value = "khartoum")]
         scenario: String,
@@ -193,7 +194,8 @@ enum Command {
         /// Who plays the Mahdist side.
         #[arg(long, default_value = "bot", value_parser = ["simple", "bot"])]
         mahdist: String,
-        /// A folder for report.md and falls.svg (created if needed).
+        /// A folder for report.md, falls.svg, results.svg and battles.svg
+        /// (created if needed).
         #[arg(long, value_name = "DIR")]
         out: Option<PathBuf>,
         /// Play with the optional ambush rule (docs/rules.md, "Ambushes").
@@ -488,6 +490,10 @@ fn run(mut cli: Cli) -> Result<ExitCode> {
                 Some(f) => Opponents::parse(&f.text).map_err(|e| anyhow!("{}: {e}", f.name))?,
                 None => Opponents::shipped().map_err(|e| anyhow!(e))?,
             };
+            // Place names the programmed players would only trip over in
+            // the middle of a run are refused before it.
+            opponents.objectives(&scn).map_err(|e| anyhow!(e))?;
+            opponents.expedition(&scn).map_err(|e| anyhow!(e))?;
             let eg = match dervish::players::egyptian::Persona::parse(&egyptian) {
                 Some(p) => EgyptianPlayer::Bot(p),
                 None => EgyptianPlayer::Simple,
@@ -549,9 +555,24 @@ fn run(mut cli: Cli) -> Result<ExitCode> {
                     .with_context(|| format!("cannot create {}", dir.display()))?;
                 std::fs::write(dir.join("report.md"), &report)
                     .with_context(|| format!("cannot write {}", dir.join("report.md").display()))?;
-                std::fs::write(dir.join("falls.svg"), balance::svg(&scn, &summary))
-                    .with_context(|| format!("cannot write {}", dir.join("falls.svg").display()))?;
-                eprintln!("report.md and falls.svg written to {}", dir.display());
+                for (name, svg) in [
+                    ("falls.svg", balance::svg(&scn, &summary)),
+                    (
+                        "results.svg",
+                        balance::results_svg(&scn.def.title, &summary),
+                    ),
+                    (
+                        "battles.svg",
+                        balance::battles_svg(&scn.def.title, &summary),
+                    ),
+                ] {
+                    std::fs::write(dir.join(name), svg)
+                        .with_context(|| format!("cannot write {}", dir.join(name).display()))?;
+                }
+                eprintln!(
+                    "report.md, falls.svg, results.svg and battles.svg written to {}",
+                    dir.display()
+                );
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -577,17 +598,12 @@ fn run(mut cli: Cli) -> Result<ExitCode> {
             );
             // The data folder's reaction table and programmed players'
             // data, if it has them (`--data DIR`).
-            let bot = (mahdist == "bot")
-                .then(|| -> Result<_> {
-                    let opponents = match files(&cli.data)?.extra("opponents.ron") {
-                        Some(f) => dervish::players::mahdist::Opponents::parse(&f.text)
-                            .map_err(|e| anyhow!("{}: {e}", f.name))?,
-                        None => dervish::players::mahdist::Opponents::shipped()
-                            .map_err(|e| anyhow!(e))?,
-                    };
-                    Ok(((*scn.reactions).clone(), opponents))
-                })
-                .transpose()?;
+            let opponents = match files(&cli.data)?.extra("opponents.ron") {
+                Some(f) => dervish::players::mahdist::Opponents::parse(&f.text)
+                    .map_err(|e| anyhow!("{}: {e}", f.name))?,
+                None => dervish::players::mahdist::Opponents::shipped().map_err(|e| anyhow!(e))?,
+            };
+            let bot = (mahdist == "bot").then(|| ((*scn.reactions).clone(), opponents.clone()));
             // The bot's own dice: a stream apart from the turn's.
             let mut bot_dice = Dice::new(SeededDice::from_seed(seed ^ 0x6d61_6864_6973_7400));
             let mut played = 0;
@@ -615,7 +631,12 @@ fn run(mut cli: Cli) -> Result<ExitCode> {
                         (_, Side::Egyptian) => {
                             match dervish::players::egyptian::Persona::parse(&egyptian) {
                                 Some(p) => {
-                                    let d = dervish::players::egyptian::decide(&scn, s, p);
+                                    let d = dervish::players::egyptian::decide_with(
+                                        &scn,
+                                        s,
+                                        p,
+                                        Some(&opponents),
+                                    );
                                     egyptian_notes = d.notes;
                                     d.orders
                                 }

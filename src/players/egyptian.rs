@@ -77,8 +77,20 @@ struct Column {
 }
 
 /// The Egyptian player's orders for this player turn, with its reasons in
-/// the notes (no rolls).
+/// the notes (no rolls), its expeditions those of the shipped
+/// `opponents.ron`.
 pub fn decide(scn: &Scenario, state: &GameState, persona: Persona) -> Decision {
+    decide_with(scn, state, persona, super::mahdist::Opponents::cached())
+}
+
+/// [`decide`] with the programmed players' data of a data folder
+/// (`--data DIR`): its expeditions (none if `opponents` is `None`).
+pub fn decide_with(
+    scn: &Scenario,
+    state: &GameState,
+    persona: Persona,
+    opponents: Option<&super::mahdist::Opponents>,
+) -> Decision {
     let mut notes = Vec::new();
     let mut columns: Vec<Column> = Vec::new();
     let mut mahdist: Vec<(Hex, u32)> = Vec::new();
@@ -224,7 +236,7 @@ pub fn decide(scn: &Scenario, state: &GameState, persona: Persona) -> Decision {
     // 2: "an Egyptian victory ... when a British supply unit is in
     // Khartoum", 4.1), by rail, river or the fleet where the checker
     // allows, else by land, with its camels (8.24) and boats.
-    if let Some(op) = super::mahdist::Opponents::cached() {
+    if let Some(op) = opponents {
         match op.expedition(scn) {
             Err(e) => notes.push(e),
             Ok(None) => {}

@@ -332,6 +332,7 @@ fn decide_turn<S: DieSource>(
                 .or_else(|| nearest(m.hex, theirs.iter().map(|t| t.hex))),
             opponents,
             assault_ratio,
+            reach,
             barred: &barred,
             besieged: besieged.contains(&m.hex),
         };
@@ -357,6 +358,7 @@ fn decide_turn<S: DieSource>(
             marches.push(o);
         }
     }
+    let event_losses = event_losses(scn, state, &mine, &enemy_towns);
     // Only what the checker accepts is played, as for a player's mail.
     let (orders, dropped) = super::keep_checked(
         scn,
@@ -364,6 +366,7 @@ fn decide_turn<S: DieSource>(
         Side::Mahdist,
         Orders {
             marches,
+            event_losses,
             ..Orders::default()
         },
     );
@@ -373,6 +376,60 @@ fn decide_turn<S: DieSource>(
         notes,
         rolls: dice.take_rolls(),
     }
+}
+
+/// The most units a month's losses "of the player's choice" can take: a
+/// D6 of men gone home (3.21), or a random event's.
+const EVENT_LOSSES: usize = 12;
+
+/// Which units go first when the month takes units of the player's choice
+/// (3.21, "remove 1D6 Mahdist units", and the random events, 4.2): those
+/// of the stacks farthest from the objectives the enemy holds, the worst
+/// first; never a stack next to or in such an objective while another can
+/// give them. Without it the engine takes them from the largest stack,
+/// which is the one besieging the war's aim: a siege that lost five men in
+/// a month to men going home could never gather the strength to storm.
+fn event_losses(
+    scn: &Scenario,
+    state: &GameState,
+    mine: &[Mine],
+    enemy_towns: &[Hex],
+) -> Vec<crate::state::UnitId> {
+    let quality: std::collections::BTreeMap<&crate::state::UnitId, _> = state
+        .units
+        .iter()
+        .filter(|u| u.side == Side::Mahdist)
+        .map(|u| (&u.id, scn.units.get(&u.unit_type).map(|t| t.quality)))
+        .collect();
+    let mut stacks: Vec<(u32, &Mine)> = mine
+        .iter()
+        .map(|m| {
+            let d = enemy_towns
+                .iter()
+                .map(|t| t.distance(m.hex))
+                .min()
+                .unwrap_or(0);
+            (d, m)
+        })
+        .filter(|(d, _)| *d > 1)
+        .collect();
+    stacks.sort_by_key(|(d, m)| (std::cmp::Reverse(*d), m.hex.row, m.hex.col));
+    let mut out = Vec::new();
+    for (_, m) in stacks {
+        let mut units: Vec<&crate::state::UnitId> = m.units.iter().collect();
+        units.sort_by_key(|id| {
+            (
+                std::cmp::Reverse(quality.get(id).copied().flatten()),
+                (*id).clone(),
+            )
+        });
+        out.extend(units.into_iter().cloned());
+        if out.len() >= EVENT_LOSSES {
+            break;
+        }
+    }
+    out.truncate(EVENT_LOSSES);
+    out
 }
 
 /// The set-up (2.1): each Mahdist set-up line that may place its units in
@@ -588,6 +645,9 @@ struct Cx<'a> {
     opponents: &'a Opponents,
     /// The strength against a garrison an assault wants (this scenario's).
     assault_ratio: u32,
+    /// How far away (hexes) an objective the stack is strong enough to
+    /// storm draws it on, whatever its reaction (this scenario's).
+    reach: u32,
     /// Hexes a scenario rule bars the Mahdist player from (2.2).
     barred: &'a dyn Fn(Hex) -> bool,
     /// The stack holds a settlement under siege: it may leave only by
@@ -806,6 +866,26 @@ fn siege_discipline(
         );
         return if cx.me.hex.distance(town) <= 1 {
             (None, format!("sits down before {} ({why})", describe(town)))
+        } else if let Some(camp) = cx
+            .mine
+            .iter()
+            .filter(|m| m.hex != cx.me.hex && m.hex.distance(town) == 1)
+            .max_by_key(|m| (m.strength, std::cmp::Reverse((m.hex.row, m.hex.col))))
+            .and_then(|m| cx.march(m.hex, OnContact::Avoid).map(|o| (m.hex, o)))
+        {
+            // Friends already sit before the town: join the largest of
+            // them, so that the besiegers gather the strength to storm it.
+            (
+                Some(MarchOrder {
+                    continue_after_win: false,
+                    ..camp.1
+                }),
+                format!(
+                    "marches to join the siege of {} at {} ({why})",
+                    describe(town),
+                    describe(camp.0)
+                ),
+            )
         } else {
             (
                 Some(MarchOrder {
@@ -828,9 +908,46 @@ fn siege_discipline(
     (Some(o), what)
 }
 
+/// The strategic layer's storm (docs/opponents.md, "Sieges"): a stack
+/// next to its objective, which the enemy holds with a garrison it has
+/// [`Opponents::assault_ratio`] times the strength of, assaults it whatever
+/// its reaction says. The Mahdi stormed Khartoum when hunger had thinned
+/// its garrison (26 January 1885); a besieger that waited for a "charge"
+/// letter sat for months before a garrison of three.
+fn storm(cx: &Cx<'_>) -> Option<(Option<MarchOrder>, String)> {
+    let obj = cx.objective?;
+    let far = cx.me.hex.distance(obj);
+    if far == 0 || far > cx.reach || cx.scn.map.settlement_at(obj).is_none() || cx.besieged {
+        return None;
+    }
+    let g = cx.theirs.iter().find(|t| t.hex == obj)?.strength;
+    if g == 0 || cx.me.strength < cx.assault_ratio * g {
+        return None;
+    }
+    // A won assault goes on into the town (its march ends there).
+    let order = cx.march(obj, OnContact::AttackAny)?;
+    let verb = if far == 1 {
+        "storms"
+    } else {
+        "marches to storm"
+    };
+    Some((
+        Some(order),
+        format!(
+            "{verb} {} ({} strength against {g}: {} times the garrison or more)",
+            cx.scn.map.describe(obj),
+            cx.me.strength,
+            cx.assault_ratio
+        ),
+    ))
+}
+
 /// A reaction of one or two letters: the first that moves the stack, else
 /// the last (docs/opponents.md).
 fn act(cx: &Cx<'_>, r: &Reaction) -> (Option<MarchOrder>, String) {
+    if let Some(storm) = storm(cx) {
+        return storm;
+    }
     let mut last = (None, "stays".to_string());
     for l in &r.0 {
         let (order, what) = letter(cx, *l);
