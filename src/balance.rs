@@ -280,7 +280,7 @@ pub fn play_one(
     let mut bot_dice = Dice::new(SeededDice::from_seed(game_seed ^ 0x6d61_6864_6973_7400));
     let mut holder: BTreeMap<String, Option<Side>> = towns
         .iter()
-        .map(|(name, h)| (name.clone(), held_by(&state, *h)))
+        .map(|(name, h)| (name.clone(), held_by(scn, &state, *h)))
         .collect();
     let mut fell: BTreeMap<String, Option<GameMonth>> =
         towns.iter().map(|(name, _)| (name.clone(), None)).collect();
@@ -313,7 +313,19 @@ pub fn play_one(
         state = r.state;
         months += 1;
         for (name, h) in towns {
-            let now = held_by(&state, *h).or(holder[name]);
+            let mut now = held_by(scn, &state, *h).or(holder[name]);
+            // A game the Mahdists won this month with the town's garrison
+            // gone and their army before it (Gordon's stack destroyed in
+            // Khartoum): the town fell, though no one marched in.
+            if state
+                .result
+                .as_ref()
+                .is_some_and(|r| r.winner == Some(Side::Mahdist))
+                && !land_at(scn, &state, Side::Egyptian, |x| x == *h)
+                && land_at(scn, &state, Side::Mahdist, |x| x.distance(*h) <= 1)
+            {
+                now = Some(Side::Mahdist);
+            }
             if holder[name] == Some(Side::Egyptian)
                 && now == Some(Side::Mahdist)
                 && fell[name].is_none()
@@ -339,12 +351,28 @@ pub fn play_one(
     }
 }
 
-fn held_by(state: &GameState, hex: Hex) -> Option<Side> {
-    state
-        .units
-        .iter()
-        .find(|u| u.hex() == Some(hex))
-        .map(|u| u.side)
+/// Who holds a town: the side of the land units in it (boats, gunboats
+/// and the fleet hold no town), else whoever last occupied it (3.2), else
+/// no one.
+fn held_by(scn: &Scenario, state: &GameState, hex: Hex) -> Option<Side> {
+    for side in [Side::Mahdist, Side::Egyptian] {
+        if land_at(scn, state, side, |h| h == hex) {
+            return Some(side);
+        }
+    }
+    state.control.get(&hex).copied()
+}
+
+/// Whether a land unit of `side` (not a boat, gunboat or the fleet)
+/// stands in a hex `at` accepts.
+fn land_at(scn: &Scenario, state: &GameState, side: Side, at: impl Fn(Hex) -> bool) -> bool {
+    state.units.iter().any(|u| {
+        u.side == side
+            && u.hex().is_some_and(&at)
+            && scn.units.get(&u.unit_type).is_some_and(|t| {
+                !t.kind.is_river_unit() && t.kind != crate::scenario::UnitKind::Fleet
+            })
+    })
 }
 
 /// Play `games` games on all cores; `tick` is called after each (for a

@@ -494,6 +494,7 @@ fn run(mut cli: Cli) -> Result<ExitCode> {
             // the middle of a run are refused before it.
             opponents.objectives(&scn).map_err(|e| anyhow!(e))?;
             opponents.expedition(&scn).map_err(|e| anyhow!(e))?;
+            opponents.ratios(&scn).map_err(|e| anyhow!(e))?;
             let eg = match dervish::players::egyptian::Persona::parse(&egyptian) {
                 Some(p) => EgyptianPlayer::Bot(p),
                 None => EgyptianPlayer::Simple,

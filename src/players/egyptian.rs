@@ -385,13 +385,31 @@ pub fn decide_with(
             marches.push(vec![march(c.hex, *h, OnContact::AttackHexes(vec![*h]))]);
             continue;
         }
-        // Out in the open: back to the nearest town held.
-        if let Some(t) = own_towns
-            .iter()
-            .copied()
-            .filter(|t| *t != c.hex)
-            .min_by_key(|t| (t.distance(c.hex), t.row, t.col))
-        {
+        // Out in the open: back to the nearest town held that it can
+        // reach (the enemy may bar every way to the nearest, 8.31).
+        let mut back: Vec<Hex> = own_towns.iter().copied().filter(|t| *t != c.hex).collect();
+        back.sort_by_key(|t| (t.distance(c.hex), t.row, t.col));
+        let reachable = |t: Hex| {
+            by_any(march(c.hex, t, OnContact::Avoid), t, c.hex)
+                .into_iter()
+                .any(|m| {
+                    let alone = crate::engine::orders::Orders {
+                        marches: vec![m],
+                        ..Default::default()
+                    };
+                    super::through_the_checker(scn, state, Side::Egyptian, &alone).is_ok()
+                })
+        };
+        let target = back.iter().copied().take(4).find(|t| reachable(*t));
+        if target.is_none() && !back.is_empty() {
+            used.insert(c.hex);
+            notes.push(format!(
+                "the column at {} is cut off from the towns held nearest it: it stays",
+                scn.map.describe(c.hex)
+            ));
+            continue;
+        }
+        if let Some(t) = target {
             used.insert(c.hex);
             notes.push(format!(
                 "the column at {} falls back on {}{}",
@@ -468,8 +486,79 @@ pub fn decide_with(
             }
         }
     }
-    let (orders, dropped) = super::choose_marches(scn, state, Side::Egyptian, marches);
+    // Competent: a besieged garrison strong enough sallies against the
+    // weakest stack besieging it (9.12: it may leave only by attacking
+    // the besiegers), all but its two weakest units, when they have twice
+    // that stack's strength.
+    if persona == Persona::Competent {
+        for (town, ..) in &besieged {
+            let Some(c) = columns.iter().find(|c| c.hex == *town) else {
+                continue;
+            };
+            if used.contains(&c.hex) || c.units.len() < 3 {
+                continue;
+            }
+            let (out, stay) = c.units.split_at(c.units.len() - 2);
+            let striking: u32 = out.iter().map(|(_, s)| s).sum();
+            let Some((h, s)) = mahdist
+                .iter()
+                .filter(|(h, s)| {
+                    mahdist_land.contains(h) && h.distance(c.hex) == 1 && s * 2 <= striking
+                })
+                .min_by_key(|(h, s)| (*s, h.row, h.col))
+            else {
+                continue;
+            };
+            used.insert(c.hex);
+            notes.push(format!(
+                "the garrison of {} sallies with {striking} strength against the besiegers at {} ({s} strength), keeping {}",
+                scn.map.describe(c.hex),
+                scn.map.describe(*h),
+                stay.iter().map(|(u, _)| u.0.as_ref()).collect::<Vec<_>>().join(" ")
+            ));
+            marches.push(vec![MarchOrder {
+                units: Selection::Units {
+                    units: out.iter().map(|(u, _)| u.clone()).collect(),
+                    leaders: Vec::new(),
+                },
+                ..march(c.hex, *h, OnContact::AttackHexes(vec![*h]))
+            }]);
+        }
+    }
+    // Where an expedition must carry supply (opponents.ron), a column that
+    // stays in a town not besieged keeps its supply units for the march
+    // (5.2 IV: KEEP SUPPLY) rather than spend one a month on the town's
+    // attrition roll, which its wells and markets soften: Wolseley's army
+    // gathered its stores at Wady Halfa and Korti for months.
+    let mut keep_supply = Vec::new();
+    if opponents.is_some_and(|op| matches!(op.expedition(scn), Ok(Some(_)))) {
+        for c in &columns {
+            if c.in_town
+                && !c.supply.is_empty()
+                && !used.contains(&c.hex)
+                && !besieged.iter().any(|(b, ..)| *b == c.hex)
+            {
+                keep_supply.push(c.hex);
+            }
+        }
+    }
+    let (mut orders, dropped) = super::choose_marches(scn, state, Side::Egyptian, marches);
     notes.extend(dropped);
+    if !keep_supply.is_empty() {
+        notes.push(format!(
+            "keeps the supply of {} for the march",
+            keep_supply
+                .iter()
+                .map(|h| scn.map.describe(*h))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+        orders.keep_supply = keep_supply;
+        // The supply orders through the checker too, as a player's mail.
+        let (checked, dropped) = super::keep_checked(scn, state, Side::Egyptian, orders);
+        notes.extend(dropped);
+        orders = checked;
+    }
     Decision {
         orders,
         notes,

@@ -76,6 +76,10 @@ pub struct Objectives {
     /// This scenario's [`Opponents::assault_ratio`], if not the common one.
     #[serde(default)]
     pub assault_ratio: Option<u32>,
+    /// The assault ratio of single places (place name to ratio), where
+    /// not the scenario's.
+    #[serde(default)]
+    pub assault_ratios: std::collections::BTreeMap<String, u32>,
 }
 
 impl Opponents {
@@ -136,6 +140,25 @@ impl Opponents {
         )
     }
 
+    /// The assault ratios of single places of a scenario, as hexes; an
+    /// unknown place name is an error naming it.
+    pub fn ratios(&self, scn: &Scenario) -> Result<Vec<(Hex, u32)>, String> {
+        let Some(o) = self.mahdist.iter().find(|o| o.scenario == scn.id()) else {
+            return Ok(Vec::new());
+        };
+        o.assault_ratios
+            .iter()
+            .map(|(name, r)| {
+                scn.map.find_place(name).map(|p| (p.hex, *r)).ok_or_else(|| {
+                    format!(
+                        "opponents.ron: the place {name:?} of {}'s assault ratios is not a place on the map",
+                        scn.id()
+                    )
+                })
+            })
+            .collect()
+    }
+
     /// The objectives of a scenario, as hexes; an unknown place name is
     /// an error naming it.
     pub fn objectives(&self, scn: &Scenario) -> Result<Vec<Hex>, String> {
@@ -187,7 +210,15 @@ pub fn decide<S: DieSource>(
     if state.month == scn.def.start && !state.effects.egyptian_turn_played {
         let mut notes = Vec::new();
         let objectives = opponents.objectives(scn).unwrap_or_default();
-        let setup = set_up(scn, state, &objectives, &mut notes);
+        let ratios = opponents.ratios(scn).unwrap_or_default();
+        let default = opponents.reach_and_ratio(scn).1;
+        let setup = set_up(
+            scn,
+            state,
+            &objectives,
+            &|h| ratio_at(&ratios, default, h),
+            &mut notes,
+        );
         let (checked, dropped) = super::keep_checked(
             scn,
             state,
@@ -229,6 +260,10 @@ fn decide_turn<S: DieSource>(
         Vec::new()
     });
     let (reach, assault_ratio) = opponents.reach_and_ratio(scn);
+    let ratios = opponents.ratios(scn).unwrap_or_else(|e| {
+        notes.push(e);
+        Vec::new()
+    });
     let barred = crate::engine::march::barred_by_scenario(scn, Side::Mahdist);
     let mut mine: Vec<Mine> = Vec::new();
     let mut theirs: Vec<Theirs> = Vec::new();
@@ -332,6 +367,7 @@ fn decide_turn<S: DieSource>(
                 .or_else(|| nearest(m.hex, theirs.iter().map(|t| t.hex))),
             opponents,
             assault_ratio,
+            ratios: &ratios,
             reach,
             barred: &barred,
             besieged: besieged.contains(&m.hex),
@@ -433,42 +469,76 @@ fn event_losses(
 }
 
 /// The set-up (2.1): each Mahdist set-up line that may place its units in
-/// more than one hex puts them as near as it may to the objective the
-/// enemy holds nearest its zone (of two as near, the more important), a
-/// stack to a hex up to the scenario's limit, in the hexes of the zone
-/// nearest that objective that hold no one else: Osman Digna's men round
-/// Sinkat, as in February 1884; the Mahdi's army as near Khartoum as its
-/// villages allow (docs/opponents.md).
+/// more than one hex shares them among the objectives the enemy holds that
+/// are nearer its zone than any other line's (docs/opponents.md, "The
+/// set-up"). First, in the order of importance, each such objective it can
+/// storm gets the strength for it ([`Opponents::assault_ratio`] times the
+/// garrison); then the rest go before the most important one left, which
+/// they will besiege (or, if every one was served, the most important).
+/// A share is placed in the hexes of the zone nearest its objective that
+/// hold no one else, a stack to a hex up to the scenario's limit: Osman
+/// Digna's men before Sinkat and Tokar at once, as in February 1884; the
+/// Mahdi's army before Khartoum, and a detachment at the zone's end
+/// nearest Berber.
 fn set_up(
     scn: &Scenario,
     state: &GameState,
     objectives: &[Hex],
+    ratio: &dyn Fn(Hex) -> u32,
     notes: &mut Vec<String>,
 ) -> Vec<crate::engine::orders::SetupOrder> {
     use crate::engine::orders::SetupOrder;
+    use crate::state::UnitId;
+    use std::collections::BTreeMap;
     let lines = crate::state::setup::setup_lines(scn);
     let limit = crate::state::setup::mahdist_setup_limit(scn)
         .unwrap_or(usize::MAX)
         .max(1);
-    let enemy_held = |h: Hex| {
+    let garrison = |h: Hex| -> u32 {
         state
             .units
             .iter()
-            .any(|u| u.side == Side::Egyptian && u.hex() == Some(h))
-            || state.control.get(&h) == Some(&Side::Egyptian)
+            .filter(|u| u.side == Side::Egyptian && u.hex() == Some(h))
+            .filter(|u| {
+                scn.units
+                    .get(&u.unit_type)
+                    .is_none_or(|t| t.kind != UnitKind::Fleet)
+            })
+            .map(|u| u.strength)
+            .sum()
     };
+    let held: Vec<Hex> = objectives
+        .iter()
+        .copied()
+        .filter(|h| garrison(*h) > 0 || state.control.get(h) == Some(&Side::Egyptian))
+        .collect();
+    // Every Mahdist line's zone, for the objectives nearest each.
+    let zones: Vec<(usize, Vec<Hex>)> = scn
+        .def
+        .setup
+        .iter()
+        .enumerate()
+        .filter(|(_, d)| d.side == Side::Mahdist)
+        .filter_map(|(i, d)| {
+            crate::scenario::zone::zone_hexes(&scn.map, &d.zone)
+                .ok()
+                .map(|z| (i, z))
+        })
+        .collect();
+    let from_zone =
+        |zone: &[Hex], h: Hex| zone.iter().map(|z| z.distance(h)).min().unwrap_or(u32::MAX);
+    let hex_of: BTreeMap<&UnitId, Hex> = state
+        .units
+        .iter()
+        .filter_map(|u| u.hex().map(|h| (&u.id, h)))
+        .collect();
     let mut orders = Vec::new();
-    for (i, def) in scn.def.setup.iter().enumerate() {
-        if def.side != Side::Mahdist {
-            continue;
-        }
-        let Ok(zone) = crate::scenario::zone::zone_hexes(&scn.map, &def.zone) else {
-            continue;
-        };
+    for (i, zone) in &zones {
+        let (i, def) = (*i, &scn.def.setup[*i]);
         if zone.len() < 2 {
             continue;
         }
-        let units: Vec<crate::state::UnitId> = state
+        let units: Vec<(UnitId, u32)> = state
             .units
             .iter()
             .filter(|u| u.side == Side::Mahdist && u.hex().is_some())
@@ -478,74 +548,199 @@ fn set_up(
                     .get(&u.unit_type)
                     .is_some_and(|t| !t.kind.is_river_unit())
             })
-            .map(|u| u.id.clone())
+            .map(|u| (u.id.clone(), u.strength))
             .collect();
         if units.is_empty() {
             continue;
         }
-        let from_zone = |h: Hex| zone.iter().map(|z| z.distance(h)).min().unwrap_or(u32::MAX);
-        let held: Vec<Hex> = objectives
+        // The objectives nearer this zone than any other line's (of two
+        // lines as near, the first), most important first; if none, the
+        // one nearest the zone.
+        let near = |h: Hex| from_zone(zone, h);
+        let mut ours: Vec<Hex> = held
             .iter()
             .copied()
-            .filter(|h| enemy_held(*h))
+            .filter(|&h| {
+                zones.iter().all(|(j, z)| {
+                    *j == i || from_zone(z, h) > near(h) || (from_zone(z, h) == near(h) && *j > i)
+                })
+            })
             .collect();
-        // The objective nearest the zone; of two as near, the more
-        // important.
-        let Some(target) = held
-            .iter()
-            .copied()
-            .enumerate()
-            .min_by_key(|(k, h)| (from_zone(*h), *k))
-            .map(|(_, h)| h)
-        else {
-            continue;
-        };
+        if ours.is_empty() {
+            if let Some((_, h)) = held
+                .iter()
+                .copied()
+                .enumerate()
+                .min_by_key(|(k, h)| (near(*h), *k))
+            {
+                ours.push(h);
+            } else {
+                continue;
+            }
+        }
+        // The shares: (objective, units), the strongest units first.
+        let mut pool: Vec<(UnitId, u32)> = units.clone();
+        pool.sort_by_key(|(id, s)| (std::cmp::Reverse(*s), id.clone()));
+        let mut shares: Vec<(Hex, Vec<UnitId>)> = Vec::new();
+        let total: u32 = pool.iter().map(|(_, s)| s).sum();
+        let mut left = total;
+        for &h in &ours {
+            let need = (ratio(h) * garrison(h)).max(1);
+            if need > left || pool.is_empty() {
+                continue;
+            }
+            let mut got = 0;
+            let mut share = Vec::new();
+            // The weakest units that make up the need, so that the
+            // strongest stay for the siege.
+            while got < need {
+                let Some((id, st)) = pool.pop() else { break };
+                got += st;
+                share.push(id);
+            }
+            left = left.saturating_sub(got);
+            shares.push((h, share));
+        }
+        if !pool.is_empty() {
+            // The rest besiege the most important objective not served if
+            // they make a third of its storming strength, else join the
+            // most important share.
+            let siege = ours
+                .iter()
+                .copied()
+                .find(|h| {
+                    !shares.iter().any(|(s, _)| s == h) && 3 * left >= ratio(*h) * garrison(*h)
+                })
+                .or_else(|| shares.first().map(|(h, _)| *h))
+                .unwrap_or(ours[0]);
+            let rest: Vec<UnitId> = pool.into_iter().map(|(id, _)| id).collect();
+            match shares.iter_mut().find(|(s, _)| *s == siege) {
+                Some((_, v)) => v.extend(rest),
+                None => shares.push((siege, rest)),
+            }
+        }
         // Hexes holding no one but this line's own units.
+        let mine: Vec<&UnitId> = units.iter().map(|(id, _)| id).collect();
         let free = |h: &Hex| {
             scn.map.is_land(*h)
                 && state
                     .units
                     .iter()
                     .filter(|u| u.hex() == Some(*h))
-                    .all(|u| units.contains(&u.id))
+                    .all(|u| mine.contains(&&u.id))
         };
-        let mut hexes: Vec<Hex> = zone.iter().copied().filter(free).collect();
-        hexes.sort_by_key(|h| (h.distance(target), h.row, h.col));
-        let wanted = units.len().div_ceil(limit);
-        if wanted > hexes.len() {
+        let mut taken: Vec<Hex> = Vec::new();
+        // Each share's hexes and how many units each takes.
+        let mut plan: Vec<(Hex, usize)> = Vec::new();
+        let mut fits = true;
+        for (target, share) in &shares {
+            let mut hexes: Vec<Hex> = zone
+                .iter()
+                .copied()
+                .filter(free)
+                .filter(|h| !taken.contains(h))
+                .collect();
+            hexes.sort_by_key(|h| (h.distance(*target), h.row, h.col));
+            let wanted = share.len().div_ceil(limit);
+            if wanted > hexes.len() {
+                fits = false;
+                break;
+            }
+            let mut n = share.len();
+            for &h in &hexes[..wanted] {
+                taken.push(h);
+                plan.push((h, n.min(limit)));
+                n -= n.min(limit);
+            }
+            notes.push(format!(
+                "set-up: {} of \"{}\" before {}",
+                share.len(),
+                def.text,
+                scn.map.describe(*target)
+            ));
+        }
+        if !fits {
             continue;
         }
-        let chosen = &hexes[..wanted];
-        // Units already in a chosen hex stay there; the others fill the
-        // chosen hexes up to the limit, so that no hex is ever over it
-        // while the orders are carried out one after another.
-        let hex_of: std::collections::BTreeMap<&crate::state::UnitId, Hex> = state
-            .units
-            .iter()
-            .filter_map(|u| u.hex().map(|h| (&u.id, h)))
-            .collect();
-        let at = |id: &crate::state::UnitId| hex_of.get(id).copied();
-        let mut movers = units
-            .iter()
-            .filter(|id| at(id).is_none_or(|h| !chosen.contains(&h)))
-            .cloned();
-        for (k, &h) in chosen.iter().enumerate() {
-            let mut group: Vec<crate::state::UnitId> = units
-                .iter()
-                .filter(|id| at(id) == Some(h))
-                .take(limit)
-                .cloned()
-                .collect();
-            while group.len() < limit {
-                let Some(id) = movers.next() else { break };
-                group.push(id);
+        // Which unit goes where: a unit already in a planned hex stays
+        // there while the hex has room; the others fill the rest. Only
+        // the counts of the shares matter, so residents need not move.
+        let mut room: BTreeMap<Hex, usize> = plan.iter().copied().collect();
+        let mut placed: BTreeMap<Hex, Vec<UnitId>> = BTreeMap::new();
+        let mut movers = Vec::new();
+        for (id, _) in &units {
+            match hex_of.get(id).copied() {
+                Some(h) if room.get(&h).is_some_and(|r| *r > 0) => {
+                    if let Some(r) = room.get_mut(&h) {
+                        *r -= 1;
+                    }
+                    placed.entry(h).or_default().push(id.clone());
+                }
+                _ => movers.push(id.clone()),
             }
-            if group.is_empty() {
-                continue;
+        }
+        let mut movers = movers.into_iter();
+        for (h, _) in &plan {
+            let r = room.get(h).copied().unwrap_or(0);
+            for _ in 0..r {
+                let Some(id) = movers.next() else { break };
+                placed.entry(*h).or_default().push(id);
+            }
+        }
+        // The orders in an order that never puts a hex over the limit
+        // while they are carried out one after another: a hex whose
+        // present units must leave is filled after the hexes they go to.
+        let mut at: BTreeMap<Hex, usize> = BTreeMap::new();
+        for (id, _) in &units {
+            if let Some(h) = hex_of.get(id) {
+                *at.entry(*h).or_default() += 1;
+            }
+        }
+        let mut where_now: BTreeMap<UnitId, Hex> = units
+            .iter()
+            .filter_map(|(id, _)| hex_of.get(id).map(|h| (id.clone(), *h)))
+            .collect();
+        let mut pending: Vec<(Hex, Vec<UnitId>)> = plan
+            .iter()
+            .filter_map(|(h, _)| placed.remove(h).map(|v| (*h, v)))
+            .collect();
+        // The leaders go with the largest share, in its first hex.
+        let main = shares
+            .iter()
+            .enumerate()
+            .max_by_key(|(k, (_, v))| (v.len(), std::cmp::Reverse(*k)))
+            .and_then(|(k, _)| {
+                let before: usize = shares[..k]
+                    .iter()
+                    .map(|(_, v)| v.len().div_ceil(limit))
+                    .sum();
+                plan.get(before).map(|(h, _)| *h)
+            });
+        while !pending.is_empty() {
+            let k = pending
+                .iter()
+                .position(|(h, group)| {
+                    let incoming = group
+                        .iter()
+                        .filter(|id| where_now.get(*id) != Some(h))
+                        .count();
+                    at.get(h).copied().unwrap_or(0) + incoming <= limit
+                })
+                .unwrap_or(0);
+            let (h, group) = pending.remove(k);
+            for id in &group {
+                if let Some(old) = where_now.insert(id.clone(), h)
+                    && old != h
+                {
+                    if let Some(c) = at.get_mut(&old) {
+                        *c = c.saturating_sub(1);
+                    }
+                    *at.entry(h).or_default() += 1;
+                }
             }
             orders.push(SetupOrder {
                 units: group,
-                leaders: if k == 0 {
+                leaders: if Some(h) == main {
                     def.leaders.clone()
                 } else {
                     Vec::new()
@@ -553,13 +748,16 @@ fn set_up(
                 at: h,
             });
         }
-        notes.push(format!(
-            "set-up: \"{}\" as near {} as it may",
-            def.text,
-            scn.map.describe(target)
-        ));
     }
     orders
+}
+
+/// The assault ratio of `h`: its own, else the scenario's.
+fn ratio_at(ratios: &[(Hex, u32)], default: u32, h: Hex) -> u32 {
+    ratios
+        .iter()
+        .find(|(r, _)| *r == h)
+        .map_or(default, |(_, k)| *k)
 }
 
 fn nearest(from: Hex, to: impl Iterator<Item = Hex>) -> Option<Hex> {
@@ -645,6 +843,8 @@ struct Cx<'a> {
     opponents: &'a Opponents,
     /// The strength against a garrison an assault wants (this scenario's).
     assault_ratio: u32,
+    /// The same for single places, where not the scenario's.
+    ratios: &'a [(Hex, u32)],
     /// How far away (hexes) an objective the stack is strong enough to
     /// storm draws it on, whatever its reaction (this scenario's).
     reach: u32,
@@ -656,6 +856,11 @@ struct Cx<'a> {
 }
 
 impl Cx<'_> {
+    /// The strength against its garrison an assault on `h` wants.
+    fn ratio_at(&self, h: Hex) -> u32 {
+        ratio_at(self.ratios, self.assault_ratio, h)
+    }
+
     fn nearest_enemy(&self) -> Option<Theirs> {
         self.theirs
             .iter()
@@ -847,7 +1052,6 @@ fn siege_discipline(
             .and_then(|_| cx.theirs.iter().find(|t| t.hex == h))
             .map(|t| t.strength)
     };
-    let ratio = cx.assault_ratio;
     let Some(o) = order else {
         return (None, what);
     };
@@ -857,8 +1061,9 @@ fn siege_discipline(
     };
     if let Some(town) = target
         && let Some(g) = garrison(town)
-        && cx.me.strength < ratio * g
+        && cx.me.strength < cx.ratio_at(town) * g
     {
+        let ratio = cx.ratio_at(town);
         let why = format!(
             "{} strength against {g} in {}: an assault waits for {ratio} times the garrison",
             cx.me.strength,
@@ -921,7 +1126,7 @@ fn storm(cx: &Cx<'_>) -> Option<(Option<MarchOrder>, String)> {
         return None;
     }
     let g = cx.theirs.iter().find(|t| t.hex == obj)?.strength;
-    if g == 0 || cx.me.strength < cx.assault_ratio * g {
+    if g == 0 || cx.me.strength < cx.ratio_at(obj) * g {
         return None;
     }
     // A won assault goes on into the town (its march ends there).
@@ -937,7 +1142,7 @@ fn storm(cx: &Cx<'_>) -> Option<(Option<MarchOrder>, String)> {
             "{verb} {} ({} strength against {g}: {} times the garrison or more)",
             cx.scn.map.describe(obj),
             cx.me.strength,
-            cx.assault_ratio
+            cx.ratio_at(obj)
         ),
     ))
 }
