@@ -731,21 +731,21 @@ pub fn draw_from_pool<S: DieSource>(
 /// with a leader.
 pub fn remove_units<S: DieSource>(t: &mut Turn<'_, S>, side: Side, n: u32, cause: &str) {
     for _ in 0..n {
-        let mut stacks: Vec<(Hex, Vec<usize>)> = t
-            .state
-            .stacks()
-            .into_iter()
-            .filter(|s| s.side == side)
-            .map(|s| {
-                (
-                    s.hex,
-                    s.units
-                        .iter()
-                        .map(|u| t.state.units.iter().position(|x| x.id == u.id).unwrap_or(0))
-                        .collect(),
-                )
-            })
-            .collect();
+        // The side's stacks by hex, in the order of GameState::stacks (row,
+        // column), each unit by its index, in counter order.
+        let mut by: std::collections::BTreeMap<(i32, i32), (Hex, Vec<usize>)> =
+            std::collections::BTreeMap::new();
+        for (i, u) in t.state.units.iter().enumerate() {
+            if u.side == side
+                && let Some(h) = u.hex()
+            {
+                by.entry((h.row, h.col))
+                    .or_insert_with(|| (h, Vec::new()))
+                    .1
+                    .push(i);
+            }
+        }
+        let mut stacks: Vec<(Hex, Vec<usize>)> = by.into_values().collect();
         stacks.retain(|(h, us)| us.len() > 1 || t.leaders_at(*h, side).is_empty());
         stacks.retain(|(_, us)| {
             us.iter().any(|&u| {

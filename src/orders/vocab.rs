@@ -13,6 +13,17 @@ use crate::state::UnitId;
 #[derive(Clone, Debug)]
 pub struct Vocabulary {
     pub map: std::sync::Arc<Map>,
+    /// The names of the scenario's data, shared by every vocabulary made
+    /// for the same data on a thread.
+    words: std::sync::Arc<Words>,
+    /// The leaders on the map in the game the orders are for, when known:
+    /// suggestions prefer them.
+    on_map: Vec<String>,
+}
+
+/// The names a scenario's data gives the order language.
+#[derive(Debug)]
+struct Words {
     /// Leader names and aliases (as keys) to the leader's name.
     leaders: BTreeMap<String, String>,
     /// Unit type codes ("ER") to the number of counters of that type.
@@ -21,9 +32,21 @@ pub struct Vocabulary {
     reinforcements: BTreeMap<String, (String, Side)>,
     /// Railway line names by key.
     railways: BTreeMap<String, String>,
-    /// The leaders on the map in the game the orders are for, when known:
-    /// suggestions prefer them.
-    on_map: Vec<String>,
+}
+
+/// The data a thread last made [`Words`] from, and the words: a cache
+/// that never changes an answer (it holds the map, units and scenario it
+/// was made from, so a vocabulary for other data is made anew). Programs
+/// check orders many times a month.
+type Made = (
+    std::sync::Arc<Map>,
+    std::sync::Arc<crate::scenario::Units>,
+    std::sync::Arc<crate::scenario::ScenarioFile>,
+    std::sync::Arc<Words>,
+);
+
+thread_local! {
+    static MADE: std::cell::RefCell<Option<Made>> = const { std::cell::RefCell::new(None) };
 }
 
 /// A name reduced to letters and digits, lower case.
@@ -36,6 +59,34 @@ pub fn key(s: &str) -> String {
 
 impl Vocabulary {
     pub fn new(scn: &Scenario) -> Vocabulary {
+        let words = MADE.with(|m| {
+            let mut m = m.borrow_mut();
+            if let Some((map, units, def, w)) = m.as_ref()
+                && std::sync::Arc::ptr_eq(map, &scn.map)
+                && std::sync::Arc::ptr_eq(units, &scn.units)
+                && std::sync::Arc::ptr_eq(def, &scn.def)
+            {
+                return w.clone();
+            }
+            let w = std::sync::Arc::new(Words::new(scn));
+            *m = Some((
+                scn.map.clone(),
+                scn.units.clone(),
+                scn.def.clone(),
+                w.clone(),
+            ));
+            w
+        });
+        Vocabulary {
+            map: scn.map.clone(),
+            words,
+            on_map: Vec::new(),
+        }
+    }
+}
+
+impl Words {
+    fn new(scn: &Scenario) -> Words {
         let mut leaders = BTreeMap::new();
         for l in scn.units.leaders() {
             leaders.insert(key(&l.name), l.name.clone());
@@ -70,16 +121,16 @@ impl Vocabulary {
             .iter()
             .map(|r| (key(&r.name), r.name.clone()))
             .collect();
-        Vocabulary {
-            map: scn.map.clone(),
+        Words {
             leaders,
             codes,
             reinforcements,
             railways,
-            on_map: Vec::new(),
         }
     }
+}
 
+impl Vocabulary {
     /// The vocabulary for orders given in `state`: a name that is not
     /// understood is matched first against the leaders on the map.
     pub fn in_play(mut self, state: &crate::state::GameState) -> Vocabulary {
@@ -94,7 +145,7 @@ impl Vocabulary {
 
     /// A leader's name from his name or an alias.
     pub fn leader(&self, words: &str) -> Option<&str> {
-        self.leaders.get(&key(words)).map(String::as_str)
+        self.words.leaders.get(&key(words)).map(String::as_str)
     }
 
     /// The leader meant, for a suggestion. A surname alone ("Stewart")
@@ -102,7 +153,7 @@ impl Vocabulary {
     /// several or none is known, every leader of that surname ("H. Stewart
     /// or J. Stewart"); else the nearest name, on the map first.
     pub fn suggest_leader(&self, words: &str) -> Option<String> {
-        let mut names: Vec<&str> = self.leaders.values().map(String::as_str).collect();
+        let mut names: Vec<&str> = self.words.leaders.values().map(String::as_str).collect();
         names.sort_unstable();
         names.dedup();
         let surname = |n: &str| n.rsplit([' ', '.']).next().map(key).unwrap_or_default();
@@ -141,8 +192,8 @@ impl Vocabulary {
         if !digits.chars().all(|c| c.is_ascii_digit()) {
             return Err(not_an_id());
         }
-        let Some(&count) = self.codes.get(code) else {
-            let known = suggest(code, self.codes.keys().map(String::as_str));
+        let Some(&count) = self.words.codes.get(code) else {
+            let known = suggest(code, self.words.codes.keys().map(String::as_str));
             return Err((
                 format!("no unit type {code}"),
                 known.map(|k| format!("{k}{digits}")),
@@ -169,19 +220,24 @@ impl Vocabulary {
 
     /// A reinforcement id, ignoring case, with its side.
     pub fn reinforcement(&self, word: &str) -> Result<(String, Side), String> {
-        self.reinforcements
+        self.words
+            .reinforcements
             .get(&word.to_lowercase())
             .cloned()
             .ok_or_else(|| {
                 let s = suggest(
                     word,
-                    self.reinforcements.values().map(|(id, _)| id.as_str()),
+                    self.words
+                        .reinforcements
+                        .values()
+                        .map(|(id, _)| id.as_str()),
                 );
                 match s {
                     Some(s) => format!("no reinforcement called {word}; did you mean {s}?"),
                     None => format!(
                         "no reinforcement called {word}; this scenario's are {}",
-                        self.reinforcements
+                        self.words
+                            .reinforcements
                             .values()
                             .map(|(id, _)| id.as_str())
                             .collect::<Vec<_>>()
@@ -193,15 +249,20 @@ impl Vocabulary {
 
     /// A railway line by name.
     pub fn railway(&self, words: &str) -> Result<String, String> {
-        self.railways.get(&key(words)).cloned().ok_or_else(|| {
-            format!(
-                "no railway line called {words}; the lines are {}",
-                self.railways
-                    .values()
-                    .map(String::as_str)
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )
-        })
+        self.words
+            .railways
+            .get(&key(words))
+            .cloned()
+            .ok_or_else(|| {
+                format!(
+                    "no railway line called {words}; the lines are {}",
+                    self.words
+                        .railways
+                        .values()
+                        .map(String::as_str)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            })
     }
 }

@@ -389,16 +389,14 @@ pub fn decide_with(
         // reach (the enemy may bar every way to the nearest, 8.31).
         let mut back: Vec<Hex> = own_towns.iter().copied().filter(|t| *t != c.hex).collect();
         back.sort_by_key(|t| (t.distance(c.hex), t.row, t.col));
+        // By land: the way a column in the open mostly goes (the slot
+        // below still offers rail, river and the fleet first).
         let reachable = |t: Hex| {
-            by_any(march(c.hex, t, OnContact::Avoid), t, c.hex)
-                .into_iter()
-                .any(|m| {
-                    let alone = crate::engine::orders::Orders {
-                        marches: vec![m],
-                        ..Default::default()
-                    };
-                    super::through_the_checker(scn, state, Side::Egyptian, &alone).is_ok()
-                })
+            let alone = crate::engine::orders::Orders {
+                marches: vec![march(c.hex, t, OnContact::Avoid)],
+                ..Default::default()
+            };
+            super::through_the_checker(scn, state, Side::Egyptian, &alone).is_ok()
         };
         let target = back.iter().copied().take(4).find(|t| reachable(*t));
         if target.is_none() && !back.is_empty() {
@@ -553,11 +551,20 @@ pub fn decide_with(
                 .collect::<Vec<_>>()
                 .join(", ")
         ));
-        orders.keep_supply = keep_supply;
-        // The supply orders through the checker too, as a player's mail.
-        let (checked, dropped) = super::keep_checked(scn, state, Side::Egyptian, orders);
+        // The supply orders through the checker too, as a player's mail
+        // (on their own: they do not depend on the marches, and the
+        // marches were checked above).
+        let (checked, dropped) = super::keep_checked(
+            scn,
+            state,
+            Side::Egyptian,
+            crate::engine::orders::Orders {
+                keep_supply,
+                ..Default::default()
+            },
+        );
         notes.extend(dropped);
-        orders = checked;
+        orders.keep_supply = checked.keep_supply;
     }
     Decision {
         orders,

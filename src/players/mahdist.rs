@@ -519,10 +519,9 @@ fn set_up(
         .iter()
         .enumerate()
         .filter(|(_, d)| d.side == Side::Mahdist)
-        .filter_map(|(i, d)| {
-            crate::scenario::zone::zone_hexes(&scn.map, &d.zone)
-                .ok()
-                .map(|z| (i, z))
+        .filter_map(|(i, _)| match scn.setup_zone(i) {
+            Some(Ok(z)) => Some((i, z.into_owned())),
+            _ => None,
         })
         .collect();
     let from_zone =
@@ -620,15 +619,13 @@ fn set_up(
             }
         }
         // Hexes holding no one but this line's own units.
-        let mine: Vec<&UnitId> = units.iter().map(|(id, _)| id).collect();
-        let free = |h: &Hex| {
-            scn.map.is_land(*h)
-                && state
-                    .units
-                    .iter()
-                    .filter(|u| u.hex() == Some(*h))
-                    .all(|u| mine.contains(&&u.id))
-        };
+        let others: std::collections::BTreeSet<Hex> = state
+            .units
+            .iter()
+            .filter(|u| lines.get(&u.id) != Some(&i) || u.side != Side::Mahdist)
+            .filter_map(|u| u.hex())
+            .collect();
+        let free = |h: &Hex| scn.map.is_land(*h) && !others.contains(h);
         let mut taken: Vec<Hex> = Vec::new();
         // Each share's hexes and how many units each takes.
         let mut plan: Vec<(Hex, usize)> = Vec::new();

@@ -342,12 +342,60 @@ pub struct Scenario {
     /// The seed's Mahdist reaction and ambush tables (`reactions.ron`),
     /// for the optional ambush rule.
     pub reactions: Arc<reactions::Reactions>,
+    /// Each set-up line's zone, worked out when first asked for: a cache
+    /// that never changes an answer (the zones depend on the map and the
+    /// scenario alone, and the cache holds the addresses of the two it was
+    /// made from: a copy given another map or scenario works its zones out
+    /// afresh).
+    pub setup_zones: Arc<std::sync::OnceLock<SetupZones>>,
+}
+
+/// The cache behind [`Scenario::setup_zone`]: the zones, and the map and
+/// scenario they were worked out from (held, so that their addresses stay
+/// theirs).
+#[derive(Debug)]
+pub struct SetupZones {
+    map: Arc<Map>,
+    def: Arc<ScenarioFile>,
+    zones: Vec<Result<Vec<crate::geo::Hex>, String>>,
 }
 
 impl Scenario {
     /// The scenario's short name.
     pub fn id(&self) -> &str {
         &self.def.id
+    }
+
+    /// The hexes of set-up line `line`'s zone (2.1), or why the zone has
+    /// none; `None` if there is no such line.
+    pub fn setup_zone(
+        &self,
+        line: usize,
+    ) -> Option<Result<std::borrow::Cow<'_, [crate::geo::Hex]>, String>> {
+        let work = || -> Vec<Result<Vec<crate::geo::Hex>, String>> {
+            self.def
+                .setup
+                .iter()
+                .map(|d| zone::zone_hexes(&self.map, &d.zone).map_err(|e| e.to_string()))
+                .collect()
+        };
+        let cached = self.setup_zones.get_or_init(|| SetupZones {
+            map: self.map.clone(),
+            def: self.def.clone(),
+            zones: work(),
+        });
+        if Arc::ptr_eq(&cached.map, &self.map) && Arc::ptr_eq(&cached.def, &self.def) {
+            return cached.zones.get(line).map(|z| match z {
+                Ok(v) => Ok(std::borrow::Cow::Borrowed(v.as_slice())),
+                Err(e) => Err(e.clone()),
+            });
+        }
+        let d = self.def.setup.get(line)?;
+        Some(
+            zone::zone_hexes(&self.map, &d.zone)
+                .map(std::borrow::Cow::Owned)
+                .map_err(|e| e.to_string()),
+        )
     }
 }
 
@@ -387,6 +435,7 @@ impl DataSet {
             events: self.events.clone(),
             def: def.clone(),
             reactions: self.reactions.clone(),
+            setup_zones: Arc::default(),
         })
     }
 

@@ -90,10 +90,19 @@ pub fn initial_state(
     let limit = mahdist_setup_limit(scn);
     let mut notes = Vec::new();
     for (i, d) in scn.def.setup.iter().enumerate() {
-        let zone = zone_hexes(&scn.map, &d.zone).map_err(|e| SetupError::Zone {
-            line: i,
-            message: e.to_string(),
-        })?;
+        let zone: Vec<Hex> = match scn.setup_zone(i) {
+            Some(Ok(z)) => z.into_owned(),
+            Some(Err(e)) => {
+                return Err(SetupError::Zone {
+                    line: i,
+                    message: e,
+                });
+            }
+            None => zone_hexes(&scn.map, &d.zone).map_err(|e| SetupError::Zone {
+                line: i,
+                message: e.to_string(),
+            })?,
+        };
         let (hexes, by_default) = match choices.get(&i) {
             Some(chosen) => {
                 for h in chosen {
@@ -263,11 +272,10 @@ pub fn setup_lines(scn: &Scenario) -> BTreeMap<UnitId, usize> {
 
 /// The hexes a set-up line may place its units in.
 fn line_zone(scn: &Scenario, line: usize) -> Vec<Hex> {
-    scn.def
-        .setup
-        .get(line)
-        .and_then(|d| zone_hexes(&scn.map, &d.zone).ok())
-        .unwrap_or_default()
+    match scn.setup_zone(line) {
+        Some(Ok(z)) => z.into_owned(),
+        _ => Vec::new(),
+    }
 }
 
 /// The most non-leader, non-boat Mahdist units a hex may hold at the
