@@ -22,6 +22,7 @@ fn its_orders_pass_the_checker_and_its_personas_differ() {
     let opponents = Opponents::shipped().unwrap();
     let mut differ = 0;
     let mut marches = 0;
+    let mut kept_supply = 0;
     for persona in [Persona::Historical, Persona::Competent] {
         let mut decided = 0;
         let mut seed = 1;
@@ -45,6 +46,29 @@ fn its_orders_pass_the_checker_and_its_personas_differ() {
                             let d = egyptian::decide(&scn, s, persona);
                             decided += 1;
                             marches += d.orders.marches.len();
+                            // KEEP SUPPLY only where a supply unit of its own
+                            // stands in a town not besieged (5.2 IV, 9.12).
+                            for h in &d.orders.keep_supply {
+                                kept_supply += 1;
+                                assert!(scn.map.settlement_at(*h).is_some(), "{h}");
+                                assert!(
+                                    s.units.iter().any(|u| u.side == Side::Egyptian
+                                        && u.hex() == Some(*h)
+                                        && scn.units.get(&u.unit_type).is_some_and(|t| {
+                                            t.kind == dervish::scenario::UnitKind::Supply
+                                        })),
+                                    "no supply unit at {h}"
+                                );
+                                assert!(
+                                    !s.units.iter().any(|u| u.side == Side::Mahdist
+                                        && u.hex().is_some_and(|x| x.distance(*h) == 1)
+                                        && scn
+                                            .units
+                                            .get(&u.unit_type)
+                                            .is_some_and(|t| !t.kind.is_river_unit())),
+                                    "{h} is besieged"
+                                );
+                            }
                             problems
                                 .extend(d.notes.iter().filter(|n| n.contains("left out")).cloned());
                             if let Err(e) = through_the_checker(&scn, s, side, &d.orders) {
@@ -82,6 +106,8 @@ fn its_orders_pass_the_checker_and_its_personas_differ() {
         }
     }
     assert!(marches > STATES / 4, "{marches} marches");
+    // Scenario 2's expedition keeps its supply while it waits in a town.
+    assert!(kept_supply > 0, "no KEEP SUPPLY order in any position");
     assert!(
         differ > STATES / 20,
         "the personas differ in {differ} positions"

@@ -199,3 +199,115 @@ fn the_set_up_places_the_army_near_its_objectives() {
     );
     assert_eq!(again.orders, d.orders);
 }
+
+/// The set-up shares each line among the objectives nearest its zone
+/// (docs/opponents.md, "The set-up"): Osman Digna's men sit before Sinkat
+/// and Tokar at once, with a detachment before Berber; the month's
+/// reactions then storm a town where a stack has the strength for it,
+/// whatever its letter.
+#[test]
+fn the_set_up_shares_the_army_and_strong_stacks_storm() {
+    let data = DataSet::embedded().unwrap();
+    let scn = data.scenario("khartoum").unwrap();
+    let (state, _) = initial_state(&scn, &Placements::new()).unwrap();
+    let table = Reactions::shipped().unwrap();
+    let opponents = Opponents::shipped().unwrap();
+    let mut stormed = 0;
+    for seed in 1..=12 {
+        let d = decide(
+            &scn,
+            &state,
+            &table,
+            &opponents,
+            &mut Dice::new(SeededDice::from_seed(seed)),
+        );
+        let placed = dervish::engine::set_up(
+            &scn,
+            state.clone(),
+            Side::Mahdist,
+            &d.orders,
+            &mut Vec::new(),
+        );
+        for town in ["Sinkat", "Tokar", "Berber"] {
+            let h = scn.map.resolve(town).unwrap();
+            assert!(
+                placed
+                    .units
+                    .iter()
+                    .any(|u| u.side == Side::Mahdist && u.hex().is_some_and(|x| x.distance(h) == 1)),
+                "seed {seed}: no one set up before {town}"
+            );
+        }
+        // A storm is a march that attacks the town it ends in.
+        if d.notes.iter().any(|n| n.contains("storms Sinkat")) {
+            stormed += 1;
+            let sinkat = scn.map.resolve("Sinkat").unwrap();
+            assert!(
+                d.orders.marches.iter().any(|m| {
+                    m.on_contact == dervish::engine::orders::OnContact::AttackAny
+                        && m.legs.last() == Some(&dervish::engine::orders::Leg::To(sinkat))
+                }),
+                "seed {seed}: {:#?}",
+                d.orders.marches
+            );
+        }
+        // Men going home are named from the stacks farthest from the
+        // objectives, never from one before an objective the enemy holds.
+        assert!(!d.orders.event_losses.is_empty(), "seed {seed}");
+        let objectives = opponents.objectives(&scn).unwrap();
+        for id in &d.orders.event_losses {
+            let at = placed
+                .units
+                .iter()
+                .find(|u| &u.id == id)
+                .and_then(|u| u.hex())
+                .unwrap();
+            assert!(
+                objectives.iter().all(|o| o.distance(at) > 1),
+                "seed {seed}: {id} at {at} is before an objective"
+            );
+        }
+    }
+    // The stack before Sinkat has three times its garrison: it storms
+    // whatever its reaction roll (12 seeds, 12 rolls).
+    assert_eq!(
+        stormed, 12,
+        "the stack before Sinkat stormed under {stormed} seeds of 12"
+    );
+    // Short of the ratio it sits down instead.
+    let cautious = Opponents::parse(
+        &dervish::players::mahdist::OPPONENTS_RON
+            .replace("assault_ratio: 3,", "assault_ratio: 30,"),
+    )
+    .unwrap();
+    let d = decide(
+        &scn,
+        &state,
+        &table,
+        &cautious,
+        &mut Dice::new(SeededDice::from_seed(1)),
+    );
+    assert!(
+        !d.notes.iter().any(|n| n.contains("storms Sinkat")),
+        "{:#?}",
+        d.notes
+    );
+}
+
+/// Assault ratios name places of the map; an unknown one is refused,
+/// named.
+#[test]
+fn assault_ratios_name_places_of_the_map() {
+    let data = DataSet::embedded().unwrap();
+    let scn = data.scenario("khartoum").unwrap();
+    let opponents = Opponents::shipped().unwrap();
+    let ratios = opponents.ratios(&scn).unwrap();
+    let khartoum = scn.map.resolve("Khartoum").unwrap();
+    assert_eq!(ratios, vec![(khartoum, 5)]);
+    let wrong = Opponents::parse(
+        &dervish::players::mahdist::OPPONENTS_RON.replace("{\"Khartoum\": 5}", "{\"Atlantis\": 5}"),
+    )
+    .unwrap();
+    let e = wrong.ratios(&scn).unwrap_err();
+    assert!(e.contains("\"Atlantis\""), "{e}");
+}
