@@ -767,11 +767,7 @@ pub fn svg(scn: &Scenario, s: &Summary) -> String {
     let (left, top, cell, row) = (120.0, 40.0, 18.0, 60.0);
     let width = left + cell * months.len() as f64 + 20.0;
     let height = top + row * s.towns.len() as f64 + 40.0;
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="11">"#
-    );
+    let mut out = svg_open(width, height);
     let _ = writeln!(
         out,
         r#"<text x="{left}" y="20" font-size="13">The month each town fell ({} games); red: when it fell in history</text>"#,
@@ -829,6 +825,13 @@ pub fn svg(scn: &Scenario, s: &Summary) -> String {
     out
 }
 
+/// The opening tag of a chart `width` by `height` pixels.
+fn svg_open(width: f64, height: f64) -> String {
+    format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" height=\"{height}\" viewBox=\"0 0 {width} {height}\" font-family=\"sans-serif\" font-size=\"11\">\n"
+    )
+}
+
 fn escape(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
@@ -848,11 +851,7 @@ pub fn results_svg(title: &str, s: &Summary) -> String {
     let rows = s.results.len() + s.reasons.len();
     let width = left + 100.0 * scale + 60.0;
     let height = top + (bar + gap) * rows as f64 + 60.0;
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="11">"#
-    );
+    let mut out = svg_open(width, height);
     let _ = writeln!(
         out,
         r#"<text x="4" y="20" font-size="13">{}: results of {} games (share, 95% interval)</text>"#,
@@ -967,11 +966,7 @@ pub fn battles_svg(title: &str, s: &Summary) -> String {
     let (left, top, bar, gap, scale) = (20.0, 50.0, 18.0, 22.0, 5.0);
     let width = f64::max(left + 100.0 * scale + 40.0, 760.0);
     let height = top + (bar + gap) * rows.len() as f64 + 30.0;
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="11">"#
-    );
+    let mut out = svg_open(width, height);
     let _ = writeln!(
         out,
         r#"<text x="4" y="18" font-size="13">{}: battles, the Egyptian side's share won (green), drawn (grey), lost (red)</text>"#,

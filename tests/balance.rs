@@ -208,12 +208,14 @@ fn the_campaigns_stay_calibrated() {
     let eg = EgyptianPlayer::Bot(Persona::Historical);
     let share = |k: usize| 100.0 * k as f64 / games as f64;
 
-    let el_obeid = data.scenario("el-obeid").unwrap();
-    let s = balance::summarise(
-        &el_obeid,
-        &history,
-        &balance::run(&el_obeid, &history, &m(eg), 1, games as u64, &|| {}).unwrap(),
-    );
+    // 200 games of a scenario, seed 1, summed up.
+    let play = |id: &str| {
+        let scn = data.scenario(id).unwrap();
+        let outcomes = balance::run(&scn, &history, &m(eg), 1, games as u64, &|| {}).unwrap();
+        balance::summarise(&scn, &history, &outcomes)
+    };
+
+    let s = play("el-obeid");
     let town = |s: &balance::Summary, name: &str| {
         s.towns
             .iter()
@@ -235,12 +237,7 @@ fn the_campaigns_stay_calibrated() {
         "El Obeid's median fall {median}"
     );
 
-    let khartoum = data.scenario("khartoum").unwrap();
-    let s = balance::summarise(
-        &khartoum,
-        &history,
-        &balance::run(&khartoum, &history, &m(eg), 1, games as u64, &|| {}).unwrap(),
-    );
+    let s = play("khartoum");
     // Khartoum falls in 30-70% of games (66% calibrated), the median of
     // its falls May 1885 (the target, within three months of January
     // 1885, is not met: docs/calibration.md).

@@ -181,6 +181,14 @@ pub fn decide_with(
         on_contact: on,
         ..MarchOrder::stack(from, Vec::new())
     };
+    // Units of a garrison sent out against the Mahdist stack at `h`.
+    let sortie = |from: Hex, out: &[Strength], h: Hex| MarchOrder {
+        units: Selection::Units {
+            units: out.iter().map(|(u, _)| u.clone()).collect(),
+            leaders: Vec::new(),
+        },
+        ..march(from, h, OnContact::AttackHexes(vec![h]))
+    };
     // A far march goes by rail, by river or with the fleet if the checker
     // allows it (8.22, 8.23, 8.25), else by land.
     let by_any = |m: MarchOrder, to: Hex, from: Hex| -> Vec<MarchOrder> {
@@ -433,8 +441,7 @@ pub fn decide_with(
             {
                 continue;
             }
-            let (out, stay) = c.units.split_at(c.units.len() - 2);
-            let striking: u32 = out.iter().map(|(_, s)| s).sum();
+            let (out, stay, striking) = striking_force(c);
             let Some((h, s)) = mahdist
                 .iter()
                 .filter(|(h, s)| {
@@ -451,13 +458,7 @@ pub fn decide_with(
                 scn.map.describe(*h),
                 stay.iter().map(|(u, _)| u.0.as_ref()).collect::<Vec<_>>().join(" ")
             ));
-            marches.push(vec![MarchOrder {
-                units: Selection::Units {
-                    units: out.iter().map(|(u, _)| u.clone()).collect(),
-                    leaders: Vec::new(),
-                },
-                ..march(c.hex, *h, OnContact::AttackHexes(vec![*h]))
-            }]);
+            marches.push(vec![sortie(c.hex, out, *h)]);
         }
     }
     // Competent: small garrisons close to a larger one not besieged join
@@ -496,8 +497,7 @@ pub fn decide_with(
             if used.contains(&c.hex) || c.units.len() < 3 {
                 continue;
             }
-            let (out, stay) = c.units.split_at(c.units.len() - 2);
-            let striking: u32 = out.iter().map(|(_, s)| s).sum();
+            let (out, stay, striking) = striking_force(c);
             let Some((h, s)) = mahdist
                 .iter()
                 .filter(|(h, s)| {
@@ -514,13 +514,7 @@ pub fn decide_with(
                 scn.map.describe(*h),
                 stay.iter().map(|(u, _)| u.0.as_ref()).collect::<Vec<_>>().join(" ")
             ));
-            marches.push(vec![MarchOrder {
-                units: Selection::Units {
-                    units: out.iter().map(|(u, _)| u.clone()).collect(),
-                    leaders: Vec::new(),
-                },
-                ..march(c.hex, *h, OnContact::AttackHexes(vec![*h]))
-            }]);
+            marches.push(vec![sortie(c.hex, out, *h)]);
         }
     }
     // Where an expedition must carry supply (opponents.ron), a column that
@@ -571,6 +565,16 @@ pub fn decide_with(
         notes,
         rolls: Vec::new(),
     }
+}
+
+/// A unit and its strength.
+type Strength = (crate::state::UnitId, u32);
+
+/// A garrison's striking force: all but its two weakest units (its units
+/// are strongest first), the two it keeps, and the force's strength.
+fn striking_force(c: &Column) -> (&[Strength], &[Strength], u32) {
+    let (out, stay) = c.units.split_at(c.units.len().saturating_sub(2));
+    (out, stay, out.iter().map(|(_, s)| s).sum())
 }
 
 /// The river column of an expedition (8.23: each boat or gunboat carries
