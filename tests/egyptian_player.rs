@@ -47,16 +47,19 @@ fn its_orders_pass_the_checker_and_its_personas_differ() {
                             decided += 1;
                             marches += d.orders.marches.len();
                             // KEEP SUPPLY only where a supply unit of its own
-                            // stands in a town not besieged (5.2 IV, 9.12).
+                            // stands, or arrives this month, in a town not
+                            // besieged (5.2 IV, 9.12).
+                            let arriving = egyptian::supply_arriving(&scn, s);
                             for h in &d.orders.keep_supply {
                                 kept_supply += 1;
                                 assert!(scn.map.settlement_at(*h).is_some(), "{h}");
                                 assert!(
-                                    s.units.iter().any(|u| u.side == Side::Egyptian
-                                        && u.hex() == Some(*h)
-                                        && scn.units.get(&u.unit_type).is_some_and(|t| {
-                                            t.kind == dervish::scenario::UnitKind::Supply
-                                        })),
+                                    arriving.contains(h)
+                                        || s.units.iter().any(|u| u.side == Side::Egyptian
+                                            && u.hex() == Some(*h)
+                                            && scn.units.get(&u.unit_type).is_some_and(|t| {
+                                                t.kind == dervish::scenario::UnitKind::Supply
+                                            })),
                                     "no supply unit at {h}"
                                 );
                                 assert!(
@@ -127,14 +130,14 @@ fn situation(file: &str) -> (dervish::scenario::Scenario, GameState) {
 
 /// Scenario 2's expedition (opponents.ron): "an Egyptian victory at the end
 /// of any Mahdist turn when a British supply unit is in Khartoum" (4.1).
-/// With supply for the way (a unit a month of 12 hexes, and one to
-/// deliver), the relief at Wady Halfa marches on Khartoum with its supply
-/// and camels, leaving its two weakest units to hold the town; the march
-/// has three legs along the route, and it passes the checker.
+/// With supply for the way, the relief at Wady Halfa marches with its
+/// supply and camels on Korti, the place it goes by (`via`), leaving its
+/// two weakest units to hold the town; the march has three legs along the
+/// route, and it passes the checker.
 #[test]
 fn the_expedition_carries_supply_to_khartoum() {
     let (scn, state) = situation("expedition.toml");
-    let khartoum = scn.map.find_place("Khartoum").unwrap().hex;
+    let korti = scn.map.find_place("Korti").unwrap().hex;
     let halfa = scn.map.find_place("Wady Halfa").unwrap().hex;
     for persona in [Persona::Historical, Persona::Competent] {
         let d = egyptian::decide(&scn, &state, persona);
@@ -143,8 +146,8 @@ fn the_expedition_carries_supply_to_khartoum() {
             .orders
             .marches
             .iter()
-            .find(|m| m.legs.last() == Some(&dervish::engine::orders::Leg::To(khartoum)))
-            .unwrap_or_else(|| panic!("{persona:?}: no march on Khartoum: {:#?}", d));
+            .find(|m| m.legs.last() == Some(&dervish::engine::orders::Leg::To(korti)))
+            .unwrap_or_else(|| panic!("{persona:?}: no march on Korti: {:#?}", d));
         let dervish::engine::orders::Selection::Units { units, .. } = &m.units else {
             panic!("the expedition names its units: {:?}", m.units);
         };
@@ -168,7 +171,8 @@ fn the_expedition_carries_supply_to_khartoum() {
         assert!(
             d.notes
                 .iter()
-                .any(|n| n.contains("marches on Khartoum (1942) to deliver its supply")),
+                .any(|n| n
+                    .contains("marches on Khartoum (1942) to deliver its supply, by Korti (1226)")),
             "{:?}",
             d.notes
         );
@@ -183,30 +187,238 @@ fn the_expedition_carries_supply_to_khartoum() {
     }
 }
 
-/// With two supply units the cautious persona waits for more (Wady Halfa
-/// is 4 months from Khartoum: it wants 5); the competent one sets out with
-/// one to spend and one to deliver.
+/// The historical persona sets out with a supply unit for each month of
+/// the way (`hexes_a_month` of opponents.ron) and one to deliver: with the
+/// shipped data (48 hexes a month: the boats and the flying column spend
+/// little) two are enough from Wady Halfa; counting on 12 hexes a month it
+/// waits at Wady Halfa for five, while the competent one sets out with one
+/// to spend and one to deliver.
 #[test]
 fn the_cautious_expedition_waits_for_supply() {
     let (scn, state) = situation("expedition-two-supply.toml");
-    let khartoum = scn.map.find_place("Khartoum").unwrap().hex;
-    let goes = |p| {
-        egyptian::decide(&scn, &state, p)
+    let korti = scn.map.find_place("Korti").unwrap().hex;
+    let shipped = Opponents::shipped().unwrap();
+    let text = include_str!("../scenarios/opponents.ron");
+    assert!(text.contains("hexes_a_month: 48"));
+    let slow = Opponents::parse(&text.replace("hexes_a_month: 48", "hexes_a_month: 12")).unwrap();
+    let goes = |p, op: &Opponents| {
+        egyptian::decide_with(&scn, &state, p, Some(op))
             .orders
             .marches
             .iter()
-            .any(|m| m.legs.last() == Some(&dervish::engine::orders::Leg::To(khartoum)))
+            .any(|m| m.legs.last() == Some(&dervish::engine::orders::Leg::To(korti)))
     };
-    assert!(!goes(Persona::Historical));
-    let d = egyptian::decide(&scn, &state, Persona::Historical);
+    assert!(goes(Persona::Historical, &shipped));
+    assert!(!goes(Persona::Historical, &slow));
+    let d = egyptian::decide_with(&scn, &state, Persona::Historical, Some(&slow));
     assert!(
-        d.notes
-            .iter()
-            .any(|n| n.contains("waits: ") && n.contains("2 supply units")),
+        d.notes.iter().any(|n| n.contains("waits: ")
+            && n.contains("2 supply units")
+            && n.contains("needs 12 strength and 5 supply units")),
         "{:?}",
         d.notes
     );
-    assert!(goes(Persona::Competent));
+    assert!(goes(Persona::Competent, &slow));
+}
+
+/// At Korti, a place the expedition goes by, the column does not wait for
+/// the strength and supply it set out with: the flying column (camel corps
+/// and cavalry, the camels with the supply units they carry, 8.24) crosses
+/// the desert to Khartoum by land, six units, so that its supply is not
+/// spent on the way (5.2 IV); the river, which runs round by Berber, is
+/// left. The order passes the checker.
+#[test]
+fn the_flying_column_crosses_the_desert_from_korti() {
+    use dervish::engine::orders::{Leg, Selection};
+    let (scn, state) = situation("expedition-korti.toml");
+    let khartoum = scn.map.find_place("Khartoum").unwrap().hex;
+    let d = egyptian::decide(&scn, &state, Persona::Historical);
+    through_the_checker(&scn, &state, Side::Egyptian, &d.orders).unwrap();
+    assert!(
+        !d.orders
+            .marches
+            .iter()
+            .any(|m| matches!(m.legs.as_slice(), [Leg::River(_)])),
+        "{d:#?}"
+    );
+    let m = d
+        .orders
+        .marches
+        .iter()
+        .find(|m| m.legs.last() == Some(&Leg::To(khartoum)))
+        .unwrap_or_else(|| panic!("no march on Khartoum: {d:#?}"));
+    let Selection::Units { units, .. } = &m.units else {
+        panic!("{:?}", m.units)
+    };
+    let ids: Vec<&str> = units.iter().map(|u| u.0.as_ref()).collect();
+    assert_eq!(ids.len(), 6, "{ids:?}");
+    assert_eq!(&ids[..4], ["BS01", "BS02", "BM01", "BM02"], "{ids:?}");
+    assert!(
+        ids[4..]
+            .iter()
+            .all(|i| i.starts_with("BK") || i.starts_with("BC")),
+        "{ids:?}"
+    );
+    assert!(
+        d.notes
+            .iter()
+            .any(|n| n.contains("the flying column by land (8.24)")),
+        "{:?}",
+        d.notes
+    );
+}
+
+/// A column of the expedition stopped at a village on the way (not a town
+/// it sets out from) is under way: it goes on with the supply unit it has
+/// whatever its strength, up the river to Korti.
+#[test]
+fn under_way_the_expedition_does_not_wait_at_a_village() {
+    use dervish::engine::orders::Leg;
+    let (scn, state) = situation("expedition-village.toml");
+    let korti = scn.map.find_place("Korti").unwrap().hex;
+    let d = egyptian::decide(&scn, &state, Persona::Historical);
+    through_the_checker(&scn, &state, Side::Egyptian, &d.orders).unwrap();
+    assert!(
+        !d.notes.iter().any(|n| n.contains("waits")),
+        "{:?}",
+        d.notes
+    );
+    assert!(
+        d.orders
+            .marches
+            .iter()
+            .any(|m| m.legs == vec![Leg::River(korti)] || m.legs.last() == Some(&Leg::To(korti))),
+        "{d:#?}"
+    );
+}
+
+/// Under way with its last supply unit in a stack of seven units or more,
+/// which would spend it in the attrition phase (5.2 IV), the expedition
+/// sends the flying column straight for Khartoum with it rather than the
+/// boats on to Korti.
+#[test]
+fn the_last_supply_unit_goes_with_the_flying_column() {
+    use dervish::engine::orders::{Leg, Selection};
+    let (scn, state) = situation("expedition-last-supply.toml");
+    let khartoum = scn.map.find_place("Khartoum").unwrap().hex;
+    let d = egyptian::decide(&scn, &state, Persona::Historical);
+    through_the_checker(&scn, &state, Side::Egyptian, &d.orders).unwrap();
+    let m = d
+        .orders
+        .marches
+        .iter()
+        .find(|m| m.legs.last() == Some(&Leg::To(khartoum)))
+        .unwrap_or_else(|| panic!("no march on Khartoum: {d:#?}"));
+    let Selection::Units { units, .. } = &m.units else {
+        panic!("{:?}", m.units)
+    };
+    let ids: Vec<&str> = units.iter().map(|u| u.0.as_ref()).collect();
+    assert_eq!(&ids[..2], ["BS01", "BM01"], "{ids:?}");
+    assert!(ids.len() < 7, "{ids:?}");
+    assert!(
+        !d.orders
+            .marches
+            .iter()
+            .any(|m| matches!(m.legs.as_slice(), [Leg::River(_)])),
+        "{d:#?}"
+    );
+}
+
+/// A relief leaving a town leaves a garrison: the two weakest of five or
+/// more fighting units (one of two to four; all of strength 1 here, the
+/// last in counter order), so that the enemy cannot walk into the town it
+/// left; its leaders go with it.
+#[test]
+fn a_relief_leaves_a_garrison_behind() {
+    use dervish::engine::orders::Selection;
+    let (scn, state) = situation("relief-from-souakim.toml");
+    let tokar = scn.map.find_place("Tokar").unwrap().hex;
+    let souakim = scn.map.find_place("Souakim").unwrap().hex;
+    let d = egyptian::decide(&scn, &state, Persona::Historical);
+    through_the_checker(&scn, &state, Side::Egyptian, &d.orders).unwrap();
+    let m = d
+        .orders
+        .marches
+        .iter()
+        .find(|m| match &m.units {
+            Selection::Stack(h) => *h == souakim,
+            Selection::Units { units, .. } => units
+                .iter()
+                .any(|u| state.unit(&u.0).and_then(|u| u.hex()) == Some(souakim)),
+            _ => false,
+        })
+        .unwrap_or_else(|| panic!("no relief: {d:#?}"));
+    assert!(
+        m.legs.last() == Some(&dervish::engine::orders::Leg::To(tokar)),
+        "{m:?}"
+    );
+    let Selection::Units { units, leaders } = &m.units else {
+        panic!("{:?}", m.units)
+    };
+    assert_eq!(units.len(), 9, "{units:?}");
+    assert!(
+        !units.iter().any(|u| &*u.0 == "ER02" || &*u.0 == "ER03"),
+        "{units:?}"
+    );
+    assert_eq!(leaders, &vec!["Graham".to_string()]);
+    assert!(
+        d.notes.iter().any(|n| n.contains("relieves Tokar (5723)")
+            && n.contains("leaving ER02 ER03 to hold Souakim (5419)")),
+        "{:?}",
+        d.notes
+    );
+}
+
+/// Supply arriving this month is kept where the expedition gathers: the
+/// Gordon Relief Expedition reaches Wady Halfa in September 1884 with two
+/// supply units, and the orders written before it came keep them (played
+/// through the engine: no supply unit is spent at Wady Halfa that month).
+#[test]
+fn supply_arriving_with_the_relief_is_kept() {
+    let data = DataSet::embedded().unwrap();
+    let scn = data.scenario("khartoum").unwrap();
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/case-fixtures/khartoum-1884-06.json");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mut state: GameState = serde_json::from_str(&text).unwrap();
+    let table = Reactions::shipped().unwrap();
+    let opponents = Opponents::shipped().unwrap();
+    let halfa = scn.map.find_place("Wady Halfa").unwrap().hex;
+    let mut dice = Dice::new(SeededDice::from_seed(5));
+    let mut bot = Dice::new(SeededDice::from_seed(6));
+    let mut september = None;
+    while state.result.is_none() && september.is_none() {
+        let month = state.month;
+        let r = play_month_with(
+            &scn,
+            state,
+            &mut |s: &GameState, side| {
+                if side == Side::Mahdist {
+                    return mahdist::decide(&scn, s, &table, &opponents, &mut bot).orders;
+                }
+                let d = egyptian::decide(&scn, s, Persona::Historical);
+                if s.month.to_string() == "1884-09" {
+                    assert!(egyptian::supply_arriving(&scn, s).contains(&halfa));
+                    assert!(d.orders.keep_supply.contains(&halfa), "{d:#?}");
+                }
+                d.orders
+            },
+            &mut dice,
+        );
+        if month.to_string() == "1884-09" {
+            september = Some(r.events.clone());
+        }
+        state = r.state;
+    }
+    let events = september.expect("the game reaches September 1884");
+    let spent = events.iter().any(|e| {
+        matches!(e, dervish::engine::events::Event::SupplyExpended { hex, .. } if *hex == halfa)
+    });
+    assert!(!spent, "a supply unit spent at Wady Halfa");
+    let arrived = events
+        .iter()
+        .any(|e| format!("{e:?}").contains("gordon-relief"));
+    assert!(arrived, "the relief did not arrive");
 }
 
 /// A far march has three legs along the cheapest route, each a march's
@@ -242,14 +454,14 @@ fn far_marches_have_three_legs_the_checker_accepts() {
 }
 
 /// The river column (8.23: a boat or gunboat carries one unit): with boats
-/// at hand the expedition's first choice is its supply and strongest units
-/// in the boats, up the Nile. Khartoum is besieged and may not be entered
-/// (9.12), so the boats make for a riverside hex short of it.
+/// at hand the expedition's first choice is its supply, a camel for each
+/// supply unit (for the desert beyond) and its strongest units in the
+/// boats, up the Nile to Korti, the place it goes by.
 #[test]
 fn the_expedition_goes_by_river_when_it_has_boats() {
     use dervish::engine::orders::{Leg, Selection};
     let (scn, state) = situation("expedition-boats.toml");
-    let khartoum = scn.map.find_place("Khartoum").unwrap().hex;
+    let korti = scn.map.find_place("Korti").unwrap().hex;
     let d = egyptian::decide(&scn, &state, Persona::Historical);
     through_the_checker(&scn, &state, Side::Egyptian, &d.orders).unwrap();
     let m = d
@@ -258,22 +470,16 @@ fn the_expedition_goes_by_river_when_it_has_boats() {
         .iter()
         .find(|m| matches!(m.legs.as_slice(), [Leg::River(_)]))
         .unwrap_or_else(|| panic!("no river march: {d:#?}"));
-    let [Leg::River(to)] = m.legs.as_slice() else {
-        unreachable!()
-    };
-    assert!(
-        *to != khartoum && to.distance(khartoum) <= 6 && scn.map.is_riverside(*to),
-        "{to}"
-    );
+    assert_eq!(m.legs, vec![Leg::River(korti)]);
     let Selection::Units { units, .. } = &m.units else {
         panic!("{:?}", m.units)
     };
     let ids: Vec<&str> = units.iter().map(|u| u.0.as_ref()).collect();
-    // Four carriers: two supply units and the two strongest fighting
-    // units (British infantry, strength 3) as escort, and the carriers.
+    // Four carriers: two supply units, the camel and the strongest
+    // fighting unit (British infantry) as escort, and the carriers.
     assert_eq!(ids.len(), 8, "{ids:?}");
-    assert_eq!(&ids[..2], ["BS01", "BS02"], "{ids:?}");
-    assert!(ids[2..4].iter().all(|i| i.starts_with("BI")), "{ids:?}");
+    assert_eq!(&ids[..3], ["BS01", "BS02", "BM01"], "{ids:?}");
+    assert!(ids[3].starts_with("BI"), "{ids:?}");
     assert_eq!(&ids[4..], ["BB01", "BB02", "BW01", "BW02"], "{ids:?}");
     assert!(
         d.notes

@@ -303,11 +303,123 @@ fn assault_ratios_name_places_of_the_map() {
     let opponents = Opponents::shipped().unwrap();
     let ratios = opponents.ratios(&scn).unwrap();
     let khartoum = scn.map.resolve("Khartoum").unwrap();
-    assert_eq!(ratios, vec![(khartoum, 5)]);
+    let souakim = scn.map.resolve("Souakim").unwrap();
+    assert_eq!(ratios, vec![(khartoum, 12), (souakim, 6)]);
     let wrong = Opponents::parse(
-        &dervish::players::mahdist::OPPONENTS_RON.replace("{\"Khartoum\": 5}", "{\"Atlantis\": 5}"),
+        &dervish::players::mahdist::OPPONENTS_RON.replace("\"Souakim\": 6}", "\"Atlantis\": 6}"),
     )
     .unwrap();
     let e = wrong.ratios(&scn).unwrap_err();
     assert!(e.contains("\"Atlantis\""), "{e}");
+}
+
+fn situation(file: &str) -> (dervish::scenario::Scenario, GameState) {
+    let data = DataSet::embedded().unwrap();
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/case-fixtures")
+        .join(file);
+    let case = dervish::cases::load(&path, &data).unwrap();
+    (case.scn, case.state)
+}
+
+/// The storm before a relief (opponents.ron `relief_storm`): the Mahdi
+/// stormed Khartoum on 26 January 1885 with the Desert Column's steamers
+/// two days away. Six ansar before four defenders are far short of
+/// Khartoum's ratio (12), so they sit down; with a British column within
+/// 10 hexes they storm at once, whatever their reaction roll; a British
+/// column farther off, or none, changes nothing.
+#[test]
+fn a_relief_coming_makes_the_besiegers_storm() {
+    use dervish::engine::orders::{Leg, OnContact};
+    let (scn, state) = situation("relief-coming.toml");
+    let table = Reactions::shipped().unwrap();
+    let opponents = Opponents::shipped().unwrap();
+    let khartoum = scn.map.resolve("Khartoum").unwrap();
+    let storms = |s: &GameState, seed: u64| {
+        let d = decide(
+            &scn,
+            s,
+            &table,
+            &opponents,
+            &mut Dice::new(SeededDice::from_seed(seed)),
+        );
+        through_the_checker(&scn, s, Side::Mahdist, &d.orders).unwrap();
+        let note = d.notes.iter().any(|n| {
+            n.contains("storms Khartoum (1942) (6 strength against 4: 1 times the garrison or more, a relief coming: the British at 1838")
+        });
+        let order = d.orders.marches.iter().any(|m| {
+            m.on_contact == OnContact::AttackAny && m.legs.last() == Some(&Leg::To(khartoum))
+        });
+        assert_eq!(note, order, "seed {seed}: {:#?}", d.notes);
+        note
+    };
+    for seed in 1..=12 {
+        assert!(storms(&state, seed), "seed {seed}: no storm");
+    }
+    // The British column 20 hexes away (Korti): no storm.
+    let mut far = state.clone();
+    let korti = scn.map.resolve("Korti").unwrap();
+    for u in far.units.iter_mut().filter(|u| u.side == Side::Egyptian) {
+        if u.hex() == scn.map.resolve("1838").ok() {
+            u.status = dervish::state::Status::OnMap(korti);
+        }
+    }
+    for seed in 1..=12 {
+        assert!(
+            !storms(&far, seed),
+            "seed {seed}: a storm with no relief near"
+        );
+    }
+    // Relief storms are data: none in scenario 1.
+    let data = DataSet::embedded().unwrap();
+    assert!(
+        opponents
+            .relief_storm(&data.scenario("el-obeid").unwrap())
+            .is_none()
+    );
+    let r = opponents.relief_storm(&scn).unwrap();
+    assert_eq!((r.within, r.ratio), (10, 1));
+}
+
+/// An objective the enemy left empty next to a stack is walked into
+/// whatever the stack's reaction (opponents.ron `occupy_reach`, 1 in
+/// scenario 2): Tokar's garrison gave up in February 1884. Scenario 1 has
+/// no such rule: the reaction alone decides.
+#[test]
+fn an_empty_town_next_door_is_taken() {
+    use dervish::engine::orders::Leg;
+    let (scn, state) = situation("empty-tokar.toml");
+    let table = Reactions::shipped().unwrap();
+    let opponents = Opponents::shipped().unwrap();
+    let tokar = scn.map.resolve("Tokar").unwrap();
+    for seed in 1..=12 {
+        let d = decide(
+            &scn,
+            &state,
+            &table,
+            &opponents,
+            &mut Dice::new(SeededDice::from_seed(seed)),
+        );
+        through_the_checker(&scn, &state, Side::Mahdist, &d.orders).unwrap();
+        assert!(
+            d.notes
+                .iter()
+                .any(|n| n.contains("marches to take Tokar (5723), which the enemy left empty")),
+            "seed {seed}: {:#?}",
+            d.notes
+        );
+        assert!(
+            d.orders
+                .marches
+                .iter()
+                .any(|m| m.legs.last() == Some(&Leg::To(tokar))),
+            "seed {seed}"
+        );
+    }
+    let data = DataSet::embedded().unwrap();
+    assert_eq!(opponents.occupy_reach(&scn), 1);
+    assert_eq!(
+        opponents.occupy_reach(&data.scenario("el-obeid").unwrap()),
+        0
+    );
 }

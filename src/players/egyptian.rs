@@ -72,8 +72,56 @@ struct Column {
     supply: Vec<crate::state::UnitId>,
     /// Its camels, which carry supply (8.24).
     camels: Vec<crate::state::UnitId>,
+    /// Its camel corps and cavalry, strongest first.
+    mounted: Vec<crate::state::UnitId>,
     /// Every unit of the stack, boats included, in counter order.
     all: Vec<crate::state::UnitId>,
+    /// Its leaders.
+    leaders: Vec<String>,
+}
+
+/// The units a column leaving a town leaves to hold it: its weakest
+/// fighting unit when it has two to four, its two weakest when it has five
+/// or more (none out of a town): a town left empty is the enemy's for the
+/// walking in (3.2).
+fn garrison_left(c: &Column) -> Vec<crate::state::UnitId> {
+    let fighting: Vec<&crate::state::UnitId> = c
+        .units
+        .iter()
+        .map(|(id, _)| id)
+        .filter(|id| !c.supply.contains(id) && !c.camels.contains(id))
+        .collect();
+    let keep = match fighting.len() {
+        _ if !c.in_town => 0,
+        0 | 1 => 0,
+        2..=4 => 1,
+        _ => 2,
+    };
+    fighting[fighting.len() - keep..]
+        .iter()
+        .map(|id| (*id).clone())
+        .collect()
+}
+
+/// A column's march selection without the units it leaves behind, with
+/// its leaders if `leaders`.
+fn without(c: &Column, keep: &[crate::state::UnitId], leaders: bool) -> Selection {
+    if keep.is_empty() {
+        return Selection::Stack(c.hex);
+    }
+    Selection::Units {
+        units: c
+            .all
+            .iter()
+            .filter(|u| !keep.contains(u))
+            .cloned()
+            .collect(),
+        leaders: if leaders {
+            c.leaders.clone()
+        } else {
+            Vec::new()
+        },
+    }
 }
 
 /// The Egyptian player's orders for this player turn, with its reasons in
@@ -131,14 +179,28 @@ pub fn decide_with(
                     })
                     .map(|u| u.id.clone())
                     .collect();
+                let mounted = units
+                    .iter()
+                    .filter(|(id, _)| {
+                        s.units.iter().any(|u| {
+                            u.id == *id
+                                && scn.units.get(&u.unit_type).is_some_and(|t| {
+                                    matches!(t.kind, UnitKind::CamelCorps | UnitKind::Cavalry)
+                                })
+                        })
+                    })
+                    .map(|(id, _)| id.clone())
+                    .collect();
                 columns.push(Column {
                     hex: s.hex,
+                    mounted,
                     strength,
                     in_town: scn.map.settlement_at(s.hex).is_some(),
                     units,
                     supply,
                     camels,
                     all: s.units.iter().map(|u| u.id.clone()).collect(),
+                    leaders: s.leaders.iter().map(|l| l.name.clone()).collect(),
                 });
             }
         } else {
@@ -220,15 +282,31 @@ pub fn decide_with(
         match relief {
             Some(c) => {
                 used.insert(c.hex);
+                let keep = garrison_left(c);
                 notes.push(format!(
-                    "the column at {} ({} strength) relieves {} ({} strength besieging it)",
+                    "the column at {} ({} strength) relieves {} ({} strength besieging it){}",
                     scn.map.describe(c.hex),
                     c.strength,
                     scn.map.describe(*town),
-                    besiegers
+                    besiegers,
+                    if keep.is_empty() {
+                        String::new()
+                    } else {
+                        format!(
+                            ", leaving {} to hold {}",
+                            keep.iter()
+                                .map(|u| u.0.as_ref())
+                                .collect::<Vec<_>>()
+                                .join(" "),
+                            scn.map.describe(c.hex)
+                        )
+                    }
                 ));
                 marches.push(by_any(
-                    march(c.hex, *town, OnContact::AttackAny),
+                    MarchOrder {
+                        units: without(c, &keep, true),
+                        ..march(c.hex, *town, OnContact::AttackAny)
+                    },
                     *town,
                     c.hex,
                 ));
@@ -248,7 +326,8 @@ pub fn decide_with(
         match op.expedition(scn) {
             Err(e) => notes.push(e),
             Ok(None) => {}
-            Ok(Some((exp, goal))) => {
+            Ok(Some((exp, route))) => {
+                let goal = route.goal;
                 let need = match persona {
                     Persona::Historical => exp.strength_historical,
                     Persona::Competent => exp.strength_competent,
@@ -262,55 +341,63 @@ pub fn decide_with(
                             && !besieged.iter().any(|(b, ..)| *b == c.hex)
                     })
                     .min_by_key(|c| (c.hex.distance(goal), c.hex.row, c.hex.col));
-                // Setting out from a town the historical persona needs a
-                // supply unit a month of the way and one to deliver; under
-                // way it goes on while it has one (it falls back, below,
-                // when it has none).
+                // A column sets out from a town far from the goal (not a
+                // village or oasis it stopped at on the way, nor a place
+                // the expedition goes by, opponents.ron `via`); elsewhere,
+                // and near the goal, it is under way.
+                let setting_out = |c: &Column| {
+                    scn.map
+                        .settlement_at(c.hex)
+                        .is_some_and(|p| p.kind == crate::geo::map::PlaceKind::Town)
+                        && !route.via.contains(&c.hex)
+                        && c.hex.distance(goal) > super::NEAR
+                };
+                // Setting out the historical persona needs a supply unit a
+                // month of the way and one to deliver, and the strength
+                // the data asks; under way it goes on while it has a supply
+                // unit, whatever its strength (it falls back, below, when
+                // it has none).
                 let supplies = |c: &Column| {
-                    if c.in_town && persona == Persona::Competent {
+                    if setting_out(c) && persona == Persona::Competent {
                         // The competent persona takes the risk: one supply
                         // unit to spend on the way, one to deliver.
                         2
-                    } else if c.in_town {
-                        usize::try_from(c.hex.distance(goal).div_ceil(exp.hexes_a_month.max(1)) + 1)
-                            .unwrap_or(usize::MAX)
+                    } else if setting_out(c) {
+                        usize::try_from(
+                            route.length_from(c.hex).div_ceil(exp.hexes_a_month.max(1)) + 1,
+                        )
+                        .unwrap_or(usize::MAX)
                     } else {
                         1
                     }
                 };
                 match pick {
-                    Some(c) if c.strength >= need && c.supply.len() >= supplies(c) => {
+                    Some(c)
+                        if (!setting_out(c) || c.strength >= need)
+                            && c.supply.len() >= supplies(c) =>
+                    {
                         used.insert(c.hex);
-                        // A town it leaves keeps its two weakest fighting
-                        // units when the column has five or more.
-                        let fighting: Vec<&(crate::state::UnitId, u32)> = c
-                            .units
-                            .iter()
-                            .filter(|(id, _)| !c.supply.contains(id) && !c.camels.contains(id))
-                            .collect();
-                        let keep: Vec<crate::state::UnitId> = if c.in_town && fighting.len() >= 5
-                        {
-                            fighting[fighting.len() - 2..]
-                                .iter()
-                                .map(|(id, _)| id.clone())
-                                .collect()
+                        // The next stage of the way (the goal, or a place
+                        // the expedition goes by).
+                        let stage = route.next_stage(c.hex);
+                        // A town it sets out from keeps a garrison.
+                        let keep = if setting_out(c) {
+                            garrison_left(c)
                         } else {
                             Vec::new()
                         };
-                        let units = if keep.is_empty() {
-                            Selection::Stack(c.hex)
-                        } else {
-                            Selection::Units {
-                                units: c.all.iter().filter(|u| !keep.contains(u)).cloned().collect(),
-                                leaders: Vec::new(),
-                            }
-                        };
+                        let units = without(c, &keep, false);
                         notes.push(format!(
-                            "the expedition at {} ({} strength, with {}) marches on {} to deliver its supply{}",
+                            "the expedition at {} ({} strength, with {}) marches on {} to deliver its supply{}{}",
                             scn.map.describe(c.hex),
                             c.strength,
                             c.supply.iter().map(|u| u.0.as_ref()).collect::<Vec<_>>().join(" "),
                             scn.map.describe(goal),
+                            if stage == goal {
+                                String::new()
+                            } else {
+                                format!(", by {}", scn.map.describe(stage))
+                            },
                             if keep.is_empty() {
                                 String::new()
                             } else {
@@ -324,34 +411,62 @@ pub fn decide_with(
                         // First choice, the river column (8.23): its boats
                         // and gunboats carry the supply and the strongest
                         // fighting units, one each, up the river towards
-                        // the goal; the rest of the column stays. If the
-                        // checker refuses it, the whole column marches.
-                        // A besieged goal may not be entered (9.12): the
-                        // boats then make for a riverside hex short of it.
+                        // the stage; the rest of the column stays. Past
+                        // the places it goes by, the river is left for the
+                        // desert: the flying column (camel corps, cavalry,
+                        // camels with the supply) marches on by land. If
+                        // the checker refuses both, the whole column
+                        // marches. A besieged goal may not be entered
+                        // (9.12): the boats then make for a riverside hex
+                        // short of it.
                         let mut slot: Vec<MarchOrder> = Vec::new();
-                        if let Some(units) = river_column(scn, state, c, goal) {
-                            if let (Selection::Units { units: ids, .. }, Some(n)) =
-                                (&units, notes.last_mut())
-                            {
+                        // Under way with its last supply unit in a stack
+                        // that would spend it (5.2 IV), the flying column
+                        // makes straight for the goal with it.
+                        let last = !setting_out(c)
+                            && c.supply.len() == 1
+                            && c.all.len() >= crate::engine::upkeep::DEFAULT_SUPPLY_STACK;
+                        let by_river = !last && (stage != goal || route.via.is_empty());
+                        let river = by_river.then(|| river_column(scn, state, c, stage)).flatten();
+                        let fly_to = if last { goal } else { stage };
+                        let flying = (!setting_out(c) && c.hex.distance(fly_to) > super::NEAR)
+                            .then(|| flying_column(c))
+                            .flatten();
+                        let said = |n: &mut String, how: &str, units: &Selection| {
+                            if let Selection::Units { units: ids, .. } = units {
                                 n.push_str(&format!(
-                                    "; first choice, by river (8.23): {}, the rest staying",
+                                    "; {how}: {}, the rest staying",
                                     ids.iter().map(|u| u.0.as_ref()).collect::<Vec<_>>().join(" ")
                                 ));
                             }
-                            for to in river_goals(scn, c.hex, goal) {
+                        };
+                        if let Some(units) = river {
+                            if let Some(n) = notes.last_mut() {
+                                said(n, "first choice, by river (8.23)", &units);
+                            }
+                            for to in river_goals(scn, c.hex, stage) {
                                 slot.push(MarchOrder {
                                     units: units.clone(),
                                     legs: vec![Leg::River(to)],
-                                    ..march(c.hex, goal, OnContact::AttackAny)
+                                    ..march(c.hex, stage, OnContact::AttackAny)
                                 });
                             }
+                        }
+                        if let Some(units) = flying {
+                            if let Some(n) = notes.last_mut() {
+                                said(n, "the flying column by land (8.24)", &units);
+                            }
+                            slot.push(MarchOrder {
+                                units,
+                                ..march(c.hex, fly_to, OnContact::AttackAny)
+                            });
                         }
                         slot.extend(by_any(
                             MarchOrder {
                                 units,
-                                ..march(c.hex, goal, OnContact::AttackAny)
+                                ..march(c.hex, stage, OnContact::AttackAny)
                             },
-                            goal,
+                            stage,
                             c.hex,
                         ));
                         marches.push(slot);
@@ -524,13 +639,21 @@ pub fn decide_with(
     // gathered its stores at Wady Halfa and Korti for months.
     let mut keep_supply = Vec::new();
     if opponents.is_some_and(|op| matches!(op.expedition(scn), Ok(Some(_)))) {
+        let arriving = supply_arriving(scn, state);
         for c in &columns {
             if c.in_town
-                && !c.supply.is_empty()
+                && (!c.supply.is_empty() || arriving.contains(&c.hex))
                 && !used.contains(&c.hex)
                 && !besieged.iter().any(|(b, ..)| *b == c.hex)
             {
                 keep_supply.push(c.hex);
+            }
+        }
+        // Supply arriving where no column stands yet (the Gordon Relief
+        // Expedition reaching Wady Halfa with its supply): kept too.
+        for h in arriving {
+            if !keep_supply.contains(&h) && !columns.iter().any(|c| c.hex == h) {
+                keep_supply.push(h);
             }
         }
     }
@@ -567,6 +690,46 @@ pub fn decide_with(
     }
 }
 
+/// Where the Egyptian side's supply units arrive this month: the monthly
+/// supply unit at the first of its places the side holds (3.3), and a
+/// reinforcement bringing supply units at the first place of its zone the
+/// enemy does not hold (the engine's default place, 2.3).
+pub fn supply_arriving(scn: &Scenario, state: &GameState) -> Vec<Hex> {
+    let ours = |name: &String| {
+        scn.map
+            .resolve(name)
+            .ok()
+            .filter(|h| state.control.get(h) != Some(&Side::Mahdist))
+    };
+    let mut out: Vec<Hex> = Vec::new();
+    let rp = &scn.def.replacements;
+    if rp.free_supply_unit.is_some()
+        && let Some(h) = rp.free_supply_places.iter().find_map(ours)
+    {
+        out.push(h);
+    }
+    for r in &scn.def.reinforcements {
+        let due = matches!(&r.arrives, crate::scenario::definition::Arrival::Month(m) if *m == state.month);
+        let brings_supply = r.units.iter().any(|l| {
+            scn.units
+                .get(&l.unit)
+                .is_some_and(|t| t.side == Side::Egyptian && t.kind == UnitKind::Supply)
+        });
+        if !(r.side == Side::Egyptian && due && brings_supply) {
+            continue;
+        }
+        let first = match &r.zone {
+            crate::scenario::definition::Zone::At(p) => ours(p),
+            crate::scenario::definition::Zone::OneOf(ps) => ps.iter().find_map(ours),
+            _ => None,
+        };
+        if let Some(h) = first.filter(|h| !out.contains(h)) {
+            out.push(h);
+        }
+    }
+    out
+}
+
 /// A unit and its strength.
 type Strength = (crate::state::UnitId, u32);
 
@@ -579,8 +742,8 @@ fn striking_force(c: &Column) -> (&[Strength], &[Strength], u32) {
 
 /// The river column of an expedition (8.23: each boat or gunboat carries
 /// one unit): the column's boats and gunboats with, one a carrier, supply
-/// units in half the places (at least one) and its strongest fighting
-/// units as escort in the rest. `None` unless the
+/// units in half the places (at least one), a camel for each of them, and
+/// its strongest fighting units as escort in the rest. `None` unless the
 /// goal is far, the column has two carriers or more and a supply unit.
 fn river_column(scn: &Scenario, state: &GameState, c: &Column, goal: Hex) -> Option<Selection> {
     if c.hex.distance(goal) <= super::NEAR || c.supply.is_empty() {
@@ -604,6 +767,10 @@ fn river_column(scn: &Scenario, state: &GameState, c: &Column, goal: Hex) -> Opt
     // strongest fighting units as escort, any still free for more supply.
     let half = (carriers.len() / 2).max(1);
     let mut passengers: Vec<crate::state::UnitId> = c.supply.iter().take(half).cloned().collect();
+    // The camels go with the supply they carry on the desert stages
+    // (8.24), one a supply unit.
+    let supplies = passengers.len();
+    passengers.extend(c.camels.iter().take(supplies).cloned());
     passengers.extend(
         c.units
             .iter()
@@ -618,6 +785,29 @@ fn river_column(scn: &Scenario, state: &GameState, c: &Column, goal: Hex) -> Opt
     passengers.extend(carriers);
     Some(Selection::Units {
         units: passengers,
+        leaders: Vec::new(),
+    })
+}
+
+/// The flying column of an expedition under way (the Desert Column that
+/// left Korti in December 1884): its camel-mounted and mounted units
+/// (8.24: "Camel Corps units are also camel mounted"), its camels and the
+/// supply units they carry, one a camel, so that the column moves at the
+/// camels' rate; the rest of the column stays. `None` unless there is a
+/// supply unit to carry and a fighting unit to escort it.
+fn flying_column(c: &Column) -> Option<Selection> {
+    // Fewer units than a stack that spends its supply by default (5.2 IV),
+    // so that the supply it carries is still there to deliver.
+    let most = crate::engine::upkeep::DEFAULT_SUPPLY_STACK - 1;
+    let carried = c.supply.len().min(c.camels.len()).min(most / 3);
+    if carried == 0 || c.mounted.is_empty() {
+        return None;
+    }
+    let mut units: Vec<crate::state::UnitId> = c.supply.iter().take(carried).cloned().collect();
+    units.extend(c.camels.iter().take(carried).cloned());
+    units.extend(c.mounted.iter().take(most - 2 * carried).cloned());
+    Some(Selection::Units {
+        units,
         leaders: Vec::new(),
     })
 }

@@ -62,6 +62,45 @@ pub struct Expedition {
     /// Hexes it counts on marching a month: it sets out with a supply unit
     /// for each month of the way and one to deliver.
     pub hexes_a_month: u32,
+    /// Place names of the map it goes by, in order (none: straight to the
+    /// goal): a column makes for the first of them nearer the goal than
+    /// it is, and sets out again from each without waiting.
+    #[serde(default)]
+    pub via: Vec<String>,
+}
+
+/// An expedition's places as hexes: its goal and the places it goes by.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExpeditionRoute {
+    pub goal: Hex,
+    pub via: Vec<Hex>,
+}
+
+impl ExpeditionRoute {
+    /// Where a column at `from` makes for: the first place it goes by that
+    /// is nearer the goal than `from`, else the goal.
+    pub fn next_stage(&self, from: Hex) -> Hex {
+        self.via
+            .iter()
+            .copied()
+            .find(|w| *w != from && w.distance(self.goal) < from.distance(self.goal))
+            .unwrap_or(self.goal)
+    }
+
+    /// The hexes of the way from `from`: to each stage in turn, then to
+    /// the goal (straight-line distances).
+    pub fn length_from(&self, from: Hex) -> u32 {
+        let mut at = from;
+        let mut total = 0;
+        loop {
+            let next = self.next_stage(at);
+            total += at.distance(next);
+            if next == self.goal {
+                return total;
+            }
+            at = next;
+        }
+    }
 }
 
 /// One scenario's objectives for the Mahdist player.
@@ -80,6 +119,26 @@ pub struct Objectives {
     /// not the scenario's.
     #[serde(default)]
     pub assault_ratios: std::collections::BTreeMap<String, u32>,
+    /// A relief coming: when a British land unit is this near an
+    /// objective, its besiegers storm it with this ratio (if lower).
+    #[serde(default)]
+    pub relief_storm: Option<ReliefStorm>,
+    /// How near (hexes) an objective the enemy left empty draws a stack
+    /// in whatever its reaction (none: only as its reaction says).
+    #[serde(default)]
+    pub occupy_reach: Option<u32>,
+}
+
+/// The assault before the relief: the Mahdi stormed Khartoum on 26 January
+/// 1885 when the Desert Column's steamers were two days away, and Tokar
+/// surrendered as Graham landed at Trinkitat.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+pub struct ReliefStorm {
+    /// Hexes from the objective within which a British land unit (not in
+    /// the objective itself) counts as a relief coming.
+    pub within: u32,
+    /// The assault ratio against the garrison then.
+    pub ratio: u32,
 }
 
 impl Opponents {
@@ -108,24 +167,30 @@ impl Opponents {
         SHIPPED.get_or_init(|| Opponents::shipped().ok()).as_ref()
     }
 
-    /// The Egyptian expedition of a scenario, with its goal as a hex; an
-    /// unknown place name is an error naming it.
-    pub fn expedition(&self, scn: &Scenario) -> Result<Option<(&Expedition, Hex)>, String> {
+    /// The Egyptian expedition of a scenario, with its goal and the places
+    /// it goes by as hexes; an unknown place name is an error naming it.
+    pub fn expedition(
+        &self,
+        scn: &Scenario,
+    ) -> Result<Option<(&Expedition, ExpeditionRoute)>, String> {
         let Some(e) = self.egyptian.iter().find(|e| e.scenario == scn.id()) else {
             return Ok(None);
         };
-        let hex = scn
-            .map
-            .find_place(&e.deliver_to)
-            .map(|p| p.hex)
-            .ok_or_else(|| {
+        let place = |name: &str, what: &str| {
+            scn.map.find_place(name).map(|p| p.hex).ok_or_else(|| {
                 format!(
-                    "opponents.ron: the expedition's goal {:?} of {} is not a place on the map",
-                    e.deliver_to,
+                    "opponents.ron: the expedition's {what} {name:?} of {} is not a place on the map",
                     scn.id()
                 )
-            })?;
-        Ok(Some((e, hex)))
+            })
+        };
+        let goal = place(&e.deliver_to, "goal")?;
+        let via = e
+            .via
+            .iter()
+            .map(|v| place(v, "stage"))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Some((e, ExpeditionRoute { goal, via })))
     }
 
     /// How far a stack looks for the most important objective, and the
@@ -138,6 +203,24 @@ impl Opponents {
             o.and_then(|o| o.assault_ratio)
                 .unwrap_or(self.assault_ratio),
         )
+    }
+
+    /// How near an empty enemy objective draws a stack in, in a scenario
+    /// (0: the reaction alone decides).
+    pub fn occupy_reach(&self, scn: &Scenario) -> u32 {
+        self.mahdist
+            .iter()
+            .find(|o| o.scenario == scn.id())
+            .and_then(|o| o.occupy_reach)
+            .unwrap_or(0)
+    }
+
+    /// A scenario's storm before a relief, if its data has one.
+    pub fn relief_storm(&self, scn: &Scenario) -> Option<ReliefStorm> {
+        self.mahdist
+            .iter()
+            .find(|o| o.scenario == scn.id())
+            .and_then(|o| o.relief_storm)
     }
 
     /// The assault ratios of single places of a scenario, as hexes; an
@@ -194,6 +277,8 @@ struct Mine {
 struct Theirs {
     hex: Hex,
     strength: u32,
+    /// The stack has a British land unit (a relief, [`ReliefStorm`]).
+    british: bool,
 }
 
 /// The Mahdist player's orders for this player turn.
@@ -302,6 +387,11 @@ fn decide_turn<S: DieSource>(
             theirs.push(Theirs {
                 hex: s.hex,
                 strength,
+                british: land.iter().any(|u| {
+                    scn.units
+                        .get(&u.unit_type)
+                        .is_some_and(|t| t.nation == crate::scenario::Nation::British)
+                }),
             });
         }
     }
@@ -319,6 +409,11 @@ fn decide_turn<S: DieSource>(
                 || (state.control.get(h) == Some(&Side::Egyptian)
                     && !mine.iter().any(|m| m.hex == *h))
         })
+        .collect();
+    let empty_towns: Vec<Hex> = enemy_towns
+        .iter()
+        .copied()
+        .filter(|h| !theirs.iter().any(|t| t.hex == *h))
         .collect();
     // 9.12: a settlement is under siege when an enemy land unit is next
     // to it (river units alone do not besiege: docs/rules.md 9.12).
@@ -368,6 +463,9 @@ fn decide_turn<S: DieSource>(
             opponents,
             assault_ratio,
             ratios: &ratios,
+            relief_storm: opponents.relief_storm(scn),
+            empty_towns: &empty_towns,
+            occupy_reach: opponents.occupy_reach(scn),
             reach,
             barred: &barred,
             besieged: besieged.contains(&m.hex),
@@ -842,6 +940,12 @@ struct Cx<'a> {
     assault_ratio: u32,
     /// The same for single places, where not the scenario's.
     ratios: &'a [(Hex, u32)],
+    /// The storm before a relief (this scenario's, if any).
+    relief_storm: Option<ReliefStorm>,
+    /// Objectives the enemy last held and left empty.
+    empty_towns: &'a [Hex],
+    /// How near such a town draws the stack in (this scenario's; 0: not).
+    occupy_reach: u32,
     /// How far away (hexes) an objective the stack is strong enough to
     /// storm draws it on, whatever its reaction (this scenario's).
     reach: u32,
@@ -856,6 +960,18 @@ impl Cx<'_> {
     /// The strength against its garrison an assault on `h` wants.
     fn ratio_at(&self, h: Hex) -> u32 {
         ratio_at(self.ratios, self.assault_ratio, h)
+    }
+
+    /// A relief coming to `h` ([`ReliefStorm`]): the ratio it lowers the
+    /// assault to, with the hex of the British stack nearest `h`.
+    fn relief_at(&self, h: Hex) -> Option<(u32, Hex)> {
+        let r = self.relief_storm?;
+        let t = self
+            .theirs
+            .iter()
+            .filter(|t| t.british && t.hex != h && t.hex.distance(h) <= r.within)
+            .min_by_key(|t| (t.hex.distance(h), t.hex.row, t.hex.col))?;
+        (r.ratio < self.ratio_at(h)).then_some((r.ratio, t.hex))
     }
 
     fn nearest_enemy(&self) -> Option<Theirs> {
@@ -1123,7 +1239,9 @@ fn storm(cx: &Cx<'_>) -> Option<(Option<MarchOrder>, String)> {
         return None;
     }
     let g = cx.theirs.iter().find(|t| t.hex == obj)?.strength;
-    if g == 0 || cx.me.strength < cx.ratio_at(obj) * g {
+    let relief = cx.relief_at(obj);
+    let ratio = relief.map_or(cx.ratio_at(obj), |(r, _)| r);
+    if g == 0 || cx.me.strength < ratio * g {
         return None;
     }
     // A won assault goes on into the town (its march ends there).
@@ -1136,10 +1254,42 @@ fn storm(cx: &Cx<'_>) -> Option<(Option<MarchOrder>, String)> {
     Some((
         Some(order),
         format!(
-            "{verb} {} ({} strength against {g}: {} times the garrison or more)",
+            "{verb} {} ({} strength against {g}: {ratio} times the garrison or more{})",
             cx.scn.map.describe(obj),
             cx.me.strength,
-            cx.ratio_at(obj)
+            relief.map_or(String::new(), |(_, h)| format!(
+                ", a relief coming: the British at {}",
+                cx.scn.map.describe(h)
+            ))
+        ),
+    ))
+}
+
+/// An objective the enemy left empty within the scenario's `occupy_reach`
+/// (and the movement allowance of the stack's slowest unit) is taken
+/// whatever the reaction says:
+/// Tokar's garrison gave up in February 1884 and Osman Digma's men walked
+/// in (3.2: the town's recruits come with it). Not from a besieged town.
+fn occupy(cx: &Cx<'_>) -> Option<(Option<MarchOrder>, String)> {
+    if cx.besieged {
+        return None;
+    }
+    let to = cx
+        .empty_towns
+        .iter()
+        .copied()
+        .filter(|h| {
+            *h != cx.me.hex
+                && h.distance(cx.me.hex) <= cx.me.reach.min(cx.occupy_reach)
+                && !(cx.barred)(*h)
+        })
+        .min_by_key(|h| (h.distance(cx.me.hex), h.row, h.col))?;
+    let order = cx.march(to, OnContact::AttackAny)?;
+    Some((
+        Some(order),
+        format!(
+            "marches to take {}, which the enemy left empty",
+            cx.scn.map.describe(to)
         ),
     ))
 }
@@ -1149,6 +1299,9 @@ fn storm(cx: &Cx<'_>) -> Option<(Option<MarchOrder>, String)> {
 fn act(cx: &Cx<'_>, r: &Reaction) -> (Option<MarchOrder>, String) {
     if let Some(storm) = storm(cx) {
         return storm;
+    }
+    if let Some(take) = occupy(cx) {
+        return take;
     }
     let mut last = (None, "stays".to_string());
     for l in &r.0 {
