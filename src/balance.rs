@@ -313,19 +313,7 @@ pub fn play_one(
         state = r.state;
         months += 1;
         for (name, h) in towns {
-            let mut now = held_by(scn, &state, *h).or(holder[name]);
-            // A game the Mahdists won this month with the town's garrison
-            // gone and their army before it (Gordon's stack destroyed in
-            // Khartoum): the town fell, though no one marched in.
-            if state
-                .result
-                .as_ref()
-                .is_some_and(|r| r.winner == Some(Side::Mahdist))
-                && !land_at(scn, &state, Side::Egyptian, |x| x == *h)
-                && land_at(scn, &state, Side::Mahdist, |x| x.distance(*h) <= 1)
-            {
-                now = Some(Side::Mahdist);
-            }
+            let now = holder_after(scn, &state, *h, holder[name]);
             if holder[name] == Some(Side::Egyptian)
                 && now == Some(Side::Mahdist)
                 && fell[name].is_none()
@@ -361,6 +349,24 @@ fn held_by(scn: &Scenario, state: &GameState, hex: Hex) -> Option<Side> {
         }
     }
     state.control.get(&hex).copied()
+}
+
+/// Who holds a town after a month ([`held_by`], else its holder before).
+/// A game the Mahdists won this month with the town's garrison gone and
+/// their army before it (Gordon's stack destroyed in Khartoum): the town
+/// fell, though no one marched in.
+fn holder_after(scn: &Scenario, state: &GameState, hex: Hex, before: Option<Side>) -> Option<Side> {
+    let won = state
+        .result
+        .as_ref()
+        .is_some_and(|r| r.winner == Some(Side::Mahdist));
+    if won
+        && !land_at(scn, state, Side::Egyptian, |x| x == hex)
+        && land_at(scn, state, Side::Mahdist, |x| x.distance(hex) <= 1)
+    {
+        return Some(Side::Mahdist);
+    }
+    held_by(scn, state, hex).or(before)
 }
 
 /// Whether a land unit of `side` (not a boat, gunboat or the fleet)
@@ -1031,4 +1037,73 @@ pub fn battles_svg(title: &str, s: &Summary) -> String {
     );
     out.push_str("</svg>\n");
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::state::{GameResult, Status};
+
+    /// Khartoum as the report sees it: Gordon's gunboats hold no town, a
+    /// Mahdist land unit in it does, and a game the Mahdists won with the
+    /// garrison gone and their army before the town counts it fallen.
+    #[test]
+    fn a_town_is_held_by_land_units_not_gunboats() {
+        let data = crate::scenario::DataSet::embedded().unwrap();
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/case-fixtures/relief-coming.toml");
+        let case = crate::cases::load(&path, &data).unwrap();
+        let (scn, mut state) = (case.scn, case.state);
+        let khartoum = scn.map.resolve("Khartoum").unwrap();
+        let besiegers = scn.map.resolve("1943").unwrap();
+        assert_eq!(held_by(&scn, &state, khartoum), Some(Side::Egyptian));
+        // The garrison starved: only a gunboat of Gordon's is left.
+        for u in state.units.iter_mut() {
+            if u.hex() == Some(khartoum) {
+                u.status = Status::Pool;
+            }
+        }
+        let gunboat = state
+            .units
+            .iter()
+            .position(|u| &*u.unit_type == "egy-gunboat" && u.hex().is_none())
+            .unwrap();
+        state.units[gunboat].status = Status::OnMap(khartoum);
+        // Held still by its last occupier (3.2), not by the gunboat.
+        assert_eq!(held_by(&scn, &state, khartoum), Some(Side::Egyptian));
+        assert_eq!(
+            holder_after(&scn, &state, khartoum, Some(Side::Egyptian)),
+            Some(Side::Egyptian)
+        );
+        // A Mahdist land unit walks in beside the gunboat: it holds the town
+        // (the first counter in the hex, the gunboat, counted before).
+        let walker = state
+            .units
+            .iter()
+            .position(|u| u.side == Side::Mahdist && u.hex() == Some(besiegers))
+            .unwrap();
+        state.units[walker].status = Status::OnMap(khartoum);
+        assert_eq!(held_by(&scn, &state, khartoum), Some(Side::Mahdist));
+        state.units[walker].status = Status::OnMap(besiegers);
+        // The Mahdists win this month (Gordon's stack destroyed), their army
+        // next to the empty town: it fell.
+        state.result = Some(GameResult {
+            winner: Some(Side::Mahdist),
+            reason: "a stack with a British leader destroyed in combat".into(),
+        });
+        assert_eq!(
+            holder_after(&scn, &state, khartoum, Some(Side::Egyptian)),
+            Some(Side::Mahdist)
+        );
+        // Not with their army away from it.
+        for u in state.units.iter_mut() {
+            if u.side == Side::Mahdist && u.hex().is_some() {
+                u.status = Status::Pool;
+            }
+        }
+        assert_eq!(
+            holder_after(&scn, &state, khartoum, Some(Side::Egyptian)),
+            Some(Side::Egyptian)
+        );
+    }
 }
