@@ -15,7 +15,7 @@ use super::orders::{Leg, MarchOrder, OnContact, Selection};
 use super::rail;
 use crate::dice::DieSource;
 use crate::geo::Hex;
-use crate::geo::route::{cheapest_route, step_cost};
+use crate::geo::route::cheapest_route;
 use crate::scenario::definition::SpecialRule;
 use crate::scenario::tables::MarchResult;
 use crate::scenario::{Side, UnitKind};
@@ -1170,11 +1170,22 @@ fn land_leg<S: DieSource>(
     }
     let mut path = Vec::new();
     let mut cost = 0;
+    // Who stands where, made again only when it may have changed for the
+    // next step: after a step with more than a move (below), when the
+    // stack has boats or gunboats with it (they free the river crossings
+    // of the hex they stand in, 8.21), or when it comes back to a hex it
+    // stood in since (its own units, and those it dropped off, are the
+    // only others that move). The same answers as making it every step.
+    let mut occ = Occupancy::of(t);
+    let mut since = vec![m.hex];
     for next in target {
         if m.units.is_empty() {
             break;
         }
-        let occ = Occupancy::of(t);
+        if since.contains(&next) || (!m.river.is_empty() && since.len() > 1) {
+            occ = Occupancy::of(t);
+            since = vec![m.hex];
+        }
         match enter_cost(t, &occ, m.hex, next).map_err(|b| b.reason(&t.scn.map, &occ, m.hex, next))
         {
             Err(reason) => {
@@ -1206,9 +1217,17 @@ fn land_leg<S: DieSource>(
                 cost += c;
                 let mark = t.events.len();
                 move_stack(t, m, next);
+                since.push(next);
                 path.push(next);
                 drop_offs(t, i, order, m);
                 let engaged = engage(t, i, order, m);
+                // Whatever the step did beyond moving (a combat; river
+                // units displaced or taken, 6.1; a settlement's recruits
+                // and boats, 3.2; the fleet leaving, 8.25) has its events.
+                if !matches!(engaged, Engaged::None) || t.events.len() > mark {
+                    occ = Occupancy::of(t);
+                    since = vec![m.hex];
+                }
                 log_walk(t, i, mark, &mut path, &mut cost);
                 match engaged {
                     Engaged::Stop => {
@@ -1850,13 +1869,15 @@ pub(super) fn enter_cost<S: DieSource>(
     if !map.contains(to) {
         return Err(Blocked::OffMap);
     }
-    if !map.is_land(to) {
+    // The terrain's cost: none for the sea.
+    let Some(enter) = map.terrain(to).and_then(|x| x.entry_cost()) else {
         return Err(Blocked::Sea);
-    }
+    };
     if occ.enemy_land(to) {
         return Err(Blocked::Enemy);
     }
-    if map.crosses_river(from, to) && (occ.gunboat_beside(from) || occ.gunboat_beside(to)) {
+    let crosses = map.crosses_river(from, to);
+    if crosses && (occ.gunboat_beside(from) || occ.gunboat_beside(to)) {
         return Err(Blocked::Gunboat);
     }
     if occ.besieged(to) {
@@ -1865,7 +1886,14 @@ pub(super) fn enter_cost<S: DieSource>(
     if occ.forbidden(t, to) {
         return Err(Blocked::Forbidden);
     }
-    step_cost(map, from, to, &|h| occ.has(h, FRIENDLY_BOAT)).ok_or(Blocked::Sea)
+    // As `geo::route::step_cost` reckons it (8.21), the river looked at once.
+    let boat = |h| occ.has(h, FRIENDLY_BOAT);
+    let river = if crosses && !boat(from) && !boat(to) {
+        crate::geo::route::RIVER_CROSSING_COST
+    } else {
+        0
+    };
+    Ok(enter + river)
 }
 
 /// The cheapest legal route (without its start hex). A destination held

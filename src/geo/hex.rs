@@ -159,11 +159,20 @@ impl Hex {
         Direction::ALL.map(|d| self.neighbour(d))
     }
 
-    /// The direction from this hex to an adjacent one.
+    /// The direction from this hex to an adjacent one ([`Hex::neighbour`]
+    /// read backwards).
     pub fn direction_to(self, other: Hex) -> Option<Direction> {
-        Direction::ALL
-            .into_iter()
-            .find(|&d| self.neighbour(d) == other)
+        let odd = self.col & 1 == 1;
+        let d = match (other.col - self.col, other.row - self.row, odd) {
+            (0, -1, _) => Direction::N,
+            (0, 1, _) => Direction::S,
+            (1, -1, false) | (1, 0, true) => Direction::NE,
+            (1, 0, false) | (1, 1, true) => Direction::SE,
+            (-1, 0, false) | (-1, 1, true) => Direction::SW,
+            (-1, -1, false) | (-1, 0, true) => Direction::NW,
+            _ => return None,
+        };
+        Some(d)
     }
 
     /// Number of hexes between the two (0 for the same hex, 1 for neighbours).

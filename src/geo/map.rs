@@ -437,10 +437,16 @@ impl Map {
 
     /// Whether moving from `from` to the adjacent `to` crosses a river.
     pub fn crosses_river(&self, from: Hex, to: Hex) -> bool {
+        // Most hexes have no river side: nothing to look up (the answer
+        // below is the same, false, for them).
+        if let Some(i) = self.index(from)
+            && self.river_bits[i] == 0
+        {
+            return false;
+        }
         let bit = |h: Hex, other: Hex| {
             let i = self.index(h)?;
-            let d = h.direction_to(other)?;
-            let k = Direction::ALL.iter().position(|x| *x == d)?;
+            let k = h.direction_to(other)? as usize;
             Some(self.river_bits[i] & (1 << k) != 0)
         };
         bit(from, to).or_else(|| bit(to, from)).unwrap_or_else(|| {
@@ -465,9 +471,12 @@ impl Map {
     /// Whether a hex is next to a river (boats stand only in such hexes,
     /// rule 6.0).
     pub fn is_riverside(&self, hex: Hex) -> bool {
-        Direction::ALL
-            .into_iter()
-            .any(|d| self.river_sides.contains_key(&hex.side(d)))
+        match self.index(hex) {
+            Some(i) => self.river_bits[i] != 0,
+            None => Direction::ALL
+                .into_iter()
+                .any(|d| self.river_sides.contains_key(&hex.side(d))),
+        }
     }
 
     /// Whether a hex is next to the given river.

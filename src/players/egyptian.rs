@@ -256,7 +256,10 @@ pub fn decide_with(
     let by_any = |m: MarchOrder, to: Hex, from: Hex| -> Vec<MarchOrder> {
         let mut v = Vec::new();
         if from.distance(to) > super::NEAR {
-            for leg in [Leg::Rail(to), Leg::River(to), Leg::Fleet(to)] {
+            for leg in [Leg::Rail(to), Leg::River(to), Leg::Fleet(to)]
+                .into_iter()
+                .filter(|leg| may_go_by(scn, state, from, leg))
+            {
                 v.push(MarchOrder {
                     legs: vec![leg],
                     ..m.clone()
@@ -728,6 +731,46 @@ pub fn supply_arriving(scn: &Scenario, state: &GameState) -> Vec<Hex> {
         }
     }
     out
+}
+
+/// Whether a march from `from` by rail, river or the fleet may be
+/// accepted at all: what the checker needs first (8.22: both ends on a
+/// railway; 8.23: both ends by a river and a boat or gunboat of the side
+/// with the stack; 8.25: both ends in the fleet's waters and the fleet
+/// there). A cheap test, so that choices the checker must refuse are not
+/// put to it; a march by land always may.
+fn may_go_by(scn: &Scenario, state: &GameState, from: Hex, leg: &Leg) -> bool {
+    let here = |kinds: &[UnitKind]| {
+        state.units.iter().any(|u| {
+            u.side == Side::Egyptian
+                && u.hex() == Some(from)
+                && scn
+                    .units
+                    .get(&u.unit_type)
+                    .is_some_and(|t| kinds.contains(&t.kind))
+        })
+    };
+    match leg {
+        Leg::Rail(to) => {
+            let on_rail = |h: &Hex| scn.map.railways().iter().any(|r| r.hexes.contains(h));
+            on_rail(&from) && on_rail(to)
+        }
+        Leg::River(to) => {
+            scn.map.is_riverside(from)
+                && scn.map.is_riverside(*to)
+                && here(&[UnitKind::Boat, UnitKind::Gunboat])
+        }
+        Leg::Fleet(to) => {
+            let waters = |h: &Hex| {
+                ["Souakim", "Trinkitat"]
+                    .iter()
+                    .filter_map(|p| scn.map.resolve(p).ok())
+                    .any(|w| w.distance(*h) <= 1)
+            };
+            waters(&from) && waters(to) && here(&[UnitKind::Fleet])
+        }
+        _ => true,
+    }
 }
 
 /// A unit and its strength.
