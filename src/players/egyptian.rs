@@ -103,6 +103,21 @@ fn garrison_left(c: &Column) -> Vec<crate::state::UnitId> {
         .collect()
 }
 
+/// The notes' words for the units a column leaves to hold `hex`.
+fn leaving(scn: &Scenario, keep: &[crate::state::UnitId], hex: Hex) -> String {
+    if keep.is_empty() {
+        return String::new();
+    }
+    format!(
+        ", leaving {} to hold {}",
+        keep.iter()
+            .map(|u| u.0.as_ref())
+            .collect::<Vec<_>>()
+            .join(" "),
+        scn.map.describe(hex)
+    )
+}
+
 /// A column's march selection without the units it leaves behind, with
 /// its leaders if `leaders`.
 fn without(c: &Column, keep: &[crate::state::UnitId], leaders: bool) -> Selection {
@@ -292,18 +307,7 @@ pub fn decide_with(
                     c.strength,
                     scn.map.describe(*town),
                     besiegers,
-                    if keep.is_empty() {
-                        String::new()
-                    } else {
-                        format!(
-                            ", leaving {} to hold {}",
-                            keep.iter()
-                                .map(|u| u.0.as_ref())
-                                .collect::<Vec<_>>()
-                                .join(" "),
-                            scn.map.describe(c.hex)
-                        )
-                    }
+                    leaving(scn, &keep, c.hex)
                 ));
                 marches.push(by_any(
                     MarchOrder {
@@ -401,15 +405,7 @@ pub fn decide_with(
                             } else {
                                 format!(", by {}", scn.map.describe(stage))
                             },
-                            if keep.is_empty() {
-                                String::new()
-                            } else {
-                                format!(
-                                    ", leaving {} to hold {}",
-                                    keep.iter().map(|u| u.0.as_ref()).collect::<Vec<_>>().join(" "),
-                                    scn.map.describe(c.hex)
-                                )
-                            }
+                            leaving(scn, &keep, c.hex)
                         ));
                         // First choice, the river column (8.23): its boats
                         // and gunboats carry the supply and the strongest
