@@ -7,6 +7,7 @@
 //! and the renderers ([`render`]). See `ARCHITECTURE.md`.
 
 pub mod balance;
+pub mod battle;
 pub mod calendar;
 pub mod cases;
 pub mod diag;

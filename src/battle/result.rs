@@ -1,0 +1,432 @@
+//! The result of a battle fought on the table, as the players mail it
+//! back (docs/tabletop.md, "The result"):
+//!
+//! ```text
+//! WINNER MAHDIST
+//! BI01 BI02 DISRUPTED
+//! BG01 ELIMINATED
+//! MS014 MS015 GOOD ORDER
+//! CAPTURED BG01
+//! RETREAT TO Metammeh
+//! ```
+//!
+//! One `WINNER EGYPTIAN`, `WINNER MAHDIST` or `DRAW` line; every unit that
+//! fought named once with its fate (`GOOD ORDER`, `DISRUPTED`,
+//! `ELIMINATED`); the guns and rifle units the Mahdists took (`CAPTURED`,
+//! 9.9); where the loser retreats (`RETREAT TO`, optional: the engine's
+//! retreat rules apply without it). Case does not matter; blank lines,
+//! quoted lines (`>`) and lines after `END` are skipped.
+//!
+//! The result is checked against the forces and the campaign rules: every
+//! unit once and no other; a unit disrupted before the battle does not end
+//! it in good order (9.7); civilians are eliminated only after every other
+//! unit of their side (9.4); the winner is the one 9.8 gives ("A stack
+//! loses a combat if it ends a melee round with at least 50% of it's units
+//! disrupted or dead. Do not count gunboat, fleet or boat units"); only
+//! the Mahdists capture, only when they won, only guns and rifle units of
+//! the loser that were eliminated ("When Mahdist units win a combat they
+//! may capture enemy gun and rifle units that they destroy in combat",
+//! 9.9); only a loser retreats.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use crate::geo::{Hex, Map};
+use crate::scenario::{Scenario, Side, UnitKind};
+use crate::state::{GameState, UnitId};
+
+/// One unit in a battle, as the checks need it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BattleUnit {
+    pub id: UnitId,
+    pub side: Side,
+    /// It counts for winning and losing (9.8: not a boat, gunboat or the
+    /// fleet).
+    pub counts: bool,
+    /// A civilian unit (9.4).
+    pub civilian: bool,
+    /// A gun or rifle-armed unit, which the Mahdists may capture (9.9).
+    pub capturable: bool,
+    /// Disrupted when the battle began.
+    pub disrupted: bool,
+}
+
+/// The units that fought a battle.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Forces {
+    pub units: Vec<BattleUnit>,
+}
+
+impl Forces {
+    /// The units of both sides standing in `hexes` (the marching stack's
+    /// hex and the defenders'), the fleet aside (it holds no hex, 8.25).
+    pub fn at(scn: &Scenario, state: &GameState, hexes: &[Hex]) -> Forces {
+        let units = state
+            .units
+            .iter()
+            .filter(|u| u.hex().is_some_and(|h| hexes.contains(&h)))
+            .filter_map(|u| {
+                let t = scn.units.get(&u.unit_type)?;
+                (t.kind != UnitKind::Fleet).then(|| BattleUnit {
+                    id: u.id.clone(),
+                    side: u.side,
+                    counts: !t.kind.is_river_unit(),
+                    civilian: t.kind == UnitKind::Civilian,
+                    capturable: !t.kind.is_river_unit() && (t.kind == UnitKind::Gun || t.fires),
+                    disrupted: u.disrupted,
+                })
+            })
+            .collect();
+        Forces { units }
+    }
+
+    fn unit(&self, id: &str) -> Option<&BattleUnit> {
+        self.units.iter().find(|u| u.id.0.eq_ignore_ascii_case(id))
+    }
+}
+
+/// What became of a unit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Fate {
+    GoodOrder,
+    Disrupted,
+    Eliminated,
+}
+
+impl fmt::Display for Fate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Fate::GoodOrder => "GOOD ORDER",
+            Fate::Disrupted => "DISRUPTED",
+            Fate::Eliminated => "ELIMINATED",
+        })
+    }
+}
+
+/// A table battle's result, read and checked.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TableResult {
+    /// `None` for a draw.
+    pub winner: Option<Side>,
+    pub fates: BTreeMap<UnitId, Fate>,
+    /// Units the Mahdists captured (9.9).
+    pub captured: Vec<UnitId>,
+    /// Where the loser retreats, if the result says.
+    pub retreat: Option<Hex>,
+    /// Lines of prose set aside (line number, text), for the receipt.
+    pub ignored: Vec<(usize, String)>,
+}
+
+/// The words a result line starts with.
+const KEYWORDS: [&str; 5] = ["WINNER", "DRAW", "CAPTURED", "RETREAT", "END"];
+
+/// A line of a result that is wrong, or a check the whole result fails
+/// (line 0).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ResultError {
+    /// 1-based line of the text; 0 for the result as a whole.
+    pub line: usize,
+    /// The line as written (empty for line 0).
+    pub text: String,
+    pub message: String,
+    /// The likely fix, if one is likely.
+    pub suggestion: Option<String>,
+}
+
+impl fmt::Display for ResultError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.line == 0 {
+            write!(f, "the result: {}", self.message)?;
+        } else {
+            write!(f, "line {}: {}", self.line, self.message)?;
+        }
+        if let Some(s) = &self.suggestion {
+            write!(f, "; did you mean {s}?")?;
+        }
+        Ok(())
+    }
+}
+
+/// Read a result against the forces that fought; every error found, in
+/// line order (checks of the whole result last).
+pub fn read(text: &str, forces: &Forces, map: &Map) -> Result<TableResult, Vec<ResultError>> {
+    let mut errors = Vec::new();
+    let mut winner: Option<(usize, Option<Side>)> = None;
+    let mut fates: BTreeMap<UnitId, (usize, Fate)> = BTreeMap::new();
+    let mut captured: Vec<(usize, UnitId)> = Vec::new();
+    let mut retreat: Option<(usize, Hex)> = None;
+    let mut ignored = Vec::new();
+    let ids: Vec<&str> = forces.units.iter().map(|u| u.id.0.as_ref()).collect();
+    for (n, raw) in text.lines().enumerate() {
+        let line = n + 1;
+        let trimmed = raw.trim();
+        if trimmed.is_empty() || trimmed.starts_with('>') {
+            continue;
+        }
+        let err = |message: String, suggestion: Option<String>| ResultError {
+            line,
+            text: trimmed.to_string(),
+            message,
+            suggestion,
+        };
+        let upper = trimmed.to_ascii_uppercase();
+        let words: Vec<&str> = upper.split_whitespace().collect();
+        if words == ["END"] {
+            break;
+        }
+        let first = words.first().copied().unwrap_or("");
+        let result_line = KEYWORDS.contains(&first)
+            || first == "DRAWN"
+            || words.iter().any(|w| {
+                ids.iter().any(|id| id.eq_ignore_ascii_case(w))
+                    || ["DISRUPTED", "ELIMINATED", "ORDER"].contains(w)
+            })
+            || (first.chars().count() >= 4 && crate::diag::suggest(first, KEYWORDS).is_some());
+        if !result_line {
+            ignored.push((line, trimmed.to_string()));
+            continue;
+        }
+        let mut say_winner = |w: Option<Side>, errors: &mut Vec<ResultError>| match winner {
+            Some((first, _)) => errors.push(err(
+                format!("the result is given twice (line {first} gave it first)"),
+                None,
+            )),
+            None => winner = Some((line, w)),
+        };
+        match words.as_slice() {
+            ["WINNER", side] => match *side {
+                "EGYPTIAN" | "EGYPTIANS" | "BRITISH" => {
+                    say_winner(Some(Side::Egyptian), &mut errors)
+                }
+                "MAHDIST" | "MAHDISTS" => say_winner(Some(Side::Mahdist), &mut errors),
+                other => errors.push(err(
+                    format!("no side called {other}: WINNER EGYPTIAN or WINNER MAHDIST"),
+                    crate::diag::suggest(other, ["EGYPTIAN", "MAHDIST"])
+                        .map(|s| format!("WINNER {s}")),
+                )),
+            },
+            ["DRAW"] | ["DRAWN"] => say_winner(None, &mut errors),
+            ["CAPTURED", rest @ ..] if !rest.is_empty() => {
+                for id in rest {
+                    match forces.unit(id) {
+                        Some(u) => captured.push((line, u.id.clone())),
+                        None => errors.push(err(
+                            format!("no unit {id} fought this battle"),
+                            crate::diag::suggest(id, ids.iter().copied()).map(str::to_string),
+                        )),
+                    }
+                }
+            }
+            ["RETREAT", "TO", ..] => {
+                let place = trimmed
+                    .split_whitespace()
+                    .skip(2)
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                match map.resolve(&place) {
+                    Ok(h) => {
+                        if let Some((first, _)) = retreat {
+                            errors.push(err(
+                                format!("a second retreat (line {first} gave one)"),
+                                None,
+                            ));
+                        } else {
+                            retreat = Some((line, h));
+                        }
+                    }
+                    Err(e) => errors.push(err(format!("{e}"), None)),
+                }
+            }
+            _ => match fate_line(&words) {
+                Some((units, fate)) => {
+                    for id in units {
+                        match forces.unit(id) {
+                            Some(u) => {
+                                if let Some((first, _)) = fates.get(&u.id) {
+                                    errors.push(err(
+                                        format!("{} is given a second fate (line {first} gave one)", u.id.0),
+                                        None,
+                                    ));
+                                } else {
+                                    fates.insert(u.id.clone(), (line, fate));
+                                }
+                            }
+                            None => errors.push(err(
+                                format!("no unit {id} fought this battle"),
+                                crate::diag::suggest(id, ids.iter().copied()).map(str::to_string),
+                            )),
+                        }
+                    }
+                }
+                None => {
+                    errors.push(err(
+                        "not a line of a battle result: WINNER EGYPTIAN, WINNER MAHDIST or DRAW; units with GOOD ORDER, DISRUPTED or ELIMINATED; CAPTURED units; RETREAT TO a place; END".into(),
+                        crate::diag::suggest(first, KEYWORDS)
+                            .filter(|s| *s != first)
+                            .map(str::to_string),
+                    ))
+                }
+            },
+        }
+    }
+    let whole = |message: String| ResultError {
+        line: 0,
+        text: String::new(),
+        message,
+        suggestion: None,
+    };
+    // Every unit once.
+    let missing: Vec<&str> = forces
+        .units
+        .iter()
+        .filter(|u| !fates.contains_key(&u.id))
+        .map(|u| u.id.0.as_ref())
+        .collect();
+    if !missing.is_empty() {
+        errors.push(whole(format!(
+            "every unit that fought needs its fate; not given: {}",
+            missing.join(" ")
+        )));
+    }
+    let fate_of = |u: &BattleUnit| fates.get(&u.id).map(|(_, f)| *f);
+    for u in &forces.units {
+        let Some((line, fate)) = fates.get(&u.id) else {
+            continue;
+        };
+        if u.disrupted && *fate == Fate::GoodOrder {
+            errors.push(ResultError {
+                line: *line,
+                text: String::new(),
+                message: format!(
+                    "{} was disrupted when the battle began: it ends it disrupted or eliminated (9.7; it recovers in the recovery phase)",
+                    u.id.0
+                ),
+                suggestion: None,
+            });
+        }
+        if u.civilian && *fate == Fate::Eliminated {
+            let others = forces
+                .units
+                .iter()
+                .filter(|o| o.side == u.side && !o.civilian)
+                .filter(|o| fate_of(o) != Some(Fate::Eliminated))
+                .map(|o| o.id.0.as_ref())
+                .collect::<Vec<_>>();
+            if !others.is_empty() {
+                errors.push(ResultError {
+                    line: *line,
+                    text: String::new(),
+                    message: format!(
+                        "civilians are eliminated only after every other unit of their side (9.4); {} still stand",
+                        others.join(" ")
+                    ),
+                    suggestion: None,
+                });
+            }
+        }
+    }
+    let Some((winner_line, said)) = winner else {
+        errors.push(whole(
+            "no result: add WINNER EGYPTIAN, WINNER MAHDIST or DRAW".into(),
+        ));
+        errors.sort_by_key(|e| (e.line == 0, e.line));
+        return Err(errors);
+    };
+    // 9.8: the winner the fates give.
+    if missing.is_empty() {
+        let lost = |side: Side| {
+            let counted: Vec<&BattleUnit> = forces
+                .units
+                .iter()
+                .filter(|u| u.side == side && u.counts)
+                .collect();
+            let hurt = counted
+                .iter()
+                .filter(|u| fate_of(u) != Some(Fate::GoodOrder))
+                .count();
+            !counted.is_empty() && hurt * 2 >= counted.len()
+        };
+        let by_rule = match (lost(Side::Egyptian), lost(Side::Mahdist)) {
+            (false, true) => Some(Side::Egyptian),
+            (true, false) => Some(Side::Mahdist),
+            _ => None,
+        };
+        if by_rule != said {
+            let name = |w: Option<Side>| match w {
+                Some(Side::Egyptian) => "WINNER EGYPTIAN".to_string(),
+                Some(Side::Mahdist) => "WINNER MAHDIST".to_string(),
+                None => "DRAW".to_string(),
+            };
+            errors.push(ResultError {
+                line: winner_line,
+                text: String::new(),
+                message: format!(
+                    "with these fates the campaign rules give {} (9.8: a side loses with at least half its units, boats and gunboats aside, disrupted or eliminated)",
+                    name(by_rule)
+                ),
+                suggestion: Some(name(by_rule)),
+            });
+        }
+    }
+    // 9.9: captures.
+    for (line, id) in &captured {
+        let Some(u) = forces.units.iter().find(|u| &u.id == id) else {
+            continue;
+        };
+        let why = if said != Some(Side::Mahdist) {
+            Some("only Mahdists who won the battle capture (9.9)".to_string())
+        } else if u.side != Side::Egyptian {
+            Some(format!("{} is a Mahdist unit", u.id.0))
+        } else if !u.capturable {
+            Some(format!("{} is not a gun or rifle unit (9.9)", u.id.0))
+        } else if fate_of(u) != Some(Fate::Eliminated) {
+            Some(format!(
+                "{} was not eliminated: only units destroyed in the battle are captured (9.9)",
+                u.id.0
+            ))
+        } else {
+            None
+        };
+        if let Some(message) = why {
+            errors.push(ResultError {
+                line: *line,
+                text: String::new(),
+                message,
+                suggestion: None,
+            });
+        }
+    }
+    if let Some((line, _)) = retreat
+        && said.is_none()
+    {
+        errors.push(ResultError {
+            line,
+            text: String::new(),
+            message: "a drawn battle has no retreat (9.8)".into(),
+            suggestion: None,
+        });
+    }
+    if !errors.is_empty() {
+        errors.sort_by_key(|e| (e.line == 0, e.line));
+        return Err(errors);
+    }
+    Ok(TableResult {
+        winner: said,
+        fates: fates.into_iter().map(|(id, (_, f))| (id, f)).collect(),
+        captured: captured.into_iter().map(|(_, id)| id).collect(),
+        retreat: retreat.map(|(_, h)| h),
+        ignored,
+    })
+}
+
+/// `BI01 BI02 DISRUPTED`: the unit ids and the fate, if the line is one.
+fn fate_line<'w>(words: &[&'w str]) -> Option<(Vec<&'w str>, Fate)> {
+    let (fate, n) = match words {
+        [.., "GOOD", "ORDER"] => (Fate::GoodOrder, 2),
+        [.., "DISRUPTED"] => (Fate::Disrupted, 1),
+        [.., "ELIMINATED"] => (Fate::Eliminated, 1),
+        _ => return None,
+    };
+    let units = &words[..words.len() - n];
+    (!units.is_empty()).then(|| (units.to_vec(), fate))
+}
