@@ -128,7 +128,14 @@ fn check_invariants(scn: &Scenario, before: &GameState, state: &GameState, conte
                 "{context}: {} in the sea or off the map at {h}",
                 u.id
             );
-            by_hex.entry(h).or_default().push(u.side);
+            // The fleet keeps no leader company and holds no hex (8.25).
+            if scn
+                .units
+                .get(&u.unit_type)
+                .is_none_or(|t| t.kind != dervish::scenario::UnitKind::Fleet)
+            {
+                by_hex.entry(h).or_default().push(u.side);
+            }
         } else {
             assert!(
                 !u.disrupted,
@@ -194,6 +201,15 @@ fn play_campaign(id: &str, seed: u64, random: bool) -> u32 {
         }
     }
     months
+}
+
+/// A seed proptest found: Graham's escort destroyed attacking out of
+/// Souakim, he stayed with the supply unit that had just arrived, which
+/// was spent in the attrition phase; he stood alone with the fleet, and the
+/// Mahdists walked in on him.
+#[test]
+fn a_leader_left_with_a_spent_supply_unit_does_not_stand_alone() {
+    play_campaign("khartoum", 777041059900364321, true);
 }
 
 proptest! {

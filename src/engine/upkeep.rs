@@ -101,6 +101,10 @@ pub fn attrition_phase<S: DieSource>(t: &mut Turn<'_, S>, orders: &Orders) {
                         hex,
                         reason: "in supply (5.2 IV)".into(),
                     });
+                    // A leader never stands alone (7.0): one whose last
+                    // unit was the supply unit spent goes as leaders do
+                    // when every unit with them is gone.
+                    t.remove_lone_leaders(hex, "the supply unit he was with was expended (5.2 IV)");
                     continue;
                 }
             }
