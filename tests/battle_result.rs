@@ -4,20 +4,19 @@
 //! number, as an orders receipt names them.
 
 use dervish::battle::result::{BattleUnit, Fate, Forces, read};
-use dervish::scenario::{DataSet, Side};
+use dervish::scenario::Side;
 use dervish::state::UnitId;
 
+mod common;
+
 fn battle() -> (dervish::scenario::Scenario, Forces) {
-    let data = DataSet::embedded().unwrap();
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/case-fixtures/table-battle.toml");
-    let case = dervish::cases::load(&path, &data).unwrap();
+    let (scn, state) = common::fixture("table-battle.toml");
     let hexes = [
-        case.scn.map.resolve("Abu Klea").unwrap(),
-        case.scn.map.resolve("2333").unwrap(),
+        scn.map.resolve("Abu Klea").unwrap(),
+        scn.map.resolve("2333").unwrap(),
     ];
-    let forces = Forces::at(&case.scn, &case.state, &hexes);
-    (case.scn, forces)
+    let forces = Forces::at(&scn, &state, &hexes);
+    (scn, forces)
 }
 
 const GOOD: &str = "Hello,

@@ -12,6 +12,8 @@ use dervish::scenario::{DataSet, Side};
 use dervish::state::GameState;
 use dervish::state::setup::{Placements, initial_state};
 
+mod common;
+
 /// Egyptian positions to decide for, for each persona.
 const STATES: usize = 2_000;
 
@@ -119,13 +121,26 @@ fn its_orders_pass_the_checker_and_its_personas_differ() {
     assert_eq!(Persona::parse("reckless"), None);
 }
 
-fn situation(file: &str) -> (dervish::scenario::Scenario, GameState) {
-    let data = DataSet::embedded().unwrap();
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/case-fixtures")
-        .join(file);
-    let case = dervish::cases::load(&path, &data).unwrap();
-    (case.scn, case.state)
+use common::fixture as situation;
+
+/// The march of a decision that ends at `to`, or a panic showing them all.
+fn march_to(
+    d: &dervish::players::Decision,
+    to: dervish::geo::Hex,
+) -> &dervish::engine::orders::MarchOrder {
+    d.orders
+        .marches
+        .iter()
+        .find(|m| m.legs.last() == Some(&dervish::engine::orders::Leg::To(to)))
+        .unwrap_or_else(|| panic!("no march on {to}: {d:#?}"))
+}
+
+/// The units a march names one by one.
+fn named(m: &dervish::engine::orders::MarchOrder) -> Vec<&str> {
+    let dervish::engine::orders::Selection::Units { units, .. } = &m.units else {
+        panic!("the march names its units: {:?}", m.units)
+    };
+    units.iter().map(|u| u.0.as_ref()).collect()
 }
 
 /// Scenario 2's expedition (opponents.ron): "an Egyptian victory at the end
@@ -142,22 +157,15 @@ fn the_expedition_carries_supply_to_khartoum() {
     for persona in [Persona::Historical, Persona::Competent] {
         let d = egyptian::decide(&scn, &state, persona);
         through_the_checker(&scn, &state, Side::Egyptian, &d.orders).unwrap();
-        let m = d
-            .orders
-            .marches
-            .iter()
-            .find(|m| m.legs.last() == Some(&dervish::engine::orders::Leg::To(korti)))
-            .unwrap_or_else(|| panic!("{persona:?}: no march on Korti: {:#?}", d));
-        let dervish::engine::orders::Selection::Units { units, .. } = &m.units else {
-            panic!("the expedition names its units: {:?}", m.units);
-        };
+        let m = march_to(&d, korti);
+        let units = named(m);
         let at_halfa: Vec<_> = state
             .units
             .iter()
             .filter(|u| u.hex() == Some(halfa))
             .collect();
         for u in &at_halfa {
-            let goes = units.contains(&u.id);
+            let goes = units.contains(&u.id.0.as_ref());
             let kind = scn.units.get(&u.unit_type).unwrap().kind;
             if matches!(
                 kind,
@@ -229,7 +237,7 @@ fn the_cautious_expedition_waits_for_supply() {
 /// left. The order passes the checker.
 #[test]
 fn the_flying_column_crosses_the_desert_from_korti() {
-    use dervish::engine::orders::{Leg, Selection};
+    use dervish::engine::orders::Leg;
     let (scn, state) = situation("expedition-korti.toml");
     let khartoum = scn.map.find_place("Khartoum").unwrap().hex;
     let d = egyptian::decide(&scn, &state, Persona::Historical);
@@ -241,16 +249,7 @@ fn the_flying_column_crosses_the_desert_from_korti() {
             .any(|m| matches!(m.legs.as_slice(), [Leg::River(_)])),
         "{d:#?}"
     );
-    let m = d
-        .orders
-        .marches
-        .iter()
-        .find(|m| m.legs.last() == Some(&Leg::To(khartoum)))
-        .unwrap_or_else(|| panic!("no march on Khartoum: {d:#?}"));
-    let Selection::Units { units, .. } = &m.units else {
-        panic!("{:?}", m.units)
-    };
-    let ids: Vec<&str> = units.iter().map(|u| u.0.as_ref()).collect();
+    let ids = named(march_to(&d, khartoum));
     assert_eq!(ids.len(), 6, "{ids:?}");
     assert_eq!(&ids[..4], ["BS01", "BS02", "BM01", "BM02"], "{ids:?}");
     assert!(
@@ -298,21 +297,12 @@ fn under_way_the_expedition_does_not_wait_at_a_village() {
 /// boats on to Korti.
 #[test]
 fn the_last_supply_unit_goes_with_the_flying_column() {
-    use dervish::engine::orders::{Leg, Selection};
+    use dervish::engine::orders::Leg;
     let (scn, state) = situation("expedition-last-supply.toml");
     let khartoum = scn.map.find_place("Khartoum").unwrap().hex;
     let d = egyptian::decide(&scn, &state, Persona::Historical);
     through_the_checker(&scn, &state, Side::Egyptian, &d.orders).unwrap();
-    let m = d
-        .orders
-        .marches
-        .iter()
-        .find(|m| m.legs.last() == Some(&Leg::To(khartoum)))
-        .unwrap_or_else(|| panic!("no march on Khartoum: {d:#?}"));
-    let Selection::Units { units, .. } = &m.units else {
-        panic!("{:?}", m.units)
-    };
-    let ids: Vec<&str> = units.iter().map(|u| u.0.as_ref()).collect();
+    let ids = named(march_to(&d, khartoum));
     assert_eq!(&ids[..2], ["BS01", "BM01"], "{ids:?}");
     assert!(ids.len() < 7, "{ids:?}");
     assert!(
@@ -459,7 +449,7 @@ fn far_marches_have_three_legs_the_checker_accepts() {
 /// boats, up the Nile to Korti, the place it goes by.
 #[test]
 fn the_expedition_goes_by_river_when_it_has_boats() {
-    use dervish::engine::orders::{Leg, Selection};
+    use dervish::engine::orders::Leg;
     let (scn, state) = situation("expedition-boats.toml");
     let korti = scn.map.find_place("Korti").unwrap().hex;
     let d = egyptian::decide(&scn, &state, Persona::Historical);
@@ -471,10 +461,7 @@ fn the_expedition_goes_by_river_when_it_has_boats() {
         .find(|m| matches!(m.legs.as_slice(), [Leg::River(_)]))
         .unwrap_or_else(|| panic!("no river march: {d:#?}"));
     assert_eq!(m.legs, vec![Leg::River(korti)]);
-    let Selection::Units { units, .. } = &m.units else {
-        panic!("{:?}", m.units)
-    };
-    let ids: Vec<&str> = units.iter().map(|u| u.0.as_ref()).collect();
+    let ids = named(m);
     // Four carriers: two supply units, the camel and the strongest
     // fighting unit (British infantry) as escort, and the carriers.
     assert_eq!(ids.len(), 8, "{ids:?}");

@@ -12,6 +12,8 @@ use dervish::scenario::{DataSet, Side};
 use dervish::state::GameState;
 use dervish::state::setup::{Placements, initial_state};
 
+mod common;
+
 /// Mahdist positions to decide for, from campaigns of both scenarios in
 /// which the Mahdist bot plays the simple Egyptian player.
 const STATES: usize = 10_000;
@@ -313,14 +315,7 @@ fn assault_ratios_name_places_of_the_map() {
     assert!(e.contains("\"Atlantis\""), "{e}");
 }
 
-fn situation(file: &str) -> (dervish::scenario::Scenario, GameState) {
-    let data = DataSet::embedded().unwrap();
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/case-fixtures")
-        .join(file);
-    let case = dervish::cases::load(&path, &data).unwrap();
-    (case.scn, case.state)
-}
+use common::fixture as situation;
 
 /// The storm before a relief (opponents.ron `relief_storm`): the Mahdi
 /// stormed Khartoum on 26 January 1885 with the Desert Column's steamers

@@ -216,11 +216,16 @@ pub fn railway_building<S: DieSource>(t: &mut Turn<'_, S>, orders: &Orders) {
 
 /// The hexes the fleet serves: Souakim, Trinkitat and the land next to them.
 pub fn fleet_zone<S: DieSource>(t: &Turn<'_, S>) -> Vec<Hex> {
+    fleet_waters(&t.scn.map)
+}
+
+/// [`fleet_zone`] from the map alone (8.25), for callers outside a turn.
+pub fn fleet_waters(map: &crate::geo::Map) -> Vec<Hex> {
     let mut z = Vec::new();
     for p in ["Souakim", "Trinkitat"] {
-        if let Ok(h) = t.scn.map.resolve(p) {
+        if let Ok(h) = map.resolve(p) {
             z.push(h);
-            z.extend(h.neighbours().into_iter().filter(|n| t.scn.map.is_land(*n)));
+            z.extend(h.neighbours().into_iter().filter(|n| map.is_land(*n)));
         }
     }
     z.sort_by_key(|h| (h.row, h.col));

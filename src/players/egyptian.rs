@@ -694,16 +694,15 @@ pub fn decide_with(
 /// reinforcement bringing supply units at the first place of its zone the
 /// enemy does not hold (the engine's default place, 2.3).
 pub fn supply_arriving(scn: &Scenario, state: &GameState) -> Vec<Hex> {
-    let ours = |name: &String| {
-        scn.map
-            .resolve(name)
-            .ok()
-            .filter(|h| state.control.get(h) != Some(&Side::Mahdist))
-    };
+    let ours = |h: Hex| state.control.get(&h) != Some(&Side::Mahdist);
     let mut out: Vec<Hex> = Vec::new();
     let rp = &scn.def.replacements;
     if rp.free_supply_unit.is_some()
-        && let Some(h) = rp.free_supply_places.iter().find_map(ours)
+        && let Some(h) = rp
+            .free_supply_places
+            .iter()
+            .filter_map(|p| scn.map.resolve(p).ok())
+            .find(|h| ours(*h))
     {
         out.push(h);
     }
@@ -717,9 +716,12 @@ pub fn supply_arriving(scn: &Scenario, state: &GameState) -> Vec<Hex> {
         if !(r.side == Side::Egyptian && due && brings_supply) {
             continue;
         }
+        use crate::scenario::definition::Zone;
         let first = match &r.zone {
-            crate::scenario::definition::Zone::At(p) => ours(p),
-            crate::scenario::definition::Zone::OneOf(ps) => ps.iter().find_map(ours),
+            z @ (Zone::At(_) | Zone::OneOf(_)) => crate::scenario::zone::zone_hexes(&scn.map, z)
+                .unwrap_or_default()
+                .into_iter()
+                .find(|h| ours(*h)),
             _ => None,
         };
         if let Some(h) = first.filter(|h| !out.contains(h)) {
@@ -757,13 +759,8 @@ fn may_go_by(scn: &Scenario, state: &GameState, from: Hex, leg: &Leg) -> bool {
                 && here(&[UnitKind::Boat, UnitKind::Gunboat])
         }
         Leg::Fleet(to) => {
-            let waters = |h: &Hex| {
-                ["Souakim", "Trinkitat"]
-                    .iter()
-                    .filter_map(|p| scn.map.resolve(p).ok())
-                    .any(|w| w.distance(*h) <= 1)
-            };
-            waters(&from) && waters(to) && here(&[UnitKind::Fleet])
+            let waters = crate::engine::rail::fleet_waters(&scn.map);
+            waters.contains(&from) && waters.contains(to) && here(&[UnitKind::Fleet])
         }
         _ => true,
     }

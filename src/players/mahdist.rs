@@ -193,10 +193,15 @@ impl Opponents {
         Ok(Some((e, ExpeditionRoute { goal, via })))
     }
 
+    /// A scenario's own data for the Mahdist player, if it has any.
+    fn of(&self, scn: &Scenario) -> Option<&Objectives> {
+        self.mahdist.iter().find(|o| o.scenario == scn.id())
+    }
+
     /// How far a stack looks for the most important objective, and the
     /// strength it wants for an assault, in a scenario.
     pub fn reach_and_ratio(&self, scn: &Scenario) -> (u32, u32) {
-        let o = self.mahdist.iter().find(|o| o.scenario == scn.id());
+        let o = self.of(scn);
         (
             o.and_then(|o| o.objective_reach)
                 .unwrap_or(self.objective_reach),
@@ -208,25 +213,18 @@ impl Opponents {
     /// How near an empty enemy objective draws a stack in, in a scenario
     /// (0: the reaction alone decides).
     pub fn occupy_reach(&self, scn: &Scenario) -> u32 {
-        self.mahdist
-            .iter()
-            .find(|o| o.scenario == scn.id())
-            .and_then(|o| o.occupy_reach)
-            .unwrap_or(0)
+        self.of(scn).and_then(|o| o.occupy_reach).unwrap_or(0)
     }
 
     /// A scenario's storm before a relief, if its data has one.
     pub fn relief_storm(&self, scn: &Scenario) -> Option<ReliefStorm> {
-        self.mahdist
-            .iter()
-            .find(|o| o.scenario == scn.id())
-            .and_then(|o| o.relief_storm)
+        self.of(scn).and_then(|o| o.relief_storm)
     }
 
     /// The assault ratios of single places of a scenario, as hexes; an
     /// unknown place name is an error naming it.
     pub fn ratios(&self, scn: &Scenario) -> Result<Vec<(Hex, u32)>, String> {
-        let Some(o) = self.mahdist.iter().find(|o| o.scenario == scn.id()) else {
+        let Some(o) = self.of(scn) else {
             return Ok(Vec::new());
         };
         o.assault_ratios
@@ -245,7 +243,7 @@ impl Opponents {
     /// The objectives of a scenario, as hexes; an unknown place name is
     /// an error naming it.
     pub fn objectives(&self, scn: &Scenario) -> Result<Vec<Hex>, String> {
-        let Some(o) = self.mahdist.iter().find(|o| o.scenario == scn.id()) else {
+        let Some(o) = self.of(scn) else {
             return Ok(Vec::new());
         };
         o.objectives
@@ -345,6 +343,7 @@ fn decide_turn<S: DieSource>(
         Vec::new()
     });
     let (reach, assault_ratio) = opponents.reach_and_ratio(scn);
+    let (relief_storm, occupy_reach) = (opponents.relief_storm(scn), opponents.occupy_reach(scn));
     let ratios = opponents.ratios(scn).unwrap_or_else(|e| {
         notes.push(e);
         Vec::new()
@@ -463,9 +462,9 @@ fn decide_turn<S: DieSource>(
             opponents,
             assault_ratio,
             ratios: &ratios,
-            relief_storm: opponents.relief_storm(scn),
+            relief_storm,
             empty_towns: &empty_towns,
-            occupy_reach: opponents.occupy_reach(scn),
+            occupy_reach,
             reach,
             barred: &barred,
             besieged: besieged.contains(&m.hex),

@@ -35,3 +35,14 @@ pub fn golden(name: &str, actual: &str) {
         );
     }
 }
+
+/// A case fixture of `tests/case-fixtures/` (docs/cases.md) as its
+/// scenario and the state its situation sets up.
+pub fn fixture(file: &str) -> (dervish::scenario::Scenario, dervish::state::GameState) {
+    let data = dervish::scenario::DataSet::embedded().unwrap();
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/case-fixtures")
+        .join(file);
+    let case = dervish::cases::load(&path, &data).unwrap();
+    (case.scn, case.state)
+}
