@@ -43,7 +43,7 @@ pub(super) enum Ambush {
     None,
     /// The ambushers attacked; the combat's outcome (the Mahdists are the
     /// attacker).
-    Fought(Outcome),
+    Fought(combat::Fought),
 }
 
 /// Whether an ambush roll is due for the Egyptian stack of `column` (unit
@@ -300,8 +300,14 @@ pub(super) fn lie_in_wait<S: DieSource>(
     // The ambushers attack: for this combat the Mahdists are the side
     // that marches (9.1), from the ambush hex.
     t.side = Side::Mahdist;
-    let outcome = combat::fight(t, i, next, &party, &[], from, &[]);
+    t.ambush_charge = true;
+    let fought = combat::fight(t, i, next, &party, &[], from, &[]);
+    t.ambush_charge = false;
     t.side = Side::Egyptian;
+    let outcome = fought.outcome;
+    if t.halted {
+        return Ambush::Fought(fought);
+    }
     if outcome == Outcome::DefenderWon && t.state.result.is_none() {
         let losers: Vec<usize> = party
             .iter()
@@ -317,11 +323,11 @@ pub(super) fn lie_in_wait<S: DieSource>(
                 leaders: &[],
                 route: None,
                 away_from: from,
-                towards: None,
+                towards: fought.retreat_to,
             },
         );
     }
-    Ambush::Fought(outcome)
+    Ambush::Fought(fought)
 }
 
 /// The party's counters: `n` of type `wanted` from the stack (undisrupted

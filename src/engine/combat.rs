@@ -6,6 +6,7 @@
 use std::collections::BTreeMap;
 
 use super::Turn;
+use super::elsewhere::{BattleKey, Combat, Fate, Resolution, Resolved};
 use super::events::{Decision, Event};
 use super::losses::{self, ClassHits};
 use super::modifiers::{self, RollContext};
@@ -21,6 +22,14 @@ pub enum Outcome {
     AttackerWon,
     DefenderWon,
     Draw,
+}
+
+/// A combat's end: its outcome, and where a result from elsewhere sends
+/// the loser (`None`: the retreat rules and the loser's orders decide).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Fought {
+    pub outcome: Outcome,
+    pub retreat_to: Option<Hex>,
 }
 
 /// One side of a combat.
@@ -52,7 +61,7 @@ pub fn fight<S: DieSource>(
     leaders: &[String],
     target: Hex,
     lose_first: &[UnitId],
-) -> Outcome {
+) -> Fought {
     let enemy = t.side.enemy();
     // Each side's losses: the march's LOSE FIRST, then the side's standing
     // order (9.4: "The owning player may distribute all results").
@@ -107,12 +116,40 @@ pub fn fight<S: DieSource>(
         defenders: listed(t, &d_start, &d),
     });
     let events_before = t.events.len();
-    for round in [Round::Fire, Round::Melee] {
-        let a_hits = roll_round(t, round, &a, &d);
-        let d_hits = roll_round(t, round, &d, &a);
-        // Simultaneous: both rolls are made before either result applies.
-        apply_hits(t, &d, a_hits.as_ref(), round);
-        apply_hits(t, &a, d_hits.as_ref(), round);
+    t.combats += 1;
+    let elsewhere = if river_fight || a_start.is_empty() || d_start.is_empty() {
+        Resolution::Tables
+    } else {
+        ask_resolver(t, order, &a, &d, &a_start, &d_start)
+    };
+    let mut named_captures = None;
+    let mut retreat_to = None;
+    match elsewhere {
+        Resolution::Stop => {
+            t.halted = true;
+            return Fought {
+                outcome: Outcome::Draw,
+                retreat_to: None,
+            };
+        }
+        Resolution::Resolved(r) => {
+            apply_resolved(t, &r, &[&a, &d]);
+            named_captures = Some(r.captured);
+            retreat_to = r.retreat;
+        }
+        Resolution::Tables | Resolution::TablesNoted(_) => {
+            if let Resolution::TablesNoted(text) = elsewhere {
+                t.events.push(Event::Note { text });
+            }
+            for round in [Round::Fire, Round::Melee] {
+                let a_hits = roll_round(t, round, &a, &d);
+                let d_hits = roll_round(t, round, &d, &a);
+                // Simultaneous: both rolls are made before either result
+                // applies.
+                apply_hits(t, &d, a_hits.as_ref(), round);
+                apply_hits(t, &a, d_hits.as_ref(), round);
+            }
+        }
     }
     // 9.8: "A stack loses a combat if it ends a melee round with at least
     // 50% of it's units disrupted or dead."
@@ -160,13 +197,121 @@ pub fn fight<S: DieSource>(
         },
     });
     british_leader_lost(t, events_before);
-    if outcome == Outcome::AttackerWon && t.side == Side::Mahdist {
-        capture(t, &d_start, from);
+    let mahdist_won = match outcome {
+        Outcome::AttackerWon if t.side == Side::Mahdist => Some((&d_start, from)),
+        Outcome::DefenderWon if enemy == Side::Mahdist => Some((&a_start, target)),
+        _ => None,
+    };
+    if let Some((losers, at)) = mahdist_won {
+        match &named_captures {
+            None => capture(t, losers, at),
+            Some(named) => {
+                for &u in losers {
+                    if named.contains(&t.state.units[u].id) && capturable(t, u) {
+                        take(t, u, at);
+                    }
+                }
+            }
+        }
     }
-    if outcome == Outcome::DefenderWon && enemy == Side::Mahdist {
-        capture(t, &a_start, target);
+    Fought {
+        outcome,
+        retreat_to,
     }
-    outcome
+}
+
+/// Ask the turn's resolver how this combat is resolved, telling it the
+/// combat as it stands; its dice are the turn's.
+fn ask_resolver<S: DieSource>(
+    t: &mut Turn<'_, S>,
+    order: usize,
+    a: &Party,
+    d: &Party,
+    a_start: &[usize],
+    d_start: &[usize],
+) -> Resolution {
+    let Some(resolver) = t.resolver.take() else {
+        return Resolution::Tables;
+    };
+    let ids = |t: &Turn<'_, S>, us: &[usize]| -> Vec<UnitId> {
+        us.iter().map(|&u| t.state.units[u].id.clone()).collect()
+    };
+    let strength = |t: &Turn<'_, S>, us: &[usize]| -> u32 {
+        us.iter().map(|&u| t.state.units[u].strength).sum()
+    };
+    let river: Vec<usize> = a
+        .units
+        .iter()
+        .chain(&d.units)
+        .copied()
+        .filter(|u| !a_start.contains(u) && !d_start.contains(u))
+        .filter(|&u| t.type_at(u).is_some_and(|ty| ty.kind != UnitKind::Fleet))
+        .collect();
+    let combat = Combat {
+        key: BattleKey {
+            month: t.state.month,
+            turn: if t.ambush_charge {
+                t.side.enemy()
+            } else {
+                t.side
+            },
+            number: t.combats,
+        },
+        attacker: a.side,
+        order,
+        attacker_hex: a.hex,
+        defender_hex: d.hex,
+        attackers: ids(t, a_start),
+        defenders: ids(t, d_start),
+        river_units: ids(t, &river),
+        attacker_leaders: a.leaders.clone(),
+        defender_leaders: d.leaders.clone(),
+        strength: (strength(t, a_start), strength(t, d_start)),
+        ambush: t.ambush_charge,
+    };
+    let dice = &mut *t.dice;
+    let mut roll = |kind: DiceKind, purpose: String| dice.roll(kind, purpose);
+    let answer = resolver.resolve(t.scn, &t.state, &combat, &mut roll);
+    t.resolver = Some(resolver);
+    answer
+}
+
+/// Carry out a result from elsewhere: each unit's fate (a unit disrupted
+/// before keeps its disruption, 9.7; the fleet is never hit, 8.25), then
+/// leaders left alone go (7.2).
+fn apply_resolved<S: DieSource>(t: &mut Turn<'_, S>, r: &Resolved, parties: &[&Party]) {
+    t.events.push(Event::Note {
+        text: format!("the combat is resolved {}", r.how),
+    });
+    t.events.extend(r.log.iter().cloned());
+    let why = Decision::Default(format!("the result {}", r.how));
+    for p in parties {
+        for &u in &p.units {
+            if t.type_at(u).is_none_or(|ty| ty.kind == UnitKind::Fleet) {
+                continue;
+            }
+            let id = t.state.units[u].id.clone();
+            match r.fates.get(&id) {
+                Some(Fate::Eliminated) => {
+                    losses::eliminate_unit(t, u, p.hex, "the battle's result", why.clone());
+                }
+                Some(Fate::Disrupted) if !t.state.units[u].disrupted => {
+                    t.state.units[u].disrupted = true;
+                    t.events.push(Event::Disrupted {
+                        unit: id,
+                        hex: p.hex,
+                        cause: "the battle's result".into(),
+                        decided_by: why.clone(),
+                    });
+                }
+                _ => {}
+            }
+        }
+        t.remove_lone_leaders(
+            p.hex,
+            "every unit with him was eliminated (the battle's result)",
+        );
+    }
 }
 
 /// Roll one side's fire or melee; `None` if it has nothing to roll with.
@@ -427,9 +572,9 @@ fn capture<S: DieSource>(t: &mut Turn<'_, S>, losers: &[usize], winner_hex: Hex)
         if !ty.fires || ty.kind == UnitKind::Fleet {
             continue;
         }
-        let Some(into) = ty.captured_as.clone() else {
+        if ty.captured_as.is_none() {
             continue;
-        };
+        }
         let Some(&(_, need)) = rules.iter().find(|(n, _)| *n == ty.nation) else {
             continue;
         };
@@ -450,26 +595,51 @@ fn capture<S: DieSource>(t: &mut Turn<'_, S>, losers: &[usize], winner_hex: Hex)
         if total < need {
             continue;
         }
-        let spare = t.state.units.iter().position(|x| {
+        take(t, u, winner_hex);
+    }
+}
+
+/// Whether the Mahdists could capture unit `u` if they won and it was
+/// eliminated (9.9): a gun or rifle unit of a nation the capture table
+/// names, with a Mahdist counter to become.
+fn capturable<S: DieSource>(t: &Turn<'_, S>, u: usize) -> bool {
+    let rules = &t.scn.tables.capture.guns_and_rifles;
+    !matches!(t.state.units[u].status, Status::OnMap(_))
+        && t.type_at(u).is_some_and(|ty| {
+            ty.fires
+                && ty.kind != UnitKind::Fleet
+                && ty.captured_as.is_some()
+                && rules.iter().any(|(n, _)| *n == ty.nation)
+        })
+}
+
+/// The eliminated unit `u` is taken by the Mahdists: a spare counter of
+/// the type it becomes goes on the map at `winner_hex` (9.9).
+fn take<S: DieSource>(t: &mut Turn<'_, S>, u: usize, winner_hex: Hex) {
+    let id = t.state.units[u].id.clone();
+    let Some(into) = t.type_at(u).and_then(|ty| ty.captured_as.clone()) else {
+        return;
+    };
+    let spare =
+        t.state.units.iter().position(|x| {
             *x.unit_type == into && matches!(x.status, Status::Pool | Status::Reserve)
         });
-        match spare {
-            Some(s) => {
-                t.state.units[s].status = Status::OnMap(winner_hex);
-                t.state.units[s].disrupted = false;
-                let new = t.state.units[s].id.clone();
-                t.events.push(Event::Captured {
-                    unit: id,
-                    becomes: Some(new),
-                    hex: winner_hex,
-                });
-            }
-            None => t.events.push(Event::Captured {
+    match spare {
+        Some(s) => {
+            t.state.units[s].status = Status::OnMap(winner_hex);
+            t.state.units[s].disrupted = false;
+            let new = t.state.units[s].id.clone();
+            t.events.push(Event::Captured {
                 unit: id,
-                becomes: None,
+                becomes: Some(new),
                 hex: winner_hex,
-            }),
+            });
         }
+        None => t.events.push(Event::Captured {
+            unit: id,
+            becomes: None,
+            hex: winner_hex,
+        }),
     }
 }
 

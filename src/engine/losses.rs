@@ -299,7 +299,7 @@ pub fn distribute<S: DieSource>(
     gone
 }
 
-fn eliminate_unit<S: DieSource>(
+pub(crate) fn eliminate_unit<S: DieSource>(
     t: &mut Turn<'_, S>,
     i: usize,
     hex: Hex,

@@ -24,8 +24,9 @@ use crate::state::{Status, UnitId};
 /// Carry out every march order, in order.
 pub fn march_phase<S: DieSource>(t: &mut Turn<'_, S>, orders: &super::orders::Orders) {
     for (i, order) in orders.marches.iter().enumerate() {
-        // The game ended with an instant victory (4.1): nothing more moves.
-        if t.state.result.is_some() {
+        // The game ended with an instant victory (4.1), or the turn stopped
+        // at a combat to be resolved elsewhere: nothing more moves.
+        if t.state.result.is_some() || t.halted {
             break;
         }
         if let Err(reason) = march(t, i, order) {
@@ -1281,11 +1282,12 @@ fn ambush_ahead<S: DieSource>(
         m.ambush_tried = true;
     }
     log_walk(t, i, mark, path, cost);
-    let ambush::Ambush::Fought(outcome) = outcome else {
+    let ambush::Ambush::Fought(fought) = outcome else {
         return false;
     };
+    let outcome = fought.outcome;
     m.done = true;
-    if t.state.result.is_some() {
+    if t.state.result.is_some() || t.halted {
         return true;
     }
     regroup(t, m);
@@ -1301,7 +1303,7 @@ fn ambush_ahead<S: DieSource>(
                 leaders: &leaders,
                 route: None,
                 away_from: next,
-                towards: order.retreat_towards,
+                towards: fought.retreat_to.or(order.retreat_towards),
             },
         ) {
             m.hex = h;
@@ -1485,7 +1487,7 @@ fn engage<S: DieSource>(
         }
         fought = true;
         m.attacked.push(target);
-        let outcome = combat::fight(
+        let fought = combat::fight(
             t,
             i,
             m.hex,
@@ -1494,7 +1496,8 @@ fn engage<S: DieSource>(
             target,
             &order.lose_first,
         );
-        if t.state.result.is_some() {
+        let outcome = fought.outcome;
+        if t.state.result.is_some() || t.halted {
             m.done = true;
             return Engaged::Stop;
         }
@@ -1514,7 +1517,7 @@ fn engage<S: DieSource>(
                         leaders: &leaders,
                         route: None,
                         away_from: m.hex,
-                        towards: None,
+                        towards: fought.retreat_to,
                     },
                 );
             }
@@ -1543,7 +1546,7 @@ fn engage<S: DieSource>(
                         leaders: &leaders,
                         route: Some(&route),
                         away_from: target,
-                        towards: order.retreat_towards,
+                        towards: fought.retreat_to.or(order.retreat_towards),
                     },
                 );
                 if let Some(h) = to {

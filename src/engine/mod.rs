@@ -9,6 +9,7 @@
 pub mod ambush;
 pub mod arrivals;
 pub mod combat;
+pub mod elsewhere;
 pub mod events;
 pub mod losses;
 pub mod march;
@@ -35,6 +36,11 @@ use orders::Orders;
 pub struct TurnResult {
     pub state: GameState,
     pub events: Vec<Event>,
+    /// The turn stopped at a combat its resolver had no result for yet
+    /// ([`elsewhere::Resolution::Stop`]): `state` and `events` are as they
+    /// stood then, and are not a turn's outcome. The turn is played again
+    /// from its start once the result is in.
+    pub halted: bool,
 }
 
 /// Play one player turn (rules 5.2 for the Egyptian, 5.3 for the Mahdist).
@@ -51,9 +57,30 @@ pub fn play_player_turn<S: DieSource>(
     orders: &Orders,
     dice: &mut Dice<S>,
 ) -> TurnResult {
+    play_player_turn_resolving(
+        scn,
+        state,
+        side,
+        orders,
+        dice,
+        &mut elsewhere::CampaignTables,
+    )
+}
+
+/// As [`play_player_turn`], with `resolver` deciding how each land combat
+/// is resolved (a table battle, the ETYFW resolver); the turn stops at a
+/// combat it has no result for yet ([`TurnResult::halted`]).
+pub fn play_player_turn_resolving<S: DieSource>(
+    scn: &Scenario,
+    state: GameState,
+    side: Side,
+    orders: &Orders,
+    dice: &mut Dice<S>,
+    resolver: &mut dyn elsewhere::Resolver,
+) -> TurnResult {
     let mut events = Vec::new();
     let state = set_up(scn, state, side, orders, &mut events);
-    let mut r = player_turn(scn, state, side, orders, dice);
+    let mut r = player_turn(scn, state, side, orders, dice, resolver);
     events.append(&mut r.events);
     r.events = events;
     r
@@ -104,8 +131,14 @@ fn player_turn<S: DieSource>(
     side: Side,
     orders: &Orders,
     dice: &mut Dice<S>,
+    resolver: &mut dyn elsewhere::Resolver,
 ) -> TurnResult {
     let mut t = Turn::new(scn, state, side, dice);
+    t.resolver = if resolver.always_tables() {
+        None
+    } else {
+        Some(resolver)
+    };
     t.event_losses = orders.event_losses.clone();
     if let Some(r) = &t.state.result {
         let result = format!("the game is over: {}", r.reason);
@@ -113,6 +146,7 @@ fn player_turn<S: DieSource>(
         return TurnResult {
             state: t.state,
             events: t.events,
+            halted: false,
         };
     }
     // The standing loss order holds until this side's next player turn.
@@ -141,6 +175,13 @@ fn player_turn<S: DieSource>(
             Phase::Attrition => upkeep::attrition_phase(&mut t, orders),
             Phase::Recovery => upkeep::recovery_phase(&mut t),
         }
+        if t.halted {
+            return TurnResult {
+                state: t.state,
+                events: t.events,
+                halted: true,
+            };
+        }
         rail::fleet_upkeep(&mut t);
         // An instant victory (4.1) ends the turn when it happens.
         if t.state.result.is_some() {
@@ -157,6 +198,7 @@ fn player_turn<S: DieSource>(
     TurnResult {
         state: t.state,
         events: t.events,
+        halted: false,
     }
 }
 
@@ -192,6 +234,19 @@ pub fn play_month_with<S: DieSource>(
     orders: &mut dyn FnMut(&GameState, Side) -> Orders,
     dice: &mut Dice<S>,
 ) -> TurnResult {
+    play_month_resolving(scn, state, orders, dice, &mut elsewhere::CampaignTables)
+}
+
+/// As [`play_month_with`], with `resolver` deciding how each land combat
+/// is resolved; the month stops at a combat it has no result for yet
+/// ([`TurnResult::halted`]).
+pub fn play_month_resolving<S: DieSource>(
+    scn: &Scenario,
+    state: GameState,
+    orders: &mut dyn FnMut(&GameState, Side) -> Orders,
+    dice: &mut Dice<S>,
+    resolver: &mut dyn elsewhere::Resolver,
+) -> TurnResult {
     let egyptian = orders(&state, Side::Egyptian);
     // The opening month: the Egyptian set-up, then the Mahdist, both before
     // the first Egyptian player turn (2.1).
@@ -203,25 +258,37 @@ pub fn play_month_with<S: DieSource>(
     } else {
         state
     };
-    let mut first = player_turn(scn, state, Side::Egyptian, &egyptian, dice);
+    let mut first = player_turn(scn, state, Side::Egyptian, &egyptian, dice, resolver);
     events.append(&mut first.events);
-    if first.state.result.is_some() {
+    if first.state.result.is_some() || first.halted {
         return TurnResult {
             state: first.state,
             events,
+            halted: first.halted,
         };
     }
     let mahdist = orders(&first.state, Side::Mahdist);
-    let second = player_turn(scn, first.state, Side::Mahdist, &mahdist, dice);
+    let second = player_turn(scn, first.state, Side::Mahdist, &mahdist, dice, resolver);
     events.extend(second.events);
     let mut state = second.state;
+    if second.halted {
+        return TurnResult {
+            state,
+            events,
+            halted: true,
+        };
+    }
     if state.result.is_none()
         && let Some(next) = state.month.next()
     {
         state.month = next;
         state.effects = Default::default();
     }
-    TurnResult { state, events }
+    TurnResult {
+        state,
+        events,
+        halted: false,
+    }
 }
 
 /// A player turn in progress.
@@ -256,6 +323,16 @@ pub struct Turn<'a, S: DieSource> {
     /// ambush rule, seed 002: "If an area has been cleared by Imperial
     /// forces then it can no longer be considered").
     pub ambush_cleared: BTreeSet<Hex>,
+    /// Who resolves land combats other than the campaign's tables (a
+    /// table battle, the ETYFW resolver); `None`: the tables.
+    pub resolver: Option<&'a mut dyn elsewhere::Resolver>,
+    /// Combats begun this player turn (numbering them for the resolver).
+    pub combats: usize,
+    /// The resolver stopped the turn at a combat: nothing more is played.
+    pub halted: bool,
+    /// A combat now being fought is an ambush's charge (the Mahdists
+    /// attack in the Egyptian player turn, seed 002).
+    pub ambush_charge: bool,
 }
 
 impl<'a, S: DieSource> Turn<'a, S> {
@@ -271,6 +348,10 @@ impl<'a, S: DieSource> Turn<'a, S> {
             types,
             stranded: 0,
             ambush_cleared: BTreeSet::new(),
+            resolver: None,
+            combats: 0,
+            halted: false,
+            ambush_charge: false,
             scn,
             state,
             side,

@@ -148,6 +148,171 @@ pub struct Options {
     /// (docs/rules.md, "Ambushes").
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub ambushes: bool,
+    /// Which combats are fought on the tabletop (docs/tabletop.md).
+    #[serde(default, skip_serializing_if = "TableBattles::is_default")]
+    pub table_battles: TableBattles,
+    /// What resolves the combats not fought on the table.
+    #[serde(default, skip_serializing_if = "AutoResolver::is_default")]
+    pub resolver: AutoResolver,
+}
+
+/// The miniatures rules a game's table battles are fought with.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum RuleSet {
+    /// "Volley Fire" (seed 001).
+    #[default]
+    VolleyFire,
+    /// "PITS 1885" quick reference (seed 003).
+    Pits1885,
+    /// "'Eres To You Fuzzy Wuzzy" (seed 004).
+    Etyfw,
+}
+
+impl RuleSet {
+    pub const ALL: [RuleSet; 3] = [RuleSet::VolleyFire, RuleSet::Pits1885, RuleSet::Etyfw];
+
+    /// The rule set's name as players write it (`volley-fire`, `pits-1885`,
+    /// `etyfw`).
+    pub fn key(self) -> &'static str {
+        match self {
+            RuleSet::VolleyFire => "volley-fire",
+            RuleSet::Pits1885 => "pits-1885",
+            RuleSet::Etyfw => "etyfw",
+        }
+    }
+
+    /// The rule set's title.
+    pub fn title(self) -> &'static str {
+        match self {
+            RuleSet::VolleyFire => "Volley Fire",
+            RuleSet::Pits1885 => "PITS 1885",
+            RuleSet::Etyfw => "'Eres To You Fuzzy Wuzzy",
+        }
+    }
+}
+
+impl std::str::FromStr for RuleSet {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let k = s.trim().to_ascii_lowercase().replace(['_', ' '], "-");
+        RuleSet::ALL
+            .into_iter()
+            .find(|r| r.key() == k || (k == "pits" && *r == RuleSet::Pits1885))
+            .ok_or_else(|| {
+                format!("unknown miniatures rules `{s}`: use volley-fire, pits-1885 or etyfw")
+            })
+    }
+}
+
+/// Which combats go to the table.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum TableSelect {
+    /// None: every combat on the campaign's tables (or the resolver).
+    #[default]
+    None,
+    /// Every land combat.
+    All,
+    /// Combats of more than this many strength points, both sides
+    /// together.
+    Above(u32),
+    /// Combats at the places the game master has flagged.
+    Flagged,
+}
+
+impl std::str::FromStr for TableSelect {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let t = s.trim().to_ascii_lowercase();
+        match t.as_str() {
+            "none" => Ok(TableSelect::None),
+            "all" => Ok(TableSelect::All),
+            "flagged" => Ok(TableSelect::Flagged),
+            _ => t
+                .strip_prefix("above:")
+                .and_then(|n| n.trim().parse::<u32>().ok())
+                .map(TableSelect::Above)
+                .ok_or_else(|| {
+                    format!(
+                        "`{s}`: give none, all, above:N (combats of more than N strength points, both sides together) or flagged"
+                    )
+                }),
+        }
+    }
+}
+
+impl std::str::FromStr for AutoResolver {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "tables" => Ok(AutoResolver::Tables),
+            "etyfw" => Ok(AutoResolver::Etyfw),
+            _ => Err(format!("`{s}`: give tables or etyfw")),
+        }
+    }
+}
+
+/// A game's table battles: which combats, how many a player turn, the
+/// rules they are fought with, the places flagged, the time allowed.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TableBattles {
+    pub select: TableSelect,
+    /// At most this many table battles a player turn; the rest are
+    /// resolved as the others. `None`: no limit.
+    #[serde(default)]
+    pub cap: Option<u32>,
+    #[serde(default)]
+    pub rules: RuleSet,
+    /// Hexes the game master flagged: a combat in or against one goes to
+    /// the table (with `TableSelect::Flagged`).
+    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
+    pub flagged: BTreeSet<Hex>,
+    /// Hours from the briefs to the result's deadline.
+    #[serde(default = "TableBattles::default_hours")]
+    pub deadline_hours: u32,
+}
+
+impl Default for TableBattles {
+    fn default() -> Self {
+        TableBattles {
+            select: TableSelect::None,
+            cap: None,
+            rules: RuleSet::VolleyFire,
+            flagged: BTreeSet::new(),
+            deadline_hours: Self::default_hours(),
+        }
+    }
+}
+
+impl TableBattles {
+    fn default_hours() -> u32 {
+        168
+    }
+
+    pub fn is_default(&self) -> bool {
+        *self == TableBattles::default()
+    }
+
+    /// Whether any combat may go to the table.
+    pub fn any(&self) -> bool {
+        self.select != TableSelect::None
+    }
+}
+
+/// What resolves a combat that is not fought on the table.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum AutoResolver {
+    /// The campaign's combat tables (9.2-9.9).
+    #[default]
+    Tables,
+    /// The procedure of 'Eres To You Fuzzy Wuzzy (seed 004;
+    /// docs/tabletop-etyfw.md).
+    Etyfw,
+}
+
+impl AutoResolver {
+    pub fn is_default(&self) -> bool {
+        *self == AutoResolver::Tables
+    }
 }
 
 impl Options {
@@ -162,6 +327,12 @@ impl Options {
         let mut v = Vec::new();
         if self.ambushes {
             v.push("ambushes");
+        }
+        if self.table_battles.any() {
+            v.push("table battles");
+        }
+        if self.resolver == AutoResolver::Etyfw {
+            v.push("ETYFW resolver");
         }
         v
     }
