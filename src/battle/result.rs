@@ -31,6 +31,7 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
+use crate::engine::elsewhere::{Combat, Resolved};
 use crate::geo::{Hex, Map};
 use crate::scenario::{Scenario, Side, UnitKind};
 use crate::state::{GameState, UnitId};
@@ -51,6 +52,22 @@ pub struct BattleUnit {
     pub disrupted: bool,
 }
 
+impl BattleUnit {
+    /// A counter as the checks see it; the fleet is none (it holds no hex
+    /// and is never hit, 8.25).
+    fn of(scn: &Scenario, u: &crate::state::Unit) -> Option<BattleUnit> {
+        let t = scn.units.get(&u.unit_type)?;
+        (t.kind != UnitKind::Fleet).then(|| BattleUnit {
+            id: u.id.clone(),
+            side: u.side,
+            counts: !t.kind.is_river_unit(),
+            civilian: t.kind == UnitKind::Civilian,
+            capturable: !t.kind.is_river_unit() && (t.kind == UnitKind::Gun || t.fires),
+            disrupted: u.disrupted,
+        })
+    }
+}
+
 /// The units that fought a battle.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Forces {
@@ -65,17 +82,25 @@ impl Forces {
             .units
             .iter()
             .filter(|u| u.hex().is_some_and(|h| hexes.contains(&h)))
-            .filter_map(|u| {
-                let t = scn.units.get(&u.unit_type)?;
-                (t.kind != UnitKind::Fleet).then(|| BattleUnit {
-                    id: u.id.clone(),
-                    side: u.side,
-                    counts: !t.kind.is_river_unit(),
-                    civilian: t.kind == UnitKind::Civilian,
-                    capturable: !t.kind.is_river_unit() && (t.kind == UnitKind::Gun || t.fires),
-                    disrupted: u.disrupted,
-                })
-            })
+            .filter_map(|u| BattleUnit::of(scn, u))
+            .collect();
+        Forces { units }
+    }
+
+    /// The units of a combat as the engine met it: the counted units of
+    /// both sides and the boats and gunboats with them.
+    pub fn of(scn: &Scenario, state: &GameState, combat: &Combat) -> Forces {
+        let named: Vec<&UnitId> = combat
+            .attackers
+            .iter()
+            .chain(&combat.defenders)
+            .chain(&combat.river_units)
+            .collect();
+        let units = state
+            .units
+            .iter()
+            .filter(|u| named.contains(&&u.id))
+            .filter_map(|u| BattleUnit::of(scn, u))
             .collect();
         Forces { units }
     }
@@ -85,23 +110,7 @@ impl Forces {
     }
 }
 
-/// What became of a unit.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Fate {
-    GoodOrder,
-    Disrupted,
-    Eliminated,
-}
-
-impl fmt::Display for Fate {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Fate::GoodOrder => "GOOD ORDER",
-            Fate::Disrupted => "DISRUPTED",
-            Fate::Eliminated => "ELIMINATED",
-        })
-    }
-}
+pub use crate::engine::elsewhere::Fate;
 
 /// A table battle's result, read and checked.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -115,6 +124,20 @@ pub struct TableResult {
     pub retreat: Option<Hex>,
     /// Lines of prose set aside (line number, text), for the receipt.
     pub ignored: Vec<(usize, String)>,
+}
+
+impl TableResult {
+    /// What the engine applies: the fates, the captures as named, the
+    /// retreat; `how` says in the log where the result came from.
+    pub fn resolved(&self, how: String) -> Resolved {
+        Resolved {
+            fates: self.fates.clone(),
+            captured: self.captured.clone(),
+            retreat: self.retreat,
+            how,
+            log: Vec::new(),
+        }
+    }
 }
 
 /// The words a result line starts with.

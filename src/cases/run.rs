@@ -4,9 +4,10 @@ use std::fmt::Write as _;
 
 use crate::calendar::GameMonth;
 use crate::dice::{Dice, DieSource, FixedDice, Roll, SeededDice};
+use crate::engine::elsewhere::{CampaignTables, Resolver};
 use crate::engine::events::Event;
 use crate::engine::orders::Orders;
-use crate::engine::{play_month, play_player_turn};
+use crate::engine::{play_month_resolving, play_player_turn_resolving};
 use crate::orders;
 use crate::render::log::render;
 use crate::scenario::Side;
@@ -81,22 +82,28 @@ impl Outcome {
 
 /// Play a case and compare.
 pub fn run(case: &Case) -> Outcome {
+    run_resolving(case, &mut CampaignTables)
+}
+
+/// As [`run`], with `resolver` deciding how each land combat is resolved
+/// (the ETYFW resolver, for the typical battles of `dervish balance`).
+pub fn run_resolving(case: &Case, resolver: &mut dyn Resolver) -> Outcome {
     match &case.dice {
         DiceSpec::Faces { faces, fallback } => {
             let mut dice = Dice::new(FixedDice::with_fallback(faces.iter().copied(), *fallback));
-            let mut out = play(case, &mut dice);
+            let mut out = play(case, &mut dice, resolver);
             let used: usize = dice.rolls().iter().map(|r| r.dice.len()).sum();
             out.unused_faces = faces.len().saturating_sub(used);
             out
         }
         DiceSpec::Seed(seed) => {
             let mut dice = Dice::new(SeededDice::from_seed(*seed));
-            play(case, &mut dice)
+            play(case, &mut dice, resolver)
         }
     }
 }
 
-fn play<S: DieSource>(case: &Case, dice: &mut Dice<S>) -> Outcome {
+fn play<S: DieSource>(case: &Case, dice: &mut Dice<S>, resolver: &mut dyn Resolver) -> Outcome {
     let scn = &case.scn;
     let mut state = case.state.clone();
     let mut events: Vec<Event> = Vec::new();
@@ -142,15 +149,28 @@ fn play<S: DieSource>(case: &Case, dice: &mut Dice<S>) -> Outcome {
             Turns::Month => {
                 let e = orders_for(Side::Egyptian, &state);
                 let h = orders_for(Side::Mahdist, &state);
-                play_month(scn, state, &e, &h, dice)
+                play_month_resolving(
+                    scn,
+                    state,
+                    &mut |_, side| {
+                        if side == Side::Egyptian {
+                            e.clone()
+                        } else {
+                            h.clone()
+                        }
+                    },
+                    dice,
+                    resolver,
+                )
             }
             Turns::Egyptian => {
                 let e = orders_for(Side::Egyptian, &state);
-                play_player_turn(scn, state, Side::Egyptian, &e, dice)
+                play_player_turn_resolving(scn, state, Side::Egyptian, &e, dice, resolver)
             }
             Turns::Mahdist => {
                 let h = orders_for(Side::Mahdist, &state);
-                let mut r = play_player_turn(scn, state, Side::Mahdist, &h, dice);
+                let mut r =
+                    play_player_turn_resolving(scn, state, Side::Mahdist, &h, dice, resolver);
                 // As the service does after a Mahdist player turn (5.1).
                 if r.state.result.is_none()
                     && let Some(next) = r.state.month.next()

@@ -99,6 +99,7 @@ pub(super) fn load(files: &DataFiles) -> Result<DataSet, Diagnostics> {
         scenarios: scenarios.into_iter().map(|(_, d)| Arc::new(d)).collect(),
         reactions: Arc::new(reactions),
         digests: BTreeMap::new(),
+        etyfw: None,
     })
 }
 

@@ -87,15 +87,18 @@ pub struct DataFiles {
     /// The seed's Mahdist reaction and ambush tables.
     pub reactions: NamedText,
     /// Files beside the data that the engine does not play with but the
-    /// programmed players and `dervish balance` read (`opponents.ron`,
-    /// `history.ron`), by file name, when a folder has them.
+    /// programmed players, `dervish balance` and the battle briefs read
+    /// (`opponents.ron`, `history.ron`, `tabletop.ron`), by file name,
+    /// when a folder has them.
     pub extras: BTreeMap<String, NamedText>,
 }
 
 /// The files of a data folder that are neither a table nor a scenario:
-/// the programmed players' data and the history `dervish balance`
-/// compares with.
-pub const EXTRA_FILES: [&str; 2] = ["opponents.ron", "history.ron"];
+/// the programmed players' data, the history `dervish balance` compares
+/// with, the battle briefs' conversion data
+/// (`battle::tabletop::Tabletop::parse` reads it) and the ETYFW
+/// resolver's tables (`battle::etyfw::Etyfw::from_ron`).
+pub const EXTRA_FILES: [&str; 4] = ["opponents.ron", "history.ron", "tabletop.ron", "etyfw.ron"];
 
 impl DataFiles {
     /// The data that ships with Dervish.
@@ -136,8 +139,8 @@ impl DataFiles {
 
     /// The data files of a folder: `map.ron`, `units.ron`, `tables.ron`,
     /// `events.ron`, `reactions.ron` (the shipped one if the folder has
-    /// none), `opponents.ron` and `history.ron` if there, and every other
-    /// `*.ron` as a scenario. A copy of the shipped `scenarios/` folder is
+    /// none), `opponents.ron`, `history.ron` and `tabletop.ron` if there,
+    /// and every other `*.ron` as a scenario. A copy of the shipped `scenarios/` folder is
     /// such a folder.
     pub fn from_dir(dir: &Path) -> Result<DataFiles, Diagnostics> {
         let mut files = DataFiles {
@@ -238,6 +241,7 @@ impl DataFiles {
     /// Check every file and build the data set, or report every problem.
     pub fn load(&self) -> Result<DataSet, Diagnostics> {
         let mut set = check::load(self)?;
+        set.etyfw = self.extras.get("etyfw.ron").cloned();
         for f in &self.scenarios {
             if let Some(id) = scenario_id(&f.text) {
                 set.digests.insert(id, self.digest(f));
@@ -268,6 +272,17 @@ impl DataFiles {
         let reactions = &self.reactions.text;
         h.update(format!("reactions {}\n", reactions.len()).as_bytes());
         h.update(reactions.as_bytes());
+        // A data folder's own ETYFW tables, when they are not the shipped
+        // ones: a game with the ETYFW resolver plays with them (the
+        // shipped tables go with the program, as its procedure does).
+        if let Some(e) = self
+            .extras
+            .get("etyfw.ron")
+            .filter(|e| e.text != include_str!("../../scenarios/etyfw.ron"))
+        {
+            h.update(format!("etyfw {}\n", e.text.len()).as_bytes());
+            h.update(e.text.as_bytes());
+        }
         h.finalize().iter().map(|b| format!("{b:02x}")).collect()
     }
 }
@@ -412,6 +427,9 @@ pub struct DataSet {
     /// Each scenario's data digest (see [`DataFiles::load`]), by id: a turn
     /// record names the digest of the data its game was played with.
     pub digests: BTreeMap<String, String>,
+    /// The data folder's own tables of the ETYFW resolver (`etyfw.ron`),
+    /// if it has them; without, the resolver's shipped tables.
+    pub etyfw: Option<NamedText>,
 }
 
 impl DataSet {

@@ -407,29 +407,52 @@ impl Reactions {
     /// The whole table as text, laid out as the seed prints it: one line
     /// a row, the results for 2 to 12 in columns.
     pub fn table_text(&self) -> String {
+        self.layout(44, 4, None)
+    }
+
+    /// The same table within `width` columns (at least 72), for a mail:
+    /// narrower columns, and the codes' and parties' words wrapped under
+    /// their letter.
+    pub fn table_text_narrow(&self, width: usize) -> String {
+        self.layout(38, 3, Some(width.max(72)))
+    }
+
+    fn layout(&self, label: usize, cell: usize, wrap: Option<usize>) -> String {
+        let wrapped = |head: &str, text: &str| -> String {
+            let Some(width) = wrap else {
+                return format!("{head}{text}\n");
+            };
+            let indent = " ".repeat(head.chars().count());
+            let opts = textwrap::Options::new(width)
+                .initial_indent(head)
+                .subsequent_indent(&indent);
+            let mut s = textwrap::fill(text, opts);
+            s.push('\n');
+            s
+        };
         let mut out = String::from("Mahdist Reaction Table (2d6)\n");
-        out.push_str(&format!("{:<44}", ""));
+        out.push_str(&format!("{:<label$}", ""));
         for t in 2..=12 {
-            out.push_str(&format!("{t:>4}"));
+            out.push_str(&format!("{t:>cell$}"));
         }
         out.push('\n');
         for s in Situation::all() {
-            out.push_str(&format!("{:<44}", s.to_string()));
-            for cell in &self.rows[&s] {
-                out.push_str(&format!("{:>4}", cell.to_string()));
+            out.push_str(&format!("{:<label$}", s.to_string()));
+            for c in &self.rows[&s] {
+                out.push_str(&format!("{:>cell$}", c.to_string()));
             }
             out.push('\n');
         }
         out.push_str("\nCodes\n");
         for (l, t) in &self.codes {
-            out.push_str(&format!("{l}  {t}\n"));
+            out.push_str(&wrapped(&format!("{l}  "), t));
         }
         out.push_str(&format!(
             "\nAmbush: {}% chance; d10 composition\n",
             self.ambush_chance
         ));
         for p in &self.ambush {
-            out.push_str(&format!("{:>2}  {}\n", p.roll, p.text));
+            out.push_str(&wrapped(&format!("{:>2}  ", p.roll), &p.text));
         }
         out
     }

@@ -1,0 +1,761 @@
+//! The battle brief: what both players and the game master read when a
+//! combat goes to the tabletop (docs/tabletop.md, "The battle brief").
+//!
+//! A brief is plain text for a mail, at most [`WIDTH`] columns: the
+//! battle's key, place, month and who attacks from where; the field (the
+//! two hexes' terrain and places, rivers and river units, season and
+//! light); each side's units as the chosen miniatures rules field them,
+//! with the ratios, leaders and morale in those rules' terms; what wins in
+//! campaign terms (9.8, 9.9, 7.2 and the scenario's victory rules); how
+//! table losses are read back into each unit's fate; and the result to
+//! mail back, filled in so the players only edit it. With the Mahdists a
+//! programmed player it ends with the seed's reaction and ambush tables,
+//! so one player can run them on the table.
+//!
+//! The conversion data is [`super::tabletop`]; this module only prints.
+//! It does no I/O and reads no clock: the same combat gives the same brief.
+
+use std::fmt::Write as _;
+
+use super::tabletop::{System, Tabletop, Troop};
+use crate::diag::Diagnostics;
+use crate::engine::elsewhere::{Combat, Fate};
+use crate::geo::{PlaceKind, RiverClass};
+use crate::scenario::definition::VictoryCondition;
+use crate::scenario::units::{Leader, Nation, UnitType};
+use crate::scenario::{Scenario, Side};
+use crate::state::{GameState, RuleSet, Unit, UnitId};
+
+/// The widest line of a brief.
+pub const WIDTH: usize = 76;
+
+/// Why a brief could not be written.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum BriefError {
+    /// The tabletop data (`scenarios/tabletop.ron`) is broken.
+    #[error("the tabletop data is broken:\n{0}")]
+    Data(Diagnostics),
+    /// The combat names a unit the game state does not have.
+    #[error("the combat names unit {0}, which the game does not have")]
+    UnknownUnit(UnitId),
+    /// A unit's type is not in the scenario's units.
+    #[error("unit {unit} is of type {unit_type}, which units.ron does not have")]
+    UnknownType { unit: UnitId, unit_type: String },
+    /// The tabletop data has no entry for a unit's type.
+    #[error("the tabletop data has no {rules} entry for {unit} ({unit_type})")]
+    NoTroop {
+        rules: &'static str,
+        unit: UnitId,
+        unit_type: String,
+    },
+    /// The tabletop data has nothing for the rule set (cannot happen with
+    /// checked data).
+    #[error("the tabletop data has nothing for {0}")]
+    NoRuleSet(&'static str),
+    /// A leader of the combat is not in units.ron.
+    #[error("the combat names leader {0}, whom units.ron does not have")]
+    UnknownLeader(String),
+    /// The tabletop data has no light for the month (cannot happen with
+    /// checked data).
+    #[error("the tabletop data has no light for month {0}")]
+    NoLight(u32),
+}
+
+/// The battle brief of `combat` for miniatures rules `rules`, with the
+/// shipped tabletop data; `solo` is `Some(Side::Mahdist)` when the
+/// Mahdists are a programmed player (the brief then carries the seed's
+/// reaction and ambush tables).
+pub fn brief(
+    scn: &Scenario,
+    state: &GameState,
+    combat: &Combat,
+    rules: RuleSet,
+    solo: Option<Side>,
+) -> Result<String, BriefError> {
+    let data = Tabletop::shipped(&scn.units).map_err(BriefError::Data)?;
+    brief_with(&data, scn, state, combat, rules, solo)
+}
+
+/// One unit of the battle as the brief shows it.
+struct Entry<'a> {
+    unit: &'a Unit,
+    ty: &'a UnitType,
+    troop: &'a Troop,
+    /// It counts for 9.8 (not a boat or gunboat).
+    counted: bool,
+}
+
+impl Entry<'_> {
+    /// Elements of the unit at full strength.
+    fn elements(&self) -> u32 {
+        self.troop.per_sp * self.unit.strength + self.troop.per_unit
+    }
+}
+
+/// As [`brief`], with the tabletop data given.
+pub fn brief_with(
+    data: &Tabletop,
+    scn: &Scenario,
+    state: &GameState,
+    combat: &Combat,
+    rules: RuleSet,
+    solo: Option<Side>,
+) -> Result<String, BriefError> {
+    let sys = data
+        .system(rules)
+        .ok_or(BriefError::NoRuleSet(rules.title()))?;
+    let month = combat.key.month;
+    let light = data
+        .light(month.month())
+        .ok_or(BriefError::NoLight(month.month()))?;
+    let defender = combat.attacker.enemy();
+    let entry = |id: &UnitId, counted: bool| -> Result<Entry<'_>, BriefError> {
+        let unit = state
+            .unit(&id.0)
+            .ok_or_else(|| BriefError::UnknownUnit(id.clone()))?;
+        let ty = scn
+            .units
+            .get(&unit.unit_type)
+            .ok_or_else(|| BriefError::UnknownType {
+                unit: id.clone(),
+                unit_type: unit.unit_type.to_string(),
+            })?;
+        let troop = sys.troop(ty).ok_or_else(|| BriefError::NoTroop {
+            rules: rules.title(),
+            unit: id.clone(),
+            unit_type: ty.id.clone(),
+        })?;
+        Ok(Entry {
+            unit,
+            ty,
+            troop,
+            counted,
+        })
+    };
+    let mut sides: Vec<(Side, Vec<Entry<'_>>, Vec<&Leader>)> = Vec::new();
+    for (side, ids, leaders) in [
+        (combat.attacker, &combat.attackers, &combat.attacker_leaders),
+        (defender, &combat.defenders, &combat.defender_leaders),
+    ] {
+        let mut es = Vec::new();
+        for id in ids {
+            es.push(entry(id, true)?);
+        }
+        for id in &combat.river_units {
+            let e = entry(id, false)?;
+            if e.unit.side == side {
+                es.push(e);
+            }
+        }
+        let mut ls = Vec::new();
+        for name in leaders {
+            ls.push(
+                scn.units
+                    .leader(name)
+                    .ok_or_else(|| BriefError::UnknownLeader(name.clone()))?,
+            );
+        }
+        sides.push((side, es, ls));
+    }
+
+    let mut out = String::new();
+    let o = &mut out;
+    // The heading.
+    line(o, &format!("BATTLE BRIEF: {}", rules.title()));
+    line(
+        o,
+        &format!("Key: {} (quote it with the result)", combat.key),
+    );
+    line(o, "");
+    let at = scn.map.describe(combat.defender_hex);
+    let mut head = format!(
+        "{} at {at}. The {} side attacks from {}",
+        month.long_name(),
+        combat.attacker,
+        scn.map.describe(combat.attacker_hex),
+    );
+    match combat.attacker_hex.direction_to(combat.defender_hex) {
+        Some(d) => {
+            let _ = write!(
+                head,
+                ", on the {} side of the {} hex, marching {d}.",
+                d.opposite(),
+                defender
+            );
+        }
+        None => head.push('.'),
+    }
+    if combat.ambush {
+        head.push_str(
+            " AMBUSH: the Mahdists charge from an ambush (seed 002) on the Egyptian side on the march.",
+        );
+    } else {
+        head.push_str(" No ambush.");
+    }
+    para(o, "", &head);
+
+    // The field.
+    line(o, "");
+    line(o, "THE FIELD");
+    for (who, hex) in [
+        (defender, combat.defender_hex),
+        (combat.attacker, combat.attacker_hex),
+    ] {
+        let ground = scn.map.terrain(hex).map_or("unknown", |t| t.name());
+        let places: Vec<String> = scn
+            .map
+            .places()
+            .iter()
+            .filter(|p| p.hex == hex)
+            .map(|p| format!("{} ({})", p.name, place_word(p.kind)))
+            .collect();
+        let mut t = ground.to_string();
+        if !places.is_empty() {
+            let _ = write!(t, "; {}", places.join(", "));
+        }
+        para(
+            o,
+            &format!("  {:<10}", format!("{who}s")),
+            &format!("{hex}: {t}."),
+        );
+    }
+    let mut sides_of: Vec<(String, String, Vec<String>)> = Vec::new();
+    for hex in [combat.defender_hex, combat.attacker_hex] {
+        for (d, rs) in scn.map.river_sides_of(hex) {
+            let name = scn
+                .map
+                .rivers()
+                .get(rs.river.0)
+                .map_or("a river", |r| r.name.as_str());
+            let class = match rs.class {
+                RiverClass::Navigable => "navigable".to_string(),
+                RiverClass::Unnavigable => "unnavigable".to_string(),
+                RiverClass::Seasonal if month.seasonal_rivers_navigable() => {
+                    "seasonal, navigable this month (8.23 III)".to_string()
+                }
+                RiverClass::Seasonal => "seasonal, unnavigable this month (8.23 III)".to_string(),
+            };
+            let cataract = rs
+                .cataract
+                .and_then(|c| scn.map.cataracts().get(c))
+                .map(|c| format!(", {}", c.name))
+                .unwrap_or_default();
+            let key = (
+                format!("{name} on the"),
+                format!("of {hex} ({class}{cataract})"),
+            );
+            match sides_of
+                .iter_mut()
+                .find(|(a, b, _)| *a == key.0 && *b == key.1)
+            {
+                Some((_, _, ds)) => ds.push(d.to_string()),
+                None => sides_of.push((key.0, key.1, vec![d.to_string()])),
+            }
+        }
+    }
+    let rivers: Vec<String> = sides_of
+        .iter()
+        .map(|(a, b, ds)| {
+            let which = match ds.as_slice() {
+                [one] => format!("{one} side"),
+                [rest @ .., last] => format!("{} and {last} sides", rest.join(", ")),
+                [] => String::new(),
+            };
+            format!("{a} {which} {b}")
+        })
+        .collect();
+    let river_text = if rivers.is_empty() {
+        "none at either hex.".to_string()
+    } else {
+        let crosses = if scn
+            .map
+            .crosses_river(combat.attacker_hex, combat.defender_hex)
+        {
+            "The attack crosses it."
+        } else {
+            "The attack does not cross it."
+        };
+        format!("{}. {crosses}", rivers.join("; "))
+    };
+    para(o, "  River     ", &river_text);
+    let boats: Vec<String> = sides
+        .iter()
+        .flat_map(|(_, es, _)| es.iter().filter(|e| !e.counted))
+        .map(|e| format!("{} {} ({})", e.unit.id, e.ty.name, e.unit.side))
+        .collect();
+    para(
+        o,
+        "  Boats     ",
+        &if boats.is_empty() {
+            "no boats or gunboats.".to_string()
+        } else {
+            format!(
+                "{}: they do not count for winning or losing (9.8).",
+                boats.join(", ")
+            )
+        },
+    );
+    let seasonal = if month.seasonal_rivers_navigable() {
+        "seasonal rivers navigable"
+    } else {
+        "seasonal rivers unnavigable"
+    };
+    para(
+        o,
+        "  Season    ",
+        &format!(
+            "{}: {}; {seasonal} (November to February, 8.23 III).",
+            month_name(month.month()),
+            light.weather
+        ),
+    );
+    para(
+        o,
+        "  Light     ",
+        &format!(
+            "first light {}, sunrise {}, sunset {}, last light {} (local solar time at 16°N, mid-month).",
+            light.first_light, light.sunrise, light.sunset, light.last_light
+        ),
+    );
+    let mut table = Vec::new();
+    for hex in [combat.defender_hex, combat.attacker_hex] {
+        if let Some(t) = scn.map.terrain(hex).and_then(|t| sys.ground(t))
+            && !table.iter().any(|x: &String| x.ends_with(t))
+        {
+            table.push(format!("{hex}: {t}"));
+        }
+        for p in scn.map.places().iter().filter(|p| p.hex == hex) {
+            if let Some(t) = sys.place(p.kind)
+                && p.kind != PlaceKind::Landmark
+            {
+                table.push(format!("{}: {t}", p.name));
+            }
+        }
+    }
+    if !rivers.is_empty() {
+        table.push(sys.river.clone());
+    }
+    para(o, "  Table     ", &format!("{}.", table.join("; ")));
+
+    // The scale.
+    line(o, "");
+    line(o, &format!("FORCES IN {}", rules.title().to_uppercase()));
+    para(o, "  ", &sys.scale);
+    para(o, "  ", &sys.leader.rule);
+    for (side, es, leaders) in &sides {
+        let counted = es.iter().filter(|e| e.counted).count();
+        let sp: u32 = es
+            .iter()
+            .filter(|e| e.counted)
+            .map(|e| e.unit.strength)
+            .sum();
+        line(o, "");
+        let role = if *side == combat.attacker {
+            "attacking"
+        } else {
+            "defending"
+        };
+        line(
+            o,
+            &format!(
+                "{} SIDE, {role}: {} counted, {sp} strength points",
+                side.to_string().to_uppercase(),
+                plural(counted, "unit")
+            ),
+        );
+        let ruling = ruling_leader(state, leaders);
+        if leaders.is_empty() {
+            line(o, "  Leader    none.");
+        }
+        let figures = sys.leader.of(*side);
+        for l in leaders {
+            let mut t = format!(
+                "{}: strategic {}, tactical {}{}; ",
+                l.name,
+                l.strategic,
+                l.tactical,
+                if l.c_in_c { ", C-in-C" } else { "" }
+            );
+            if ruling.is_some_and(|r| r.name == l.name) && l.tactical > 0 {
+                let _ = write!(
+                    t,
+                    "his rating counts (7.3): {} and {} x {}.",
+                    figures.figure, l.tactical, figures.per_point
+                );
+            } else {
+                let _ = write!(t, "{}, no rating.", figures.figure);
+            }
+            para(o, "  Leader    ", &t);
+        }
+        para(o, "  Morale    ", &format!("{}.", sys.morale.of(*side)));
+        // Units alike (type, strength, state, no name of their own) are
+        // shown once, with every ID.
+        let mut groups: Vec<Vec<&Entry<'_>>> = Vec::new();
+        for e in es {
+            let alike = |g: &Vec<&Entry<'_>>| {
+                let f = g[0];
+                f.ty.id == e.ty.id
+                    && f.unit.strength == e.unit.strength
+                    && f.unit.disrupted == e.unit.disrupted
+                    && f.unit.name.is_none()
+                    && e.unit.name.is_none()
+            };
+            match groups.iter_mut().find(|g| alike(g)) {
+                Some(g) => g.push(e),
+                None => groups.push(vec![e]),
+            }
+        }
+        for g in groups {
+            let e = g[0];
+            let ids: Vec<String> = g.iter().map(|x| x.unit.id.to_string()).collect();
+            let mut h = format!("{} {}", ids.join(" "), e.ty.name);
+            if let Some(n) = &e.unit.name {
+                let _ = write!(h, " \"{n}\"");
+            }
+            let _ = write!(
+                h,
+                ": {} {}, class {}, {} SP{}",
+                e.ty.nation,
+                e.ty.kind,
+                e.ty.quality.letter(),
+                e.unit.strength,
+                if g.len() > 1 { " each" } else { "" }
+            );
+            if e.unit.disrupted {
+                h.push_str(", DISRUPTED");
+            }
+            if !e.counted {
+                h.push_str(", not counted (9.8)");
+            }
+            let pad = "        ";
+            hanging(o, "  ", pad, &h);
+            let n = e.elements();
+            if n == 0 {
+                para(o, pad, &format!("{}.", e.troop.class));
+                continue;
+            }
+            let fielded = if e.unit.disrupted && sys.disrupted_halved {
+                n.div_ceil(2)
+            } else {
+                n
+            };
+            para(
+                o,
+                pad,
+                &format!("{fielded} {}: {}.", element(sys, fielded), e.troop.class),
+            );
+            let (d, el) = thresholds(sys, n);
+            if e.unit.disrupted {
+                para(
+                    o,
+                    pad,
+                    &format!(
+                        "ELIMINATED at {} more lost (disrupted again, 9.7).",
+                        plural(d as usize, "point")
+                    ),
+                );
+            } else {
+                para(
+                    o,
+                    pad,
+                    &format!(
+                        "DISRUPTED at {} lost, ELIMINATED at {el}.",
+                        plural(d as usize, "point")
+                    ),
+                );
+            }
+        }
+    }
+
+    // What wins.
+    line(o, "");
+    line(o, "WHAT WINS: THE CAMPAIGN RULES");
+    para(
+        o,
+        "  ",
+        "9.8: \"A stack loses a combat if it ends a melee round with at least 50% of it's units disrupted or dead. Do not count gunboat, fleet or boat units in this total. It does not matter how many of those units were disrupted before combat.\" One side losing is the other's win; both or neither, a draw.",
+    );
+    let need = |side: Side| -> (usize, usize) {
+        let n = sides
+            .iter()
+            .filter(|(s, _, _)| *s == side)
+            .flat_map(|(_, es, _)| es.iter().filter(|e| e.counted))
+            .count();
+        (n.div_ceil(2), n)
+    };
+    let (an, at_) = need(combat.attacker);
+    let (dn, dt) = need(defender);
+    let in_settlement = scn
+        .map
+        .place_at(combat.defender_hex)
+        .is_some_and(|p| matches!(p.kind, PlaceKind::Town | PlaceKind::Village));
+    para(
+        o,
+        "  ",
+        &format!(
+            "The {a} side loses with {an} of its {at_} units DISRUPTED or ELIMINATED, the {d} side with {dn} of its {dt}. {a} objective: break the {d}s and keep fewer than {an} of your own so; winning, the stack may march on with its movement points left (8.31); losing, it retreats the way it came and marches no more this turn (9.8). {d} objective: hold; losing, {ret}. A draw ends the attacker's march (9.8).",
+            a = combat.attacker,
+            d = defender,
+            ret = if in_settlement {
+                "it need not retreat from a town or village (9.8)"
+            } else {
+                "it retreats up to its full movement allowance, at least 1 hex (9.8)"
+            }
+        ),
+    );
+    let egyptians = sides
+        .iter()
+        .find(|(s, _, _)| *s == Side::Egyptian)
+        .map(|(_, es, ls)| (es, ls));
+    if let Some((es, _)) = egyptians {
+        // By the roll each needs (9.9: Egyptian units 4-6, British 6;
+        // tables.ron gives it by nation).
+        let mut by_need: Vec<(i32, Vec<String>)> = Vec::new();
+        for e in es
+            .iter()
+            .filter(|e| e.counted && e.ty.fires && e.ty.captured_as.is_some())
+        {
+            let Some(need) = scn
+                .tables
+                .capture
+                .guns_and_rifles
+                .iter()
+                .find(|(n, _)| *n == e.ty.nation)
+                .map(|(_, v)| *v)
+            else {
+                continue;
+            };
+            match by_need.iter_mut().find(|(n, _)| *n == need) {
+                Some((_, ids)) => ids.push(e.unit.id.to_string()),
+                None => by_need.push((need, vec![e.unit.id.to_string()])),
+            }
+        }
+        by_need.sort();
+        let capturable: Vec<String> = by_need
+            .iter()
+            .map(|(need, ids)| {
+                let roll = if *need >= 6 {
+                    "6".to_string()
+                } else {
+                    format!("{need}-6")
+                };
+                format!("{} on {roll}", ids.join(" "))
+            })
+            .collect();
+        if !capturable.is_empty() {
+            para(
+                o,
+                "  ",
+                &format!(
+                    "9.9: \"When Mahdist units win a combat they may capture enemy gun and rifle units that they destroy in combat.\" If the Mahdists win, roll a D6 for each of these ELIMINATED: {}; name those taken on a CAPTURED line.",
+                    capturable.join("; ")
+                ),
+            );
+        }
+    }
+    let mut notes = vec!["7.2: a leader whose units are all ELIMINATED is removed.".to_string()];
+    for v in &scn.def.victory {
+        match v {
+            VictoryCondition::BritishLeaderStackEliminated => {
+                if let Some((_, ls)) = egyptians
+                    && ls.iter().any(|l| l.nation == Nation::British)
+                {
+                    notes.push("4.2: \"The Mahdist player wins if any stack containing a British leader is totally eliminated in combat.\"".into());
+                }
+            }
+            VictoryCondition::LeaderEliminated { leader, winner } => {
+                let here = sides
+                    .iter()
+                    .flat_map(|(_, _, ls)| ls.iter())
+                    .any(|l| scn.units.leader(leader).is_some_and(|x| x.name == l.name));
+                if here {
+                    notes.push(format!(
+                        "4.1: if {leader} is removed, the {winner} player wins the game."
+                    ));
+                }
+            }
+            _ => {}
+        }
+    }
+    para(o, "  ", &notes.join(" "));
+
+    // Reading the table back.
+    line(o, "");
+    line(o, "FROM THE TABLE TO THE CAMPAIGN");
+    para(
+        o,
+        "  ",
+        &format!(
+            "Each unit's fate comes from its loss points: {}. In good order at the start: DISRUPTED from {}/{} of its points lost (at least 1), ELIMINATED with more than {}/{}; the numbers are under each unit above. A unit DISRUPTED at the start {}; it ends DISRUPTED or, losing {}/{} of its points more, ELIMINATED (9.7), never in GOOD ORDER.",
+            sys.points,
+            sys.disrupted_from.0,
+            sys.disrupted_from.1,
+            sys.eliminated_over.0,
+            sys.eliminated_over.1,
+            sys.disrupted_start,
+            sys.disrupted_from.0,
+            sys.disrupted_from.1,
+        ),
+    );
+    let mut also = sys.also.join(" ");
+    also.push_str(" Civilians are ELIMINATED only after every other unit of their side (9.4). Units not on the table keep their state.");
+    para(o, "  ", also.trim_start());
+
+    // The result.
+    line(o, "");
+    line(o, "THE RESULT");
+    para(
+        o,
+        "  ",
+        "Edit the lines below and mail them back: each unit's fate (GOOD ORDER, DISRUPTED or ELIMINATED), the winner 9.8 gives (WINNER EGYPTIAN, WINNER MAHDIST or DRAW), a CAPTURED line for units taken, a RETREAT TO line (a place or hex) if the loser's way back is chosen on the table. As printed they read: nothing happened.",
+    );
+    line(o, "");
+    let fates: Vec<(Side, bool, Fate)> = sides
+        .iter()
+        .flat_map(|(s, es, _)| {
+            es.iter().map(move |e| {
+                (
+                    *s,
+                    e.counted,
+                    if e.unit.disrupted {
+                        Fate::Disrupted
+                    } else {
+                        Fate::GoodOrder
+                    },
+                )
+            })
+        })
+        .collect();
+    let lost = |side: Side| {
+        let c: Vec<&(Side, bool, Fate)> = fates.iter().filter(|f| f.0 == side && f.1).collect();
+        let hurt = c.iter().filter(|f| f.2 != Fate::GoodOrder).count();
+        !c.is_empty() && hurt * 2 >= c.len()
+    };
+    line(
+        o,
+        match (lost(Side::Egyptian), lost(Side::Mahdist)) {
+            (false, true) => "WINNER EGYPTIAN",
+            (true, false) => "WINNER MAHDIST",
+            _ => "DRAW",
+        },
+    );
+    for (_, es, _) in &sides {
+        for e in es {
+            let fate = if e.unit.disrupted {
+                Fate::Disrupted
+            } else {
+                Fate::GoodOrder
+            };
+            line(o, &format!("{} {fate}", e.unit.id));
+        }
+    }
+    line(o, "END");
+
+    if solo == Some(Side::Mahdist) {
+        line(o, "");
+        line(o, "THE MAHDISTS ON THE TABLE (programmed player, seed 002)");
+        let mut t = String::from(
+            "The umpire runs the Mahdists: each Mahdist unit in sight tests on the reaction table (2D6) each turn after the random event, \"Following a melee\", \"Second turn after arriving on board\" and \"Following any change in circumstances\"; the strength columns compare the enemy it sees with its own, in figures.",
+        );
+        if combat.ambush {
+            t.push_str(" This battle is an ambush: the ambushers test on the \"Enemy in Open\" rows (seed 002).");
+        }
+        para(o, "  ", &t);
+        line(o, "");
+        out.push_str(&scn.reactions.table_text_narrow(WIDTH));
+    }
+    Ok(out)
+}
+
+/// The leader whose tactical rating counts (7.3, 7.0): a C-in-C's values
+/// always; else the best tactical rating. A leader a random event made
+/// inactive this month lends none.
+fn ruling_leader<'a>(state: &GameState, leaders: &[&'a Leader]) -> Option<&'a Leader> {
+    let pick = leaders
+        .iter()
+        .filter(|l| l.c_in_c)
+        .max_by_key(|l| (l.tactical, std::cmp::Reverse(l.name.clone())))
+        .or_else(|| {
+            leaders
+                .iter()
+                .filter(|l| !state.effects.inactive.contains(&l.name))
+                .max_by_key(|l| (l.tactical, std::cmp::Reverse(l.name.clone())))
+        })
+        .copied()?;
+    (!state.effects.inactive.contains(&pick.name)).then_some(pick)
+}
+
+/// Loss points at which a unit of `elements` elements is disrupted and
+/// eliminated.
+fn thresholds(sys: &System, elements: u32) -> (u32, u32) {
+    let points = elements * sys.points_per_element;
+    let d = sys.disrupted_from.of_up(points).max(1);
+    let e = sys.eliminated_over.of_down(points) + 1;
+    (d, e.max(d))
+}
+
+/// The rule set's element in the number of `n` ("1 stand", "2 stands"):
+/// the data names them in the plural.
+fn element(sys: &System, n: u32) -> &str {
+    if n == 1 {
+        sys.element.strip_suffix('s').unwrap_or(&sys.element)
+    } else {
+        &sys.element
+    }
+}
+
+fn place_word(k: PlaceKind) -> &'static str {
+    match k {
+        PlaceKind::Town => "town",
+        PlaceKind::Village => "village",
+        PlaceKind::Oasis => "oasis, wells",
+        PlaceKind::Landmark => "landmark",
+    }
+}
+
+fn month_name(m: u32) -> &'static str {
+    const NAMES: [&str; 12] = [
+        "January",
+        "February",
+        "March",
+        "April",
+        "May",
+        "June",
+        "July",
+        "August",
+        "September",
+        "October",
+        "November",
+        "December",
+    ];
+    NAMES
+        .get(usize::try_from(m).unwrap_or(0).wrapping_sub(1))
+        .copied()
+        .unwrap_or("")
+}
+
+fn plural(n: usize, noun: &str) -> String {
+    crate::words::count(n, noun, &format!("{noun}s"))
+}
+
+fn line(out: &mut String, s: &str) {
+    out.push_str(s.trim_end());
+    out.push('\n');
+}
+
+/// `text` wrapped to [`WIDTH`], the first line after `head`, the others
+/// indented as far.
+fn para(out: &mut String, head: &str, text: &str) {
+    hanging(out, head, &" ".repeat(head.chars().count()), text);
+}
+
+/// `text` wrapped to [`WIDTH`], the first line after `head`, the others
+/// after `indent`.
+fn hanging(out: &mut String, head: &str, indent: &str, text: &str) {
+    let opts = textwrap::Options::new(WIDTH)
+        .initial_indent(head)
+        .subsequent_indent(indent);
+    for l in textwrap::wrap(text, opts) {
+        line(out, &l);
+    }
+}

@@ -1,0 +1,627 @@
+//! The ETYFW resolver: a campaign land combat fought by the procedure of
+//! Bob Cordery's *'Eres To You Fuzzy Wuzzy* (seeds/004_...), automatically,
+//! and read back onto the campaign's counters. The page that documents it
+//! is docs/tabletop-etyfw.md; the tables are `scenarios/etyfw.ron`.
+//!
+//! `data.rs` reads and checks the tables; `field.rs` fights the battle on
+//! the line model; this file turns counters into stands and the battle's
+//! end into each counter's fate.
+
+pub mod data;
+pub mod field;
+
+use std::collections::BTreeMap;
+
+use crate::diag::Diagnostic;
+use crate::dice::{DiceKind, Roll};
+use crate::engine::elsewhere::{Combat, Fate, Resolution, Resolved, Resolver};
+use crate::engine::events::{Event, TableRoll};
+use crate::geo::map::PlaceKind;
+use crate::geo::map::Terrain;
+use crate::scenario::{Nation, Quality, Scenario, Side, UnitKind};
+use crate::state::{GameState, UnitId};
+
+use data::{Class, Grading, MoveKind, Tables};
+use field::{Counter, Ending, Field, Group};
+
+/// What the log says a result was made by.
+pub const HOW: &str = "by the ETYFW resolver (docs/tabletop-etyfw.md)";
+
+/// The ETYFW resolver with its tables.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Etyfw {
+    tables: Tables,
+    /// Keep no log (for statistics over many battles): the same dice
+    /// fall and the result is the same.
+    quiet: bool,
+}
+
+/// The tables as shipped.
+pub const EMBEDDED: &str = include_str!("../../../scenarios/etyfw.ron");
+
+impl Etyfw {
+    /// The resolver with the shipped tables (`scenarios/etyfw.ron`).
+    pub fn embedded() -> Result<Etyfw, Diagnostic> {
+        Etyfw::from_ron(EMBEDDED, "scenarios/etyfw.ron")
+    }
+
+    /// The resolver with tables from RON text, checked: the first problem
+    /// with its file, line, field and how to fix it.
+    pub fn from_ron(text: &str, file: &str) -> Result<Etyfw, Diagnostic> {
+        Ok(Etyfw {
+            tables: data::load(text, file)?,
+            quiet: false,
+        })
+    }
+
+    /// The same resolver keeping no log: every die is rolled as before,
+    /// with an empty purpose, and the result is the same; for statistics
+    /// over many battles (`dervish balance --resolver etyfw`).
+    pub fn quiet(mut self) -> Etyfw {
+        self.quiet = true;
+        self
+    }
+
+    pub fn tables(&self) -> &Tables {
+        &self.tables
+    }
+
+    /// Fight `combat` and read the result back onto the counters, every
+    /// die and each move's outcome in the log.
+    pub fn fight(
+        &self,
+        scn: &Scenario,
+        state: &GameState,
+        combat: &Combat,
+        roll: &mut dyn FnMut(DiceKind, String) -> Roll,
+    ) -> Resolved {
+        self.fight_logged(scn, state, combat, roll, !self.quiet)
+    }
+
+    /// As [`Etyfw::fight`]; with `log` false no log is kept and the dice
+    /// are rolled with empty purposes (the same dice, the same result:
+    /// for statistics over many battles).
+    pub fn fight_logged(
+        &self,
+        scn: &Scenario,
+        state: &GameState,
+        combat: &Combat,
+        roll: &mut dyn FnMut(DiceKind, String) -> Roll,
+        log: bool,
+    ) -> Resolved {
+        let t = &self.tables;
+        let holding = holding_side(scn, combat);
+        let holding_hex = if holding == combat.attacker {
+            combat.attacker_hex
+        } else {
+            combat.defender_hex
+        };
+        // 3.3: cover only for a holding side that is the campaign's
+        // defender, in its settlement.
+        let cover = if holding != combat.attacker {
+            match scn.map.settlement_at(holding_hex).map(|p| p.kind) {
+                Some(PlaceKind::Town) => t.cover.town,
+                Some(PlaceKind::Village) => t.cover.village,
+                Some(PlaceKind::Oasis) => t.cover.oasis,
+                _ => Grading::Light,
+            }
+        } else {
+            Grading::Light
+        };
+        let (counters, groups) = self.muster(scn, state, combat, holding, cover);
+        let mut f = Field::new(t, counters, groups, log);
+        // 3.4: a disrupted counter starts with half its figures marked.
+        for g in 0..f.groups.len() {
+            let c = f.groups[g].counter;
+            if f.counters[c].disrupted && f.counters[c].start_markers == 0 {
+                let n = (f.counters[c].figures / 2).max(1);
+                f.counters[c].start_markers = n;
+                f.mark(g, n);
+            }
+        }
+        f.rerolls = [
+            best_tactical(scn, combat, Side::Egyptian),
+            best_tactical(scn, combat, Side::Mahdist),
+        ];
+        // Section 6: "the distance at which units of various sizes will be
+        // seen", a "Company-sized unit - single stand", a "Battalion-sized
+        // unit - Two to six Company-sized units". The unit observed is the
+        // ETYFW unit, one counter (4.1), not the whole closing side: the
+        // lines open at the distance the largest closing unit is seen.
+        let mut unit_stands = vec![0u32; f.counters.len()];
+        for g in &f.groups {
+            if g.side != holding && !g.afloat && f.counters[g.counter].counted {
+                unit_stands[g.counter] += g.stands.len() as u32;
+            }
+        }
+        let closing_stands = unit_stands.iter().copied().max().unwrap_or(0);
+        let battle_hex = combat.defender_hex;
+        let open_terrain = scn.map.terrain(battle_hex) == Some(Terrain::Clear)
+            && scn.map.settlement_at(battle_hex).is_none();
+        let recon = match holding {
+            // "Egyptian and Indian Troops Move and Reconnoitre as Regulars"
+            Side::Egyptian => Class::Regular,
+            Side::Mahdist => Class::Irregular,
+        };
+        f.note(|| {
+            format!(
+                "ETYFW: the {} holds{}, the {} closes",
+                Field::side_name(holding),
+                match cover {
+                    Grading::Light => String::new(),
+                    g => format!(" ({} cover)", g.name()),
+                },
+                Field::side_name(holding.enemy())
+            )
+        });
+        f.open(roll, recon, open_terrain, closing_stands, combat.ambush);
+        let ending = f.fight(roll);
+        self.read_back(scn, state, combat, f, ending, roll)
+    }
+
+    /// Counters as stands (docs "Campaign units as stands").
+    fn muster(
+        &self,
+        scn: &Scenario,
+        state: &GameState,
+        combat: &Combat,
+        holding: Side,
+        cover: Grading,
+    ) -> (Vec<Counter>, Vec<Group>) {
+        let c = self.tables.conversion;
+        let mut ids: Vec<(usize, &UnitId, bool)> = Vec::new();
+        for (list, counted) in [
+            (&combat.attackers, true),
+            (&combat.defenders, true),
+            (&combat.river_units, false),
+        ] {
+            for id in list {
+                if let Some(i) = state.units.iter().position(|u| &u.id == id) {
+                    ids.push((i, id, counted));
+                }
+            }
+        }
+        // "Groups are always taken in the campaign's unit order".
+        ids.sort_by_key(|x| x.0);
+        let enemy_riverside = |side: Side| {
+            let hex = if side == combat.attacker {
+                combat.defender_hex
+            } else {
+                combat.attacker_hex
+            };
+            scn.map.is_riverside(hex)
+        };
+        let mut counters = Vec::new();
+        let mut groups = Vec::new();
+        for (i, id, counted) in ids {
+            let unit = &state.units[i];
+            let Some(ty) = scn.units.get(&unit.unit_type) else {
+                continue;
+            };
+            let side = unit.side;
+            let label = id.0.to_string();
+            // Section 17: "British Troops Move, Reconnoitre, Fire Combat,
+            // Close Combat, and Rally as Regulars. Egyptian and Indian Troops
+            // Move and Reconnoitre as Regulars and Fire Combat, Close Combat,
+            // and Rally as Irregulars. Mahdist Troops Move, Reconnoitre, Fire
+            // Combat, Close Combat, and Rally as Irregulars."
+            let (moves, fights) = match ty.nation {
+                Nation::British | Nation::Australian => (Class::Regular, Class::Regular),
+                // Sudanese irregulars (S) are irregulars in everything (6.11).
+                Nation::Egyptian if ty.quality == Quality::S => {
+                    (Class::Irregular, Class::Irregular)
+                }
+                Nation::Egyptian | Nation::Indian => (Class::Regular, Class::Irregular),
+                Nation::Mahdist => (Class::Irregular, Class::Irregular),
+            };
+            let per_sp = match fights {
+                Class::Regular => c.regular_stands_per_sp,
+                Class::Irregular => c.irregular_stands_per_sp,
+            };
+            let strength = unit.strength.max(1);
+            let figures_per = u32::from(c.figures_per_stand);
+            let transport = matches!(
+                ty.kind,
+                UnitKind::Supply | UnitKind::Camel | UnitKind::Civilian
+            );
+            let push = |groups: &mut Vec<Group>,
+                        counters: &Vec<Counter>,
+                        kind: MoveKind,
+                        weapon: Option<data::Weapon>,
+                        stands: u32,
+                        afloat: bool,
+                        label: String| {
+                groups.push(Group::new(
+                    counters.len(),
+                    side,
+                    side == holding,
+                    kind,
+                    moves,
+                    fights,
+                    weapon,
+                    stands as usize,
+                    cover,
+                    afloat,
+                    label,
+                ));
+            };
+            let mut stands_total = 0;
+            match ty.kind {
+                UnitKind::Boat | UnitKind::Fleet => continue,
+                UnitKind::Gunboat => {
+                    // Gunboats fire only when the enemy stands beside a
+                    // river (9.4); never hit, never counted.
+                    if !enemy_riverside(side) {
+                        continue;
+                    }
+                    push(
+                        &mut groups,
+                        &counters,
+                        MoveKind::Artillery,
+                        Some(c.gun),
+                        1,
+                        true,
+                        label,
+                    );
+                    stands_total = 1;
+                }
+                UnitKind::Supply | UnitKind::Camel | UnitKind::Civilian => {}
+                UnitKind::Gun => {
+                    push(
+                        &mut groups,
+                        &counters,
+                        MoveKind::Artillery,
+                        ty.fires.then_some(c.gun),
+                        1,
+                        false,
+                        label,
+                    );
+                    stands_total = 1;
+                }
+                UnitKind::Cavalry => {
+                    let n = strength * per_sp;
+                    push(
+                        &mut groups,
+                        &counters,
+                        MoveKind::Cavalry,
+                        None,
+                        n,
+                        false,
+                        label,
+                    );
+                    stands_total = n;
+                }
+                UnitKind::NavalInfantry if c.naval_machine_guns && per_sp >= 2 => {
+                    let n = strength * per_sp;
+                    let guns = n / 2;
+                    push(
+                        &mut groups,
+                        &counters,
+                        MoveKind::Infantry,
+                        ty.fires.then_some(c.rifle),
+                        n - guns,
+                        false,
+                        label.clone(),
+                    );
+                    push(
+                        &mut groups,
+                        &counters,
+                        MoveKind::Artillery,
+                        ty.fires.then_some(data::Weapon::MachineGun),
+                        guns,
+                        false,
+                        format!("{label} (machine guns)"),
+                    );
+                    stands_total = n;
+                }
+                UnitKind::Infantry
+                | UnitKind::CamelCorps
+                | UnitKind::Engineer
+                | UnitKind::NavalInfantry => {
+                    let n = strength * per_sp;
+                    push(
+                        &mut groups,
+                        &counters,
+                        MoveKind::Infantry,
+                        ty.fires.then_some(c.rifle),
+                        n,
+                        false,
+                        label,
+                    );
+                    stands_total = n;
+                }
+            }
+            counters.push(Counter {
+                label: id.0.to_string(),
+                side,
+                counted: counted && !transport,
+                transport,
+                disrupted: unit.disrupted,
+                figures: stands_total * figures_per,
+                start_markers: 0,
+            });
+        }
+        (counters, groups)
+    }
+
+    /// Section 16 at the end, each counter's fate (docs "Back to the
+    /// campaign"), the fates brought in line with the field result, and
+    /// the capture roll of 9.9 when the Mahdists won.
+    fn read_back(
+        &self,
+        scn: &Scenario,
+        state: &GameState,
+        combat: &Combat,
+        mut f: Field<'_>,
+        ending: Ending,
+        roll: &mut dyn FnMut(DiceKind, String) -> Roll,
+    ) -> Resolved {
+        let t = &self.tables;
+        let (eg_broken, md_broken) = ending.broken;
+        let broken = |s: Side| match s {
+            Side::Egyptian => eg_broken,
+            Side::Mahdist => md_broken,
+        };
+        f.note(|| {
+            format!(
+                "ETYFW: the battle ends after move {}: {}",
+                ending.moves,
+                match ending.broken {
+                    (true, true) => "both sides broken".to_string(),
+                    (false, false) => "neither side broken".to_string(),
+                    (true, false) => "the Egyptian side is broken".to_string(),
+                    (false, true) => "the Mahdist side is broken".to_string(),
+                }
+            )
+        });
+        let state_of = f.counter_state();
+        let mut fates: BTreeMap<UnitId, Fate> = BTreeMap::new();
+        let mut markers: Vec<u32> = Vec::new();
+        for (k, c) in f.counters.clone().iter().enumerate() {
+            let (mut m, routed) = state_of[k];
+            // Section 16: "To recover casualties, a unit removes half the
+            // casualty markers it has suffered. If there are an odd number
+            // of casualty markers, a D6 is thrown; If the score is 1, 2, or
+            // 3, the odd number of casualty markers is rounded up; If the
+            // score is 4, 5, or 6, the odd number of casualty markers is
+            // rounded down." Once, at the end, for a side not broken.
+            let new = m.saturating_sub(c.start_markers);
+            if !broken(c.side) && new > 0 && !c.transport {
+                let mut off = new / 2;
+                if new % 2 == 1 {
+                    let label = c.label.clone();
+                    let up = &t.recovery_round_up;
+                    let total = roll_logged(
+                        &mut f,
+                        roll,
+                        DiceKind::D6,
+                        || {
+                            format!(
+                                "ETYFW casualty recovery of {label}: {new} casualties, an odd half"
+                            )
+                        },
+                        "ETYFW casualty recovery (T13)",
+                        |v| {
+                            if up.contains(&v) {
+                                format!("{v}: rounded up")
+                            } else {
+                                format!("{v}: rounded down")
+                            }
+                        },
+                    );
+                    if t.recovery_round_up.contains(&total) {
+                        off += 1;
+                    }
+                }
+                m -= off;
+            }
+            markers.push(m);
+            let fate = if c.transport {
+                if broken(c.side) {
+                    Fate::Disrupted
+                } else {
+                    Fate::GoodOrder
+                }
+            } else if c.disrupted {
+                let new = m.saturating_sub(c.start_markers);
+                if (new >= 1 && new * 4 >= c.figures) || m >= c.figures {
+                    Fate::Eliminated
+                } else {
+                    Fate::Disrupted
+                }
+            } else if m * 2 > c.figures {
+                Fate::Eliminated
+            } else if (m >= 1 && m * 4 >= c.figures) || routed {
+                Fate::Disrupted
+            } else {
+                Fate::GoodOrder
+            };
+            if c.counted || c.transport {
+                fates.insert(UnitId(c.label.clone().into()), fate);
+            }
+        }
+        // The winner is the field's (a side broken loses); the engine reads
+        // it from the fates by 9.8, so the fates are brought in line.
+        for side in [Side::Egyptian, Side::Mahdist] {
+            let idx: Vec<usize> = (0..f.counters.len())
+                .filter(|&k| {
+                    f.counters[k].side == side && (f.counters[k].counted || f.counters[k].transport)
+                })
+                .collect();
+            let hurt = |fates: &BTreeMap<UnitId, Fate>, k: usize| {
+                f.counters[k].disrupted
+                    || fates
+                        .get(&UnitId(f.counters[k].label.clone().into()))
+                        .is_some_and(|x| *x != Fate::GoodOrder)
+            };
+            let n = idx.len();
+            let count =
+                |fates: &BTreeMap<UnitId, Fate>| idx.iter().filter(|&&k| hurt(fates, k)).count();
+            if broken(side) {
+                // A broken side loses: at least half its counters hurt, the
+                // most marked good-order counters disrupted first.
+                let mut order: Vec<usize> =
+                    idx.iter().copied().filter(|&k| !hurt(&fates, k)).collect();
+                order.sort_by_key(|&k| (std::cmp::Reverse(markers[k]), k));
+                for k in order {
+                    if count(&fates) * 2 >= n {
+                        break;
+                    }
+                    fates.insert(UnitId(f.counters[k].label.clone().into()), Fate::Disrupted);
+                }
+            } else {
+                // A side not broken does not lose: fewer than half its
+                // counters hurt, the least marked restored first.
+                let mut order: Vec<usize> = idx
+                    .iter()
+                    .copied()
+                    .filter(|&k| hurt(&fates, k) && !f.counters[k].disrupted)
+                    .collect();
+                order.sort_by_key(|&k| (markers[k], k));
+                for k in order {
+                    if count(&fates) * 2 < n {
+                        break;
+                    }
+                    fates.insert(UnitId(f.counters[k].label.clone().into()), Fate::GoodOrder);
+                }
+            }
+        }
+        // 9.9 capture, rolled here when the Mahdists won the field.
+        let mut captured = Vec::new();
+        if eg_broken && !md_broken {
+            for (k, c) in f.counters.clone().iter().enumerate() {
+                let id = UnitId(c.label.clone().into());
+                if c.side != Side::Egyptian || fates.get(&id) != Some(&Fate::Eliminated) {
+                    continue;
+                }
+                let Some(ty) = state
+                    .unit(&c.label)
+                    .and_then(|u| scn.units.get(&u.unit_type))
+                else {
+                    continue;
+                };
+                if !ty.fires || ty.kind == UnitKind::Fleet || ty.captured_as.is_none() {
+                    continue;
+                }
+                let Some(&(_, need)) = scn
+                    .tables
+                    .capture
+                    .guns_and_rifles
+                    .iter()
+                    .find(|(n, _)| *n == ty.nation)
+                else {
+                    continue;
+                };
+                let label = c.label.clone();
+                let total = roll_logged(
+                    &mut f,
+                    roll,
+                    DiceKind::D6,
+                    || format!("capture of {label}"),
+                    "capture (9.9)",
+                    |v| {
+                        if v >= need {
+                            format!("{need}+: captured")
+                        } else {
+                            format!("under {need}: not captured")
+                        }
+                    },
+                );
+                let _ = k;
+                if total >= need {
+                    captured.push(id);
+                }
+            }
+        }
+        let summary: Vec<String> = f
+            .counters
+            .iter()
+            .zip(&markers)
+            .filter(|(c, _)| c.counted)
+            .map(|(c, m)| {
+                let fate = fates
+                    .get(&UnitId(c.label.clone().into()))
+                    .copied()
+                    .unwrap_or(Fate::GoodOrder);
+                format!("{} {m}/{} {fate}", c.label, c.figures)
+            })
+            .collect();
+        f.note(|| {
+            format!(
+                "ETYFW: casualties of figures and fates: {}",
+                summary.join(", ")
+            )
+        });
+        let _ = combat;
+        Resolved {
+            fates,
+            captured,
+            retreat: None,
+            how: HOW.to_string(),
+            log: f.log.take().unwrap_or_default(),
+        }
+    }
+}
+
+fn roll_logged(
+    f: &mut Field<'_>,
+    roll: &mut dyn FnMut(DiceKind, String) -> Roll,
+    kind: DiceKind,
+    purpose: impl FnOnce() -> String,
+    table: &str,
+    line: impl FnOnce(i32) -> String,
+) -> i32 {
+    match &mut f.log {
+        None => roll(kind, String::new()).result,
+        Some(log) => {
+            let r = roll(kind, purpose());
+            let total = r.result;
+            log.push(Event::Rolled(TableRoll {
+                roll: r,
+                modifiers: Vec::new(),
+                total,
+                table: table.to_string(),
+                line: line(total),
+            }));
+            total
+        }
+    }
+}
+
+/// 4.2: the Mahdists close, except when they hold a settlement the
+/// Egyptian side attacks.
+pub fn holding_side(scn: &Scenario, combat: &Combat) -> Side {
+    if combat.attacker == Side::Egyptian && scn.map.settlement_at(combat.defender_hex).is_some() {
+        Side::Mahdist
+    } else {
+        Side::Egyptian
+    }
+}
+
+/// The best tactical rating among a side's leaders in the combat (the
+/// optional rally re-rolls).
+fn best_tactical(scn: &Scenario, combat: &Combat, side: Side) -> u32 {
+    let names = if side == combat.attacker {
+        &combat.attacker_leaders
+    } else {
+        &combat.defender_leaders
+    };
+    names
+        .iter()
+        .filter_map(|n| scn.units.leader(n))
+        .map(|l| l.tactical.max(0) as u32)
+        .max()
+        .unwrap_or(0)
+}
+
+impl Resolver for Etyfw {
+    fn resolve(
+        &mut self,
+        scn: &Scenario,
+        state: &GameState,
+        combat: &Combat,
+        roll: &mut dyn FnMut(DiceKind, String) -> Roll,
+    ) -> Resolution {
+        Resolution::Resolved(self.fight(scn, state, combat, roll))
+    }
+}

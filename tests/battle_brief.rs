@@ -1,0 +1,269 @@
+//! The battle brief (docs/tabletop.md, "The battle brief"): what the
+//! players and the game master read when a combat goes to the table, for
+//! each miniatures rule set, from a combat the engine stopped at.
+
+use dervish::battle::brief::{BriefError, WIDTH, brief, brief_with};
+use dervish::battle::result::{Forces, read};
+use dervish::battle::tabletop::{TABLETOP_RON, Tabletop};
+use dervish::dice::{Dice, DiceKind, FixedDice, Roll};
+use dervish::engine::elsewhere::{Combat, Resolution, Resolver};
+use dervish::orders::{self, Input, Vocabulary};
+use dervish::scenario::{Scenario, Side};
+use dervish::state::{GameState, RuleSet};
+
+mod common;
+
+/// A resolver that keeps the first combat it is asked about and stops the
+/// turn there, as a game sending its battles to the table does.
+#[derive(Default)]
+struct Keep(Option<Combat>);
+
+impl Resolver for Keep {
+    fn resolve(
+        &mut self,
+        _: &Scenario,
+        _: &GameState,
+        combat: &Combat,
+        _: &mut dyn FnMut(DiceKind, String) -> Roll,
+    ) -> Resolution {
+        self.0.get_or_insert_with(|| combat.clone());
+        Resolution::Stop
+    }
+}
+
+/// The Desert Column attacks Metammeh (tests/case-fixtures/
+/// brief-metammeh.toml): the combat as the engine asks about it, and the
+/// state at that moment.
+fn metammeh() -> (Scenario, GameState, Combat) {
+    let (scn, mut state) = common::fixture("brief-metammeh.toml");
+    // Strengths the set-up gives the Desert Column's units (khartoum.ron:
+    // the Guards Camel Corps is a 2V unit).
+    for u in &mut state.units {
+        if &*u.id.0 == "BK01" || &*u.id.0 == "BI01" {
+            u.strength = 2;
+        }
+    }
+    let text = "MARCH STACK 2434 TO Metammeh ATTACK Metammeh";
+    let parsed = orders::parse(&Input::text(text), &Vocabulary::new(&scn)).expect("orders read");
+    assert!(parsed.errors.is_empty(), "{:?}", parsed.errors);
+    let checked = orders::check(&parsed.sheet, &scn, &state, Side::Egyptian);
+    // Every die a 6: quiet events, a march, and the combat comes up.
+    let mut dice = Dice::new(FixedDice::with_fallback([], 6));
+    let mut keep = Keep::default();
+    let turn = dervish::engine::play_player_turn_resolving(
+        &scn,
+        state.clone(),
+        Side::Egyptian,
+        &checked.orders,
+        &mut dice,
+        &mut keep,
+    );
+    assert!(turn.halted, "the turn stops at the battle");
+    let combat = keep.0.expect("a combat came up");
+    (scn, turn.state, combat)
+}
+
+fn all_ids(c: &Combat) -> Vec<String> {
+    c.attackers
+        .iter()
+        .chain(&c.defenders)
+        .chain(&c.river_units)
+        .map(|u| u.0.to_string())
+        .collect()
+}
+
+fn check_shape(text: &str) {
+    for (i, l) in text.lines().enumerate() {
+        assert!(
+            l.chars().count() <= WIDTH,
+            "line {} is {} columns: {l}",
+            i + 1,
+            l.chars().count()
+        );
+        assert_eq!(l, l.trim_end(), "line {} ends in spaces", i + 1);
+    }
+}
+
+/// The template of a brief: the lines from the WINNER or DRAW line to END.
+fn template(text: &str) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    let start = lines
+        .iter()
+        .position(|l| *l == "DRAW" || l.starts_with("WINNER "))
+        .expect("a template");
+    let end = start
+        + lines[start..]
+            .iter()
+            .position(|l| *l == "END")
+            .expect("END");
+    lines[start..=end].join("\n")
+}
+
+#[test]
+fn the_situation_is_a_big_battle_at_a_town_on_the_nile() {
+    let (scn, _, c) = metammeh();
+    assert_eq!(c.attacker, Side::Egyptian);
+    assert_eq!(c.defender_hex, scn.map.resolve("Metammeh").unwrap());
+    assert_eq!(c.attackers.len(), 7);
+    assert_eq!(c.defenders.len(), 7);
+    assert_eq!(c.river_units.len(), 1);
+    assert_eq!(c.attacker_leaders, vec!["H. Stewart".to_string()]);
+    assert_eq!(c.defender_leaders, vec!["Khalifa".to_string()]);
+}
+
+#[test]
+fn brief_volley_fire() {
+    let (scn, state, c) = metammeh();
+    let b = brief(&scn, &state, &c, RuleSet::VolleyFire, None).unwrap();
+    check_shape(&b);
+    common::golden("brief-volley-fire.txt", &b);
+}
+
+#[test]
+fn brief_pits_1885() {
+    let (scn, state, c) = metammeh();
+    let b = brief(&scn, &state, &c, RuleSet::Pits1885, None).unwrap();
+    check_shape(&b);
+    common::golden("brief-pits-1885.txt", &b);
+}
+
+#[test]
+fn brief_etyfw() {
+    let (scn, state, c) = metammeh();
+    let b = brief(&scn, &state, &c, RuleSet::Etyfw, None).unwrap();
+    check_shape(&b);
+    common::golden("brief-etyfw.txt", &b);
+}
+
+/// Solo play: the Mahdists a programmed player, the brief carries seed
+/// 002's reaction and ambush tables for whoever runs them on the table.
+#[test]
+fn a_solo_brief_carries_the_reaction_and_ambush_tables() {
+    let (scn, state, c) = metammeh();
+    let b = brief(&scn, &state, &c, RuleSet::VolleyFire, Some(Side::Mahdist)).unwrap();
+    check_shape(&b);
+    assert!(b.contains("Mahdist Reaction Table (2d6)"));
+    assert!(b.contains("Ambush: 20% chance"));
+    let plain = brief(&scn, &state, &c, RuleSet::VolleyFire, None).unwrap();
+    assert!(!plain.contains("Mahdist Reaction Table"));
+    assert!(b.starts_with(&plain));
+    common::golden("brief-solo-volley-fire.txt", &b);
+}
+
+/// Every unit of the combat (the counted units of both sides and the river
+/// units) is named once in the result template, and the template as
+/// printed is a result the reader takes: the battle as it stood.
+#[test]
+fn each_brief_names_every_unit_once_in_the_result_template() {
+    let (scn, state, c) = metammeh();
+    let forces = Forces::at(&scn, &state, &[c.attacker_hex, c.defender_hex]);
+    for rules in RuleSet::ALL {
+        let b = brief(&scn, &state, &c, rules, None).unwrap();
+        let t = template(&b);
+        for id in all_ids(&c) {
+            let n = t
+                .lines()
+                .filter(|l| l.split_whitespace().next() == Some(id.as_str()))
+                .count();
+            assert_eq!(n, 1, "{} names {id} {n} times in:\n{t}", rules.title());
+        }
+        assert_eq!(t.lines().count(), all_ids(&c).len() + 2);
+        let r = read(&t, &forces, &scn.map).unwrap_or_else(|e| panic!("{e:#?}"));
+        // 9.7: the units disrupted before the battle stay so.
+        assert_eq!(
+            r.fates
+                .values()
+                .filter(|f| **f != dervish::engine::elsewhere::Fate::GoodOrder)
+                .count(),
+            2
+        );
+        assert!(
+            b.lines().count() <= 150,
+            "{} brief has {} lines",
+            rules.title(),
+            b.lines().count()
+        );
+    }
+}
+
+#[test]
+fn the_shipped_tabletop_data_is_good() {
+    let (scn, _, _) = metammeh();
+    let t = Tabletop::shipped(&scn.units).unwrap_or_else(|e| panic!("{e}"));
+    for r in RuleSet::ALL {
+        assert!(t.system(r).is_some());
+    }
+    for m in 1..=12 {
+        assert!(t.light(m).is_some());
+    }
+}
+
+/// A broken data file is refused with its file, line, field and a fix,
+/// and no brief is written from it.
+#[test]
+fn a_bad_tabletop_file_gives_a_clear_error() {
+    let (scn, state, c) = metammeh();
+    // A rule set left out, a month given twice, a time that is not one.
+    let broken = TABLETOP_RON
+        .replacen("rules: Pits1885", "rules: VolleyFire", 1)
+        .replacen("(month: 2,", "(month: 1,", 1)
+        .replacen("sunset: \"17:38\"", "sunset: \"5.38pm\"", 1);
+    let e = Tabletop::parse("tabletop.ron", &broken, &scn.units).unwrap_err();
+    let text = e.to_string();
+    assert!(
+        text.contains("the rule set Pits1885 (PITS 1885) is given 0 times"),
+        "{text}"
+    );
+    assert!(text.contains("month 1 is given twice"), "{text}");
+    assert!(
+        text.contains("light[0].sunset: not a time of day"),
+        "{text}"
+    );
+    assert!(text.contains("how to fix"), "{text}");
+    assert!(e.0.iter().all(|d| d.line.is_some()), "{text}");
+
+    // A unit type with no troop entry names the type and what to add.
+    let no_ansar = TABLETOP_RON.replacen(
+        "(nation: Mahdist, kind: Infantry, quality: Some(S),",
+        "(nation: Mahdist, kind: Infantry, quality: Some(V),",
+        1,
+    );
+    let e = Tabletop::parse("tabletop.ron", &no_ansar, &scn.units).unwrap_err();
+    let text = e.to_string();
+    assert!(text.contains("no entry for Ansar (S) (mah-S"), "{text}");
+    assert!(
+        text.contains("no unit type of units.ron is Mahdist infantry of quality V"),
+        "{text}"
+    );
+
+    // Not RON at all: the line of the fault.
+    let e = Tabletop::parse("tabletop.ron", "Tabletop(light: [", &scn.units).unwrap_err();
+    assert_eq!(e.0.len(), 1);
+    assert!(e.0[0].line.is_some());
+
+    // The brief refuses to be written from broken data.
+    let good = Tabletop::shipped(&scn.units).unwrap();
+    assert!(brief_with(&good, &scn, &state, &c, RuleSet::Etyfw, None).is_ok());
+    let mut gone = state.clone();
+    gone.units.retain(|u| &*u.id.0 != "MS001");
+    assert_eq!(
+        brief_with(&good, &scn, &gone, &c, RuleSet::Etyfw, None).unwrap_err(),
+        BriefError::UnknownUnit(dervish::state::UnitId("MS001".into()))
+    );
+}
+
+/// An ambush (seed 002) says so in the heading, and a solo brief tells the
+/// umpire the ambushers test on the "Enemy in Open" rows.
+#[test]
+fn an_ambush_brief_says_so() {
+    let (scn, state, mut c) = metammeh();
+    c.ambush = true;
+    let b = brief(&scn, &state, &c, RuleSet::Pits1885, Some(Side::Mahdist)).unwrap();
+    check_shape(&b);
+    let words = b.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        words.contains("AMBUSH: the Mahdists charge from an ambush"),
+        "{b}"
+    );
+    assert!(words.contains("\"Enemy in Open\" rows"), "{b}");
+}
