@@ -428,10 +428,14 @@ pub fn run_with(
 /// The typical battles of the report, as shipped: rule cases
 /// (docs/cases.md) whose situation is one combat, played many times with
 /// seeded dice on the tables of the data in use.
-pub const TYPICAL_BATTLES: [(&str, &str); 5] = [
+pub const TYPICAL_BATTLES: [(&str, &str); 6] = [
     (
         "british-infantry-charged-in-the-open",
         include_str!("../scenarios/battles/british-infantry-charged-in-the-open.toml"),
+    ),
+    (
+        "british-infantry-charged-by-twice-their-number",
+        include_str!("../scenarios/battles/british-infantry-charged-by-twice-their-number.toml"),
     ),
     (
         "british-infantry-attack-in-the-open",
@@ -472,6 +476,38 @@ pub fn typical_battles(
     seed: u64,
     tick: &(dyn Fn() + Sync),
 ) -> Result<Vec<TypicalBattle>, String> {
+    typical_battles_resolving(data, runs, seed, &BattleResolver::Tables, tick)
+}
+
+/// Who resolves the typical battles' combats.
+#[derive(Clone, Debug)]
+pub enum BattleResolver {
+    /// The campaign's combat tables (9.2-9.9).
+    Tables,
+    /// The ETYFW resolver (docs/tabletop-etyfw.md) with these tables.
+    Etyfw(Box<crate::battle::etyfw::Etyfw>),
+}
+
+impl BattleResolver {
+    /// The name the `--resolver` flag takes.
+    pub fn name(&self) -> &'static str {
+        match self {
+            BattleResolver::Tables => "tables",
+            BattleResolver::Etyfw(_) => "etyfw",
+        }
+    }
+}
+
+/// As [`typical_battles`], each combat resolved by `resolver`: the same
+/// cases, the same seeds, the same reading of the result (the engine's
+/// 9.8 from the fates).
+pub fn typical_battles_resolving(
+    data: &crate::scenario::DataSet,
+    runs: u64,
+    seed: u64,
+    resolver: &BattleResolver,
+    tick: &(dyn Fn() + Sync),
+) -> Result<Vec<TypicalBattle>, String> {
     TYPICAL_BATTLES
         .iter()
         .map(|(id, text)| {
@@ -489,7 +525,12 @@ pub fn typical_battles(
                     c.dice = crate::cases::DiceSpec::Seed(
                         seed.wrapping_mul(0x9E37_79B9_7F4A_7C15).wrapping_add(k),
                     );
-                    let out = crate::cases::run::run(&c);
+                    let out = match resolver {
+                        BattleResolver::Tables => crate::cases::run::run(&c),
+                        BattleResolver::Etyfw(e) => {
+                            crate::cases::run::run_resolving(&c, &mut (**e).clone())
+                        }
+                    };
                     tick();
                     combat_result(&out.log)
                 })
