@@ -40,6 +40,7 @@ use dervish::geo::route::land_route;
 use dervish::orders;
 use dervish::players::simple::simple_orders;
 use dervish::render::ascii::{self, Sector};
+use dervish::render::svg;
 use dervish::scenario::Side;
 use dervish::scenario::{DataFiles, DataSet, NamedText, Scenario};
 use dervish::state::setup::{Placements, initial_state};
@@ -126,7 +127,8 @@ enum Command {
         #[arg(long)]
         game: String,
     },
-    /// Print the map of a scenario: the overview, or a sector around a place.
+    /// Print the map of a scenario: the overview, or a sector around a
+    /// place; or draw it to an SVG or PNG file (--out).
     Map {
         /// Scenario: el-obeid or khartoum.
         #[arg(long, short, default_value = "khartoum")]
@@ -140,6 +142,20 @@ enum Command {
         /// Leave the set-up stacks off the map.
         #[arg(long)]
         no_units: bool,
+        /// Draw the map to this file instead: an SVG (`.svg`) or a PNG
+        /// (`.png`), of the whole theatre or, with --around, of the sector.
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+        /// Width of a PNG in pixels.
+        #[arg(long, requires = "out", default_value_t = 1200, value_parser = clap::value_parser!(u32).range(100..=8192))]
+        width: u32,
+        /// Play this many months with the simple built-in player on both
+        /// sides first, and draw the last month's marches and battles.
+        #[arg(long, requires = "out", default_value_t = 0)]
+        play: u32,
+        /// Seed of the dice for --play.
+        #[arg(long, requires = "out", default_value_t = 1)]
+        seed: u64,
     },
     /// Print the cheapest land route between two places (rule 8.21 costs).
     Route {
@@ -202,11 +218,15 @@ enum Command {
         #[arg(long)]
         ambushes: bool,
         /// How many times to fight each typical battle of
-        /// `scenarios/battles/` (British infantry and Egyptian L-class
-        /// troops against as many ansar in the open, a town assault); 0
-        /// leaves them out.
+        /// `scenarios/battles/` (British infantry against as many and
+        /// twice as many ansar in the open, Egyptian L-class troops against
+        /// as many, a town assault); 0 leaves them out.
         #[arg(long, default_value_t = 10_000)]
         battle_runs: u64,
+        /// Who resolves the typical battles' combats: the campaign's
+        /// combat tables, or the ETYFW resolver (docs/tabletop-etyfw.md).
+        #[arg(long, default_value = "tables", value_parser = ["tables", "etyfw"])]
+        resolver: String,
     },
     /// Read and check orders as players write them.
     Orders {
@@ -419,6 +439,68 @@ fn run(mut cli: Cli) -> Result<ExitCode> {
             around,
             radius,
             no_units,
+            out: Some(file),
+            width,
+            play,
+            seed,
+        } => {
+            let ext = file
+                .extension()
+                .and_then(|e| e.to_str())
+                .map(str::to_ascii_lowercase);
+            let png = match ext.as_deref() {
+                Some("png") => true,
+                Some("svg") => false,
+                _ => {
+                    return Err(anyhow!(
+                        "{}: name the file .svg or .png, the two kinds of map drawn",
+                        file.display()
+                    ));
+                }
+            };
+            let data = data(&cli.data)?;
+            let scn = scenario(&data, &id)?;
+            let (mut state, _) =
+                initial_state(&scn, &Placements::new()).map_err(|e| anyhow!("{e}"))?;
+            let mut dice = Dice::new(SeededDice::from_seed(seed));
+            let mut events = Vec::new();
+            for _ in 0..play {
+                if state.result.is_some() {
+                    break;
+                }
+                let r = play_month_with(
+                    &scn,
+                    state,
+                    &mut |st, side| simple_orders(&scn, st, side),
+                    &mut dice,
+                );
+                state = r.state;
+                events = r.events;
+            }
+            let mut view = match around {
+                Some(p) => svg::View::around(place(&scn, &p)?, i32::from(radius)),
+                None => svg::View::theatre(),
+            };
+            if play > 0 {
+                view = view.with_overlay(&events, None);
+            }
+            let drawn = svg::map_svg(&scn, (!no_units).then_some(&state), &view);
+            let bytes = if png {
+                svg::map_png(&drawn, width).map_err(|e| anyhow!(e))?
+            } else {
+                drawn.into_bytes()
+            };
+            std::fs::write(&file, &bytes)
+                .with_context(|| format!("cannot write the map to {}", file.display()))?;
+            outln!("{}: {} bytes", file.display(), bytes.len());
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Map {
+            scenario: id,
+            around,
+            radius,
+            no_units,
+            ..
         } => {
             let data = data(&cli.data)?;
             let scn = scenario(&data, &id)?;
@@ -472,8 +554,18 @@ fn run(mut cli: Cli) -> Result<ExitCode> {
             out,
             ambushes,
             battle_runs,
+            resolver,
         } => {
-            use dervish::balance::{self, EgyptianPlayer, History, MahdistPlayer};
+            use dervish::balance::{self, BattleResolver, EgyptianPlayer, History, MahdistPlayer};
+            let battle_resolver = if resolver == "etyfw" {
+                BattleResolver::Etyfw(Box::new(
+                    dervish::battle::etyfw::Etyfw::embedded()
+                        .map_err(|d| anyhow!("{d}"))?
+                        .quiet(),
+                ))
+            } else {
+                BattleResolver::Tables
+            };
             use dervish::players::mahdist::Opponents;
             let files = files(&cli.data)?;
             let data = files
@@ -518,7 +610,10 @@ fn run(mut cli: Cli) -> Result<ExitCode> {
                 &balance::Matchup {
                     egyptian: eg,
                     mahdist: md,
-                    options: dervish::state::Options { ambushes },
+                    options: dervish::state::Options {
+                        ambushes,
+                        ..Default::default()
+                    },
                 },
                 seed,
                 games,
@@ -537,17 +632,27 @@ fn run(mut cli: Cli) -> Result<ExitCode> {
                     )
                     .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
                 );
-                summary.typical =
-                    balance::typical_battles(&data, battle_runs, seed, &|| bar.inc(1))
-                        .map_err(|e| anyhow!(e))?;
+                summary.typical = balance::typical_battles_resolving(
+                    &data,
+                    battle_runs,
+                    seed,
+                    &battle_resolver,
+                    &|| bar.inc(1),
+                )
+                .map_err(|e| anyhow!(e))?;
                 bar.finish_and_clear();
             }
             let command = format!(
-                "dervish{} balance --scenario {id} --games {games} --battle-runs {battle_runs} --seed {seed} --egyptian {egyptian} --mahdist {mahdist}{}",
+                "dervish{} balance --scenario {id} --games {games} --battle-runs {battle_runs} --seed {seed} --egyptian {egyptian} --mahdist {mahdist}{}{}",
                 cli.data
                     .as_ref()
                     .map_or(String::new(), |d| format!(" --data {}", d.display())),
-                if ambushes { " --ambushes" } else { "" }
+                if ambushes { " --ambushes" } else { "" },
+                if resolver == "tables" {
+                    String::new()
+                } else {
+                    format!(" --resolver {resolver}")
+                }
             );
             let report = balance::report(&scn.def.title, &command, &summary);
             out!("{report}");

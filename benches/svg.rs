@@ -1,0 +1,62 @@
+//! Drawn maps: the whole theatre as SVG with a month's marches and
+//! battles, and a player's area as PNG, as the campaign archive and the
+//! results mails would draw them.
+
+use std::hint::black_box;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use dervish::dice::{Dice, SeededDice};
+use dervish::engine::play_month_with;
+use dervish::players::simple::simple_orders;
+use dervish::render::svg::{View, map_png, map_svg};
+use dervish::scenario::{DataSet, Side};
+use dervish::state::setup::{Placements, initial_state};
+
+fn maps(c: &mut Criterion) {
+    let data = DataSet::embedded().expect("shipped data");
+    let scn = data.scenario("khartoum").expect("scenario 2");
+    let (mut state, _) = initial_state(&scn, &Placements::new()).expect("set-up");
+    // The third month, when the armies are in contact.
+    let mut dice = Dice::new(SeededDice::from_seed(7));
+    let mut events = Vec::new();
+    for _ in 0..3 {
+        let r = play_month_with(
+            &scn,
+            state,
+            &mut |st, side| simple_orders(&scn, st, side),
+            &mut dice,
+        );
+        state = r.state;
+        events = r.events;
+    }
+    let theatre = View::theatre().with_overlay(&events, None);
+    c.bench_function("khartoum: whole-theatre SVG with a month's overlay", |b| {
+        b.iter(|| black_box(map_svg(&scn, Some(&state), black_box(&theatre)).len()))
+    });
+    let khartoum = scn.map.resolve("Khartoum").expect("Khartoum");
+    let area = View::around(khartoum, 6).with_overlay(&events, Some(Side::Egyptian));
+    let svg = map_svg(&scn, Some(&state), &area);
+    // The system fonts are read on the first call; not part of the figure.
+    let png = map_png(&svg, 1000).expect("drawn");
+    println!(
+        "whole theatre SVG {} bytes; area SVG {} bytes; area PNG {} bytes",
+        map_svg(&scn, Some(&state), &theatre).len(),
+        svg.len(),
+        png.len()
+    );
+    let mut group = c.benchmark_group("png");
+    group.sample_size(20);
+    group.bench_function(
+        "khartoum: player's area (radius 6) SVG and PNG, 1000 px",
+        |b| {
+            b.iter(|| {
+                let svg = map_svg(&scn, Some(&state), black_box(&area));
+                black_box(map_png(&svg, 1000).expect("drawn").len())
+            })
+        },
+    );
+    group.finish();
+}
+
+criterion_group!(benches, maps);
+criterion_main!(benches);

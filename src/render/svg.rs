@@ -1,0 +1,1124 @@
+//! The drawn map: a hand-built SVG of the whole theatre or of a player's
+//! area, with terrain, rivers on their hexsides, cataracts, railways,
+//! places, stacks and sieges, and optionally a month's marches and battles
+//! read from the engine's events; and the same map as a PNG (resvg).
+//!
+//! The SVG is plain text (no script), deterministic and small: hex centres
+//! fall on whole numbers (columns 26 units apart, rows 30, odd columns 15
+//! lower: within 0.1% of the map's 14.63 by 16.9 km), every other
+//! coordinate is rounded to one decimal, shapes are drawn once in `<defs>`
+//! and placed with `<use>`, and one `<style>` holds the colours.
+//!
+//! What a reader (or a test) can find in it:
+//! - `g#hexes`: every hex of the area once, a `<use data-hex="1942">` of
+//!   its terrain's hex shape (`#c` clear, `#h` hills, `#m` mountains, `#s`
+//!   sea; those shapes carry `class="hex terrain-clear"` and so on); then
+//!   the hex labels (`View::hex_labels`), or column and row numbers along
+//!   the edges;
+//! - `class="river navigable|seasonal|unnavigable"`: a run of one river's
+//!   hexsides of one class, drawn on the hexside edges, listed in
+//!   `data-sides` (`1942/N 1942/NE`); `class="cataract"` on each cataract
+//!   hexside (`data-side`);
+//! - `class="rail built|planned"`: a railway's track through the hex
+//!   centres, its hexes in `data-hexes`; `class="railhead"`;
+//! - `class="place town|village|oasis|landmark"` groups with `data-hex`
+//!   and the name, a town's marker coloured by who holds it;
+//! - `class="stack egyptian|mahdist"` groups with `data-hex`, the unit
+//!   count and the leaders' names;
+//! - `class="siege"` around besieged hexes (`data-hex`);
+//! - with an [`Overlay`]: `class="march egyptian|mahdist"` routes through
+//!   hex centres (`data-hexes`), `class="retreat"`, `class="battle"`
+//!   markers (`data-hex`: the defender's hex; the story in `<title>`) and
+//!   `class="res"` texts with who won;
+//! - a key listing what this map shows.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::{self, Write as _};
+use std::sync::{Arc, OnceLock};
+
+use resvg::usvg::fontdb;
+
+use crate::engine::events::Event;
+use crate::engine::victory;
+use crate::geo::{Hex, Hexside, Map, PlaceKind, RiverClass, Terrain};
+use crate::scenario::{Scenario, Side};
+use crate::state::GameState;
+
+/// Which part of the map to draw.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Area {
+    /// The whole theatre.
+    Theatre,
+    /// The columns and rows within `radius` of `centre`, as the ASCII
+    /// sector maps (`ascii::Sector`).
+    Around { centre: Hex, radius: i32 },
+}
+
+/// A month's events to draw over the map.
+#[derive(Clone, Copy, Debug)]
+pub struct Overlay<'a> {
+    /// The events of the month (both player turns), as the engine gave them.
+    pub events: &'a [Event],
+    /// Whose marches to draw: one player's own (`Some`), or every march
+    /// (`None`, an umpire's or the archive's view). Battles and retreats
+    /// are drawn for both sides.
+    pub side: Option<Side>,
+}
+
+/// What to draw: the area, and what happened in it.
+#[derive(Clone, Copy, Debug)]
+pub struct View<'a> {
+    pub area: Area,
+    pub overlay: Option<Overlay<'a>>,
+    /// A label (`1942`) on every land hex. Without them the map has
+    /// column numbers along its top and bottom and row numbers along its
+    /// sides. On the whole theatre the labels are too small to read until
+    /// one zooms in, and they make up a third of the file (about 95 KB),
+    /// so [`View::theatre`] leaves them off and [`View::around`] puts
+    /// them on.
+    pub hex_labels: bool,
+}
+
+impl View<'static> {
+    /// The whole theatre, no overlay.
+    pub fn theatre() -> View<'static> {
+        View {
+            area: Area::Theatre,
+            overlay: None,
+            hex_labels: false,
+        }
+    }
+
+    /// A player's area, no overlay.
+    pub fn around(centre: Hex, radius: i32) -> View<'static> {
+        View {
+            area: Area::Around { centre, radius },
+            overlay: None,
+            hex_labels: true,
+        }
+    }
+}
+
+impl<'a> View<'a> {
+    /// The same view with a month's events drawn over it.
+    pub fn with_overlay(self, events: &'a [Event], side: Option<Side>) -> View<'a> {
+        View {
+            overlay: Some(Overlay { events, side }),
+            ..self
+        }
+    }
+}
+
+/// Columns between hex centres, in SVG units.
+const COL: i32 = 26;
+/// Rows between hex centres.
+const ROW: i32 = 30;
+/// Width of the key at the right of the map.
+const KEY_W: i32 = 150;
+/// Height of the title band above the map.
+const TITLE_H: i32 = 22;
+
+/// A number with at most one decimal, without a trailing `.0`.
+struct N(f64);
+
+impl fmt::Display for N {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let t = (self.0 * 10.0).round() / 10.0;
+        if t == t.trunc() {
+            write!(f, "{}", t as i64)
+        } else {
+            write!(f, "{t:.1}")
+        }
+    }
+}
+
+/// The centre of a hex, in SVG units.
+fn centre(h: Hex) -> (i32, i32) {
+    (COL * h.col + 18, ROW * h.row + 15 * (h.col & 1) + 16)
+}
+
+/// The two ends of a hexside, in SVG units.
+fn side_ends(side: Hexside) -> Option<[(f64, f64); 2]> {
+    // Corner k of a hex, clockwise from the west end of the N edge, in
+    // units of a third of a column (x) and half a row (y).
+    const CORNERS: [(i32, i32); 6] = [(-1, -1), (1, -1), (2, 0), (1, 1), (-1, 1), (-2, 0)];
+    let (a, b) = side.hexes();
+    let i = a.direction_to(b)?.index();
+    let (cx, cy) = centre(a);
+    let at = |k: usize| {
+        let (dx, dy) = CORNERS[k % 6];
+        (
+            f64::from(cx) + f64::from(dx * COL) / 3.0,
+            f64::from(cy) + f64::from(dy * ROW) / 2.0,
+        )
+    };
+    Some([at(i), at(i + 1)])
+}
+
+/// The hexes drawn, as an inclusive rectangle of columns and rows.
+#[derive(Clone, Copy, Debug)]
+struct Bounds {
+    c0: i32,
+    c1: i32,
+    r0: i32,
+    r1: i32,
+}
+
+impl Bounds {
+    fn of(map: &Map, area: Area) -> Bounds {
+        let (cols, rows) = (map.columns(), map.rows());
+        match area {
+            Area::Theatre => Bounds {
+                c0: 0,
+                c1: cols - 1,
+                r0: 0,
+                r1: rows - 1,
+            },
+            Area::Around { centre, radius } => {
+                let r = radius.max(0);
+                let clamp = |v: i32, max: i32| v.clamp(0, (max - 1).max(0));
+                Bounds {
+                    c0: clamp(centre.col - r, cols),
+                    c1: clamp(centre.col + r, cols),
+                    r0: clamp(centre.row - r, rows),
+                    r1: clamp(centre.row + r, rows),
+                }
+            }
+        }
+    }
+
+    fn contains(&self, h: Hex) -> bool {
+        (self.c0..=self.c1).contains(&h.col) && (self.r0..=self.r1).contains(&h.row)
+    }
+
+    /// Whether the hex is in the area or next to it (things drawn across
+    /// the area's edge).
+    fn near(&self, h: Hex) -> bool {
+        (self.c0 - 1..=self.c1 + 1).contains(&h.col) && (self.r0 - 1..=self.r1 + 1).contains(&h.row)
+    }
+
+    /// The map's part of the picture: left, top, right, bottom; with
+    /// room for the column and row numbers when `rulers`.
+    fn frame(&self, rulers: bool) -> (i32, i32, i32, i32) {
+        let odd_low = self.c1 > self.c0 || self.c0 & 1 == 1;
+        let (mx, my) = if rulers { (12, 9) } else { (0, 0) };
+        (
+            COL * self.c0 - 4 - mx,
+            ROW * self.r0 - 3 - my,
+            COL * self.c1 + 40 + mx,
+            ROW * self.r1 + 35 + my + if odd_low { 15 } else { 0 },
+        )
+    }
+}
+
+/// `&`, `<`, `>` and `"` escaped for text and attribute values.
+fn esc(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+fn side_class(s: Side) -> &'static str {
+    match s {
+        Side::Egyptian => "egyptian",
+        Side::Mahdist => "mahdist",
+    }
+}
+
+fn terrain_id(t: Terrain) -> &'static str {
+    match t {
+        Terrain::Clear => "c",
+        Terrain::Hills => "h",
+        Terrain::Mountains => "m",
+        Terrain::Sea => "s",
+    }
+}
+
+fn river_class(c: RiverClass) -> &'static str {
+    match c {
+        RiverClass::Navigable => "navigable",
+        RiverClass::Seasonal => "seasonal",
+        RiverClass::Unnavigable => "unnavigable",
+    }
+}
+
+fn place_class(k: PlaceKind) -> &'static str {
+    match k {
+        PlaceKind::Town => "town",
+        PlaceKind::Village => "village",
+        PlaceKind::Oasis => "oasis",
+        PlaceKind::Landmark => "landmark",
+    }
+}
+
+/// Path data through the centres of `hexes`.
+fn centre_path(hexes: &[Hex]) -> String {
+    let mut d = String::new();
+    for (i, h) in hexes.iter().enumerate() {
+        let (x, y) = centre(*h);
+        let _ = write!(d, "{}{x} {y}", if i == 0 { 'M' } else { 'L' });
+    }
+    d
+}
+
+fn hex_list(hexes: &[Hex]) -> String {
+    let v: Vec<String> = hexes.iter().map(Hex::to_string).collect();
+    v.join(" ")
+}
+
+/// The hex outline, centred on 0 0 (two decimals: it is written once).
+const HEX_D: &str = "M-17.33 0L-8.67-15H8.67L17.33 0L8.67 15H-8.67Z";
+
+const STYLE: &str = "\
+text{font-family:'DejaVu Sans','Liberation Sans',Arial,sans-serif}\
+.bg{fill:#fbf8f0}\
+.hex{stroke:#b9a57a;stroke-width:.4;shape-rendering:crispEdges}\
+.terrain-clear{fill:#f3e7c6}.terrain-hills{fill:#dcc190}.terrain-mountains{fill:#b4946a}.terrain-sea{fill:#a9cfe9}\
+.lab{font-size:5.5px;fill:#8a7650;text-anchor:middle}.rul{font-size:6.5px;fill:#6a5a3a;text-anchor:middle}\
+.river{fill:none;stroke:#2f6dbf;stroke-linecap:round;stroke-linejoin:round}\
+.navigable{stroke-width:3.2}.seasonal{stroke-width:2.6;stroke-dasharray:5 2.5}.unnavigable{stroke-width:1.8;stroke:#6f9fd8}\
+.cataract{fill:#fff;stroke:#a33;stroke-width:1.2}\
+.cname{font-size:5.5px;font-style:italic;fill:#2f5f9f}\
+.rail{fill:none;stroke:#222;stroke-linejoin:round}.built{stroke-width:2.2}.planned{stroke-width:1.1;stroke-dasharray:3 2.5}\
+.railhead{fill:#222}\
+.mk{fill:#fff;stroke:#222;stroke-width:.9}.held-egyptian .mk{fill:#c8322d}.held-mahdist .mk{fill:#2f7a35}\
+.oasis .mk{fill:#8fd0c0}\
+.pn{font-size:6px;text-anchor:middle;fill:#222;paint-order:stroke;stroke:#fbf8f0;stroke-width:1.6}\
+.town .pn{font-size:7px;font-weight:bold}.landmark .pn{font-style:italic;fill:#555}\
+.stack rect{stroke:#111;stroke-width:.6}.egyptian rect{fill:#c8322d}.mahdist rect{fill:#2f7a35}\
+.cnt{font-size:8px;font-weight:bold;fill:#fff;text-anchor:middle}\
+.ldr{font-size:5px;text-anchor:middle;paint-order:stroke;stroke:#fff;stroke-width:1.4}\
+.egyptian .ldr{fill:#9a1f1a}.mahdist .ldr{fill:#1f5a24}\
+.siege{fill:none;stroke:#d11;stroke-width:2.2;stroke-dasharray:4 2}\
+.march,.retreat{fill:none;stroke-width:1.8;stroke-linejoin:round;opacity:.85}\
+.march.egyptian{stroke:#c8322d}.march.mahdist{stroke:#2f7a35}\
+.retreat{stroke:#555;stroke-dasharray:2 1.5}\
+.battle use{fill:#ffd21f;stroke:#b00;stroke-width:.8}\
+.res{font-size:5.5px;font-weight:bold;fill:#900;paint-order:stroke;stroke:#fff;stroke-width:1.6}\
+.title{font-size:13px;font-weight:bold;fill:#222}\
+.kt{font-size:7px;fill:#222}.kh{font-size:8px;font-weight:bold;fill:#222}\
+";
+
+/// Draw the map: `state` adds who holds each town, the stacks and the
+/// sieges; `view` says which part, and which month's events to draw over it.
+pub fn map_svg(scn: &Scenario, state: Option<&GameState>, view: &View<'_>) -> String {
+    let map = &scn.map;
+    let b = Bounds::of(map, view.area);
+    let mut key = Key::default();
+    let (left, top, right, bottom) = b.frame(!view.hex_labels);
+    let mut body = String::with_capacity(256 * 1024);
+
+    draw_hexes(map, &b, view.hex_labels, &mut body, &mut key);
+    if !view.hex_labels {
+        draw_rulers(&b, (left, top, right, bottom), &mut body);
+    }
+    draw_rivers(map, &b, &mut body, &mut key);
+    draw_rails(map, state, &b, &mut body, &mut key);
+    let besieged = besieged_hexes(scn, state, view.overlay.as_ref());
+    for h in besieged.iter().filter(|h| b.contains(**h)) {
+        let (x, y) = centre(*h);
+        let _ = writeln!(
+            body,
+            "<use href=\"#o\" x=\"{x}\" y=\"{y}\" class=\"siege\" data-hex=\"{h}\"/>"
+        );
+        key.siege = true;
+    }
+    if let Some(o) = &view.overlay {
+        draw_moves(o, &b, &mut body, &mut key);
+    }
+    let stacks: BTreeMap<Hex, Vec<crate::state::Stack<'_>>> = match state {
+        Some(st) => {
+            let mut m: BTreeMap<Hex, Vec<_>> = BTreeMap::new();
+            for s in st.stacks().into_iter().filter(|s| b.contains(s.hex)) {
+                m.entry(s.hex).or_default().push(s);
+            }
+            m
+        }
+        None => BTreeMap::new(),
+    };
+    // Battles under the places and stacks, so names and counts stay
+    // readable where a burst falls on them.
+    let mut results = String::new();
+    if let Some(o) = &view.overlay {
+        draw_battles(map, o, &b, &mut body, &mut results, &mut key);
+    }
+    draw_places(map, state, &stacks, &b, &mut body, &mut key);
+    draw_stacks(&stacks, &mut body, &mut key);
+    body.push_str(&results);
+
+    // The title, then the key at the right.
+    let mut title = map.name().to_string();
+    if let Some(st) = state {
+        let _ = write!(title, ", {}", st.month.long_name());
+    }
+    if let Area::Around { centre, .. } = view.area {
+        let _ = write!(title, ": around {}", map.describe(centre));
+    }
+    let key_x = right + 6;
+    let (key_svg, key_h) = key.draw(key_x, top + 4);
+    let bottom = bottom.max(top + key_h + 10);
+    let (vx, vy) = (left, top - TITLE_H);
+    // Wide enough for the title (bold 13 px: about 8 units a letter).
+    let title_w = 8 * title.chars().count() as i32 + 8;
+    let (w, h) = ((key_x + KEY_W - vx).max(title_w), bottom - vy);
+
+    let mut out = String::with_capacity(body.len() + 8 * 1024);
+    let _ = writeln!(
+        out,
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"{vx} {vy} {w} {h}\" width=\"{w}\" height=\"{h}\">"
+    );
+    let _ = writeln!(out, "<title>{}</title>", esc(&title));
+    let _ = writeln!(out, "<style>{STYLE}</style>");
+    out.push_str("<defs>");
+    for t in [
+        Terrain::Clear,
+        Terrain::Hills,
+        Terrain::Mountains,
+        Terrain::Sea,
+    ] {
+        let _ = write!(
+            out,
+            "<path id=\"{}\" class=\"hex terrain-{}\" d=\"{HEX_D}\"/>",
+            terrain_id(t),
+            t.name()
+        );
+    }
+    let _ = write!(out, "<path id=\"o\" d=\"{HEX_D}\"/>");
+    // Cataract: a ring with a bar; battle: an eight-pointed burst;
+    // arrowheads for the marches of each side.
+    out.push_str("<path id=\"ct\" d=\"M-3 0a3 3 0 1 0 6 0a3 3 0 1 0-6 0M-2.1-2.1L2.1 2.1\"/>");
+    out.push_str(
+        "<path id=\"bt\" d=\"M0-7L1.6-3.8L5-5L3.8-1.6L7 0L3.8 1.6L5 5L1.6 3.8L0 7L-1.6 3.8L-5 5L-3.8 1.6L-7 0L-3.8-1.6L-5-5L-1.6-3.8Z\"/>",
+    );
+    for (id, colour) in [("ae", "#c8322d"), ("am", "#2f7a35"), ("ar", "#555")] {
+        let _ = write!(
+            out,
+            "<marker id=\"{id}\" viewBox=\"0 0 6 6\" refX=\"5\" refY=\"3\" markerWidth=\"3.5\" markerHeight=\"3.5\" orient=\"auto\"><path d=\"M0 0L6 3L0 6Z\" fill=\"{colour}\"/></marker>"
+        );
+    }
+    out.push_str("</defs>\n");
+    let _ = writeln!(
+        out,
+        "<rect class=\"bg\" x=\"{vx}\" y=\"{vy}\" width=\"{w}\" height=\"{h}\"/>"
+    );
+    let _ = writeln!(
+        out,
+        "<text class=\"title\" x=\"{}\" y=\"{}\">{}</text>",
+        left + 4,
+        top - 6,
+        esc(&title)
+    );
+    out.push_str(&body);
+    out.push_str(&key_svg);
+    out.push_str("</svg>\n");
+    out
+}
+
+/// Every hex of the area once, by column, with its label if `labels`.
+fn draw_hexes(map: &Map, b: &Bounds, labels_on: bool, out: &mut String, key: &mut Key) {
+    out.push_str("<g id=\"hexes\">\n");
+    let mut labels = String::from("<g class=\"lab\">\n");
+    for c in b.c0..=b.c1 {
+        let x = COL * c + 18;
+        let _ = write!(out, "<g transform=\"translate({x})\">");
+        let _ = write!(labels, "<g transform=\"translate({x})\">");
+        for r in b.r0..=b.r1 {
+            let h = Hex::new(c, r);
+            let Some(t) = map.terrain(h) else { continue };
+            key.terrain.insert(t.name(), t);
+            let y = centre(h).1;
+            let _ = write!(
+                out,
+                "<use href=\"#{}\" y=\"{y}\" data-hex=\"{h}\"/>",
+                terrain_id(t)
+            );
+            if labels_on && t != Terrain::Sea {
+                let _ = write!(labels, "<text y=\"{}\">{h}</text>", y - 9);
+            }
+        }
+        out.push_str("</g>\n");
+        labels.push_str("</g>\n");
+    }
+    out.push_str("</g>\n");
+    labels.push_str("</g>\n");
+    if labels_on {
+        out.push_str(&labels);
+    }
+}
+
+/// Column numbers above and below the area, row numbers at its sides.
+fn draw_rulers(b: &Bounds, (left, top, right, bottom): (i32, i32, i32, i32), out: &mut String) {
+    out.push_str("<g class=\"rul\">\n");
+    for c in b.c0..=b.c1 {
+        let x = COL * c + 18;
+        let _ = writeln!(
+            out,
+            "<text x=\"{x}\" y=\"{}\">{c:02}</text><text x=\"{x}\" y=\"{}\">{c:02}</text>",
+            top + 7,
+            bottom - 2
+        );
+    }
+    for r in b.r0..=b.r1 {
+        let y = ROW * r + 18;
+        let _ = writeln!(
+            out,
+            "<text x=\"{}\" y=\"{y}\">{r:02}</text><text x=\"{}\" y=\"{y}\">{r:02}</text>",
+            left + 7,
+            right - 7
+        );
+    }
+    out.push_str("</g>\n");
+}
+
+/// Rivers on their hexsides: one path for each run of a river's hexsides
+/// of one class; a cataract marked on each of its hexsides.
+fn draw_rivers(map: &Map, b: &Bounds, out: &mut String, key: &mut Key) {
+    let shown = |s: &Hexside| {
+        let (a, c) = s.hexes();
+        b.contains(a) || b.contains(c)
+    };
+    for river in map.rivers() {
+        let mut run: Vec<Hexside> = Vec::new();
+        let mut class: Option<RiverClass> = None;
+        let mut flush = |run: &mut Vec<Hexside>, class: Option<RiverClass>, out: &mut String| {
+            if let Some(cl) = class
+                && !run.is_empty()
+            {
+                river_path(run, cl, &river.name, out);
+                key.rivers.insert(river_class(cl), cl);
+            }
+            run.clear();
+        };
+        for s in &river.hexsides {
+            let cl = map.river_at(*s).map(|r| r.class);
+            let keep = shown(s);
+            if !keep || cl != class {
+                flush(&mut run, class, out);
+            }
+            class = cl;
+            if keep {
+                run.push(*s);
+            }
+        }
+        flush(&mut run, class, out);
+    }
+    for cat in map.cataracts() {
+        let mut named = false;
+        for s in cat.hexsides.iter().filter(|s| shown(s)) {
+            let Some([p, q]) = side_ends(*s) else {
+                continue;
+            };
+            let (x, y) = ((p.0 + q.0) / 2.0, (p.1 + q.1) / 2.0);
+            let _ = writeln!(
+                out,
+                "<use href=\"#ct\" x=\"{}\" y=\"{}\" class=\"cataract\" data-side=\"{s}\"><title>{}</title></use>",
+                N(x),
+                N(y),
+                esc(&cat.name)
+            );
+            if !named {
+                let _ = writeln!(
+                    out,
+                    "<text class=\"cname\" x=\"{}\" y=\"{}\">{}</text>",
+                    N(x + 5.0),
+                    N(y + 2.0),
+                    esc(&cat.name)
+                );
+                named = true;
+            }
+            key.cataract = true;
+        }
+    }
+}
+
+/// One run of river hexsides as a path along their edges: each side joins
+/// the last at a shared corner where it can, else the pen lifts.
+fn river_path(run: &[Hexside], class: RiverClass, name: &str, out: &mut String) {
+    let mut d = String::new();
+    let mut pen: Option<(f64, f64)> = None;
+    let close = |a: (f64, f64), b: (f64, f64)| (a.0 - b.0).abs() < 0.01 && (a.1 - b.1).abs() < 0.01;
+    for s in run {
+        let Some([p, q]) = side_ends(*s) else {
+            continue;
+        };
+        let next = match pen {
+            Some(at) if close(at, p) => q,
+            Some(at) if close(at, q) => p,
+            _ => {
+                let _ = write!(d, "M{} {}", N(p.0), N(p.1));
+                q
+            }
+        };
+        let _ = write!(d, "L{} {}", N(next.0), N(next.1));
+        pen = Some(next);
+    }
+    let sides: Vec<String> = run.iter().map(Hexside::to_string).collect();
+    let _ = writeln!(
+        out,
+        "<path class=\"river {}\" data-sides=\"{}\" d=\"{d}\"><title>{}</title></path>",
+        river_class(class),
+        sides.join(" "),
+        esc(name)
+    );
+}
+
+/// Railways through the hex centres: the built track (the map's, or as far
+/// as the state has built it) and the track that may be built; the
+/// railhead at the end of the line being built.
+fn draw_rails(map: &Map, state: Option<&GameState>, b: &Bounds, out: &mut String, key: &mut Key) {
+    for line in map.railways() {
+        if !line.hexes.iter().any(|h| b.near(*h)) {
+            continue;
+        }
+        let built = state
+            .and_then(|s| s.rail_built.get(&line.name).copied())
+            .unwrap_or(line.built)
+            .min(line.hexes.len());
+        let (done, todo) = line.hexes.split_at(built);
+        if !done.is_empty() {
+            let _ = writeln!(
+                out,
+                "<path class=\"rail built\" data-hexes=\"{}\" d=\"{}\"><title>{}</title></path>",
+                hex_list(done),
+                centre_path(done),
+                esc(&line.name)
+            );
+            key.rail_built = true;
+        }
+        if !todo.is_empty() {
+            // Joined to the end of the built track.
+            let from = built.saturating_sub(1);
+            let _ = writeln!(
+                out,
+                "<path class=\"rail planned\" data-hexes=\"{}\" d=\"{}\"><title>{}</title></path>",
+                hex_list(todo),
+                centre_path(&line.hexes[from..]),
+                esc(&line.name)
+            );
+            key.rail_planned = true;
+        }
+        let building = state
+            .and_then(|s| s.railhead.as_ref())
+            .and_then(|r| r.line.as_deref())
+            == Some(line.name.as_str());
+        if building && let Some(end) = done.last().filter(|h| b.contains(**h)) {
+            let (x, y) = centre(*end);
+            let _ = writeln!(
+                out,
+                "<rect class=\"railhead\" x=\"{}\" y=\"{}\" width=\"5\" height=\"5\" data-hex=\"{end}\"/>",
+                x + 6,
+                y - 6
+            );
+            key.railhead = true;
+        }
+    }
+}
+
+/// Hexes under siege: the state's (both sides), and those the month's
+/// events reported.
+fn besieged_hexes(
+    scn: &Scenario,
+    state: Option<&GameState>,
+    overlay: Option<&Overlay<'_>>,
+) -> BTreeSet<Hex> {
+    let mut out = BTreeSet::new();
+    if let Some(st) = state {
+        for s in [Side::Egyptian, Side::Mahdist] {
+            out.extend(victory::besieged(scn, st, s));
+        }
+    }
+    if let Some(o) = overlay {
+        for e in o.events {
+            if let Event::UnderSiege { hexes } = e {
+                out.extend(hexes.iter().copied());
+            }
+        }
+    }
+    out
+}
+
+/// Places with their markers and names; a settlement's marker in the
+/// colour of the side holding it. The marker stands left of a stack.
+fn draw_places(
+    map: &Map,
+    state: Option<&GameState>,
+    stacks: &BTreeMap<Hex, Vec<crate::state::Stack<'_>>>,
+    b: &Bounds,
+    out: &mut String,
+    key: &mut Key,
+) {
+    for p in map.places().iter().filter(|p| b.contains(p.hex)) {
+        let (cx, cy) = centre(p.hex);
+        let mx = if stacks.contains_key(&p.hex) {
+            cx - 9
+        } else {
+            cx
+        };
+        let kind = place_class(p.kind);
+        let held = state.and_then(|s| s.control.get(&p.hex)).copied();
+        let held_class = match held {
+            Some(s) => format!(" held-{}", side_class(s)),
+            None => String::new(),
+        };
+        if let Some(s) = held {
+            key.held.insert(side_class(s), s);
+        }
+        key.places.insert(p.kind);
+        let _ = write!(
+            out,
+            "<g class=\"place {kind}{held_class}\" data-hex=\"{}\">",
+            p.hex
+        );
+        let _ = match p.kind {
+            PlaceKind::Town => write!(
+                out,
+                "<rect class=\"mk\" x=\"{}\" y=\"{}\" width=\"7\" height=\"7\"/>",
+                mx - 3,
+                cy - 2
+            ),
+            PlaceKind::Village | PlaceKind::Oasis => write!(
+                out,
+                "<circle class=\"mk\" cx=\"{mx}\" cy=\"{}\" r=\"2.6\"/>",
+                cy + 1
+            ),
+            PlaceKind::Landmark => write!(
+                out,
+                "<path class=\"mk\" d=\"M{} {}l4 4m0-4l-4 4\"/>",
+                mx - 2,
+                cy - 1
+            ),
+        };
+        let _ = writeln!(
+            out,
+            "<text class=\"pn\" x=\"{cx}\" y=\"{}\">{}</text></g>",
+            cy + 13,
+            esc(&p.name)
+        );
+    }
+}
+
+/// Each stack as a counter in its side's colour with its unit count, the
+/// leaders' names above it.
+fn draw_stacks(
+    stacks: &BTreeMap<Hex, Vec<crate::state::Stack<'_>>>,
+    out: &mut String,
+    key: &mut Key,
+) {
+    for (hex, here) in stacks {
+        let (cx, cy) = centre(*hex);
+        for (i, s) in here.iter().enumerate() {
+            let off = i as i32 * 4;
+            let (x, y) = (cx - 2 + off, cy - 3 + off);
+            let n = s.units.len();
+            let _ = write!(
+                out,
+                "<g class=\"stack {}\" data-hex=\"{hex}\" data-units=\"{n}\"><rect x=\"{x}\" y=\"{y}\" width=\"14\" height=\"10\"/><text class=\"cnt\" x=\"{}\" y=\"{}\">{n}</text>",
+                side_class(s.side),
+                x + 7,
+                y + 8
+            );
+            if !s.leaders.is_empty() {
+                let names: Vec<&str> = s.leaders.iter().map(|l| l.name.as_str()).collect();
+                let _ = write!(
+                    out,
+                    "<text class=\"ldr\" x=\"{cx}\" y=\"{}\">{}</text>",
+                    cy - 4,
+                    esc(&names.join(", "))
+                );
+                key.leaders = true;
+            }
+            out.push_str("</g>\n");
+            key.stacks.insert(side_class(s.side), s.side);
+        }
+    }
+}
+
+/// The routes marched in the month, through the hex centres, one per
+/// order and player turn; and the retreats after battles.
+fn draw_moves(o: &Overlay<'_>, b: &Bounds, out: &mut String, key: &mut Key) {
+    let mut side = Side::Egyptian;
+    let mut turn = 0usize;
+    // (player turn, order) -> (side, hexes walked), in the order begun.
+    let mut routes: Vec<((usize, usize), Side, Vec<Hex>)> = Vec::new();
+    let mut retreats: Vec<(Side, Hex, Hex)> = Vec::new();
+    for e in o.events {
+        match e {
+            Event::PhaseBegins { side: s, .. } => {
+                if *s != side {
+                    turn += 1;
+                }
+                side = *s;
+            }
+            Event::MarchBegins { order, from, .. } => {
+                match routes.iter_mut().find(|r| r.0 == (turn, *order)) {
+                    Some(r) if r.2.last() == Some(from) => {}
+                    Some(r) => r.2.push(*from),
+                    None => routes.push(((turn, *order), side, vec![*from])),
+                }
+            }
+            Event::Moved { order, path, .. } => {
+                if let Some(r) = routes.iter_mut().find(|r| r.0 == (turn, *order)) {
+                    for h in path {
+                        if r.2.last() != Some(h) {
+                            r.2.push(*h);
+                        }
+                    }
+                }
+            }
+            Event::Retreat {
+                side: s,
+                from,
+                to: Some(to),
+                ..
+            } if from != to => retreats.push((*s, *from, *to)),
+            _ => {}
+        }
+    }
+    for ((_, order), s, hexes) in &routes {
+        if hexes.len() < 2
+            || o.side.is_some_and(|own| own != *s)
+            || !hexes.iter().any(|h| b.near(*h))
+        {
+            continue;
+        }
+        let arrow = match s {
+            Side::Egyptian => "ae",
+            Side::Mahdist => "am",
+        };
+        let _ = writeln!(
+            out,
+            "<path class=\"march {}\" data-order=\"{}\" data-hexes=\"{}\" d=\"{}\" marker-end=\"url(#{arrow})\"/>",
+            side_class(*s),
+            order + 1,
+            hex_list(hexes),
+            centre_path(hexes)
+        );
+        key.marches.insert(side_class(*s), *s);
+    }
+    for (s, from, to) in &retreats {
+        if !b.near(*from) && !b.near(*to) {
+            continue;
+        }
+        let _ = writeln!(
+            out,
+            "<path class=\"retreat {}\" data-hexes=\"{from} {to}\" d=\"{}\" marker-end=\"url(#ar)\"/>",
+            side_class(*s),
+            centre_path(&[*from, *to])
+        );
+        key.retreat = true;
+    }
+}
+
+/// Each battle as a burst on the hexside it was fought across (at the
+/// defender's hex when the two do not touch), the whole story in its
+/// `<title>`; and who won, written into `results`, drawn above the rest.
+fn draw_battles(
+    map: &Map,
+    o: &Overlay<'_>,
+    b: &Bounds,
+    out: &mut String,
+    results: &mut String,
+    key: &mut Key,
+) {
+    let mut side = Side::Egyptian;
+    let mut battles: Vec<(Side, Hex, Hex, String)> = Vec::new();
+    let mut open: Option<usize> = None;
+    for e in o.events {
+        match e {
+            Event::PhaseBegins { side: s, .. } => side = *s,
+            Event::CombatBegins {
+                attacker, defender, ..
+            } => {
+                battles.push((side, *attacker, *defender, String::new()));
+                open = Some(battles.len() - 1);
+            }
+            Event::CombatResult { result, .. } => {
+                if let Some(bt) = open.take().and_then(|i| battles.get_mut(i)) {
+                    bt.3 = result.clone();
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut at: BTreeMap<Hex, i32> = BTreeMap::new();
+    for (s, attacker, defender, result) in &battles {
+        if !b.contains(*defender) {
+            continue;
+        }
+        // On the hexside between the two when they touch (stacks stand
+        // at the centres), else at the defender's upper right.
+        let n = at.entry(*defender).or_insert(0);
+        let ((ax, ay), (dx, dy)) = (centre(*attacker), centre(*defender));
+        let (x, y) = if attacker.distance(*defender) == 1 {
+            ((ax + dx) / 2, (ay + dy) / 2 + *n * 7)
+        } else {
+            (dx + 10, dy - 8 + *n * 7)
+        };
+        *n += 1;
+        let short = result.split([':', '(']).next().unwrap_or(result).trim();
+        let short = if short.is_empty() { "fought" } else { short };
+        let story = format!(
+            "{s} attack from {} on {}: {}",
+            map.describe(*attacker),
+            map.describe(*defender),
+            if result.is_empty() { "fought" } else { result }
+        );
+        let _ = writeln!(
+            out,
+            "<g class=\"battle\" data-hex=\"{defender}\"><title>{}</title><use href=\"#bt\" x=\"{x}\" y=\"{y}\"/></g>",
+            esc(&story),
+        );
+        let _ = writeln!(
+            results,
+            "<text class=\"res\" data-hex=\"{defender}\" x=\"{}\" y=\"{}\">{}</text>",
+            x + 8,
+            y + 2,
+            esc(short)
+        );
+        key.battle = true;
+    }
+}
+
+/// What the map showed, for its key.
+#[derive(Default)]
+struct Key {
+    terrain: BTreeMap<&'static str, Terrain>,
+    rivers: BTreeMap<&'static str, RiverClass>,
+    cataract: bool,
+    rail_built: bool,
+    rail_planned: bool,
+    railhead: bool,
+    places: BTreeSet<PlaceKind>,
+    held: BTreeMap<&'static str, Side>,
+    stacks: BTreeMap<&'static str, Side>,
+    leaders: bool,
+    siege: bool,
+    marches: BTreeMap<&'static str, Side>,
+    retreat: bool,
+    battle: bool,
+}
+
+impl Key {
+    /// The entries: a sample drawn around 0 0, and what it means.
+    fn entries(&self) -> Vec<(String, String)> {
+        let mut v: Vec<(String, String)> = Vec::new();
+        for t in [
+            Terrain::Clear,
+            Terrain::Hills,
+            Terrain::Mountains,
+            Terrain::Sea,
+        ] {
+            if self.terrain.values().any(|k| *k == t) {
+                v.push((
+                    format!("<use href=\"#{}\" transform=\"scale(.4)\"/>", terrain_id(t)),
+                    t.name().to_string(),
+                ));
+            }
+        }
+        for (c, text) in [
+            (RiverClass::Navigable, "navigable river"),
+            (RiverClass::Seasonal, "seasonal river (Nov-Feb)"),
+            (RiverClass::Unnavigable, "unnavigable river"),
+        ] {
+            if self.rivers.values().any(|k| *k == c) {
+                v.push((
+                    format!("<path class=\"river {}\" d=\"M-7 0h14\"/>", river_class(c)),
+                    text.to_string(),
+                ));
+            }
+        }
+        if self.cataract {
+            v.push((
+                "<use href=\"#ct\" class=\"cataract\"/>".to_string(),
+                "cataract".to_string(),
+            ));
+        }
+        for (shown, class, text) in [
+            (self.rail_built, "built", "railway"),
+            (self.rail_planned, "planned", "railway that may be built"),
+        ] {
+            if shown {
+                v.push((
+                    format!("<path class=\"rail {class}\" d=\"M-7 0h14\"/>"),
+                    text.to_string(),
+                ));
+            }
+        }
+        if self.railhead {
+            v.push((
+                "<rect class=\"railhead\" x=\"-2.5\" y=\"-2.5\" width=\"5\" height=\"5\"/>"
+                    .to_string(),
+                "railhead".to_string(),
+            ));
+        }
+        for k in &self.places {
+            let sample = match k {
+                PlaceKind::Town => {
+                    "<rect class=\"mk\" x=\"-3.5\" y=\"-3.5\" width=\"7\" height=\"7\"/>"
+                }
+                PlaceKind::Village | PlaceKind::Oasis => "<circle class=\"mk\" r=\"2.6\"/>",
+                PlaceKind::Landmark => "<path class=\"mk\" d=\"M-2-2l4 4m0-4l-4 4\"/>",
+            };
+            v.push((
+                format!("<g class=\"{}\">{sample}</g>", place_class(*k)),
+                place_class(*k).to_string(),
+            ));
+        }
+        for (class, side) in &self.held {
+            v.push((
+                format!(
+                    "<g class=\"held-{class}\"><rect class=\"mk\" x=\"-3.5\" y=\"-3.5\" width=\"7\" height=\"7\"/></g>"
+                ),
+                format!("town held by the {side}s"),
+            ));
+        }
+        for (class, side) in &self.stacks {
+            v.push((
+                format!(
+                    "<g class=\"{class}\"><rect x=\"-7\" y=\"-5\" width=\"14\" height=\"10\" stroke=\"#111\" stroke-width=\".6\"/><text class=\"cnt\" y=\"3\">3</text></g>"
+                ),
+                format!("{side} stack of 3 units"),
+            ));
+        }
+        if self.leaders {
+            v.push((
+                "<text class=\"ldr\" y=\"2\" fill=\"#222\">Name</text>".to_string(),
+                "its leaders".to_string(),
+            ));
+        }
+        if self.siege {
+            v.push((
+                "<use href=\"#o\" class=\"siege\" transform=\"scale(.4)\"/>".to_string(),
+                "under siege".to_string(),
+            ));
+        }
+        for (class, side) in &self.marches {
+            let arrow = if *side == Side::Egyptian { "ae" } else { "am" };
+            v.push((
+                format!(
+                    "<path class=\"march {class}\" d=\"M-7 0h14\" marker-end=\"url(#{arrow})\"/>"
+                ),
+                format!("{side} march"),
+            ));
+        }
+        if self.retreat {
+            v.push((
+                "<path class=\"retreat\" d=\"M-7 0h14\" marker-end=\"url(#ar)\"/>".to_string(),
+                "retreat".to_string(),
+            ));
+        }
+        if self.battle {
+            v.push((
+                "<g class=\"battle\"><use href=\"#bt\"/></g>".to_string(),
+                "battle, and who won".to_string(),
+            ));
+        }
+        v
+    }
+
+    /// The key with its top left at `x`, `y`: its SVG and height.
+    fn draw(&self, x: i32, y: i32) -> (String, i32) {
+        let mut out = String::from("<g class=\"key\">\n");
+        let mut row = y + 8;
+        let _ = writeln!(out, "<text class=\"kh\" x=\"{x}\" y=\"{row}\">Key</text>");
+        row += 6;
+        for (sample, text) in self.entries() {
+            row += 12;
+            let _ = writeln!(
+                out,
+                "<g transform=\"translate({} {row})\">{sample}</g><text class=\"kt\" x=\"{}\" y=\"{}\">{}</text>",
+                x + 9,
+                x + 22,
+                row + 2,
+                esc(&text)
+            );
+        }
+        out.push_str("</g>\n");
+        (out, row + 10 - y)
+    }
+}
+
+/// The system's fonts, read once a process; the `sans-serif` family set
+/// to a sans face found there.
+fn fonts() -> Arc<fontdb::Database> {
+    static FONTS: OnceLock<Arc<fontdb::Database>> = OnceLock::new();
+    FONTS
+        .get_or_init(|| {
+            let mut db = fontdb::Database::new();
+            db.load_system_fonts();
+            let family = |f: &fontdb::FaceInfo| f.families.first().map(|(n, _)| n.clone());
+            let sans = db
+                .faces()
+                .filter_map(family)
+                .find(|n| n.contains("Sans") && !n.contains("Mono"))
+                .or_else(|| db.faces().find_map(family));
+            if let Some(name) = sans {
+                db.set_sans_serif_family(name);
+            }
+            Arc::new(db)
+        })
+        .clone()
+}
+
+/// The largest PNG drawn, in pixels a side.
+const MAX_PX: u32 = 8192;
+
+/// The map drawn as a PNG `width_px` pixels wide (its height in
+/// proportion), with resvg.
+///
+/// Text is drawn with the system's fonts, read the first time this is
+/// called in a process (the one thing in `render` that reads files). The
+/// map's text asks for DejaVu Sans, Liberation Sans or Arial, then any
+/// sans-serif face found. On a machine without any font the PNG is still
+/// drawn, without its text (names, labels, counts and key words): resvg
+/// leaves out text it has no face for.
+pub fn map_png(svg: &str, width_px: u32) -> Result<Vec<u8>, String> {
+    map_png_with_fonts(svg, width_px, fonts())
+}
+
+/// As [`map_png`], with the fonts given (an empty database draws no text)
+/// instead of the system's.
+pub fn map_png_with_fonts(
+    svg: &str,
+    width_px: u32,
+    fonts: Arc<fontdb::Database>,
+) -> Result<Vec<u8>, String> {
+    use resvg::{tiny_skia, usvg};
+    if !(1..=MAX_PX).contains(&width_px) {
+        return Err(format!(
+            "a map is drawn from 1 to {MAX_PX} pixels wide, not {width_px}"
+        ));
+    }
+    let opt = usvg::Options {
+        fontdb: fonts,
+        ..usvg::Options::default()
+    };
+    let tree =
+        usvg::Tree::from_str(svg, &opt).map_err(|e| format!("the map's SVG is not valid: {e}"))?;
+    let size = tree.size();
+    let scale = width_px as f32 / size.width();
+    let height = (size.height() * scale).ceil();
+    if !(1.0..=MAX_PX as f32).contains(&height) {
+        return Err(format!(
+            "the map would be {height} pixels high; draw it narrower"
+        ));
+    }
+    let mut pixmap = tiny_skia::Pixmap::new(width_px, height as u32)
+        .ok_or_else(|| "no memory for the picture".to_string())?;
+    resvg::render(
+        &tree,
+        tiny_skia::Transform::from_scale(scale, scale),
+        &mut pixmap.as_mut(),
+    );
+    pixmap
+        .encode_png()
+        .map_err(|e| format!("the PNG could not be written: {e}"))
+}
