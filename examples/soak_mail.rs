@@ -61,6 +61,8 @@ fn setup(config: &str, games: &str, out: &str, prefix: &str) -> Res<()> {
                 mode: Mode::Monthly,
                 deadline_hours: None,
                 ambushes: false,
+                table_battles: Default::default(),
+                resolver: Default::default(),
             },
             "soak",
         )?;

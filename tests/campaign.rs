@@ -1,17 +1,18 @@
 //! Whole campaigns of both scenarios with random orders: no panic, and the
 //! invariants hold after every player turn.
 
-use std::collections::BTreeMap;
-
 use dervish::dice::{Dice, SeededDice};
 use dervish::engine::orders::{DropOff, Leg, MarchOrder, OnContact, Orders, Selection};
 use dervish::engine::play_player_turn;
 use dervish::geo::Hex;
 use dervish::players::simple::simple_orders;
-use dervish::scenario::{DataSet, Scenario, Side};
+use dervish::scenario::{DataSet, Side};
+use dervish::state::GameState;
 use dervish::state::setup::{Placements, initial_state};
-use dervish::state::{GameState, Status};
 use proptest::prelude::*;
+
+mod common;
+use common::check_invariants;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -110,62 +111,6 @@ fn random_orders(state: &GameState, side: Side, rng: &mut ChaCha8Rng) -> Orders 
         }
     }
     orders
-}
-
-fn check_invariants(scn: &Scenario, before: &GameState, state: &GameState, context: &str) {
-    // Every counter is exactly one of: on the map, pool, reserve,
-    // eliminated, awaiting replacement, wrecked; counters are never made.
-    assert_eq!(
-        state.units.len(),
-        before.units.len(),
-        "{context}: counters appeared or vanished"
-    );
-    let mut by_hex: BTreeMap<Hex, Vec<Side>> = BTreeMap::new();
-    for u in &state.units {
-        if let Status::OnMap(h) = u.status {
-            assert!(
-                scn.map.is_land(h),
-                "{context}: {} in the sea or off the map at {h}",
-                u.id
-            );
-            // The fleet keeps no leader company and holds no hex (8.25).
-            if scn
-                .units
-                .get(&u.unit_type)
-                .is_none_or(|t| t.kind != dervish::scenario::UnitKind::Fleet)
-            {
-                by_hex.entry(h).or_default().push(u.side);
-            }
-        } else {
-            assert!(
-                !u.disrupted,
-                "{context}: {} off the map but disrupted",
-                u.id
-            );
-        }
-    }
-    // Opposing stacks never share a hex.
-    for (h, sides) in &by_hex {
-        assert!(
-            sides.iter().all(|s| *s == sides[0]),
-            "{context}: both sides at {h}"
-        );
-    }
-    // Leaders never stand alone and are never with the enemy.
-    for l in state.leaders.iter().filter(|l| !l.removed) {
-        if let Some(h) = l.hex {
-            let sides = by_hex
-                .get(&h)
-                .unwrap_or_else(|| panic!("{context}: {} alone at {h}", l.name));
-            assert_eq!(
-                sides[0], l.side,
-                "{context}: {} with the enemy at {h}",
-                l.name
-            );
-        }
-    }
-    // Month never goes backwards.
-    assert!(state.month >= before.month);
 }
 
 static DATA: std::sync::LazyLock<DataSet> =

@@ -901,3 +901,34 @@ fn a_copy_of_the_scenarios_folder_is_a_data_folder() {
     assert!(err.contains("reactions.ron"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn map_out_draws_an_svg_or_a_png_and_refuses_other_files() {
+    let dir = std::env::temp_dir().join(format!("dervish-map-out-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let svg = dir.join("theatre.svg");
+    let png = dir.join("khartoum.png");
+    ok(&["map", "--out", svg.to_str().unwrap(), "--play", "1"]);
+    let text = std::fs::read_to_string(&svg).unwrap();
+    assert!(text.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""));
+    assert!(text.contains("data-hex=\"1942\""));
+    ok(&[
+        "map",
+        "--around",
+        "Khartoum",
+        "--radius",
+        "4",
+        "--width",
+        "500",
+        "--out",
+        png.to_str().unwrap(),
+    ]);
+    let bytes = std::fs::read(&png).unwrap();
+    assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");
+    let (_, err, code) = dervish(&["map", "--out", dir.join("map.jpg").to_str().unwrap()]);
+    assert_ne!(code, 0);
+    assert!(err.contains("name the file .svg or .png"), "{err}");
+    let (_, _, code) = dervish(&["map", "--play", "2"]);
+    assert_ne!(code, 0, "--play draws, so it needs --out");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -55,6 +55,8 @@ fn the_outbox_is_listed_retried_and_dropped() {
             mode: Mode::Monthly,
             deadline_hours: Some(72),
             ambushes: false,
+            table_battles: Default::default(),
+            resolver: Default::default(),
         },
         "test",
     )

@@ -65,6 +65,8 @@ fn first_results(scenario: &str) -> Vec<(String, String)> {
                 mode: Mode::Monthly,
                 deadline_hours: Some(72),
                 ambushes: false,
+                table_battles: Default::default(),
+                resolver: Default::default(),
             },
             "test",
         )

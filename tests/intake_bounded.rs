@@ -73,6 +73,8 @@ fn harness_with(name: &str, mahdist: &str, edit: impl FnOnce(&mut Config)) -> Ha
                 mode: Mode::Monthly,
                 deadline_hours: Some(72),
                 ambushes: false,
+                table_battles: Default::default(),
+                resolver: Default::default(),
             },
             "test",
         )

@@ -763,6 +763,8 @@ fn uids_are_followed_across_a_recreated_folder_and_big_messages_are_read_in_part
                 mode: Mode::Monthly,
                 deadline_hours: Some(1000),
                 ambushes: false,
+                table_battles: Default::default(),
+                resolver: Default::default(),
             },
             "test",
         )

@@ -67,6 +67,8 @@ fn new_game(svc: &Service) -> Vec<(Side, String)> {
             mode: Mode::Monthly,
             deadline_hours: Some(72),
             ambushes: false,
+            table_battles: Default::default(),
+            resolver: Default::default(),
         },
         "test",
     )
@@ -562,6 +564,8 @@ fn a_secret_given_anew_replaces_the_old_one_and_its_mail() {
                 mode: Mode::Monthly,
                 deadline_hours: Some(72),
                 ambushes: false,
+                table_battles: Default::default(),
+                resolver: Default::default(),
             },
             "test",
         )

@@ -97,6 +97,8 @@ impl Harness {
                     mode,
                     deadline_hours: Some(72),
                     ambushes: false,
+                    table_battles: Default::default(),
+                    resolver: Default::default(),
                 },
                 "test",
             )
@@ -890,6 +892,8 @@ fn a_zero_hour_deadline_is_refused() {
                 mode: Mode::Monthly,
                 deadline_hours: Some(0),
                 ambushes: false,
+                table_battles: Default::default(),
+                resolver: Default::default(),
             },
             "test",
         )
@@ -1013,6 +1017,8 @@ fn join_takes_an_open_seat() {
                 mode: Mode::Monthly,
                 deadline_hours: Some(72),
                 ambushes: false,
+                table_battles: Default::default(),
+                resolver: Default::default(),
             },
             "gm",
         )
@@ -1069,6 +1075,8 @@ fn notices_of_the_same_kind_in_two_games_are_each_sent() {
                 mode: Mode::Monthly,
                 deadline_hours: Some(72),
                 ambushes: false,
+                table_battles: Default::default(),
+                resolver: Default::default(),
             },
             "test",
         )
@@ -1085,6 +1093,8 @@ fn notices_of_the_same_kind_in_two_games_are_each_sent() {
                     mode: Mode::Monthly,
                     deadline_hours: Some(72),
                     ambushes: false,
+                    table_battles: Default::default(),
+                    resolver: Default::default(),
                 },
                 "gm",
             )
@@ -1275,6 +1285,8 @@ mod robustness {
                     mode: Mode::Monthly,
                     deadline_hours: Some(72),
                     ambushes: false,
+                    table_battles: Default::default(),
+                    resolver: Default::default(),
                 },
                 "test",
             )

@@ -41,6 +41,8 @@ fn setup(name: &str) -> (PathBuf, PathBuf) {
                 mode: Mode::Monthly,
                 deadline_hours: Some(72),
                 ambushes: false,
+                table_battles: Default::default(),
+                resolver: Default::default(),
             },
             "test",
         )

@@ -97,6 +97,8 @@ fn play_solo(scenario: &str, human: Side, bot: &str) {
                 mode: Mode::Monthly,
                 deadline_hours: Some(72),
                 ambushes: false,
+                table_battles: Default::default(),
+                resolver: Default::default(),
             },
             "test",
         )
@@ -248,6 +250,8 @@ fn bots_are_asked_for_by_name_and_one_side_is_a_player() {
                 mode: Mode::Monthly,
                 deadline_hours: None,
                 ambushes: false,
+                table_battles: Default::default(),
+                resolver: Default::default(),
             },
             "test",
         )
@@ -298,6 +302,8 @@ fn the_game_master_switches_a_seat_between_a_player_and_the_bot() {
                 mode: Mode::Monthly,
                 deadline_hours: Some(72),
                 ambushes: false,
+                table_battles: Default::default(),
+                resolver: Default::default(),
             },
             "test",
         )

@@ -29,6 +29,8 @@ pub fn service_with_game(dir: &Path, id: &str, egyptian: &str, mahdist: &str) ->
                 mode: Mode::Monthly,
                 deadline_hours: Some(1000),
                 ambushes: false,
+                table_battles: Default::default(),
+                resolver: Default::default(),
             },
             "bench",
         )

@@ -56,6 +56,28 @@ pub enum GameCommand {
         /// (docs/rules.md, "Ambushes").
         #[arg(long)]
         ambushes: bool,
+        /// Which combats are fought on the tabletop (docs/tabletop.md):
+        /// none, all, above:N (more than N strength points, both sides
+        /// together) or flagged (places the game master flags with
+        /// `dervish battle flag`).
+        #[arg(long, default_value = "none", value_parser = parse_select)]
+        table_battles: dervish::state::TableSelect,
+        /// At most this many table battles a player turn; the rest are
+        /// resolved as the others.
+        #[arg(long)]
+        table_cap: Option<u32>,
+        /// The miniatures rules of the table battles: volley-fire,
+        /// pits-1885 or etyfw.
+        #[arg(long, default_value = "volley-fire", value_parser = parse_rules)]
+        table_rules: dervish::state::RuleSet,
+        /// Hours from the battle briefs to the result's deadline.
+        #[arg(long, default_value_t = 168)]
+        table_hours: u32,
+        /// What resolves the combats not sent to the table: tables (the
+        /// campaign's combat tables) or etyfw (the procedure of 'Eres To
+        /// You Fuzzy Wuzzy, docs/tabletop-etyfw.md).
+        #[arg(long, default_value = "tables", value_parser = parse_resolver)]
+        resolver: dervish::state::AutoResolver,
     },
     /// List the games.
     List,
@@ -89,6 +111,26 @@ pub enum GameCommand {
     Pause { id: String },
     /// Resume a paused game.
     Resume { id: String },
+    /// A game's table battles: each with its turn, where it stands, the
+    /// result, the deadline.
+    Battles { id: String },
+    /// Enter a table battle's result as the game master (a dispute
+    /// decided, or a result taken by hand): read from FILE (- for
+    /// standard input) in the result grammar (docs/tabletop.md); settled
+    /// at once.
+    BattleResult {
+        id: String,
+        battle: i64,
+        file: std::path::PathBuf,
+    },
+    /// Flag a place: combats there go to the table (a game made with
+    /// --table-battles flagged); --off takes the flag away.
+    Flag {
+        id: String,
+        place: String,
+        #[arg(long)]
+        off: bool,
+    },
 }
 
 #[derive(Subcommand, Debug)]
@@ -113,6 +155,18 @@ pub fn gm(cfg: Config, command: GmCommand) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+fn parse_select(s: &str) -> std::result::Result<dervish::state::TableSelect, String> {
+    s.parse()
+}
+
+fn parse_rules(s: &str) -> std::result::Result<dervish::state::RuleSet, String> {
+    s.parse()
+}
+
+fn parse_resolver(s: &str) -> std::result::Result<dervish::state::AutoResolver, String> {
+    s.parse()
 }
 
 fn open(cfg: Config) -> Result<(Service, std::fs::File)> {
@@ -165,6 +219,8 @@ pub fn quickstart(cfg: Config) -> Result<ExitCode> {
                 mode: Mode::Monthly,
                 deadline_hours: None,
                 ambushes: false,
+                table_battles: Default::default(),
+                resolver: Default::default(),
             },
             "quickstart",
         )
@@ -388,9 +444,10 @@ pub fn submit(cfg: Config, file: &Path) -> Result<ExitCode> {
 pub fn game(cfg: Config, command: GameCommand) -> Result<ExitCode> {
     // Listing and showing games only read: they work while the daemon runs.
     let (s, _lock) = match command {
-        GameCommand::List | GameCommand::Show { .. } | GameCommand::Log { .. } => {
-            open_to_read(cfg)?
-        }
+        GameCommand::List
+        | GameCommand::Show { .. }
+        | GameCommand::Log { .. }
+        | GameCommand::Battles { .. } => open_to_read(cfg)?,
         _ => {
             let (s, lock) = open(cfg)?;
             (s, Some(lock))
@@ -407,7 +464,24 @@ pub fn game(cfg: Config, command: GameCommand) -> Result<ExitCode> {
             mode,
             deadline_hours,
             ambushes,
+            table_battles,
+            table_cap,
+            table_rules,
+            table_hours,
+            resolver,
         } => {
+            if table_hours == 0 {
+                return Err(anyhow!(
+                    "--table-hours 0 leaves no time to fight a battle: give at least 1"
+                ));
+            }
+            let table_battles = dervish::state::TableBattles {
+                select: table_battles,
+                cap: table_cap,
+                rules: table_rules,
+                flagged: Default::default(),
+                deadline_hours: table_hours,
+            };
             let situation = match &situation {
                 Some(path) => {
                     let case = dervish::cases::load(path, &s.data).map_err(|d| anyhow!("{d}"))?;
@@ -437,6 +511,8 @@ pub fn game(cfg: Config, command: GameCommand) -> Result<ExitCode> {
                         mode: Mode::parse(&mode).unwrap_or(Mode::Monthly),
                         deadline_hours,
                         ambushes,
+                        table_battles,
+                        resolver,
                     },
                     situation.map(|c| c.state),
                     &actor(),
@@ -449,6 +525,58 @@ pub fn game(cfg: Config, command: GameCommand) -> Result<ExitCode> {
                 g.month,
                 deadline_text(g.deadline)
             );
+        }
+        GameCommand::Battles { id } => {
+            let battles = s.battles(&id).map_err(e)?;
+            if battles.is_empty() {
+                outln!("game {id} has had no table battle");
+            }
+            for b in battles {
+                let (combat, _) = s.battle_parts(&b).map_err(e)?;
+                outln!(
+                    "battle {:<4} turn {:>3}  {:<9} {}  deadline {}",
+                    b.id,
+                    b.turn_no,
+                    b.status.as_str(),
+                    combat.key,
+                    deadline_text(b.deadline)
+                );
+                if let Some(r) = &b.result_text {
+                    let by = b.proposed_by.as_deref().unwrap_or("?");
+                    outln!("  result ({by}): {}", r.replace('\n', " / "));
+                }
+                if let Some(d) = &b.dispute {
+                    outln!("  dispute: {}", d.replace('\n', " / "));
+                }
+            }
+        }
+        GameCommand::BattleResult { id, battle, file } => {
+            let text = if file.as_os_str() == "-" {
+                let mut t = String::new();
+                std::io::Read::read_to_string(&mut std::io::stdin(), &mut t)
+                    .context("cannot read the result from standard input")?;
+                t
+            } else {
+                std::fs::read_to_string(&file)
+                    .with_context(|| format!("cannot read {}", file.display()))?
+            };
+            match s.enter_battle_result(&id, battle, &text).map_err(e)? {
+                Ok(words) => outln!(
+                    "battle {battle} settled with the result:\n{words}\nThe turn is played on at the next pass."
+                ),
+                Err(errors) => {
+                    for er in &errors {
+                        eprintln!("{}: {er}", file.display());
+                    }
+                    return Err(anyhow!(
+                        "the result of battle {battle} was not taken: {} error(s)",
+                        errors.len()
+                    ));
+                }
+            }
+        }
+        GameCommand::Flag { id, place, off } => {
+            outln!("{}", s.flag_place(&id, &place, !off).map_err(e)?);
         }
         GameCommand::List => {
             let games = store::games(&s.conn)?;

@@ -25,6 +25,10 @@ pub struct NewGame {
     /// Play with the optional ambush rule (seed 002; docs/rules.md,
     /// "Ambushes").
     pub ambushes: bool,
+    /// Which combats go to the table, and how (docs/tabletop.md).
+    pub table_battles: crate::state::TableBattles,
+    /// What resolves the combats not sent to the table.
+    pub resolver: crate::state::AutoResolver,
 }
 
 /// A created game and the players' secrets (already queued in their
@@ -115,6 +119,12 @@ impl Service {
         Ok(state)
     }
 
+    /// Drop a game's state from the cache (after a change that may keep
+    /// the turn and the length of its text).
+    pub fn forget_state(&self, id: &str) {
+        self.states.borrow_mut().retain(|(g, ..)| g != id);
+    }
+
     /// A game by id, or a clear error.
     pub fn game(&self, id: &str) -> Result<GameRow> {
         store::game(&self.conn, id)?
@@ -198,6 +208,12 @@ impl Service {
             }
         };
         state.options.ambushes |= req.ambushes;
+        if req.table_battles.any() {
+            state.options.table_battles = req.table_battles.clone();
+        }
+        if req.resolver != crate::state::AutoResolver::Tables {
+            state.options.resolver = req.resolver;
+        }
         let now = self.now();
         // A deadline of 0 hours would play each turn at the next pass
         // whatever the players sent: refused, not quietly made one hour.
@@ -827,6 +843,8 @@ mod tests {
                     mode: Mode::Monthly,
                     deadline_hours: None,
                     ambushes: false,
+                    table_battles: Default::default(),
+                    resolver: Default::default(),
                 },
                 "test",
             )

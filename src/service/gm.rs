@@ -15,6 +15,10 @@
 //! GM PAUSE ID
 //! GM RESUME ID
 //! GM OBSERVE ID ADDRESS
+//! GM BATTLES ID
+//! GM BATTLE ID N        (the rest of the mail is battle N's result)
+//! GM FLAG ID PLACE
+//! GM UNFLAG ID PLACE
 //! ```
 //!
 //! The commands run in the incoming message's transaction; the answer
@@ -82,7 +86,58 @@ pub fn gm_lines(text: &str, flowed: bool, delsp: bool) -> GmMail {
     out
 }
 
+/// A mail's body with its `PASSWORD` and `GM` lines blanked: the result
+/// a `GM BATTLE` line enters, its lines numbered as in the mail.
+fn result_lines(text: &str) -> String {
+    text.lines()
+        .map(|l| {
+            let first = l
+                .split_whitespace()
+                .next()
+                .map(|w| w.trim_end_matches(':').to_uppercase());
+            if matches!(first.as_deref(), Some("PASSWORD") | Some("GM")) {
+                ""
+            } else {
+                l
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 impl Service {
+    /// `GM BATTLE ID N`: the rest of the mail (every line but the
+    /// `PASSWORD` and `GM` lines) is battle N's result, entered by the
+    /// game master.
+    fn gm_battle(&self, words: &[String], body: &str) -> Result<String> {
+        let (id, n) = match words {
+            [_, id, n] => (
+                id,
+                n.trim_start_matches('#')
+                    .parse::<i64>()
+                    .map_err(|_| ServiceError::Game(format!("`{n}` is not a battle number")))?,
+            ),
+            _ => {
+                return Err(ServiceError::Game(
+                    "write GM BATTLE GAME NUMBER, and the result on the lines of the mail".into(),
+                ));
+            }
+        };
+        match self.enter_battle_result(id, n, &result_lines(body))? {
+            Ok(words) => Ok(format!(
+                "battle {n} settled with the result:\n{words}\nThe turn is played on at the next pass."
+            )),
+            Err(errors) => Err(ServiceError::Game(format!(
+                "the result of battle {n} was not taken:\n{}",
+                errors
+                    .iter()
+                    .map(|e| e.to_string())
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            ))),
+        }
+    }
+
     /// Set the game master's password (stored as an argon2 hash).
     pub fn set_gm_password(&self, password: &str) -> Result<()> {
         if password.trim().chars().count() < 12 {
@@ -175,7 +230,14 @@ impl Service {
         let actor = format!("mail:{to}");
         for (line, words) in &gm.commands {
             let shown = format!("GM {}", words.join(" "));
-            let answer = match self.gm_command(words, &actor) {
+            let battle = words
+                .first()
+                .is_some_and(|w| w.eq_ignore_ascii_case("BATTLE"));
+            let answer = match if battle {
+                self.gm_battle(words, &mail.body.text)
+            } else {
+                self.gm_command(words, &actor)
+            } {
                 Ok(a) => a,
                 Err(e) => format!("error: {e}"),
             };
@@ -185,7 +247,6 @@ impl Service {
                 answer.replace('\n', "\n    ")
             );
         }
-        let _ = mail;
         // The reply names the game the commands were about in its subject.
         let mut games: Vec<&str> = gm
             .commands
@@ -226,6 +287,8 @@ impl Service {
                     mode: Mode::Monthly,
                     deadline_hours: None,
                     ambushes: false,
+                    table_battles: Default::default(),
+                    resolver: Default::default(),
                 };
                 for r in rest {
                     if r.eq_ignore_ascii_case("ambushes") {
@@ -354,6 +417,41 @@ impl Service {
             ("RESUME", [id]) => {
                 let g = self.set_paused(id, false, actor)?;
                 Ok(format!("resumed; deadline {}", deadline_text(g.deadline)))
+            }
+            ("FLAG", [id, place @ ..]) if !place.is_empty() => {
+                self.flag_place(id, &place.join(" "), true)
+            }
+            ("UNFLAG", [id, place @ ..]) if !place.is_empty() => {
+                self.flag_place(id, &place.join(" "), false)
+            }
+            ("BATTLES", [id]) => {
+                let battles = self.battles(id)?;
+                if battles.is_empty() {
+                    return Ok(format!("game {id} has had no table battle"));
+                }
+                let mut out = Vec::new();
+                for b in battles {
+                    let (combat, _) = self.battle_parts(&b)?;
+                    out.push(format!(
+                        "battle {} turn {} {}: {}, deadline {}",
+                        b.id,
+                        b.turn_no,
+                        b.status.as_str(),
+                        combat.key,
+                        deadline_text(b.deadline)
+                    ));
+                    if let Some(r) = &b.result_text {
+                        out.push(format!(
+                            "  result ({}): {}",
+                            b.proposed_by.as_deref().unwrap_or("?"),
+                            r.replace('\n', " / ")
+                        ));
+                    }
+                    if let Some(d) = &b.dispute {
+                        out.push(format!("  dispute: {}", d.replace('\n', " / ")));
+                    }
+                }
+                Ok(out.join("\n"))
             }
             ("OBSERVE", [id, address]) => {
                 self.add_observer(id, address, actor)?;

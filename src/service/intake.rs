@@ -635,6 +635,14 @@ impl Service {
             s.unreachable = false;
             store::upsert_player(&self.conn, &s)?;
         }
+        // A table battle's result, confirmation or dispute (docs/tabletop.md).
+        if let Some(ask) =
+            super::battles::battle_mail(&cx.mail.body.text, cx.mail.body.flowed, cx.mail.body.delsp)
+        {
+            let out =
+                self.battle_mail_from(&g, seat.side, &cx.sender, &cx.message_id, cx.mail, ask)?;
+            return Ok((Some(game_id), out));
+        }
         let side = seat.side;
         let mut answered = false;
         let mut chosen: Vec<&Command> = Vec::new();
@@ -879,6 +887,18 @@ impl Service {
                     g.month
                 ),
                 "You will get the results of the other player turn first, with your own deadline.",
+            );
+        }
+        if let Some(b) =
+            crate::store::battles::battles_of_turn(&self.conn, &g.id, g.turn_no)?.first()
+        {
+            return refuse(
+                self,
+                format!(
+                    "turn {} ({}) is being played: it stopped at table battle {}, and its orders are fixed",
+                    g.turn_no, g.month, b.id
+                ),
+                "Orders for the next turn are taken once the results of this one are out.",
             );
         }
         let now = self.now();
@@ -1196,7 +1216,7 @@ impl Service {
         Ok(())
     }
 
-    fn reply_draft(
+    pub(super) fn reply_draft(
         &self,
         game: &str,
         kind: &'static str,

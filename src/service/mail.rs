@@ -436,6 +436,18 @@ impl Service {
         Ok(())
     }
 
+    /// Every address a game's notices go to: its players' (seats with an
+    /// address) and the game master's.
+    pub fn game_addresses(&self, c: &rusqlite::Connection, game: &str) -> Result<Vec<String>> {
+        let mut to: Vec<String> = store::players(c, game)?
+            .into_iter()
+            .map(|p| p.address)
+            .filter(|a| !a.is_empty())
+            .collect();
+        to.push(self.cfg.host.game_master.clone());
+        Ok(to)
+    }
+
     /// A short notice from the `notice.txt` template. The dedupe key holds
     /// the game as well as `key`, so the same kind of notice (a JOIN, a
     /// missed turn, an unreachable player) in two games is two notices.

@@ -8,6 +8,7 @@
 //! loses nothing: a message not yet committed is read again, a mail not
 //! yet marked sent is sent again (with the same Message-ID).
 
+pub mod battles;
 pub mod bots;
 pub mod config;
 pub mod daemon;
@@ -74,6 +75,9 @@ pub struct Service {
     pub cfg: Config,
     pub conn: Connection,
     pub data: DataSet,
+    /// The battle briefs' data of the data folder, if it has its own
+    /// `tabletop.ron` (else the shipped one).
+    pub tabletop: Option<crate::battle::tabletop::Tabletop>,
     pub templates: Templates,
     clock: Clock,
     /// `None`: seeds from the operating system (always, but in tests).
@@ -160,11 +164,25 @@ impl Service {
         let data = files
             .load()
             .map_err(|e| ServiceError::Data(e.to_string()))?;
+        // A data folder's own battle-brief data, checked now.
+        let tabletop = match files.extra("tabletop.ron") {
+            Some(t) => Some(
+                crate::battle::tabletop::Tabletop::parse(&t.name, &t.text, &data.units)
+                    .map_err(|e| ServiceError::Data(e.to_string()))?,
+            ),
+            None => None,
+        };
+        // And its own ETYFW tables.
+        if let Some(t) = &data.etyfw {
+            crate::battle::etyfw::Etyfw::from_ron(&t.text, &t.name)
+                .map_err(|e| ServiceError::Data(e.to_string()))?;
+        }
         let templates = Templates::load(cfg.templates_dir.as_deref())?;
         Ok(Service {
             cfg,
             conn,
             data,
+            tabletop,
             templates,
             clock: Box::new(Utc::now),
             seeds: Default::default(),

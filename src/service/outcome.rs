@@ -25,6 +25,13 @@ pub enum Outcome {
     Bounce(String),
     /// A new player took an open seat (JOIN); their welcome is queued.
     Joined { game: String, side: Side },
+    /// A table battle's result, confirmation or dispute, taken
+    /// (`proposed`, `settled`, `disputed`).
+    Battle {
+        game: String,
+        battle: i64,
+        what: String,
+    },
 }
 
 impl Outcome {
@@ -46,6 +53,7 @@ impl Outcome {
             Outcome::Commands { game } => format!("commands: {game}"),
             Outcome::Bounce(r) => format!("bounce: {r}"),
             Outcome::Joined { game, side } => format!("joined: {game} {side}"),
+            Outcome::Battle { game, battle, what } => format!("battle: {game} {battle} {what}"),
         }
     }
 }

@@ -68,6 +68,11 @@ pub struct TurnRecord {
     /// The fingerprint of the next turn's seed, announced with these
     /// results; `None` when the game ended with this turn.
     pub next_seed_sha256: Option<String>,
+    /// The table battles' settlements the turn was played with (the
+    /// engine's battle key and settlement, as in the turn row); empty
+    /// without table battles.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub battles: String,
 }
 
 /// One side's orders, revealed.
@@ -158,6 +163,11 @@ impl TurnRecord {
             events_sha256: sha256_hex(turn.events.as_bytes()),
             log_sha256: sha256_hex(turn.log.as_bytes()),
             next_seed_sha256: next_seed_sha256.map(str::to_string),
+            battles: if turn.battles == "[]" {
+                String::new()
+            } else {
+                turn.battles.clone()
+            },
         }
     }
 
@@ -401,7 +411,45 @@ pub fn verify(data: &DataSet, rec: &TurnRecord, mail: Option<&MailText>) -> Vec<
     let Some(seed) = seed else {
         return out;
     };
-    let r = adjudicate(&scn, before, kind, &eg, &md, seed);
+    let settled = if rec.battles.is_empty() {
+        Default::default()
+    } else {
+        match super::battles::settlements_from_json(&rec.battles) {
+            Ok(s) => s,
+            Err(e) => {
+                out.push(Check::new("table battles", false, e));
+                return out;
+            }
+        }
+    };
+    let (r, stopped) = match adjudicate(
+        &scn,
+        before,
+        kind,
+        &eg,
+        &md,
+        seed,
+        &settled,
+        data.etyfw.as_ref(),
+    ) {
+        Ok(played) => played,
+        Err(e) => {
+            out.push(Check::new(
+                "the turn",
+                false,
+                format!("it cannot be played: {e}"),
+            ));
+            return out;
+        }
+    };
+    if stopped.is_some() {
+        out.push(Check::new(
+            "table battles",
+            false,
+            "the turn stops at a table battle the record has no result for",
+        ));
+        return out;
+    }
     let state = serde_json::to_string(&r.state).unwrap_or_default();
     let events = serde_json::to_string(&r.events).unwrap_or_default();
     let text = log::render(&scn.map, &r.events);

@@ -19,6 +19,14 @@ pub const BUILT_IN: &[(&str, &str)] = &[
     ("notice.txt", include_str!("../../templates/notice.txt")),
     ("status.txt", include_str!("../../templates/status.txt")),
     ("help.txt", include_str!("../../templates/help.txt")),
+    (
+        "battle_brief.txt",
+        include_str!("../../templates/battle_brief.txt"),
+    ),
+    (
+        "battle_receipt.txt",
+        include_str!("../../templates/battle_receipt.txt"),
+    ),
 ];
 
 /// A rendered mail: subject and plain-text body.

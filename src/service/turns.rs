@@ -5,14 +5,16 @@
 use chrono::Duration;
 use minijinja::context;
 
+use super::battles::{Settlements, settlements_from_json, settlements_json};
 use super::games::deadline_text;
 use super::mail::Draft;
 use super::record::TurnRecord;
 use super::secrets::{sha256_hex, unhex};
 use super::{Result, Service, ServiceError};
+use crate::battle::table::{Stopped, TableResolver};
 use crate::dice::{Dice, SeededDice};
 use crate::engine::orders::Orders;
-use crate::engine::{TurnResult, play_month, play_player_turn};
+use crate::engine::{TurnResult, play_month_resolving, play_player_turn_resolving};
 use crate::mail::outbound::Attachment;
 use crate::render::ascii::{self, Sector};
 use crate::render::log;
@@ -27,6 +29,10 @@ pub const NO_ORDERS: &str = "none (no orders: the side held)";
 /// Play one turn: the pure engine with the stored seed. The whole month
 /// (Egyptian then Mahdist player turn), or one player turn in alternating
 /// mode; after the Mahdist player turn the calendar moves on (5.1).
+/// Combats go to the table as the game's options say, with the results of
+/// the battles already `settled`; the turn stops at a table battle not yet
+/// settled, and the combat and the state then are returned with it.
+#[allow(clippy::too_many_arguments)]
 pub fn adjudicate(
     scn: &Scenario,
     state: GameState,
@@ -34,18 +40,38 @@ pub fn adjudicate(
     egyptian: &Orders,
     mahdist: &Orders,
     seed: [u8; 32],
-) -> TurnResult {
+    settled: &Settlements,
+    etyfw: Option<&crate::scenario::NamedText>,
+) -> Result<(TurnResult, Option<Stopped>)> {
     let mut dice = Dice::new(SeededDice::from_seed_bytes(seed));
-    match kind {
-        TurnKind::Month => play_month(scn, state, egyptian, mahdist, &mut dice),
+    let options = state.options.clone();
+    let mut auto = crate::battle::auto_resolver(options.resolver, etyfw)
+        .map_err(|d| ServiceError::Data(d.to_string()))?;
+    let mut resolver = TableResolver::new(&options.table_battles, settled, auto.as_mut());
+    let r = match kind {
+        TurnKind::Month => play_month_resolving(
+            scn,
+            state,
+            &mut |_, side| {
+                if side == Side::Egyptian {
+                    egyptian.clone()
+                } else {
+                    mahdist.clone()
+                }
+            },
+            &mut dice,
+            &mut resolver,
+        ),
         TurnKind::Player(side) => {
             let orders = if side == Side::Egyptian {
                 egyptian
             } else {
                 mahdist
             };
-            let mut r = play_player_turn(scn, state, side, orders, &mut dice);
+            let mut r =
+                play_player_turn_resolving(scn, state, side, orders, &mut dice, &mut resolver);
             if side == Side::Mahdist
+                && !r.halted
                 && r.state.result.is_none()
                 && let Some(next) = r.state.month.next()
             {
@@ -54,7 +80,9 @@ pub fn adjudicate(
             }
             r
         }
-    }
+    };
+    let stopped = resolver.stopped.take();
+    Ok((r, stopped))
 }
 
 /// Whether the log of a turn goes as an attachment: it is longer than
@@ -127,6 +155,16 @@ impl Service {
             if g.status != Status::Running {
                 continue;
             }
+            // A turn stopped at a table battle goes on when every battle
+            // it met is settled (`settle_battle_deadlines` settles those
+            // past their deadline).
+            let battles = crate::store::battles::battles_of_turn(&self.conn, &g.id, g.turn_no)?;
+            if !battles.is_empty() {
+                if battles.iter().all(|b| b.status.is_settled()) {
+                    out.push(g.id);
+                }
+                continue;
+            }
             let all_ready = g.turn_kind.sides().iter().all(|&side| {
                 store::latest_order_set(&self.conn, &g.id, g.turn_no, side)
                     .ok()
@@ -142,6 +180,7 @@ impl Service {
 
     /// Play every due turn.
     pub fn play_due_turns(&self) -> Result<Vec<(String, u32)>> {
+        self.settle_battle_deadlines()?;
         let mut played = Vec::new();
         for id in self.due_games()? {
             let n = self.play_turn(&id)?;
@@ -163,11 +202,33 @@ impl Service {
         let scn = self.scenario(&g.scenario)?;
         let before = self.state_of(&g)?;
         let sides = g.turn_kind.sides();
+        // A turn that stopped at a table battle is played again with the
+        // order sets it stopped with and every battle's settlement.
+        let battles = crate::store::battles::battles_of_turn(&self.conn, id, g.turn_no)?;
+        if let Some(b) = battles.iter().find(|b| !b.status.is_settled()) {
+            return Err(ServiceError::Game(format!(
+                "turn {} of game {id} waits for the result of table battle {}",
+                g.turn_no, b.id
+            )));
+        }
+        let settled = self.settlements_of(&battles)?;
         let set = |side: Side| -> Result<Option<OrderSetRow>> {
-            if sides.contains(&side) {
-                Ok(store::latest_order_set(&self.conn, id, g.turn_no, side)?)
-            } else {
-                Ok(None)
+            if !sides.contains(&side) {
+                return Ok(None);
+            }
+            match battles.first() {
+                Some(b) => {
+                    let id = if side == Side::Egyptian {
+                        b.egyptian_set
+                    } else {
+                        b.mahdist_set
+                    };
+                    match id {
+                        Some(i) => Ok(store::order_set(&self.conn, i)?),
+                        None => Ok(None),
+                    }
+                }
+                None => Ok(store::latest_order_set(&self.conn, id, g.turn_no, side)?),
             }
         };
         let (eg_set, md_set) = (set(Side::Egyptian)?, set(Side::Mahdist)?);
@@ -177,7 +238,25 @@ impl Service {
             game: id.to_string(),
             message: "the turn's seed is not 32 bytes of hex".into(),
         })?;
-        let r = adjudicate(&scn, before.clone(), g.turn_kind, &eg, &md, seed);
+        let (r, stopped) = adjudicate(
+            &scn,
+            before.clone(),
+            g.turn_kind,
+            &eg,
+            &md,
+            seed,
+            &settled,
+            self.data.etyfw.as_ref(),
+        )?;
+        if let Some(stopped) = stopped {
+            self.stop_for_battle(
+                &scn,
+                &g,
+                &stopped,
+                (eg_set.as_ref().map(|s| s.id), md_set.as_ref().map(|s| s.id)),
+            )?;
+            return Ok(g.turn_no);
+        }
         let log_text = log::render(&scn.map, &r.events);
         let json = |v: &dyn erased::Json| {
             v.json().map_err(|e| ServiceError::State {
@@ -206,6 +285,7 @@ impl Service {
             events: json(&r.events)?,
             log: log_text.clone(),
             played_at: now,
+            battles: settlements_json(&settled),
         };
         let (seed_hex, seed_sha256) = self.new_seed()?;
         let mut next = g.clone();
@@ -562,7 +642,49 @@ impl Service {
             let Some(mut g) = store::game(&self.conn, &id)? else {
                 continue;
             };
-            if g.status != Status::Running || g.deadline <= last || g.deadline > now {
+            if g.status != Status::Running {
+                continue;
+            }
+            // A table battle whose deadline fell in the gap gets the same
+            // extension: no result is resolved automatically for downtime.
+            for mut b in crate::store::battles::battles_of_turn(&self.conn, &g.id, g.turn_no)? {
+                if b.status.is_settled() || b.deadline <= last || b.deadline > now {
+                    continue;
+                }
+                let old = b.deadline;
+                b.deadline =
+                    now + Duration::hours(i64::from(self.cfg.turns.downtime_extension_hours));
+                let tx = self.begin()?;
+                crate::store::battles::update_battle(&tx, &b)?;
+                let text = format!(
+                    "The deadline of table battle {} passed at {} while Dervish was not running. It is extended to {}.",
+                    b.id,
+                    deadline_text(old),
+                    deadline_text(b.deadline)
+                );
+                store::audit(
+                    &tx,
+                    now,
+                    Some(&g.id),
+                    "service",
+                    "battle deadline extended after downtime",
+                    &text,
+                )?;
+                for a in self.game_addresses(&tx, &g.id)? {
+                    self.queue(self.notice_draft(
+                        Some(&g.id),
+                        &format!("downtime:battle:{}:{}", b.id, store::time(old)),
+                        &a,
+                        "battle deadline extended",
+                        &text,
+                    )?)?;
+                }
+                tx.commit()?;
+                if !out.contains(&g.id) {
+                    out.push(g.id.clone());
+                }
+            }
+            if g.deadline <= last || g.deadline > now {
                 continue;
             }
             let old = g.deadline;
@@ -577,13 +699,7 @@ impl Service {
                 deadline_text(old),
                 deadline_text(g.deadline)
             );
-            let mut to: Vec<String> = store::players(&tx, &g.id)?
-                .into_iter()
-                .map(|p| p.address)
-                .filter(|a| !a.is_empty())
-                .collect();
-            to.push(self.cfg.host.game_master.clone());
-            for a in to {
+            for a in self.game_addresses(&tx, &g.id)? {
                 self.queue(self.notice_draft(
                     Some(&g.id),
                     &format!("downtime:{}:{}", g.turn_no, store::time(old)),
@@ -601,7 +717,9 @@ impl Service {
                 &text,
             )?;
             tx.commit()?;
-            out.push(g.id);
+            if !out.contains(&g.id) {
+                out.push(g.id);
+            }
         }
         Ok(out)
     }
@@ -656,7 +774,26 @@ impl Service {
                 drift,
             });
         };
-        let r = adjudicate(&scn, before, turn.turn_kind, &eg, &md, seed);
+        let settled = match settlements_from_json(&turn.battles) {
+            Ok(s) => s,
+            Err(e) => {
+                drift.push(e);
+                Settlements::new()
+            }
+        };
+        let (r, stopped) = adjudicate(
+            &scn,
+            before,
+            turn.turn_kind,
+            &eg,
+            &md,
+            seed,
+            &settled,
+            self.data.etyfw.as_ref(),
+        )?;
+        if stopped.is_some() {
+            drift.push("the turn stops at a table battle it has no result for".into());
+        }
         let state = serde_json::to_string(&r.state).unwrap_or_default();
         let events = serde_json::to_string(&r.events).unwrap_or_default();
         if state != turn.state_after {
@@ -741,7 +878,7 @@ impl Service {
 }
 
 /// Serialising values to JSON for storage, with the error as text.
-mod erased {
+pub(super) mod erased {
     pub trait Json {
         fn json(&self) -> Result<String, String>;
     }

@@ -6,6 +6,7 @@
 //! Functions take a `&Connection`, so the service runs several of them in
 //! one transaction (a `rusqlite::Transaction` derefs to a connection).
 
+pub mod battles;
 mod inbox;
 pub mod schema;
 
@@ -123,7 +124,7 @@ fn side_col(row: &Row<'_>, i: usize) -> rusqlite::Result<Side> {
     })
 }
 
-fn time_col(row: &Row<'_>, i: usize) -> rusqlite::Result<DateTime<Utc>> {
+pub(crate) fn time_col(row: &Row<'_>, i: usize) -> rusqlite::Result<DateTime<Utc>> {
     let s: String = row.get(i)?;
     parse_time(&s).map_err(|e| {
         rusqlite::Error::FromSqlConversionFailure(i, rusqlite::types::Type::Text, Box::new(e))
@@ -665,9 +666,12 @@ pub struct TurnRow {
     /// The result log as sent.
     pub log: String,
     pub played_at: DateTime<Utc>,
+    /// The table battles' settlements the turn was played with (JSON: a
+    /// list of the engine's battle key and the settlement); `[]` without.
+    pub battles: String,
 }
 
-const TURN_COLS: &str = "game_id, turn_no, month, turn_kind, seed_hex, seed_sha256, egyptian_set, mahdist_set, egyptian_sha256, mahdist_sha256, state_before, state_after, events, log, played_at";
+const TURN_COLS: &str = "game_id, turn_no, month, turn_kind, seed_hex, seed_sha256, egyptian_set, mahdist_set, egyptian_sha256, mahdist_sha256, state_before, state_after, events, log, played_at, battles";
 
 fn turn_row(r: &Row<'_>) -> rusqlite::Result<TurnRow> {
     Ok(TurnRow {
@@ -686,12 +690,13 @@ fn turn_row(r: &Row<'_>) -> rusqlite::Result<TurnRow> {
         events: r.get(12)?,
         log: r.get(13)?,
         played_at: time_col(r, 14)?,
+        battles: r.get(15)?,
     })
 }
 
 pub fn insert_turn(c: &Connection, t: &TurnRow) -> Result<()> {
     c.prepare_cached(
-        &format!("INSERT INTO turns ({TURN_COLS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)"),
+        &format!("INSERT INTO turns ({TURN_COLS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)"),
     )?
     .execute(
         params![
@@ -709,7 +714,8 @@ pub fn insert_turn(c: &Connection, t: &TurnRow) -> Result<()> {
             t.state_after,
             t.events,
             t.log,
-            time(t.played_at)
+            time(t.played_at),
+            t.battles
         ],
     )?;
     Ok(())
@@ -874,6 +880,13 @@ pub fn next_due(c: &Connection, reminder_hours: u32) -> Result<Option<DateTime<U
     keep(
         c.prepare_cached("SELECT MIN(deadline) FROM games WHERE status = 'running'")?
             .query_row([], |r| r.get(0))?,
+    )?;
+    // A table battle's deadline (docs/tabletop.md).
+    keep(
+        c.prepare_cached(
+            "SELECT MIN(deadline) FROM battles WHERE status IN ('waiting', 'proposed', 'disputed')",
+        )?
+        .query_row([], |r| r.get(0))?,
     )?;
     if reminder_hours > 0 {
         let reminder: Option<String> = c

@@ -12,6 +12,7 @@ pub fn migrations() -> Migrations<'static> {
         M::up(V3),
         M::up(V4),
         M::up(V5),
+        M::up(super::battles::SCHEMA),
     ])
 }
 

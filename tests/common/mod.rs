@@ -46,3 +46,71 @@ pub fn fixture(file: &str) -> (dervish::scenario::Scenario, dervish::state::Game
     let case = dervish::cases::load(&path, &data).unwrap();
     (case.scn, case.state)
 }
+
+/// The campaign's invariants (ARCHITECTURE.md) after a turn: counters
+/// neither made nor lost, none in the sea, opposing stacks never in one hex,
+/// leaders never alone or with the enemy, the calendar never backwards.
+pub fn check_invariants(
+    scn: &dervish::scenario::Scenario,
+    before: &dervish::state::GameState,
+    state: &dervish::state::GameState,
+    context: &str,
+) {
+    use dervish::geo::Hex;
+    use dervish::scenario::Side;
+    use dervish::state::Status;
+    use std::collections::BTreeMap;
+    // Every counter is exactly one of: on the map, pool, reserve,
+    // eliminated, awaiting replacement, wrecked; counters are never made.
+    assert_eq!(
+        state.units.len(),
+        before.units.len(),
+        "{context}: counters appeared or vanished"
+    );
+    let mut by_hex: BTreeMap<Hex, Vec<Side>> = BTreeMap::new();
+    for u in &state.units {
+        if let Status::OnMap(h) = u.status {
+            assert!(
+                scn.map.is_land(h),
+                "{context}: {} in the sea or off the map at {h}",
+                u.id
+            );
+            // The fleet keeps no leader company and holds no hex (8.25).
+            if scn
+                .units
+                .get(&u.unit_type)
+                .is_none_or(|t| t.kind != dervish::scenario::UnitKind::Fleet)
+            {
+                by_hex.entry(h).or_default().push(u.side);
+            }
+        } else {
+            assert!(
+                !u.disrupted,
+                "{context}: {} off the map but disrupted",
+                u.id
+            );
+        }
+    }
+    // Opposing stacks never share a hex.
+    for (h, sides) in &by_hex {
+        assert!(
+            sides.iter().all(|s| *s == sides[0]),
+            "{context}: both sides at {h}"
+        );
+    }
+    // Leaders never stand alone and are never with the enemy.
+    for l in state.leaders.iter().filter(|l| !l.removed) {
+        if let Some(h) = l.hex {
+            let sides = by_hex
+                .get(&h)
+                .unwrap_or_else(|| panic!("{context}: {} alone at {h}", l.name));
+            assert_eq!(
+                sides[0], l.side,
+                "{context}: {} with the enemy at {h}",
+                l.name
+            );
+        }
+    }
+    // Month never goes backwards.
+    assert!(state.month >= before.month);
+}

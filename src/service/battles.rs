@@ -1,0 +1,835 @@
+//! Table battles in the service (docs/tabletop.md): a turn that stops at a
+//! combat sent to the table, the briefs mailed, the result taken by mail
+//! (proposed by one player, confirmed or disputed by the other, entered by
+//! the game master), the deadline, and the turn played again from its
+//! start once every battle it met is settled.
+//!
+//! A stopped turn is stored as a battle row: the combat and the state as
+//! the engine met them, and the order sets the turn is played with (fixed
+//! from then on). No turn row is written until the turn has been played to
+//! its end; that turn row carries every settlement it was played with, so
+//! `verify` and `replay` play it again byte for byte.
+
+use std::collections::BTreeMap;
+
+use chrono::Duration;
+use minijinja::context;
+
+use super::games::deadline_text;
+use super::mail::Draft;
+use super::outcome::Outcome;
+use super::turns::erased;
+use super::{Result, Service, ServiceError};
+use crate::battle::result::{Forces, ResultError, TableResult, read};
+use crate::battle::table::{Settlement, Stopped};
+use crate::engine::elsewhere::{BattleKey, Combat};
+use crate::mail::inbound::Inbound;
+use crate::scenario::{Scenario, Side};
+use crate::state::{AutoResolver, GameState, TableSelect};
+use crate::store::battles::{self as bstore, BattleRow, BattleStatus};
+use crate::store::{self, GameRow, Status};
+
+/// The settlements a turn is played with, by combat.
+pub type Settlements = BTreeMap<BattleKey, Settlement>;
+
+/// Settlements as stored with a turn (a list: JSON keys are text).
+pub fn settlements_json(s: &Settlements) -> String {
+    let list: Vec<(&BattleKey, &Settlement)> = s.iter().collect();
+    serde_json::to_string(&list).unwrap_or_else(|_| "[]".into())
+}
+
+/// Settlements read back from a turn row or a turn record.
+pub fn settlements_from_json(text: &str) -> std::result::Result<Settlements, String> {
+    let list: Vec<(BattleKey, Settlement)> =
+        serde_json::from_str(text).map_err(|e| format!("table battles: {e}"))?;
+    Ok(list.into_iter().collect())
+}
+
+/// What a battle mail asks.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BattleMail {
+    /// `BATTLE n` and a result: the body with the header lines and the
+    /// `BATTLE` line blanked, so the result's line numbers are the mail's.
+    Result { battle: i64, text: String },
+    /// `CONFIRM BATTLE n`.
+    Confirm { battle: i64 },
+    /// `DISPUTE BATTLE n` and the reason (the rest of the line).
+    Dispute { battle: i64, reason: String },
+}
+
+/// Whether a mail's body is about a table battle: its first line of the
+/// player's own text (as orders are read: quotes, quoted copies of our own
+/// mails such as the brief, signatures and footers dropped,
+/// `orders::clean::order_lines`) that starts with `BATTLE`, `CONFIRM
+/// BATTLE` or `DISPUTE BATTLE` and a number says which. A result's text
+/// is the player's own lines at their line numbers in the mail, the header
+/// lines (`GAME`, `SIDE`, `SECRET`, `MONTH`) and the `BATTLE` line blank,
+/// so the result's errors name the mail's lines.
+pub fn battle_mail(body: &str, flowed: bool, delsp: bool) -> Option<BattleMail> {
+    let lines = crate::orders::clean::order_lines(body, flowed, delsp).ok()?;
+    let number = |w: &str| w.trim_start_matches('#').parse::<i64>().ok();
+    for (i, l) in lines.iter().enumerate() {
+        let t = l.text.trim();
+        let upper = t.to_ascii_uppercase();
+        let words: Vec<&str> = upper.split_whitespace().collect();
+        match words.as_slice() {
+            ["BATTLE", n, ..] => {
+                let battle = number(n)?;
+                let last = lines.last().map_or(0, |l| l.number);
+                let mut text = vec![String::new(); last];
+                for (k, l) in lines.iter().enumerate() {
+                    let first = l
+                        .text
+                        .split_whitespace()
+                        .next()
+                        .unwrap_or("")
+                        .to_ascii_uppercase();
+                    let header = matches!(first.as_str(), "GAME" | "SIDE" | "SECRET" | "MONTH");
+                    if k != i && !header && l.number >= 1 {
+                        text[l.number - 1] = l.text.clone();
+                    }
+                }
+                // The result's own END, which the reading of the mail
+                // stops at, ends it.
+                text.push("END".into());
+                return Some(BattleMail::Result {
+                    battle,
+                    text: text.join("\n"),
+                });
+            }
+            ["CONFIRM", "BATTLE", n, ..] => {
+                return Some(BattleMail::Confirm { battle: number(n)? });
+            }
+            ["DISPUTE", "BATTLE", n, ..] => {
+                let battle = number(n)?;
+                // The reason as written, after the number.
+                let reason = t.split_whitespace().skip(3).collect::<Vec<_>>().join(" ");
+                return Some(BattleMail::Dispute { battle, reason });
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// A result in the words of the grammar, for receipts and confirmations.
+pub fn result_text(r: &TableResult) -> String {
+    let mut out = vec![match r.winner {
+        Some(s) => format!("WINNER {}", s.to_string().to_ascii_uppercase()),
+        None => "DRAW".to_string(),
+    }];
+    let mut by_fate: BTreeMap<crate::battle::result::Fate, Vec<String>> = BTreeMap::new();
+    for (id, f) in &r.fates {
+        by_fate.entry(*f).or_default().push(id.0.to_string());
+    }
+    for (f, ids) in by_fate {
+        out.push(format!("{} {f}", ids.join(" ")));
+    }
+    if !r.captured.is_empty() {
+        let ids: Vec<String> = r.captured.iter().map(|u| u.0.to_string()).collect();
+        out.push(format!("CAPTURED {}", ids.join(" ")));
+    }
+    if let Some(h) = r.retreat {
+        out.push(format!("RETREAT TO {h}"));
+    }
+    out.push("END".into());
+    out.join("\n")
+}
+
+/// The side's name as stored (`egyptian`, `mahdist`).
+fn side_key(s: Side) -> &'static str {
+    store::side_text(s)
+}
+
+impl Service {
+    /// The combat and state of a stored battle.
+    pub fn battle_parts(&self, b: &BattleRow) -> Result<(Combat, GameState)> {
+        let bad = |e: serde_json::Error| ServiceError::State {
+            game: b.game_id.clone(),
+            message: format!("battle {}: {e}", b.id),
+        };
+        Ok((
+            serde_json::from_str(&b.combat).map_err(bad)?,
+            serde_json::from_str(&b.state).map_err(bad)?,
+        ))
+    }
+
+    /// The settlements of a turn's settled battles.
+    pub fn settlements_of(&self, rows: &[BattleRow]) -> Result<Settlements> {
+        let mut out = Settlements::new();
+        for b in rows {
+            let (combat, _) = self.battle_parts(b)?;
+            let settlement = match b.status {
+                BattleStatus::Settled => {
+                    let resolved = b
+                        .resolved
+                        .as_deref()
+                        .ok_or_else(|| ServiceError::State {
+                            game: b.game_id.clone(),
+                            message: format!("battle {} is settled without a result", b.id),
+                        })
+                        .and_then(|j| {
+                            serde_json::from_str(j).map_err(|e| ServiceError::State {
+                                game: b.game_id.clone(),
+                                message: format!("battle {}: {e}", b.id),
+                            })
+                        })?;
+                    Settlement::Table {
+                        text: b.result_text.clone().unwrap_or_default(),
+                        resolved,
+                    }
+                }
+                BattleStatus::Deadline => Settlement::Deadline,
+                _ => continue,
+            };
+            out.insert(combat.key, settlement);
+        }
+        Ok(out)
+    }
+
+    /// The battle of a game that its open turn waits for, if any.
+    pub fn open_battle(&self, game: &str) -> Result<Option<BattleRow>> {
+        let g = self.game(game)?;
+        Ok(bstore::battles_of_turn(&self.conn, game, g.turn_no)?
+            .into_iter()
+            .find(|b| !b.status.is_settled()))
+    }
+
+    /// Every table battle of a game.
+    pub fn battles(&self, game: &str) -> Result<Vec<BattleRow>> {
+        self.game(game)?;
+        Ok(bstore::battles_of_game(&self.conn, game)?)
+    }
+
+    /// The turn stopped at a combat sent to the table: store it with the
+    /// order sets the turn is played with, and mail the briefs to both
+    /// players and the game master. Returns the battle's number.
+    pub(super) fn stop_for_battle(
+        &self,
+        scn: &Scenario,
+        g: &GameRow,
+        stopped: &Stopped,
+        sets: (Option<i64>, Option<i64>),
+    ) -> Result<i64> {
+        let now = self.now();
+        let options = &stopped.state.options.table_battles;
+        let json = |v: &dyn erased::Json| {
+            v.json().map_err(|message| ServiceError::State {
+                game: g.id.clone(),
+                message,
+            })
+        };
+        let row = BattleRow {
+            id: 0,
+            game_id: g.id.clone(),
+            turn_no: g.turn_no,
+            battle_key: json(&stopped.combat.key)?,
+            combat: json(&stopped.combat)?,
+            state: json(&stopped.state)?,
+            egyptian_set: sets.0,
+            mahdist_set: sets.1,
+            status: BattleStatus::Waiting,
+            result_text: None,
+            proposed_by: None,
+            resolved: None,
+            dispute: None,
+            deadline: now + Duration::hours(i64::from(options.deadline_hours)),
+            created_at: now,
+            settled_at: None,
+        };
+        let tx = self.begin()?;
+        let id = bstore::insert_battle(&tx, &row)?;
+        let players = store::players(&tx, &g.id)?;
+        let solo = players.iter().find(|p| p.bot.is_some()).map(|p| p.side);
+        let place = scn.map.describe(stopped.combat.defender_hex);
+        let made = match &self.tabletop {
+            Some(data) => crate::battle::brief::brief_with(
+                data,
+                scn,
+                &stopped.state,
+                &stopped.combat,
+                options.rules,
+                solo,
+            ),
+            None => crate::battle::brief::brief(
+                scn,
+                &stopped.state,
+                &stopped.combat,
+                options.rules,
+                solo,
+            ),
+        };
+        let brief = match made {
+            Ok(text) => text,
+            // The briefs' data is checked when loaded; should it fail
+            // here, the battle still goes out, with its forces and the
+            // result to fill in, and the reason.
+            Err(e) => {
+                tracing::warn!(game = %g.id, error = %e, "no battle brief");
+                let forces = Forces::of(scn, &stopped.state, &stopped.combat);
+                format!(
+                    "(The brief for {} could not be made: {e}.)\n\n{}: {} attack {} from {}\n\n{}",
+                    options.rules.title(),
+                    stopped.combat.key,
+                    stopped.combat.attacker,
+                    place,
+                    scn.map.describe(stopped.combat.attacker_hex),
+                    fill_in(&forces)
+                )
+            }
+        };
+        let fallback = match stopped.state.options.resolver {
+            AutoResolver::Tables => "on the campaign's combat tables",
+            AutoResolver::Etyfw => "by the ETYFW resolver",
+        };
+        let mut to: Vec<(String, String)> = players
+            .iter()
+            .filter(|p| !p.address.is_empty())
+            .map(|p| (side_key(p.side).to_string(), p.address.clone()))
+            .collect();
+        to.push(("gm".into(), self.cfg.host.game_master.clone()));
+        for (who, address) in to {
+            let rendered = self.templates.render(
+                "battle_brief.txt",
+                context! {
+                    game => g.id.clone(),
+                    battle => id,
+                    turn => g.turn_no,
+                    month => stopped.state.month.long_name(),
+                    place => place.clone(),
+                    rules => options.rules.title(),
+                    recipient => who.clone(),
+                    brief => brief.clone(),
+                    solo => solo.is_some(),
+                    deadline => deadline_text(row.deadline),
+                    fallback => fallback,
+                },
+            )?;
+            self.queue(Draft {
+                game_id: Some(g.id.clone()),
+                kind: "battle",
+                dedupe_key: format!("battle:{}:{id}:brief:{who}", g.id),
+                to: address,
+                rendered,
+                html: true,
+                in_reply_to: None,
+                refs: Vec::new(),
+                reply: false,
+                attachments: Vec::new(),
+            })?;
+        }
+        store::audit(
+            &tx,
+            now,
+            Some(&g.id),
+            "service",
+            "table battle",
+            &format!(
+                "turn {} stopped at battle {id} ({}) at {place}; result due by {}",
+                g.turn_no,
+                stopped.combat.key,
+                deadline_text(row.deadline)
+            ),
+        )?;
+        tx.commit()?;
+        tracing::info!(game = %g.id, turn = g.turn_no, battle = id, "turn stopped for a table battle");
+        Ok(id)
+    }
+
+    /// Battles whose deadline has passed: a result sent and not disputed
+    /// stands; otherwise the battle is resolved automatically when the
+    /// turn is played again. Returns how many were settled.
+    pub fn settle_battle_deadlines(&self) -> Result<usize> {
+        let now = self.now();
+        let mut n = 0;
+        for id in store::game_ids(&self.conn)? {
+            let Some(g) = store::game(&self.conn, &id)? else {
+                continue;
+            };
+            if g.status != Status::Running {
+                continue;
+            }
+            for mut b in bstore::battles_of_turn(&self.conn, &id, g.turn_no)? {
+                if b.status.is_settled() || now < b.deadline {
+                    continue;
+                }
+                let tx = self.begin()?;
+                let what = if b.status == BattleStatus::Proposed {
+                    b.status = BattleStatus::Settled;
+                    "the result sent was not disputed by the deadline: it stands".to_string()
+                } else {
+                    b.status = BattleStatus::Deadline;
+                    "no settled result by the deadline: the combat is resolved automatically, and the log says so".to_string()
+                };
+                b.settled_at = Some(now);
+                bstore::update_battle(&tx, &b)?;
+                self.tell_battle(&tx, &g, &b, "deadline", &what)?;
+                tx.commit()?;
+                n += 1;
+            }
+        }
+        Ok(n)
+    }
+
+    /// Mail both players and the game master a line about a battle.
+    fn tell_battle(
+        &self,
+        tx: &rusqlite::Connection,
+        g: &GameRow,
+        b: &BattleRow,
+        step: &str,
+        text: &str,
+    ) -> Result<()> {
+        for a in self.game_addresses(tx, &g.id)? {
+            self.queue(self.notice_draft(
+                Some(&g.id),
+                &format!("battle:{}:{step}", b.id),
+                &a,
+                &format!("battle {}", b.id),
+                text,
+            )?)?;
+        }
+        store::audit(
+            tx,
+            self.now(),
+            Some(&g.id),
+            "service",
+            "table battle",
+            &format!("battle {}: {text}", b.id),
+        )?;
+        Ok(())
+    }
+
+    /// A battle of this game, or why not.
+    fn battle_of(&self, g: &GameRow, id: i64) -> Result<std::result::Result<BattleRow, String>> {
+        let Some(b) = bstore::battle(&self.conn, id)? else {
+            return Ok(Err(format!("game {} has no battle {id}", g.id)));
+        };
+        if b.game_id != g.id {
+            return Ok(Err(format!("game {} has no battle {id}", g.id)));
+        }
+        if b.status.is_settled() {
+            return Ok(Err(format!(
+                "battle {id} is settled already; the turn goes on with its result"
+            )));
+        }
+        Ok(Ok(b))
+    }
+
+    /// Read a result against the battle's forces.
+    fn read_result(
+        &self,
+        b: &BattleRow,
+        text: &str,
+    ) -> Result<std::result::Result<TableResult, Vec<ResultError>>> {
+        let g = self.game(&b.game_id)?;
+        let scn = self.scenario(&g.scenario)?;
+        let (combat, state) = self.battle_parts(b)?;
+        let forces = Forces::of(&scn, &state, &combat);
+        Ok(read(text, &forces, &scn.map))
+    }
+
+    /// Settle a battle with a result; the turn is played again at the next
+    /// pass.
+    fn settle_with(
+        &self,
+        tx: &rusqlite::Connection,
+        g: &GameRow,
+        b: &mut BattleRow,
+        how: &str,
+    ) -> Result<()> {
+        b.status = BattleStatus::Settled;
+        b.settled_at = Some(self.now());
+        bstore::update_battle(tx, b)?;
+        let text = format!(
+            "the result of battle {} is settled ({how}); the turn is played on at the next pass.\n\n{}",
+            b.id,
+            b.result_text.clone().unwrap_or_default().trim()
+        );
+        self.tell_battle(tx, g, b, "settled", &text)
+    }
+
+    /// What a settled result says in the log: who fought it and how it
+    /// was agreed.
+    fn how(rules: crate::state::RuleSet, agreed: &str) -> String {
+        format!("on the table ({}); {agreed}", rules.title())
+    }
+
+    /// A battle mail from a player (already known by their secret).
+    pub(super) fn battle_mail_from(
+        &self,
+        g: &GameRow,
+        side: Side,
+        sender: &str,
+        message_id: &str,
+        mail: &Inbound,
+        ask: BattleMail,
+    ) -> Result<Outcome> {
+        let battle = match &ask {
+            BattleMail::Result { battle, .. }
+            | BattleMail::Confirm { battle }
+            | BattleMail::Dispute { battle, .. } => *battle,
+        };
+        let receipt = |headline: &str,
+                       errors: Vec<String>,
+                       ignored: Vec<String>,
+                       result: Option<String>,
+                       text: String|
+         -> Result<()> {
+            let rendered = self.templates.render(
+                "battle_receipt.txt",
+                context! {
+                    game => g.id.clone(),
+                    battle => battle,
+                    headline => headline,
+                    errors => errors,
+                    ignored => ignored,
+                    result => result,
+                    text => text,
+                },
+            )?;
+            self.queue(self.reply_draft(
+                &g.id,
+                "battle",
+                &format!("battle-receipt:{message_id}"),
+                sender,
+                rendered,
+                mail,
+            ))?;
+            Ok(())
+        };
+        let b = match self.battle_of(g, battle)? {
+            Ok(b) => b,
+            Err(reason) => {
+                receipt(
+                    "not taken",
+                    vec![reason.clone()],
+                    vec![],
+                    None,
+                    String::new(),
+                )?;
+                return Ok(Outcome::Refused(reason));
+            }
+        };
+        let rules = self.state_of(g)?.options.table_battles.rules;
+        let players = store::players(&self.conn, &g.id)?;
+        let other = players.iter().find(|p| p.side == side.enemy());
+        let solo = other.is_none_or(|p| p.bot.is_some() || p.address.is_empty());
+        let mut b = b;
+        match ask {
+            BattleMail::Result { text, .. } => {
+                let r = match self.read_result(&b, &text)? {
+                    Ok(r) => r,
+                    Err(errors) => {
+                        let lines: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
+                        receipt("the result has errors", lines, vec![], None, String::new())?;
+                        return Ok(Outcome::Refused(format!(
+                            "battle {battle}: {} error(s) in the result",
+                            errors.len()
+                        )));
+                    }
+                };
+                let ignored: Vec<String> =
+                    r.ignored.iter().map(|(n, l)| format!("{n}: {l}")).collect();
+                let words = result_text(&r);
+                let tx = self.begin()?;
+                // The other side sent the same result already: agreed.
+                let other_proposed = b.status == BattleStatus::Proposed
+                    && b.proposed_by.as_deref() != Some(side_key(side));
+                let same_as_other =
+                    other_proposed && b.result_text.as_deref() == Some(words.as_str());
+                let differs_from_other = other_proposed && !same_as_other;
+                if differs_from_other {
+                    b.status = BattleStatus::Disputed;
+                    b.dispute = Some(format!("the {side} player sent another result:\n{words}"));
+                    bstore::update_battle(&tx, &b)?;
+                    self.tell_battle(
+                        &tx,
+                        g,
+                        &b,
+                        "disputed",
+                        &format!(
+                            "the two players sent different results for battle {battle}: the game master decides (dervish game battle-result {} {battle} FILE).\n\nFirst result:\n{}\n\nSecond result ({side}):\n{words}",
+                            g.id,
+                            b.result_text.clone().unwrap_or_default()
+                        ),
+                    )?;
+                    tx.commit()?;
+                    receipt(
+                        "a different result: the game master decides",
+                        vec![],
+                        ignored,
+                        Some(words),
+                        "Your result differs from the one the other player sent; both go to the game master.".into(),
+                    )?;
+                    return Ok(Outcome::Battle {
+                        game: g.id.clone(),
+                        battle,
+                        what: "disputed".into(),
+                    });
+                }
+                let resolved = r.resolved(Self::how(
+                    rules,
+                    &if solo {
+                        format!("result sent by the {side} player")
+                    } else {
+                        "result agreed by both players".to_string()
+                    },
+                ));
+                b.result_text = Some(words.clone());
+                b.proposed_by = Some(side_key(side).to_string());
+                b.resolved =
+                    Some(
+                        serde_json::to_string(&resolved).map_err(|e| ServiceError::State {
+                            game: g.id.clone(),
+                            message: e.to_string(),
+                        })?,
+                    );
+                if solo || same_as_other {
+                    self.settle_with(
+                        &tx,
+                        g,
+                        &mut b,
+                        if solo {
+                            "sent by the player; the other side is a programmed player"
+                        } else {
+                            "both players sent the same result"
+                        },
+                    )?;
+                    tx.commit()?;
+                    receipt(
+                        "result taken",
+                        vec![],
+                        ignored,
+                        Some(words),
+                        "The result is settled; the turn is played on at the next pass.".into(),
+                    )?;
+                    return Ok(Outcome::Battle {
+                        game: g.id.clone(),
+                        battle,
+                        what: "settled".into(),
+                    });
+                }
+                b.status = BattleStatus::Proposed;
+                bstore::update_battle(&tx, &b)?;
+                if let Some(o) = other {
+                    let rendered = self.templates.render(
+                        "battle_receipt.txt",
+                        context! {
+                            game => g.id.clone(),
+                            battle => battle,
+                            headline => format!("the {side} player's result, to confirm"),
+                            errors => Vec::<String>::new(),
+                            ignored => Vec::<String>::new(),
+                            result => words.clone(),
+                            text => format!(
+                                "The {side} player sent this result. Reply with CONFIRM BATTLE {battle} (and your secret) if it is right, or DISPUTE BATTLE {battle} and your reason: the game master then decides. Without either by {} it stands.",
+                                deadline_text(b.deadline)
+                            ),
+                        },
+                    )?;
+                    self.queue(Draft {
+                        game_id: Some(g.id.clone()),
+                        kind: "battle",
+                        dedupe_key: format!("battle:{}:{battle}:confirm:{message_id}", g.id),
+                        to: o.address.clone(),
+                        rendered,
+                        html: true,
+                        in_reply_to: None,
+                        refs: Vec::new(),
+                        reply: false,
+                        attachments: Vec::new(),
+                    })?;
+                }
+                tx.commit()?;
+                receipt(
+                    "result received",
+                    vec![],
+                    ignored,
+                    Some(words),
+                    format!(
+                        "The {} player is asked to confirm it; a new result from you replaces this one until then.",
+                        side.enemy()
+                    ),
+                )?;
+                Ok(Outcome::Battle {
+                    game: g.id.clone(),
+                    battle,
+                    what: "proposed".into(),
+                })
+            }
+            BattleMail::Confirm { .. } => {
+                if b.status != BattleStatus::Proposed
+                    || b.proposed_by.as_deref() == Some(side_key(side))
+                {
+                    let reason = if b.status == BattleStatus::Proposed {
+                        format!(
+                            "you sent this result: the {} player confirms it",
+                            side.enemy()
+                        )
+                    } else {
+                        format!("battle {battle} has no result from the other player to confirm")
+                    };
+                    receipt(
+                        "not taken",
+                        vec![reason.clone()],
+                        vec![],
+                        None,
+                        String::new(),
+                    )?;
+                    return Ok(Outcome::Refused(reason));
+                }
+                let tx = self.begin()?;
+                self.settle_with(&tx, g, &mut b, "confirmed by the other player")?;
+                tx.commit()?;
+                receipt(
+                    "result confirmed",
+                    vec![],
+                    vec![],
+                    b.result_text.clone(),
+                    "The result is settled; the turn is played on at the next pass.".into(),
+                )?;
+                Ok(Outcome::Battle {
+                    game: g.id.clone(),
+                    battle,
+                    what: "settled".into(),
+                })
+            }
+            BattleMail::Dispute { reason, .. } => {
+                let tx = self.begin()?;
+                b.status = BattleStatus::Disputed;
+                b.dispute = Some(format!("the {side} player: {reason}"));
+                bstore::update_battle(&tx, &b)?;
+                self.tell_battle(
+                    &tx,
+                    g,
+                    &b,
+                    "disputed",
+                    &format!(
+                        "the {side} player disputes battle {battle}'s result ({reason}): the game master decides (dervish game battle-result {} {battle} FILE). Without a decision by {} the combat is resolved automatically.",
+                        g.id,
+                        deadline_text(b.deadline)
+                    ),
+                )?;
+                tx.commit()?;
+                receipt(
+                    "dispute sent to the game master",
+                    vec![],
+                    vec![],
+                    b.result_text.clone(),
+                    String::new(),
+                )?;
+                Ok(Outcome::Battle {
+                    game: g.id.clone(),
+                    battle,
+                    what: "disputed".into(),
+                })
+            }
+        }
+    }
+
+    /// The game master enters a battle's result (a dispute decided, or a
+    /// result taken by hand): settled at once. The errors, line-numbered,
+    /// if it is wrong.
+    pub fn enter_battle_result(
+        &self,
+        game: &str,
+        battle: i64,
+        text: &str,
+    ) -> Result<std::result::Result<String, Vec<ResultError>>> {
+        let g = self.game(game)?;
+        let mut b = match self.battle_of(&g, battle)? {
+            Ok(b) => b,
+            Err(reason) => return Err(ServiceError::Game(reason)),
+        };
+        let r = match self.read_result(&b, text)? {
+            Ok(r) => r,
+            Err(e) => return Ok(Err(e)),
+        };
+        let rules = self.state_of(&g)?.options.table_battles.rules;
+        let words = result_text(&r);
+        let resolved = r.resolved(Self::how(rules, "result entered by the game master"));
+        b.result_text = Some(words.clone());
+        b.proposed_by = Some("gm".into());
+        b.resolved = Some(
+            serde_json::to_string(&resolved).map_err(|e| ServiceError::State {
+                game: g.id.clone(),
+                message: e.to_string(),
+            })?,
+        );
+        let tx = self.begin()?;
+        self.settle_with(&tx, &g, &mut b, "entered by the game master")?;
+        tx.commit()?;
+        Ok(Ok(words))
+    }
+
+    /// The game master flags a place (or takes the flag off): combats
+    /// there go to the table when the game's option is `flagged`. Takes
+    /// effect from the next turn played.
+    pub fn flag_place(&self, game: &str, place: &str, on: bool) -> Result<String> {
+        let g = self.game(game)?;
+        let scn = self.scenario(&g.scenario)?;
+        let hex = scn
+            .map
+            .resolve(place)
+            .map_err(|e| ServiceError::Game(format!("{place}: {e}")))?;
+        let mut state = self.state_of(&g)?;
+        let tb = &mut state.options.table_battles;
+        if tb.select != TableSelect::Flagged {
+            return Err(ServiceError::Game(format!(
+                "game {game} does not send flagged combats to the table (its table battles: {}); make it with --table-battles flagged",
+                describe_select(tb.select)
+            )));
+        }
+        if on {
+            tb.flagged.insert(hex);
+        } else {
+            tb.flagged.remove(&hex);
+        }
+        let mut next = g.clone();
+        next.state = serde_json::to_string(&state).map_err(|e| ServiceError::State {
+            game: g.id.clone(),
+            message: e.to_string(),
+        })?;
+        let tx = self.begin()?;
+        store::update_game(&tx, &next)?;
+        let text = format!(
+            "{} {} for table battles",
+            scn.map.describe(hex),
+            if on { "flagged" } else { "no longer flagged" }
+        );
+        store::audit(&tx, self.now(), Some(&g.id), "gm", "battle flag", &text)?;
+        tx.commit()?;
+        self.forget_state(game);
+        Ok(text)
+    }
+}
+
+/// The option in words.
+pub fn describe_select(s: TableSelect) -> String {
+    match s {
+        TableSelect::None => "none".into(),
+        TableSelect::All => "all".into(),
+        TableSelect::Above(n) => format!("above {n} strength points"),
+        TableSelect::Flagged => "flagged places".into(),
+    }
+}
+
+/// A result to fill in: every unit of the battle with GOOD ORDER, each
+/// side on its own lines, for the players to edit.
+pub fn fill_in(forces: &Forces) -> String {
+    let mut out = vec!["WINNER EGYPTIAN".to_string()];
+    for side in [Side::Egyptian, Side::Mahdist] {
+        let ids: Vec<String> = forces
+            .units
+            .iter()
+            .filter(|u| u.side == side)
+            .map(|u| u.id.0.to_string())
+            .collect();
+        if !ids.is_empty() {
+            out.push(format!("{} GOOD ORDER", ids.join(" ")));
+        }
+    }
+    out.push("END".into());
+    out.join("\n")
+}
