@@ -90,8 +90,9 @@ enum Command {
     },
     /// Play a turn again and confirm the same result byte for byte: from
     /// the database (--game and --month), or from results mails alone
-    /// (--from-mail), on any machine, with the public scenario data.
-    #[command(group(clap::ArgGroup::new("what").required(true).args(["game", "from_mail"])))]
+    /// (--from-mail) or turn records (--from-record), on any machine, with
+    /// the public scenario data.
+    #[command(group(clap::ArgGroup::new("what").required(true).args(["game", "from_mail", "from_record"])))]
     Verify {
         #[arg(long, requires = "month")]
         game: Option<String>,
@@ -105,6 +106,26 @@ enum Command {
         /// the data shipped with this Dervish.
         #[arg(long = "from-mail", value_name = "FILE", num_args = 1.., conflicts_with_all = ["game", "month"])]
         from_mail: Vec<PathBuf>,
+        /// Turn records saved as files (`<game>-turn-<n>.json`, as
+        /// attached to results mails and published in the archive's
+        /// `records/`): checked and played again as with --from-mail.
+        #[arg(long = "from-record", value_name = "FILE", num_args = 1.., conflicts_with_all = ["game", "month", "from_mail"])]
+        from_record: Vec<PathBuf>,
+    },
+    /// Write the campaign archive: a static website of a game (a page a
+    /// month with drawn maps, the log and the orders, charts, a
+    /// verification page, JSON a month; docs/archive.md), in DIR/<game>/,
+    /// with DIR/index.html listing the games archived there.
+    Archive {
+        /// The game to archive.
+        #[arg(long, required_unless_present = "all", conflicts_with = "all")]
+        game: Option<String>,
+        /// Archive every game.
+        #[arg(long)]
+        all: bool,
+        /// The folder to write into (created if missing).
+        #[arg(long, value_name = "DIR")]
+        out: PathBuf,
     },
     /// The game master's password, for game master commands by email:
     /// `dervish gm password` reads it from standard input.
@@ -156,6 +177,18 @@ enum Command {
         /// Seed of the dice for --play.
         #[arg(long, requires = "out", default_value_t = 1)]
         seed: u64,
+        /// Draw a game of the database instead, as it stood at the end of
+        /// its last month played (or of --month), with that month's
+        /// marches and battles.
+        #[arg(long, conflicts_with_all = ["play", "no_units"])]
+        game: Option<String>,
+        /// The month of --game: 1884-03, March 1884 or Mar 1884.
+        #[arg(long, requires = "game")]
+        month: Option<String>,
+        /// With --game: the map after this side's player turn of the month
+        /// (the month's end by default).
+        #[arg(long, requires = "game", value_parser = ["egyptian", "mahdist"])]
+        after: Option<String>,
     },
     /// Print the cheapest land route between two places (rule 8.21 costs).
     Route {
@@ -423,8 +456,13 @@ fn run(mut cli: Cli) -> Result<ExitCode> {
         Command::Game { command } => service::game(cfg, command),
         Command::Verify { from_mail, .. } if !from_mail.is_empty() => {
             let data = data(&cli.data)?;
-            service::verify_from_mail(&data, &from_mail)
+            service::verify_from_files(&data, &from_mail, service::Saved::Mail)
         }
+        Command::Verify { from_record, .. } if !from_record.is_empty() => {
+            let data = data(&cli.data)?;
+            service::verify_from_files(&data, &from_record, service::Saved::Record)
+        }
+        Command::Archive { game, all, out } => service::archive(cfg, game.as_deref(), all, &out),
         Command::Verify { game, month, .. } => service::verify(
             cfg,
             game.as_deref().unwrap_or_default(),
@@ -435,6 +473,27 @@ fn run(mut cli: Cli) -> Result<ExitCode> {
         Command::Outbox { command } => outbox::outbox(&cfg, command),
         Command::Mail { command } => mail::mail(cfg, command),
         Command::Map {
+            game: Some(game),
+            month,
+            after,
+            around,
+            radius,
+            out,
+            width,
+            ..
+        } => service::game_map(
+            cfg,
+            &service::GameMap {
+                game,
+                month,
+                after,
+                around,
+                radius: i32::from(radius),
+                out,
+                width,
+            },
+        ),
+        Command::Map {
             scenario: id,
             around,
             radius,
@@ -443,6 +502,7 @@ fn run(mut cli: Cli) -> Result<ExitCode> {
             width,
             play,
             seed,
+            ..
         } => {
             let ext = file
                 .extension()

@@ -780,14 +780,38 @@ pub fn verify(cfg: Config, game: &str, month: &str) -> Result<ExitCode> {
 /// Check the turn records of results mails without the database: every
 /// digest, the sealed orders read again, the turn played again; and the
 /// chain between records of consecutive turns of one game.
-pub fn verify_from_mail(data: &DataSet, files: &[std::path::PathBuf]) -> Result<ExitCode> {
+/// What `dervish verify` is given: results mails or turn records.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Saved {
+    Mail,
+    Record,
+}
+
+pub fn verify_from_files(
+    data: &DataSet,
+    files: &[std::path::PathBuf],
+    saved: Saved,
+) -> Result<ExitCode> {
     use dervish::service::record::{self, TurnRecord};
     let mut ok = true;
     let mut all: Vec<TurnRecord> = Vec::new();
     for f in files {
         let bytes = std::fs::read(f).map_err(|e| anyhow!("cannot read {}: {e}", f.display()))?;
-        let (records, text) = record::from_mail(&bytes)
-            .map_err(|e| anyhow!("{} cannot be checked: {e}", f.display()))?;
+        let (records, text) = match saved {
+            Saved::Mail => {
+                let (records, text) = record::from_mail(&bytes)
+                    .map_err(|e| anyhow!("{} cannot be checked: {e}", f.display()))?;
+                (records, Some(text))
+            }
+            Saved::Record => {
+                let text = String::from_utf8(bytes).map_err(|_| {
+                    anyhow!("{} cannot be checked: it is not UTF-8 text", f.display())
+                })?;
+                let r = TurnRecord::from_json(&text)
+                    .map_err(|e| anyhow!("{} cannot be checked: {e}", f.display()))?;
+                (vec![r], None)
+            }
+        };
         for r in records {
             outln!(
                 "{}: game {}, turn {} ({}, {})",
@@ -797,7 +821,7 @@ pub fn verify_from_mail(data: &DataSet, files: &[std::path::PathBuf]) -> Result<
                 r.month,
                 r.turn_kind
             );
-            for c in record::verify(data, &r, Some(&text)) {
+            for c in record::verify(data, &r, text.as_ref()) {
                 ok &= c.ok;
                 outln!(
                     "  {} {}: {}",
@@ -845,4 +869,149 @@ pub fn replay(cfg: Config, game: &str) -> Result<ExitCode> {
     } else {
         Ok(ExitCode::FAILURE)
     }
+}
+
+/// `dervish archive`: one game's site, or every game's.
+pub fn archive(
+    cfg: Config,
+    game: Option<&str>,
+    all: bool,
+    out: &std::path::Path,
+) -> Result<ExitCode> {
+    let (s, _lock) = open_to_read(cfg)?;
+    let built = match (game, all) {
+        (Some(id), _) => vec![s.archive(id, out).map_err(|e| anyhow!("{e}"))?],
+        (None, true) => s.archive_all(out).map_err(|e| anyhow!("{e}"))?,
+        (None, false) => return Err(anyhow!("name a game (--game ID) or --all")),
+    };
+    for b in &built {
+        outln!(
+            "{}: {} months, {} files, {} KB in {}",
+            b.game,
+            b.months,
+            b.files,
+            b.bytes.div_ceil(1024),
+            b.dir.display()
+        );
+    }
+    outln!("{}", out.join("index.html").display());
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `dervish map --game ID`: what to draw.
+pub struct GameMap {
+    pub game: String,
+    pub month: Option<String>,
+    pub after: Option<String>,
+    pub around: Option<String>,
+    pub radius: i32,
+    pub out: Option<std::path::PathBuf>,
+    pub width: u32,
+}
+
+/// `dervish map --game ID [--month M] [--after SIDE]`: a stored game's map
+/// at the end of a month (or after one player turn of it), printed as the
+/// results mails print it, or drawn to an SVG or PNG file with the month's
+/// marches and battles.
+pub fn game_map(cfg: Config, m: &GameMap) -> Result<ExitCode> {
+    use dervish::render::svg;
+    let (s, _lock) = open_to_read(cfg)?;
+    let g = s.game(&m.game).map_err(|e| anyhow!("{e}"))?;
+    let a = s.archive_data(&g).map_err(|e| anyhow!("{e}"))?;
+    let month = match &m.month {
+        Some(text) => Some(
+            dervish::orders::parse::month(text)
+                .ok_or_else(|| {
+                    anyhow!("{text:?} is not a month: write it as 1884-07 or July 1884")
+                })?
+                .to_string(),
+        ),
+        None => None,
+    };
+    let Some(mf) = (match &month {
+        Some(code) => a.months.iter().find(|x| &x.month == code),
+        None => a.months.last(),
+    }) else {
+        return Err(match month {
+            Some(code) => anyhow!(
+                "game {} has no month {code} played; its months are {}",
+                g.id,
+                a.months
+                    .iter()
+                    .map(|x| x.month.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            None => anyhow!("game {} has no month played yet", g.id),
+        });
+    };
+    let pt = match &m.after {
+        Some(side) => mf.player_turns.iter().find(|p| &p.side == side).ok_or_else(|| {
+            anyhow!(
+                "game {} has no {side} player turn in {} (the game ended before it, or it is not played yet)",
+                g.id,
+                mf.name
+            )
+        })?,
+        None => mf
+            .player_turns
+            .last()
+            .ok_or_else(|| anyhow!("month {} of game {} has no player turn", mf.month, g.id))?,
+    };
+    let events: Vec<_> = match &m.after {
+        Some(_) => pt.events.clone(),
+        None => mf
+            .player_turns
+            .iter()
+            .flat_map(|p| p.events.iter().cloned())
+            .collect(),
+    };
+    let centre = match &m.around {
+        Some(p) => Some(a.scn.map.resolve(p).map_err(|e| anyhow!("{e}"))?),
+        None => None,
+    };
+    let Some(file) = &m.out else {
+        let text = match centre {
+            Some(c) => ascii::sector(
+                &a.scn,
+                Some(&pt.state),
+                ascii::Sector {
+                    centre: c,
+                    radius: m.radius,
+                },
+            ),
+            None => ascii::overview(&a.scn, Some(&pt.state)),
+        };
+        out!("{text}");
+        return Ok(ExitCode::SUCCESS);
+    };
+    let ext = file
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
+    let png = match ext.as_deref() {
+        Some("png") => true,
+        Some("svg") => false,
+        _ => {
+            return Err(anyhow!(
+                "{}: name the file .svg or .png, the two kinds of map drawn",
+                file.display()
+            ));
+        }
+    };
+    let view = match centre {
+        Some(c) => svg::View::around(c, m.radius),
+        None => svg::View::theatre(),
+    }
+    .with_overlay(&events, None);
+    let drawn = svg::map_svg(&a.scn, Some(&pt.state), &view);
+    let bytes = if png {
+        svg::map_png(&drawn, m.width).map_err(|e| anyhow!(e))?
+    } else {
+        drawn.into_bytes()
+    };
+    std::fs::write(file, &bytes)
+        .with_context(|| format!("cannot write the map to {}", file.display()))?;
+    outln!("{}: {} bytes", file.display(), bytes.len());
+    Ok(ExitCode::SUCCESS)
 }

@@ -3,6 +3,7 @@
 //! except that drawing a PNG reads the system's fonts once a process
 //! (`svg::map_png`).
 
+pub mod archive;
 pub mod ascii;
 pub mod log;
 pub mod roster;

@@ -26,6 +26,18 @@ pub struct Config {
     pub limits: Limits,
     pub outbox: Outbox,
     pub run: Run,
+    pub archive: Archive,
+}
+
+/// The campaign archive (`dervish archive`).
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Archive {
+    /// A folder to keep every game's archive in, rebuilt after each turn
+    /// (`<folder>/<game>/index.html`, and `<folder>/index.html` listing
+    /// them); none by default. Safe to publish while games run: nothing
+    /// appears before the turn that reveals it.
+    pub folder: Option<PathBuf>,
 }
 
 /// Who the service is.
@@ -164,6 +176,7 @@ impl Default for Config {
             limits: Limits::default(),
             outbox: Outbox::default(),
             run: Run::default(),
+            archive: Archive::default(),
         }
     }
 }

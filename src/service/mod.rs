@@ -8,6 +8,7 @@
 //! loses nothing: a message not yet committed is read again, a mail not
 //! yet marked sent is sent again (with the same Message-ID).
 
+pub mod archive;
 pub mod battles;
 pub mod bots;
 pub mod config;
@@ -59,6 +60,9 @@ pub enum ServiceError {
     /// The inbox or the outgoing mail cannot be set up as configured.
     #[error("{0}")]
     Setup(String),
+    /// The archive's files cannot be written.
+    #[error("archive: {0}")]
+    Archive(String),
 }
 
 pub type Result<T> = std::result::Result<T, ServiceError>;

@@ -43,6 +43,35 @@ pub fn adjudicate(
     settled: &Settlements,
     etyfw: Option<&crate::scenario::NamedText>,
 ) -> Result<(TurnResult, Option<Stopped>)> {
+    adjudicate_watched(
+        scn,
+        state,
+        kind,
+        egyptian,
+        mahdist,
+        seed,
+        settled,
+        etyfw,
+        &mut |_, _| {},
+    )
+}
+
+/// As [`adjudicate`], showing `watch` the state each side's orders are
+/// asked for as its player turn begins: in a month, the state after the
+/// Egyptian player turn is the last one shown for the Mahdist side (the
+/// archive draws the map after each player turn from it).
+#[allow(clippy::too_many_arguments)]
+pub fn adjudicate_watched(
+    scn: &Scenario,
+    state: GameState,
+    kind: TurnKind,
+    egyptian: &Orders,
+    mahdist: &Orders,
+    seed: [u8; 32],
+    settled: &Settlements,
+    etyfw: Option<&crate::scenario::NamedText>,
+    watch: &mut dyn FnMut(&GameState, Side),
+) -> Result<(TurnResult, Option<Stopped>)> {
     let mut dice = Dice::new(SeededDice::from_seed_bytes(seed));
     let options = state.options.clone();
     let mut auto = crate::battle::auto_resolver(options.resolver, etyfw)
@@ -52,7 +81,8 @@ pub fn adjudicate(
         TurnKind::Month => play_month_resolving(
             scn,
             state,
-            &mut |_, side| {
+            &mut |s, side| {
+                watch(s, side);
                 if side == Side::Egyptian {
                     egyptian.clone()
                 } else {
@@ -128,12 +158,12 @@ pub struct Verified {
     pub drift: Vec<String>,
 }
 
-fn seed_bytes(hex: &str) -> Option<[u8; 32]> {
+pub(super) fn seed_bytes(hex: &str) -> Option<[u8; 32]> {
     unhex(hex)?.try_into().ok()
 }
 
 impl Service {
-    fn orders_of(&self, set: Option<&OrderSetRow>) -> Result<Orders> {
+    pub(super) fn orders_of(&self, set: Option<&OrderSetRow>) -> Result<Orders> {
         match set {
             None => Ok(Orders::default()),
             Some(s) => serde_json::from_str(&s.orders).map_err(|e| ServiceError::State {
@@ -392,6 +422,7 @@ impl Service {
         }
         tx.commit()?;
         tracing::info!(game = id, turn = g.turn_no, month = %before.month, "turn played");
+        self.archive_after_turn(id);
         Ok(g.turn_no)
     }
 

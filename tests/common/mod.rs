@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod bench;
+pub mod campaign;
 
 use std::path::PathBuf;
 

@@ -1,0 +1,31 @@
+//! The campaign archive: `dervish archive` of a whole 21-month game of
+//! scenario 2 (The Siege of Khartoum), played through the mail service
+//! with the programmed players' orders, written to a folder.
+
+#[path = "../tests/common/campaign.rs"]
+mod campaign;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use dervish::store::Mode;
+
+fn archive(c: &mut Criterion) {
+    let dir = std::env::temp_dir().join(format!("dervish-bench-archive-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let (svc, _) = campaign::play(&dir.join("game"), "khartoum", "k-bench", Mode::Monthly, 40);
+    let out = dir.join("site");
+    let built = svc.archive("k-bench", &out).expect("archive");
+    println!(
+        "{} months, {} files, {} bytes",
+        built.months, built.files, built.bytes
+    );
+    let mut group = c.benchmark_group("archive");
+    group.sample_size(10);
+    group.bench_function("khartoum: the archive of a 21-month game", |b| {
+        b.iter(|| svc.archive("k-bench", &out).expect("archive"))
+    });
+    group.finish();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+criterion_group!(benches, archive);
+criterion_main!(benches);
