@@ -260,6 +260,7 @@ table{border-collapse:collapse;margin:8px 0;font-size:15px}
 td,th{border:1px solid var(--rule);padding:3px 8px;text-align:left;vertical-align:top}
 th{background:#f1eadb}
 td.n{text-align:right;font-variant-numeric:tabular-nums}
+td.when{white-space:nowrap}
 code,.hash{font-family:'DejaVu Sans Mono',Menlo,Consolas,monospace;font-size:13px;overflow-wrap:anywhere}
 figure{margin:12px 0}
 figure img,figure svg{max-width:100%;height:auto;border:1px solid var(--rule);background:#fff}
@@ -275,7 +276,7 @@ footer{margin-top:32px;padding-bottom:24px;border-top:1px solid var(--rule);font
 fn head(out: &mut String, title: &str, css: &str) {
     let _ = write!(
         out,
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>{}</title>\n<link rel=\"stylesheet\" href=\"{css}\">\n</head>\n<body>\n",
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>{}</title>\n<link rel=\"icon\" href=\"data:,\">\n<link rel=\"stylesheet\" href=\"{css}\">\n</head>\n<body>\n",
         esc(title)
     );
 }
@@ -451,7 +452,7 @@ pub fn game_page(g: &GameFile) -> String {
         for t in &g.timeline {
             let _ = writeln!(
                 out,
-                "<tr><td><a href=\"{}\">{}</a></td><td class=\"{}\">{}</td><td>{}</td></tr>",
+                "<tr><td class=\"when\"><a href=\"{}\">{}</a></td><td class=\"{}\">{}</td><td>{}</td></tr>",
                 month_page_file(&t.month),
                 esc(&t.month),
                 esc(&t.side),
@@ -677,7 +678,7 @@ pub fn strength_chart(months: &[MonthSummary], side: &str) -> String {
     const W: f64 = 560.0;
     const H: f64 = 220.0;
     const L: f64 = 44.0;
-    const R: f64 = 12.0;
+    const R: f64 = 28.0;
     const T: f64 = 24.0;
     const B: f64 = 36.0;
     let series: [(&str, fn(&Strength) -> u32, &str); 3] = [

@@ -13,7 +13,7 @@
 //! The site of a game is built in a folder beside the old one and put in
 //! its place by renaming, so a web server never serves half a site.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use super::bots::notes_action;
@@ -108,6 +108,7 @@ fn moments(
         text,
     };
     let mut out = Vec::new();
+    let mut arrived: BTreeMap<(Hex, String), usize> = BTreeMap::new();
     for e in events {
         match e {
             Event::CombatResult {
@@ -131,17 +132,17 @@ fn moments(
                 *hex,
                 format!("{leader} succeeds the Mahdi"),
             )),
-            Event::Arrived { id, hex, units, .. } if !units.is_empty() => out.push(moment(
-                "reinforcement",
-                Some(*hex),
-                format!(
-                    "Reinforcements {id} arrive at {}: {} unit{}",
-                    map.describe(*hex),
-                    units.len(),
-                    if units.len() == 1 { "" } else { "s" }
-                ),
-            )),
-            Event::RandomEvent { title, .. } => {
+            Event::Arrived {
+                id, hex, units, ..
+            } if !units.is_empty() => {
+                // Recruits arrive a unit at a time: one line a place.
+                let n = arrived.entry((*hex, id.clone())).or_insert(0);
+                if *n == 0 {
+                    out.push(moment("reinforcement", Some(*hex), id.clone()));
+                }
+                *n += units.len();
+            }
+            Event::RandomEvent { title, .. } if !title.eq_ignore_ascii_case("no event") => {
                 out.push(moment("event", None, format!("Random event: {title}")))
             }
             Event::UnderSiege { hexes } => {
@@ -167,6 +168,20 @@ fn moments(
             }
             _ => {}
         }
+    }
+    // The arrivals' lines, with their counts now known (the text held
+    // the reinforcement's id until now).
+    for m in out.iter_mut().filter(|m| m.kind == "reinforcement") {
+        let Some(hex) = m.hex.as_deref().and_then(|h| h.parse::<Hex>().ok()) else {
+            continue;
+        };
+        let n = arrived.get(&(hex, m.text.clone())).copied().unwrap_or(0);
+        m.text = format!(
+            "Reinforcements at {}: {} ({})",
+            map.describe(hex),
+            crate::words::count(n, "unit", "units"),
+            m.text
+        );
     }
     for p in map.places().iter().filter(|p| p.kind == PlaceKind::Town) {
         let (was, is) = (before.control.get(&p.hex), after.control.get(&p.hex));
@@ -546,9 +561,15 @@ fn parse_state(g: &GameRow, text: &str) -> Result<GameState> {
     })
 }
 
-fn json<T: serde::Serialize>(v: &T) -> Result<String> {
-    let mut s =
-        serde_json::to_string_pretty(v).map_err(|e| ServiceError::Archive(e.to_string()))?;
+/// A file's JSON: pretty-printed for the campaign file, compact for the
+/// month files, whose two states would double in size with the spaces.
+fn json<T: serde::Serialize>(v: &T, pretty: bool) -> Result<String> {
+    let mut s = if pretty {
+        serde_json::to_string_pretty(v)
+    } else {
+        serde_json::to_string(v)
+    }
+    .map_err(|e| ServiceError::Archive(e.to_string()))?;
     s.push('\n');
     Ok(s)
 }
@@ -558,7 +579,7 @@ pub fn site_files(scn: &Scenario, game: &GameFile, months: &[MonthFile]) -> Resu
     let mut files: Vec<SiteFile> = Vec::new();
     files.push(("index.html".into(), page::game_page(game)));
     files.push(("verify.html".into(), page::verify_page(game, months)));
-    files.push(("json/game.json".into(), json(game)?));
+    files.push(("json/game.json".into(), json(game, true)?));
     for (i, m) in months.iter().enumerate() {
         let mut maps = MonthMaps::default();
         let mut all_events: Vec<Event> = Vec::new();
@@ -609,7 +630,7 @@ pub fn site_files(scn: &Scenario, game: &GameFile, months: &[MonthFile]) -> Resu
             page::month_page_file(&m.month),
             page::month_page(game, m, &maps, prev, next),
         ));
-        files.push((page::month_json_file(&m.month), json(m)?));
+        files.push((page::month_json_file(&m.month), json(m, false)?));
     }
     Ok(files)
 }
