@@ -1,6 +1,6 @@
-//! The campaign archive in a real browser: a site of a simulated campaign
-//! of each shipped scenario (index, month pages with the drawn maps,
-//! verify page, JSON), opened in headless Chromium by the checker of
+//! The campaign archive in a real browser: the archive of a finished
+//! campaign of each shipped scenario (index, month pages with the drawn
+//! maps, verification page, JSON), opened in headless Chromium by the checker of
 //! `tests/browser/`: every page loads with no console error and no broken
 //! link or image, every map shows every town of its scenario at its hex,
 //! and screenshots at desktop and phone widths are kept in
@@ -12,25 +12,20 @@
 //! Run with `--ignored` but without Chromium, they fail and say why.
 
 mod browser;
+#[path = "common/campaign.rs"]
+mod campaign;
 
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use dervish::dice::{Dice, SeededDice};
-use dervish::engine::play_month_with;
-use dervish::geo::{Hex, PlaceKind};
-use dervish::players::simple::simple_orders;
+use dervish::geo::PlaceKind;
 use dervish::render::svg::{View, map_svg};
-use dervish::scenario::{DataSet, Scenario, Side};
-use dervish::state::GameState;
-use dervish::state::setup::{Placements, initial_state};
+use dervish::scenario::{DataSet, Scenario};
+use dervish::store::{Mode, Status};
 
 use browser::Towns;
 
 const SCENARIOS: [&str; 2] = ["el-obeid", "khartoum"];
-/// Months of each simulated campaign in the site.
-const MONTHS: usize = 2;
 
 fn scenario(id: &str) -> Scenario {
     let data = DataSet::embedded().expect("the shipped data loads");
@@ -91,124 +86,6 @@ fn page(title: &str, css: &str, body: &str) -> String {
     )
 }
 
-/// The town a sector map is drawn around: the scenario's namesake if it
-/// is a town, else its first town.
-fn sector_centre(scn: &Scenario, id: &str) -> Hex {
-    let towns: Vec<_> = scn
-        .map
-        .places()
-        .iter()
-        .filter(|p| p.kind == PlaceKind::Town)
-        .collect();
-    towns
-        .iter()
-        .find(|p| p.name.to_lowercase().replace(' ', "-") == id)
-        .or(towns.first())
-        .expect("a town")
-        .hex
-}
-
-/// One game's part of the site, in the archive's layout: `id/index.html`,
-/// `id/YYYY-MM.html` with its maps in `id/maps/`, `id/verify.html`,
-/// `id/json/YYYY-MM.json`. Returns the number of maps drawn.
-fn write_game(site: &Path, id: &str, scn: &Scenario) -> usize {
-    let dir = site.join(id);
-    let mut dice = Dice::new(SeededDice::from_seed(7));
-    let mut state: GameState = initial_state(scn, &Placements::new())
-        .expect("the default set-up")
-        .0;
-    let centre = sector_centre(scn, id);
-    let mut months = Vec::new();
-    let mut maps = 0;
-    for _ in 0..MONTHS {
-        let month = state.month;
-        let r = play_month_with(
-            scn,
-            state,
-            &mut |st, side| simple_orders(scn, st, side),
-            &mut dice,
-        );
-        let label = format!("{:04}-{:02}", month.year(), month.month());
-        let mut imgs = String::new();
-        for side in [Side::Egyptian, Side::Mahdist] {
-            let name = format!("{label}-{}", side.to_string().to_lowercase());
-            let view = View::theatre().with_overlay(&r.events, Some(side));
-            write(
-                &dir.join(format!("maps/{name}.svg")),
-                &map_svg(scn, Some(&r.state), &view),
-            );
-            let _ = writeln!(
-                imgs,
-                "<h2>After the {side} turn</h2>\n<img src=\"maps/{name}.svg\" alt=\"The theatre after the {side} turn of {}\">",
-                month.long_name()
-            );
-            maps += 1;
-        }
-        let sector = format!("{label}-around-{centre}");
-        write(
-            &dir.join(format!("maps/{sector}.svg")),
-            &map_svg(scn, Some(&r.state), &View::around(centre, 5)),
-        );
-        let _ = writeln!(
-            imgs,
-            "<h2>Around {centre}</h2>\n<img src=\"maps/{sector}.svg\" alt=\"The area around {centre}\" loading=\"lazy\">"
-        );
-        maps += 1;
-        let log: Vec<String> = r.events.iter().take(40).map(|e| format!("{e:?}")).collect();
-        let body = format!(
-            "<nav><a href=\"index.html\">{id}</a> <a href=\"../index.html\">All games</a> \
-             <a href=\"json/{label}.json\">JSON</a></nav>\n<h1>{}</h1>\n{imgs}<h2>Log</h2>\n<pre>{}</pre>",
-            month.long_name(),
-            html_escape(&log.join("\n"))
-        );
-        write(
-            &dir.join(format!("{label}.html")),
-            &page(&month.long_name(), "../style.css", &body),
-        );
-        let json = serde_json::json!({ "month": label, "events": r.events.len() });
-        write(&dir.join(format!("json/{label}.json")), &json.to_string());
-        months.push((label, month.long_name()));
-        state = r.state;
-    }
-    let mut list = String::new();
-    for (label, name) in &months {
-        let _ = writeln!(
-            list,
-            "<li><a href=\"{label}.html\">{name}</a> (<a href=\"json/{label}.json\">JSON</a>)</li>"
-        );
-    }
-    write(
-        &dir.join("index.html"),
-        &page(
-            id,
-            "../style.css",
-            &format!(
-                "<nav><a href=\"../index.html\">All games</a> <a href=\"verify.html\">Verify</a></nav>\n\
-                 <h1>{}</h1>\n<ul>\n{list}</ul>\n<img src=\"maps/{}-egyptian.svg\" alt=\"The theatre\">\n\
-                 <svg width=\"200\" height=\"30\" role=\"img\"><a href=\"verify.html\">\
-                 <text x=\"4\" y=\"20\">Verify (a chart's link)</text></a></svg>",
-                scn.def.title, months[0].0
-            ),
-        ),
-    );
-    write(
-        &dir.join("verify.html"),
-        &page(
-            "Verify",
-            "../style.css",
-            "<nav><a href=\"index.html\">Back</a></nav>\n<h1>Verify this archive</h1>\n\
-             <p>Replay the game from its inputs with <code>dervish verify</code>.</p>",
-        ),
-    );
-    maps
-}
-
-fn html_escape(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-}
-
 /// PNG width and height.
 fn png_size(path: &Path) -> (u32, u32) {
     let file = std::fs::File::open(path).expect("a screenshot");
@@ -219,73 +96,67 @@ fn png_size(path: &Path) -> (u32, u32) {
     (info.width, info.height)
 }
 
+/// A finished campaign of each scenario, played through the mail service
+/// (the programmed Egyptian player's orders mailed against the programmed
+/// Mahdist), archived by `Service::archive` into one folder and read in
+/// Chromium: every page of both games, every map with its towns, the
+/// screenshots at both widths.
 #[test]
 #[ignore = "needs Chromium: scripts/test runs it"]
-fn a_simulated_campaign_of_each_scenario_reads_cleanly_in_chromium() {
+fn a_finished_campaign_of_each_scenario_reads_cleanly_in_chromium() {
     let started = Instant::now();
-    let site = site_dir("campaigns");
-    let mut games = String::new();
+    let work = site_dir("campaigns");
+    let site = work.join("site");
     let mut expect = Towns::default();
-    let mut maps = 0;
-    let mut scenario_towns = Vec::new();
+    let mut months = Vec::new();
     for id in SCENARIOS {
         let scn = scenario(id);
-        maps += write_game(&site, id, &scn);
-        let _ = writeln!(
-            games,
-            "<li><a href=\"{id}/index.html\">{}</a></li>",
-            scn.def.title
-        );
+        let (svc, _) = campaign::play(&work.join(id), id, id, Mode::Monthly, 40);
+        let g = svc.game(id).expect("the game");
+        assert_eq!(g.status, Status::Finished, "{id} played to its end");
+        let built = svc.archive(id, &site).expect("the archive");
         let t = towns(&scn);
         assert!(t.len() >= 10, "{id}: only {} towns", t.len());
         expect = expect.under(&format!("{id}/"), &t);
-        scenario_towns.push((id, t.len()));
+        months.push((id, built.months, t.len()));
     }
-    write(&site.join("style.css"), STYLE);
-    write(
-        &site.join("index.html"),
-        &page(
-            "Dervish games",
-            "style.css",
-            &format!("<h1>Games</h1>\n<ul>\n{games}</ul>"),
-        ),
-    );
     let built = started.elapsed();
 
-    let shots = shots_dir("simulated-campaigns");
+    let shots = shots_dir("finished-campaigns");
     let report = browser::check_site_with(&site, &shots, &expect).unwrap_or_else(|e| panic!("{e}"));
 
-    // Every page: the archive index, each game's index, months and verify.
-    assert_eq!(
-        report.pages.len(),
-        1 + SCENARIOS.len() * (2 + MONTHS),
-        "pages: {:?}",
-        report.pages
-    );
-    assert_eq!(report.maps.len(), maps, "maps checked");
-    for (id, n) in &scenario_towns {
+    // Every page: the archive's list, each game's index, months and
+    // verification page.
+    let pages: usize = months.iter().map(|(_, m, _)| 2 + m).sum();
+    assert_eq!(report.pages.len(), 1 + pages, "pages: {:?}", report.pages);
+    for (id, n_months, n_towns) in &months {
         let theatres: Vec<_> = report
             .maps
             .iter()
-            .filter(|m| m.path.starts_with(&format!("{id}/")) && !m.path.contains("around"))
+            .filter(|m| {
+                m.path.starts_with(&format!("{id}/"))
+                    && (m.path.ends_with("-egyptian.svg") || m.path.ends_with("-mahdist.svg"))
+            })
             .collect();
-        assert_eq!(theatres.len(), 2 * MONTHS, "{id}: theatre maps");
+        assert!(
+            theatres.len() >= *n_months,
+            "{id}: a theatre map after each player turn"
+        );
         for m in theatres {
-            assert_eq!(m.towns_checked, *n, "{}: towns checked", m.path);
+            assert_eq!(m.towns_checked, *n_towns, "{}: towns checked", m.path);
             assert_eq!(m.towns_elsewhere, 0, "{}", m.path);
         }
-        for m in report
-            .maps
-            .iter()
-            .filter(|m| m.path.starts_with(&format!("{id}/")) && m.path.contains("around"))
-        {
-            assert!(m.towns_checked >= 1, "{}: no town checked", m.path);
-            assert!(m.towns_elsewhere >= 1, "{}: a sector map shows all", m.path);
-            assert_eq!(m.towns_checked + m.towns_elsewhere, *n, "{}", m.path);
+        // The battles' ground: an area, with some towns off it.
+        for m in report.maps.iter().filter(|m| {
+            m.path.starts_with(&format!("{id}/"))
+                && !m.path.ends_with("-egyptian.svg")
+                && !m.path.ends_with("-mahdist.svg")
+        }) {
+            assert_eq!(m.towns_checked + m.towns_elsewhere, *n_towns, "{}", m.path);
         }
     }
-    // Screenshots: the archive index, each game's index and verify page
-    // and its first month, at both widths.
+    // Screenshots: the archive's list, each game's index and verification
+    // page and its first month, at both widths.
     assert_eq!(report.screenshots.len(), 2 * (1 + 3 * SCENARIOS.len()));
     for s in &report.screenshots {
         let (w, h) = png_size(s);
@@ -300,7 +171,7 @@ fn a_simulated_campaign_of_each_scenario_reads_cleanly_in_chromium() {
     }
     eprintln!(
         "archive in Chromium: {} pages, {} targets, {} images, {} maps ({} towns checked), \
-         {} screenshots in {}; site built in {:.1?}, all in {:.1?}",
+         {} screenshots in {}; games played and archived in {:.1?}, all in {:.1?}",
         report.pages.len(),
         report.targets,
         report.images,
@@ -314,7 +185,7 @@ fn a_simulated_campaign_of_each_scenario_reads_cleanly_in_chromium() {
     for n in &report.notes {
         eprintln!("note: {n}");
     }
-    let _ = std::fs::remove_dir_all(&site);
+    let _ = std::fs::remove_dir_all(&work);
 }
 
 /// Cut the town at `hex` out of a map.

@@ -273,10 +273,12 @@ footer{margin-top:32px;padding-bottom:24px;border-top:1px solid var(--rule);font
 @media (max-width:600px){body{font-size:15px}h1{font-size:22px}td,th{padding:2px 4px}}
 ";
 
-fn head(out: &mut String, title: &str, css: &str) {
+/// The start of a page; `root` leads to the archive's root (`""` or
+/// `"../"`), where the stylesheet and the icon are.
+fn head(out: &mut String, title: &str, root: &str) {
     let _ = write!(
         out,
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>{}</title>\n<link rel=\"icon\" href=\"data:,\">\n<link rel=\"stylesheet\" href=\"{css}\">\n</head>\n<body>\n",
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>{}</title>\n<link rel=\"icon\" href=\"{root}favicon.ico\">\n<link rel=\"stylesheet\" href=\"{root}style.css\">\n</head>\n<body>\n",
         esc(title)
     );
 }
@@ -304,7 +306,7 @@ fn seat_text(s: &Seat) -> String {
 /// The games of an archive folder: its `index.html`.
 pub fn games_page(games: &[GameFile]) -> String {
     let mut out = String::new();
-    head(&mut out, "Dervish campaigns", "style.css");
+    head(&mut out, "Dervish campaigns", "");
     out.push_str("<header><h1>Dervish campaigns</h1></header>\n<main>\n");
     if games.is_empty() {
         out.push_str("<p>No game is archived here yet.</p>\n");
@@ -349,7 +351,7 @@ fn nav(out: &mut String, links: &[(String, String)]) {
 pub fn game_page(g: &GameFile) -> String {
     let mut out = String::new();
     let title = format!("{}: {}", g.game, g.scenario_title);
-    head(&mut out, &title, "../style.css");
+    head(&mut out, &title, "../");
     out.push_str("<header>\n");
     nav(
         &mut out,
@@ -478,7 +480,7 @@ pub fn month_page(
 ) -> String {
     let mut out = String::new();
     let title = format!("{}: {}", g.game, m.name);
-    head(&mut out, &title, "../style.css");
+    head(&mut out, &title, "../");
     out.push_str("<header>\n");
     let mut links = vec![("index.html".to_string(), "The campaign".to_string())];
     if let Some(p) = prev {
@@ -579,7 +581,7 @@ fn figure(out: &mut String, r: &MapRef) {
 pub fn verify_page(g: &GameFile, months: &[MonthFile]) -> String {
     let mut out = String::new();
     let title = format!("{}: verification", g.game);
-    head(&mut out, &title, "../style.css");
+    head(&mut out, &title, "../");
     out.push_str("<header>\n");
     nav(&mut out, &[("index.html".into(), "The campaign".into())]);
     let _ = writeln!(out, "<h1>{}</h1>\n</header>\n<main>", esc(&title));
@@ -785,4 +787,24 @@ pub fn strength_chart(months: &[MonthSummary], side: &str) -> String {
     }
     out.push_str("</svg>");
     out
+}
+
+/// The site's icon (`favicon.ico` at the archive's root): browsers ask
+/// the server's root for it even when showing a drawn map on its own, and
+/// a missing one is an error in their console. A sand disc with a green
+/// crescent, 32 pixels, as a PNG inside the ICO container.
+pub fn favicon() -> Result<Vec<u8>, String> {
+    let svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 32 32\" width=\"32\" height=\"32\"><circle cx=\"16\" cy=\"16\" r=\"15\" fill=\"#e9d8a6\" stroke=\"#8a6d3b\" stroke-width=\"2\"/><path d=\"M19 7a9 9 0 1 0 0 18a7 7 0 1 1 0-18z\" fill=\"#2f7a35\"/></svg>";
+    let png = super::svg::map_png_with_fonts(svg, 32, std::sync::Arc::new(Default::default()))?;
+    let size = u32::try_from(png.len()).map_err(|_| "the icon is too large".to_string())?;
+    let mut ico = Vec::with_capacity(22 + png.len());
+    // ICONDIR: reserved, type 1 (icon), one image.
+    ico.extend_from_slice(&[0, 0, 1, 0, 1, 0]);
+    // ICONDIRENTRY: 32 x 32, no palette, reserved, 1 plane, 32 bits, the
+    // size and offset of the PNG.
+    ico.extend_from_slice(&[32, 32, 0, 0, 1, 0, 32, 0]);
+    ico.extend_from_slice(&size.to_le_bytes());
+    ico.extend_from_slice(&22u32.to_le_bytes());
+    ico.extend_from_slice(&png);
+    Ok(ico)
 }

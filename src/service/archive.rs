@@ -132,9 +132,7 @@ fn moments(
                 *hex,
                 format!("{leader} succeeds the Mahdi"),
             )),
-            Event::Arrived {
-                id, hex, units, ..
-            } if !units.is_empty() => {
+            Event::Arrived { id, hex, units, .. } if !units.is_empty() => {
                 // Recruits arrive a unit at a time: one line a place.
                 let n = arrived.entry((*hex, id.clone())).or_insert(0);
                 if *n == 0 {
@@ -635,7 +633,7 @@ pub fn site_files(scn: &Scenario, game: &GameFile, months: &[MonthFile]) -> Resu
     Ok(files)
 }
 
-/// `out/style.css` and `out/index.html`: every game archived in `out`
+/// `out/style.css`, `out/favicon.ico` and `out/index.html`: every game archived in `out`
 /// (each folder with a readable `json/game.json`), by id.
 fn write_root(out: &Path) -> Result<()> {
     let io = |what: &str, p: &Path, e: std::io::Error| {
@@ -661,12 +659,14 @@ fn write_root(out: &Path) -> Result<()> {
         }
     }
     games.sort_by(|a, b| a.game.cmp(&b.game));
-    for (name, text) in [
-        ("style.css", page::STYLE.to_string()),
-        ("index.html", page::games_page(&games)),
+    let icon = page::favicon().map_err(ServiceError::Archive)?;
+    for (name, bytes) in [
+        ("style.css", page::STYLE.as_bytes().to_vec()),
+        ("index.html", page::games_page(&games).into_bytes()),
+        ("favicon.ico", icon),
     ] {
         let path = out.join(name);
-        std::fs::write(&path, text).map_err(|e| io("cannot write", &path, e))?;
+        std::fs::write(&path, bytes).map_err(|e| io("cannot write", &path, e))?;
     }
     Ok(())
 }
