@@ -14,6 +14,9 @@ fn archive(c: &mut Criterion) {
     let (svc, _) = campaign::play(&dir.join("game"), "khartoum", "k-bench", Mode::Monthly, 40);
     let out = dir.join("site");
     let built = svc.archive("k-bench", &out).expect("archive");
+    // This game (its programmed players' dice come from its id) goes the
+    // whole scenario: February 1884 to October 1885.
+    assert_eq!(built.months, 21, "the game of the measurement");
     println!(
         "{} months, {} files, {} bytes",
         built.months, built.files, built.bytes

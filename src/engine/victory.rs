@@ -232,7 +232,10 @@ pub fn standing(scn: &crate::scenario::Scenario, state: &crate::state::GameState
     if let Some(r) = &state.result {
         out.push(match r.winner {
             Some(s) => format!("The game is over: {s} victory: {}.", r.reason),
-            None => format!("The game is over: a draw: {}.", r.reason),
+            None => format!(
+                "The game is over: a draw: {}.",
+                r.reason.strip_suffix(": a draw").unwrap_or(&r.reason)
+            ),
         });
         return out;
     }

@@ -264,7 +264,8 @@ impl Service {
                 continue;
             }
             if is_bot(address) {
-                store::upsert_player(&tx, &bot_seat(&id, side, bot_kind(address, side)?)?)?;
+                let key = self.new_bot_key(&id, side)?;
+                store::upsert_player(&tx, &bot_seat(&id, side, bot_kind(address, side)?, key))?;
                 continue;
             }
             let secret = secrets::new_secret().map_err(|e| ServiceError::Random(e.to_string()))?;
@@ -425,7 +426,7 @@ impl Service {
             .map(|p| p.address.clone())
             .unwrap_or_default();
         let tx = self.begin()?;
-        store::upsert_player(&tx, &bot_seat(id, side, kind)?)?;
+        store::upsert_player(&tx, &bot_seat(id, side, kind, self.new_bot_key(id, side)?))?;
         self.supersede_welcome(&tx, id, side)?;
         let note = format!("replaced:{}:bot:{}", store::side_text(side), g.turn_no);
         if !old.address.is_empty() {
@@ -770,13 +771,12 @@ fn seat(game_id: &str, side: Side, address: &str, secret: Option<&str>) -> Playe
 
 /// A seat held by the programmed player `kind`: no address, no secret, and
 /// a key of its own for its dice.
-fn bot_seat(game_id: &str, side: Side, kind: &str) -> Result<PlayerRow> {
-    let key = secrets::random_bytes::<32>().map_err(|e| ServiceError::Random(e.to_string()))?;
-    Ok(PlayerRow {
+fn bot_seat(game_id: &str, side: Side, kind: &str, key: String) -> PlayerRow {
+    PlayerRow {
         bot: Some(kind.into()),
-        bot_key: Some(secrets::hex(&key)),
+        bot_key: Some(key),
         ..seat(game_id, side, "", None)
-    })
+    }
 }
 
 /// A march this side can really order now, for the welcome mail's

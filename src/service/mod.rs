@@ -229,6 +229,19 @@ impl Service {
         }
     }
 
+    /// A programmed player's key (hex): 32 random bytes from the operating
+    /// system; with fixed seeds ([`Service::set_seeds`], tests only) made
+    /// from the game and the side, so the same run plays the same game.
+    pub fn new_bot_key(&self, game_id: &str, side: crate::scenario::Side) -> Result<String> {
+        if self.seeds.borrow().is_some() {
+            return Ok(secrets::sha256_hex(
+                format!("programmed player key\n{game_id}\n{side}").as_bytes(),
+            ));
+        }
+        let key = secrets::random_bytes::<32>().map_err(|e| ServiceError::Random(e.to_string()))?;
+        Ok(secrets::hex(&key))
+    }
+
     /// The time now, to the second.
     pub fn now(&self) -> DateTime<Utc> {
         let t = (self.clock)();

@@ -337,7 +337,12 @@ impl Service {
             next.status = Status::Finished;
             next.result = Some(match res.winner {
                 Some(s) => format!("{s} victory: {}", res.reason),
-                None => format!("a draw: {}", res.reason),
+                // The reason of the end of the calendar says "a draw"
+                // itself (4.2).
+                None => format!(
+                    "a draw: {}",
+                    res.reason.strip_suffix(": a draw").unwrap_or(&res.reason)
+                ),
             });
         }
         let tx = self.begin()?;
