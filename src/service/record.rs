@@ -109,7 +109,7 @@ pub fn log_file_name(game: &str, month: &str, kind: TurnKind) -> String {
 
 /// A game id as a file name: letters, digits, `-` and `_` kept, anything
 /// else `_` (game ids are already like that; this keeps it so).
-fn safe(game: &str) -> String {
+pub(super) fn safe(game: &str) -> String {
     game.chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
@@ -175,11 +175,11 @@ impl TurnRecord {
     pub fn attachment(&self) -> Attachment {
         let mut text = serde_json::to_string_pretty(self).unwrap_or_default();
         text.push('\n');
-        Attachment {
-            name: file_name(&self.game, self.turn_no),
-            content_type: "application/json".into(),
+        Attachment::text(
+            file_name(&self.game, self.turn_no),
+            "application/json",
             text,
-        }
+        )
     }
 
     /// Read a record from its JSON text, with a clear error for anything

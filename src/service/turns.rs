@@ -97,11 +97,11 @@ pub fn log_attached(log: &str, inline: usize) -> bool {
 pub fn turn_files(turn: &TurnRow, record: &TurnRecord, inline: usize) -> Vec<Attachment> {
     let mut files = Vec::new();
     if log_attached(&turn.log, inline) {
-        files.push(Attachment {
-            name: super::record::log_file_name(&turn.game_id, &turn.month, turn.turn_kind),
-            content_type: "text/plain".into(),
-            text: turn.log.clone(),
-        });
+        files.push(Attachment::text(
+            super::record::log_file_name(&turn.game_id, &turn.month, turn.turn_kind),
+            "text/plain",
+            turn.log.clone(),
+        ));
     }
     files.push(record.attachment());
     files
@@ -378,11 +378,11 @@ impl Service {
         let mut files = turn_files(&turn, &record, self.cfg.turns.log_inline_lines);
         let umpire = self.umpire(&tx, &g, next.status == Status::Finished)?;
         if let Some(notes) = &umpire.revealed {
-            files.push(Attachment {
-                name: format!("{}-umpire-notes.txt", g.id),
-                content_type: "text/plain".into(),
-                text: notes.clone(),
-            });
+            files.push(Attachment::text(
+                format!("{}-umpire-notes.txt", g.id),
+                "text/plain",
+                notes.clone(),
+            ));
         }
         for (side, to) in recipients {
             let mut d =
