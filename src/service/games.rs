@@ -674,6 +674,9 @@ impl Service {
             &PlayerRow {
                 address: address.trim().to_lowercase(),
                 secret_sha256: secrets::secret_digest(&secret),
+                // A new player's own choices: the defaults.
+                map_picture: true,
+                show_address: false,
                 ..seat.clone()
             },
         )?;
@@ -765,6 +768,8 @@ fn seat(game_id: &str, side: Side, address: &str, secret: Option<&str>) -> Playe
         auth_failures: 0,
         bot: None,
         bot_key: None,
+        map_picture: true,
+        show_address: false,
     }
 }
 
