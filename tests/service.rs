@@ -1649,3 +1649,110 @@ fn a_long_log_goes_as_an_attachment_and_verifies() {
         .collect();
     assert_eq!(again.len(), 2, "the results and their copy");
 }
+
+/// `ADDRESS PUBLIC` and `ADDRESS HIDDEN` are stored for the sender's seat,
+/// in the audit log, and answered with the settings as they now stand; a
+/// mail of settings alone replaces no orders.
+#[test]
+fn address_public_and_hidden_are_stored_and_answered() {
+    let mut h = Harness::new("address", Mode::Monthly);
+    let e = h.orders(Side::Egyptian, "MARCH STACK Sinkat TO Souakim\n");
+    h.deliver(&e);
+    h.pass();
+    let shown = |h: &Harness, side: Side| {
+        store::players(&h.svc.conn, "k-1")
+            .unwrap()
+            .into_iter()
+            .find(|p| p.side == side)
+            .unwrap()
+            .show_address
+    };
+    assert!(
+        !shown(&h, Side::Egyptian),
+        "hidden unless the player says so"
+    );
+    let raw = h.orders(Side::Egyptian, "ADDRESS PUBLIC\n");
+    assert!(matches!(
+        h.svc.receive(&raw).unwrap(),
+        Outcome::Commands { .. }
+    ));
+    assert!(shown(&h, Side::Egyptian));
+    assert!(!shown(&h, Side::Mahdist));
+    h.svc.flush(&h.sender).unwrap();
+    let answer = h
+        .sent_to("gordon@example.org")
+        .into_iter()
+        .find(|s| s.subject.contains("your settings"))
+        .expect("the settings answered");
+    for part in [
+        "line 2: ADDRESS PUBLIC",
+        "from now on the game's public archive may show your mail address",
+        "Your settings in game k-1 now:",
+        "MAP PICTURE     results mails carry the drawn map",
+        "ADDRESS PUBLIC  the game's public archive may show your mail address",
+        "This mail held no orders",
+    ] {
+        assert!(answer.text.contains(part), "{part:?} in {}", answer.text);
+    }
+    let set = store::latest_order_set(&h.svc.conn, "k-1", 1, Side::Egyptian)
+        .unwrap()
+        .unwrap();
+    assert_eq!(set.version, 1, "the orders stand");
+    assert!(store::audit_log(&h.svc.conn, "k-1").unwrap().iter().any(
+        |(_, actor, action, detail)| actor == "mail:gordon@example.org"
+            && action == "player settings"
+            && detail.contains("ADDRESS PUBLIC")
+    ));
+    let raw = h.orders(Side::Egyptian, "ADDRESS HIDDEN\n");
+    h.svc.receive(&raw).unwrap();
+    assert!(!shown(&h, Side::Egyptian));
+    // Without the secret nothing is set.
+    let raw = h.mail(
+        "gordon@example.org",
+        "[dervish k-1] settings",
+        "ADDRESS PUBLIC\n",
+    );
+    assert!(matches!(h.svc.receive(&raw).unwrap(), Outcome::Refused(_)));
+    assert!(!shown(&h, Side::Egyptian));
+}
+
+/// A slip in a setting (`MAP TXT`) is answered on its line with the fix,
+/// sets nothing and replaces no orders; `MAP place` is still a map.
+#[test]
+fn a_slip_in_a_setting_is_answered_by_line_and_replaces_no_orders() {
+    let mut h = Harness::new("slip", Mode::Monthly);
+    let e = h.orders(Side::Egyptian, "MARCH STACK Sinkat TO Souakim\n");
+    h.deliver(&e);
+    h.pass();
+    let raw = h.orders(Side::Egyptian, "MAP TXT\nMAP Khartoum\nADDRESS PUBLC\n");
+    assert!(matches!(
+        h.svc.receive(&raw).unwrap(),
+        Outcome::Commands { .. }
+    ));
+    h.svc.flush(&h.sender).unwrap();
+    let to = h.sent_to("gordon@example.org");
+    let answer = to
+        .iter()
+        .find(|s| s.subject.contains("commands not understood"))
+        .expect("the slips answered");
+    for part in [
+        "line 2: NOT UNDERSTOOD: MAP TXT",
+        "did you mean MAP TEXT?",
+        "line 4: NOT UNDERSTOOD: ADDRESS PUBLC",
+        "did you mean ADDRESS PUBLIC?",
+        "the orders Dervish has from you stand as they were",
+    ] {
+        assert!(answer.text.contains(part), "{part:?} in {}", answer.text);
+    }
+    assert!(
+        to.iter()
+            .any(|s| s.subject.contains("] map") && s.text.contains("1942")),
+        "MAP Khartoum answered with the map"
+    );
+    let set = store::latest_order_set(&h.svc.conn, "k-1", 1, Side::Egyptian)
+        .unwrap()
+        .unwrap();
+    assert_eq!(set.version, 1);
+    let p = &store::players(&h.svc.conn, "k-1").unwrap()[0];
+    assert!(p.map_picture && !p.show_address, "{p:?}");
+}
