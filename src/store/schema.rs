@@ -240,13 +240,15 @@ mod tests {
         use crate::mail::outbound::{Attachment, Content};
         let mut c = rusqlite::Connection::open_in_memory().unwrap();
         super::migrations().to_version(&mut c, 6).unwrap();
+        // A seat and a mail of a game not written here.
+        c.execute_batch("PRAGMA foreign_keys = OFF").unwrap();
         c.execute(
             "INSERT INTO players (game_id, side, address, secret_sha256) VALUES ('k-1', 'egyptian', 'e@example.org', 'x')",
             [],
         )
         .unwrap();
         c.execute(
-            "INSERT INTO outbox (id, kind, dedupe_key, message_id, recipient, subject, body_text, auto_kind, created_at, next_attempt_at, attachments) VALUES (1, 'results', 'r', 'r@x', 'e@example.org', 's', 'text', 'auto-generated', 't', 't', ?1)",
+            "INSERT INTO outbox (id, kind, dedupe_key, message_id, recipient, subject, body_text, auto_kind, created_at, next_attempt_at, attachments) VALUES (1, 'results', 'r', 'r@x', 'e@example.org', 's', 'text', 'auto-generated', '2026-03-01T12:00:00Z', '2026-03-01T12:00:00Z', ?1)",
             [r#"[{"name":"k-1-turn-1.json","content_type":"application/json","text":"{}\n"}]"#],
         )
         .unwrap();
