@@ -1922,6 +1922,29 @@ fn address_public_and_hidden_are_stored_and_answered() {
     let raw = h.orders(Side::Egyptian, "ADDRESS HIDDEN\n");
     h.svc.receive(&raw).unwrap();
     assert!(!shown(&h, Side::Egyptian));
+    // Orders refused (the deadline passed) get no receipt: the setting,
+    // made all the same, is answered on its own.
+    h.advance(73);
+    let late = h.orders(Side::Egyptian, "ADDRESS PUBLIC\nREADY\n");
+    assert!(matches!(h.svc.receive(&late).unwrap(), Outcome::Refused(r) if r.contains("deadline")));
+    assert!(shown(&h, Side::Egyptian));
+    h.svc.flush(&h.sender).unwrap();
+    let answers: Vec<Sent> = h
+        .sent_to("gordon@example.org")
+        .into_iter()
+        .filter(|s| s.subject.contains("your settings"))
+        .collect();
+    assert_eq!(answers.len(), 3, "one answer a mail of settings");
+    assert!(
+        answers
+            .iter()
+            .any(|a| a.text.contains("The orders in this mail were not taken")),
+        "{}",
+        answers[2].text
+    );
+    let raw = h.orders(Side::Egyptian, "ADDRESS HIDDEN\n");
+    h.svc.receive(&raw).unwrap();
+    assert!(!shown(&h, Side::Egyptian));
     // Without the secret nothing is set.
     let raw = h.mail(
         "gordon@example.org",

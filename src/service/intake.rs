@@ -704,7 +704,13 @@ impl Service {
                 .all(|e| e.line > 0 && orders::parse::is_command_line(&e.text));
         if commands_only && (answered || !parsed.errors.is_empty()) {
             if now_set.is_some() || !parsed.errors.is_empty() {
-                self.answer_settings(cx, &g, &parsed, now_set.as_ref())?;
+                self.answer_settings(
+                    cx,
+                    &g,
+                    &parsed,
+                    now_set.as_ref(),
+                    "This mail held no orders: the orders Dervish has from you stand as they were.",
+                )?;
             }
             return Ok((Some(game_id.clone()), Outcome::Commands { game: game_id }));
         }
@@ -725,7 +731,13 @@ impl Service {
                 },
                 ..Parsed::default()
             };
-            self.answer_settings(cx, &g, &only_settings, now_set.as_ref())?;
+            self.answer_settings(
+                cx,
+                &g,
+                &only_settings,
+                now_set.as_ref(),
+                "The orders in this mail were not taken (another answer says why); the settings are made all the same.",
+            )?;
         }
         Ok(out)
     }
@@ -773,13 +785,15 @@ impl Service {
 
     /// The answer to a mail of commands that set something or were not
     /// understood: each such line with its number, then the seat's
-    /// settings as they now stand.
+    /// settings as they now stand, then `closing` (what became of the
+    /// orders).
     fn answer_settings(
         &self,
         cx: &Context<'_>,
         g: &GameRow,
         parsed: &Parsed,
         now_set: Option<&Vec<Setting>>,
+        closing: &str,
     ) -> Result<()> {
         let mut lines: Vec<(usize, String)> = Vec::new();
         for i in &parsed.sheet.items {
@@ -815,10 +829,7 @@ impl Service {
             text.push(settings_text(&g.id, now));
         }
         text.push(String::new());
-        text.push(
-            "This mail held no orders: the orders Dervish has from you stand as they were."
-                .to_string(),
-        );
+        text.push(closing.to_string());
         let rendered = self.templates.render(
             "notice.txt",
             context! {
