@@ -335,6 +335,37 @@ fn nothing_is_published_before_the_turn_that_reveals_it() {
     }
     assert!(seen_fingerprint, "the open turn's fingerprint is public");
     check_links(&out);
+
+    // With the player's consent the address is shown; taken back, the
+    // next build drops it.
+    let settings = |n: u32, line: &str| {
+        format!(
+            "From: gordon@example.org\r\nTo: dervish@localhost\r\nSubject: [dervish {id}] settings\r\nMessage-ID: <setting{n}@players.example>\r\nDate: Sun, 1 Mar 2026 12:00:00 +0000\r\nMIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-8\r\n\r\nSECRET {secret}\r\n{line}\r\n"
+        )
+    };
+    svc.receive(settings(1, "ADDRESS PUBLIC").as_bytes())
+        .expect("settings");
+    svc.archive(id, &out).expect("archive");
+    let index = std::fs::read_to_string(out.join(id).join("index.html")).expect("index");
+    assert!(index.contains("gordon@example.org"), "shown with consent");
+    let (game, _): (GameFile, String) = read(&out.join(id).join("json/game.json"));
+    assert_eq!(
+        game.players
+            .iter()
+            .find(|p| p.side == "egyptian")
+            .and_then(|p| p.address.as_deref()),
+        Some("gordon@example.org")
+    );
+    svc.receive(settings(2, "ADDRESS HIDDEN").as_bytes())
+        .expect("settings");
+    svc.archive(id, &out).expect("archive");
+    for f in files(&out) {
+        let text = String::from_utf8_lossy(&std::fs::read(out.join(&f)).expect("file")).to_string();
+        assert!(
+            !text.contains("gordon@example.org"),
+            "{f}: the address taken back"
+        );
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -157,6 +157,18 @@ fn golden_text(raw: &[u8]) -> String {
             .content_type()
             .map(|c| format!("{}/{}", c.ctype(), c.subtype().unwrap_or_default()))
             .unwrap_or_default();
+        // A picture by what it is, not its bytes (which depend on the
+        // system's fonts): its Content-ID, and that it is a PNG.
+        if ctype.starts_with("image/") {
+            assert_eq!(&a.contents()[..8], b"\x89PNG\r\n\x1a\n", "{name}");
+            s.push_str(&format!(
+                "\n---------- attached: {name} ({ctype}) ----------\n(a PNG picture, Content-ID <{}>, {})\n",
+                a.content_id().unwrap_or_default(),
+                a.content_disposition()
+                    .map_or("no disposition", |d| d.ctype())
+            ));
+            continue;
+        }
         let text = String::from_utf8_lossy(a.contents()).replace("\r\n", "\n");
         let text = match TurnRecord::from_json(&text) {
             Ok(mut r) => {

@@ -584,16 +584,8 @@ fn attachments_follow_the_text_and_read_back_exactly() {
         o.text = "The summary.\n".into();
         o.html = html.clone();
         o.attachments = vec![
-            Attachment {
-                name: "sudan-1884-03-log.txt".into(),
-                content_type: "text/plain".into(),
-                text: log.clone(),
-            },
-            Attachment {
-                name: "sudan-turn-7.json".into(),
-                content_type: "application/json".into(),
-                text: record.clone(),
-            },
+            Attachment::text("sudan-1884-03-log.txt", "text/plain", log.clone()),
+            Attachment::text("sudan-turn-7.json", "application/json", record.clone()),
         ];
         let bytes = to_bytes(&o).unwrap();
         let m = MessageParser::default().parse(&bytes).unwrap();
@@ -643,13 +635,150 @@ fn attachments_follow_the_text_and_read_back_exactly() {
 fn an_attachment_name_outside_the_safe_letters_is_refused() {
     for name in ["../etc/passwd", ".hidden", "", "a b.txt", "log\r\n.txt"] {
         let mut o = outgoing();
-        o.attachments = vec![Attachment {
-            name: name.into(),
-            content_type: "text/plain".into(),
-            text: "x\n".into(),
-        }];
+        o.attachments = vec![Attachment::text(name, "text/plain", "x\n")];
         let e = build(&o).unwrap_err();
         assert!(matches!(e, OutboundError::Attachment(_)), "{name:?}: {e}");
         assert!(e.to_string().contains("file name"), "{e}");
     }
+}
+
+/// Bytes that look like a PNG, with every byte value in them.
+fn picture_bytes() -> Vec<u8> {
+    let mut b = vec![0x89, b'P', b'N', b'G', b'\r', b'\n', 0x1a, b'\n'];
+    b.extend((0..=255u8).cycle().take(5000));
+    b
+}
+
+/// A picture the HTML shows goes in a multipart/related with the HTML,
+/// by its Content-ID, as base64; the text part is the same as without
+/// it, and the other files follow as attachments.
+#[test]
+fn a_picture_is_shown_in_the_html_and_the_text_stays_the_same() {
+    use dervish::mail::outbound::html_with_pictures;
+    let png = picture_bytes();
+    let picture = Attachment::bytes("sudan-1884-03-map.png", "image/png", png.clone())
+        .shown_inline(
+            "sudan-1884-03-map.png@dervish.example.org",
+            "The map <of> the area",
+        );
+    let record = Attachment::text("sudan-turn-7.json", "application/json", "{\"format\":1}\n");
+    let mut o = outgoing();
+    o.text = ascii_map();
+    o.attachments = vec![picture.clone(), record.clone()];
+    o.html = Some(html_with_pictures(&o.text, &o.attachments));
+    let bytes = to_bytes(&o).unwrap();
+    let raw = String::from_utf8_lossy(&bytes).to_string();
+    assert!(raw.contains("Content-Type: multipart/related;"), "{raw}");
+    assert!(
+        raw.contains("Content-ID: <sudan-1884-03-map.png@dervish.example.org>"),
+        "{raw}"
+    );
+    let m = MessageParser::default().parse(&bytes).unwrap();
+    let html = m.body_html(0).unwrap();
+    assert!(
+        html.contains("<img src=\"cid:sudan-1884-03-map.png@dervish.example.org\" alt=\"The map &lt;of&gt; the area\""),
+        "{html}"
+    );
+    // Above the text, which is all there.
+    assert!(html.find("<img").unwrap() < html.find("<pre").unwrap());
+    let image = m
+        .parts
+        .iter()
+        .find(|p| {
+            p.content_type()
+                .is_some_and(|c| c.ctype() == "image" && c.subtype() == Some("png"))
+        })
+        .expect("the picture");
+    assert_eq!(image.contents(), png.as_slice());
+    assert_eq!(image.attachment_name(), Some("sudan-1884-03-map.png"));
+    assert!(
+        image
+            .content_disposition()
+            .is_some_and(|d| d.ctype() == "inline")
+    );
+    // The text part is exactly the text without the picture's mail.
+    let mut plain = outgoing();
+    plain.text = o.text.clone();
+    plain.attachments = vec![record.clone()];
+    plain.html = Some(html_with_pictures(&plain.text, &plain.attachments));
+    let without = MessageParser::default()
+        .parse(&to_bytes(&plain).unwrap())
+        .unwrap()
+        .body_text(0)
+        .unwrap()
+        .to_string();
+    assert_eq!(m.body_text(0).unwrap(), without);
+    assert_eq!(without, o.text.replace('\n', "\r\n"));
+    // The record is still an attachment.
+    assert!(
+        m.attachments()
+            .any(|a| a.attachment_name() == Some("sudan-turn-7.json"))
+    );
+    // Without HTML the picture is a file like the others.
+    let mut o = outgoing();
+    o.attachments = vec![picture.clone()];
+    let raw = String::from_utf8(to_bytes(&o).unwrap()).unwrap();
+    assert!(!raw.contains("multipart/related"), "{raw}");
+    assert!(
+        raw.contains("Content-Disposition: attachment; filename=\"sudan-1884-03-map.png\""),
+        "{raw}"
+    );
+    assert!(raw.contains("Content-Transfer-Encoding: base64"), "{raw}");
+}
+
+/// Files are stored in the outbox as JSON: bytes as base64, text as the
+/// text (the form earlier versions wrote, which still reads); a list that
+/// holds a broken file is refused with its name.
+#[test]
+fn attachments_are_stored_as_json_old_and_new() {
+    let picture = Attachment::bytes("k-map.png", "image/png", picture_bytes())
+        .shown_inline("k-map.png@x.org", "a map");
+    let json = serde_json::to_string(&picture).unwrap();
+    assert!(
+        json.contains("\"base64\":\"iVBORw0K") && !json.contains("\"text\""),
+        "{json}"
+    );
+    let back: Attachment = serde_json::from_str(&json).unwrap();
+    assert_eq!(back, picture);
+    let old = r#"{"name":"k-1-turn-1.json","content_type":"application/json","text":"{}\n"}"#;
+    let read: Attachment = serde_json::from_str(old).unwrap();
+    assert_eq!(
+        read,
+        Attachment::text("k-1-turn-1.json", "application/json", "{}\n")
+    );
+    assert_eq!(serde_json::to_string(&read).unwrap(), old);
+    for (bad, why) in [
+        (
+            r#"{"name":"a.png","content_type":"image/png","base64":"@@@"}"#,
+            "does not decode",
+        ),
+        (
+            r#"{"name":"a.png","content_type":"image/png"}"#,
+            "neither text nor base64",
+        ),
+        (
+            r#"{"name":"a.png","content_type":"image/png","text":"x","base64":"eA=="}"#,
+            "both",
+        ),
+    ] {
+        let e = serde_json::from_str::<Attachment>(bad).unwrap_err();
+        assert!(
+            e.to_string().contains(why) && e.to_string().contains("a.png"),
+            "{e}"
+        );
+    }
+}
+
+/// A Content-ID that cannot be written in a header is refused with a
+/// clear error, never sent.
+#[test]
+fn a_bad_content_id_is_refused() {
+    let mut o = outgoing();
+    o.attachments = vec![
+        Attachment::bytes("a.png", "image/png", vec![1, 2, 3]).shown_inline("no at sign", "x"),
+    ];
+    o.html = Some(pre_html(&o.text));
+    let e = build(&o).unwrap_err();
+    assert!(matches!(e, OutboundError::Attachment(_)), "{e}");
+    assert!(e.to_string().contains("content id"), "{e}");
 }

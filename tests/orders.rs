@@ -5,7 +5,9 @@ mod common;
 
 use dervish::engine::orders::{DropOff, OnContact, Selection};
 use dervish::geo::Hex;
-use dervish::orders::{self, Command, Input, LegOrder, Order, Parsed, RiverWay, Vocabulary, print};
+use dervish::orders::{
+    self, Command, Input, LegOrder, Order, Parsed, RiverWay, Setting, Vocabulary, print,
+};
 use dervish::scenario::{DataSet, Scenario, Side};
 use dervish::state::UnitId;
 use dervish::state::setup::{Placements, initial_state};
@@ -256,6 +258,91 @@ fn the_other_orders_and_the_commands() {
         one(&k, "JOIN mahdist"),
         Order::Command(Command::Join(Some(Side::Mahdist)))
     );
+}
+
+/// `MAP TEXT` and `MAP PICTURE` are settings, whatever the map calls its
+/// places, and `MAP place` is still a map; `ADDRESS PUBLIC|HIDDEN` set
+/// whether the archive shows the player's address. Each prints back as
+/// it reads.
+#[test]
+fn settings_by_mail_and_map_places_do_not_clash() {
+    let k = scn("khartoum");
+    for (line, setting) in [
+        ("MAP TEXT", Setting::MapPicture(false)),
+        ("map text", Setting::MapPicture(false)),
+        ("Map Picture", Setting::MapPicture(true)),
+        ("MAP PICTURES", Setting::MapPicture(true)),
+        ("ADDRESS PUBLIC", Setting::ShowAddress(true)),
+        ("address: hidden", Setting::ShowAddress(false)),
+        ("ADDRESS PRIVATE", Setting::ShowAddress(false)),
+    ] {
+        let o = one(&k, line);
+        assert_eq!(o, Order::Command(Command::Set(setting)), "{line}");
+        let printed = print::order(&k.map, &o);
+        assert_eq!(printed, setting.words());
+        assert_eq!(one(&k, &printed), o, "{printed}");
+    }
+    assert_eq!(
+        one(&k, "MAP Khartoum"),
+        Order::Command(Command::Map(Some(hex(&k, "Khartoum"))))
+    );
+    assert_eq!(one(&k, "MAP"), Order::Command(Command::Map(None)));
+}
+
+/// A slip in a setting is an error on its line with the likely fix, like
+/// any line of the receipt; an address in a signature is passed over.
+#[test]
+fn slips_in_settings_are_line_numbered_with_a_fix() {
+    let k = scn("khartoum");
+    let p = read(
+        &k,
+        "MAP TXT\nADDRESS PUBLC\nADDRESS\nMAP TEXT PLEASE\nMAP Kartoum\nAddress: 12 Nile Street, Cairo\n",
+    );
+    let by_line = |n: usize| {
+        p.errors
+            .iter()
+            .find(|e| e.line == n)
+            .unwrap_or_else(|| panic!("no error on line {n}: {:?}", p.errors))
+            .to_string()
+    };
+    assert!(
+        by_line(1).contains("did you mean MAP TEXT?"),
+        "{}",
+        by_line(1)
+    );
+    assert!(
+        by_line(2).contains("PUBLC is not PUBLIC or HIDDEN")
+            && by_line(2).contains("did you mean ADDRESS PUBLIC?"),
+        "{}",
+        by_line(2)
+    );
+    assert!(
+        by_line(3).contains("ADDRESS PUBLIC or ADDRESS HIDDEN"),
+        "{}",
+        by_line(3)
+    );
+    assert!(
+        by_line(4).contains("PLEASE is not understood here")
+            && by_line(4).contains("MAP TEXT or MAP PICTURE"),
+        "{}",
+        by_line(4)
+    );
+    assert!(
+        by_line(5).contains("did you mean Khartoum (1942)?"),
+        "{}",
+        by_line(5)
+    );
+    assert_eq!(p.errors.len(), 5, "{:?}", p.errors);
+    assert_eq!(
+        p.ignored,
+        vec![(6, "Address: 12 Nile Street, Cairo".to_string())]
+    );
+    assert!(p.sheet.items.is_empty());
+    for e in &p.errors {
+        assert!(orders::parse::is_command_line(&e.text), "{}", e.text);
+    }
+    assert!(!orders::parse::is_command_line("MARCH Khartum TO Omdurman"));
+    assert!(!orders::parse::is_command_line("Hello there"));
 }
 
 #[test]

@@ -74,12 +74,29 @@ impl Harness {
     }
 
     fn with_config(name: &str, mode: Mode, change: impl FnOnce(&mut Config)) -> Harness {
+        Harness::build(name, mode, change, false)
+    }
+
+    /// A monthly game whose turn seeds are fixed: two of them given the
+    /// same orders play the same turns, byte for byte.
+    fn seeded(name: &str, change: impl FnOnce(&mut Config)) -> Harness {
+        Harness::build(name, Mode::Monthly, change, true)
+    }
+
+    fn build(name: &str, mode: Mode, change: impl FnOnce(&mut Config), seeded: bool) -> Harness {
         let dir = temp_dir(name);
         let mut cfg = config(&dir);
         change(&mut cfg);
         let sender = Sender::new(&cfg.outgoing).unwrap();
         let inbox = Maildir::open(&cfg.inbox.maildir).unwrap();
         let mut svc = Service::open(cfg).unwrap();
+        if seeded {
+            let mut n = 0u8;
+            svc.set_seeds(Box::new(move || {
+                n = n.wrapping_add(1);
+                [n; 32]
+            }));
+        }
         let now = Arc::new(Mutex::new(
             DateTime::parse_from_rfc3339("2026-03-01T12:00:00Z")
                 .unwrap()
@@ -1648,4 +1665,349 @@ fn a_long_log_goes_as_an_attachment_and_verifies() {
         .filter(|s| s.raw.contains("k-1-1884-02-log.txt\""))
         .collect();
     assert_eq!(again.len(), 2, "the results and their copy");
+}
+
+/// A results mail as a reader's program sees it: the text part, the HTML
+/// part, and the picture (file name, Content-ID, bytes), if any.
+struct MailParts {
+    text: String,
+    html: Option<String>,
+    picture: Option<(String, String, Vec<u8>)>,
+}
+
+fn mail_parts(raw: &str) -> MailParts {
+    use mail_parser::{MessageParser, MimeHeaders};
+    let m = MessageParser::default().parse(raw.as_bytes()).unwrap();
+    let picture = m
+        .parts
+        .iter()
+        .find(|p| {
+            p.content_type()
+                .is_some_and(|c| c.ctype() == "image" && c.subtype() == Some("png"))
+        })
+        .map(|p| {
+            (
+                p.attachment_name().unwrap_or_default().to_string(),
+                p.content_id().unwrap_or_default().to_string(),
+                p.contents().to_vec(),
+            )
+        });
+    MailParts {
+        text: m.body_text(0).unwrap_or_default().to_string(),
+        html: m.body_html(0).map(|h| h.to_string()),
+        picture,
+    }
+}
+
+/// The results mail to `addr` of turn `n` (from 1).
+fn results_mail(h: &Harness, addr: &str, n: usize) -> Sent {
+    h.sent_to(addr)
+        .into_iter()
+        .filter(|s| s.subject.contains(" results"))
+        .nth(n - 1)
+        .unwrap_or_else(|| panic!("results mail {n} to {addr}"))
+}
+
+fn play_first_turn(h: &mut Harness, egyptian: &str) {
+    h.pass();
+    let e = h.orders(Side::Egyptian, egyptian);
+    let m = h.orders(Side::Mahdist, "MARCH LEADER Osman Digma TO Tamai\nREADY\n");
+    h.deliver(&e);
+    h.deliver(&m);
+    let r = h.pass();
+    assert_eq!(r.turns_played, vec![("k-1".to_string(), 1)]);
+}
+
+/// Each player's results carry the drawn map of their area after the turn
+/// as a PNG under 200 KB, shown in the HTML part by its Content-ID with
+/// alt text; observers read the text alone.
+#[test]
+fn a_results_mail_carries_the_drawn_map_of_the_players_area() {
+    use dervish::engine::events::Event;
+    use dervish::render::sectors::picture_area;
+    use dervish::render::svg::Area;
+    use dervish::state::GameState;
+    let mut h = Harness::seeded("picture", |_| {});
+    h.svc
+        .add_observer("k-1", "watcher@example.org", "test")
+        .unwrap();
+    play_first_turn(&mut h, "MARCH STACK Sinkat TO Souakim\nREADY\n");
+    let turn = &store::turns(&h.svc.conn, "k-1").unwrap()[0];
+    let state: GameState = serde_json::from_str(&turn.state_after).unwrap();
+    let events: Vec<Event> = serde_json::from_str(&turn.events).unwrap();
+    let scn = h.svc.scenario("khartoum").unwrap();
+    for (addr, side) in [
+        ("gordon@example.org", Side::Egyptian),
+        ("mahdi@example.org", Side::Mahdist),
+    ] {
+        let mail = results_mail(&h, addr, 1);
+        let parts = mail_parts(&mail.raw);
+        let (name, cid, png) = parts.picture.expect("a picture");
+        assert_eq!(name, "k-1-1884-02-map.png");
+        assert_eq!(cid, "k-1-1884-02-map.png@example.org");
+        assert!(png.len() < 200_000, "{} bytes", png.len());
+        let mut reader = png::Decoder::new(std::io::Cursor::new(&png))
+            .read_info()
+            .expect("a PNG");
+        let mut pixels = vec![0; reader.output_buffer_size().unwrap()];
+        let frame = reader.next_frame(&mut pixels).expect("it decodes");
+        assert!(
+            (400..=1000).contains(&frame.width) && frame.height > 300,
+            "{} x {}",
+            frame.width,
+            frame.height
+        );
+        let html = parts.html.expect("an HTML part");
+        assert!(
+            html.contains(&format!("<img src=\"cid:{cid}\" alt=\"The drawn map of the {side} player&#39;s area after February 1884")),
+            "{html}"
+        );
+        // Above the text, which the HTML holds whole.
+        assert!(html.find("<img").unwrap() < html.find("<pre").unwrap());
+        // The player's area: around the middle of what the side did, as
+        // the alt text says.
+        let area = picture_area(&state, &events, side);
+        let said = match area {
+            Area::Theatre => "the whole theatre".to_string(),
+            Area::Around { centre, .. } => format!("around {}", scn.map.describe(centre)),
+        };
+        assert!(html.contains(&said), "{side}: {said} in {html}");
+        // The text part is the results in full, the turn record attached.
+        assert!(
+            parts.text.contains("Where victory stands:") && mail.raw.contains("k-1-turn-1.json")
+        );
+    }
+    let watcher = mail_parts(&results_mail(&h, "watcher@example.org", 1).raw);
+    assert!(watcher.picture.is_none());
+    assert!(!watcher.html.unwrap_or_default().contains("<img"));
+}
+
+/// `MAP TEXT` in an orders mail is stored for the player's seat and said
+/// in the receipt; the next results mail has no picture and no image in
+/// its HTML, and its text is byte for byte the text it has with the
+/// picture (the same game played with the same seeds and orders, the
+/// picture on). `MAP PICTURE` brings it back.
+#[test]
+fn map_text_leaves_the_picture_out_and_the_text_unchanged() {
+    let march = "MARCH STACK Sinkat TO Souakim\nREADY\n";
+    let mut with = Harness::seeded("with-picture", |_| {});
+    let mut without = Harness::seeded("text-only", |_| {});
+    play_first_turn(&mut with, march);
+    play_first_turn(&mut without, &format!("MAP TEXT\n{march}"));
+    let receipt = without
+        .sent_to("gordon@example.org")
+        .into_iter()
+        .find(|s| s.subject.contains("orders received"))
+        .expect("a receipt");
+    assert!(
+        receipt.text.contains("line 2: MAP TEXT")
+            && receipt
+                .text
+                .contains("from now on results mails come without the picture of the map")
+            && receipt.text.contains("Your settings in game k-1 now:")
+            && receipt
+                .text
+                .contains("MAP TEXT        results mails come without")
+            && receipt.text.contains("ADDRESS HIDDEN"),
+        "{}",
+        receipt.text
+    );
+    let seat = |h: &Harness, side: Side| {
+        store::players(&h.svc.conn, "k-1")
+            .unwrap()
+            .into_iter()
+            .find(|p| p.side == side)
+            .unwrap()
+    };
+    assert!(!seat(&without, Side::Egyptian).map_picture);
+    assert!(seat(&without, Side::Mahdist).map_picture);
+    let a = mail_parts(&results_mail(&with, "gordon@example.org", 1).raw);
+    let b = mail_parts(&results_mail(&without, "gordon@example.org", 1).raw);
+    assert!(a.picture.is_some());
+    assert!(b.picture.is_none());
+    let b_html = b.html.expect("an HTML part still, for the ASCII maps");
+    assert!(!b_html.contains("<img") && !b_html.contains("cid:"));
+    assert_eq!(a.text, b.text, "the text part is the same, picture or not");
+    // As stored, byte for byte; and the HTML is the same but for the
+    // picture.
+    let stored = |h: &Harness| {
+        store::mail_for(&h.svc.conn, Some("k-1"))
+            .unwrap()
+            .into_iter()
+            .find(|m| m.kind == "results" && m.recipient == "gordon@example.org")
+            .unwrap()
+    };
+    let (sa, sb) = (stored(&with), stored(&without));
+    assert_eq!(sa.body_text, sb.body_text);
+    let (ha, hb) = (sa.body_html.unwrap(), sb.body_html.unwrap());
+    let pre = |h: &str| h[h.find("<pre").unwrap()..].to_string();
+    assert_eq!(pre(&ha), pre(&hb));
+    assert_eq!(hb, dervish::mail::outbound::pre_html(&sb.body_text));
+    // The Mahdist player of that game still gets the picture.
+    assert!(
+        mail_parts(&results_mail(&without, "mahdi@example.org", 1).raw)
+            .picture
+            .is_some()
+    );
+    // MAP PICTURE, on its own: the next results carry it again.
+    let raw = without.orders(Side::Egyptian, "MAP PICTURE\n");
+    assert!(matches!(
+        without.svc.receive(&raw).unwrap(),
+        Outcome::Commands { .. }
+    ));
+    assert!(seat(&without, Side::Egyptian).map_picture);
+    let e = without.orders(Side::Egyptian, "READY\n");
+    let m = without.orders(Side::Mahdist, "READY\n");
+    without.deliver(&e);
+    without.deliver(&m);
+    without.pass();
+    let again = mail_parts(&results_mail(&without, "gordon@example.org", 2).raw);
+    let (name, _, _) = again.picture.expect("the picture again");
+    assert_eq!(name, "k-1-1884-03-map.png");
+}
+
+/// `ADDRESS PUBLIC` and `ADDRESS HIDDEN` are stored for the sender's seat,
+/// in the audit log, and answered with the settings as they now stand; a
+/// mail of settings alone replaces no orders.
+#[test]
+fn address_public_and_hidden_are_stored_and_answered() {
+    let mut h = Harness::new("address", Mode::Monthly);
+    let e = h.orders(Side::Egyptian, "MARCH STACK Sinkat TO Souakim\n");
+    h.deliver(&e);
+    h.pass();
+    let shown = |h: &Harness, side: Side| {
+        store::players(&h.svc.conn, "k-1")
+            .unwrap()
+            .into_iter()
+            .find(|p| p.side == side)
+            .unwrap()
+            .show_address
+    };
+    assert!(
+        !shown(&h, Side::Egyptian),
+        "hidden unless the player says so"
+    );
+    let raw = h.orders(Side::Egyptian, "ADDRESS PUBLIC\n");
+    assert!(matches!(
+        h.svc.receive(&raw).unwrap(),
+        Outcome::Commands { .. }
+    ));
+    assert!(shown(&h, Side::Egyptian));
+    assert!(!shown(&h, Side::Mahdist));
+    h.svc.flush(&h.sender).unwrap();
+    let answer = h
+        .sent_to("gordon@example.org")
+        .into_iter()
+        .find(|s| s.subject.contains("your settings"))
+        .expect("the settings answered");
+    for part in [
+        "line 2: ADDRESS PUBLIC",
+        "from now on the game's public archive may show your mail address",
+        "Your settings in game k-1 now:",
+        "MAP PICTURE     results mails carry the drawn map",
+        "ADDRESS PUBLIC  the game's public archive may show your mail address",
+        "This mail held no orders",
+    ] {
+        assert!(answer.text.contains(part), "{part:?} in {}", answer.text);
+    }
+    let set = store::latest_order_set(&h.svc.conn, "k-1", 1, Side::Egyptian)
+        .unwrap()
+        .unwrap();
+    assert_eq!(set.version, 1, "the orders stand");
+    assert!(store::audit_log(&h.svc.conn, "k-1").unwrap().iter().any(
+        |(_, actor, action, detail)| actor == "mail:gordon@example.org"
+            && action == "player settings"
+            && detail.contains("ADDRESS PUBLIC")
+    ));
+    let raw = h.orders(Side::Egyptian, "ADDRESS HIDDEN\n");
+    h.svc.receive(&raw).unwrap();
+    assert!(!shown(&h, Side::Egyptian));
+    // Orders refused (the deadline passed) get no receipt: the setting,
+    // made all the same, is answered on its own.
+    h.advance(73);
+    let late = h.orders(Side::Egyptian, "ADDRESS PUBLIC\nREADY\n");
+    assert!(matches!(h.svc.receive(&late).unwrap(), Outcome::Refused(r) if r.contains("deadline")));
+    assert!(shown(&h, Side::Egyptian));
+    h.svc.flush(&h.sender).unwrap();
+    let answers: Vec<Sent> = h
+        .sent_to("gordon@example.org")
+        .into_iter()
+        .filter(|s| s.subject.contains("your settings"))
+        .collect();
+    assert_eq!(answers.len(), 3, "one answer a mail of settings");
+    assert!(
+        answers
+            .iter()
+            .any(|a| a.text.contains("The orders in this mail were not taken")),
+        "{}",
+        answers[2].text
+    );
+    let raw = h.orders(Side::Egyptian, "ADDRESS HIDDEN\n");
+    h.svc.receive(&raw).unwrap();
+    assert!(!shown(&h, Side::Egyptian));
+    // Without the secret nothing is set.
+    let raw = h.mail(
+        "gordon@example.org",
+        "[dervish k-1] settings",
+        "ADDRESS PUBLIC\n",
+    );
+    assert!(matches!(h.svc.receive(&raw).unwrap(), Outcome::Refused(_)));
+    assert!(!shown(&h, Side::Egyptian));
+}
+
+/// A slip in a setting (`MAP TXT`) is answered on its line with the fix,
+/// sets nothing and replaces no orders; `MAP place` is still a map.
+#[test]
+fn a_slip_in_a_setting_is_answered_by_line_and_replaces_no_orders() {
+    let mut h = Harness::new("slip", Mode::Monthly);
+    let e = h.orders(Side::Egyptian, "MARCH STACK Sinkat TO Souakim\n");
+    h.deliver(&e);
+    h.pass();
+    let raw = h.orders(Side::Egyptian, "MAP TXT\nMAP Khartoum\nADDRESS PUBLC\n");
+    assert!(matches!(
+        h.svc.receive(&raw).unwrap(),
+        Outcome::Commands { .. }
+    ));
+    h.svc.flush(&h.sender).unwrap();
+    let to = h.sent_to("gordon@example.org");
+    let answer = to
+        .iter()
+        .find(|s| s.subject.contains("commands not understood"))
+        .expect("the slips answered");
+    for part in [
+        "line 2: NOT UNDERSTOOD: MAP TXT",
+        "did you mean MAP TEXT?",
+        "line 4: NOT UNDERSTOOD: ADDRESS PUBLC",
+        "did you mean ADDRESS PUBLIC?",
+        "the orders Dervish has from you stand as they were",
+    ] {
+        assert!(answer.text.contains(part), "{part:?} in {}", answer.text);
+    }
+    assert!(
+        to.iter()
+            .any(|s| s.subject.contains("] map") && s.text.contains("1942")),
+        "MAP Khartoum answered with the map"
+    );
+    let set = store::latest_order_set(&h.svc.conn, "k-1", 1, Side::Egyptian)
+        .unwrap()
+        .unwrap();
+    assert_eq!(set.version, 1);
+    let p = &store::players(&h.svc.conn, "k-1").unwrap()[0];
+    assert!(p.map_picture && !p.show_address, "{p:?}");
+}
+
+/// The picture never makes a results mail larger than the largest mail
+/// Dervish deals in (`[limits] max_message_bytes`): over it, the mail
+/// goes with its text and files and without the picture.
+#[test]
+fn a_results_mail_that_would_be_too_large_goes_without_its_picture() {
+    let limit = 200_000;
+    let mut h = Harness::seeded("too-large", |c| c.limits.max_message_bytes = limit);
+    play_first_turn(&mut h, "MARCH STACK Sinkat TO Souakim\nREADY\n");
+    let mail = results_mail(&h, "gordon@example.org", 1);
+    let parts = mail_parts(&mail.raw);
+    assert!(parts.picture.is_none());
+    assert!(mail.raw.len() < limit, "{} bytes", mail.raw.len());
+    assert!(parts.text.contains("Where victory stands:"));
+    assert!(mail.raw.contains("k-1-turn-1.json"));
 }

@@ -17,6 +17,21 @@
 //! quoted-printable, or as base64 when a line starts with `From ` (which
 //! some mailbox formats rewrite to `>From `). Line ends are sent as CRLF,
 //! the canonical form of text in mail.
+//!
+//! Files go after the text in a multipart/mixed: text files with
+//! `charset=utf-8`, encoded as the text is; bytes (a PNG) as base64. A
+//! picture the HTML alternative shows goes with it in a multipart/related,
+//! named by its Content-ID:
+//!
+//! ```text
+//! multipart/mixed
+//!   multipart/alternative
+//!     text/plain                  the whole text
+//!     multipart/related
+//!       text/html                 <img src="cid:..."> above the text in <pre>
+//!       image/png                 inline, with its file name
+//!   text/plain, application/json  the other files, as attachments
+//! ```
 
 use std::fmt;
 use std::fs;
@@ -60,19 +75,179 @@ pub struct Outgoing {
     pub loop_id: String,
     pub date: DateTime<Utc>,
     /// Files sent with the text (the full log of a long turn, the turn
-    /// record a player re-checks the turn with), in order.
+    /// record a player re-checks the turn with, the drawn map), in order.
     pub attachments: Vec<Attachment>,
 }
 
-/// A text file sent with a message, as an attachment.
+/// A file sent with a message: text (the full log, the turn record) or
+/// bytes (the drawn map as a PNG). A file marked [`Inline`] is shown in
+/// the HTML alternative, which names it by its Content-ID
+/// ([`html_with_pictures`]); in a message without HTML it goes as a plain
+/// attachment.
+///
+/// Stored in the outbox as JSON: `{name, content_type, text}` for text (the
+/// form every earlier version wrote, still read), `{name, content_type,
+/// base64, content_id, alt}` for bytes.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, Deserialize)]
+#[serde(try_from = "StoredAttachment", into = "StoredAttachment")]
 pub struct Attachment {
     /// The file name the reader saves it under: letters, digits and
     /// `._-` only (checked when the message is built).
     pub name: String,
-    /// `text/plain` or `application/json`; sent with `charset=utf-8`.
+    /// `text/plain`, `application/json` (text, sent with `charset=utf-8`)
+    /// or `image/png` (bytes).
     pub content_type: String,
-    pub text: String,
+    pub content: Content,
+    /// Shown inside the HTML alternative, if the message has one.
+    pub inline: Option<Inline>,
+}
+
+/// What an attachment holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Content {
+    /// Text, sent so that it decodes to exactly this text (CRLF line ends).
+    Text(String),
+    /// Bytes, sent as base64.
+    Bytes(Vec<u8>),
+}
+
+/// How the HTML alternative shows an attachment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Inline {
+    /// The Content-ID, without angle brackets (`left@right`); the HTML
+    /// names it `cid:...`.
+    pub content_id: String,
+    /// What the picture shows, for a reader that does not show pictures.
+    pub alt: String,
+}
+
+impl Attachment {
+    /// A text file.
+    pub fn text(name: impl Into<String>, content_type: &str, text: impl Into<String>) -> Self {
+        Attachment {
+            name: name.into(),
+            content_type: content_type.into(),
+            content: Content::Text(text.into()),
+            inline: None,
+        }
+    }
+
+    /// A file of bytes.
+    pub fn bytes(name: impl Into<String>, content_type: &str, bytes: Vec<u8>) -> Self {
+        Attachment {
+            name: name.into(),
+            content_type: content_type.into(),
+            content: Content::Bytes(bytes),
+            inline: None,
+        }
+    }
+
+    /// The same file, shown in the HTML alternative.
+    pub fn shown_inline(self, content_id: impl Into<String>, alt: impl Into<String>) -> Self {
+        Attachment {
+            inline: Some(Inline {
+                content_id: content_id.into(),
+                alt: alt.into(),
+            }),
+            ..self
+        }
+    }
+
+    /// The text, for a text file.
+    pub fn as_text(&self) -> Option<&str> {
+        match &self.content {
+            Content::Text(t) => Some(t),
+            Content::Bytes(_) => None,
+        }
+    }
+
+    /// The bytes as they are sent, a little over: base64 (4 bytes for 3,
+    /// a line break every 76) for bytes; the text and one byte in ten for
+    /// quoted-printable for text; and the part's headers.
+    pub fn encoded_len(&self) -> usize {
+        let body = match &self.content {
+            Content::Text(t) => t.len() + t.len() / 10,
+            Content::Bytes(b) => b.len().div_ceil(3) * 4 * 78 / 76 + 2,
+        };
+        body + 300
+    }
+}
+
+/// An attachment as the outbox stores it (JSON).
+#[derive(serde::Serialize, Deserialize)]
+struct StoredAttachment {
+    name: String,
+    content_type: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    text: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    base64: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    content_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    alt: Option<String>,
+}
+
+impl TryFrom<StoredAttachment> for Attachment {
+    type Error = String;
+
+    fn try_from(s: StoredAttachment) -> Result<Self, String> {
+        use base64::Engine as _;
+        let content = match (s.text, s.base64) {
+            (Some(t), None) => Content::Text(t),
+            (None, Some(b)) => Content::Bytes(
+                base64::engine::general_purpose::STANDARD
+                    .decode(b)
+                    .map_err(|e| {
+                        format!("attachment {}: its base64 does not decode: {e}", s.name)
+                    })?,
+            ),
+            (Some(_), Some(_)) => {
+                return Err(format!(
+                    "attachment {} has both text and base64; it holds one or the other",
+                    s.name
+                ));
+            }
+            (None, None) => {
+                return Err(format!("attachment {} has neither text nor base64", s.name));
+            }
+        };
+        let inline = s.content_id.map(|content_id| Inline {
+            content_id,
+            alt: s.alt.unwrap_or_default(),
+        });
+        Ok(Attachment {
+            name: s.name,
+            content_type: s.content_type,
+            content,
+            inline,
+        })
+    }
+}
+
+impl From<Attachment> for StoredAttachment {
+    fn from(a: Attachment) -> Self {
+        use base64::Engine as _;
+        let (text, base64) = match a.content {
+            Content::Text(t) => (Some(t), None),
+            Content::Bytes(b) => (
+                None,
+                Some(base64::engine::general_purpose::STANDARD.encode(b)),
+            ),
+        };
+        let (content_id, alt) = match a.inline {
+            Some(i) => (Some(i.content_id), Some(i.alt)),
+            None => (None, None),
+        };
+        StoredAttachment {
+            name: a.name,
+            content_type: a.content_type,
+            text,
+            base64,
+            content_id,
+            alt,
+        }
+    }
 }
 
 /// The `Auto-Submitted` header of RFC 3834; every message we send has one.
@@ -226,32 +401,40 @@ pub fn build(o: &Outgoing) -> Result<Message, OutboundError> {
         ));
 
     let text = text_body(&o.text);
-    let alternative = |html: &String| {
-        MultiPart::alternative()
-            .singlepart(
-                SinglePart::builder()
-                    .header(ContentType::TEXT_PLAIN)
-                    .body(text.clone()),
-            )
-            .singlepart(
-                SinglePart::builder()
-                    .header(ContentType::TEXT_HTML)
-                    .body(Body::new(html.clone())),
-            )
+    let text_part = || {
+        SinglePart::builder()
+            .header(ContentType::TEXT_PLAIN)
+            .body(text.clone())
     };
-    if !o.attachments.is_empty() {
+    // Pictures the HTML shows go with it in a multipart/related; without
+    // HTML they are attachments like the others.
+    let (inline, attached): (Vec<&Attachment>, Vec<&Attachment>) = o
+        .attachments
+        .iter()
+        .partition(|a| o.html.is_some() && a.inline.is_some());
+    let alternative = |html: &String| -> Result<MultiPart, OutboundError> {
+        let html_part = SinglePart::builder()
+            .header(ContentType::TEXT_HTML)
+            .body(Body::new(html.clone()));
+        let alt = MultiPart::alternative().singlepart(text_part());
+        if inline.is_empty() {
+            return Ok(alt.singlepart(html_part));
+        }
+        let mut related = MultiPart::related().singlepart(html_part);
+        for a in &inline {
+            related = related.singlepart(attachment_part(a, true)?);
+        }
+        Ok(alt.multipart(related))
+    };
+    if !attached.is_empty() {
         // multipart/mixed: the text (or text and HTML) first, then each
         // file, so a reader shows the text and offers the files.
         let mut mixed = match &o.html {
-            None => MultiPart::mixed().singlepart(
-                SinglePart::builder()
-                    .header(ContentType::TEXT_PLAIN)
-                    .body(text.clone()),
-            ),
-            Some(html) => MultiPart::mixed().multipart(alternative(html)),
+            None => MultiPart::mixed().singlepart(text_part()),
+            Some(html) => MultiPart::mixed().multipart(alternative(html)?),
         };
-        for a in &o.attachments {
-            mixed = mixed.singlepart(attachment_part(a)?);
+        for a in &attached {
+            mixed = mixed.singlepart(attachment_part(a, false)?);
         }
         return Ok(builder.multipart(mixed)?);
     }
@@ -262,14 +445,16 @@ pub fn build(o: &Outgoing) -> Result<Message, OutboundError> {
             .header(MIME_VERSION_1_0)
             .header(ContentType::TEXT_PLAIN)
             .body(text)?,
-        Some(html) => builder.multipart(alternative(html))?,
+        Some(html) => builder.multipart(alternative(html)?)?,
     };
     Ok(message)
 }
 
-/// One attachment as a MIME part: its type with `charset=utf-8`, and a
-/// `Content-Disposition: attachment` with its checked file name.
-fn attachment_part(a: &Attachment) -> Result<SinglePart, OutboundError> {
+/// One attachment as a MIME part, with its checked file name: text with
+/// `charset=utf-8` and encoded to decode exactly, bytes as base64. A part
+/// `shown` in the HTML (inside multipart/related) has its Content-ID and
+/// `Content-Disposition: inline`, the others `attachment`.
+fn attachment_part(a: &Attachment, shown: bool) -> Result<SinglePart, OutboundError> {
     let name_ok = !a.name.is_empty()
         && a.name.len() <= 100
         && !a.name.starts_with('.')
@@ -282,11 +467,27 @@ fn attachment_part(a: &Attachment) -> Result<SinglePart, OutboundError> {
             a.name
         )));
     }
-    let content_type =
-        ContentType::parse(&format!("{}; charset=utf-8", a.content_type)).map_err(|e| {
-            OutboundError::Attachment(format!("{:?} is not a content type: {e}", a.content_type))
-        })?;
-    Ok(lettre::message::Attachment::new(a.name.clone()).body(text_body(&a.text), content_type))
+    let (type_text, body) = match &a.content {
+        Content::Text(t) => (format!("{}; charset=utf-8", a.content_type), text_body(t)),
+        Content::Bytes(b) => (
+            a.content_type.clone(),
+            Body::new_with_encoding(b.clone(), ContentTransferEncoding::Base64).map_err(|_| {
+                OutboundError::Attachment(format!("{} cannot be encoded as base64", a.name))
+            })?,
+        ),
+    };
+    let content_type = ContentType::parse(&type_text).map_err(|e| {
+        OutboundError::Attachment(format!("{:?} is not a content type: {e}", a.content_type))
+    })?;
+    let disposition = match a.inline.as_ref().filter(|_| shown) {
+        Some(i) => {
+            check_identifier("content id", &i.content_id, true)
+                .map_err(|e| OutboundError::Attachment(e.to_string()))?;
+            lettre::message::Attachment::new_inline_with_name(i.content_id.clone(), a.name.clone())
+        }
+        None => lettre::message::Attachment::new(a.name.clone()),
+    };
+    Ok(disposition.body(body, content_type))
 }
 
 /// The formatted RFC 5322 message, CRLF line ends.
@@ -298,15 +499,42 @@ pub fn to_bytes(o: &Outgoing) -> Result<Vec<u8>, OutboundError> {
 /// `<pre>` block. Web mail shows plain text in a proportional font, which
 /// breaks ASCII maps; this alternative keeps the columns.
 pub fn pre_html(text: &str) -> String {
+    html_with_pictures(text, &[])
+}
+
+/// As [`pre_html`], with the pictures of `files` marked [`Inline`] shown
+/// above the text, each by its Content-ID (`<img src="cid:...">`) with its
+/// alt text. The text is all there as in [`pre_html`]: a picture only
+/// repeats what it says.
+pub fn html_with_pictures(text: &str, files: &[Attachment]) -> String {
     let mut out = String::with_capacity(text.len() + 300);
+    out.push_str("<!DOCTYPE html>\n<html>\n<head>\n<meta charset=\"utf-8\">\n</head>\n<body>\n");
+    for (a, i) in files
+        .iter()
+        .filter_map(|a| a.inline.as_ref().map(|i| (a, i)))
+    {
+        out.push_str("<p><img src=\"cid:");
+        escape_into(&mut out, &i.content_id);
+        out.push_str("\" alt=\"");
+        escape_into(&mut out, &i.alt);
+        out.push_str("\" title=\"");
+        escape_into(&mut out, &a.name);
+        out.push_str("\" style=\"max-width: 100%; height: auto;\"></p>\n");
+    }
     out.push_str(
-        "<!DOCTYPE html>\n<html>\n<head>\n<meta charset=\"utf-8\">\n</head>\n<body>\n\
-         <pre style=\"font-family: 'DejaVu Sans Mono', Menlo, Consolas, 'Courier New', monospace; \
+        "<pre style=\"font-family: 'DejaVu Sans Mono', Menlo, Consolas, 'Courier New', monospace; \
          white-space: pre;\">",
     );
     // A newline straight after `<pre>` is dropped by HTML parsers; this one
     // is the one dropped, so text starting with a blank line keeps it.
     out.push('\n');
+    escape_into(&mut out, text);
+    out.push_str("</pre>\n</body>\n</html>\n");
+    out
+}
+
+/// `text` with `& < > " '` escaped for HTML text and attribute values.
+fn escape_into(out: &mut String, text: &str) {
     for c in text.chars() {
         match c {
             '&' => out.push_str("&amp;"),
@@ -317,8 +545,6 @@ pub fn pre_html(text: &str) -> String {
             c => out.push(c),
         }
     }
-    out.push_str("</pre>\n</body>\n</html>\n");
-    out
 }
 
 /// How the service sends mail; read from the `[mail.transport]` table (or

@@ -844,6 +844,7 @@ pub fn describe_order(scn: &Scenario, o: &Order) -> String {
             )
         }
         Order::Ready => "your orders are complete".into(),
+        Order::Command(super::Command::Set(s)) => format!("from now on {}", s.meaning()),
         Order::Command(_) => "a command: answered separately".into(),
         Order::March(_) => String::new(),
     }

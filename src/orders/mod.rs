@@ -57,7 +57,11 @@
 //!           | ("SETUP" | "SET" "UP") unit { unit } ["WITH" leader { leader }] "AT" place
 //! command   = "HELP" | "MAP" [place] | "ROUTE" place ["TO"] place
 //!           | "STATUS" | "HISTORY" [month] | "RESEND" | "JOIN" [side]
+//!           | "MAP" ("TEXT" | "PICTURE") | "ADDRESS" ("PUBLIC" | "HIDDEN")
 //! ```
+//!
+//! `MAP TEXT` and `MAP PICTURE` are settings, whatever the map calls its
+//! places: a place named Text or Picture would be written by its hex.
 //!
 //! An option line (`ATTACK ANY`, `THEN RIVER TO Berber`) belongs to the
 //! march above it; options may also follow the legs on the march line.
@@ -138,6 +142,51 @@ pub enum Command {
     History(Option<GameMonth>),
     Resend,
     Join(Option<Side>),
+    /// A standing choice for the sender's seat in the game, stored and
+    /// told in the receipt.
+    Set(Setting),
+}
+
+/// A player's standing choice for their seat in a game, set by a line in
+/// any mail with the secret.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Setting {
+    /// `MAP PICTURE` (true, the default): results mails carry the drawn
+    /// map of the player's area as a picture; `MAP TEXT` (false): without
+    /// it. The text is complete either way.
+    MapPicture(bool),
+    /// `ADDRESS PUBLIC` (true): the game's public archive may show the
+    /// player's mail address; `ADDRESS HIDDEN` (false, the default): it
+    /// does not.
+    ShowAddress(bool),
+}
+
+impl Setting {
+    /// The line that sets it, in canonical form.
+    pub fn words(self) -> &'static str {
+        match self {
+            Setting::MapPicture(true) => "MAP PICTURE",
+            Setting::MapPicture(false) => "MAP TEXT",
+            Setting::ShowAddress(true) => "ADDRESS PUBLIC",
+            Setting::ShowAddress(false) => "ADDRESS HIDDEN",
+        }
+    }
+
+    /// What it means, for the receipt.
+    pub fn meaning(self) -> &'static str {
+        match self {
+            Setting::MapPicture(true) => {
+                "results mails carry the drawn map of your area as a picture (the default)"
+            }
+            Setting::MapPicture(false) => {
+                "results mails come without the picture of the map; their text is complete"
+            }
+            Setting::ShowAddress(true) => "the game's public archive may show your mail address",
+            Setting::ShowAddress(false) => {
+                "the game's public archive does not show your mail address (the default)"
+            }
+        }
+    }
 }
 
 /// One order.

@@ -5,7 +5,7 @@ use std::fmt;
 
 use super::clean::{Refusal, order_lines};
 use super::vocab::{Vocabulary, key};
-use super::{Command, Header, Item, LegOrder, March, Order, RiverWay, Sheet};
+use super::{Command, Header, Item, LegOrder, March, Order, RiverWay, Setting, Sheet};
 use crate::calendar::GameMonth;
 use crate::diag::suggest;
 use crate::engine::orders::{DropOff, OnContact, Selection};
@@ -91,8 +91,57 @@ const STARTS: &[&str] = &[
     "GAME", "SIDE", "SECRET", "MONTH", "MARCH", "MOVE", "THEN", "ATTACK", "AVOID", "CONTINUE",
     "STOP", "RETREAT", "LED", "BOOST", "DROP", "LOSE", "EXPEND", "KEEP", "PLACE", "WITHDRAW",
     "DISMOUNT", "RAILWAY", "BUILD", "EVENT", "DEFEND", "SETUP", "SET", "READY", "HELP", "MAP",
-    "ROUTE", "STATUS", "HISTORY", "RESEND", "JOIN",
+    "ROUTE", "STATUS", "HISTORY", "RESEND", "JOIN", "ADDRESS",
 ];
+
+/// Words that start a command (a question or a setting), not an order.
+const COMMAND_STARTS: &[&str] = &[
+    "HELP", "MAP", "ROUTE", "STATUS", "HISTORY", "RESEND", "JOIN", "ADDRESS",
+];
+
+/// The words after `MAP` that make it a setting rather than a map.
+const MAP_SETTINGS: &[&str] = &["TEXT", "PICTURE"];
+
+/// The words after `ADDRESS`.
+const ADDRESS_SETTINGS: &[&str] = &["PUBLIC", "HIDDEN"];
+
+/// The setting `MAP word` makes, if `word` is one of [`MAP_SETTINGS`]
+/// (a plural or `PIC` too).
+fn map_setting(word: &str) -> Option<Setting> {
+    match word.to_uppercase().as_str() {
+        "TEXT" | "TEXTS" => Some(Setting::MapPicture(false)),
+        "PICTURE" | "PICTURES" | "PIC" => Some(Setting::MapPicture(true)),
+        _ => None,
+    }
+}
+
+/// The setting `ADDRESS word` makes.
+fn address_setting(word: &str) -> Option<Setting> {
+    match word.to_uppercase().as_str() {
+        "PUBLIC" | "SHOWN" => Some(Setting::ShowAddress(true)),
+        "HIDDEN" | "HIDE" | "PRIVATE" => Some(Setting::ShowAddress(false)),
+        _ => None,
+    }
+}
+
+/// Whether a line not understood was meant as a command (`MAP Khartum`,
+/// `ADDRESS PUBLC`, `HISTROY 1884-02`) rather than an order: its first
+/// word is a command word, or one slip from one. A mail whose only problems
+/// are such lines holds no orders and replaces none.
+pub fn is_command_line(text: &str) -> bool {
+    let Some(first) = tidy(text).split_whitespace().next().map(|w| {
+        w.trim_matches(|ch: char| !ch.is_alphanumeric())
+            .to_uppercase()
+    }) else {
+        return false;
+    };
+    let word = if STARTS.contains(&first.as_str()) {
+        Some(first.as_str())
+    } else {
+        near_start(&first)
+    };
+    word.is_some_and(|w| COMMAND_STARTS.contains(&w))
+}
 
 const LEG_EXPECTED: &str =
     "a march: TO place, PATH place place ..., RAIL TO place, RIVER TO place or FLEET TO place";
@@ -856,13 +905,62 @@ fn line(c: &mut Cur<'_>) -> R<LineOut> {
             Order::Command(Command::Help)
         }
         "MAP" => {
+            const FORM: &str = "MAP, MAP place, MAP TEXT or MAP PICTURE";
+            // TEXT and PICTURE are the settings whatever the map calls its
+            // places (a place of that name is written by its hex).
             if c.at_end() {
                 Order::Command(Command::Map(None))
+            } else if let Some(setting) = c.peek().and_then(map_setting) {
+                c.pos += 1;
+                c.end().map_err(|e| SyntaxError {
+                    expected: FORM.into(),
+                    ..e
+                })?;
+                Order::Command(Command::Set(setting))
             } else {
-                let h = c.place("a place to centre the map on")?;
+                let one_word = c.toks.len() == c.pos + 1;
+                let word = c.peek().unwrap_or_default().to_string();
+                let h = c.place("a place to centre the map on").map_err(|mut e| {
+                    // `MAP TXT`: a slip of a setting rather than of a place
+                    // when one letter off, or when no place is near.
+                    let upper = word.to_uppercase();
+                    let setting = MAP_SETTINGS
+                        .iter()
+                        .copied()
+                        .find(|w| crate::diag::edit_distance(&upper, w) <= 1)
+                        .or_else(|| {
+                            e.suggestion
+                                .is_none()
+                                .then(|| suggest(&word, MAP_SETTINGS.iter().copied()))
+                                .flatten()
+                        });
+                    if one_word && let Some(w) = setting {
+                        e.expected = "a place to centre the map on, or TEXT or PICTURE".into();
+                        e.suggestion = Some(format!("MAP {w}"));
+                    }
+                    e
+                })?;
                 c.end()?;
                 Order::Command(Command::Map(Some(h)))
             }
+        }
+        "ADDRESS" => {
+            const FORM: &str = "ADDRESS PUBLIC or ADDRESS HIDDEN";
+            let Some(word) = c.peek().map(str::to_string) else {
+                return Err(c.err("the line ends before PUBLIC or HIDDEN", FORM));
+            };
+            let Some(setting) = address_setting(&word) else {
+                let mut e = c.err(format!("{word} is not PUBLIC or HIDDEN"), FORM);
+                e.suggestion = suggest(&word, ADDRESS_SETTINGS.iter().copied())
+                    .map(|w| format!("ADDRESS {w}"));
+                return Err(e);
+            };
+            c.pos += 1;
+            c.end().map_err(|e| SyntaxError {
+                expected: FORM.into(),
+                ..e
+            })?;
+            Order::Command(Command::Set(setting))
         }
         "ROUTE" => {
             let a = c.place("where the route starts")?;
@@ -904,7 +1002,7 @@ fn line(c: &mut Cur<'_>) -> R<LineOut> {
             let word = c.toks[0].word.clone();
             let mut e = c.err(
                 format!("{word} does not start an order"),
-                "an order (MARCH, EXPEND SUPPLY, KEEP SUPPLY, PLACE, WITHDRAW, DISMOUNT, RAILWAY, EVENT LOSSES, DEFEND LOSE FIRST, SETUP, READY) or a command (HELP, MAP, ROUTE, STATUS, HISTORY, RESEND, JOIN)",
+                "an order (MARCH, EXPEND SUPPLY, KEEP SUPPLY, PLACE, WITHDRAW, DISMOUNT, RAILWAY, EVENT LOSSES, DEFEND LOSE FIRST, SETUP, READY) or a command (HELP, MAP, ROUTE, STATUS, HISTORY, RESEND, JOIN, ADDRESS)",
             );
             // A march written without MARCH?
             let mut probe = Cur {
@@ -945,8 +1043,14 @@ fn tidy(line: &str) -> String {
 /// Whether a word is one edit (or one swap of neighbouring letters) from
 /// a word that starts a line.
 fn near_start_word(word: &str) -> bool {
+    near_start(word).is_some()
+}
+
+/// The word that may start a line one edit (or one swap of neighbouring
+/// letters) from `word`, if any.
+fn near_start(word: &str) -> Option<&'static str> {
     let w: Vec<char> = word.to_uppercase().chars().collect();
-    STARTS.iter().any(|k| {
+    STARTS.iter().copied().find(|k| {
         let k: Vec<char> = k.chars().collect();
         let ws: String = w.iter().collect();
         let ks: String = k.iter().collect();
@@ -975,6 +1079,14 @@ fn is_prose(c: &Cur<'_>) -> bool {
     }) else {
         return true;
     };
+    // "Address: 12 Nile Street" in a signature is prose; "ADDRESS PUBLC"
+    // is a setting with a slip.
+    if first == "ADDRESS"
+        && let Some(second) = c.toks.get(1).map(|t| t.word.as_str())
+    {
+        return address_setting(second).is_none()
+            && suggest(second, ADDRESS_SETTINGS.iter().copied()).is_none();
+    }
     if STARTS.contains(&first.as_str())
         || near_start_word(&first)
         || Vocabulary::looks_like_unit(&first)

@@ -149,6 +149,7 @@ pub fn order(map: &Map, o: &Order) -> String {
             Command::Resend => "RESEND".into(),
             Command::Join(None) => "JOIN".into(),
             Command::Join(Some(s)) => format!("JOIN {s}"),
+            Command::Set(s) => s.words().into(),
         },
     }
 }

@@ -271,8 +271,10 @@ impl Service {
                 &digest,
                 next_seed.as_deref(),
             );
-            let attachment = record.attachment();
-            records.push((format!("records/{}", attachment.name), attachment.text));
+            records.push((
+                format!("records/{}", super::record::file_name(&g.id, t.turn_no)),
+                record.json_text(),
+            ));
             let notes = audit
                 .iter()
                 .find(|(_, actor, action, _)| actor == "bot" && *action == notes_action(t.turn_no))
@@ -355,7 +357,8 @@ impl Service {
             .iter()
             .map(|p: &PlayerRow| Seat {
                 side: side_key(p.side),
-                address: (p.bot.is_none() && shows_address(p) && !p.address.is_empty())
+                // Only with the player's consent (`ADDRESS PUBLIC`).
+                address: (p.bot.is_none() && p.show_address && !p.address.is_empty())
                     .then(|| p.address.clone()),
                 programmed: p.bot.clone(),
             })
@@ -545,11 +548,6 @@ impl Service {
             bytes,
         })
     }
-}
-
-/// Whether the player agreed that the archive shows their address.
-fn shows_address(_p: &PlayerRow) -> bool {
-    false
 }
 
 fn parse_state(g: &GameRow, text: &str) -> Result<GameState> {

@@ -105,6 +105,11 @@ pub struct Turns {
     /// A turn's full log longer than this many lines goes with its results
     /// as an attachment (`<game>-<month>-log.txt`), not in the text.
     pub log_inline_lines: usize,
+    /// The width in pixels of the drawn map a player's results mail
+    /// carries (`<game>-<month>-map.png`, unless the player sent `MAP
+    /// TEXT`); drawn narrower if the PNG would be 200,000 bytes or more.
+    /// 0: no pictures in any results mail.
+    pub map_picture_px: u32,
 }
 
 /// Limits on what comes in.
@@ -210,6 +215,7 @@ impl Default for Turns {
             downtime_extension_hours: 24,
             downtime_minutes: 60,
             log_inline_lines: 150,
+            map_picture_px: 1000,
         }
     }
 }
@@ -242,6 +248,10 @@ impl Default for Run {
         Run { poll_seconds: 60 }
     }
 }
+
+/// The widest picture a results mail may ask for: wider ones are drawn
+/// narrower anyway to stay under 200 KB, at the cost of drawing each.
+pub const MAX_PICTURE_PX: u32 = 2000;
 
 /// A configuration problem.
 #[derive(Debug, thiserror::Error)]
@@ -276,6 +286,13 @@ impl Config {
         c.templates_dir = c.templates_dir.filter(|d| !d.as_os_str().is_empty());
         if c.inbox.kind == InboxKind::Imap && c.inbox.imap.is_none() {
             return Err(NO_IMAP_TABLE.into());
+        }
+        let px = c.turns.map_picture_px;
+        let (least, most) = (super::picture::MIN_WIDTH_PX, MAX_PICTURE_PX);
+        if px != 0 && !(least..=most).contains(&px) {
+            return Err(format!(
+                "[turns] map_picture_px = {px}: give 0 (no pictures in results mails) or a width from {least} to {most} pixels (1000 draws a player's area under 200 KB)"
+            ));
         }
         Ok(c)
     }

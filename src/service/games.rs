@@ -675,6 +675,9 @@ impl Service {
             &PlayerRow {
                 address: address.trim().to_lowercase(),
                 secret_sha256: secrets::secret_digest(&secret),
+                // A new player's own choices: the defaults.
+                map_picture: true,
+                show_address: false,
                 ..seat.clone()
             },
         )?;
@@ -766,6 +769,8 @@ fn seat(game_id: &str, side: Side, address: &str, secret: Option<&str>) -> Playe
         auth_failures: 0,
         bot: None,
         bot_key: None,
+        map_picture: true,
+        show_address: false,
     }
 }
 

@@ -18,7 +18,9 @@ use super::{Result, Service};
 use crate::geo::route::land_route;
 use crate::mail::inbound::{self, Inbound, InboundError, Kind};
 use crate::mail::{Fetched, Inbox, InboxError, Waiting};
-use crate::orders::{self, Command, Input, Order, Parsed, Refusal, Sheet, Vocabulary, print};
+use crate::orders::{
+    self, Command, Input, Order, Parsed, Refusal, Setting, Sheet, Vocabulary, print,
+};
 use crate::render::ascii::{self, Sector};
 use crate::scenario::Side;
 use crate::store::{self, GameRow, PlayerRow, Status, TurnKind};
@@ -59,8 +61,27 @@ pub fn answer_once(chosen: &[&Command], c: &Command) -> bool {
     let cap = match c {
         Command::Map(_) | Command::Route(..) | Command::History(_) => MAX_ANSWERS_PER_KIND,
         Command::Help | Command::Status | Command::Resend | Command::Join(_) => 1,
+        // Settings are made, not answered (`Service::apply_settings`).
+        Command::Set(_) => 0,
     };
     same_kind < cap
+}
+
+/// A seat's settings as they stand, in the order the guide gives them.
+pub fn seat_settings(p: &PlayerRow) -> Vec<Setting> {
+    vec![
+        Setting::MapPicture(p.map_picture),
+        Setting::ShowAddress(p.show_address),
+    ]
+}
+
+/// What a seat's settings now are, for the receipt and the answer.
+pub fn settings_text(game: &str, settings: &[Setting]) -> String {
+    let mut out = format!("Your settings in game {game} now:");
+    for s in settings {
+        out.push_str(&format!("\n  {:<15} {}", s.words(), s.meaning()));
+    }
+    out
 }
 
 /// How many times the service may begin taking a message in and not
@@ -646,24 +667,188 @@ impl Service {
         let side = seat.side;
         let mut answered = false;
         let mut chosen: Vec<&Command> = Vec::new();
+        let mut settings: Vec<(usize, Setting)> = Vec::new();
         for (n, item) in parsed.sheet.items.iter().enumerate() {
-            if let Order::Command(c) = &item.order {
-                answered = true;
-                if answer_once(&chosen, c) {
-                    self.answer(cx, &g, side, c, n)?;
-                    chosen.push(c);
+            match &item.order {
+                Order::Command(Command::Set(s)) => {
+                    answered = true;
+                    settings.push((item.line, *s));
                 }
+                Order::Command(c) => {
+                    answered = true;
+                    if answer_once(&chosen, c) {
+                        self.answer(cx, &g, side, c, n)?;
+                        chosen.push(c);
+                    }
+                }
+                _ => {}
             }
         }
+        let now_set = if settings.is_empty() {
+            None
+        } else {
+            Some(self.apply_settings(cx, &g, side, &settings)?)
+        };
         let has_orders = parsed
             .sheet
             .items
             .iter()
             .any(|i| !matches!(i.order, Order::Command(_)));
-        if !has_orders && parsed.errors.is_empty() && answered {
+        // A mail of commands alone, even with a slip in one (`MAP TXT`),
+        // is no set of orders: it replaces none. Its settings and slips
+        // are answered, line by line, in one mail.
+        let commands_only = !has_orders
+            && parsed
+                .errors
+                .iter()
+                .all(|e| e.line > 0 && orders::parse::is_command_line(&e.text));
+        if commands_only && (answered || !parsed.errors.is_empty()) {
+            if now_set.is_some() || !parsed.errors.is_empty() {
+                self.answer_settings(
+                    cx,
+                    &g,
+                    &parsed,
+                    now_set.as_ref(),
+                    "This mail held no orders: the orders Dervish has from you stand as they were.",
+                )?;
+            }
             return Ok((Some(game_id.clone()), Outcome::Commands { game: game_id }));
         }
-        self.take_orders(cx, &g, side, &parsed)
+        let out = self.take_orders(cx, &g, side, &parsed, now_set.as_ref())?;
+        // Refused orders get no receipt: the settings, made all the same,
+        // are told in a mail of their own.
+        if now_set.is_some() && !matches!(out.1, Outcome::Orders { .. }) {
+            let only_settings = Parsed {
+                sheet: Sheet {
+                    header: Default::default(),
+                    items: parsed
+                        .sheet
+                        .items
+                        .iter()
+                        .filter(|i| matches!(i.order, Order::Command(Command::Set(_))))
+                        .cloned()
+                        .collect(),
+                },
+                ..Parsed::default()
+            };
+            self.answer_settings(
+                cx,
+                &g,
+                &only_settings,
+                now_set.as_ref(),
+                "The orders in this mail were not taken (another answer says why); the settings are made all the same.",
+            )?;
+        }
+        Ok(out)
+    }
+
+    /// Store the settings of a mail for the sender's seat (the last line
+    /// of each kind counts), with a line in the audit log; returns every
+    /// setting of the seat as it now stands.
+    fn apply_settings(
+        &self,
+        cx: &Context<'_>,
+        g: &GameRow,
+        side: Side,
+        settings: &[(usize, Setting)],
+    ) -> Result<Vec<Setting>> {
+        let Some(mut seat) = store::players(&self.conn, &g.id)?
+            .into_iter()
+            .find(|p| p.side == side)
+        else {
+            return Err(super::ServiceError::Game(format!(
+                "game {} has no {side} seat",
+                g.id
+            )));
+        };
+        for (_, s) in settings {
+            match s {
+                Setting::MapPicture(on) => seat.map_picture = *on,
+                Setting::ShowAddress(on) => seat.show_address = *on,
+            }
+        }
+        store::upsert_player(&self.conn, &seat)?;
+        let lines: Vec<String> = settings
+            .iter()
+            .map(|(line, s)| format!("line {line}: {}", s.words()))
+            .collect();
+        store::audit(
+            &self.conn,
+            self.now(),
+            Some(&g.id),
+            &format!("mail:{}", cx.sender),
+            "player settings",
+            &format!("{side} seat: {}", lines.join(", ")),
+        )?;
+        Ok(seat_settings(&seat))
+    }
+
+    /// The answer to a mail of commands that set something or were not
+    /// understood: each such line with its number, then the seat's
+    /// settings as they now stand, then `closing` (what became of the
+    /// orders).
+    fn answer_settings(
+        &self,
+        cx: &Context<'_>,
+        g: &GameRow,
+        parsed: &Parsed,
+        now_set: Option<&Vec<Setting>>,
+        closing: &str,
+    ) -> Result<()> {
+        let mut lines: Vec<(usize, String)> = Vec::new();
+        for i in &parsed.sheet.items {
+            if let Order::Command(Command::Set(s)) = &i.order {
+                lines.push((
+                    i.line,
+                    format!(
+                        "line {}: {}\n    from now on {}",
+                        i.line,
+                        s.words(),
+                        s.meaning()
+                    ),
+                ));
+            }
+        }
+        for e in &parsed.errors {
+            let mut m = e.message.clone();
+            if !e.expected.is_empty() {
+                m.push_str(&format!("; expected {}", e.expected));
+            }
+            if let Some(sug) = &e.suggestion {
+                m.push_str(&format!("; did you mean {sug}?"));
+            }
+            lines.push((
+                e.line,
+                format!("line {}: NOT UNDERSTOOD: {}\n    {m}", e.line, e.text),
+            ));
+        }
+        lines.sort_by_key(|(n, _)| *n);
+        let mut text: Vec<String> = lines.into_iter().map(|(_, l)| l).collect();
+        if let Some(now) = now_set {
+            text.push(String::new());
+            text.push(settings_text(&g.id, now));
+        }
+        text.push(String::new());
+        text.push(closing.to_string());
+        let rendered = self.templates.render(
+            "notice.txt",
+            context! {
+                game => g.id.clone(),
+                headline => if now_set.is_some() { "your settings" } else { "commands not understood" },
+                text => text.join("\n"),
+            },
+        )?;
+        let mut d = self.reply_draft(
+            &g.id,
+            "answer",
+            &format!("answer:{}:settings", cx.message_id),
+            &cx.sender,
+            rendered,
+            cx.mail,
+        );
+        d.html = false;
+        self.queue(d)?;
+        Ok(())
     }
 
     /// HELP from an address that plays in no game: the guide, if the mail
@@ -858,6 +1043,7 @@ impl Service {
         g: &GameRow,
         side: Side,
         parsed: &Parsed,
+        now_set: Option<&Vec<Setting>>,
     ) -> Result<(Option<String>, Outcome)> {
         let refuse =
             |s: &Service, reason: String, hint: &str| -> Result<(Option<String>, Outcome)> {
@@ -971,6 +1157,7 @@ impl Service {
                 replaces => before.map(|b| b.version),
                 deadline => deadline_text(g.deadline),
                 ready => set.ready,
+                settings => now_set.map(|n| settings_text(&g.id, n)),
             },
         )?;
         self.queue(self.reply_draft(
@@ -1197,6 +1384,13 @@ impl Service {
                     None => notice(self, "resend", "There are no results for you yet.")?,
                 }
             }
+            // Settings are made by `apply_settings` and told in the
+            // receipt; were one asked here, it is said what it sets.
+            Command::Set(s) => notice(
+                self,
+                "settings",
+                &format!("{}: from now on {}.", s.words(), s.meaning()),
+            )?,
             Command::Join(_) => notice(
                 self,
                 "join",

@@ -6,7 +6,7 @@ use chrono::{DateTime, Duration, Utc};
 
 use super::templates::Rendered;
 use super::{Result, Service};
-use crate::mail::outbound::{Attachment, AutoSubmitted, Outgoing, Sender, pre_html};
+use crate::mail::outbound::{Attachment, AutoSubmitted, Outgoing, Sender, html_with_pictures};
 use crate::store::{self, OutboxRow};
 
 /// A mail to queue.
@@ -20,7 +20,8 @@ pub struct Draft {
     pub dedupe_key: String,
     pub to: String,
     pub rendered: Rendered,
-    /// Add an HTML alternative with the text in a `<pre>` block (for maps).
+    /// Add an HTML alternative with the text in a `<pre>` block (for maps),
+    /// and above it the pictures among the attachments marked inline.
     pub html: bool,
     pub in_reply_to: Option<String>,
     pub refs: Vec<String>,
@@ -32,13 +33,28 @@ pub struct Draft {
 }
 
 /// The files of an outbox row. The column is written only by
-/// [`Service::queue`]; should it not read back, the mail still goes, with
-/// its text, and the log says why the files are missing.
+/// [`Service::queue`]; a file that does not read back is left out, and
+/// one whose list does not read leaves them all out: the mail still goes,
+/// with its text, and the log says why files are missing. Rows written
+/// before files could be bytes (`{name, content_type, text}`) read as
+/// text files.
 pub fn attachments_of(m: &OutboxRow) -> Vec<Attachment> {
-    serde_json::from_str(&m.attachments).unwrap_or_else(|e| {
-        tracing::warn!(mail = m.id, error = %e, "the attachments of a mail cannot be read; it goes without them");
-        Vec::new()
-    })
+    let list: Vec<serde_json::Value> = match serde_json::from_str(&m.attachments) {
+        Ok(l) => l,
+        Err(e) => {
+            tracing::warn!(mail = m.id, error = %e, "the attachments of a mail cannot be read; it goes without them");
+            return Vec::new();
+        }
+    };
+    list.into_iter()
+        .filter_map(|v| {
+            serde_json::from_value(v)
+                .map_err(|e| {
+                    tracing::warn!(mail = m.id, error = %e, "an attachment of a mail cannot be read; the mail goes without it");
+                })
+                .ok()
+        })
+        .collect()
 }
 
 impl Service {
@@ -79,7 +95,9 @@ impl Service {
             dedupe_key: d.dedupe_key,
             recipient: d.to,
             subject: d.rendered.subject,
-            body_html: d.html.then(|| pre_html(&d.rendered.text)),
+            body_html: d
+                .html
+                .then(|| html_with_pictures(&d.rendered.text, &d.attachments)),
             body_text: d.rendered.text,
             in_reply_to: d.in_reply_to,
             refs: d.refs.join(" "),

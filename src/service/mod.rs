@@ -18,6 +18,7 @@ pub mod gm;
 pub mod intake;
 pub mod mail;
 pub mod outcome;
+pub mod picture;
 pub mod record;
 pub mod secrets;
 pub mod spool;

@@ -109,7 +109,7 @@ pub fn log_file_name(game: &str, month: &str, kind: TurnKind) -> String {
 
 /// A game id as a file name: letters, digits, `-` and `_` kept, anything
 /// else `_` (game ids are already like that; this keeps it so).
-fn safe(game: &str) -> String {
+pub(super) fn safe(game: &str) -> String {
     game.chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
@@ -173,13 +173,19 @@ impl TurnRecord {
 
     /// The record as an attachment, pretty-printed JSON.
     pub fn attachment(&self) -> Attachment {
+        Attachment::text(
+            file_name(&self.game, self.turn_no),
+            "application/json",
+            self.json_text(),
+        )
+    }
+
+    /// The record as its file holds it: pretty-printed JSON and a newline
+    /// (the attachment, and the archive's `records/`).
+    pub fn json_text(&self) -> String {
         let mut text = serde_json::to_string_pretty(self).unwrap_or_default();
         text.push('\n');
-        Attachment {
-            name: file_name(&self.game, self.turn_no),
-            content_type: "application/json".into(),
-            text,
-        }
+        text
     }
 
     /// Read a record from its JSON text, with a clear error for anything

@@ -127,11 +127,11 @@ pub fn log_attached(log: &str, inline: usize) -> bool {
 pub fn turn_files(turn: &TurnRow, record: &TurnRecord, inline: usize) -> Vec<Attachment> {
     let mut files = Vec::new();
     if log_attached(&turn.log, inline) {
-        files.push(Attachment {
-            name: super::record::log_file_name(&turn.game_id, &turn.month, turn.turn_kind),
-            content_type: "text/plain".into(),
-            text: turn.log.clone(),
-        });
+        files.push(Attachment::text(
+            super::record::log_file_name(&turn.game_id, &turn.month, turn.turn_kind),
+            "text/plain",
+            turn.log.clone(),
+        ));
     }
     files.push(record.attachment());
     files
@@ -396,12 +396,19 @@ impl Service {
             }
             store::upsert_player(&tx, &p)?;
         }
-        let mut recipients: Vec<(Option<Side>, String)> = store::players(&tx, id)?
+        // Who gets results, and whether with the drawn map: players as
+        // they chose (`MAP PICTURE`, the default, or `MAP TEXT`);
+        // observers read the text (docs/drawn-maps-by-mail.md).
+        let mut recipients: Vec<(Option<Side>, String, bool)> = store::players(&tx, id)?
             .into_iter()
             .filter(|p| !p.address.is_empty())
-            .map(|p| (Some(p.side), p.address))
+            .map(|p| (Some(p.side), p.address, p.map_picture))
             .collect();
-        recipients.extend(store::observers(&tx, id)?.into_iter().map(|a| (None, a)));
+        recipients.extend(
+            store::observers(&tx, id)?
+                .into_iter()
+                .map(|a| (None, a, false)),
+        );
         let record = TurnRecord::of(
             &g,
             &turn,
@@ -413,16 +420,21 @@ impl Service {
         let mut files = turn_files(&turn, &record, self.cfg.turns.log_inline_lines);
         let umpire = self.umpire(&tx, &g, next.status == Status::Finished)?;
         if let Some(notes) = &umpire.revealed {
-            files.push(Attachment {
-                name: format!("{}-umpire-notes.txt", g.id),
-                content_type: "text/plain".into(),
-                text: notes.clone(),
-            });
+            files.push(Attachment::text(
+                format!("{}-umpire-notes.txt", g.id),
+                "text/plain",
+                notes.clone(),
+            ));
         }
-        for (side, to) in recipients {
+        for (side, to, picture) in recipients {
             let mut d =
                 self.results_draft(&scn, &g, &next, &turn, &r, side, &to, &files, &umpire)?;
             d.attachments = files.clone();
+            if let Some(side) = side.filter(|_| picture)
+                && let Some(p) = self.results_picture(&scn, &turn, &r, side, &d)
+            {
+                d.attachments.insert(0, p);
+            }
             self.queue(d)?;
         }
         tx.commit()?;
@@ -554,6 +566,60 @@ impl Service {
             reply: false,
             attachments: Vec::new(),
         })
+    }
+
+    /// The drawn map for `side`'s results mail `d` (`service::picture`),
+    /// shown in its HTML: `None`, and the reason in the log, when pictures
+    /// are off (`[turns] map_picture_px = 0`), drawing fails, or the mail
+    /// with it would be over `[limits] max_message_bytes`. The text of the
+    /// mail is the same either way.
+    fn results_picture(
+        &self,
+        scn: &Scenario,
+        turn: &TurnRow,
+        r: &TurnResult,
+        side: Side,
+        d: &Draft,
+    ) -> Option<Attachment> {
+        let width = self.cfg.turns.map_picture_px;
+        if width == 0 {
+            return None;
+        }
+        let name = super::picture::file_name(&turn.game_id, &turn.month, turn.turn_kind);
+        let started = std::time::Instant::now();
+        let drawn = super::picture::draw_safely(
+            scn,
+            &r.state,
+            &r.events,
+            side,
+            width,
+            &crate::render::svg::map_png,
+        );
+        let p = match drawn {
+            Ok(p) => p,
+            Err(e) => {
+                tracing::warn!(game = %turn.game_id, turn = turn.turn_no, %side, error = %e, "the results mail goes without its drawn map");
+                return None;
+            }
+        };
+        let month = turn
+            .month
+            .parse::<crate::calendar::GameMonth>()
+            .map_or_else(|_| turn.month.clone(), |m| m.long_name());
+        let file = Attachment::bytes(name.clone(), "image/png", p.png).shown_inline(
+            format!("{name}@{}", self.cfg.domain()),
+            super::picture::alt_text(scn, side, &month, p.area),
+        );
+        let mut all = d.attachments.clone();
+        all.push(file.clone());
+        let size = super::picture::estimated_mail_bytes(&d.rendered.text, &all);
+        let limit = self.cfg.limits.max_message_bytes;
+        if size > limit {
+            tracing::warn!(game = %turn.game_id, turn = turn.turn_no, %side, size, limit, "the results mail goes without its drawn map: with it the mail would be over [limits] max_message_bytes");
+            return None;
+        }
+        tracing::debug!(game = %turn.game_id, %side, width = p.width_px, ms = started.elapsed().as_millis() as u64, "drawn map for the results");
+        Some(file)
     }
 
     /// The umpire's notes of the turn just played (`g`, before it moved

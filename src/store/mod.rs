@@ -366,10 +366,16 @@ pub struct PlayerRow {
     /// from the turn's seed and this key, so its rolls stay hidden until
     /// the game ends, when the key is revealed.
     pub bot_key: Option<String>,
+    /// Results mails carry the drawn map of the player's area as a
+    /// picture (`MAP PICTURE`, the default); off with `MAP TEXT`.
+    pub map_picture: bool,
+    /// The player agreed that the game's public archive shows their mail
+    /// address (`ADDRESS PUBLIC`); off (`ADDRESS HIDDEN`) unless they say
+    /// so, and off for every new player of a seat.
+    pub show_address: bool,
 }
 
-const PLAYER_COLS: &str =
-    "game_id, side, address, secret_sha256, unreachable, missed_turns, auth_failures, bot, bot_key";
+const PLAYER_COLS: &str = "game_id, side, address, secret_sha256, unreachable, missed_turns, auth_failures, bot, bot_key, map_picture, show_address";
 
 fn player_row(r: &Row<'_>) -> rusqlite::Result<PlayerRow> {
     Ok(PlayerRow {
@@ -382,12 +388,14 @@ fn player_row(r: &Row<'_>) -> rusqlite::Result<PlayerRow> {
         auth_failures: r.get(6)?,
         bot: r.get(7)?,
         bot_key: r.get(8)?,
+        map_picture: r.get(9)?,
+        show_address: r.get(10)?,
     })
 }
 
 pub fn upsert_player(c: &Connection, p: &PlayerRow) -> Result<()> {
     c.prepare_cached(
-        &format!("INSERT INTO players ({PLAYER_COLS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) ON CONFLICT (game_id, side) DO UPDATE SET address = ?3, secret_sha256 = ?4, unreachable = ?5, missed_turns = ?6, auth_failures = ?7, bot = ?8, bot_key = ?9"),
+        &format!("INSERT INTO players ({PLAYER_COLS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) ON CONFLICT (game_id, side) DO UPDATE SET address = ?3, secret_sha256 = ?4, unreachable = ?5, missed_turns = ?6, auth_failures = ?7, bot = ?8, bot_key = ?9, map_picture = ?10, show_address = ?11"),
     )?
     .execute(
         params![
@@ -399,7 +407,9 @@ pub fn upsert_player(c: &Connection, p: &PlayerRow) -> Result<()> {
             p.missed_turns,
             p.auth_failures,
             p.bot,
-            p.bot_key
+            p.bot_key,
+            p.map_picture,
+            p.show_address
         ],
     )?;
     Ok(())
@@ -1147,9 +1157,19 @@ mod tests {
             auth_failures: 0,
             bot: None,
             bot_key: None,
+            map_picture: false,
+            show_address: true,
         };
         upsert_player(&c, &p).unwrap();
-        assert_eq!(seats_of(&c, "m@example.org").unwrap(), vec![p]);
+        assert_eq!(seats_of(&c, "m@example.org").unwrap(), vec![p.clone()]);
+        // The choices change with the row, the rest stays.
+        let changed = PlayerRow {
+            map_picture: true,
+            show_address: false,
+            ..p
+        };
+        upsert_player(&c, &changed).unwrap();
+        assert_eq!(seats_of(&c, "m@example.org").unwrap(), vec![changed]);
         let t = g.created_at;
         let a = insert_order_set(
             &c,
@@ -1276,6 +1296,8 @@ mod tests {
             auth_failures: 0,
             bot: None,
             bot_key: None,
+            map_picture: true,
+            show_address: false,
         };
         assert!(upsert_player(&c, &p).is_err());
     }

@@ -13,6 +13,7 @@ pub fn migrations() -> Migrations<'static> {
         M::up(V4),
         M::up(V5),
         M::up(super::battles::SCHEMA),
+        M::up(V7),
     ])
 }
 
@@ -179,6 +180,15 @@ ALTER TABLE players ADD COLUMN bot TEXT;
 ALTER TABLE players ADD COLUMN bot_key TEXT;
 "#;
 
+/// Each player's standing choices, set by mail: whether results mails
+/// carry the drawn map as a picture (`MAP PICTURE`, the default, or `MAP
+/// TEXT`), and whether the game's public archive may show the player's
+/// address (`ADDRESS PUBLIC`; hidden unless the player says so).
+const V7: &str = r#"
+ALTER TABLE players ADD COLUMN map_picture INTEGER NOT NULL DEFAULT 1;
+ALTER TABLE players ADD COLUMN show_address INTEGER NOT NULL DEFAULT 0;
+"#;
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -219,5 +229,42 @@ mod tests {
             crate::service::mail::SCRUBBED_WELCOME,
             "the same note as the service writes"
         );
+    }
+
+    /// A database from before the seventh migration: every player gets the
+    /// defaults (the picture on, the address hidden), and the files of
+    /// mail queued by earlier versions (`{name, content_type, text}`)
+    /// still read.
+    #[test]
+    fn the_seventh_migration_gives_players_the_defaults_and_old_files_read() {
+        use crate::mail::outbound::{Attachment, Content};
+        let mut c = rusqlite::Connection::open_in_memory().unwrap();
+        super::migrations().to_version(&mut c, 6).unwrap();
+        // A seat and a mail of a game not written here.
+        c.execute_batch("PRAGMA foreign_keys = OFF").unwrap();
+        c.execute(
+            "INSERT INTO players (game_id, side, address, secret_sha256) VALUES ('k-1', 'egyptian', 'e@example.org', 'x')",
+            [],
+        )
+        .unwrap();
+        c.execute(
+            "INSERT INTO outbox (id, kind, dedupe_key, message_id, recipient, subject, body_text, auto_kind, created_at, next_attempt_at, attachments) VALUES (1, 'results', 'r', 'r@x', 'e@example.org', 's', 'text', 'auto-generated', '2026-03-01T12:00:00Z', '2026-03-01T12:00:00Z', ?1)",
+            [r#"[{"name":"k-1-turn-1.json","content_type":"application/json","text":"{}\n"}]"#],
+        )
+        .unwrap();
+        super::migrations().to_latest(&mut c).unwrap();
+        let p = &crate::store::players(&c, "k-1").unwrap()[0];
+        assert!(p.map_picture && !p.show_address, "{p:?}");
+        let (m, _) = crate::store::outbox_mail(&c, 1).unwrap().unwrap();
+        let files = crate::service::mail::attachments_of(&m);
+        assert_eq!(
+            files,
+            vec![Attachment::text(
+                "k-1-turn-1.json",
+                "application/json",
+                "{}\n"
+            )]
+        );
+        assert!(matches!(files[0].content, Content::Text(_)) && files[0].inline.is_none());
     }
 }

@@ -3,7 +3,7 @@
 line 1: NOT UNDERSTOOD: ATTACK ANY
     this option belongs to a march and no MARCH line is above it; expected a MARCH line first
 line 2: NOT UNDERSTOOD: MRACH STACK Sinkat TO 5220
-    MRACH does not start an order; expected an order (MARCH, EXPEND SUPPLY, KEEP SUPPLY, PLACE, WITHDRAW, DISMOUNT, RAILWAY, EVENT LOSSES, DEFEND LOSE FIRST, SETUP, READY) or a command (HELP, MAP, ROUTE, STATUS, HISTORY, RESEND, JOIN); did you mean MARCH?
+    MRACH does not start an order; expected an order (MARCH, EXPEND SUPPLY, KEEP SUPPLY, PLACE, WITHDRAW, DISMOUNT, RAILWAY, EVENT LOSSES, DEFEND LOSE FIRST, SETUP, READY) or a command (HELP, MAP, ROUTE, STATUS, HISTORY, RESEND, JOIN, ADDRESS); did you mean MARCH?
 line 3: NOT UNDERSTOOD: MARCH STACK Kartoum TO Omdurman
     no place called Kartoum; expected the hex of the stack; did you mean Khartoum (1942)?
 line 4: NOT UNDERSTOOD: MARCH STACK Metema TO Shendi

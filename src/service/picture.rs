@@ -1,0 +1,148 @@
+//! The drawn map sent with a player's results mail: the player's area
+//! after the turn (`render::sectors::picture_area`) with the month's
+//! marches and battles over it, drawn as SVG (`render::svg::map_svg`) and
+//! then as a PNG of at most [`MAX_PICTURE_BYTES`] (resvg).
+//!
+//! The picture only repeats what the text says, so it never holds a mail
+//! back: drawing it may fail (no memory, a map resvg refuses, a panic
+//! inside the renderer), it may come out too large at every width tried,
+//! or the mail with it may be too large; the mail then goes without it,
+//! and the log says why.
+
+use std::panic::{self, AssertUnwindSafe};
+
+use crate::engine::events::Event;
+use crate::mail::outbound::Attachment;
+use crate::render::sectors::picture_area;
+use crate::render::svg::{self, Area, View};
+use crate::scenario::{Scenario, Side};
+use crate::state::GameState;
+use crate::store::TurnKind;
+
+/// The largest picture sent, in bytes of PNG: "a results mail's PNG map is
+/// under 200 KB" (200,000 bytes, so under either reading of KB).
+pub const MAX_PICTURE_BYTES: usize = 200_000;
+
+/// The narrowest picture drawn: below this the map's words cannot be read,
+/// and the mail goes without a picture instead.
+pub const MIN_WIDTH_PX: u32 = 400;
+
+/// A picture drawn.
+#[derive(Clone, Debug)]
+pub struct Picture {
+    pub png: Vec<u8>,
+    /// Its width in pixels, the first tried that gave a PNG small enough.
+    pub width_px: u32,
+    pub area: Area,
+}
+
+/// The picture's file name: `<game>-<month>-map.png`, with the player
+/// turn in alternating mode (as the log's name).
+pub fn file_name(game: &str, month: &str, kind: TurnKind) -> String {
+    let game = super::record::safe(game);
+    match kind {
+        TurnKind::Month => format!("{game}-{month}-map.png"),
+        TurnKind::Player(_) => format!("{game}-{month}-{}-map.png", kind.as_str()),
+    }
+}
+
+/// How an SVG becomes a PNG of a width: [`svg::map_png`] (the system's
+/// fonts), or another renderer in tests.
+pub type Renderer<'r> = &'r dyn Fn(&str, u32) -> Result<Vec<u8>, String>;
+
+/// Draw the picture of `side`'s area after the turn (`state`, the
+/// turn's `events` drawn over it, the side's own marches only): the SVG
+/// once, then the PNG `width_px` wide, and a quarter narrower each time
+/// it is [`MAX_PICTURE_BYTES`] or more, down to [`MIN_WIDTH_PX`].
+pub fn draw(
+    scn: &Scenario,
+    state: &GameState,
+    events: &[Event],
+    side: Side,
+    width_px: u32,
+) -> Result<Picture, String> {
+    draw_with(scn, state, events, side, width_px, &svg::map_png)
+}
+
+/// [`draw`] with the renderer given.
+pub fn draw_with(
+    scn: &Scenario,
+    state: &GameState,
+    events: &[Event],
+    side: Side,
+    width_px: u32,
+    render: Renderer<'_>,
+) -> Result<Picture, String> {
+    let area = picture_area(state, events, side);
+    let view = match area {
+        Area::Theatre => View::theatre(),
+        Area::Around { centre, radius } => View::around(centre, radius),
+    }
+    .with_overlay(events, Some(side));
+    let drawn = svg::map_svg(scn, Some(state), &view);
+    let mut width = width_px;
+    loop {
+        if width < MIN_WIDTH_PX {
+            return Err(format!(
+                "the picture is {MAX_PICTURE_BYTES} bytes or more even {MIN_WIDTH_PX} pixels wide"
+            ));
+        }
+        let png = render(&drawn, width)?;
+        if png.len() < MAX_PICTURE_BYTES {
+            return Ok(Picture {
+                png,
+                width_px: width,
+                area,
+            });
+        }
+        tracing::debug!(
+            width,
+            bytes = png.len(),
+            "the picture is too large; drawn narrower"
+        );
+        width = width * 3 / 4;
+    }
+}
+
+/// [`draw_with`], with a panic inside the renderer caught and told as an
+/// error: the mail goes on without its picture.
+pub fn draw_safely(
+    scn: &Scenario,
+    state: &GameState,
+    events: &[Event],
+    side: Side,
+    width_px: u32,
+    render: Renderer<'_>,
+) -> Result<Picture, String> {
+    panic::catch_unwind(AssertUnwindSafe(|| {
+        draw_with(scn, state, events, side, width_px, render)
+    }))
+    .unwrap_or_else(|p| {
+        let why = p
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_string())
+            .or_else(|| p.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "no message".to_string());
+        Err(format!("the renderer panicked: {why}"))
+    })
+}
+
+/// What the picture shows, for the HTML's alt text.
+pub fn alt_text(scn: &Scenario, side: Side, month: &str, area: Area) -> String {
+    let where_ = match area {
+        Area::Theatre => "the whole theatre".to_string(),
+        Area::Around { centre, .. } => format!("around {}", scn.map.describe(centre)),
+    };
+    format!(
+        "The drawn map of the {side} player's area after {month}, {where_}, with the month's marches and battles; the text below says the same."
+    )
+}
+
+/// The size of a mail as sent, estimated from above: its text twice (the
+/// plain part, quoted-printable, and the HTML `<pre>` with its escapes),
+/// every file encoded, and room for the headers and MIME boundaries.
+pub fn estimated_mail_bytes(text: &str, files: &[Attachment]) -> usize {
+    let text = text.len() + text.len() / 10;
+    let html = text + text / 10 + 1024;
+    text + html + files.iter().map(Attachment::encoded_len).sum::<usize>() + 4096
+}
