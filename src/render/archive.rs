@@ -674,6 +674,9 @@ pub fn verify_page(g: &GameFile, months: &[MonthFile]) -> String {
     out
 }
 
+/// A line of a chart: its name, its value, its dash.
+type Series = (&'static str, fn(&Strength) -> u32, &'static str);
+
 /// A side's strength month by month as an SVG line chart: on the map
 /// (solid), in the pool (dashed), eliminated (dotted).
 pub fn strength_chart(months: &[MonthSummary], side: &str) -> String {
@@ -683,7 +686,7 @@ pub fn strength_chart(months: &[MonthSummary], side: &str) -> String {
     const R: f64 = 28.0;
     const T: f64 = 24.0;
     const B: f64 = 36.0;
-    let series: [(&str, fn(&Strength) -> u32, &str); 3] = [
+    let series: [Series; 3] = [
         ("on the map", |s| s.on_map, ""),
         ("in the pool", |s| s.pool, " stroke-dasharray=\"6 3\""),
         ("eliminated", |s| s.eliminated, " stroke-dasharray=\"2 3\""),
