@@ -489,3 +489,50 @@ fn names_are_escaped() {
             .any(|t| t.contains("Bey & <Pasha> \"Q\""))
     );
 }
+
+/// What runs on beyond an area (the railway from Wadi Halfa, the rivers)
+/// is cut at the area's edge: everything of the map is inside the
+/// `clip-path` group, whose rectangle ends before the key begins.
+#[test]
+fn what_runs_beyond_an_area_is_cut_at_its_edge() {
+    let scn = scenario("khartoum");
+    let state = start(&scn);
+    let centre = scn.map.resolve("Khartoum").expect("Khartoum");
+    let svg = map_svg(&scn, Some(&state), &View::around(centre, 5));
+    let doc = parse(&svg);
+    let clip = doc
+        .descendants()
+        .find(|n| n.has_tag_name("clipPath") && n.attribute("id") == Some("area"))
+        .expect("the area's clip");
+    let rect = clip.first_element_child().expect("its rectangle");
+    let num = |a: &str| -> f64 { rect.attribute(a).expect(a).parse().expect("a number") };
+    let right = num("x") + num("width");
+    let body = doc
+        .descendants()
+        .find(|n| n.attribute("clip-path") == Some("url(#area)"))
+        .expect("the map's body, clipped");
+    // The map's own elements carry the hexes they stand for (the key's
+    // samples do not).
+    for class in ["rail", "river", "place", "stack"] {
+        for n in with_classes(&doc, &[class]).into_iter().filter(|n| {
+            n.attributes()
+                .any(|a| a.name().starts_with("data-hex") || a.name() == "data-sides")
+        }) {
+            assert!(
+                n.ancestors().any(|a| a == body),
+                "a {class} outside the clipped body"
+            );
+        }
+    }
+    // The key's first text stands to the right of the clip.
+    let key_x: f64 = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("text") && classes(n).contains(&"kh"))
+        .filter_map(|n| n.attribute("x")?.parse().ok())
+        .next()
+        .expect("the key's heading");
+    assert!(
+        key_x > right,
+        "the key at {key_x}, the clip ends at {right}"
+    );
+}

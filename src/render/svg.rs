@@ -362,6 +362,9 @@ pub fn map_svg(scn: &Scenario, state: Option<&GameState>, view: &View<'_>) -> St
     if let Area::Around { centre, .. } = view.area {
         let _ = write!(title, ": around {}", map.describe(centre));
     }
+    // The map's own part: what runs on beyond the area (a railway, a
+    // march from afar) is cut at its edge, off the key and the title.
+    let clip = (left, top, right - left, bottom - top);
     let key_x = right + 6;
     let (key_svg, key_h) = key.draw(key_x, top + 4);
     let bottom = bottom.max(top + key_h + 10);
@@ -404,6 +407,11 @@ pub fn map_svg(scn: &Scenario, state: Option<&GameState>, view: &View<'_>) -> St
             "<marker id=\"{id}\" viewBox=\"0 0 6 6\" refX=\"5\" refY=\"3\" markerWidth=\"3.5\" markerHeight=\"3.5\" orient=\"auto\"><path d=\"M0 0L6 3L0 6Z\" fill=\"{colour}\"/></marker>"
         );
     }
+    let _ = write!(
+        out,
+        "<clipPath id=\"area\"><rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"/></clipPath>",
+        clip.0, clip.1, clip.2, clip.3
+    );
     out.push_str("</defs>\n");
     let _ = writeln!(
         out,
@@ -416,7 +424,9 @@ pub fn map_svg(scn: &Scenario, state: Option<&GameState>, view: &View<'_>) -> St
         top - 6,
         esc(&title)
     );
+    out.push_str("<g clip-path=\"url(#area)\">\n");
     out.push_str(&body);
+    out.push_str("</g>\n");
     out.push_str(&key_svg);
     out.push_str("</svg>\n");
     out
