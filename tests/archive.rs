@@ -521,3 +521,40 @@ fn the_archive_and_its_records_from_the_command_line() {
     assert!(String::from_utf8_lossy(&text.stderr).contains("has no month 1885-01 played"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `--all` archives every game it can: a game whose stored turn cannot be
+/// read is reported with the reason and keeps no other game from its site.
+#[test]
+fn every_game_is_archived_and_a_damaged_one_is_reported() {
+    let dir = temp_dir("all");
+    let (svc, _) =
+        common::campaign::play(&dir.join("game"), "khartoum", "k-good", Mode::Monthly, 2);
+    drop(svc);
+    let (svc, _) = common::campaign::play(&dir.join("game"), "el-obeid", "k-bad", Mode::Monthly, 2);
+    svc.conn
+        .execute(
+            "UPDATE turns SET state_before = 'not a state' WHERE game_id = 'k-bad'",
+            [],
+        )
+        .expect("damage");
+    let out = dir.join("site");
+    let done = svc.archive_all(&out).expect("the archive");
+    assert_eq!(done.len(), 2);
+    for (id, r) in &done {
+        match id.as_str() {
+            "k-good" => assert!(r.as_ref().is_ok_and(|b| b.months == 2), "{r:?}"),
+            "k-bad" => assert!(
+                r.as_ref()
+                    .is_err_and(|e| e.to_string().contains("cannot be read")),
+                "{r:?}"
+            ),
+            other => panic!("{other}"),
+        }
+    }
+    assert!(out.join("k-good/index.html").is_file());
+    assert!(!out.join("k-bad").exists());
+    let list = std::fs::read_to_string(out.join("index.html")).expect("the list");
+    assert!(list.contains("k-good") && !list.contains("k-bad"));
+    check_links(&out);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -880,22 +880,36 @@ pub fn archive(
 ) -> Result<ExitCode> {
     let (s, _lock) = open_to_read(cfg)?;
     let built = match (game, all) {
-        (Some(id), _) => vec![s.archive(id, out).map_err(|e| anyhow!("{e}"))?],
+        (Some(id), _) => vec![(
+            id.to_string(),
+            Ok(s.archive(id, out).map_err(|e| anyhow!("{e}"))?),
+        )],
         (None, true) => s.archive_all(out).map_err(|e| anyhow!("{e}"))?,
         (None, false) => return Err(anyhow!("name a game (--game ID) or --all")),
     };
-    for b in &built {
-        outln!(
-            "{}: {} months, {} files, {} KB in {}",
-            b.game,
-            b.months,
-            b.files,
-            b.bytes.div_ceil(1024),
-            b.dir.display()
-        );
+    let mut failed = 0;
+    for (id, b) in &built {
+        match b {
+            Ok(b) => outln!(
+                "{}: {} months, {} files, {} KB in {}",
+                b.game,
+                b.months,
+                b.files,
+                b.bytes.div_ceil(1024),
+                b.dir.display()
+            ),
+            Err(e) => {
+                failed += 1;
+                eprintln!("{id}: not archived: {e}");
+            }
+        }
     }
     outln!("{}", out.join("index.html").display());
-    Ok(ExitCode::SUCCESS)
+    Ok(if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }
 
 /// `dervish map --game ID`: what to draw.

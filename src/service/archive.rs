@@ -206,11 +206,14 @@ impl Service {
         Ok(built)
     }
 
-    /// Write the archive of every game into `out`.
-    pub fn archive_all(&self, out: &Path) -> Result<Vec<Built>> {
+    /// Write the archive of every game into `out`: each game's outcome,
+    /// a game that cannot be archived (its stored state unreadable, say)
+    /// not keeping the others from it.
+    pub fn archive_all(&self, out: &Path) -> Result<Vec<(String, Result<Built>)>> {
         let mut done = Vec::new();
         for g in store::games(&self.conn)? {
-            done.push(self.archive_game(&g, out)?);
+            let r = self.archive_game(&g, out);
+            done.push((g.id, r));
         }
         write_root(out)?;
         Ok(done)
