@@ -428,6 +428,35 @@ fn scenario(data: &DataSet, id: &str) -> Result<Scenario> {
     })
 }
 
+/// Whether a map is drawn to `file` as a PNG (`.png`) or an SVG (`.svg`).
+fn drawn_as_png(file: &std::path::Path) -> Result<bool> {
+    let ext = file
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
+    match ext.as_deref() {
+        Some("png") => Ok(true),
+        Some("svg") => Ok(false),
+        _ => Err(anyhow!(
+            "{}: name the file .svg or .png, the two kinds of map drawn",
+            file.display()
+        )),
+    }
+}
+
+/// Write a drawn map to `file`, as a PNG `width` pixels wide if `png`.
+fn write_drawn_map(file: &std::path::Path, svg: String, png: bool, width: u32) -> Result<ExitCode> {
+    let bytes = if png {
+        svg::map_png(&svg, width).map_err(|e| anyhow!(e))?
+    } else {
+        svg.into_bytes()
+    };
+    std::fs::write(file, &bytes)
+        .with_context(|| format!("cannot write the map to {}", file.display()))?;
+    outln!("{}: {} bytes", file.display(), bytes.len());
+    Ok(ExitCode::SUCCESS)
+}
+
 fn place(scn: &Scenario, text: &str) -> Result<Hex> {
     scn.map.resolve(text).map_err(|e| anyhow!("{e}"))
 }
@@ -504,20 +533,7 @@ fn run(mut cli: Cli) -> Result<ExitCode> {
             seed,
             ..
         } => {
-            let ext = file
-                .extension()
-                .and_then(|e| e.to_str())
-                .map(str::to_ascii_lowercase);
-            let png = match ext.as_deref() {
-                Some("png") => true,
-                Some("svg") => false,
-                _ => {
-                    return Err(anyhow!(
-                        "{}: name the file .svg or .png, the two kinds of map drawn",
-                        file.display()
-                    ));
-                }
-            };
+            let png = drawn_as_png(&file)?;
             let data = data(&cli.data)?;
             let scn = scenario(&data, &id)?;
             let (mut state, _) =
@@ -545,15 +561,7 @@ fn run(mut cli: Cli) -> Result<ExitCode> {
                 view = view.with_overlay(&events, None);
             }
             let drawn = svg::map_svg(&scn, (!no_units).then_some(&state), &view);
-            let bytes = if png {
-                svg::map_png(&drawn, width).map_err(|e| anyhow!(e))?
-            } else {
-                drawn.into_bytes()
-            };
-            std::fs::write(&file, &bytes)
-                .with_context(|| format!("cannot write the map to {}", file.display()))?;
-            outln!("{}: {} bytes", file.display(), bytes.len());
-            Ok(ExitCode::SUCCESS)
+            write_drawn_map(&file, drawn, png, width)
         }
         Command::Map {
             scenario: id,

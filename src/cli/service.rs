@@ -999,33 +999,12 @@ pub fn game_map(cfg: Config, m: &GameMap) -> Result<ExitCode> {
         out!("{text}");
         return Ok(ExitCode::SUCCESS);
     };
-    let ext = file
-        .extension()
-        .and_then(|e| e.to_str())
-        .map(str::to_ascii_lowercase);
-    let png = match ext.as_deref() {
-        Some("png") => true,
-        Some("svg") => false,
-        _ => {
-            return Err(anyhow!(
-                "{}: name the file .svg or .png, the two kinds of map drawn",
-                file.display()
-            ));
-        }
-    };
+    let png = super::drawn_as_png(file)?;
     let view = match centre {
         Some(c) => svg::View::around(c, m.radius),
         None => svg::View::theatre(),
     }
     .with_overlay(&events, None);
     let drawn = svg::map_svg(&a.scn, Some(&pt.state), &view);
-    let bytes = if png {
-        svg::map_png(&drawn, m.width).map_err(|e| anyhow!(e))?
-    } else {
-        drawn.into_bytes()
-    };
-    std::fs::write(file, &bytes)
-        .with_context(|| format!("cannot write the map to {}", file.display()))?;
-    outln!("{}: {} bytes", file.display(), bytes.len());
-    Ok(ExitCode::SUCCESS)
+    super::write_drawn_map(file, drawn, png, m.width)
 }

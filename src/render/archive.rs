@@ -228,18 +228,7 @@ pub fn month_json_file(month: &str) -> String {
 
 /// Text for HTML, escaped.
 pub fn esc(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
+    super::escape(s)
 }
 
 /// The one stylesheet, at the archive's root (`style.css`).

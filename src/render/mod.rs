@@ -10,3 +10,20 @@ pub mod roster;
 pub mod sectors;
 pub mod summary;
 pub mod svg;
+
+/// Text for HTML or SVG, escaped (both the text between tags and the
+/// values of attributes in double or single quotes).
+pub fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}

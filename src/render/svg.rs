@@ -213,17 +213,7 @@ impl Bounds {
 
 /// `&`, `<`, `>` and `"` escaped for text and attribute values.
 fn esc(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            _ => out.push(c),
-        }
-    }
-    out
+    super::escape(s)
 }
 
 fn side_class(s: Side) -> &'static str {

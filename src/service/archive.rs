@@ -519,9 +519,6 @@ impl Service {
         let dir = out.join(&g.id);
         let building = out.join(format!(".{}.building", g.id));
         let old = out.join(format!(".{}.old", g.id));
-        let io = |what: &str, p: &Path, e: std::io::Error| {
-            ServiceError::Archive(format!("{what} {}: {e}", p.display()))
-        };
         for d in [&building, &old] {
             if d.exists() {
                 std::fs::remove_dir_all(d).map_err(|e| io("cannot remove", d, e))?;
@@ -551,6 +548,11 @@ impl Service {
             bytes,
         })
     }
+}
+
+/// A file or folder of the archive that could not be handled, and why.
+fn io(what: &str, p: &Path, e: std::io::Error) -> ServiceError {
+    ServiceError::Archive(format!("{what} {}: {e}", p.display()))
 }
 
 fn parse_state(g: &GameRow, text: &str) -> Result<GameState> {
@@ -637,9 +639,6 @@ pub fn site_files(scn: &Scenario, game: &GameFile, months: &[MonthFile]) -> Resu
 /// `out/style.css`, `out/favicon.ico` and `out/index.html`: every game archived in `out`
 /// (each folder with a readable `json/game.json`), by id.
 fn write_root(out: &Path) -> Result<()> {
-    let io = |what: &str, p: &Path, e: std::io::Error| {
-        ServiceError::Archive(format!("{what} {}: {e}", p.display()))
-    };
     std::fs::create_dir_all(out).map_err(|e| io("cannot create", out, e))?;
     let mut games: Vec<GameFile> = Vec::new();
     let entries = std::fs::read_dir(out).map_err(|e| io("cannot read", out, e))?;
