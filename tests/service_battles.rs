@@ -224,6 +224,18 @@ impl Harness {
         }
     }
 
+    /// A game whose first turn stopped at its table battle (the welcome
+    /// mails sent, the Egyptian orders in, the turn played to the stop),
+    /// and the battle's number.
+    fn at_battle(name: &str, rules: RuleSet, mahdist: &str) -> (Harness, i64) {
+        let mut h = Harness::new(name, rules, mahdist);
+        h.pass();
+        h.orders();
+        h.pass();
+        let id = h.battle_id();
+        (h, id)
+    }
+
     fn battle_id(&self) -> i64 {
         let b = self.svc.battles("abu-klea").unwrap();
         assert_eq!(b.len(), 1, "{b:?}");
@@ -393,11 +405,7 @@ fn a_table_battle_stops_the_turn_is_briefed_reported_confirmed_and_resumed() {
 
 #[test]
 fn a_battle_without_a_result_by_its_deadline_is_resolved_automatically() {
-    let mut h = Harness::new("deadline", RuleSet::Pits1885, MAHDIST);
-    h.pass();
-    h.orders();
-    h.pass();
-    let id = h.battle_id();
+    let (mut h, id) = Harness::at_battle("deadline", RuleSet::Pits1885, MAHDIST);
     assert!(
         h.sent_to(GM, "to the table")[0]
             .text
@@ -435,11 +443,7 @@ fn a_battle_without_a_result_by_its_deadline_is_resolved_automatically() {
 
 #[test]
 fn a_disputed_result_goes_to_the_game_master_who_enters_it() {
-    let mut h = Harness::new("dispute", RuleSet::Etyfw, MAHDIST);
-    h.pass();
-    h.orders();
-    h.pass();
-    let id = h.battle_id();
+    let (mut h, id) = Harness::at_battle("dispute", RuleSet::Etyfw, MAHDIST);
     h.send(Side::Egyptian, "battle", &format!("BATTLE {id}\n{RIGHT}"));
     h.pass();
     h.send(
@@ -480,11 +484,7 @@ fn a_disputed_result_goes_to_the_game_master_who_enters_it() {
 
 #[test]
 fn against_the_programmed_mahdist_the_players_result_stands_alone() {
-    let mut h = Harness::new("solo", RuleSet::VolleyFire, "bot");
-    h.pass();
-    h.orders();
-    h.pass();
-    let id = h.battle_id();
+    let (mut h, id) = Harness::at_battle("solo", RuleSet::VolleyFire, "bot");
     // The brief carries the seed 002 tables for running the Mahdists.
     let brief = h.sent_to(EGYPTIAN, &format!("battle {id} to the table"));
     assert!(
@@ -511,11 +511,7 @@ fn against_the_programmed_mahdist_the_players_result_stands_alone() {
 #[test]
 fn an_undisputed_result_stands_at_the_deadline_and_two_different_results_are_a_dispute() {
     // Undisputed by the deadline: the result stands.
-    let mut h = Harness::new("stands", RuleSet::VolleyFire, MAHDIST);
-    h.pass();
-    h.orders();
-    h.pass();
-    let id = h.battle_id();
+    let (mut h, id) = Harness::at_battle("stands", RuleSet::VolleyFire, MAHDIST);
     h.send(Side::Egyptian, "battle", &format!("BATTLE {id}\n{RIGHT}"));
     h.pass();
     h.advance(49);
@@ -532,11 +528,7 @@ fn an_undisputed_result_stands_at_the_deadline_and_two_different_results_are_a_d
     );
 
     // The other player sends a different result: the game master decides.
-    let mut h = Harness::new("two-results", RuleSet::VolleyFire, MAHDIST);
-    h.pass();
-    h.orders();
-    h.pass();
-    let id = h.battle_id();
+    let (mut h, id) = Harness::at_battle("two-results", RuleSet::VolleyFire, MAHDIST);
     h.send(Side::Egyptian, "battle", &format!("BATTLE {id}\n{RIGHT}"));
     h.pass();
     let other = RIGHT.replace("MS004 DISRUPTED\nMS005 MS006", "MS004 MS005 MS006");
@@ -550,11 +542,7 @@ fn an_undisputed_result_stands_at_the_deadline_and_two_different_results_are_a_d
             .any(|s| flat(&s.text).contains("sent different results"))
     );
     // The same result from both sides settles it at once.
-    let mut h = Harness::new("same-results", RuleSet::VolleyFire, MAHDIST);
-    h.pass();
-    h.orders();
-    h.pass();
-    let id = h.battle_id();
+    let (mut h, id) = Harness::at_battle("same-results", RuleSet::VolleyFire, MAHDIST);
     h.send(Side::Egyptian, "battle", &format!("BATTLE {id}\n{RIGHT}"));
     h.pass();
     h.send(
@@ -568,11 +556,7 @@ fn an_undisputed_result_stands_at_the_deadline_and_two_different_results_are_a_d
 
 #[test]
 fn a_settled_or_unknown_battle_is_refused_and_a_place_is_flagged_only_in_a_flagged_game() {
-    let mut h = Harness::new("refusals", RuleSet::VolleyFire, "bot");
-    h.pass();
-    h.orders();
-    h.pass();
-    let id = h.battle_id();
+    let (mut h, id) = Harness::at_battle("refusals", RuleSet::VolleyFire, "bot");
     h.send(
         Side::Egyptian,
         "battle",
@@ -600,11 +584,7 @@ fn a_settled_or_unknown_battle_is_refused_and_a_place_is_flagged_only_in_a_flagg
 
 #[test]
 fn a_battle_deadline_that_passed_while_the_service_was_down_is_extended() {
-    let mut h = Harness::new("downtime", RuleSet::VolleyFire, MAHDIST);
-    h.pass();
-    h.orders();
-    h.pass();
-    let id = h.battle_id();
+    let (mut h, id) = Harness::at_battle("downtime", RuleSet::VolleyFire, MAHDIST);
     // The service is down past the battle's deadline (and over a week).
     h.advance(8 * 24);
     let r = h.pass();
@@ -835,11 +815,7 @@ fn a_data_folder_brings_its_own_brief_data_checked_when_the_service_starts() {
 
 #[test]
 fn a_result_mail_is_read_as_orders_are_quotes_and_copies_of_the_brief_aside() {
-    let mut h = Harness::new("quoted", RuleSet::VolleyFire, MAHDIST);
-    h.pass();
-    h.orders();
-    h.pass();
-    let id = h.battle_id();
+    let (mut h, id) = Harness::at_battle("quoted", RuleSet::VolleyFire, MAHDIST);
     // The result above a quoted brief, a signature below.
     h.send(
         Side::Egyptian,

@@ -371,6 +371,22 @@ impl Service {
         Ok(n)
     }
 
+    /// A battle goes to the game master: marked disputed with `why`,
+    /// stored, and `text` told to both players and the game master.
+    fn dispute_battle(
+        &self,
+        tx: &rusqlite::Connection,
+        g: &GameRow,
+        b: &mut BattleRow,
+        why: String,
+        text: &str,
+    ) -> Result<()> {
+        b.status = BattleStatus::Disputed;
+        b.dispute = Some(why);
+        bstore::update_battle(tx, b)?;
+        self.tell_battle(tx, g, b, "disputed", text)
+    }
+
     /// Mail both players and the game master a line about a battle.
     fn tell_battle(
         &self,
@@ -540,18 +556,16 @@ impl Service {
                     other_proposed && b.result_text.as_deref() == Some(words.as_str());
                 let differs_from_other = other_proposed && !same_as_other;
                 if differs_from_other {
-                    b.status = BattleStatus::Disputed;
-                    b.dispute = Some(format!("the {side} player sent another result:\n{words}"));
-                    bstore::update_battle(&tx, &b)?;
-                    self.tell_battle(
+                    let first = b.result_text.clone().unwrap_or_default();
+                    self.dispute_battle(
                         &tx,
                         g,
-                        &b,
-                        "disputed",
+                        &mut b,
+                        format!("the {side} player sent another result:\n{words}"),
                         &format!(
                             "the two players sent different results for battle {battle}: the game master decides (dervish game battle-result {} {battle} FILE).\n\nFirst result:\n{}\n\nSecond result ({side}):\n{words}",
                             g.id,
-                            b.result_text.clone().unwrap_or_default()
+                            first
                         ),
                     )?;
                     tx.commit()?;
@@ -697,18 +711,16 @@ impl Service {
             }
             BattleMail::Dispute { reason, .. } => {
                 let tx = self.begin()?;
-                b.status = BattleStatus::Disputed;
-                b.dispute = Some(format!("the {side} player: {reason}"));
-                bstore::update_battle(&tx, &b)?;
-                self.tell_battle(
+                let deadline = deadline_text(b.deadline);
+                self.dispute_battle(
                     &tx,
                     g,
-                    &b,
-                    "disputed",
+                    &mut b,
+                    format!("the {side} player: {reason}"),
                     &format!(
                         "the {side} player disputes battle {battle}'s result ({reason}): the game master decides (dervish game battle-result {} {battle} FILE). Without a decision by {} the combat is resolved automatically.",
                         g.id,
-                        deadline_text(b.deadline)
+                        deadline
                     ),
                 )?;
                 tx.commit()?;
