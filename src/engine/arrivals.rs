@@ -996,3 +996,36 @@ fn dismount<S: DieSource>(t: &mut Turn<'_, S>, orders: &Orders) {
         });
     }
 }
+
+/// The arrivals of the reinforcement phase known before the player turn,
+/// placed on `t`'s position as the phase places them, for the receipt:
+/// the reinforcements due by the calendar, already called by an event or
+/// brought by a fall, and the Egyptian replacements and monthly supply
+/// unit. What the turn's dice decide (a random event that delays or calls
+/// reinforcements, the Mahdist arrival roll) is not known yet.
+pub fn foreseen<S: DieSource>(t: &mut Turn<'_, S>, orders: &Orders) {
+    note_falls(t);
+    let defs: Vec<Reinforcement> = t
+        .scn
+        .def
+        .reinforcements
+        .iter()
+        .filter(|r| r.side == t.side && !t.state.arrived.contains(&r.id))
+        .cloned()
+        .collect();
+    for r in defs {
+        let due = match &r.arrives {
+            Arrival::Month(m) => *m <= t.state.month,
+            Arrival::WhenFalls(place) => t.state.happened.contains(&fell_key(place)),
+            Arrival::Event(id) => t.state.called.contains(id),
+        };
+        if due {
+            t.state.arrived.insert(r.id.clone());
+            place_reinforcement(t, &r, orders);
+        }
+    }
+    if t.side == Side::Egyptian {
+        replacements(t);
+        free_supply(t, orders);
+    }
+}

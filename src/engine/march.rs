@@ -72,7 +72,7 @@ pub(super) fn select<S: DieSource>(
     let (hex, mut units, mut leaders) = match sel {
         Selection::Stack(hex) => {
             let units = stood_at_start(t, *hex);
-            let leaders = t.leaders_at(*hex, side);
+            let leaders = stood_leaders(t, *hex);
             if units.is_empty() {
                 return Err(left_earlier(t, *hex).unwrap_or_else(|| {
                     format!("no {side} units at {}", t.scn.map.describe(*hex))
@@ -104,7 +104,11 @@ pub(super) fn select<S: DieSource>(
                 return Err(left_earlier(t, hex)
                     .unwrap_or_else(|| format!("{} has no units with him", def.name)));
             }
-            (hex, units, t.leaders_at(hex, side))
+            let mut leaders = stood_leaders(t, hex);
+            if !leaders.contains(&def.name) {
+                leaders.push(def.name.clone());
+            }
+            (hex, units, leaders)
         }
         Selection::Units {
             units: ids,
@@ -274,18 +278,45 @@ fn left_earlier<S: DieSource>(t: &Turn<'_, S>, hex: Hex) -> Option<String> {
 /// player's order for a hex where newcomers landed.
 fn stood_at_start<S: DieSource>(t: &Turn<'_, S>, hex: Hex) -> Vec<usize> {
     let stood = |k: usize| t.at_start.get(k).copied().flatten() == Some(hex);
-    let anyone = t
-        .state
-        .units
-        .iter()
-        .enumerate()
-        .any(|(k, u)| u.side == t.side && stood(k));
     let now = t.units_at(hex, t.side);
-    if anyone {
+    if anyone_stood(t, hex) {
         now.into_iter().filter(|&u| stood(u)).collect()
     } else {
         now
     }
+}
+
+/// Whether a unit of the player's stood in `hex` when the player turn
+/// began.
+fn anyone_stood<S: DieSource>(t: &Turn<'_, S>, hex: Hex) -> bool {
+    t.state
+        .units
+        .iter()
+        .enumerate()
+        .any(|(k, u)| u.side == t.side && t.at_start.get(k).copied().flatten() == Some(hex))
+}
+
+/// The player's leaders in `hex` that stood there when the player turn
+/// began, as [`stood_at_start`] for units. Rule 8.3: "The marching stack
+/// may drop off units but may not pick up units": a leader who arrived
+/// this turn (a reinforcement such as Wolseley or Graham) stays where he
+/// landed, with the units he came with; only if no unit is left with him
+/// does he go with the stack, since a leader never stands alone (7.0).
+/// When no unit stood in the hex when the turn began, the leaders there
+/// now.
+fn stood_leaders<S: DieSource>(t: &Turn<'_, S>, hex: Hex) -> Vec<String> {
+    let now = t.leaders_at(hex, t.side);
+    if !anyone_stood(t, hex) {
+        return now;
+    }
+    now.into_iter()
+        .filter(|l| t.leaders_at_start.get(l) == Some(&hex))
+        .collect()
+}
+
+/// Whether `name` stood in `hex` when the player turn began.
+fn leader_stood<S: DieSource>(t: &Turn<'_, S>, name: &str, hex: Hex) -> bool {
+    t.leaders_at_start.get(name) == Some(&hex)
 }
 
 /// Rule 7.0: "Leaders do not count for stacking and move 8 hexes." A
@@ -505,22 +536,12 @@ fn march<S: DieSource>(t: &mut Turn<'_, S>, i: usize, order: &MarchOrder) -> Res
         other => other.clone(),
     };
     let mut m = select(t, &selection, with_river)?;
-    let newcomers: Vec<String> = t
-        .units_at(m.hex, t.side)
-        .into_iter()
-        .filter(|u| !m.units.contains(u) && !m.river.contains(u))
-        .filter(|&u| t.at_start.get(u).copied().flatten() != Some(m.hex))
-        .filter(|&u| !t.marched.contains(&t.state.units[u].id))
-        .map(|u| t.state.units[u].id.0.to_string())
-        .collect();
-    if !newcomers.is_empty() && !matches!(order.units, Selection::Units { .. }) {
-        t.events.push(Event::Note {
-            text: format!(
-                "{} arrived at {} this turn and stay: the order moves the stack as it stood when the orders were written (8.3)",
-                newcomers.join(", "),
-                t.scn.map.describe(m.hex)
-            ),
-        });
+    if !matches!(order.units, Selection::Units { .. }) && anyone_stood(t, m.hex) {
+        let named = match &order.units {
+            Selection::Leader(n) => t.scn.units.leader(n).map(|d| d.name.clone()),
+            _ => None,
+        };
+        note_newcomers(t, i, &m, named.as_deref());
     }
     if t.state.effects.halted.contains(&m.hex) {
         return Err(format!(
@@ -624,6 +645,50 @@ fn march<S: DieSource>(t: &mut Turn<'_, S>, i: usize, order: &MarchOrder) -> Res
         }
     }
     Ok(())
+}
+
+/// Tell who arrived in the marching stack's hex this turn (8.3): the
+/// units and leaders that stay, and a leader left with no unit who goes
+/// with the stack after all (7.0).
+fn note_newcomers<S: DieSource>(t: &mut Turn<'_, S>, i: usize, m: &Marching, named: Option<&str>) {
+    let hex = m.hex;
+    let mut staying: Vec<String> = t
+        .units_at(hex, t.side)
+        .into_iter()
+        .filter(|u| !m.units.contains(u) && !m.river.contains(u))
+        .filter(|&u| t.at_start.get(u).copied().flatten() != Some(hex))
+        .filter(|&u| !t.marched.contains(&t.state.units[u].id))
+        .map(|u| t.state.units[u].id.0.to_string())
+        .collect();
+    staying.extend(
+        t.leaders_at(hex, t.side)
+            .into_iter()
+            .filter(|l| !m.leaders.contains(l) && !leader_stood(t, l, hex))
+            .filter(|l| !t.leaders_marched.contains(l)),
+    );
+    let place = t.scn.map.describe(hex);
+    if !staying.is_empty() {
+        t.events.push(Event::Note {
+            text: format!(
+                "{} arrived at {place} this turn and {}: the order moves the stack as it stood when the orders were written (8.3)",
+                staying.join(", "),
+                if staying.len() == 1 { "stays" } else { "stay" }
+            ),
+        });
+    }
+    let joining: Vec<&String> = m
+        .leaders
+        .iter()
+        .filter(|l| !leader_stood(t, l, hex) && Some(l.as_str()) != named)
+        .collect();
+    for l in joining {
+        t.events.push(Event::Note {
+            text: format!(
+                "order {}: {l} arrived at {place} this turn and goes with the stack: no unit is left with him, and a leader never stands alone (7.0)",
+                i + 1
+            ),
+        });
+    }
 }
 
 /// Rule 9.12: "Units under siege may only leave their hex if all adjacent
@@ -1403,7 +1468,7 @@ enum Engaged {
 /// units or boats (6.1); a stack with no land units attacks nothing else.
 /// Also returns the hexes the order names that the stack may not attack
 /// (river units only, and no gunboat in the stack), so the log can say so.
-fn targets<S: DieSource>(
+pub(super) fn targets<S: DieSource>(
     t: &Turn<'_, S>,
     order: &MarchOrder,
     m: &Marching,

@@ -313,6 +313,10 @@ pub struct Turn<'a, S: DieSource> {
     /// written against. A march order for a stack or a leader moves the
     /// units that stood there then (ruling, docs/rules.md 8.3).
     pub at_start: Vec<Option<Hex>>,
+    /// Where each leader on the map stood when the player turn began, by
+    /// name: a march order for a stack moves the leaders that stood there
+    /// then, as it moves the units (8.3).
+    pub leaders_at_start: BTreeMap<String, Hex>,
     /// The type of each counter, by index, looked up once: counters keep
     /// their place and their type for the whole turn.
     types: Vec<Option<&'a UnitType>>,
@@ -338,6 +342,12 @@ pub struct Turn<'a, S: DieSource> {
 impl<'a, S: DieSource> Turn<'a, S> {
     fn new(scn: &'a Scenario, state: GameState, side: Side, dice: &'a mut Dice<S>) -> Self {
         let at_start = state.units.iter().map(|u| u.hex()).collect();
+        let leaders_at_start = state
+            .leaders
+            .iter()
+            .filter(|l| !l.removed)
+            .filter_map(|l| l.hex.map(|h| (l.name.clone(), h)))
+            .collect();
         let types = state
             .units
             .iter()
@@ -345,6 +355,7 @@ impl<'a, S: DieSource> Turn<'a, S> {
             .collect();
         Turn {
             at_start,
+            leaders_at_start,
             types,
             stranded: 0,
             ambush_cleared: BTreeSet::new(),

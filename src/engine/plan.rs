@@ -5,16 +5,17 @@
 //! results are not known yet, so a plan says how far a full march goes,
 //! not how far the stack will get.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use super::Turn;
-use super::march::{Occupancy, allowance, enter_cost, group_legs, route_to, select};
+use super::events::Event;
+use super::march::{Occupancy, allowance, enter_cost, group_legs, route_to, select, targets};
 use super::orders::{Leg, MarchOrder, OnContact, Selection};
 use super::{rail, river};
 use crate::dice::{Dice, FixedDice};
 use crate::geo::Hex;
 use crate::scenario::{Scenario, Side};
-use crate::state::{GameState, UnitId};
+use crate::state::{GameState, Status, UnitId};
 
 /// One leg of a planned march.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -52,11 +53,148 @@ pub struct MarchPlan {
     pub legs: Vec<LegPlan>,
     /// Parts of the order the engine will ignore or may not carry out.
     pub warnings: Vec<String>,
+    /// The order is possible only if an earlier one succeeds (5.2 III:
+    /// orders are carried out in the order written): the plan is made on
+    /// the position that order leaves.
+    pub condition: Option<Condition>,
+    /// Units and leaders foreseen to arrive in the stack's hex this month
+    /// (reinforcements, replacements): they stay where they land (8.3).
+    pub arriving: Vec<String>,
+    /// Leaders foreseen to arrive in the stack's hex with no unit of their
+    /// own, who go with this stack as no unit is left with them (7.0).
+    pub joining: Vec<String>,
+}
+
+/// Units and leaders arriving in one hex this month.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Arrivals {
+    pub units: Vec<UnitId>,
+    pub leaders: Vec<String>,
+}
+
+/// Who arrives where in `side`'s reinforcement phase this month, as far
+/// as it is known before the player turn ([`super::arrivals::foreseen`]):
+/// the receipt tells the player that these stay where they land (8.3).
+pub fn foreseen_arrivals(
+    scn: &Scenario,
+    state: &GameState,
+    side: Side,
+    orders: &super::orders::Orders,
+) -> BTreeMap<Hex, Arrivals> {
+    let mut dice = Dice::new(FixedDice::with_fallback([], 1));
+    let mut t = Turn::new(scn, state.clone(), side, &mut dice);
+    super::arrivals::foreseen(&mut t, orders);
+    let mut out: BTreeMap<Hex, Arrivals> = BTreeMap::new();
+    for e in &t.events {
+        match e {
+            Event::Arrived {
+                hex,
+                units,
+                leaders,
+                ..
+            } => {
+                let a = out.entry(*hex).or_default();
+                a.units.extend(units.iter().cloned());
+                a.leaders.extend(leaders.iter().cloned());
+            }
+            Event::Replaced { unit, hex } => {
+                out.entry(*hex).or_default().units.push(unit.clone());
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Tell each plan who arrives in its hex this month and stays (8.3), and
+/// which arriving leaders, left with no unit, go with it (7.0): with the
+/// last march from the hex that leaves no unit behind.
+pub fn add_arrivals(
+    state: &GameState,
+    side: Side,
+    arrivals: &BTreeMap<Hex, Arrivals>,
+    plans: &mut [&mut MarchPlan],
+) {
+    for (hex, a) in arrivals {
+        let from_here: Vec<usize> = (0..plans.len())
+            .filter(|&k| plans[k].from == *hex)
+            .collect();
+        let Some(&last) = from_here.last() else {
+            continue;
+        };
+        let leaving: BTreeSet<&UnitId> = from_here
+            .iter()
+            .flat_map(|&k| plans[k].units.iter().chain(&plans[k].river))
+            .collect();
+        let left_behind = state
+            .units
+            .iter()
+            .any(|u| u.side == side && u.hex() == Some(*hex) && !leaving.contains(&u.id));
+        let alone = a.units.is_empty() && !left_behind;
+        for &k in &from_here {
+            let p = &mut *plans[k];
+            p.arriving = a.units.iter().map(|u| u.0.to_string()).collect();
+            if !alone {
+                p.arriving.extend(a.leaders.iter().cloned());
+            }
+        }
+        if alone {
+            plans[last].joining = a.leaders.clone();
+        }
+    }
+}
+
+/// Why an order is possible only after an earlier one succeeds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Condition {
+    /// The earlier order, by its index among the marches.
+    pub on: usize,
+    /// What that order does if it succeeds ("its attack drives the enemy
+    /// from 3125").
+    pub needs: String,
+    /// Why the order is not possible in the position as it stands now.
+    pub now: String,
+}
+
+/// What a march order does to the position if it succeeds: every attack
+/// it makes is won and every march goes as far as ordered. Worked out
+/// without dice; the engine checks each order again when its turn comes.
+#[derive(Clone, Debug, Default)]
+struct Success {
+    /// Enemy hexes its attacks clear.
+    driven: Vec<Hex>,
+    /// Where its stack ends, if it moves.
+    reached: Option<Hex>,
+    /// The position after it (and every earlier order) succeeded, if it
+    /// changed anything.
+    after: Option<GameState>,
+}
+
+impl Success {
+    fn describe(&self, scn: &Scenario) -> String {
+        let map = &scn.map;
+        if !self.driven.is_empty() {
+            let hexes: Vec<String> = self.driven.iter().map(|h| map.describe(*h)).collect();
+            format!("its attack drives the enemy from {}", hexes.join(" and "))
+        } else if let Some(h) = self.reached {
+            format!("its stack reaches {}", map.describe(h))
+        } else {
+            "it succeeds".into()
+        }
+    }
 }
 
 /// Plan each march order in turn, as the march phase will take them: a
 /// unit in an earlier march is not in a later one (8.1). Each entry is the
 /// plan or why the engine will set the order aside.
+///
+/// Orders are carried out in the order written (5.2 III), so an order
+/// not possible in the position as it stands now may become possible
+/// once an earlier one has succeeded: a besieged stack may leave after an
+/// attack above it drove the besiegers off. Such an order is planned on
+/// the position the earlier orders leave if they succeed (every attack
+/// won, every march as far as ordered) and carries its [`Condition`];
+/// an order possible in neither position is set aside.
 pub fn plan_marches(
     scn: &Scenario,
     state: &GameState,
@@ -64,17 +202,171 @@ pub fn plan_marches(
     marches: &[MarchOrder],
 ) -> Vec<Result<MarchPlan, String>> {
     let mut dice = Dice::new(FixedDice::with_fallback([], 1));
-    let mut t = Turn::new(scn, state.clone(), side, &mut dice);
+    let mut now = Turn::new(scn, state.clone(), side, &mut dice);
+    let mut dice_then = Dice::new(FixedDice::with_fallback([], 1));
+    let mut then = Turn::new(scn, state.clone(), side, &mut dice_then);
+    let mut done: Vec<Success> = Vec::new();
     let mut out = Vec::new();
     for order in marches {
-        let plan = plan_one(&t, order);
+        let plan = match plan_one(&now, order) {
+            Ok(p) => Ok(p),
+            Err(reason) => conditional(&mut then, order, &done, reason),
+        };
+        let success = match &plan {
+            Ok(p) => succeed(&mut then, order, p),
+            Err(_) => Success::default(),
+        };
         if let Ok(p) = &plan {
-            t.marched.extend(p.units.iter().cloned());
-            t.leaders_marched.extend(p.leaders.iter().cloned());
+            for t in [&mut now.marched, &mut then.marched] {
+                t.extend(p.units.iter().chain(&p.river).cloned());
+            }
+            for t in [&mut now.leaders_marched, &mut then.leaders_marched] {
+                t.extend(p.leaders.iter().cloned());
+            }
         }
+        done.push(success);
         out.push(plan);
     }
     out
+}
+
+/// An order not possible now (`reason`), planned on the position the
+/// earlier orders (`done`) leave if they succeed: the plan with the
+/// condition it depends on, or `reason` if it is not possible there
+/// either.
+fn conditional(
+    then: &mut Turn<'_, FixedDice>,
+    order: &MarchOrder,
+    done: &[Success],
+    reason: String,
+) -> Result<MarchPlan, String> {
+    if done.iter().all(|s| s.after.is_none()) {
+        return Err(reason);
+    }
+    let Ok(plan) = plan_one(then, order) else {
+        return Err(reason);
+    };
+    // The order it depends on: the first after whose success (and the
+    // earlier ones') it is possible.
+    let last = done.iter().rposition(|s| s.after.is_some()).unwrap_or(0);
+    let mut on = last;
+    for (j, s) in done.iter().enumerate().take(last) {
+        let Some(after) = &s.after else { continue };
+        let position = std::mem::replace(&mut then.state, after.clone());
+        let possible = plan_one(then, order).is_ok();
+        then.state = position;
+        if possible {
+            on = j;
+            break;
+        }
+    }
+    Ok(MarchPlan {
+        condition: Some(Condition {
+            on,
+            needs: done[on].describe(then.scn),
+            now: reason,
+        }),
+        ..plan
+    })
+}
+
+/// Carry out `order` on `then`'s position as if it succeeded: its stack
+/// walks its planned route, and at its start and at each hex it wins
+/// every attack its order allows (the enemy stacks leave the map here),
+/// halting after a won combat unless the order says CONTINUE (8.31).
+fn succeed(then: &mut Turn<'_, FixedDice>, order: &MarchOrder, plan: &MarchPlan) -> Success {
+    let with_river = order
+        .legs
+        .iter()
+        .any(|l| matches!(l, Leg::River(_) | Leg::Rail(_)));
+    let Ok(mut m) = select(then, &order.units, with_river) else {
+        return Success::default();
+    };
+    let mut out = Success::default();
+    let start = m.hex;
+    'walk: for (leg, written) in plan.legs.iter().zip(&order.legs) {
+        if drive_off(then, order, &m, &mut out.driven) && !order.continue_after_win {
+            break;
+        }
+        let by_water = matches!(written, Leg::River(_) | Leg::Rail(_));
+        for &h in &leg.path {
+            step(then, &mut m, h, by_water, order);
+            if drive_off(then, order, &m, &mut out.driven) && !order.continue_after_win {
+                break 'walk;
+            }
+        }
+    }
+    if plan.legs.is_empty() {
+        drive_off(then, order, &m, &mut out.driven);
+    }
+    if m.hex != start {
+        out.reached = Some(m.hex);
+    }
+    if !out.driven.is_empty() || out.reached.is_some() {
+        out.after = Some(then.state.clone());
+    }
+    out
+}
+
+/// Win every attack the order allows from where the stack stands: the
+/// attacked enemy stacks leave the position. Returns whether it attacked.
+fn drive_off(
+    then: &mut Turn<'_, FixedDice>,
+    order: &MarchOrder,
+    m: &super::march::Marching,
+    driven: &mut Vec<Hex>,
+) -> bool {
+    let (hexes, _) = targets(then, order, m);
+    let enemy = then.side.enemy();
+    for &h in &hexes {
+        for u in then.state.units.iter_mut() {
+            if u.side == enemy && u.hex() == Some(h) {
+                u.status = Status::Eliminated;
+            }
+        }
+        for l in then.state.leaders.iter_mut() {
+            if l.side == enemy && l.hex == Some(h) {
+                l.hex = None;
+            }
+        }
+        if !driven.contains(&h) {
+            driven.push(h);
+        }
+    }
+    !hexes.is_empty()
+}
+
+/// Move the marching stack one hex on `then`'s position, leaving its
+/// drop-offs there; river units go with it only by rail or river.
+fn step(
+    then: &mut Turn<'_, FixedDice>,
+    m: &mut super::march::Marching,
+    to: Hex,
+    by_water: bool,
+    order: &MarchOrder,
+) {
+    let from = m.hex;
+    for d in order.drop_offs.iter().filter(|d| d.at == from) {
+        m.units
+            .retain(|&u| !d.units.contains(&then.state.units[u].id));
+        m.leaders.retain(|l| !d.leaders.contains(l));
+    }
+    let movers: Vec<usize> = if by_water {
+        m.units.iter().chain(&m.river).copied().collect()
+    } else {
+        m.units.clone()
+    };
+    for u in movers {
+        if then.state.units[u].hex().is_some() {
+            then.state.units[u].status = Status::OnMap(to);
+        }
+    }
+    for l in then.state.leaders.iter_mut() {
+        if m.leaders.contains(&l.name) {
+            l.hex = Some(to);
+        }
+    }
+    m.hex = to;
 }
 
 /// The leaders named in an order's drop-offs.
@@ -443,5 +735,8 @@ fn plan_one(t: &Turn<'_, FixedDice>, order: &MarchOrder) -> Result<MarchPlan, St
         allowance: full,
         legs,
         warnings,
+        condition: None,
+        arriving: Vec::new(),
+        joining: Vec::new(),
     })
 }

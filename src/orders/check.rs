@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use super::parse::{Parsed, SyntaxError};
 use super::{Item, LegOrder, March, Order, RiverWay, print};
 use crate::engine::orders::{Leg, MONTHLY_SUPPLY, MarchOrder, Orders, RECRUITS};
-use crate::engine::plan::{MarchPlan, plan_marches};
+use crate::engine::plan::{MarchPlan, add_arrivals, foreseen_arrivals, plan_marches};
 use crate::geo::Hex;
 use crate::scenario::definition::Zone;
 use crate::scenario::zone::zone_hexes;
@@ -42,6 +42,10 @@ pub struct Checked {
     pub warnings: Vec<CheckError>,
     /// The plan of each march, by the index of its item in the sheet.
     pub plans: Vec<(usize, MarchPlan)>,
+    /// Orders possible only if an earlier order succeeds (5.2 III): each
+    /// says which (by its line) and why. They are given to the engine,
+    /// which checks them again when their turn comes.
+    pub conditional: Vec<CheckError>,
     /// The whole set was refused (orders for another side or month).
     pub refused: bool,
 }
@@ -152,6 +156,7 @@ pub fn check(sheet: &super::Sheet, scn: &Scenario, state: &GameState, side: Side
         side,
         &marches.iter().map(|(_, m)| m.clone()).collect::<Vec<_>>(),
     );
+    let march_items: Vec<usize> = marches.iter().map(|(i, _)| *i).collect();
     let mut marching: BTreeSet<UnitId> = BTreeSet::new();
     for ((i, order), plan) in marches.into_iter().zip(plans) {
         let item = &sheet.items[i];
@@ -178,6 +183,17 @@ pub fn check(sheet: &super::Sheet, scn: &Scenario, state: &GameState, side: Side
                 }
                 if out.errors.last().is_some_and(|e| e.line == item.line) {
                     continue;
+                }
+                if let Some(c) = &p.condition {
+                    let on = &sheet.items[march_items[c.on]];
+                    out.conditional.push(CheckError {
+                        line: item.line,
+                        text: item.text.clone(),
+                        message: format!(
+                            "conditional on line {}: possible only if that order succeeds ({}); now: {}",
+                            on.line, c.needs, c.now
+                        ),
+                    });
                 }
                 for w in &p.warnings {
                     out.warn(item, w.clone());
@@ -509,6 +525,12 @@ pub fn check(sheet: &super::Sheet, scn: &Scenario, state: &GameState, side: Side
             }
         }
     }
+    if !out.plans.is_empty() {
+        let start = set_up.as_ref().unwrap_or(state);
+        let arrivals = foreseen_arrivals(scn, start, side, &out.orders);
+        let mut plans: Vec<&mut MarchPlan> = out.plans.iter_mut().map(|(_, p)| p).collect();
+        add_arrivals(start, side, &arrivals, &mut plans);
+    }
     out.errors.sort_by_key(|e| e.line);
     out.warnings.sort_by_key(|e| e.line);
     out
@@ -618,10 +640,17 @@ pub fn acknowledge(
                     .iter()
                     .filter(|e| e.line == it.line)
                     .collect();
-                let mark = if errors.is_empty() {
-                    ""
-                } else {
+                let conditions: Vec<&CheckError> = checked
+                    .conditional
+                    .iter()
+                    .filter(|e| e.line == it.line)
+                    .collect();
+                let mark = if !errors.is_empty() {
                     "NOT POSSIBLE: "
+                } else if !conditions.is_empty() {
+                    "CONDITIONAL: "
+                } else {
+                    ""
                 };
                 let canonical = print::order(map, &it.order);
                 let mut lines = canonical.lines();
@@ -636,6 +665,11 @@ pub fn acknowledge(
                 }
                 for e in &errors {
                     let _ = writeln!(out, "    error: {}", e.message);
+                }
+                if errors.is_empty() {
+                    for c in &conditions {
+                        let _ = writeln!(out, "    {}", c.message);
+                    }
                 }
                 if errors.is_empty()
                     && let Some((_, p)) = checked.plans.iter().find(|(k, _)| k == i)
@@ -686,6 +720,12 @@ pub fn acknowledge(
         let _ = writeln!(
             out,
             "Lines marked NOT UNDERSTOOD or NOT POSSIBLE will not be carried out; the other orders stand. To change anything, send the whole set again: it replaces this one."
+        );
+    }
+    if !checked.refused && !checked.conditional.is_empty() {
+        let _ = writeln!(
+            out,
+            "Orders marked CONDITIONAL are carried out in the order written, after the order they name: when its turn comes each is checked again, and if the earlier order did not succeed it is not carried out and the log says why."
         );
     }
     if parsed.sheet.ready() && checked.refused {
@@ -772,6 +812,26 @@ pub fn describe_plan(scn: &Scenario, p: &MarchPlan) -> String {
                 ", in the same march"
             } else {
                 ""
+            }
+        );
+    }
+    if !p.arriving.is_empty() {
+        let _ = write!(
+            out,
+            "\narriving at {} this month, they stay there and do not march with it (8.3): {}",
+            map.describe(p.from),
+            p.arriving.join(" ")
+        );
+    }
+    if !p.joining.is_empty() {
+        let _ = write!(
+            out,
+            "\narriving at {} this month with no unit left there, {} the stack: a leader never stands alone (7.0)",
+            map.describe(p.from),
+            if p.joining.len() == 1 {
+                format!("{} goes with", p.joining[0])
+            } else {
+                format!("{} go with", p.joining.join(", "))
             }
         );
     }
