@@ -6,7 +6,8 @@
 //!   why not: the turn never drops it without a word;
 //! - a march the receipt accepts without a warning is never set aside by
 //!   the engine before its first roll (what the engine would refuse, the
-//!   receipt refuses or warns of), unless a random event of the turn says so;
+//!   receipt refuses, warns of or marks conditional on an earlier order),
+//!   unless a random event of the turn says so;
 //! - the stack that marches is the stack the receipt listed (newcomers and
 //!   units lost to events aside, 8.3);
 //! - the units the receipt listed end where the receipt said, or the log
@@ -157,7 +158,10 @@ fn check_case(scn: &Scenario, seed: u64, months: u32, side: Side, orders_seed: u
     let log = || dervish::render::log::render(&scn.map, &r.events);
     for (i, (item, plan)) in checked.plans.iter().enumerate() {
         let line = sheet.items[*item].line;
-        let warned = checked.warnings.iter().any(|w| w.line == line);
+        // A conditional order (5.2 III) is one the receipt said may not
+        // be carried out: it depends on an earlier order succeeding.
+        let warned = checked.warnings.iter().any(|w| w.line == line)
+            || checked.conditional.iter().any(|c| c.line == line);
         let begins = r.events.iter().find_map(|e| match e {
             Event::MarchBegins { order, units, .. } if *order == i => Some(units.clone()),
             _ => None,
