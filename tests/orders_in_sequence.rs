@@ -253,7 +253,7 @@ fn rule_8_3_the_receipt_names_the_leaders_who_arrive_and_stay() {
     assert!(
         receipt.contains(
             "arriving at Wady Halfa (1101) this month, they stay there and do not march with it (8.3)"
-        ) && receipt.contains("Wolseley H. Stewart Earle"),
+        ) && receipt.contains("Wolseley, H. Stewart, Earle"),
         "{receipt}"
     );
     h.send_orders(Side::Mahdist, "READY\n");

@@ -190,7 +190,7 @@ pub fn check(sheet: &super::Sheet, scn: &Scenario, state: &GameState, side: Side
                         line: item.line,
                         text: item.text.clone(),
                         message: format!(
-                            "conditional on line {}: possible only if that order succeeds ({}); now: {}",
+                            "conditional on line {}: possible only if that order succeeds ({})\n    now: {}",
                             on.line, c.needs, c.now
                         ),
                     });
@@ -818,10 +818,20 @@ pub fn describe_plan(scn: &Scenario, p: &MarchPlan) -> String {
     if !p.arriving.is_empty() {
         let _ = write!(
             out,
-            "\narriving at {} this month, they stay there and do not march with it (8.3): {}",
-            map.describe(p.from),
-            p.arriving.join(" ")
+            "\narriving at {} this month, they stay there and do not march with it (8.3):",
+            map.describe(p.from)
         );
+        let (leaders, units): (Vec<&String>, Vec<&String>) = p
+            .arriving
+            .iter()
+            .partition(|n| scn.units.leader(n).is_some());
+        for line in word_lines(&units, 80) {
+            let _ = write!(out, "\n  {line}");
+        }
+        if !leaders.is_empty() {
+            let names: Vec<&str> = leaders.iter().map(|l| l.as_str()).collect();
+            let _ = write!(out, "\n  {}", names.join(", "));
+        }
     }
     if !p.joining.is_empty() {
         let _ = write!(
@@ -842,6 +852,22 @@ pub fn describe_plan(scn: &Scenario, p: &MarchPlan) -> String {
         );
     }
     out
+}
+
+/// Words joined by spaces into lines of at most `width` characters (a
+/// longer word on a line of its own).
+fn word_lines(words: &[&String], width: usize) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    for w in words {
+        match lines.last_mut() {
+            Some(l) if l.len() + 1 + w.len() <= width => {
+                l.push(' ');
+                l.push_str(w);
+            }
+            _ => lines.push(w.to_string()),
+        }
+    }
+    lines
 }
 
 /// What an order other than a march will do, for the receipt.
