@@ -272,3 +272,36 @@ fn rule_8_3_the_receipt_names_the_leaders_who_arrive_and_stay() {
     }
     assert_ne!(unit_at(&state, "ER01").as_deref(), Some("1101"));
 }
+
+/// 5.2 III and 9.12: the same conditional order when the attack it
+/// depends on is beaten: the receipt marks it, and the results say why it
+/// was not carried out; the garrison stays in Berber.
+#[test]
+fn rule_5_2_a_conditional_order_whose_attack_fails_is_set_aside_with_the_reason() {
+    let mut h = Harness::from_case(
+        "not-carried-out",
+        "5.2-a-conditional-order-is-not-carried-out.toml",
+        1,
+    );
+    h.send_orders(
+        Side::Egyptian,
+        "MARCH STACK 3025 TO Berber ATTACK ANY\nMARCH STACK Berber TO 3024\nREADY\n",
+    );
+    let receipt = h.mail("gordon@example.org", "orders received");
+    assert!(
+        receipt.contains("line 3: CONDITIONAL: MARCH STACK Berber (3026) TO 3024"),
+        "{receipt}"
+    );
+    h.send_orders(Side::Mahdist, "READY\n");
+    let results = h.mail("gordon@example.org", "results");
+    assert!(results.contains("combat at 3027: Mahdist won"), "{results}");
+    assert!(
+        results.contains(
+            "order 2 set aside: Berber (3026) is under siege: its units may leave only after every adjacent enemy has been driven away (9.12)"
+        ),
+        "{results}"
+    );
+    let state = h.state();
+    assert_ne!(unit_at(&state, "ER01").as_deref(), Some("3024"));
+    assert_ne!(unit_at(&state, "ER02").as_deref(), Some("3024"));
+}
