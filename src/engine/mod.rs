@@ -183,8 +183,10 @@ fn player_turn<S: DieSource>(
             };
         }
         rail::fleet_upkeep(&mut t);
-        // An instant victory (4.1) ends the turn when it happens.
-        if t.state.result.is_some() {
+        // An instant victory (4.1) ends the turn when it happens, and so
+        // does the random event that ends the game (4.2: "The game may be
+        // ended by a random event"; the event says "The game ends now").
+        if t.state.result.is_some() || t.state.ended_by_event {
             break;
         }
     }
