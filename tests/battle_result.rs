@@ -212,7 +212,7 @@ MS001 MS002 MS003 MS004 MS005 MS006 GOOD ORDER
     assert_eq!(e[0].line, 3, "{e:#?}");
     assert!(
         e[0].to_string().contains(
-            "BI03 was disrupted when the battle began and may not be disrupted again (eliminated) while BG01 CIV01 of its side are in good order (9.4)"
+            "BI03 was disrupted when the battle began and may not be disrupted again (eliminated) while CIV01 BG01 of its side are in good order (9.4)"
         ),
         "{e:#?}"
     );
