@@ -323,11 +323,13 @@ fn apply_resolved<S: DieSource>(t: &mut Turn<'_, S>, r: &Resolved, parties: &[&P
 /// combat, not both. Ruling (docs/rules.md 7.3): the roll of the arm the
 /// stack fights with, chosen before the fire round: the fire roll when at
 /// least half of its melee factors also fire (rifles, camel corps, guns),
-/// else the melee roll (spearmen and horse).
+/// else the melee roll (spearmen and horse); gunboats fighting river units,
+/// which have no melee, use it on their fire roll.
 fn leader_round<S: DieSource>(t: &Turn<'_, S>, me: &Party) -> Round {
     let fire = round_factors(t, Round::Fire, me).factors2;
     let melee = round_factors(t, Round::Melee, me).factors2;
-    if fire > 0 && fire * 2 >= melee {
+    // Gunboats against river units roll in the fire round only (6.1).
+    if melee == 0 || (fire > 0 && fire * 2 >= melee) {
         Round::Fire
     } else {
         Round::Melee
