@@ -540,14 +540,10 @@ fn march<S: DieSource>(t: &mut Turn<'_, S>, i: usize, order: &MarchOrder) -> Res
         ));
     }
     // 9.12: "Units under siege may only leave their hex if all adjacent
-    // enemy units have 1st been driven away by combat." A leader alone
-    // cannot fight (7.3 adds his rating to a stack's roll), so he cannot
-    // drive the besiegers away, and stays (ruling, docs/rules.md 9.12).
-    if m.units.is_empty() && m.river.is_empty() && t.is_besieged(m.hex, t.side) {
-        return Err(format!(
-            "{} is under siege: a leader alone may not leave it, for he cannot drive the besiegers away; he leaves with a stack that does (9.12)",
-            t.scn.map.describe(m.hex)
-        ));
+    // enemy units have 1st been driven away by combat"; a leader is no
+    // exception.
+    if let Some(reason) = leader_alone_besieged(t, &m) {
+        return Err(reason);
     }
     if t.only_river_units_adjacent(m.hex, t.side) {
         t.events.push(Event::Note {
@@ -644,6 +640,19 @@ fn march<S: DieSource>(t: &mut Turn<'_, S>, i: usize, order: &MarchOrder) -> Res
         }
     }
     Ok(())
+}
+
+/// Rule 9.12 for a leader alone: why he may not leave a besieged hex, if
+/// he stands in one. He cannot fight (7.3 adds his rating to a stack's
+/// roll), so he cannot drive the besiegers away (ruling, docs/rules.md
+/// 9.12). The order checker and the march phase give the same reason.
+pub(super) fn leader_alone_besieged<S: DieSource>(t: &Turn<'_, S>, m: &Marching) -> Option<String> {
+    (m.units.is_empty() && m.river.is_empty() && t.is_besieged(m.hex, t.side)).then(|| {
+        format!(
+            "{} is under siege: a leader alone may not leave it, for he cannot drive the besiegers away; he leaves with a stack that does (9.12)",
+            t.scn.map.describe(m.hex)
+        )
+    })
 }
 
 /// Rule 9.12: "Units under siege may only leave their hex if all adjacent
