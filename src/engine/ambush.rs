@@ -327,6 +327,10 @@ pub(super) fn lie_in_wait<S: DieSource>(
             .copied()
             .filter(|&u| t.state.units[u].hex() == Some(next))
             .collect();
+        // Beaten, the party flees as from the open: the village it lay in
+        // was no cover for its charge, and is no refuge (9.8; ruling,
+        // docs/rules.md, "Ambushes").
+        t.ambush_charge = true;
         combat::retreat(
             t,
             combat::Retreat {
@@ -339,6 +343,7 @@ pub(super) fn lie_in_wait<S: DieSource>(
                 towards: fought.retreat_to,
             },
         );
+        t.ambush_charge = false;
     }
     Ambush::Fought(fought)
 }

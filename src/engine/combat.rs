@@ -767,7 +767,10 @@ pub fn retreat<S: DieSource>(t: &mut Turn<'_, S>, r: Retreat<'_>) -> Option<Hex>
         .route
         .filter(|route| route.len() >= 2)
         .map(|route| route[..route.len() - 1].iter().rev().copied().collect());
-    if town_or_village(t, hex) && r.towards.is_none() {
+    // Ambushers who charged out of a village retreat from it as from the
+    // open (ruling, docs/rules.md, "Ambushes").
+    let party = t.ambush_charge && side == Side::Mahdist;
+    if town_or_village(t, hex) && r.towards.is_none() && !party {
         t.events.push(Event::Retreat {
             side,
             from: hex,

@@ -332,8 +332,9 @@ pub struct Turn<'a, S: DieSource> {
     pub combats: usize,
     /// The resolver stopped the turn at a combat: nothing more is played.
     pub halted: bool,
-    /// A combat now being fought is an ambush's charge (the Mahdists
-    /// attack in the Egyptian player turn, seed 002).
+    /// A combat now being fought, or the ambushers' retreat after it, is an
+    /// ambush's charge (the Mahdists attack in the Egyptian player turn,
+    /// seed 002).
     pub ambush_charge: bool,
 }
 
