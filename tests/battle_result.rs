@@ -159,9 +159,11 @@ MS002 MS003 MS004 MS005 MS006 GOOD ORDER
 #[test]
 fn captures_and_civilians_follow_the_campaign_rules() {
     let (scn, forces) = battle();
+    // BI03, disrupted before the battle, is eliminated (disrupted again)
+    // only because no unit of its side ends it in good order (9.4).
     let won = "WINNER MAHDIST
 BI01 BI02 BI03 BG01 ELIMINATED
-CIV01 GOOD ORDER
+CIV01 DISRUPTED
 MS001 MS002 MS003 MS004 MS005 MS006 GOOD ORDER
 CAPTURED BG01 BI01
 ";
@@ -189,6 +191,48 @@ CAPTURED BG01 MS001 CIV01
     assert!(has(6, "BG01 was not eliminated"), "{e:#?}");
     assert!(has(6, "MS001 is a Mahdist unit"), "{e:#?}");
     assert!(has(6, "CIV01 is not a gun or rifle unit"), "{e:#?}");
+}
+
+/// 9.4: "A disrupted unit that is disrupted again is eliminated but no
+/// disrupted unit may suffer a 2nd disruption result until all units
+/// (except leaders) in the stack are disrupted." BI03 was disrupted when
+/// the battle began; ELIMINATED is its second disruption
+/// (docs/tabletop.md), refused while a unit of its side is in good order.
+#[test]
+fn rule_9_4_no_second_disruption_while_a_unit_of_the_side_is_in_good_order() {
+    let (scn, forces) = battle();
+    let text = "WINNER MAHDIST
+BI01 BI02 DISRUPTED
+BI03 ELIMINATED
+BG01 CIV01 GOOD ORDER
+MS001 MS002 MS003 MS004 MS005 MS006 GOOD ORDER
+";
+    let e = read(text, &forces, &scn.map).unwrap_err();
+    assert_eq!(e.len(), 1, "{e:#?}");
+    assert_eq!(e[0].line, 3, "{e:#?}");
+    assert!(
+        e[0].to_string().contains(
+            "BI03 was disrupted when the battle began and may not be disrupted again (eliminated) while CIV01 BG01 of its side are in good order (9.4)"
+        ),
+        "{e:#?}"
+    );
+    // With every other unit of its side disrupted, it may be.
+    let all = "WINNER MAHDIST
+BI01 BI02 BG01 CIV01 DISRUPTED
+BI03 ELIMINATED
+MS001 MS002 MS003 MS004 MS005 MS006 GOOD ORDER
+";
+    let r = read(all, &forces, &scn.map).unwrap_or_else(|e| panic!("{e:#?}"));
+    assert_eq!(r.fates[&UnitId("BI03".into())], Fate::Eliminated);
+    // A unit in good order at the start may be eliminated outright while
+    // others stand (an elimination, not a second disruption).
+    let outright = "WINNER MAHDIST
+BI01 BI03 DISRUPTED
+BI02 ELIMINATED
+BG01 CIV01 GOOD ORDER
+MS001 MS002 MS003 MS004 MS005 MS006 GOOD ORDER
+";
+    assert!(read(outright, &forces, &scn.map).is_ok());
 }
 
 /// Boats, gunboats and the fleet do not count for winning and losing

@@ -475,3 +475,62 @@ fn rule_9_1_a_combat_played_through_the_engine_with_the_etyfw_resolver() {
     assert!(log.contains("ETYFW reconnaissance"), "{log}");
     assert!(log.contains("combat at "), "{log}");
 }
+
+const ONE_DISRUPTED: &str = r#"
+name = "two British infantry units, one disrupted already, charged by ansar"
+rules = ["9.4"]
+scenario = "khartoum"
+[situation]
+month = "1884-03"
+units = [
+  { type = "brit-inf", count = 2, at = "1331" },
+  { id = "BI02", at = "1331", disrupted = true },
+  { type = "mah-S", count = 4, at = "1431" },
+]
+[orders]
+mahdist = "MARCH STACK 1431 TO 1331 ATTACK ANY"
+[play]
+turns = "mahdist"
+[dice]
+seed = 1
+"#;
+
+/// 9.4: "no disrupted unit may suffer a 2nd disruption result until all
+/// units (except leaders) in the stack are disrupted." Over 400 battles of
+/// a British pair, one disrupted before the battle: never is BI02
+/// eliminated while BI01 ends in good order, and the battles where the
+/// table would have disrupted it again say why it ends disrupted.
+#[test]
+fn rule_9_4_the_etyfw_fates_give_no_second_disruption_while_a_unit_is_in_good_order() {
+    let case = case_from("one-disrupted.toml", ONE_DISRUPTED);
+    let combat = combat_of(&case, Side::Mahdist);
+    let e = Etyfw::embedded().unwrap();
+    let mut held = 0;
+    for seed in 0..400u64 {
+        let mut dice = Dice::new(SeededDice::from_seed(seed));
+        let r = e.fight(&case.scn, &case.state, &combat, &mut |k, p| dice.roll(k, p));
+        let bi01 = r
+            .fates
+            .iter()
+            .find(|(id, _)| &*id.0 == "BI01")
+            .map(|(_, f)| *f);
+        let bi02 = r
+            .fates
+            .iter()
+            .find(|(id, _)| &*id.0 == "BI02")
+            .map(|(_, f)| *f);
+        assert!(
+            !(bi02 == Some(Fate::Eliminated) && bi01 == Some(Fate::GoodOrder)),
+            "seed {seed}: {:?}",
+            r.fates
+        );
+        if notes(&r)
+            .iter()
+            .any(|n| n.contains("BI02 was disrupted before the battle and is not disrupted again"))
+        {
+            assert_eq!(bi02, Some(Fate::Disrupted), "seed {seed}");
+            held += 1;
+        }
+    }
+    assert!(held > 0, "no battle disrupted BI02 a second time");
+}

@@ -19,7 +19,8 @@
 //!
 //! The result is checked against the forces and the campaign rules: every
 //! unit once and no other; a unit disrupted before the battle does not end
-//! it in good order (9.7); civilians are eliminated only after every other
+//! it in good order (9.7), nor eliminated (disrupted again) while a unit of
+//! its side ends in good order (9.4); civilians are eliminated only after every other
 //! unit of their side (9.4); the winner is the one 9.8 gives ("A stack
 //! loses a combat if it ends a melee round with at least 50% of it's units
 //! disrupted or dead. Do not count gunboat, fleet or boat units"); only
@@ -326,6 +327,31 @@ pub fn read(text: &str, forces: &Forces, map: &Map) -> Result<TableResult, Vec<R
                 ),
                 suggestion: None,
             });
+        }
+        if u.disrupted && *fate == Fate::Eliminated {
+            // 9.4: "no disrupted unit may suffer a 2nd disruption result
+            // until all units (except leaders) in the stack are disrupted";
+            // a unit disrupted at the start ends the battle eliminated when
+            // it is disrupted again (docs/tabletop.md).
+            let good = forces
+                .units
+                .iter()
+                .filter(|o| o.side == u.side && fate_of(o) == Some(Fate::GoodOrder))
+                .map(|o| o.id.0.as_ref())
+                .collect::<Vec<_>>();
+            if !good.is_empty() {
+                errors.push(ResultError {
+                    line: *line,
+                    text: String::new(),
+                    message: format!(
+                        "{} was disrupted when the battle began and may not be disrupted again (eliminated) while {} of its side {} in good order (9.4); it ends DISRUPTED",
+                        u.id.0,
+                        good.join(" "),
+                        if good.len() == 1 { "is" } else { "are" }
+                    ),
+                    suggestion: None,
+                });
+            }
         }
         if u.civilian && *fate == Fate::Eliminated {
             let others = forces

@@ -22,10 +22,13 @@
 //! there: once a march at most. Each cavalry or camel corps unit in the
 //! stack lowers the chance (its scouts spring the ambush). The d10 gives
 //! the party, drawn as counters from the nearest Mahdist stack (or the
-//! pool); the party rolls on the "enemy in open" row against the marching
-//! stack's strength. A charge ("A") is an attack from the ambush hex on
-//! the stack, fought by the rules of combat (9.1-9.9); any other letter
-//! and the ambushers let the column pass.
+//! pool, whose counters go back to it after the charge); the party rolls
+//! on the "enemy in open" row against the marching stack's strength. A
+//! charge ("A") is an attack from the ambush hex on the stack, fought by
+//! the rules of combat (9.1-9.9) without the fleet's guns (8.25) or the
+//! cover of the ambush hex; any other letter and the ambushers let the
+//! column pass. No party lies in wait where a scenario rule closes the hex
+//! to the Mahdists (2.2).
 
 use super::Turn;
 use super::combat::{self, Outcome};
@@ -61,6 +64,10 @@ fn due<S: DieSource>(t: &Turn<'_, S>, from: Hex, next: Hex, column: &[usize]) ->
             .iter()
             .zip(&t.state.units)
             .any(|(h, u)| *h == Some(next) && u.side == Side::Egyptian)
+        // 2.2, scenario 1: "No Mahdist unit may ever enter any hex adjacent
+        // to the Nile above (flowing North from) and including Abou Hamed":
+        // no party lies in wait there.
+        && !super::march::Occupancy::for_side(t, Side::Mahdist).forbidden(t, next)
 }
 
 /// The Mahdist land units of the stack the ambushers come from: the
@@ -212,6 +219,11 @@ pub(super) fn lie_in_wait<S: DieSource>(
         .iter()
         .filter(|&&u| t.state.units[u].status == Status::Pool)
         .count();
+    let from_pool_ids: Vec<usize> = party
+        .iter()
+        .copied()
+        .filter(|&u| t.state.units[u].status == Status::Pool)
+        .collect();
     let source_words = if from_pool == 0 {
         format!("from the Mahdist stack at {}", t.scn.map.describe(source))
     } else if from_pool == party.len() {
@@ -308,12 +320,17 @@ pub(super) fn lie_in_wait<S: DieSource>(
     if t.halted {
         return Ambush::Fought(fought);
     }
+    disperse(t, &party, &from_pool_ids, next, source);
     if outcome == Outcome::DefenderWon && t.state.result.is_none() {
         let losers: Vec<usize> = party
             .iter()
             .copied()
             .filter(|&u| t.state.units[u].hex() == Some(next))
             .collect();
+        // Beaten, the party flees as from the open: the village it lay in
+        // was no cover for its charge, and is no refuge (9.8; ruling,
+        // docs/rules.md, "Ambushes").
+        t.ambush_charge = true;
         combat::retreat(
             t,
             combat::Retreat {
@@ -326,8 +343,68 @@ pub(super) fn lie_in_wait<S: DieSource>(
                 towards: fought.retreat_to,
             },
         );
+        t.ambush_charge = false;
     }
     Ambush::Fought(fought)
+}
+
+/// After the charge the men drawn from the pool melt back into the desert
+/// (the seed's party is rolled for the ambush alone; the Mahdist forces on
+/// the map grow only by 3.2, 3.21 and the random events): those still on
+/// the map go back to the pool. Counters the party captured (9.9) go to the
+/// stack it came from if none of the party stands with them.
+fn disperse<S: DieSource>(
+    t: &mut Turn<'_, S>,
+    party: &[usize],
+    from_pool: &[usize],
+    next: Hex,
+    source: Hex,
+) {
+    let back: Vec<usize> = from_pool
+        .iter()
+        .copied()
+        .filter(|&u| t.state.units[u].hex().is_some())
+        .collect();
+    for &u in &back {
+        t.state.units[u].status = Status::Pool;
+        t.state.units[u].disrupted = false;
+    }
+    if !back.is_empty() {
+        let names: Vec<String> = back
+            .iter()
+            .map(|&u| t.state.units[u].id.0.to_string())
+            .collect();
+        t.events.push(Event::Note {
+            text: format!(
+                "the ambushers from the pool ({}) melt back into the desert and return to the pool",
+                names.join(" ")
+            ),
+        });
+    }
+    let captured: Vec<usize> = t
+        .units_at(next, Side::Mahdist)
+        .into_iter()
+        .filter(|u| !party.contains(u))
+        .collect();
+    let party_here = party.iter().any(|&u| t.state.units[u].hex() == Some(next));
+    if captured.is_empty() || party_here {
+        return;
+    }
+    for &u in &captured {
+        t.state.units[u].status = Status::OnMap(source);
+    }
+    let names: Vec<String> = captured
+        .iter()
+        .map(|&u| t.state.units[u].id.0.to_string())
+        .collect();
+    t.events.push(Event::Note {
+        text: format!(
+            "{} taken by the ambushers {} to the Mahdist stack at {}",
+            names.join(" "),
+            if captured.len() == 1 { "goes" } else { "go" },
+            t.scn.map.describe(source)
+        ),
+    });
 }
 
 /// The party's counters: `n` of type `wanted` from the stack (undisrupted

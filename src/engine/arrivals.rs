@@ -597,12 +597,15 @@ fn mahdist_arrival<S: DieSource>(t: &mut Turn<'_, S>, orders: &Orders) {
         },
     );
     let result = modifiers::row(&table.rows, total).map(|(r, _)| r.result);
+    // 3.21: "Do not remove any units if the Mahdist player has less than 7
+    // non-leader units on the map." Leaders are not counters of the units
+    // list; every other counter counts, boats and gunboats included (the
+    // rule excepts leaders only, where 2.3 says "non-leader or boat").
     let on_map = t
         .state
         .units
         .iter()
         .filter(|u| u.side == Side::Mahdist && u.hex().is_some())
-        .filter(|u| t.unit_type(u).is_some_and(|ty| !ty.kind.is_river_unit()))
         .count() as u32;
     match result {
         Some(ArrivalResult::Add(k)) => {

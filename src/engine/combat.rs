@@ -11,7 +11,7 @@ use super::events::{Decision, Event};
 use super::losses::{self, ClassHits};
 use super::modifiers::{self, RollContext};
 use crate::dice::{DiceKind, DieSource};
-use crate::geo::Hex;
+use crate::geo::{Hex, PlaceKind};
 use crate::scenario::tables::{CombatRow, CombatTable};
 use crate::scenario::{Quality, Side, UnitKind};
 use crate::state::{Status, UnitId};
@@ -141,9 +141,13 @@ pub fn fight<S: DieSource>(
             if let Resolution::TablesNoted(text) = elsewhere {
                 t.events.push(Event::Note { text });
             }
+            // 7.3: one roll of the two gets the leader's rating, chosen
+            // before the fire round.
+            let a_led = leader_round(t, &a);
+            let d_led = leader_round(t, &d);
             for round in [Round::Fire, Round::Melee] {
-                let a_hits = roll_round(t, round, &a, &d);
-                let d_hits = roll_round(t, round, &d, &a);
+                let a_hits = roll_round(t, round, &a, &d, a_led == round);
+                let d_hits = roll_round(t, round, &d, &a, d_led == round);
                 // Simultaneous: both rolls are made before either result
                 // applies.
                 apply_hits(t, &d, a_hits.as_ref(), round);
@@ -314,17 +318,46 @@ fn apply_resolved<S: DieSource>(t: &mut Turn<'_, S>, r: &Resolved, parties: &[&P
     }
 }
 
-/// Roll one side's fire or melee; `None` if it has nothing to roll with.
-fn roll_round<S: DieSource>(
-    t: &mut Turn<'_, S>,
-    round: Round,
-    me: &Party,
-    them: &Party,
-) -> Option<(i32, BTreeMap<Quality, usize>)> {
-    let mahdist_phase = t.side == Side::Mahdist;
-    let mut factors2 = 0u32; // in half factors
-    let mut by_quality: BTreeMap<Quality, u32> = BTreeMap::new();
-    let mut gunboats = 0u32;
+/// Rule 7.3: "The tactical rating of 1 leader may be added to the fire or
+/// melee die roll of the owning stack": to one of the two rolls of a
+/// combat, not both. Ruling (docs/rules.md 7.3): the roll of the arm the
+/// stack fights with, chosen before the fire round: the fire roll when at
+/// least half of its melee factors also fire (rifles, camel corps, guns),
+/// else the melee roll (spearmen and horse); gunboats fighting river units,
+/// which have no melee, use it on their fire roll.
+fn leader_round<S: DieSource>(t: &Turn<'_, S>, me: &Party) -> Round {
+    let fire = round_factors(t, Round::Fire, me).factors2;
+    let melee = round_factors(t, Round::Melee, me).factors2;
+    // Gunboats against river units roll in the fire round only (6.1).
+    if melee == 0 || (fire > 0 && fire * 2 >= melee) {
+        Round::Fire
+    } else {
+        Round::Melee
+    }
+}
+
+/// What a side brings to one round: its factors (in halves), by quality
+/// class, and its gunboats.
+struct RoundFactors {
+    factors2: u32,
+    by_quality: BTreeMap<Quality, u32>,
+    gunboats: u32,
+}
+
+/// Whether the fleet's guns count: only "when units in the same hex are
+/// in combat in a Mahdist march phase" (8.25), so not when Mahdist
+/// ambushers charge in the Egyptian march phase.
+fn fleet_fires<S: DieSource>(t: &Turn<'_, S>, me: &Party) -> bool {
+    t.side == Side::Mahdist && !t.ambush_charge && me.side == Side::Egyptian
+}
+
+fn round_factors<S: DieSource>(t: &Turn<'_, S>, round: Round, me: &Party) -> RoundFactors {
+    let fleet = fleet_fires(t, me);
+    let mut f = RoundFactors {
+        factors2: 0,
+        by_quality: BTreeMap::new(),
+        gunboats: 0,
+    };
     for &u in &me.units {
         let unit = &t.state.units[u];
         if !matches!(unit.status, Status::OnMap(_)) {
@@ -334,26 +367,43 @@ fn roll_round<S: DieSource>(
             continue;
         };
         if ty.kind == UnitKind::Gunboat {
-            gunboats += 1;
+            f.gunboats += 1;
         }
         let takes_part = match round {
             Round::Fire => {
                 (ty.fires && !ty.kind.is_river_unit() && ty.kind != UnitKind::Fleet)
-                    || (ty.kind == UnitKind::Fleet && mahdist_phase && me.side == Side::Egyptian)
+                    || (ty.kind == UnitKind::Fleet && fleet)
             }
             Round::Melee => ty.kind.can_melee(),
         };
         if !takes_part {
             continue;
         }
-        let f = if unit.disrupted {
+        let half = if unit.disrupted {
             unit.strength
         } else {
             unit.strength * 2
         };
-        factors2 += f;
-        *by_quality.entry(ty.quality).or_default() += f;
+        f.factors2 += half;
+        *f.by_quality.entry(ty.quality).or_default() += half;
     }
+    f
+}
+
+/// Roll one side's fire or melee, with its leader's tactical rating if
+/// `led` (7.3); `None` if it has nothing to roll with.
+fn roll_round<S: DieSource>(
+    t: &mut Turn<'_, S>,
+    round: Round,
+    me: &Party,
+    them: &Party,
+    led: bool,
+) -> Option<(i32, BTreeMap<Quality, usize>)> {
+    let RoundFactors {
+        factors2,
+        by_quality,
+        gunboats,
+    } = round_factors(t, round, me);
     // Gunboats against river units (6.1): the gunboats' side rolls in the
     // fire round with its gunboat modifier though nothing of it fires
     // ("if not it still has a dice modifier", 9.5); no quality or ratio.
@@ -391,10 +441,13 @@ fn roll_round<S: DieSource>(
         .iter()
         .max_by_key(|(q, f)| (**f, std::cmp::Reverse(**q)))
         .map(|(q, _)| *q);
-    let leader = t.ruling_leader(&me.leaders, None, false);
+    let leader = if led {
+        t.ruling_leader(&me.leaders, None, false)
+    } else {
+        None
+    };
     let enemy_beside_river = t.scn.map.is_riverside(them.hex);
-    let fleet = mahdist_phase
-        && me.side == Side::Egyptian
+    let fleet = fleet_fires(t, me)
         && me
             .units
             .iter()
@@ -406,8 +459,8 @@ fn roll_round<S: DieSource>(
         month: Some(t.state.month),
         units: t.profile(&me.units),
         terrain: t.scn.map.terrain(me.hex),
-        in_settlement: t.scn.map.settlement_at(me.hex).is_some(),
-        enemy_in_settlement: t.scn.map.settlement_at(them.hex).is_some(),
+        in_settlement: covered(t, me),
+        enemy_in_settlement: covered(t, them),
         marching: me.side == t.side,
         fire_ratio: ratio.filter(|_| round == Round::Fire),
         melee_ratio: ratio.filter(|_| round == Round::Melee),
@@ -460,6 +513,14 @@ fn roll_round<S: DieSource>(
         format!("{}: {}", modifiers::range_label(&tos, i), parts.join(", "))
     });
     Some((total, counts))
+}
+
+/// Whether a side fights with the cover of the town, village or oasis it
+/// stands in. Ambushers who charge out of a village fight in the open: the
+/// party attacks the column where it stands (ruling, docs/rules.md,
+/// "Ambushes").
+fn covered<S: DieSource>(t: &Turn<'_, S>, p: &Party) -> bool {
+    t.scn.map.settlement_at(p.hex).is_some() && !(t.ambush_charge && p.side == Side::Mahdist)
 }
 
 /// Boats and gunboats are hit only by fire; the fleet never (9.5, 8.25).
@@ -633,12 +694,16 @@ fn take<S: DieSource>(t: &mut Turn<'_, S>, u: usize, winner_hex: Hex) {
                 unit: id,
                 becomes: Some(new),
                 hex: winner_hex,
+                owner: "Mahdist".into(),
+                rule: "9.9".into(),
             });
         }
         None => t.events.push(Event::Captured {
             unit: id,
             becomes: None,
             hex: winner_hex,
+            owner: "Mahdist".into(),
+            rule: "9.9".into(),
         }),
     }
 }
@@ -678,8 +743,9 @@ pub struct Retreat<'r> {
 /// stack goes no further than its allowance (halved units count halved,
 /// 9.7), the first hex excepted ("at least 1 hex"). Where the owner has not
 /// said, it goes until no enemy land unit is next to it (ruling,
-/// docs/rules.md 9.8). A loser in a town, village or oasis stays unless its
-/// orders say RETREAT. A stack that cannot take its first hex is
+/// docs/rules.md 9.8). A loser in a town or village stays unless its
+/// orders say RETREAT; a loser at an oasis retreats like one in the open
+/// (the rule exempts "towns and villages" only). A stack that cannot take its first hex is
 /// eliminated. Returns where the losers end, or `None` if eliminated.
 pub fn retreat<S: DieSource>(t: &mut Turn<'_, S>, r: Retreat<'_>) -> Option<Hex> {
     let hex = r.hex;
@@ -701,13 +767,16 @@ pub fn retreat<S: DieSource>(t: &mut Turn<'_, S>, r: Retreat<'_>) -> Option<Hex>
         .route
         .filter(|route| route.len() >= 2)
         .map(|route| route[..route.len() - 1].iter().rev().copied().collect());
-    if t.scn.map.settlement_at(hex).is_some() && r.towards.is_none() {
+    // Ambushers who charged out of a village retreat from it as from the
+    // open (ruling, docs/rules.md, "Ambushes").
+    let party = t.ambush_charge && side == Side::Mahdist;
+    if town_or_village(t, hex) && r.towards.is_none() && !party {
         t.events.push(Event::Retreat {
             side,
             from: hex,
             to: None,
             decided_by: Decision::Default(
-                "a loser in a town, village or oasis need not retreat, and stays (9.8)".into(),
+                "a loser in a town or village need not retreat, and stays (9.8)".into(),
             ),
         });
         return Some(hex);
@@ -784,8 +853,7 @@ pub fn retreat<S: DieSource>(t: &mut Turn<'_, S>, r: Retreat<'_>) -> Option<Hex>
             Some(a) if back.is_none() => at == a,
             _ => {
                 !threatened(t, at)
-                    || (t.scn.map.settlement_at(at).is_some()
-                        && t.state.control.get(&at) == Some(&side))
+                    || (town_or_village(t, at) && t.state.control.get(&at) == Some(&side))
             }
         };
         if arrived || spent >= allowance {
@@ -854,6 +922,16 @@ pub fn retreat<S: DieSource>(t: &mut Turn<'_, S>, r: Retreat<'_>) -> Option<Hex>
         decided_by,
     });
     Some(to)
+}
+
+/// Rule 9.8: "Losing stacks in towns and villages never have to retreat":
+/// whether `hex` is a town or village (an oasis is not: it is besieged like
+/// them, 9.12, but the retreat rule names towns and villages only).
+fn town_or_village<S: DieSource>(t: &Turn<'_, S>, hex: Hex) -> bool {
+    t.scn
+        .map
+        .settlement_at(hex)
+        .is_some_and(|p| matches!(p.kind, PlaceKind::Town | PlaceKind::Village))
 }
 
 /// Rule 4.2: note when a stack holding a British leader was wholly

@@ -138,12 +138,22 @@ pub enum Event {
         to: Option<Hex>,
         decided_by: Decision,
     },
-    /// A destroyed gun or rifle unit captured by the Mahdists (9.9), and the
-    /// Mahdist counter that replaces it (none if no counter is spare).
+    /// A destroyed gun or rifle unit captured by the Mahdists (9.9), or a
+    /// river unit captured by either side (6.1), and the captor's counter
+    /// that replaces it (none if no counter is spare).
     Captured {
         unit: UnitId,
         becomes: Option<UnitId>,
         hex: Hex,
+        /// Whose the new counter is, as the log names it ("Mahdist",
+        /// "British"); empty in turns stored before it was recorded
+        /// (they were Mahdist captures).
+        #[serde(default)]
+        owner: String,
+        /// The rule the capture is made under ("9.9", "6.1"); empty in
+        /// turns stored before it was recorded.
+        #[serde(default)]
+        rule: String,
     },
     /// Reinforcements placed (3.1); `lost` lists unit types with no counter
     /// or no place left.

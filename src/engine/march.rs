@@ -59,6 +59,9 @@ pub(super) struct Marching {
     /// An ambush roll has been made in this march (once a march at most;
     /// the optional ambush rule).
     ambush_tried: bool,
+    /// The march table gave No March: the stack neither moves nor attacks
+    /// again this turn (8.31).
+    no_march: bool,
 }
 
 /// The stack an order names. River units in it march with it only if the
@@ -195,6 +198,7 @@ pub(super) fn select<S: DieSource>(
             dropped: Vec::new(),
             dropped_at: Vec::new(),
             ambush_tried: false,
+            no_march: false,
         });
     }
     if units.is_empty() {
@@ -249,6 +253,7 @@ pub(super) fn select<S: DieSource>(
         dropped: Vec::new(),
         dropped_at: Vec::new(),
         ambush_tried: false,
+        no_march: false,
     })
 }
 
@@ -555,6 +560,12 @@ fn march<S: DieSource>(t: &mut Turn<'_, S>, i: usize, order: &MarchOrder) -> Res
             t.scn.map.describe(m.hex)
         ));
     }
+    // 9.12: "Units under siege may only leave their hex if all adjacent
+    // enemy units have 1st been driven away by combat"; a leader is no
+    // exception.
+    if let Some(reason) = leader_alone_besieged(t, &m) {
+        return Err(reason);
+    }
     if t.only_river_units_adjacent(m.hex, t.side) {
         t.events.push(Event::Note {
             text: format!(
@@ -634,9 +645,14 @@ fn march<S: DieSource>(t: &mut Turn<'_, S>, i: usize, order: &MarchOrder) -> Res
     if let OnContact::AttackHexes(hs) = &order.on_contact {
         for h in hs {
             if !m.attacked.contains(h) && !m.dropped.contains(h) {
+                let why = if m.no_march {
+                    "the march roll gave No March, and the stack may neither move nor attack this turn (8.31)"
+                } else {
+                    "the stack never stood next to an enemy stack there (9.1)"
+                };
                 t.events.push(Event::Note {
                     text: format!(
-                        "order {}: no attack on {}: the stack never stood next to an enemy stack there (9.1)",
+                        "order {}: no attack on {}: {why}",
                         i + 1,
                         t.scn.map.describe(*h)
                     ),
@@ -689,6 +705,19 @@ fn note_newcomers<S: DieSource>(t: &mut Turn<'_, S>, i: usize, m: &Marching, nam
             ),
         });
     }
+}
+
+/// Rule 9.12 for a leader alone: why he may not leave a besieged hex, if
+/// he stands in one. He cannot fight (7.3 adds his rating to a stack's
+/// roll), so he cannot drive the besiegers away (ruling, docs/rules.md
+/// 9.12). The order checker and the march phase give the same reason.
+pub(super) fn leader_alone_besieged<S: DieSource>(t: &Turn<'_, S>, m: &Marching) -> Option<String> {
+    (m.units.is_empty() && m.river.is_empty() && t.is_besieged(m.hex, t.side)).then(|| {
+        format!(
+            "{} is under siege: a leader alone may not leave it, for he cannot drive the besiegers away; he leaves with a stack that does (9.12)",
+            t.scn.map.describe(m.hex)
+        )
+    })
 }
 
 /// Rule 9.12: "Units under siege may only leave their hex if all adjacent
@@ -1161,7 +1190,11 @@ fn march_roll<S: DieSource>(
         result: result_name(result),
         movement_points: allowance,
     });
-    if result == MarchResult::NoMarch || m.units.is_empty() {
+    if result == MarchResult::NoMarch {
+        m.no_march = true;
+        return None;
+    }
+    if m.units.is_empty() {
         return None;
     }
     Some(allowance)

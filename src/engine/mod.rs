@@ -183,8 +183,10 @@ fn player_turn<S: DieSource>(
             };
         }
         rail::fleet_upkeep(&mut t);
-        // An instant victory (4.1) ends the turn when it happens.
-        if t.state.result.is_some() {
+        // An instant victory (4.1) ends the turn when it happens, and so
+        // does the random event that ends the game (4.2: "The game may be
+        // ended by a random event"; the event says "The game ends now").
+        if t.state.result.is_some() || t.state.ended_by_event {
             break;
         }
     }
@@ -334,8 +336,9 @@ pub struct Turn<'a, S: DieSource> {
     pub combats: usize,
     /// The resolver stopped the turn at a combat: nothing more is played.
     pub halted: bool,
-    /// A combat now being fought is an ambush's charge (the Mahdists
-    /// attack in the Egyptian player turn, seed 002).
+    /// A combat now being fought, or the ambushers' retreat after it, is an
+    /// ambush's charge (the Mahdists attack in the Egyptian player turn,
+    /// seed 002).
     pub ambush_charge: bool,
 }
 

@@ -405,6 +405,11 @@ fn plan_one(t: &Turn<'_, FixedDice>, order: &MarchOrder) -> Result<MarchPlan, St
         .iter()
         .any(|l| matches!(l, Leg::River(_) | Leg::Rail(_)));
     let m = select(t, &order.units, with_river)?;
+    // 9.12: a leader alone may not leave a besieged hex (the march phase
+    // gives the same reason).
+    if let Some(reason) = super::march::leader_alone_besieged(t, &m) {
+        return Err(reason);
+    }
     let leader_alone = m.units.is_empty() && m.river.is_empty();
     if t.is_besieged(m.hex, t.side) {
         if order.on_contact == OnContact::Avoid {

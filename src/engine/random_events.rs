@@ -71,7 +71,10 @@ fn apply<S: DieSource>(t: &mut Turn<'_, S>, effect: &Effect) {
         Effect::CallReinforcement(id) => call(t, id),
         Effect::EndGame => {
             t.state.ended_by_event = true;
-            note(t, "the game ends (4.2)".into());
+            note(
+                t,
+                "the game ends now (4.2): the rest of this player turn is not played".into(),
+            );
         }
         Effect::AddUnits {
             unit,

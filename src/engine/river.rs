@@ -101,6 +101,12 @@ pub fn displace<S: DieSource>(t: &mut Turn<'_, S>, hex: Hex) {
             continue;
         }
         let into = t.type_at(u).and_then(|ty| ty.captured_as.clone());
+        // The captor's counter is named by its nation (a Mahdist boat
+        // taken by the Egyptian player becomes a British boat, 6.1).
+        let owner = into
+            .as_ref()
+            .and_then(|ty| t.scn.units.get(ty))
+            .map_or_else(|| t.side.to_string(), |ty| ty.nation.to_string());
         t.state.units[u].status = super::losses::status_after_elimination(t, u);
         t.state.units[u].disrupted = false;
         let spare = into.and_then(|ty| {
@@ -125,6 +131,8 @@ pub fn displace<S: DieSource>(t: &mut Turn<'_, S>, hex: Hex) {
             unit: id,
             becomes,
             hex,
+            owner,
+            rule: "6.1".into(),
         });
     }
     if to_move.is_empty() {

@@ -221,16 +221,26 @@ pub fn event_line(map: &Map, e: &Event) -> String {
                 decided(decided_by)
             ),
         },
-        Event::Captured { unit, becomes, hex } => match becomes {
-            Some(n) => format!(
-                "  {unit} captured at {}: becomes Mahdist {n} (9.9)",
-                map.describe(*hex)
-            ),
-            None => format!(
-                "  {unit} captured at {}, but no Mahdist counter is spare (9.9)",
-                map.describe(*hex)
-            ),
-        },
+        Event::Captured {
+            unit,
+            becomes,
+            hex,
+            owner,
+            rule,
+        } => {
+            let owner = if owner.is_empty() { "Mahdist" } else { owner };
+            let rule = if rule.is_empty() { "9.9" } else { rule };
+            match becomes {
+                Some(n) => format!(
+                    "  {unit} captured at {}: becomes {owner} {n} ({rule})",
+                    map.describe(*hex)
+                ),
+                None => format!(
+                    "  {unit} captured at {}, but no {owner} counter is spare ({rule})",
+                    map.describe(*hex)
+                ),
+            }
+        }
         Event::Arrived {
             id,
             hex,

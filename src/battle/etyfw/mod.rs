@@ -377,6 +377,8 @@ impl Etyfw {
         let state_of = f.counter_state();
         let mut fates: BTreeMap<UnitId, Fate> = BTreeMap::new();
         let mut markers: Vec<u32> = Vec::new();
+        // Counters disrupted before the battle and disrupted again in it.
+        let mut seconds: Vec<usize> = Vec::new();
         for (k, c) in f.counters.clone().iter().enumerate() {
             let (mut m, routed) = state_of[k];
             // Section 16: "To recover casualties, a unit removes half the
@@ -425,6 +427,7 @@ impl Etyfw {
             } else if c.disrupted {
                 let new = m.saturating_sub(c.start_markers);
                 if (new >= 1 && new * 4 >= c.figures) || m >= c.figures {
+                    seconds.push(k);
                     Fate::Eliminated
                 } else {
                     Fate::Disrupted
@@ -486,6 +489,7 @@ impl Etyfw {
                 }
             }
         }
+        hold_second_disruptions(&mut f, &mut fates, &seconds);
         // 9.9 capture, rolled here when the Mahdists won the field.
         let mut captured = Vec::new();
         if eg_broken && !md_broken {
@@ -623,5 +627,46 @@ impl Resolver for Etyfw {
         roll: &mut dyn FnMut(DiceKind, String) -> Roll,
     ) -> Resolution {
         Resolution::Resolved(self.fight(scn, state, combat, roll))
+    }
+}
+
+/// Rule 9.4: "no disrupted unit may suffer a 2nd disruption result until
+/// all units (except leaders) in the stack are disrupted." A counter
+/// disrupted before the battle whose new casualties would disrupt it again
+/// (`seconds`, docs/tabletop.md "How losses become fates") is eliminated
+/// only if no counter of its side ends the battle in good order; otherwise
+/// it ends disrupted (the tabletop gives losses, not an elimination result
+/// apart from them).
+fn hold_second_disruptions(
+    f: &mut Field<'_>,
+    fates: &mut BTreeMap<UnitId, Fate>,
+    seconds: &[usize],
+) {
+    for side in [Side::Egyptian, Side::Mahdist] {
+        let good: Vec<String> = f
+            .counters
+            .iter()
+            .filter(|c| c.side == side)
+            .filter(|c| fates.get(&UnitId(c.label.clone().into())) == Some(&Fate::GoodOrder))
+            .map(|c| c.label.clone())
+            .collect();
+        if good.is_empty() {
+            continue;
+        }
+        let held: Vec<String> = seconds
+            .iter()
+            .filter(|&&k| f.counters[k].side == side)
+            .map(|&k| f.counters[k].label.clone())
+            .collect();
+        for label in held {
+            fates.insert(UnitId(label.clone().into()), Fate::Disrupted);
+            f.note(|| {
+                format!(
+                    "ETYFW: {label} was disrupted before the battle and is not disrupted again while {} of its side {} in good order: it ends disrupted (9.4)",
+                    good.join(" "),
+                    if good.len() == 1 { "is" } else { "are" }
+                )
+            });
+        }
     }
 }
