@@ -216,6 +216,13 @@ fn ready_alone_confirms_the_standing_set() {
     assert!(text.contains("it confirms version 1"), "{text}");
     assert!(text.contains(KEPT), "{text}");
     assert!(text.contains("This set says READY"), "{text}");
+    assert!(
+        text.contains("Defaults: where these orders say nothing, Dervish decides"),
+        "the receipt ends with the defaults: {text}"
+    );
+    // READY for another month is refused whole: the set stands.
+    h.send(Side::Egyptian, "MONTH 1884-06\nREADY\n");
+    assert_eq!(h.set(Side::Egyptian).expect("the set").version, 2);
     // The other side's READY plays the month with the confirmed march.
     h.send(Side::Mahdist, "READY AS IS\n");
     assert_eq!(h.turns().len(), 1, "the month is played");
@@ -360,4 +367,38 @@ fn a_slip_of_ready_as_is_keeps_the_set_and_suggests_the_words() {
     );
     assert!(text.contains("did you mean READY AS IS?"), "{text}");
     assert!(text.contains("stand as they were"), "{text}");
+}
+
+/// `READY AS IS` is read in any case and prints back the same; a slip of
+/// it gets the words as a suggestion, other words after READY do not.
+#[test]
+fn ready_as_is_is_read_in_any_case_and_a_slip_is_suggested() {
+    use dervish::orders::{self, Input, Order, Vocabulary, print};
+    let scn = dervish::scenario::DataSet::embedded()
+        .unwrap()
+        .scenario("khartoum")
+        .unwrap();
+    let vocab = Vocabulary::new(&scn);
+    let read = |text: &str| orders::parse(&Input::text(text), &vocab).unwrap();
+    for text in ["READY AS IS", "ready as is", "Done As Is"] {
+        let p = read(text);
+        assert!(p.errors.is_empty(), "{text}: {:?}", p.errors);
+        assert_eq!(p.sheet.items[0].order, Order::ReadyAsIs, "{text}");
+        assert!(p.sheet.ready() && p.sheet.as_is(), "{text}");
+    }
+    assert_eq!(print::order(&scn.map, &Order::ReadyAsIs), "READY AS IS");
+    assert!(!read("READY").sheet.as_is());
+    for slip in ["READY ASIS", "READY AS-IS", "ready as iss"] {
+        let p = read(slip);
+        assert_eq!(p.errors.len(), 1, "{slip}");
+        assert_eq!(p.errors[0].line, 1);
+        assert_eq!(
+            p.errors[0].suggestion.as_deref(),
+            Some("READY AS IS"),
+            "{slip}"
+        );
+    }
+    let p = read("READY NOW PLEASE");
+    assert_eq!(p.errors.len(), 1);
+    assert_eq!(p.errors[0].suggestion, None);
 }
