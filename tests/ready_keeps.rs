@@ -322,6 +322,14 @@ fn the_deadline_plays_a_waiting_set_as_it_stands() {
     h.send(Side::Egyptian, &format!("{MARCH}\n{BAD}\nREADY\n"));
     assert!(h.turns().is_empty());
     h.past_deadline();
+    // The reminder before the deadline says why the turn waits.
+    let (_, reminder) = h.last_to(GORDON, "orders due by");
+    let reminder = flat(&reminder);
+    assert!(
+        reminder.contains("and your READY, but 1 line of them will not be carried out"),
+        "{reminder}"
+    );
+    assert!(reminder.contains("READY AS IS"), "{reminder}");
     assert_eq!(h.turns().len(), 1, "the deadline plays the month");
     assert!(h.played_egyptian_set().contains(KEPT));
     assert!(h.turns()[0].log.contains("Sinkat"), "{}", h.turns()[0].log);
