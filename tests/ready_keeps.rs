@@ -227,6 +227,10 @@ fn ready_alone_confirms_the_standing_set() {
     h.send(Side::Mahdist, "READY AS IS\n");
     assert_eq!(h.turns().len(), 1, "the month is played");
     assert!(h.played_egyptian_set().contains(KEPT));
+    // The confirmed set is sealed like any other: the turn verifies.
+    let v = h.svc.verify("k-1", "1884-02").unwrap();
+    assert_eq!(v.len(), 1);
+    assert!(v[0].drift.is_empty(), "{:?}", v[0].drift);
 }
 
 #[test]
