@@ -139,8 +139,8 @@ fn arrivals(scn: &Scenario, state: &GameState, side: Side, orders: &Orders) -> V
         let places = zone_places(&r.zone);
         if places.len() > 1 {
             out.push(format!(
-                "{} arrives at the first of {} not held by the enemy (PLACE {} AT a place to \
-                 choose)",
+                "{} arrives at the first of these not held by the enemy: {} (PLACE {} AT a \
+                 place to choose)",
                 r.id,
                 places.join(", "),
                 r.id
@@ -151,8 +151,8 @@ fn arrivals(scn: &Scenario, state: &GameState, side: Side, orders: &Orders) -> V
     let supply_due = rep.free_supply_from.is_some_and(|m| m <= state.month);
     if side == Side::Egyptian && supply_due && !orders.place.contains_key(MONTHLY_SUPPLY) {
         out.push(format!(
-            "the monthly supply unit arrives at the first of {} not held by the enemy (PLACE \
-             SUPPLY AT a place to choose; 3.3)",
+            "the monthly supply unit arrives at the first of these not held by the enemy: {} \
+             (PLACE SUPPLY AT a place to choose; 3.3)",
             rep.free_supply_places.join(", ")
         ));
     }
