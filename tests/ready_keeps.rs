@@ -414,3 +414,17 @@ fn ready_as_is_is_read_in_any_case_and_a_slip_is_suggested() {
     assert_eq!(p.errors.len(), 1);
     assert_eq!(p.errors[0].suggestion, None);
 }
+
+/// A mail with no order at all (a thank-you with the secret) replaces no
+/// standing set either: the answer says the orders stand.
+#[test]
+fn a_mail_without_orders_keeps_the_standing_set() {
+    let mut h = Harness::new("prose", "bot");
+    h.send(Side::Egyptian, &format!("{MARCH}\n"));
+    h.send(Side::Egyptian, "Thanks for the receipt, all clear.\n");
+    let set = h.set(Side::Egyptian).expect("the set");
+    assert_eq!(set.version, 1, "nothing replaced");
+    assert!(set.canonical.contains(KEPT));
+    let (_, text) = h.last_to(GORDON, "no orders in this mail");
+    assert!(flat(&text).contains("stand as they were"), "{text}");
+}

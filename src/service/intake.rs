@@ -709,8 +709,14 @@ impl Service {
                 .errors
                 .iter()
                 .all(|e| e.line > 0 && slip_of_command_or_ready(&e.text));
-        if commands_only && (answered || !parsed.errors.is_empty()) {
-            if now_set.is_some() || !parsed.errors.is_empty() {
+        // A mail with no order at all (a greeting, a thank-you) replaces no
+        // standing set either: it is told that the orders stand.
+        let keeps_standing = commands_only
+            && !answered
+            && parsed.errors.is_empty()
+            && store::latest_order_set(&self.conn, &game_id, g.turn_no, side)?.is_some();
+        if commands_only && (answered || !parsed.errors.is_empty() || keeps_standing) {
+            if now_set.is_some() || !parsed.errors.is_empty() || keeps_standing {
                 self.answer_settings(
                     cx,
                     &g,
@@ -841,7 +847,13 @@ impl Service {
             "notice.txt",
             context! {
                 game => g.id.clone(),
-                headline => if now_set.is_some() { "your settings" } else { "commands not understood" },
+                headline => if now_set.is_some() {
+                    "your settings"
+                } else if parsed.errors.is_empty() {
+                    "no orders in this mail"
+                } else {
+                    "commands not understood"
+                },
                 text => text.join("\n"),
             },
         )?;
