@@ -30,7 +30,8 @@ pub fn ready_sentence(sheet: &Sheet, errors: usize) -> &'static str {
     } else if sheet.as_is() {
         "You said READY AS IS: the set plays as it stands, without the lines marked above."
     } else {
-        "You said READY, but lines above will not be carried out: this READY waits (see below)."
+        "You said READY, but lines above will not be carried out: the turn waits for a\n\
+         mended set, or for READY AS IS to play this one as it stands."
     }
 }
 
