@@ -295,6 +295,14 @@ fn ready_on_a_set_with_a_refused_line_waits_and_says_so() {
         text.contains("the receipt of version 1 shows them all"),
         "{text}"
     );
+    assert!(
+        text.contains("You said READY, but lines of this set will not be carried out"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("your orders for this turn are complete"),
+        "{text}"
+    );
 }
 
 #[test]

@@ -28,10 +28,10 @@ pub fn ready_sentence(sheet: &Sheet, errors: usize) -> &'static str {
     if errors == 0 {
         "You said READY: your orders for this turn are complete."
     } else if sheet.as_is() {
-        "You said READY AS IS: the set plays as it stands, without the lines marked above."
+        "You said READY AS IS: the set plays as it stands, without its refused lines."
     } else {
-        "You said READY, but lines above will not be carried out: the turn waits for a\n\
-         mended set, or for READY AS IS to play this one as it stands."
+        "You said READY, but lines of this set will not be carried out: the turn waits for\n\
+         a mended set, or for READY AS IS to play this one as it stands."
     }
 }
 

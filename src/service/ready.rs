@@ -11,6 +11,7 @@
 
 use super::intake::{Context, Outcome};
 use super::{Result, Service};
+use crate::orders::defaults::ready_sentence;
 use crate::orders::{self, Checked, Input, Order, Parsed, Setting, Sheet, Vocabulary, parse};
 use crate::scenario::{Scenario, Side};
 use crate::state::GameState;
@@ -81,7 +82,15 @@ impl Service {
         let checked = orders::check(&again.sheet, scn, state, side);
         let ack = orders::acknowledge(&again, &checked, scn, side, state);
         let stored = store::refused_lines(&self.conn, standing.id)?;
-        let refused_lines = stored.max(refused_lines(&again, &checked));
+        let shown = refused_lines(&again, &checked);
+        let refused_lines = stored.max(shown);
+        // Lines not understood are not kept with the set: the READY
+        // sentence counts them all (the receipt of the set shows them).
+        let ack = ack.replacen(
+            ready_sentence(&again.sheet, shown as usize),
+            ready_sentence(&again.sheet, refused_lines as usize),
+            1,
+        );
         self.seal(
             cx,
             g,

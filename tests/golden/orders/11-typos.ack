@@ -23,8 +23,8 @@ line 9: READY
 
 Summary: 3 orders understood, 7 errors, 0 warnings.
 Lines marked NOT UNDERSTOOD or NOT POSSIBLE will not be carried out; the other orders stand. To change anything, send the whole set again: it replaces this one.
-You said READY, but lines above will not be carried out: the turn waits for a
-mended set, or for READY AS IS to play this one as it stands.
+You said READY, but lines of this set will not be carried out: the turn waits for
+a mended set, or for READY AS IS to play this one as it stands.
 
 Where the turn may differ from this receipt: each march by land rolls on the march table (No March: the stack stays where it is; a short march: it stops on the way); a lost or drawn combat ends the stack's marching, and a lost one sends it back (8.31, 9.8); random events come before your marches and may change the position; units that arrive this month stay where they land (8.3).
 

@@ -11,8 +11,8 @@ line 11: READY
 
 Summary: 3 orders understood, 2 errors, 0 warnings.
 Lines marked NOT UNDERSTOOD or NOT POSSIBLE will not be carried out; the other orders stand. To change anything, send the whole set again: it replaces this one.
-You said READY, but lines above will not be carried out: the turn waits for a
-mended set, or for READY AS IS to play this one as it stands.
+You said READY, but lines of this set will not be carried out: the turn waits for
+a mended set, or for READY AS IS to play this one as it stands.
 
 Defaults: where these orders say nothing, Dervish decides for you as follows
 (from the position now; marches and combats may change the stacks):
