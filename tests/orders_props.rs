@@ -244,6 +244,7 @@ fn order() -> impl Strategy<Value = Order> {
                 dervish::engine::orders::SetupOrder { units, leaders, at }
             )),
         1 => Just(Order::Ready),
+        1 => Just(Order::ReadyAsIs),
         1 => prop_oneof![
             Just(Command::Help),
             prop::option::of(hex()).prop_map(Command::Map),

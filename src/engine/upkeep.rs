@@ -13,6 +13,49 @@ use crate::scenario::{Nation, Side, UnitKind};
 /// Stacks with at least this many units expend their supply by default.
 pub const DEFAULT_SUPPLY_STACK: usize = 7;
 
+/// The default's reason for keeping a supply unit whose presence wins.
+pub const KEEP_WINNING_SUPPLY: &str =
+    "keep a supply unit whose presence wins the game (4.2), whatever the size of the stack";
+
+/// The supply units among `units` at `hex`: the first of them, and the one
+/// to spend without giving up a win, if any. 4.2: the Egyptian side wins
+/// "at the end of any Mahdist turn when a British supply unit is in
+/// Khartoum"; a supply unit whose presence there wins is spent only when
+/// another such unit stays (docs/rules.md 4.2).
+fn supply_to_spend<S: DieSource>(
+    t: &Turn<'_, S>,
+    hex: Hex,
+    units: &[usize],
+) -> (Option<usize>, Option<usize>) {
+    let supplies: Vec<usize> = units
+        .iter()
+        .copied()
+        .filter(|&u| t.type_at(u).is_some_and(|ty| ty.kind == UnitKind::Supply))
+        .collect();
+    let wins = |u: usize| {
+        t.type_at(u)
+            .is_some_and(|ty| super::victory::presence_wins(t.scn, t.side, hex, ty))
+    };
+    let winners = supplies.iter().filter(|&&u| wins(u)).count();
+    let spare = supplies
+        .iter()
+        .copied()
+        .find(|&u| !wins(u))
+        .or_else(|| supplies.first().copied().filter(|_| winners > 1));
+    (supplies.first().copied(), spare)
+}
+
+/// The log's note of a supply unit kept by default because it wins.
+fn keep_winning_supply<S: DieSource>(t: &mut Turn<'_, S>, hex: Hex, s: usize) {
+    let id = t.state.units[s].id.clone();
+    t.events.push(Event::Note {
+        text: format!(
+            "{id} at {} is not expended: no order says so, and its presence at the end of the Mahdist turn wins the game (4.2); the stack rolls for attrition",
+            t.scn.map.describe(hex)
+        ),
+    });
+}
+
 /// The hexes holding `side`'s units, in row order.
 fn stack_hexes<S: DieSource>(t: &Turn<'_, S>, side: Side) -> Vec<Hex> {
     let mut hexes: Vec<Hex> = t
@@ -70,15 +113,15 @@ pub fn attrition_phase<S: DieSource>(t: &mut Turn<'_, S>, orders: &Orders) {
         }
         let besieged = t.is_besieged(hex, t.side);
         if t.side == Side::Egyptian {
-            let supply = units
-                .iter()
-                .copied()
-                .find(|&u| t.type_at(u).is_some_and(|ty| ty.kind == UnitKind::Supply));
-            if let Some(s) = supply {
+            let (supply, spare) = supply_to_spend(t, hex, &units);
+            if let Some(s) = spare.or(supply) {
                 let (expend, decided_by) = if orders.expend_supply.contains(&hex) {
                     (true, Decision::Orders)
                 } else if orders.keep_supply.contains(&hex) {
                     (false, Decision::Orders)
+                } else if spare.is_none() {
+                    keep_winning_supply(t, hex, s);
+                    (false, Decision::Default(KEEP_WINNING_SUPPLY.into()))
                 } else {
                     let big = units.len() >= DEFAULT_SUPPLY_STACK;
                     (

@@ -208,6 +208,37 @@ pub fn instant<S: DieSource>(t: &mut Turn<'_, S>) {
     }
 }
 
+/// Whether a unit of type `ty` standing in `hex` wins the game for `side`
+/// by being there: a `UnitIn` condition of the scenario (4.2: "It also ends
+/// in an Egyptian victory at the end of any Mahdist turn when a British
+/// supply unit is in Khartoum"). The attrition phase keeps such a supply
+/// unit unless an order spends it (docs/rules.md 4.2), and the receipt
+/// says so.
+pub fn presence_wins(
+    scn: &crate::scenario::Scenario,
+    side: Side,
+    hex: crate::geo::Hex,
+    ty: &crate::scenario::UnitType,
+) -> bool {
+    scn.def.victory.iter().any(|c| match c {
+        VictoryCondition::UnitIn {
+            kind,
+            nation,
+            places,
+            winner,
+            ..
+        } => {
+            *winner == side
+                && *kind == ty.kind
+                && nation.is_none_or(|n| n == ty.nation)
+                && places
+                    .iter()
+                    .any(|p| scn.map.resolve(p).is_ok_and(|h| h == hex))
+        }
+        _ => false,
+    })
+}
+
 /// Count one more consecutive turn if `holds`, else start again from 0.
 fn bump<S: DieSource>(t: &mut Turn<'_, S>, key: &str, holds: bool) -> u32 {
     let e = t.state.counters.entry(key.to_string()).or_insert(0);

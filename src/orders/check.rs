@@ -227,7 +227,7 @@ pub fn check(sheet: &super::Sheet, scn: &Scenario, state: &GameState, side: Side
     let kind = |i: usize| scn.units.get(&state.units[i].unit_type).map(|t| t.kind);
     for item in &sheet.items {
         match &item.order {
-            Order::March(_) | Order::Ready | Order::Command(_) => {}
+            Order::March(_) | Order::Ready | Order::ReadyAsIs | Order::Command(_) => {}
             Order::ExpendSupply(h) | Order::KeepSupply(h) => {
                 let side_has_supply = scn
                     .units
@@ -736,7 +736,8 @@ pub fn acknowledge(
     } else if parsed.sheet.ready() {
         let _ = writeln!(
             out,
-            "You said READY: your orders for this turn are complete."
+            "{}",
+            super::defaults::ready_sentence(&parsed.sheet, errors)
         );
     }
     if !checked.refused && !checked.plans.is_empty() {
@@ -750,6 +751,7 @@ pub fn acknowledge(
             }
         );
     }
+    out.push_str(&super::defaults::receipt(scn, state, side, checked));
     out
 }
 
@@ -930,6 +932,7 @@ pub fn describe_order(scn: &Scenario, o: &Order) -> String {
             )
         }
         Order::Ready => "your orders are complete".into(),
+        Order::ReadyAsIs => "your orders are complete: the set plays as it stands".into(),
         Order::Command(super::Command::Set(s)) => format!("from now on {}", s.meaning()),
         Order::Command(_) => "a command: answered separately".into(),
         Order::March(_) => String::new(),

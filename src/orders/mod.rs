@@ -26,7 +26,7 @@
 //! is a name or alias (`Gordon`, `Osman Digna`).
 //!
 //! ```text
-//! line      = header | march | option | order | command | "READY" | "END"
+//! line      = header | march | option | order | command | "READY" ["AS" "IS"] | "END"
 //! header    = "GAME" id | "SIDE" side | "SECRET" token | "MONTH" month
 //! side      = "EGYPTIAN" | "BRITISH" | "MAHDIST" | "DERVISH"
 //! month     = yyyy-mm | month-name yyyy
@@ -70,6 +70,7 @@
 
 pub mod check;
 pub mod clean;
+pub mod defaults;
 pub mod parse;
 pub mod print;
 pub mod vocab;
@@ -224,6 +225,10 @@ pub enum Order {
     Setup(SetupOrder),
     /// The player's orders for the turn are complete.
     Ready,
+    /// `READY AS IS`: play the set as it stands, lines refused as NOT
+    /// UNDERSTOOD or NOT POSSIBLE included (without it such a set waits
+    /// for a mended one or the deadline).
+    ReadyAsIs,
     Command(Command),
 }
 
@@ -250,8 +255,15 @@ impl Sheet {
         self.items.iter().map(|i| &i.order).collect()
     }
 
-    /// Whether the player said READY.
+    /// Whether the player said READY (or READY AS IS).
     pub fn ready(&self) -> bool {
-        self.items.iter().any(|i| i.order == Order::Ready)
+        self.items
+            .iter()
+            .any(|i| matches!(i.order, Order::Ready | Order::ReadyAsIs))
+    }
+
+    /// Whether the player said READY AS IS.
+    pub fn as_is(&self) -> bool {
+        self.items.iter().any(|i| i.order == Order::ReadyAsIs)
     }
 }

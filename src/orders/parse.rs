@@ -143,6 +143,42 @@ pub fn is_command_line(text: &str) -> bool {
     word.is_some_and(|w| COMMAND_STARTS.contains(&w))
 }
 
+/// Whether a line not understood was meant as READY (`READY ASIS`): its
+/// first word is READY or DONE. A mail whose only other lines are commands
+/// holds no orders and replaces none.
+pub fn is_ready_line(text: &str) -> bool {
+    tidy(text).split_whitespace().next().is_some_and(|w| {
+        let w = w
+            .trim_matches(|ch: char| !ch.is_alphanumeric())
+            .to_uppercase();
+        w == "READY" || w == "DONE"
+    })
+}
+
+/// `READY`, or `READY AS IS` (the set plays as it stands, refused lines
+/// and all); a slip of AS IS (`READY ASIS`, `READY AS-IS`) gets the
+/// right words as a suggestion.
+fn ready(c: &mut Cur<'_>) -> R<Order> {
+    const FORM: &str = "READY, or READY AS IS to play a set with refused lines as it stands";
+    if c.at_end() {
+        return Ok(Order::Ready);
+    }
+    if c.is("AS") && c.is_at(1, "IS") && c.toks.len() == c.pos + 2 {
+        return Ok(Order::ReadyAsIs);
+    }
+    let rest = c.rest();
+    let letters: String = rest
+        .chars()
+        .filter(|ch| ch.is_alphanumeric())
+        .collect::<String>()
+        .to_uppercase();
+    let mut e = c.err(format!("{rest} is not understood after READY"), FORM);
+    if crate::diag::edit_distance(&letters, "ASIS") <= 2 {
+        e.suggestion = Some("READY AS IS".into());
+    }
+    Err(e)
+}
+
 const LEG_EXPECTED: &str =
     "a march: TO place, PATH place place ..., RAIL TO place, RIVER TO place or FLEET TO place";
 
@@ -896,10 +932,7 @@ fn line(c: &mut Cur<'_>) -> R<LineOut> {
             }
             Order::DefendLoseFirst(units)
         }
-        "READY" | "DONE" => {
-            c.end()?;
-            Order::Ready
-        }
+        "READY" | "DONE" => ready(c)?,
         "HELP" => {
             let _ = c.rest();
             Order::Command(Command::Help)

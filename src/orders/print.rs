@@ -138,6 +138,7 @@ pub fn order(map: &Map, o: &Order) -> String {
             out
         }
         Order::Ready => "READY".into(),
+        Order::ReadyAsIs => "READY AS IS".into(),
         Order::Command(c) => match c {
             Command::Help => "HELP".into(),
             Command::Map(None) => "MAP".into(),

@@ -1,7 +1,8 @@
 //! The summary at the head of a results mail: what a player wants to know
 //! before the full log with every roll. The battles and how they ended,
-//! the places that changed hands, the sieges begun and lifted, the losses
-//! of each side, and the player's own marches.
+//! the places that changed hands, the sieges begun, lifted or over with
+//! the garrison gone, the losses of each side, and the player's own
+//! marches.
 
 use std::fmt::Write as _;
 
@@ -90,7 +91,7 @@ pub fn summary(
             let _ = writeln!(out, "  Siege begun: {} ({s}) (9.12).", map.describe(*h));
         }
         for h in was.iter().filter(|h| !is.contains(h)) {
-            let _ = writeln!(out, "  Siege lifted: {} ({s}) (9.12).", map.describe(*h));
+            let _ = writeln!(out, "  {}", siege_ended(scn, before, after, s, *h));
         }
     }
     // Losses by side: units that left the map, units disrupted now.
@@ -123,6 +124,58 @@ pub fn summary(
         }
     }
     out
+}
+
+/// How the siege of `side`'s place at `hex` ended: lifted while the
+/// garrison holds on, or over because the garrison is gone (destroyed, or
+/// marched out), so a results mail never calls a lost town relieved.
+fn siege_ended(
+    scn: &Scenario,
+    before: &GameState,
+    after: &GameState,
+    side: Side,
+    hex: crate::geo::Hex,
+) -> String {
+    let map = &scn.map;
+    let place = map.describe(hex);
+    let holds = after.units.iter().any(|u| {
+        u.side == side
+            && u.hex() == Some(hex)
+            && scn
+                .units
+                .get(&u.unit_type)
+                .is_none_or(|t| t.kind != crate::scenario::UnitKind::Fleet)
+    });
+    if holds {
+        return format!("Siege lifted: {place} ({side}) (9.12).");
+    }
+    let garrison: Vec<&crate::state::UnitId> = before
+        .units
+        .iter()
+        .filter(|u| u.side == side && u.hex() == Some(hex))
+        .map(|u| &u.id)
+        .collect();
+    let destroyed = garrison
+        .iter()
+        .filter(|id| {
+            after
+                .units
+                .iter()
+                .find(|u| u.id == ***id)
+                .is_none_or(|u| u.hex().is_none())
+        })
+        .count();
+    let how = if destroyed == garrison.len() {
+        "destroyed".to_string()
+    } else if destroyed == 0 {
+        "marched out".to_string()
+    } else {
+        format!(
+            "{} destroyed, the rest marched out",
+            crate::words::count(destroyed, "unit", "units")
+        )
+    };
+    format!("Siege over: {place} ({side}): the garrison is gone, {how} (9.12).")
 }
 
 /// The marches of `side`'s player turn, one line each: where each order's
@@ -182,4 +235,71 @@ fn own_marches(map: &Map, events: &[Event], side: Side) -> Vec<String> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::DataSet;
+    use crate::state::Status;
+    use crate::state::setup::{Placements, initial_state};
+
+    /// The scenario's set-up with a Mahdist unit from the pool next to
+    /// Tokar, so its garrison is under siege; and Tokar's hex.
+    fn tokar_besieged(scn: &Scenario) -> (GameState, crate::geo::Hex) {
+        let (mut state, _) = initial_state(scn, &Placements::new()).expect("the set-up");
+        let hex = scn.map.resolve("Tokar").expect("Tokar");
+        let ansar = state
+            .units
+            .iter_mut()
+            .find(|u| u.side == Side::Mahdist && u.status == Status::Pool)
+            .expect("a Mahdist unit in the pool");
+        ansar.status = Status::OnMap(hex.neighbours()[0]);
+        assert!(victory::besieged(scn, &state, Side::Egyptian).contains(&hex));
+        (state, hex)
+    }
+
+    /// A siege that ends because the garrison was destroyed is not
+    /// announced as lifted: the summary says the garrison is gone.
+    #[test]
+    fn a_siege_ended_by_the_garrison_destroyed_is_not_lifted() {
+        let data = DataSet::embedded().expect("the embedded data");
+        let scn = data.scenario("khartoum").expect("scenario 2");
+        let (before, hex) = tokar_besieged(&scn);
+        let mut after = before.clone();
+        for u in after.units.iter_mut() {
+            if u.side == Side::Egyptian && u.hex() == Some(hex) {
+                u.status = Status::Eliminated;
+            }
+        }
+        let text = summary(&scn, &before, &after, &[], Some(Side::Egyptian));
+        let place = scn.map.describe(hex);
+        assert!(
+            text.contains(&format!(
+                "Siege over: {place} (Egyptian): the garrison is gone, destroyed (9.12)."
+            )),
+            "{text}"
+        );
+        assert!(!text.contains("Siege lifted"), "{text}");
+    }
+
+    /// A siege the garrison lives through is lifted.
+    #[test]
+    fn a_siege_ended_with_the_garrison_in_place_is_lifted() {
+        let data = DataSet::embedded().expect("the embedded data");
+        let scn = data.scenario("khartoum").expect("scenario 2");
+        let (before, hex) = tokar_besieged(&scn);
+        let mut after = before.clone();
+        for u in after.units.iter_mut() {
+            if u.side == Side::Mahdist && u.hex().is_some_and(|h| h.distance(hex) == 1) {
+                u.status = Status::Pool;
+            }
+        }
+        let text = summary(&scn, &before, &after, &[], Some(Side::Egyptian));
+        let place = scn.map.describe(hex);
+        assert!(
+            text.contains(&format!("Siege lifted: {place} (Egyptian) (9.12).")),
+            "{text}"
+        );
+    }
 }

@@ -44,6 +44,13 @@ pub fn synthetic_message_id(raw: &[u8]) -> String {
 /// `ROUTE a TO b`, `HISTORY month`) one mail may ask; more are passed over.
 pub const MAX_ANSWERS_PER_KIND: usize = 3;
 
+/// Whether a line not understood was meant as a command (`MAP TXT`) or as
+/// READY (`READY ASIS`): a mail of such lines alone holds no orders, and
+/// the orders Dervish has stand as they were.
+fn slip_of_command_or_ready(text: &str) -> bool {
+    orders::parse::is_command_line(text) || orders::parse::is_ready_line(text)
+}
+
 /// Whether command `c` gets an answer, given those already chosen in this
 /// mail. Each kind of request is answered once per mail: `HELP`, `STATUS`,
 /// `RESEND` and `JOIN` once whatever follows them; `MAP`, `ROUTE` and
@@ -97,11 +104,11 @@ enum Reading {
 }
 
 /// Who sent the message and where the conversation stands.
-struct Context<'a> {
-    mail: &'a Inbound,
-    message_id: String,
-    row: i64,
-    sender: String,
+pub(super) struct Context<'a> {
+    pub(super) mail: &'a Inbound,
+    pub(super) message_id: String,
+    pub(super) row: i64,
+    pub(super) sender: String,
 }
 
 impl Service {
@@ -701,9 +708,15 @@ impl Service {
             && parsed
                 .errors
                 .iter()
-                .all(|e| e.line > 0 && orders::parse::is_command_line(&e.text));
-        if commands_only && (answered || !parsed.errors.is_empty()) {
-            if now_set.is_some() || !parsed.errors.is_empty() {
+                .all(|e| e.line > 0 && slip_of_command_or_ready(&e.text));
+        // A mail with no order at all (a greeting, a thank-you) replaces no
+        // standing set either: it is told that the orders stand.
+        let keeps_standing = commands_only
+            && !answered
+            && parsed.errors.is_empty()
+            && store::latest_order_set(&self.conn, &game_id, g.turn_no, side)?.is_some();
+        if commands_only && (answered || !parsed.errors.is_empty() || keeps_standing) {
+            if now_set.is_some() || !parsed.errors.is_empty() || keeps_standing {
                 self.answer_settings(
                     cx,
                     &g,
@@ -717,7 +730,7 @@ impl Service {
         let out = self.take_orders(cx, &g, side, &parsed, now_set.as_ref())?;
         // Refused orders get no receipt: the settings, made all the same,
         // are told in a mail of their own.
-        if now_set.is_some() && !matches!(out.1, Outcome::Orders { .. }) {
+        if now_set.is_some() && matches!(out.1, Outcome::Refused(_)) {
             let only_settings = Parsed {
                 sheet: Sheet {
                     header: Default::default(),
@@ -787,7 +800,7 @@ impl Service {
     /// understood: each such line with its number, then the seat's
     /// settings as they now stand, then `closing` (what became of the
     /// orders).
-    fn answer_settings(
+    pub(super) fn answer_settings(
         &self,
         cx: &Context<'_>,
         g: &GameRow,
@@ -834,7 +847,13 @@ impl Service {
             "notice.txt",
             context! {
                 game => g.id.clone(),
-                headline => if now_set.is_some() { "your settings" } else { "commands not understood" },
+                headline => if now_set.is_some() {
+                    "your settings"
+                } else if parsed.errors.is_empty() {
+                    "no orders in this mail"
+                } else {
+                    "commands not understood"
+                },
                 text => text.join("\n"),
             },
         )?;
@@ -1114,9 +1133,45 @@ impl Service {
                 &ack,
             );
         }
+        // READY alone confirms the standing set; it never replaces it.
+        if super::ready::confirms_only(parsed) {
+            return self.confirm_ready(cx, g, side, parsed, now_set, &scn, &state);
+        }
+        let refused_lines = super::ready::refused_lines(parsed, &checked);
+        self.seal(
+            cx,
+            g,
+            side,
+            &state,
+            super::ready::Sealing {
+                sheet: &parsed.sheet,
+                checked: &checked,
+                ack,
+                refused_lines,
+                confirms: None,
+            },
+            now_set,
+        )
+    }
+
+    /// Store a checked set as the side's new version (sealed: the SHA-256
+    /// of its canonical text) and queue its receipt. The set counts as
+    /// READY when it says so and every line will be carried out, or when
+    /// it says READY AS IS (docs/orders.md, READY).
+    pub(super) fn seal(
+        &self,
+        cx: &Context<'_>,
+        g: &GameRow,
+        side: Side,
+        state: &crate::state::GameState,
+        s: super::ready::Sealing<'_>,
+        now_set: Option<&Vec<Setting>>,
+    ) -> Result<(Option<String>, Outcome)> {
+        let scn = self.scenario(&g.scenario)?;
+        let now = self.now();
         let only_orders = Sheet {
             header: Default::default(),
-            items: parsed
+            items: s
                 .sheet
                 .items
                 .iter()
@@ -1128,10 +1183,12 @@ impl Service {
         let sealed =
             sha256_hex(super::record::sealed_text(&g.id, g.turn_no, side, &canonical).as_bytes());
         let orders_json =
-            serde_json::to_string(&checked.orders).map_err(|e| super::ServiceError::State {
+            serde_json::to_string(&s.checked.orders).map_err(|e| super::ServiceError::State {
                 game: g.id.clone(),
                 message: e.to_string(),
             })?;
+        let said_ready = s.sheet.ready();
+        let ready = said_ready && (s.refused_lines == 0 || s.sheet.as_is());
         let before = store::latest_order_set(&self.conn, &g.id, g.turn_no, side)?;
         let set = store::insert_order_set(
             &self.conn,
@@ -1142,9 +1199,10 @@ impl Service {
             &canonical,
             &orders_json,
             &sealed,
-            parsed.sheet.ready(),
+            ready,
             now,
         )?;
+        store::set_refused_lines(&self.conn, set.id, s.refused_lines)?;
         let rendered = self.templates.render(
             "receipt.txt",
             context! {
@@ -1152,11 +1210,16 @@ impl Service {
                 month => state.month.long_name(),
                 side => side.to_string(),
                 version => set.version,
-                ack => ack,
+                ack => s.ack,
                 sha256 => sealed,
                 replaces => before.map(|b| b.version),
                 deadline => deadline_text(g.deadline),
                 ready => set.ready,
+                waits => said_ready && !ready,
+                as_is => s.sheet.as_is(),
+                refused_lines => s.refused_lines,
+                confirms => s.confirms,
+                empty => !only_orders.items.iter().any(|i| !matches!(i.order, Order::Ready | Order::ReadyAsIs)),
                 settings => now_set.map(|n| settings_text(&g.id, n)),
             },
         )?;

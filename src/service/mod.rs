@@ -19,6 +19,7 @@ pub mod intake;
 pub mod mail;
 pub mod outcome;
 pub mod picture;
+mod ready;
 pub mod record;
 pub mod secrets;
 pub mod spool;

@@ -402,7 +402,10 @@ pub fn verify(data: &DataSet, rec: &TurnRecord, mail: Option<&MailText>) -> Vec<
                         .sheet
                         .items
                         .iter()
-                        .filter(|i| i.order != crate::orders::Order::Ready)
+                        .filter(|i| !matches!(
+                            i.order,
+                            orders::Order::Ready | orders::Order::ReadyAsIs
+                        ))
                         .count(),
                     "order",
                     "orders"

@@ -687,6 +687,15 @@ impl Service {
                 if set.as_ref().is_some_and(|s| s.ready) {
                     continue;
                 }
+                // A set that said READY but waits for its refused lines.
+                let refused = match &set {
+                    Some(s) => store::refused_lines(&tx, s.id)?,
+                    None => 0,
+                };
+                let waits = refused > 0
+                    && set.as_ref().is_some_and(|s| {
+                        s.canonical.lines().any(crate::orders::parse::is_ready_line)
+                    });
                 let rendered = self.templates.render(
                     "reminder.txt",
                     context! {
@@ -696,6 +705,8 @@ impl Service {
                         deadline => deadline_text(g.deadline),
                         has_orders => set.is_some(),
                         version => set.as_ref().map_or(0, |s| s.version),
+                        waits => waits,
+                        refused => refused,
                     },
                 )?;
                 if self.queue(Draft {

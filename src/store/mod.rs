@@ -631,6 +631,25 @@ pub fn insert_order_set(
     })
 }
 
+/// Record how many lines of order set `id` will not be carried out (NOT
+/// UNDERSTOOD or NOT POSSIBLE on its receipt).
+pub fn set_refused_lines(c: &Connection, id: i64, lines: u32) -> Result<()> {
+    c.prepare_cached("UPDATE order_sets SET refused_lines = ?2 WHERE id = ?1")?
+        .execute(params![id, lines])?;
+    Ok(())
+}
+
+/// How many lines of order set `id` will not be carried out (0 for a set
+/// stored before this was kept, or made by a programmed player).
+pub fn refused_lines(c: &Connection, id: i64) -> Result<u32> {
+    Ok(
+        c.prepare_cached("SELECT refused_lines FROM order_sets WHERE id = ?1")?
+            .query_row([id], |r| r.get(0))
+            .optional()?
+            .unwrap_or(0),
+    )
+}
+
 /// The latest orders of a side for a turn.
 pub fn latest_order_set(
     c: &Connection,

@@ -14,6 +14,7 @@ pub fn migrations() -> Migrations<'static> {
         M::up(V5),
         M::up(super::battles::SCHEMA),
         M::up(V7),
+        M::up(V8),
     ])
 }
 
@@ -187,6 +188,14 @@ ALTER TABLE players ADD COLUMN bot_key TEXT;
 const V7: &str = r#"
 ALTER TABLE players ADD COLUMN map_picture INTEGER NOT NULL DEFAULT 1;
 ALTER TABLE players ADD COLUMN show_address INTEGER NOT NULL DEFAULT 0;
+"#;
+
+/// How many lines of an order set will not be carried out (NOT
+/// UNDERSTOOD or NOT POSSIBLE on its receipt): a READY on such a set waits
+/// for a mended set or `READY AS IS`, and a mail of READY alone confirms
+/// the standing set with its count (docs/orders.md, READY).
+const V8: &str = r#"
+ALTER TABLE order_sets ADD COLUMN refused_lines INTEGER NOT NULL DEFAULT 0;
 "#;
 
 #[cfg(test)]

@@ -22,6 +22,13 @@ You said READY: your orders for this turn are complete.
 
 Where the turn may differ from this receipt: each march by land rolls on the march table (No March: the stack stays where it is; a short march: it stops on the way); a lost or drawn combat ends the stack's marching, and a lost one sends it back (8.31, 9.8); random events come before your marches and may change the position; units that arrive this month stay where they land (8.3).
 
+Defaults: where these orders say nothing, Dervish decides for you as follows
+(from the position now; marches and combats may change the stacks):
+- combat losses, in your player turn and the other player's: worst quality
+  first, civilians last (9.4); DEFEND LOSE FIRST unit ... to choose
+- a random event that takes units of your choice takes the worst unit of your
+  largest stack (EVENT LOSSES unit ... to choose)
+
 --- canonical orders ---
 MARCH UNITS ER01 ER02 EL01 WITH J. Stewart RIVER DOWN TO Shendi (2635)
 MARCH STACK Tokar (5723) TO El Teb (5722) THEN TO Trinkitat (5721)

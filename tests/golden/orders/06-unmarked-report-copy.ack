@@ -12,7 +12,15 @@ line 4: READY
 
 Summary: 4 orders understood, 3 errors, 0 warnings.
 Lines marked NOT UNDERSTOOD or NOT POSSIBLE will not be carried out; the other orders stand. To change anything, send the whole set again: it replaces this one.
-You said READY: your orders for this turn are complete.
+You said READY, but lines of this set will not be carried out: the turn waits for
+a mended set, or for READY AS IS to play this one as it stands.
+
+Defaults: where these orders say nothing, Dervish decides for you as follows
+(from the position now; marches and combats may change the stacks):
+- combat losses, in your player turn and the other player's: worst quality
+  first, civilians last (9.4); DEFEND LOSE FIRST unit ... to choose
+- a random event that takes units of your choice takes the worst unit of your
+  largest stack (EVENT LOSSES unit ... to choose)
 
 --- canonical orders ---
 MARCH STACK Mesalamieh (2548) TO Kamlin (2446)

@@ -23,9 +23,17 @@ line 9: READY
 
 Summary: 3 orders understood, 7 errors, 0 warnings.
 Lines marked NOT UNDERSTOOD or NOT POSSIBLE will not be carried out; the other orders stand. To change anything, send the whole set again: it replaces this one.
-You said READY: your orders for this turn are complete.
+You said READY, but lines of this set will not be carried out: the turn waits for
+a mended set, or for READY AS IS to play this one as it stands.
 
 Where the turn may differ from this receipt: each march by land rolls on the march table (No March: the stack stays where it is; a short march: it stops on the way); a lost or drawn combat ends the stack's marching, and a lost one sends it back (8.31, 9.8); random events come before your marches and may change the position; units that arrive this month stay where they land (8.3).
+
+Defaults: where these orders say nothing, Dervish decides for you as follows
+(from the position now; marches and combats may change the stacks):
+- combat losses, in your player turn and the other player's: worst quality
+  first, civilians last (9.4); DEFEND LOSE FIRST unit ... to choose
+- a random event that takes units of your choice takes the worst unit of your
+  largest stack (EVENT LOSSES unit ... to choose)
 
 --- canonical orders ---
 MARCH UNITS MS031 MS032 TO Handub (5318)

@@ -27,6 +27,13 @@ You said READY: your orders for this turn are complete.
 
 Where the turn may differ from this receipt: each march by land rolls on the march table (No March: the stack stays where it is; a short march: it stops on the way); a lost or drawn combat ends the stack's marching, and a lost one sends it back (8.31, 9.8); random events come before your marches and may change the position; units that arrive this month stay where they land (8.3); the Egyptian player turn comes first and may change the position, and the Mahdist arrival roll (3.21) may send units home before they march.
 
+Defaults: where these orders say nothing, Dervish decides for you as follows
+(from the position now; marches and combats may change the stacks):
+- new Mahdist units join the largest Mahdist stack on the main map (PLACE
+  RECRUITS AT a stack's place to choose; 3.21)
+- combat losses, in your player turn and the other player's: worst quality
+  first, civilians last (9.4); DEFEND LOSE FIRST unit ... to choose
+
 --- canonical orders ---
 GAME obeid-1
 SIDE Mahdist

@@ -11,7 +11,13 @@ line 11: READY
 
 Summary: 3 orders understood, 2 errors, 0 warnings.
 Lines marked NOT UNDERSTOOD or NOT POSSIBLE will not be carried out; the other orders stand. To change anything, send the whole set again: it replaces this one.
-You said READY: your orders for this turn are complete.
+You said READY, but lines of this set will not be carried out: the turn waits for
+a mended set, or for READY AS IS to play this one as it stands.
+
+Defaults: where these orders say nothing, Dervish decides for you as follows
+(from the position now; marches and combats may change the stacks):
+- a random event that takes units of your choice takes the worst unit of your
+  largest stack (EVENT LOSSES unit ... to choose)
 
 --- canonical orders ---
 GAME khartoum-3

@@ -1,0 +1,438 @@
+//! READY keeps the orders (docs/orders.md, READY), played through the mail
+//! service: a mail whose orders part is only READY confirms the standing
+//! set and never replaces it with an empty one; a set with a line that
+//! will not be carried out waits for a mended set, `READY AS IS` or the
+//! deadline; READY with no orders does not count.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use chrono::{DateTime, Duration, Utc};
+use dervish::mail::maildir::Maildir;
+use dervish::mail::outbound::{Sender, TransportConfig};
+use dervish::scenario::Side;
+use dervish::service::games::NewGame;
+use dervish::service::{Config, Service};
+use dervish::store::{self, Mode};
+
+const GORDON: &str = "gordon@example.org";
+const MAHDI: &str = "mahdi@example.org";
+const MARCH: &str = "MARCH STACK Sinkat TO Souakim";
+/// The march as Dervish keeps it (canonical, with hexes).
+const KEPT: &str = "MARCH STACK Sinkat (5021) TO Souakim (5419)";
+/// A line the parser cannot read: NOT UNDERSTOOD on the receipt.
+const BAD: &str = "MARCH STACK Atlantis TO Souakim";
+
+struct Harness {
+    dir: PathBuf,
+    svc: Service,
+    inbox: Maildir,
+    sender: Sender,
+    now: Arc<Mutex<DateTime<Utc>>>,
+    secrets: Vec<(Side, String)>,
+    n: u32,
+}
+
+impl Drop for Harness {
+    fn drop(&mut self) {
+        if !std::thread::panicking() {
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
+    }
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!(
+        "dervish-ready-{name}-{}-{}",
+        std::process::id(),
+        Utc::now().timestamp_nanos_opt().unwrap_or_default()
+    ));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn config(dir: &Path) -> Config {
+    let mut cfg = Config {
+        database: dir.join("dervish.sqlite"),
+        outgoing: TransportConfig::File {
+            dir: dir.join("outbox"),
+        },
+        ..Config::default()
+    };
+    cfg.inbox.maildir = dir.join("inbox");
+    cfg.host.address = "dervish@example.org".into();
+    cfg.host.game_master = "gm@example.org".into();
+    cfg
+}
+
+/// Text with every run of white space one space (prose is wrapped).
+fn flat(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+impl Harness {
+    /// Game `k-1` of scenario 2: the Egyptian side is played by mail; the
+    /// Mahdist side by mail too, or by the programmed player (`bot`).
+    fn new(name: &str, mahdist: &str) -> Harness {
+        let dir = temp_dir(name);
+        let cfg = config(&dir);
+        let sender = Sender::new(&cfg.outgoing).unwrap();
+        let inbox = Maildir::open(&cfg.inbox.maildir).unwrap();
+        let mut svc = Service::open(cfg).unwrap();
+        let now = Arc::new(Mutex::new(
+            DateTime::parse_from_rfc3339("2026-03-01T12:00:00Z")
+                .unwrap()
+                .with_timezone(&Utc),
+        ));
+        let clock = Arc::clone(&now);
+        svc.set_clock(Box::new(move || *clock.lock().unwrap()));
+        let created = svc
+            .new_game(
+                &NewGame {
+                    scenario: "khartoum".into(),
+                    egyptian: GORDON.into(),
+                    mahdist: mahdist.into(),
+                    id: Some("k-1".into()),
+                    mode: Mode::Monthly,
+                    deadline_hours: Some(72),
+                    ambushes: false,
+                    table_battles: Default::default(),
+                    resolver: Default::default(),
+                },
+                "test",
+            )
+            .unwrap();
+        let mut h = Harness {
+            dir,
+            svc,
+            inbox,
+            sender,
+            now,
+            secrets: created.secrets,
+            n: 0,
+        };
+        h.pass();
+        h
+    }
+
+    fn secret(&self, side: Side) -> String {
+        self.secrets
+            .iter()
+            .find(|(s, _)| *s == side)
+            .map(|(_, s)| s.clone())
+            .expect("a secret for the side")
+    }
+
+    /// Mail `body` from `side`'s player with the secret, and take it in.
+    fn send(&mut self, side: Side, body: &str) {
+        self.n += 1;
+        let from = if side == Side::Egyptian {
+            GORDON
+        } else {
+            MAHDI
+        };
+        let month = self.svc.game("k-1").unwrap().month;
+        let raw = format!(
+            "From: {from}\r\nTo: dervish@example.org\r\nSubject: [dervish k-1] orders {month}\r\nMessage-ID: <r{}@players.example>\r\nDate: Sun, 1 Mar 2026 12:00:00 +0000\r\nMIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-8\r\n\r\nSECRET {}\r\n{}",
+            self.n,
+            self.secret(side),
+            body.replace('\n', "\r\n")
+        );
+        self.inbox.deliver(raw.as_bytes()).unwrap();
+        self.pass();
+    }
+
+    fn pass(&mut self) -> dervish::service::PassReport {
+        self.svc.pass(&mut self.inbox, &self.sender).unwrap()
+    }
+
+    /// Passes up to a minute past the open turn's deadline, every hour
+    /// then every minute as the daemon makes them (a deadline that passes
+    /// while no pass runs is extended, as after downtime).
+    fn past_deadline(&mut self) {
+        let deadline = self.svc.game("k-1").unwrap().deadline;
+        loop {
+            let now = *self.now.lock().unwrap();
+            if now > deadline {
+                break;
+            }
+            let step = if deadline - now > Duration::hours(2) {
+                Duration::hours(1)
+            } else {
+                Duration::minutes(1)
+            };
+            *self.now.lock().unwrap() = now + step;
+            self.pass();
+        }
+    }
+
+    /// The last mail to `addr` whose subject contains `what`, in the
+    /// order queued: (subject, text).
+    fn last_to(&self, addr: &str, what: &str) -> (String, String) {
+        store::mail_for(&self.svc.conn, Some("k-1"))
+            .unwrap()
+            .into_iter()
+            .filter(|m| m.recipient == addr && m.subject.contains(what))
+            .map(|m| (m.subject, m.body_text))
+            .next_back()
+            .unwrap_or_else(|| panic!("no mail to {addr} about {what}"))
+    }
+
+    fn set(&self, side: Side) -> Option<store::OrderSetRow> {
+        store::latest_order_set(&self.svc.conn, "k-1", 1, side).unwrap()
+    }
+
+    fn turns(&self) -> Vec<store::TurnRow> {
+        store::turns(&self.svc.conn, "k-1").unwrap()
+    }
+
+    /// The canonical text of the Egyptian set the first turn was played
+    /// with.
+    fn played_egyptian_set(&self) -> String {
+        let turns = self.turns();
+        let id = turns[0].egyptian_set.expect("the Egyptian set played");
+        store::order_set(&self.svc.conn, id)
+            .unwrap()
+            .expect("the set")
+            .canonical
+    }
+}
+
+#[test]
+fn ready_alone_confirms_the_standing_set() {
+    let mut h = Harness::new("alone", MAHDI);
+    h.send(Side::Egyptian, &format!("{MARCH}\n"));
+    let first = h.set(Side::Egyptian).expect("version 1");
+    assert!(!first.ready);
+    h.send(Side::Egyptian, "READY\n");
+    let set = h.set(Side::Egyptian).expect("version 2");
+    assert_eq!(set.version, 2);
+    assert!(set.ready, "READY alone counts for a set with no problem");
+    assert!(set.canonical.contains(KEPT), "{}", set.canonical);
+    assert_eq!(set.orders, first.orders, "the same orders as version 1");
+    let (subject, text) = h.last_to(GORDON, "orders received");
+    assert!(subject.contains("version 2"), "{subject}");
+    let text = flat(&text);
+    assert!(text.contains("it confirms version 1"), "{text}");
+    assert!(text.contains(KEPT), "{text}");
+    assert!(text.contains("This set says READY"), "{text}");
+    assert!(
+        text.contains("Defaults: where these orders say nothing, Dervish decides"),
+        "the receipt ends with the defaults: {text}"
+    );
+    // READY for another month is refused whole: the set stands.
+    h.send(Side::Egyptian, "MONTH 1884-06\nREADY\n");
+    assert_eq!(h.set(Side::Egyptian).expect("the set").version, 2);
+    // The other side's READY plays the month with the confirmed march.
+    h.send(Side::Mahdist, "READY AS IS\n");
+    assert_eq!(h.turns().len(), 1, "the month is played");
+    assert!(h.played_egyptian_set().contains(KEPT));
+    // The confirmed set is sealed like any other: the turn verifies.
+    let v = h.svc.verify("k-1", "1884-02").unwrap();
+    assert_eq!(v.len(), 1);
+    assert!(v[0].drift.is_empty(), "{:?}", v[0].drift);
+}
+
+#[test]
+fn ready_alone_against_the_programmed_mahdist_plays_the_month_with_the_orders() {
+    let mut h = Harness::new("bot", "bot");
+    h.send(Side::Egyptian, &format!("{MARCH}\n"));
+    assert!(h.turns().is_empty(), "not READY: the month waits");
+    h.send(Side::Egyptian, "READY\n");
+    let turns = h.turns();
+    assert_eq!(turns.len(), 1, "READY plays the month at once");
+    assert!(h.played_egyptian_set().contains(KEPT));
+    assert!(turns[0].log.contains("Sinkat"), "{}", turns[0].log);
+    let (_, results) = h.last_to(GORDON, "results");
+    assert!(flat(&results).contains("Your marches:"), "{results}");
+}
+
+#[test]
+fn ready_with_a_setting_keeps_the_set() {
+    let mut h = Harness::new("setting", "bot");
+    h.send(Side::Egyptian, &format!("{MARCH}\n"));
+    h.send(Side::Egyptian, "MAP TEXT\nREADY\n");
+    let (_, text) = h.last_to(GORDON, "orders received");
+    let text = flat(&text);
+    assert!(text.contains("it confirms version 1"), "{text}");
+    assert!(text.contains("MAP TEXT"), "the setting is told: {text}");
+    assert_eq!(h.turns().len(), 1, "the month is played");
+    assert!(h.played_egyptian_set().contains(KEPT));
+    let seat = store::players(&h.svc.conn, "k-1")
+        .unwrap()
+        .into_iter()
+        .find(|p| p.side == Side::Egyptian)
+        .expect("the seat");
+    assert!(!seat.map_picture, "the setting is made");
+}
+
+#[test]
+fn ready_on_a_set_with_a_refused_line_waits_and_says_so() {
+    let mut h = Harness::new("waits", "bot");
+    h.send(Side::Egyptian, &format!("{MARCH}\n{BAD}\nREADY\n"));
+    let set = h.set(Side::Egyptian).expect("the set is kept");
+    assert!(!set.ready, "a set with a refused line does not play early");
+    assert!(h.turns().is_empty(), "the month waits");
+    let (_, text) = h.last_to(GORDON, "orders received");
+    let text = flat(&text);
+    assert!(text.contains("NOT UNDERSTOOD"), "{text}");
+    assert!(text.contains("the turn does not start early"), "{text}");
+    assert!(text.contains("READY AS IS"), "{text}");
+    // READY alone again: the set still waits, and says which version.
+    h.send(Side::Egyptian, "READY\n");
+    let again = h.set(Side::Egyptian).expect("version 2");
+    assert_eq!(again.version, 2);
+    assert!(!again.ready);
+    assert!(h.turns().is_empty(), "the month still waits");
+    let (_, text) = h.last_to(GORDON, "orders received");
+    let text = flat(&text);
+    assert!(text.contains("it confirms version 1"), "{text}");
+    assert!(
+        text.contains("1 line of it will not be carried out"),
+        "{text}"
+    );
+    assert!(
+        text.contains("the receipt of version 1 shows them all"),
+        "{text}"
+    );
+    assert!(
+        text.contains("You said READY, but lines of this set will not be carried out"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("your orders for this turn are complete"),
+        "{text}"
+    );
+}
+
+#[test]
+fn ready_as_is_plays_a_set_with_a_refused_line() {
+    let mut h = Harness::new("as-is", "bot");
+    h.send(Side::Egyptian, &format!("{MARCH}\n{BAD}\nREADY\n"));
+    assert!(h.turns().is_empty());
+    h.send(Side::Egyptian, "ready as is\n");
+    let set = h.set(Side::Egyptian).expect("version 2");
+    assert!(set.ready);
+    assert!(set.canonical.contains("READY AS IS"), "{}", set.canonical);
+    let (_, text) = h.last_to(GORDON, "orders received");
+    assert!(flat(&text).contains("This set says READY AS IS"), "{text}");
+    assert_eq!(h.turns().len(), 1, "READY AS IS plays the month");
+    assert!(h.played_egyptian_set().contains(KEPT));
+}
+
+#[test]
+fn ready_as_is_in_the_set_itself_plays_it() {
+    let mut h = Harness::new("as-is-set", "bot");
+    h.send(Side::Egyptian, &format!("{MARCH}\n{BAD}\nREADY AS IS\n"));
+    assert!(h.set(Side::Egyptian).expect("the set").ready);
+    assert_eq!(h.turns().len(), 1);
+}
+
+#[test]
+fn the_deadline_plays_a_waiting_set_as_it_stands() {
+    let mut h = Harness::new("deadline", "bot");
+    h.send(Side::Egyptian, &format!("{MARCH}\n{BAD}\nREADY\n"));
+    assert!(h.turns().is_empty());
+    h.past_deadline();
+    // The reminder before the deadline says why the turn waits.
+    let (_, reminder) = h.last_to(GORDON, "orders due by");
+    let reminder = flat(&reminder);
+    assert!(
+        reminder.contains("and your READY, but 1 line of them will not be carried out"),
+        "{reminder}"
+    );
+    assert!(reminder.contains("READY AS IS"), "{reminder}");
+    assert_eq!(h.turns().len(), 1, "the deadline plays the month");
+    assert!(h.played_egyptian_set().contains(KEPT));
+    assert!(h.turns()[0].log.contains("Sinkat"), "{}", h.turns()[0].log);
+}
+
+/// READY with no orders from the side this month counts: an empty set,
+/// READY (a side with nothing to do says just that), and the receipt says
+/// plainly that the month will be played with no orders for the side.
+#[test]
+fn ready_with_no_orders_seals_an_empty_set_and_says_so() {
+    let mut h = Harness::new("nothing", MAHDI);
+    h.send(Side::Egyptian, "READY\n");
+    let set = h.set(Side::Egyptian).expect("an empty set");
+    assert!(set.ready);
+    assert!(set.orders.contains("\"marches\":[]"), "{}", set.orders);
+    let (_, text) = h.last_to(GORDON, "orders received");
+    let text = flat(&text);
+    assert!(
+        text.contains("the month will be played with no orders for your side"),
+        "{text}"
+    );
+    assert!(!text.contains("it confirms version"), "{text}");
+    // Orders sent before the month is played replace the empty set.
+    h.send(Side::Egyptian, &format!("{MARCH}\nREADY\n"));
+    h.send(Side::Mahdist, "READY\n");
+    assert_eq!(h.turns().len(), 1);
+    assert!(h.played_egyptian_set().contains(KEPT));
+}
+
+#[test]
+fn a_slip_of_ready_as_is_keeps_the_set_and_suggests_the_words() {
+    let mut h = Harness::new("slip", "bot");
+    h.send(Side::Egyptian, &format!("{MARCH}\n{BAD}\nREADY\n"));
+    h.send(Side::Egyptian, "READY ASIS\n");
+    let set = h.set(Side::Egyptian).expect("the set");
+    assert_eq!(set.version, 1, "the slip replaces nothing");
+    assert!(h.turns().is_empty());
+    let (_, text) = h.last_to(GORDON, "commands not understood");
+    let text = flat(&text);
+    assert!(
+        text.contains("line 2: NOT UNDERSTOOD: READY ASIS"),
+        "{text}"
+    );
+    assert!(text.contains("did you mean READY AS IS?"), "{text}");
+    assert!(text.contains("stand as they were"), "{text}");
+}
+
+/// `READY AS IS` is read in any case and prints back the same; a slip of
+/// it gets the words as a suggestion, other words after READY do not.
+#[test]
+fn ready_as_is_is_read_in_any_case_and_a_slip_is_suggested() {
+    use dervish::orders::{self, Input, Order, Vocabulary, print};
+    let scn = dervish::scenario::DataSet::embedded()
+        .unwrap()
+        .scenario("khartoum")
+        .unwrap();
+    let vocab = Vocabulary::new(&scn);
+    let read = |text: &str| orders::parse(&Input::text(text), &vocab).unwrap();
+    for text in ["READY AS IS", "ready as is", "Done As Is"] {
+        let p = read(text);
+        assert!(p.errors.is_empty(), "{text}: {:?}", p.errors);
+        assert_eq!(p.sheet.items[0].order, Order::ReadyAsIs, "{text}");
+        assert!(p.sheet.ready() && p.sheet.as_is(), "{text}");
+    }
+    assert_eq!(print::order(&scn.map, &Order::ReadyAsIs), "READY AS IS");
+    assert!(!read("READY").sheet.as_is());
+    for slip in ["READY ASIS", "READY AS-IS", "ready as iss"] {
+        let p = read(slip);
+        assert_eq!(p.errors.len(), 1, "{slip}");
+        assert_eq!(p.errors[0].line, 1);
+        assert_eq!(
+            p.errors[0].suggestion.as_deref(),
+            Some("READY AS IS"),
+            "{slip}"
+        );
+    }
+    let p = read("READY NOW PLEASE");
+    assert_eq!(p.errors.len(), 1);
+    assert_eq!(p.errors[0].suggestion, None);
+}
+
+/// A mail with no order at all (a thank-you with the secret) replaces no
+/// standing set either: the answer says the orders stand.
+#[test]
+fn a_mail_without_orders_keeps_the_standing_set() {
+    let mut h = Harness::new("prose", "bot");
+    h.send(Side::Egyptian, &format!("{MARCH}\n"));
+    h.send(Side::Egyptian, "Thanks for the receipt, all clear.\n");
+    let set = h.set(Side::Egyptian).expect("the set");
+    assert_eq!(set.version, 1, "nothing replaced");
+    assert!(set.canonical.contains(KEPT));
+    let (_, text) = h.last_to(GORDON, "no orders in this mail");
+    assert!(flat(&text).contains("stand as they were"), "{text}");
+}
