@@ -199,8 +199,14 @@ impl Service {
             }
         };
         let from_situation = situation.is_some();
+        // A new game starts in the set-up step (2.1), unless it starts from
+        // a situation (its board already placed) or the step is turned off.
+        let setup_step = !from_situation && self.cfg.turns.setup_hours > 0;
         let mut state = match situation {
-            Some(s) => s,
+            Some(s) => GameState {
+                setup_placed: true,
+                ..s
+            },
             None => {
                 initial_state(&scn, &Placements::new())
                     .map_err(|e| ServiceError::Data(e.to_string()))?
@@ -239,12 +245,18 @@ impl Service {
                 message: e.to_string(),
             })?,
             month: state.month.to_string(),
-            turn_no: 1,
+            turn_no: if setup_step { 0 } else { 1 },
             turn_kind: match req.mode {
+                _ if setup_step => TurnKind::SetUp(Side::Egyptian),
                 Mode::Monthly => TurnKind::Month,
                 Mode::Alternating => TurnKind::Player(Side::Egyptian),
             },
-            deadline: now + Duration::hours(i64::from(hours)),
+            deadline: now
+                + Duration::hours(i64::from(if setup_step {
+                    self.setup_hours()
+                } else {
+                    hours
+                })),
             seed_hex,
             seed_sha256,
             reminded: false,
@@ -305,6 +317,7 @@ impl Service {
             ),
         )?;
         self.bot_orders(&tx, &g, &state)?;
+        self.settle_programmed_setup(&id)?;
         tx.commit()?;
         Ok(Created { id, secrets: out })
     }
@@ -334,6 +347,10 @@ impl Service {
                 seed_sha256 => g.seed_sha256.clone(),
                 ambushes => state.options.ambushes,
                 first => state.month == scn.def.start,
+                setup => match g.turn_kind {
+                    TurnKind::SetUp(s) => s.to_string(),
+                    _ => String::new(),
+                },
                 example => example_march(&scn, state, side),
                 roster => crate::render::roster::roster(&scn, state, side),
                 map => ascii::overview(&scn, Some(state)),
@@ -405,7 +422,7 @@ impl Service {
         if g.status == Status::Finished {
             return Err(ServiceError::Game(format!("game {id} is over")));
         }
-        let state = self.state_of(&g)?;
+        let state = self.state_shown(&g)?;
         let players = store::players(&self.conn, id)?;
         let Some(old) = players.iter().find(|p| p.side == side).cloned() else {
             return Err(ServiceError::Game(format!("game {id} has no {side} seat")));
@@ -484,7 +501,7 @@ impl Service {
             )));
         }
         let g = self.game(id)?;
-        let state = self.state_of(&g)?;
+        let state = self.state_shown(&g)?;
         let secret = secrets::new_secret().map_err(|e| ServiceError::Random(e.to_string()))?;
         let players = store::players(&self.conn, id)?;
         let opponent = players
@@ -504,7 +521,7 @@ impl Service {
         // The programmed player's orders for the open turn were READY: the
         // new player starts the turn with none, so it waits for their
         // orders (or the deadline) instead of playing at the next pass.
-        if was_bot && g.status == Status::Running && g.turn_kind.sides().contains(&side) {
+        if was_bot && g.status == Status::Running && g.turn_kind.waits_for().contains(&side) {
             store::insert_order_set(
                 &tx,
                 id,
@@ -585,7 +602,7 @@ impl Service {
                 "the {side} seat of game {id} is open: no player, no secret"
             )));
         }
-        let state = self.state_of(&g)?;
+        let state = self.state_shown(&g)?;
         let secret = secrets::new_secret().map_err(|e| ServiceError::Random(e.to_string()))?;
         let opponent = players
             .iter()
@@ -656,7 +673,7 @@ impl Service {
         else {
             return Ok(None);
         };
-        let state = self.state_of(&g)?;
+        let state = self.state_shown(&g)?;
         let secret = secrets::new_secret().map_err(|e| ServiceError::Random(e.to_string()))?;
         let opponent = players
             .iter()

@@ -1075,6 +1075,12 @@ impl Service {
                 "You will get the results of the other player turn first, with your own deadline.",
             );
         }
+        if let TurnKind::SetUp(s) = g.turn_kind
+            && s != side
+        {
+            let (reason, hint) = setup_not_yours(s);
+            return refuse(self, reason.to_string(), hint);
+        }
         if let Some(b) =
             crate::store::battles::battles_of_turn(&self.conn, &g.id, g.turn_no)?.first()
         {
@@ -1100,8 +1106,13 @@ impl Service {
             );
         }
         let scn = self.scenario(&g.scenario)?;
-        let state = self.state_of(g)?;
-        let checked = orders::check(&parsed.sheet, &scn, &state, side);
+        let state = self.state_shown(g)?;
+        let setup = g.turn_kind.is_setup();
+        let checked = if setup {
+            super::setup::check_setup(&parsed.sheet, &scn, &state, side)
+        } else {
+            orders::check(&parsed.sheet, &scn, &state, side)
+        };
         let ack = orders::acknowledge(parsed, &checked, &scn, side, &state);
         if checked.refused {
             return refuse(
@@ -1121,6 +1132,7 @@ impl Service {
                 .items
                 .iter()
                 .filter(|i| !matches!(i.order, Order::Command(_)))
+                .filter(|i| !setup || super::setup::counts_in_setup(&i.order))
                 .cloned()
                 .collect(),
         };
@@ -1150,6 +1162,7 @@ impl Service {
             context! {
                 game => g.id.clone(),
                 month => state.month.long_name(),
+                setup => setup,
                 side => side.to_string(),
                 version => set.version,
                 ack => ack,
@@ -1189,7 +1202,7 @@ impl Service {
         n: usize,
     ) -> Result<()> {
         let scn = self.scenario(&g.scenario)?;
-        let state = self.state_of(g)?;
+        let state = self.state_shown(g)?;
         let key = format!("answer:{}:{n}", cx.message_id);
         let notice =
             |s: &Service, headline: &str, text: &str| -> Result<super::templates::Rendered> {
@@ -1218,7 +1231,7 @@ impl Service {
                                 format!("orders in (version {}), READY", s.version)
                             }
                             Some(s) => format!("orders in (version {}), not yet READY", s.version),
-                            None if g.turn_kind.sides().contains(&p.side) => {
+                            None if g.turn_kind.waits_for().contains(&p.side) => {
                                 "no orders yet".to_string()
                             }
                             None => "not this player turn".to_string(),
@@ -1249,6 +1262,7 @@ impl Service {
                         turn_kind => match g.turn_kind {
                             TurnKind::Month => "both player turns".to_string(),
                             TurnKind::Player(s) => format!("the {s} player turn"),
+                            TurnKind::SetUp(s) => format!("the set-up (2.1): the {s} player's"),
                         },
                         deadline => deadline_text(g.deadline),
                         result => (g.status == Status::Finished).then(|| g.result.clone()).flatten(),
@@ -1270,6 +1284,10 @@ impl Service {
                         },
                     ),
                     None => ascii::overview(&scn, Some(&state)),
+                };
+                let text = match Service::setup_label(g) {
+                    Some(label) => format!("{label}\n\n{text}"),
+                    None => text,
                 };
                 notice(self, "map", &text)?
             }
@@ -1502,6 +1520,21 @@ impl Service {
 /// A header field of a message's raw head found by a plain scan of its
 /// lines (nothing parsed), its first line only, made safe to quote like a
 /// subject; `"(none)"` when absent.
+/// Why a side's mail is not taken in the other side's part of the
+/// set-up step, and what comes next.
+fn setup_not_yours(setting_up: Side) -> (&'static str, &'static str) {
+    match setting_up {
+        Side::Egyptian => (
+            "the Egyptian sets up first (2.1); your set-up is asked for once his is placed",
+            "You will get a mail with the Egyptian placement and a request for your SETUP lines. Orders for the first month are asked for in the set-up mail, once both sides have set up.",
+        ),
+        Side::Mahdist => (
+            "your set-up is sealed: the Mahdist is setting up, knowing yours (2.1)",
+            "The set-up mail shows both sides' placement to both players and asks for the first month's orders.",
+        ),
+    }
+}
+
 fn head_field(head: &[u8], name: &str) -> String {
     let end = head
         .windows(4)

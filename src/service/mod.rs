@@ -21,6 +21,7 @@ pub mod outcome;
 pub mod picture;
 pub mod record;
 pub mod secrets;
+pub mod setup;
 pub mod spool;
 pub mod templates;
 pub mod turns;
