@@ -347,6 +347,15 @@ fn rule_2_1_the_mahdist_set_up_request_shows_the_egyptian_placement() {
     let mut g = Game::start("two", &new_game("khartoum", EGYPTIAN, MAHDIST), None);
     let scn = g.scn();
     g.pass();
+    // MAP during the set-up shows the default placement, and says so.
+    g.orders(Side::Egyptian, "MAP\n");
+    g.pass();
+    assert!(
+        g.sent_to(EGYPTIAN)
+            .iter()
+            .any(|m| flat(&m.text).contains("this is the default placement (2.1)")),
+        "MAP labels the default placement"
+    );
     let w = flat(&g.sent_to(MAHDIST)[0].text);
     assert!(w.contains("The Egyptian sets up first"), "{w}");
     // The Mahdist cannot set up before the Egyptian.
@@ -429,6 +438,13 @@ fn rule_2_1_the_set_up_deadline_seals_a_silent_egyptians_default_placement() {
     }
     let row = g.svc.game(&g.id).unwrap();
     assert_eq!((row.turn_no, row.turn_kind), (1, TurnKind::Month));
+    assert!(
+        g.sent_to(EGYPTIAN)
+            .iter()
+            .any(|m| m.subject.contains("your set-up due by")
+                && flat(&m.text).contains("Dervish has no set-up from you")),
+        "the silent Egyptian was reminded of his set-up"
+    );
     let turns = store::turns(&g.svc.conn, &g.id).unwrap();
     assert!(turns[0].egyptian_set.is_none());
     assert!(
@@ -509,4 +525,92 @@ fn rule_2_1_a_situation_game_starts_with_its_board_placed() {
                 && flat(&m.text).contains("the set-up is over")),
         "a SETUP line is refused in a situation game"
     );
+}
+
+/// In alternating turns the Mahdist sets up in the set-up step too, before
+/// the first Egyptian player turn, which then opens on its own.
+#[test]
+fn rule_2_1_alternating_turns_open_with_the_egyptian_player_turn_after_the_set_up() {
+    let mut req = new_game("el-obeid", EGYPTIAN, MAHDIST);
+    req.mode = Mode::Alternating;
+    let mut g = Game::start("alternating", &req, None);
+    g.orders(Side::Egyptian, "READY\n");
+    g.pass();
+    let (line, unit, to) = a_setup_line(&g.scn(), Side::Mahdist);
+    g.orders(Side::Mahdist, &format!("{line}\nREADY\n"));
+    g.pass();
+    let row = g.svc.game(&g.id).unwrap();
+    assert_eq!(
+        (row.turn_no, row.turn_kind),
+        (1, TurnKind::Player(Side::Egyptian))
+    );
+    let placed: GameState = serde_json::from_str(&row.state).unwrap();
+    assert_eq!(
+        hex_of(&placed, &unit),
+        Some(to),
+        "the Mahdist set-up stands"
+    );
+}
+
+/// `dervish map --game ID` shows the default placement during the set-up,
+/// labelled, and the placed set-up once it is made.
+#[test]
+fn rule_2_1_the_map_command_shows_the_set_up_step() {
+    let (dir, svc, ..) = service("cli-map");
+    drop(svc);
+    let config = dir.join("dervish.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "database = \"{}\"\n[outgoing]\nkind = \"file\"\ndir = \"{}\"\n[inbox]\nmaildir = \"{}\"\n",
+            dir.join("dervish.sqlite").display(),
+            dir.join("outbox").display(),
+            dir.join("inbox").display()
+        ),
+    )
+    .unwrap();
+    let run = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_dervish"))
+            .arg("--config")
+            .arg(&config)
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    run(&[
+        "game",
+        "new",
+        "--id",
+        "m1",
+        "--egyptian",
+        EGYPTIAN,
+        "--mahdist",
+        "bot",
+    ]);
+    let during = run(&["map", "--game", "m1"]);
+    assert!(
+        flat(&during).contains("this is the default placement (2.1)"),
+        "{during}"
+    );
+    // The game master plays the Egyptian's part at its deadline; the
+    // programmed Mahdist follows at once.
+    run(&["game", "process", "m1"]);
+    let after = run(&["map", "--game", "m1"]);
+    assert!(!after.contains("default placement"), "{after}");
+    let scn = DataSet::embedded().unwrap().scenario("khartoum").unwrap();
+    let c = rusqlite::Connection::open(dir.join("dervish.sqlite")).unwrap();
+    let g = store::game(&c, "m1").unwrap().unwrap();
+    assert_eq!(g.turn_no, 1);
+    let placed: GameState = serde_json::from_str(&g.state).unwrap();
+    assert!(
+        after.contains(&ascii::overview(&scn, Some(&placed))),
+        "{after}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -699,6 +699,7 @@ impl Service {
                         month => g.month.clone(),
                         deadline => deadline_text(g.deadline),
                         has_orders => set.is_some(),
+                        setup => g.turn_kind.is_setup(),
                         version => set.as_ref().map_or(0, |s| s.version),
                     },
                 )?;
