@@ -346,6 +346,9 @@ fn rule_2_1_solo_el_obeid_the_set_up_is_placed_and_published_before_the_first_mo
 fn rule_2_1_the_mahdist_set_up_request_shows_the_egyptian_placement() {
     let mut g = Game::start("two", &new_game("khartoum", EGYPTIAN, MAHDIST), None);
     let scn = g.scn();
+    g.svc
+        .add_observer(&g.id, "watcher@example.org", "test")
+        .unwrap();
     g.pass();
     // MAP during the set-up shows the default placement, and says so.
     g.orders(Side::Egyptian, "MAP\n");
@@ -417,6 +420,12 @@ fn rule_2_1_the_mahdist_set_up_request_shows_the_egyptian_placement() {
             .iter()
             .any(|m| m.subject.contains("the set-up"))
     );
+    let watcher = g.sent_to("watcher@example.org");
+    assert!(
+        watcher.len() == 1 && watcher[0].subject.contains("the set-up"),
+        "the observer gets the set-up mail alone"
+    );
+    assert!(watcher[0].text.contains("the set-up (observer)"));
     let row = g.svc.game(&g.id).unwrap();
     assert_eq!((row.turn_no, row.turn_kind), (1, TurnKind::Month));
     let replay = g.svc.replay(&g.id).unwrap();

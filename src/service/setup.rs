@@ -188,11 +188,15 @@ impl Service {
             self.data.digest(&g.scenario).unwrap_or_default(),
             Some(next.seed_sha256.as_str()),
         );
-        for p in store::players(&tx, &g.id)? {
-            if p.address.is_empty() {
-                continue;
-            }
-            let mut d = self.setup_mail_draft(&scn, &next, &turn, &r.state, p.side, &p.address)?;
+        // Both players, and the observers (who get every turn's results).
+        let mut recipients: Vec<(Option<Side>, String)> = store::players(&tx, &g.id)?
+            .into_iter()
+            .filter(|p| !p.address.is_empty())
+            .map(|p| (Some(p.side), p.address))
+            .collect();
+        recipients.extend(store::observers(&tx, &g.id)?.into_iter().map(|a| (None, a)));
+        for (side, to) in recipients {
+            let mut d = self.setup_mail_draft(&scn, &next, &turn, &r.state, side, &to)?;
             d.attachments = vec![record.attachment()];
             self.queue(d)?;
         }
@@ -304,29 +308,32 @@ impl Service {
         next: &GameRow,
         turn: &TurnRow,
         state: &GameState,
-        side: Side,
+        side: Option<Side>,
         to: &str,
     ) -> Result<Draft> {
         let rendered = self.templates.render(
             "setup.txt",
             context! {
                 game => next.id.clone(),
-                side => side.to_string(),
+                side => side.map_or("observer".to_string(), |s| format!("{s} player")),
                 title => scn.def.title.clone(),
                 month => state.month.long_name(),
                 deadline => deadline_text(next.deadline),
                 mode => next.mode.as_str(),
                 seed_sha256 => next.seed_sha256.clone(),
                 log => turn.log.clone(),
-                example => example_march(scn, state, side),
-                roster => crate::render::roster::roster(scn, state, side),
+                example => side.and_then(|s| example_march(scn, state, s)),
+                roster => side.map(|s| crate::render::roster::roster(scn, state, s)),
                 map => ascii::overview(scn, Some(state)),
             },
         )?;
         Ok(Draft {
             game_id: Some(next.id.clone()),
             kind: "setup",
-            dedupe_key: format!("setup:{}:{}", next.id, store::side_text(side)),
+            dedupe_key: match side {
+                Some(s) => format!("setup:{}:{}", next.id, store::side_text(s)),
+                None => format!("setup:{}:observer:{to}", next.id),
+            },
             to: to.to_string(),
             rendered,
             html: true,
