@@ -28,6 +28,7 @@ struct Sent {
     to: Vec<String>,
     subject: String,
     text: String,
+    raw: Vec<u8>,
 }
 
 struct Game {
@@ -181,6 +182,7 @@ fn sent(dir: &Path) -> Vec<Sent> {
                 to: m.to.clone(),
                 subject: m.subject.clone(),
                 text: m.body.text.clone(),
+                raw,
             }
         })
         .collect()
@@ -301,6 +303,13 @@ fn solo_setup(scenario: &str) {
         )),
         "{text}"
     );
+    // The set-up mail's turn record verifies without the database: the
+    // Mahdist's set-up read again against the Egyptian placement.
+    let (records, log) = dervish::service::record::from_mail(&setup.raw).unwrap();
+    let data = DataSet::embedded().unwrap();
+    for c in dervish::service::record::verify(&data, &records[0], Some(&log)) {
+        assert!(c.ok, "{}: {}", c.what, c.detail);
+    }
     let turns = store::turns(&g.svc.conn, &g.id).unwrap();
     assert_eq!(turns.len(), 1);
     assert_eq!(turns[0].turn_no, 0);
