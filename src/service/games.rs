@@ -202,24 +202,7 @@ impl Service {
         // A new game starts in the set-up step (2.1), unless it starts from
         // a situation (its board already placed) or the step is turned off.
         let setup_step = !from_situation && self.cfg.turns.setup_hours > 0;
-        let mut state = match situation {
-            Some(s) => GameState {
-                setup_placed: true,
-                ..s
-            },
-            None => {
-                initial_state(&scn, &Placements::new())
-                    .map_err(|e| ServiceError::Data(e.to_string()))?
-                    .0
-            }
-        };
-        state.options.ambushes |= req.ambushes;
-        if req.table_battles.any() {
-            state.options.table_battles = req.table_battles.clone();
-        }
-        if req.resolver != crate::state::AutoResolver::Tables {
-            state.options.resolver = req.resolver;
-        }
+        let state = opening_state(&scn, req, situation)?;
         let now = self.now();
         // A deadline of 0 hours would play each turn at the next pass
         // whatever the players sent: refused, not quietly made one hour.
@@ -233,6 +216,7 @@ impl Service {
             .unwrap_or(self.cfg.turns.deadline_hours)
             .max(1);
         let (seed_hex, seed_sha256) = self.new_seed()?;
+        let (turn_no, turn_kind, open_hours) = self.opening_turn(req.mode, setup_step, hours);
         let g = GameRow {
             id: id.clone(),
             scenario: req.scenario.clone(),
@@ -245,18 +229,9 @@ impl Service {
                 message: e.to_string(),
             })?,
             month: state.month.to_string(),
-            turn_no: if setup_step { 0 } else { 1 },
-            turn_kind: match req.mode {
-                _ if setup_step => TurnKind::SetUp(Side::Egyptian),
-                Mode::Monthly => TurnKind::Month,
-                Mode::Alternating => TurnKind::Player(Side::Egyptian),
-            },
-            deadline: now
-                + Duration::hours(i64::from(if setup_step {
-                    self.setup_hours()
-                } else {
-                    hours
-                })),
+            turn_no,
+            turn_kind,
+            deadline: now + Duration::hours(i64::from(open_hours)),
             seed_hex,
             seed_sha256,
             reminded: false,
@@ -766,6 +741,35 @@ impl Service {
         tx.commit()?;
         Ok(g)
     }
+}
+
+/// The state a new game opens with: the situation (its board placed, so
+/// no set-up step, 2.1) or the scenario's default placement, with the
+/// game's options.
+fn opening_state(
+    scn: &crate::scenario::Scenario,
+    req: &NewGame,
+    situation: Option<GameState>,
+) -> Result<GameState> {
+    let mut state = match situation {
+        Some(s) => GameState {
+            setup_placed: true,
+            ..s
+        },
+        None => {
+            initial_state(scn, &Placements::new())
+                .map_err(|e| ServiceError::Data(e.to_string()))?
+                .0
+        }
+    };
+    state.options.ambushes |= req.ambushes;
+    if req.table_battles.any() {
+        state.options.table_battles = req.table_battles.clone();
+    }
+    if req.resolver != crate::state::AutoResolver::Tables {
+        state.options.resolver = req.resolver;
+    }
+    Ok(state)
 }
 
 /// A deadline as shown to players.

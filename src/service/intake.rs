@@ -1063,23 +1063,8 @@ impl Service {
             }
             Status::Paused | Status::Running => {}
         }
-        if let TurnKind::Player(s) = g.turn_kind
-            && s != side
-        {
-            return refuse(
-                self,
-                format!(
-                    "it is the {s} player turn of {}; the {side} player's orders are not due yet",
-                    g.month
-                ),
-                "You will get the results of the other player turn first, with your own deadline.",
-            );
-        }
-        if let TurnKind::SetUp(s) = g.turn_kind
-            && s != side
-        {
-            let (reason, hint) = setup_not_yours(s);
-            return refuse(self, reason.to_string(), hint);
+        if let Some((reason, hint)) = not_due(g, side) {
+            return refuse(self, reason, hint);
         }
         if let Some(b) =
             crate::store::battles::battles_of_turn(&self.conn, &g.id, g.turn_no)?.first()
@@ -1108,11 +1093,7 @@ impl Service {
         let scn = self.scenario(&g.scenario)?;
         let state = self.state_shown(g)?;
         let setup = g.turn_kind.is_setup();
-        let checked = if setup {
-            super::setup::check_setup(&parsed.sheet, &scn, &state, side)
-        } else {
-            orders::check(&parsed.sheet, &scn, &state, side)
-        };
+        let checked = super::setup::check_for(g.turn_kind, &parsed.sheet, &scn, &state, side);
         let ack = orders::acknowledge(parsed, &checked, &scn, side, &state);
         if checked.refused {
             return refuse(
@@ -1520,18 +1501,26 @@ impl Service {
 /// A header field of a message's raw head found by a plain scan of its
 /// lines (nothing parsed), its first line only, made safe to quote like a
 /// subject; `"(none)"` when absent.
-/// Why a side's mail is not taken in the other side's part of the
-/// set-up step, and what comes next.
-fn setup_not_yours(setting_up: Side) -> (&'static str, &'static str) {
-    match setting_up {
-        Side::Egyptian => (
-            "the Egyptian sets up first (2.1); your set-up is asked for once his is placed",
+/// Why a side's orders are not taken now (the other side's player turn,
+/// or the other side's part of the set-up step), and what comes next.
+fn not_due(g: &GameRow, side: Side) -> Option<(String, &'static str)> {
+    match g.turn_kind {
+        TurnKind::Player(s) if s != side => Some((
+            format!(
+                "it is the {s} player turn of {}; the {side} player's orders are not due yet",
+                g.month
+            ),
+            "You will get the results of the other player turn first, with your own deadline.",
+        )),
+        TurnKind::SetUp(Side::Egyptian) if side == Side::Mahdist => Some((
+            "the Egyptian sets up first (2.1); your set-up is asked for once his is placed".into(),
             "You will get a mail with the Egyptian placement and a request for your SETUP lines. Orders for the first month are asked for in the set-up mail, once both sides have set up.",
-        ),
-        Side::Mahdist => (
-            "your set-up is sealed: the Mahdist is setting up, knowing yours (2.1)",
+        )),
+        TurnKind::SetUp(Side::Mahdist) if side == Side::Egyptian => Some((
+            "your set-up is sealed: the Mahdist is setting up, knowing yours (2.1)".into(),
             "The set-up mail shows both sides' placement to both players and asks for the first month's orders.",
-        ),
+        )),
+        _ => None,
     }
 }
 

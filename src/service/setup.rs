@@ -56,6 +56,22 @@ pub fn check_setup(sheet: &Sheet, scn: &Scenario, state: &GameState, side: Side)
     checked
 }
 
+/// Check a sheet for the open turn of kind `kind`: a set-up sheet in the
+/// set-up step ([`check_setup`]), month orders otherwise.
+pub fn check_for(
+    kind: TurnKind,
+    sheet: &Sheet,
+    scn: &Scenario,
+    state: &GameState,
+    side: Side,
+) -> Checked {
+    if kind.is_setup() {
+        check_setup(sheet, scn, state, side)
+    } else {
+        crate::orders::check(sheet, scn, state, side)
+    }
+}
+
 /// Whether an order belongs in a set-up set: SETUP lines, READY, and the
 /// commands and settings (answered or stored apart).
 pub fn counts_in_setup(o: &Order) -> bool {
@@ -142,6 +158,23 @@ impl Service {
         )?;
         tx.commit()?;
         Ok(next)
+    }
+
+    /// The turn a new game opens with: the set-up step (turn 0, the
+    /// Egyptian's part, with the set-up deadline), or the first month
+    /// (turn 1, with the turn deadline of `hours`). Its number, kind and
+    /// hours to its deadline.
+    pub(super) fn opening_turn(
+        &self,
+        mode: Mode,
+        setup_step: bool,
+        hours: u32,
+    ) -> (u32, TurnKind, u32) {
+        match mode {
+            _ if setup_step => (0, TurnKind::SetUp(Side::Egyptian), self.setup_hours()),
+            Mode::Monthly => (1, TurnKind::Month, hours),
+            Mode::Alternating => (1, TurnKind::Player(Side::Egyptian), hours),
+        }
     }
 
     /// Hours from a set-up part opening to its deadline.
