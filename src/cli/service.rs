@@ -21,8 +21,9 @@ use dervish::store::{self, Mode, Status};
 
 #[derive(Subcommand, Debug)]
 pub enum GameCommand {
-    /// Start a game: set up the scenario, make each player's secret and
-    /// mail it with the first turn.
+    /// Start a game: make each player's secret and mail it; the game opens
+    /// with the set-up (2.1), the Egyptian's then the Mahdist's, and then
+    /// the first turn (a game from a situation opens with the first turn).
     New {
         /// The scenario (default: khartoum, or the situation's).
         #[arg(long, short)]
@@ -532,11 +533,21 @@ pub fn game(cfg: Config, command: GameCommand) -> Result<ExitCode> {
                 )
                 .map_err(e)?;
             let g = s.game(&created.id).map_err(e)?;
+            let opening = match g.turn_kind {
+                store::TurnKind::SetUp(side) => format!(
+                    "the set-up (2.1) first, the {side} set-up due by {}; then the first turn, {}",
+                    deadline_text(g.deadline),
+                    g.month
+                ),
+                _ => format!(
+                    "first turn {}, deadline {}",
+                    g.month,
+                    deadline_text(g.deadline)
+                ),
+            };
             outln!(
-                "Game {} created: first turn {}, deadline {}. Each player's secret is in their welcome mail (run `dervish run --once` to send it).",
-                g.id,
-                g.month,
-                deadline_text(g.deadline)
+                "Game {} created: {opening}. Each player's secret is in their welcome mail (run `dervish run --once` to send it).",
+                g.id
             );
         }
         GameCommand::Battles { id } => {
