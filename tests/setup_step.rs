@@ -1,6 +1,7 @@
-//! The set-up step (rule 2.1) played through the mail service: "the
-//! Egyptian player sets up first ... then the Mahdist player" — the
-//! Egyptian's set-up sealed, then the Mahdist's made knowing it, the
+//! The set-up step (rule 2.1) played through the mail service: "Units are
+//! set up in the following order", the scenario's Egyptian units first,
+//! then the Mahdist's — the Egyptian's set-up sealed, then the Mahdist's
+//! made knowing it, the
 //! set-up mail with the roster and the map sent to both players before the
 //! first month's orders are asked for or its deadline set, and the first
 //! month played from exactly that placement.
