@@ -1,10 +1,9 @@
 //! The set-up step (rule 2.1) played through the mail service: "Units are
 //! set up in the following order", the scenario's Egyptian units first,
-//! then the Mahdist's — the Egyptian's set-up sealed, then the Mahdist's
-//! made knowing it, the
-//! set-up mail with the roster and the map sent to both players before the
-//! first month's orders are asked for or its deadline set, and the first
-//! month played from exactly that placement.
+//! then the Mahdist's. The Egyptian's set-up is sealed, then the Mahdist's
+//! made knowing it; the set-up mail with the roster and the map goes to
+//! both players before the first month's orders are asked for or its
+//! deadline set, and the first month is played from exactly that placement.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
