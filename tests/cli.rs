@@ -173,7 +173,9 @@ fn a_game_against_the_bot_and_its_umpires_notes_in_the_log() {
     std::fs::write(
         &config,
         format!(
-            "database = \"{}\"\n[outgoing]\nkind = \"file\"\ndir = \"{}\"\n[inbox]\nmaildir = \"{}\"\n",
+            // The game opens at the first month (no set-up step): the bot's
+            // orders are made at once.
+            "database = \"{}\"\n[outgoing]\nkind = \"file\"\ndir = \"{}\"\n[inbox]\nmaildir = \"{}\"\n[turns]\nsetup_hours = 0\n",
             dir.join("db.sqlite").display(),
             dir.join("outbox").display(),
             dir.join("inbox").display()
@@ -543,7 +545,11 @@ fn reading_commands_and_submit_work_while_the_daemon_runs() {
         "--mahdist",
         "mahdi@example.org",
     ]);
-    ok(&["--config", config, "game", "process", "g1"]);
+    // The set-up step (2.1): the Egyptian's part, then the Mahdist's; then
+    // the first month.
+    for _ in 0..3 {
+        ok(&["--config", config, "game", "process", "g1"]);
+    }
     let held = dervish::service::lock(&db).unwrap();
     let verified = ok(&[
         "--config", config, "verify", "--game", "g1", "--month", "1884-02",

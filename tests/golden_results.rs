@@ -43,6 +43,9 @@ fn first_results(scenario: &str) -> Vec<(String, String)> {
     cfg.inbox.maildir = dir.join("inbox");
     cfg.host.address = "dervish@example.org".into();
     cfg.host.game_master = "gm@example.org".into();
+    // The first month's results (the set-up step is tested in
+    // tests/setup_step.rs).
+    cfg.turns.setup_hours = 0;
     let sender = Sender::new(&cfg.outgoing).unwrap();
     let mut inbox = Maildir::open(&cfg.inbox.maildir).unwrap();
     let mut svc = Service::open(cfg).unwrap();

@@ -56,6 +56,9 @@ fn harness_with(name: &str, mahdist: &str, edit: impl FnOnce(&mut Config)) -> Ha
     cfg.inbox.maildir = dir.join("inbox");
     cfg.host.address = "dervish@example.org".into();
     cfg.host.game_master = "gm@example.org".into();
+    // The games begin at the first month's orders (the set-up step is
+    // tested in tests/setup_step.rs).
+    cfg.turns.setup_hours = 0;
     edit(&mut cfg);
     let inbox = Maildir::open(&cfg.inbox.maildir).unwrap();
     let mut svc = Service::open(cfg).unwrap();

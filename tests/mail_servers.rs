@@ -280,6 +280,11 @@ max_attempts = 100
 [run]
 # Only IDLE, or a mail due for (re)sending, wakes the daemon sooner.
 poll_seconds = 300
+
+[turns]
+# The games begin at the first month's orders (tests/setup_step.rs plays
+# the set-up step).
+setup_hours = 0
 "#,
             db = dir.join("dervish.sqlite").display(),
             imap = servers.port("IMAP_PORT"),

@@ -56,6 +56,9 @@ fn config(dir: &Path) -> Config {
     cfg.inbox.maildir = dir.join("inbox");
     cfg.host.address = "dervish@example.org".into();
     cfg.host.game_master = "gm@example.org".into();
+    // These games begin at the first month's orders; the set-up step
+    // (2.1) is played by mail in tests/setup_step.rs.
+    cfg.turns.setup_hours = 0;
     cfg
 }
 

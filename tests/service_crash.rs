@@ -24,7 +24,7 @@ fn setup(name: &str) -> (PathBuf, PathBuf) {
     std::fs::write(
         &cfg_path,
         format!(
-            "database = \"{d}/dervish.sqlite\"\n[host]\naddress = \"dervish@example.org\"\ngame_master = \"gm@example.org\"\n[inbox]\nmaildir = \"{d}/inbox\"\n[outgoing]\nkind = \"file\"\ndir = \"{d}/outbox\"\n",
+            "database = \"{d}/dervish.sqlite\"\n[host]\naddress = \"dervish@example.org\"\ngame_master = \"gm@example.org\"\n[inbox]\nmaildir = \"{d}/inbox\"\n[outgoing]\nkind = \"file\"\ndir = \"{d}/outbox\"\n[turns]\nsetup_hours = 0\n",
             d = dir.display()
         ),
     )

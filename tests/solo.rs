@@ -108,9 +108,39 @@ fn play_solo(scenario: &str, human: Side, bot: &str) {
     let data = DataSet::embedded().unwrap();
     let scn = data.scenario(scenario).unwrap();
     svc.pass(&mut inbox, &sender).unwrap();
-    let welcome = sent(&dir);
-    assert_eq!(welcome.len(), 1, "only the human is mailed");
+    let welcome: Vec<_> = sent(&dir)
+        .into_iter()
+        .filter(|(_, m)| m.subject.contains("welcome"))
+        .collect();
+    assert_eq!(welcome.len(), 1, "only the human is welcomed");
+    assert!(
+        welcome
+            .iter()
+            .all(|(_, m)| m.to == vec![address.to_string()])
+    );
     assert!(flat(&welcome[0].1.body.text).contains("the programmed player"));
+    // The set-up (2.1): the human keeps the default placement (READY
+    // alone); the bot's set-up is made when its part comes, and the set-up
+    // mail, whose record verifies, opens the first month.
+    assert!(svc.game("solo").unwrap().turn_kind.is_setup());
+    inbox
+        .deliver(
+            format!(
+                "From: {address}\r\nTo: dervish@example.org\r\nSubject: [dervish solo] set-up\r\nMessage-ID: <setup@example.org>\r\n\r\nSECRET {secret}\r\nREADY\r\n"
+            )
+            .as_bytes(),
+        )
+        .unwrap();
+    svc.pass(&mut inbox, &sender).unwrap();
+    assert_eq!(svc.game("solo").unwrap().turn_no, 1);
+    let (setup_raw, _) = sent(&dir)
+        .into_iter()
+        .find(|(_, m)| m.subject.contains("the set-up"))
+        .expect("the set-up mail");
+    let (setup_records, setup_text) = record::from_mail(&setup_raw).unwrap();
+    for c in record::verify(&data, &setup_records[0], Some(&setup_text)) {
+        assert!(c.ok, "the set-up: {}: {}", c.what, c.detail);
+    }
     // A JOIN cannot take the bot's seat.
     inbox
         .deliver(
@@ -187,6 +217,7 @@ fn play_solo(scenario: &str, human: Side, bot: &str) {
         }
         records.extend(recs);
     }
+    records.extend(setup_records);
     records.sort_by_key(|r| r.turn_no);
     for w in records.windows(2) {
         assert!(record::chain(&w[0], &w[1]).iter().all(|c| c.ok));
@@ -207,7 +238,11 @@ fn play_solo(scenario: &str, human: Side, bot: &str) {
         })
         .map(|a| a.text.clone())
         .expect("the umpire's notes attached at the end");
-    assert_eq!(notes.matches("\n== umpire's notes, turn ").count(), months);
+    // One for each month, and the set-up's.
+    assert_eq!(
+        notes.matches("\n== umpire's notes, turn ").count(),
+        months + 1
+    );
     assert!(notes.contains(bot_seat.bot_key.as_deref().unwrap()));
     // The game plays again byte for byte from the database.
     assert!(
@@ -289,6 +324,9 @@ fn the_game_master_switches_a_seat_between_a_player_and_the_bot() {
     cfg.inbox.maildir = dir.join("inbox");
     cfg.host.address = "dervish@example.org".into();
     cfg.host.game_master = "gm@example.org".into();
+    // The seats change in the first month (the set-up step is tested in
+    // tests/setup_step.rs).
+    cfg.turns.setup_hours = 0;
     let sender = Sender::new(&cfg.outgoing).unwrap();
     let mut inbox = Maildir::open(&cfg.inbox.maildir).unwrap();
     let svc = Service::open(cfg).unwrap();

@@ -1224,6 +1224,7 @@ fn empty_state(scn: &Scenario) -> GameState {
             railhead: None,
             standing_lose_first: BTreeMap::new(),
             options: Default::default(),
+            setup_placed: false,
         },
     }
 }

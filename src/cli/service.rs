@@ -21,8 +21,9 @@ use dervish::store::{self, Mode, Status};
 
 #[derive(Subcommand, Debug)]
 pub enum GameCommand {
-    /// Start a game: set up the scenario, make each player's secret and
-    /// mail it with the first turn.
+    /// Start a game: make each player's secret and mail it; the game opens
+    /// with the set-up (2.1), the Egyptian's then the Mahdist's, and then
+    /// the first turn (a game from a situation opens with the first turn).
     New {
         /// The scenario (default: khartoum, or the situation's).
         #[arg(long, short)]
@@ -243,7 +244,22 @@ pub fn quickstart(cfg: Config) -> Result<ExitCode> {
         "SECRET {}\n\nMARCH LEADER Osman Digma TO Tamai\nMARCH STACK Kamlin TO Soba ATTACK ANY\nREADY\n",
         secret(Side::Mahdist)
     );
-    let maildir = Maildir::open(&inbox_dir)?;
+    let mut maildir = Maildir::open(&inbox_dir)?;
+    let sender = sender(&s.cfg)?;
+    // The set-up comes first (2.1): each side keeps its default placement
+    // (READY alone), the Egyptian first; then the set-up mail goes out and
+    // the first month's orders are taken.
+    let (mut read, mut sent) = (0, 0);
+    for (side, from, n) in [
+        (Side::Egyptian, "egyptian@localhost", 11),
+        (Side::Mahdist, "mahdist@localhost", 12),
+    ] {
+        let body = format!("SECRET {}\n\nREADY\n", secret(side));
+        maildir.deliver(&sample_mail(from, &host, &g.id, "set-up", n, &body))?;
+        let r = s.pass(&mut maildir, &sender).map_err(|e| anyhow!("{e}"))?;
+        read += r.messages;
+        sent += r.sent;
+    }
     maildir.deliver(&sample_mail(
         "egyptian@localhost",
         &host,
@@ -260,8 +276,6 @@ pub fn quickstart(cfg: Config) -> Result<ExitCode> {
         2,
         &mahdist,
     ))?;
-    let sender = sender(&s.cfg)?;
-    let mut maildir = maildir;
     let report = s.pass(&mut maildir, &sender).map_err(|e| anyhow!("{e}"))?;
     let g = s.game(&created.id).map_err(|e| anyhow!("{e}"))?;
     let state = s.state_of(&g).map_err(|e| anyhow!("{e}"))?;
@@ -272,11 +286,11 @@ pub fn quickstart(cfg: Config) -> Result<ExitCode> {
         scn.def.title
     );
     outln!(
-        "Read {} sample orders mails from {}, played {} turn(s), sent {} mails.",
-        report.messages,
+        "Read {} sample set-up and orders mails from {}, played {} turn(s) after the set-up, sent {} mails.",
+        read + report.messages,
         inbox_dir.display(),
         report.turns_played.len(),
-        report.sent
+        sent + report.sent
     );
     if let Some(dir) = outbox_dir {
         outln!("The mails are in {}:", dir.display());
@@ -519,11 +533,21 @@ pub fn game(cfg: Config, command: GameCommand) -> Result<ExitCode> {
                 )
                 .map_err(e)?;
             let g = s.game(&created.id).map_err(e)?;
+            let opening = match g.turn_kind {
+                store::TurnKind::SetUp(side) => format!(
+                    "the set-up (2.1) first, the {side} set-up due by {}; then the first turn, {}",
+                    deadline_text(g.deadline),
+                    g.month
+                ),
+                _ => format!(
+                    "first turn {}, deadline {}",
+                    g.month,
+                    deadline_text(g.deadline)
+                ),
+            };
             outln!(
-                "Game {} created: first turn {}, deadline {}. Each player's secret is in their welcome mail (run `dervish run --once` to send it).",
-                g.id,
-                g.month,
-                deadline_text(g.deadline)
+                "Game {} created: {opening}. Each player's secret is in their welcome mail (run `dervish run --once` to send it).",
+                g.id
             );
         }
         GameCommand::Battles { id } => {
@@ -927,6 +951,44 @@ pub struct GameMap {
 /// at the end of a month (or after one player turn of it), printed as the
 /// results mails print it, or drawn to an SVG or PNG file with the month's
 /// marches and battles.
+/// The map of a game before its first month is played: the placed
+/// set-up, or during the set-up step the default placement (with the
+/// Egyptian set-up once sealed), labelled as such.
+fn setup_map(s: &Service, g: &dervish::store::GameRow, m: &GameMap) -> Result<ExitCode> {
+    use dervish::render::svg;
+    let scn = s.scenario(&g.scenario).map_err(|e| anyhow!("{e}"))?;
+    let state = s.state_shown(g).map_err(|e| anyhow!("{e}"))?;
+    let centre = match &m.around {
+        Some(p) => Some(scn.map.resolve(p).map_err(|e| anyhow!("{e}"))?),
+        None => None,
+    };
+    let Some(file) = &m.out else {
+        if let Some(label) = Service::setup_label(g) {
+            outln!("{label}\n");
+        }
+        let text = match centre {
+            Some(c) => ascii::sector(
+                &scn,
+                Some(&state),
+                ascii::Sector {
+                    centre: c,
+                    radius: m.radius,
+                },
+            ),
+            None => ascii::overview(&scn, Some(&state)),
+        };
+        out!("{text}");
+        return Ok(ExitCode::SUCCESS);
+    };
+    let png = super::drawn_as_png(file)?;
+    let view = match centre {
+        Some(c) => svg::View::around(c, m.radius),
+        None => svg::View::theatre(),
+    };
+    let drawn = svg::map_svg(&scn, Some(&state), &view);
+    super::write_drawn_map(file, drawn, png, m.width)
+}
+
 pub fn game_map(cfg: Config, m: &GameMap) -> Result<ExitCode> {
     use dervish::render::svg;
     let (s, _lock) = open_to_read(cfg)?;
@@ -942,6 +1004,9 @@ pub fn game_map(cfg: Config, m: &GameMap) -> Result<ExitCode> {
         ),
         None => None,
     };
+    if month.is_none() && a.months.is_empty() {
+        return setup_map(&s, &g, m);
+    }
     let Some(mf) = (match &month {
         Some(code) => a.months.iter().find(|x| &x.month == code),
         None => a.months.last(),

@@ -96,7 +96,11 @@ pub fn set_up(
     orders: &Orders,
     events: &mut Vec<Event>,
 ) -> GameState {
-    if state.month != scn.def.start || orders.setup.is_empty() || state.result.is_some() {
+    if state.month != scn.def.start
+        || orders.setup.is_empty()
+        || state.result.is_some()
+        || state.setup_placed
+    {
         return state;
     }
     let index = crate::state::setup::SetupIndex::new(scn);
@@ -123,6 +127,46 @@ pub fn set_up(
         });
     }
     state
+}
+
+/// The set-up step of a game by mail (2.1): the Egyptian set-up orders
+/// placed, then the Mahdist's, asked for with the Egyptian placement in
+/// view, as [`play_month`] places them at the start of the opening month.
+/// No dice. The state comes back with `setup_placed`, so the opening
+/// month does not place them again and takes no more set-up orders.
+pub fn place_set_ups(
+    scn: &Scenario,
+    state: GameState,
+    egyptian: &Orders,
+    mahdist: &mut dyn FnMut(&GameState) -> Orders,
+) -> TurnResult {
+    let mut events = Vec::new();
+    let state = set_up_step(scn, state, Side::Egyptian, egyptian, &mut events);
+    let mahdist = mahdist(&state);
+    let mut state = set_up_step(scn, state, Side::Mahdist, &mahdist, &mut events);
+    state.setup_placed = true;
+    TurnResult {
+        state,
+        events,
+        halted: false,
+    }
+}
+
+/// One side's part of [`place_set_ups`]: its set-up orders placed, or a
+/// note that the default placement stands.
+fn set_up_step(
+    scn: &Scenario,
+    state: GameState,
+    side: Side,
+    orders: &Orders,
+    events: &mut Vec<Event>,
+) -> GameState {
+    if orders.setup.is_empty() {
+        events.push(Event::Note {
+            text: format!("{side} set-up (2.1): no set-up orders, the default placement stands"),
+        });
+    }
+    set_up(scn, state, side, orders, events)
 }
 
 fn player_turn<S: DieSource>(

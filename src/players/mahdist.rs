@@ -290,7 +290,7 @@ pub fn decide<S: DieSource>(
     // The opening month, before the first Egyptian player turn: the set-up
     // (2.1), and the month's marches from where the set-up puts the army
     // (one order set serves both, as in a player's first mail).
-    if state.month == scn.def.start && !state.effects.egyptian_turn_played {
+    if state.month == scn.def.start && !state.effects.egyptian_turn_played && !state.setup_placed {
         let mut notes = Vec::new();
         let objectives = opponents.objectives(scn).unwrap_or_default();
         let ratios = opponents.ratios(scn).unwrap_or_default();

@@ -252,6 +252,11 @@ impl Service {
         let mut records: Vec<SiteFile> = Vec::new();
         let mut besieged: BTreeSet<Hex> = BTreeSet::new();
         for (i, t) in turns.iter().enumerate() {
+            // The set-up step (turn 0) plays no month: the first month's
+            // state before is its placement.
+            if t.turn_kind.is_setup() {
+                continue;
+            }
             let next_seed = match turns.get(i + 1) {
                 Some(n) => Some(n.seed_sha256.clone()),
                 None => (!over).then(|| g.seed_sha256.clone()),

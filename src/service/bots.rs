@@ -66,7 +66,7 @@ impl Service {
             let Some(kind) = p.bot.as_deref() else {
                 continue;
             };
-            if !g.turn_kind.sides().contains(&p.side) {
+            if !g.turn_kind.waits_for().contains(&p.side) {
                 continue;
             }
             let persona = match (p.side, kind) {
@@ -97,6 +97,12 @@ impl Service {
                     mahdist::decide(&scn, state, &table, &opponents, &mut dice)
                 }
             };
+            // In the set-up step only its set-up counts (its month's
+            // orders are made when the month opens, from the set-up then).
+            let mut d = d;
+            if g.turn_kind.is_setup() {
+                d.orders = super::setup::setup_only(d.orders);
+            }
             let canonical = format!(
                 "{}READY\n",
                 print::sheet(&scn.map, &written::sheet(&d.orders), false)

@@ -110,6 +110,12 @@ pub struct Turns {
     /// TEXT`); drawn narrower if the PNG would be 200,000 bytes or more.
     /// 0: no pictures in any results mail.
     pub map_picture_px: u32,
+    /// Hours each side has for its part of a new game's set-up step (2.1):
+    /// the Egyptian's, then the Mahdist's; at that deadline a silent side's
+    /// set-up is sealed as it stands (the default placement if he sent no
+    /// SETUP lines). 0: no set-up step; set-up orders go with the first
+    /// month's orders, placed when it is played.
+    pub setup_hours: u32,
 }
 
 /// Limits on what comes in.
@@ -216,6 +222,7 @@ impl Default for Turns {
             downtime_minutes: 60,
             log_inline_lines: 150,
             map_picture_px: 1000,
+            setup_hours: 72,
         }
     }
 }

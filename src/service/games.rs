@@ -199,21 +199,10 @@ impl Service {
             }
         };
         let from_situation = situation.is_some();
-        let mut state = match situation {
-            Some(s) => s,
-            None => {
-                initial_state(&scn, &Placements::new())
-                    .map_err(|e| ServiceError::Data(e.to_string()))?
-                    .0
-            }
-        };
-        state.options.ambushes |= req.ambushes;
-        if req.table_battles.any() {
-            state.options.table_battles = req.table_battles.clone();
-        }
-        if req.resolver != crate::state::AutoResolver::Tables {
-            state.options.resolver = req.resolver;
-        }
+        // A new game starts in the set-up step (2.1), unless it starts from
+        // a situation (its board already placed) or the step is turned off.
+        let setup_step = !from_situation && self.cfg.turns.setup_hours > 0;
+        let state = opening_state(&scn, req, situation)?;
         let now = self.now();
         // A deadline of 0 hours would play each turn at the next pass
         // whatever the players sent: refused, not quietly made one hour.
@@ -227,6 +216,7 @@ impl Service {
             .unwrap_or(self.cfg.turns.deadline_hours)
             .max(1);
         let (seed_hex, seed_sha256) = self.new_seed()?;
+        let (turn_no, turn_kind, open_hours) = self.opening_turn(req.mode, setup_step, hours);
         let g = GameRow {
             id: id.clone(),
             scenario: req.scenario.clone(),
@@ -239,12 +229,9 @@ impl Service {
                 message: e.to_string(),
             })?,
             month: state.month.to_string(),
-            turn_no: 1,
-            turn_kind: match req.mode {
-                Mode::Monthly => TurnKind::Month,
-                Mode::Alternating => TurnKind::Player(Side::Egyptian),
-            },
-            deadline: now + Duration::hours(i64::from(hours)),
+            turn_no,
+            turn_kind,
+            deadline: now + Duration::hours(i64::from(open_hours)),
             seed_hex,
             seed_sha256,
             reminded: false,
@@ -305,6 +292,7 @@ impl Service {
             ),
         )?;
         self.bot_orders(&tx, &g, &state)?;
+        self.settle_programmed_setup(&id)?;
         tx.commit()?;
         Ok(Created { id, secrets: out })
     }
@@ -334,6 +322,10 @@ impl Service {
                 seed_sha256 => g.seed_sha256.clone(),
                 ambushes => state.options.ambushes,
                 first => state.month == scn.def.start,
+                setup => match g.turn_kind {
+                    TurnKind::SetUp(s) => s.to_string(),
+                    _ => String::new(),
+                },
                 example => example_march(&scn, state, side),
                 roster => crate::render::roster::roster(&scn, state, side),
                 map => ascii::overview(&scn, Some(state)),
@@ -405,7 +397,7 @@ impl Service {
         if g.status == Status::Finished {
             return Err(ServiceError::Game(format!("game {id} is over")));
         }
-        let state = self.state_of(&g)?;
+        let state = self.state_shown(&g)?;
         let players = store::players(&self.conn, id)?;
         let Some(old) = players.iter().find(|p| p.side == side).cloned() else {
             return Err(ServiceError::Game(format!("game {id} has no {side} seat")));
@@ -484,7 +476,7 @@ impl Service {
             )));
         }
         let g = self.game(id)?;
-        let state = self.state_of(&g)?;
+        let state = self.state_shown(&g)?;
         let secret = secrets::new_secret().map_err(|e| ServiceError::Random(e.to_string()))?;
         let players = store::players(&self.conn, id)?;
         let opponent = players
@@ -504,7 +496,7 @@ impl Service {
         // The programmed player's orders for the open turn were READY: the
         // new player starts the turn with none, so it waits for their
         // orders (or the deadline) instead of playing at the next pass.
-        if was_bot && g.status == Status::Running && g.turn_kind.sides().contains(&side) {
+        if was_bot && g.status == Status::Running && g.turn_kind.waits_for().contains(&side) {
             store::insert_order_set(
                 &tx,
                 id,
@@ -585,7 +577,7 @@ impl Service {
                 "the {side} seat of game {id} is open: no player, no secret"
             )));
         }
-        let state = self.state_of(&g)?;
+        let state = self.state_shown(&g)?;
         let secret = secrets::new_secret().map_err(|e| ServiceError::Random(e.to_string()))?;
         let opponent = players
             .iter()
@@ -656,7 +648,7 @@ impl Service {
         else {
             return Ok(None);
         };
-        let state = self.state_of(&g)?;
+        let state = self.state_shown(&g)?;
         let secret = secrets::new_secret().map_err(|e| ServiceError::Random(e.to_string()))?;
         let opponent = players
             .iter()
@@ -749,6 +741,35 @@ impl Service {
         tx.commit()?;
         Ok(g)
     }
+}
+
+/// The state a new game opens with: the situation (its board placed, so
+/// no set-up step, 2.1) or the scenario's default placement, with the
+/// game's options.
+fn opening_state(
+    scn: &crate::scenario::Scenario,
+    req: &NewGame,
+    situation: Option<GameState>,
+) -> Result<GameState> {
+    let mut state = match situation {
+        Some(s) => GameState {
+            setup_placed: true,
+            ..s
+        },
+        None => {
+            initial_state(scn, &Placements::new())
+                .map_err(|e| ServiceError::Data(e.to_string()))?
+                .0
+        }
+    };
+    state.options.ambushes |= req.ambushes;
+    if req.table_battles.any() {
+        state.options.table_battles = req.table_battles.clone();
+    }
+    if req.resolver != crate::state::AutoResolver::Tables {
+        state.options.resolver = req.resolver;
+    }
+    Ok(state)
 }
 
 /// A deadline as shown to players.

@@ -1082,17 +1082,8 @@ impl Service {
             }
             Status::Paused | Status::Running => {}
         }
-        if let TurnKind::Player(s) = g.turn_kind
-            && s != side
-        {
-            return refuse(
-                self,
-                format!(
-                    "it is the {s} player turn of {}; the {side} player's orders are not due yet",
-                    g.month
-                ),
-                "You will get the results of the other player turn first, with your own deadline.",
-            );
+        if let Some((reason, hint)) = not_due(g, side) {
+            return refuse(self, reason, hint);
         }
         if let Some(b) =
             crate::store::battles::battles_of_turn(&self.conn, &g.id, g.turn_no)?.first()
@@ -1119,9 +1110,9 @@ impl Service {
             );
         }
         let scn = self.scenario(&g.scenario)?;
-        let state = self.state_of(g)?;
-        let checked = orders::check(&parsed.sheet, &scn, &state, side);
-        let ack = orders::acknowledge(parsed, &checked, &scn, side, &state);
+        let state = self.state_shown(g)?;
+        let checked = super::setup::check_for(g.turn_kind, &parsed.sheet, &scn, &state, side);
+        let ack = super::setup::acknowledge_for(g.turn_kind, parsed, &checked, &scn, &state, side);
         if checked.refused {
             return refuse(
                 self,
@@ -1169,6 +1160,7 @@ impl Service {
     ) -> Result<(Option<String>, Outcome)> {
         let scn = self.scenario(&g.scenario)?;
         let now = self.now();
+        let setup = g.turn_kind.is_setup();
         let only_orders = Sheet {
             header: Default::default(),
             items: s
@@ -1176,6 +1168,7 @@ impl Service {
                 .items
                 .iter()
                 .filter(|i| !matches!(i.order, Order::Command(_)))
+                .filter(|i| !setup || super::setup::counts_in_setup(&i.order))
                 .cloned()
                 .collect(),
         };
@@ -1208,6 +1201,7 @@ impl Service {
             context! {
                 game => g.id.clone(),
                 month => state.month.long_name(),
+                setup => setup,
                 side => side.to_string(),
                 version => set.version,
                 ack => s.ack,
@@ -1252,7 +1246,7 @@ impl Service {
         n: usize,
     ) -> Result<()> {
         let scn = self.scenario(&g.scenario)?;
-        let state = self.state_of(g)?;
+        let state = self.state_shown(g)?;
         let key = format!("answer:{}:{n}", cx.message_id);
         let notice =
             |s: &Service, headline: &str, text: &str| -> Result<super::templates::Rendered> {
@@ -1281,7 +1275,7 @@ impl Service {
                                 format!("orders in (version {}), READY", s.version)
                             }
                             Some(s) => format!("orders in (version {}), not yet READY", s.version),
-                            None if g.turn_kind.sides().contains(&p.side) => {
+                            None if g.turn_kind.waits_for().contains(&p.side) => {
                                 "no orders yet".to_string()
                             }
                             None => "not this player turn".to_string(),
@@ -1312,6 +1306,7 @@ impl Service {
                         turn_kind => match g.turn_kind {
                             TurnKind::Month => "both player turns".to_string(),
                             TurnKind::Player(s) => format!("the {s} player turn"),
+                            TurnKind::SetUp(s) => format!("the set-up (2.1): the {s} player's"),
                         },
                         deadline => deadline_text(g.deadline),
                         result => (g.status == Status::Finished).then(|| g.result.clone()).flatten(),
@@ -1333,6 +1328,10 @@ impl Service {
                         },
                     ),
                     None => ascii::overview(&scn, Some(&state)),
+                };
+                let text = match Service::setup_label(g) {
+                    Some(label) => format!("{label}\n\n{text}"),
+                    None => text,
                 };
                 notice(self, "map", &text)?
             }
@@ -1565,6 +1564,29 @@ impl Service {
 /// A header field of a message's raw head found by a plain scan of its
 /// lines (nothing parsed), its first line only, made safe to quote like a
 /// subject; `"(none)"` when absent.
+/// Why a side's orders are not taken now (the other side's player turn,
+/// or the other side's part of the set-up step), and what comes next.
+fn not_due(g: &GameRow, side: Side) -> Option<(String, &'static str)> {
+    match g.turn_kind {
+        TurnKind::Player(s) if s != side => Some((
+            format!(
+                "it is the {s} player turn of {}; the {side} player's orders are not due yet",
+                g.month
+            ),
+            "You will get the results of the other player turn first, with your own deadline.",
+        )),
+        TurnKind::SetUp(Side::Egyptian) if side == Side::Mahdist => Some((
+            "the Egyptian sets up first (2.1); your set-up is asked for once his is placed".into(),
+            "You will get a mail with the Egyptian placement and a request for your SETUP lines. Orders for the first month are asked for in the set-up mail, once both sides have set up.",
+        )),
+        TurnKind::SetUp(Side::Mahdist) if side == Side::Egyptian => Some((
+            "your set-up is sealed: the Mahdist is setting up, knowing yours (2.1)".into(),
+            "The set-up mail shows both sides' placement to both players and asks for the first month's orders.",
+        )),
+        _ => None,
+    }
+}
+
 fn head_field(head: &[u8], name: &str) -> String {
     let end = head
         .windows(4)

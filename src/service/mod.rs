@@ -22,6 +22,7 @@ pub mod picture;
 mod ready;
 pub mod record;
 pub mod secrets;
+pub mod setup;
 pub mod spool;
 pub mod templates;
 pub mod turns;

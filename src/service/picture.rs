@@ -42,7 +42,9 @@ pub fn file_name(game: &str, month: &str, kind: TurnKind) -> String {
     let game = super::record::safe(game);
     match kind {
         TurnKind::Month => format!("{game}-{month}-map.png"),
-        TurnKind::Player(_) => format!("{game}-{month}-{}-map.png", kind.as_str()),
+        TurnKind::Player(_) | TurnKind::SetUp(_) => {
+            format!("{game}-{month}-{}-map.png", kind.as_str())
+        }
     }
 }
 

@@ -30,9 +30,16 @@ pub(super) struct Sealing<'a> {
 }
 
 /// How many lines of a mail will not be carried out: the receipt's errors
-/// (NOT UNDERSTOOD and NOT POSSIBLE lines, and the header's).
+/// (NOT UNDERSTOOD and NOT POSSIBLE lines, and the header's). A month order
+/// sent in the set-up step is refused only to say the set-up comes first:
+/// it is no part of the set-up and does not hold the set-up's READY.
 pub(super) fn refused_lines(parsed: &Parsed, checked: &Checked) -> u32 {
-    u32::try_from(parsed.errors.len() + checked.errors.len()).unwrap_or(u32::MAX)
+    let refused = checked
+        .errors
+        .iter()
+        .filter(|e| e.message != super::setup::SETUP_FIRST)
+        .count();
+    u32::try_from(parsed.errors.len() + refused).unwrap_or(u32::MAX)
 }
 
 /// Whether a mail's orders part is READY alone: it says READY (or READY AS
@@ -79,8 +86,8 @@ impl Service {
             return self.seal_as_written(cx, g, side, parsed, now_set, scn, state);
         };
         let again = standing_with_ready(g, &standing.canonical, parsed, scn, state)?;
-        let checked = orders::check(&again.sheet, scn, state, side);
-        let ack = orders::acknowledge(&again, &checked, scn, side, state);
+        let checked = super::setup::check_for(g.turn_kind, &again.sheet, scn, state, side);
+        let ack = super::setup::acknowledge_for(g.turn_kind, &again, &checked, scn, state, side);
         let stored = store::refused_lines(&self.conn, standing.id)?;
         let shown = refused_lines(&again, &checked);
         let refused_lines = stored.max(shown);
@@ -122,8 +129,8 @@ impl Service {
     ) -> Result<(Option<String>, Outcome)> {
         let mut own = parsed.clone();
         own.errors.retain(|e| e.line == 0);
-        let checked = orders::check(&own.sheet, scn, state, side);
-        let ack = orders::acknowledge(&own, &checked, scn, side, state);
+        let checked = super::setup::check_for(g.turn_kind, &own.sheet, scn, state, side);
+        let ack = super::setup::acknowledge_for(g.turn_kind, &own, &checked, scn, state, side);
         let refused_lines = refused_lines(&own, &checked);
         self.seal(
             cx,

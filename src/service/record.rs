@@ -103,7 +103,9 @@ pub fn file_name(game: &str, turn_no: u32) -> String {
 pub fn log_file_name(game: &str, month: &str, kind: TurnKind) -> String {
     match kind {
         TurnKind::Month => format!("{}-{month}-log.txt", safe(game)),
-        TurnKind::Player(_) => format!("{}-{month}-{}-log.txt", safe(game), kind.as_str()),
+        TurnKind::Player(_) | TurnKind::SetUp(_) => {
+            format!("{}-{month}-{}-log.txt", safe(game), kind.as_str())
+        }
     }
 }
 
@@ -383,7 +385,14 @@ pub fn verify(data: &DataSet, rec: &TurnRecord, mail: Option<&MailText>) -> Vec<
             ));
             continue;
         }
-        let checked = orders::check(&parsed.sheet, &scn, &before, side);
+        // The Mahdist set up knowing the Egyptian set-up (2.1): his set-up
+        // orders were checked with the Egyptian's placed.
+        let against = if kind.is_setup() && side == Side::Mahdist {
+            crate::engine::set_up(&scn, before.clone(), Side::Egyptian, &eg, &mut Vec::new())
+        } else {
+            before.clone()
+        };
+        let checked = orders::check(&parsed.sheet, &scn, &against, side);
         if checked.refused {
             out.push(Check::new(
                 what,

@@ -14,6 +14,11 @@ pub const BUILT_IN: &[(&str, &str)] = &[
     ("welcome.txt", include_str!("../../templates/welcome.txt")),
     ("receipt.txt", include_str!("../../templates/receipt.txt")),
     ("results.txt", include_str!("../../templates/results.txt")),
+    ("setup.txt", include_str!("../../templates/setup.txt")),
+    (
+        "setup_request.txt",
+        include_str!("../../templates/setup_request.txt"),
+    ),
     ("reminder.txt", include_str!("../../templates/reminder.txt")),
     ("refusal.txt", include_str!("../../templates/refusal.txt")),
     ("notice.txt", include_str!("../../templates/notice.txt")),

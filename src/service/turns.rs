@@ -92,6 +92,13 @@ pub fn adjudicate_watched(
             &mut dice,
             &mut resolver,
         ),
+        TurnKind::SetUp(_) => {
+            watch(&state, Side::Egyptian);
+            crate::engine::place_set_ups(scn, state, egyptian, &mut |s| {
+                watch(s, Side::Mahdist);
+                mahdist.clone()
+            })
+        }
         TurnKind::Player(side) => {
             let orders = if side == Side::Egyptian {
                 egyptian
@@ -195,7 +202,7 @@ impl Service {
                 }
                 continue;
             }
-            let all_ready = g.turn_kind.sides().iter().all(|&side| {
+            let all_ready = g.turn_kind.waits_for().iter().all(|&side| {
                 store::latest_order_set(&self.conn, &g.id, g.turn_no, side)
                     .ok()
                     .flatten()
@@ -228,6 +235,9 @@ impl Service {
             Status::Running => {}
             Status::Paused => return Err(ServiceError::Game(format!("game {id} is paused"))),
             Status::Finished => return Err(ServiceError::Game(format!("game {id} is finished"))),
+        }
+        if g.turn_kind.is_setup() {
+            return self.play_setup_step(&g);
         }
         let scn = self.scenario(&g.scenario)?;
         let before = self.state_of(&g)?;
@@ -510,10 +520,7 @@ impl Service {
                 game: played.id.clone(),
                 message: format!("month {}", turn.month),
             })?;
-        let what = match turn.turn_kind {
-            TurnKind::Month => month_played.long_name(),
-            TurnKind::Player(s) => format!("{} {s} player turn", month_played.long_name()),
-        };
+        let what = turn.turn_kind.label(&month_played.long_name());
         let rendered = self.templates.render(
             "results.txt",
             context! {
@@ -528,10 +535,7 @@ impl Service {
                 umpire_sha256 => umpire.sealed.clone(),
                 umpire_file => files.iter().find(|f| f.name.ends_with("-umpire-notes.txt")).map(|f| f.name.clone()),
                 result => next.result.clone(),
-                next_month => match next.turn_kind {
-                    TurnKind::Month => r.state.month.long_name(),
-                    TurnKind::Player(s) => format!("{} {s} player turn", r.state.month.long_name()),
-                },
+                next_month => next.turn_kind.label(&r.state.month.long_name()),
                 deadline => deadline_text(next.deadline),
                 next_seed_sha256 => next.seed_sha256.clone(),
                 seed_hex => turn.seed_hex.clone(),
@@ -680,7 +684,7 @@ impl Service {
             }
             let tx = self.begin()?;
             for p in store::players(&tx, &g.id)? {
-                if !g.turn_kind.sides().contains(&p.side) || p.address.is_empty() {
+                if !g.turn_kind.waits_for().contains(&p.side) || p.address.is_empty() {
                     continue;
                 }
                 let set = store::latest_order_set(&tx, &g.id, g.turn_no, p.side)?;
@@ -704,6 +708,7 @@ impl Service {
                         month => g.month.clone(),
                         deadline => deadline_text(g.deadline),
                         has_orders => set.is_some(),
+                        setup => g.turn_kind.is_setup(),
                         version => set.as_ref().map_or(0, |s| s.version),
                         waits => waits,
                         refused => refused,

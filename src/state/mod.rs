@@ -138,6 +138,11 @@ pub struct GameState {
     /// The optional rules chosen when the game was made.
     #[serde(default, skip_serializing_if = "Options::is_default")]
     pub options: Options,
+    /// Both sides' set-ups are placed and were published before the first
+    /// month's orders (the set-up step of a game by mail, or a situation):
+    /// set-up orders are no longer taken (2.1).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub setup_placed: bool,
 }
 
 /// Optional rules, chosen per game when it is made (`dervish game new`).

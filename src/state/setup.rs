@@ -86,6 +86,7 @@ pub fn initial_state(
         railhead: None,
         standing_lose_first: BTreeMap::new(),
         options: Default::default(),
+        setup_placed: false,
     };
     let limit = mahdist_setup_limit(scn);
     let mut notes = Vec::new();
@@ -340,6 +341,12 @@ pub fn apply_setup_order_with(
             "set-up orders are for the opening month, {} (2.1)",
             scn.def.start.long_name()
         ));
+    }
+    if state.setup_placed {
+        return Err(
+            "the set-up is over: both sides' set-ups were placed and sent to both players before the first month's orders (2.1)"
+                .into(),
+        );
     }
     if state.effects.egyptian_turn_played {
         return Err(

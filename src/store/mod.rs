@@ -83,8 +83,11 @@ pub fn open_in_memory() -> Result<Connection> {
 }
 
 fn prepare(conn: &mut Connection) -> Result<()> {
-    conn.pragma_update(None, "foreign_keys", "ON")?;
+    // Foreign keys are off while migrating (a migration may make a table
+    // again, schema.rs V8); each migration that does checks them itself.
+    conn.pragma_update(None, "foreign_keys", "OFF")?;
     schema::migrations().to_latest(conn)?;
+    conn.pragma_update(None, "foreign_keys", "ON")?;
     Ok(())
 }
 
@@ -191,6 +194,10 @@ pub enum TurnKind {
     Month,
     /// One player turn (alternating mode).
     Player(Side),
+    /// The set-up step before the first month (2.1), waiting for this
+    /// side's set-up: the Egyptian's first, then the Mahdist's, who knows
+    /// the Egyptian's. Played (turn 0) when the Mahdist's is sealed.
+    SetUp(Side),
 }
 
 impl TurnKind {
@@ -198,6 +205,8 @@ impl TurnKind {
         match self {
             TurnKind::Month => "month",
             TurnKind::Player(s) => side_text(s),
+            TurnKind::SetUp(Side::Egyptian) => "setup-egyptian",
+            TurnKind::SetUp(Side::Mahdist) => "setup-mahdist",
         }
     }
 
@@ -205,16 +214,42 @@ impl TurnKind {
     pub fn parse(s: &str) -> Option<TurnKind> {
         match s {
             "month" => Some(TurnKind::Month),
+            "setup-egyptian" => Some(TurnKind::SetUp(Side::Egyptian)),
+            "setup-mahdist" => Some(TurnKind::SetUp(Side::Mahdist)),
             other => parse_side(other).ok().map(TurnKind::Player),
         }
     }
 
-    /// The sides whose orders the turn needs.
+    /// The sides whose orders the turn needs (the set-up: both).
     pub fn sides(self) -> Vec<Side> {
         match self {
-            TurnKind::Month => vec![Side::Egyptian, Side::Mahdist],
+            TurnKind::Month | TurnKind::SetUp(_) => vec![Side::Egyptian, Side::Mahdist],
             TurnKind::Player(s) => vec![s],
         }
+    }
+
+    /// The sides whose orders the open turn waits for now: in the set-up
+    /// step, the side setting up (the Egyptian first, 2.1).
+    pub fn waits_for(self) -> Vec<Side> {
+        match self {
+            TurnKind::SetUp(s) => vec![s],
+            other => other.sides(),
+        }
+    }
+
+    /// What the turn plays, for players: `October 1883`, `October 1883
+    /// Egyptian player turn`, `the set-up of October 1883`.
+    pub fn label(self, month: &str) -> String {
+        match self {
+            TurnKind::Month => month.to_string(),
+            TurnKind::Player(s) => format!("{month} {s} player turn"),
+            TurnKind::SetUp(_) => format!("the set-up of {month}"),
+        }
+    }
+
+    /// Whether this is the set-up step.
+    pub fn is_setup(self) -> bool {
+        matches!(self, TurnKind::SetUp(_))
     }
 }
 

@@ -15,6 +15,7 @@ pub fn migrations() -> Migrations<'static> {
         M::up(super::battles::SCHEMA),
         M::up(V7),
         M::up(V8),
+        M::up(V9).foreign_key_check(),
     ])
 }
 
@@ -198,6 +199,42 @@ const V8: &str = r#"
 ALTER TABLE order_sets ADD COLUMN refused_lines INTEGER NOT NULL DEFAULT 0;
 "#;
 
+/// A game may be in its set-up step (2.1), waiting for the Egyptian's
+/// set-up or the Mahdist's (`setup-egyptian`, `setup-mahdist`); its turn
+/// number is then 0, the set-up's own turn. SQLite cannot widen a CHECK in
+/// place: the table is made again, as "Making Other Kinds Of Table Schema
+/// Changes" describes, with foreign keys off while migrating (`prepare`).
+const V9: &str = r#"
+CREATE TABLE games_new (
+    id              TEXT PRIMARY KEY,
+    scenario        TEXT NOT NULL,
+    mode            TEXT NOT NULL CHECK (mode IN ('monthly', 'alternating')),
+    status          TEXT NOT NULL CHECK (status IN ('running', 'paused', 'finished')),
+    deadline_hours  INTEGER NOT NULL CHECK (deadline_hours > 0),
+    created_at      TEXT NOT NULL,
+    -- The game state between turns (JSON of the engine's GameState).
+    state           TEXT NOT NULL,
+    month           TEXT NOT NULL,
+    -- The turn now open for orders: 0 for the set-up step, then from 1.
+    turn_no         INTEGER NOT NULL,
+    -- Which player turn the open turn plays: 'month' (both, monthly mode),
+    -- 'egyptian' or 'mahdist' (alternating mode), or the side whose
+    -- set-up the set-up step waits for.
+    turn_kind       TEXT NOT NULL CHECK (turn_kind IN
+                        ('month', 'egyptian', 'mahdist', 'setup-egyptian', 'setup-mahdist')),
+    deadline        TEXT NOT NULL,
+    -- The open turn's seed, kept secret until the turn is played, and its
+    -- SHA-256, published when the turn opens.
+    seed_hex        TEXT NOT NULL,
+    seed_sha256     TEXT NOT NULL,
+    reminded        INTEGER NOT NULL DEFAULT 0,
+    result          TEXT
+);
+INSERT INTO games_new SELECT * FROM games;
+DROP TABLE games;
+ALTER TABLE games_new RENAME TO games;
+"#;
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -240,6 +277,51 @@ mod tests {
         );
     }
 
+    /// A database from before the ninth migration keeps its games and
+    /// their seats, and takes a game in the set-up step.
+    #[test]
+    fn the_ninth_migration_keeps_the_games_and_takes_the_set_up_step() {
+        let mut c = rusqlite::Connection::open_in_memory().unwrap();
+        super::migrations().to_version(&mut c, 8).unwrap();
+        c.execute_batch(
+            "INSERT INTO games VALUES ('k-1', 'khartoum', 'monthly', 'running', 72, '2026-03-01T12:00:00Z', '{}', '1883-10', 3, 'month', '2026-03-04T12:00:00Z', 's', 'h', 0, NULL);
+             INSERT INTO players (game_id, side, address, secret_sha256) VALUES ('k-1', 'egyptian', 'e@example.org', 'x');",
+        )
+        .unwrap();
+        assert!(
+            c.execute(
+                "UPDATE games SET turn_kind = 'setup-egyptian' WHERE id = 'k-1'",
+                []
+            )
+            .is_err(),
+            "before it, the set-up step is not a kind of turn"
+        );
+        c.pragma_update(None, "foreign_keys", "OFF").unwrap();
+        super::migrations().to_latest(&mut c).unwrap();
+        c.pragma_update(None, "foreign_keys", "ON").unwrap();
+        let g = crate::store::game(&c, "k-1").unwrap().unwrap();
+        assert_eq!((g.turn_no, g.month.as_str()), (3, "1883-10"));
+        assert_eq!(crate::store::players(&c, "k-1").unwrap().len(), 1);
+        c.execute(
+            "UPDATE games SET turn_kind = 'setup-egyptian', turn_no = 0 WHERE id = 'k-1'",
+            [],
+        )
+        .unwrap();
+        let g = crate::store::game(&c, "k-1").unwrap().unwrap();
+        assert_eq!(
+            g.turn_kind,
+            crate::store::TurnKind::SetUp(crate::scenario::Side::Egyptian)
+        );
+        // The seats still refer to the games table.
+        assert!(
+            c.execute(
+                "INSERT INTO players (game_id, side, address, secret_sha256) VALUES ('nope', 'mahdist', 'm@example.org', 'x')",
+                []
+            )
+            .is_err()
+        );
+    }
+
     /// A database from before the seventh migration: every player gets the
     /// defaults (the picture on, the address hidden), and the files of
     /// mail queued by earlier versions (`{name, content_type, text}`)
@@ -261,7 +343,7 @@ mod tests {
             [r#"[{"name":"k-1-turn-1.json","content_type":"application/json","text":"{}\n"}]"#],
         )
         .unwrap();
-        super::migrations().to_latest(&mut c).unwrap();
+        super::migrations().to_version(&mut c, 7).unwrap();
         let p = &crate::store::players(&c, "k-1").unwrap()[0];
         assert!(p.map_picture && !p.show_address, "{p:?}");
         let (m, _) = crate::store::outbox_mail(&c, 1).unwrap().unwrap();

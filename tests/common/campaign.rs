@@ -84,6 +84,13 @@ pub fn play_with(
         .map(|(_, x)| x.clone())
         .expect("the Egyptian secret");
     let scn = svc.scenario(scenario).expect("scenario");
+    // The set-up step (2.1): the Egyptian keeps the default placement
+    // (READY alone); the programmed Mahdist sets up at once after him.
+    let raw = format!(
+        "From: gordon@example.org\r\nTo: dervish@localhost\r\nSubject: [dervish {id}] set-up\r\nMessage-ID: <c0@players.example>\r\nDate: Sun, 1 Mar 2026 12:00:00 +0000\r\nMIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-8\r\n\r\nSECRET {secret}\r\nREADY\r\n"
+    );
+    svc.receive(raw.as_bytes()).expect("the set-up mail");
+    svc.play_turn(id).expect("the set-up");
     let mut mails = 0;
     for _ in 0..turns {
         let g = svc.game(id).expect("game");
