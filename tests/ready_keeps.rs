@@ -62,6 +62,9 @@ fn config(dir: &Path) -> Config {
     cfg.inbox.maildir = dir.join("inbox");
     cfg.host.address = "dervish@example.org".into();
     cfg.host.game_master = "gm@example.org".into();
+    // These tests are about a month's orders: the game opens at its first
+    // month (the set-up step's READY is tested in tests/setup_step.rs).
+    cfg.turns.setup_hours = 0;
     cfg
 }
 

@@ -328,7 +328,11 @@ fn solo_setup(scenario: &str) {
         "{}",
         receipt.text
     );
-    // The month was played (both READY) from exactly the placement.
+    // A set with a refused line waits on READY; READY AS IS plays it,
+    // from exactly the placement.
+    assert_eq!(store::turns(&g.svc.conn, &g.id).unwrap().len(), 1);
+    g.orders(Side::Egyptian, "READY AS IS\n");
+    g.pass();
     let turns = store::turns(&g.svc.conn, &g.id).unwrap();
     assert_eq!(turns.len(), 2, "the first month was played");
     assert_eq!(turns[1].state_before, turns[0].state_after);
@@ -631,4 +635,89 @@ fn rule_2_1_the_map_command_shows_the_set_up_step() {
         "{after}"
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// READY keeps the set-up (docs/orders.md, READY): a mail of READY alone
+/// after a mail of SETUP lines seals those lines, never an empty set.
+#[test]
+fn rule_2_1_ready_alone_keeps_the_set_up_lines_sent_before() {
+    let mut g = Game::start("ready-keeps", &new_game("khartoum", EGYPTIAN, "bot"), None);
+    let scn = g.scn();
+    g.pass();
+    let (line, unit, to) = a_setup_line(&scn, Side::Egyptian);
+    g.orders(Side::Egyptian, &format!("{line}\n"));
+    g.pass();
+    assert_eq!(
+        g.svc.game(&g.id).unwrap().turn_kind,
+        TurnKind::SetUp(Side::Egyptian),
+        "no READY yet: the set-up waits"
+    );
+    g.orders(Side::Egyptian, "READY\n");
+    g.pass();
+    assert!(
+        g.sent_to(EGYPTIAN)
+            .iter()
+            .any(|m| m.subject.contains("set-up received")
+                && flat(&m.text).contains("it confirms version 1")),
+        "the receipt of READY confirms the SETUP lines"
+    );
+    let row = g.svc.game(&g.id).unwrap();
+    assert_eq!((row.turn_no, row.turn_kind), (1, TurnKind::Month));
+    let placed: GameState = serde_json::from_str(&row.state).unwrap();
+    assert_eq!(
+        hex_of(&placed, &unit),
+        Some(to),
+        "the SETUP line was placed"
+    );
+}
+
+/// A set-up with a line that cannot be placed does not seal on READY: it
+/// waits for a mended set-up or READY AS IS. A month order sent in the
+/// set-up step is refused (the set-up comes first) but does not hold it.
+#[test]
+fn rule_2_1_a_refused_set_up_line_holds_ready_and_ready_as_is_seals_it() {
+    let mut g = Game::start("ready-waits", &new_game("khartoum", EGYPTIAN, "bot"), None);
+    g.pass();
+    g.orders(Side::Egyptian, "SETUP ER01 AT Wady Halfa\nREADY\n");
+    g.pass();
+    let receipt = g
+        .sent_to(EGYPTIAN)
+        .into_iter()
+        .find(|m| m.subject.contains("set-up received"))
+        .expect("the receipt");
+    let text = flat(&receipt.text);
+    assert!(text.contains("NOT POSSIBLE"), "{}", receipt.text);
+    assert!(
+        text.contains("so it is not sealed early"),
+        "{}",
+        receipt.text
+    );
+    assert_eq!(
+        g.svc.game(&g.id).unwrap().turn_kind,
+        TurnKind::SetUp(Side::Egyptian)
+    );
+    g.orders(Side::Egyptian, "READY AS IS\n");
+    g.pass();
+    assert_eq!(g.svc.game(&g.id).unwrap().turn_kind, TurnKind::Month);
+
+    let mut h = Game::start(
+        "march-in-set-up",
+        &new_game("khartoum", EGYPTIAN, "bot"),
+        None,
+    );
+    h.pass();
+    h.orders(Side::Egyptian, "MARCH STACK Khartoum TO Omdurman\nREADY\n");
+    h.pass();
+    let receipt = h
+        .sent_to(EGYPTIAN)
+        .into_iter()
+        .find(|m| m.subject.contains("set-up received"))
+        .expect("the receipt");
+    assert!(flat(&receipt.text).contains(SETUP_FIRST));
+    assert!(
+        !flat(&receipt.text).contains("not sealed early"),
+        "{}",
+        receipt.text
+    );
+    assert_eq!(h.svc.game(&h.id).unwrap().turn_kind, TurnKind::Month);
 }
