@@ -721,3 +721,38 @@ fn rule_2_1_a_refused_set_up_line_holds_ready_and_ready_as_is_seals_it() {
     );
     assert_eq!(h.svc.game(&h.id).unwrap().turn_kind, TurnKind::Month);
 }
+
+/// The mails that ask for a set-up say what may be chosen (2.1): each
+/// group a SETUP line may place, in the rules' words, its counters and
+/// leaders, and where they may go.
+#[test]
+fn rule_2_1_the_set_up_request_lists_the_choices() {
+    let mut g = Game::start("choices", &new_game("khartoum", EGYPTIAN, MAHDIST), None);
+    g.pass();
+    let welcome = flat(&g.sent_to(EGYPTIAN)[0].text);
+    assert!(
+        welcome.contains("\"Khartoum and or Omdurman, Gordon, J. Stewart"),
+        "{welcome}"
+    );
+    assert!(welcome.contains("leaders: Gordon, J. Stewart"), "{welcome}");
+    assert!(
+        welcome.contains("where: Khartoum (1942), Omdurman (1941)"),
+        "{welcome}"
+    );
+    g.orders(Side::Egyptian, "READY\n");
+    g.pass();
+    let request = g
+        .sent_to(MAHDIST)
+        .into_iter()
+        .find(|m| m.subject.contains("your set-up"))
+        .expect("the Mahdist's set-up request");
+    let text = flat(&request.text);
+    assert!(text.contains("Your set-up choices (Mahdist)"), "{text}");
+    assert!(text.contains("leaders: Mahdi"), "{text}");
+    assert!(text.contains("Kamlin (2446)"), "{text}");
+    assert!(
+        request.text.lines().all(|l| l.chars().count() <= 100),
+        "{}",
+        request.text
+    );
+}

@@ -107,3 +107,84 @@ pub fn roster(scn: &Scenario, state: &GameState, side: Side) -> String {
     }
     out
 }
+
+/// How many named places a set-up choice lists before it counts the rest.
+const PLACES_LISTED: usize = 12;
+
+/// The set-up choices of `side` (2.1), for the mails that ask for its
+/// set-up: each set-up line whose area holds more than one hex, in the
+/// rules' own words, with the counters and leaders it places (the IDs SETUP
+/// lines name) and where they may go. A line fixed to one place is no
+/// choice and is left out; a side with no choice is told READY suffices.
+pub fn setup_choices(scn: &Scenario, state: &GameState, side: Side) -> String {
+    let lines = crate::state::setup::setup_lines(scn);
+    let mut out = String::new();
+    for (i, d) in scn.def.setup.iter().enumerate() {
+        if d.side != side {
+            continue;
+        }
+        let zone = match scn.setup_zone(i) {
+            Some(Ok(z)) if z.len() > 1 => z.into_owned(),
+            _ => continue,
+        };
+        let mut who: Vec<String> = state
+            .units
+            .iter()
+            .filter(|u| lines.get(&u.id) == Some(&i))
+            .map(|u| u.id.to_string())
+            .collect();
+        wrap_into(&mut out, &format!("\"{}\"", d.text.trim()), "- ", "  ");
+        let mut counters = format!("counters: {}", who.join(" "));
+        if !d.leaders.is_empty() {
+            counters.push_str(&format!("; leaders: {}", d.leaders.join(", ")));
+        }
+        wrap_into(&mut out, &counters, "  ", "    ");
+        let places = format!("where: {}", places(scn, &zone));
+        wrap_into(&mut out, &places, "  ", "    ");
+    }
+    if out.is_empty() {
+        return format!(
+            "Your set-up choices ({side}): none; every unit's place is fixed by the rules, \
+             so READY is all your set-up needs.\n"
+        );
+    }
+    format!(
+        "Your set-up choices ({side}), the groups a SETUP line may place elsewhere (2.1);\n\
+         every other unit stands where the rules put it:\n{out}"
+    )
+}
+
+/// The places of a set-up area: the named ones, then how many other hexes.
+fn places(scn: &Scenario, zone: &[crate::geo::Hex]) -> String {
+    let named: Vec<String> = zone
+        .iter()
+        .filter(|&&h| scn.map.place_at(h).is_some())
+        .map(|&h| scn.map.describe(h))
+        .collect();
+    let unnamed = zone.len() - named.len();
+    let mut text = named
+        .iter()
+        .take(PLACES_LISTED)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(", ");
+    let more = named.len().saturating_sub(PLACES_LISTED) + unnamed;
+    if more > 0 {
+        if !text.is_empty() {
+            text.push_str(", and ");
+        }
+        text.push_str(&crate::words::count(more, "other hex", "other hexes"));
+        text.push_str(" (the rules' words above say which)");
+    }
+    text
+}
+
+/// `text` wrapped to 76 columns with these indents.
+fn wrap_into(out: &mut String, text: &str, first: &str, rest: &str) {
+    let opts = textwrap::Options::new(76)
+        .initial_indent(first)
+        .subsequent_indent(rest);
+    for l in textwrap::wrap(text, &opts) {
+        let _ = writeln!(out, "{l}");
+    }
+}

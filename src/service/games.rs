@@ -328,6 +328,7 @@ impl Service {
                 },
                 example => example_march(&scn, state, side),
                 roster => crate::render::roster::roster(&scn, state, side),
+                choices => crate::render::roster::setup_choices(&scn, state, side),
                 map => ascii::overview(&scn, Some(state)),
             },
         )?;

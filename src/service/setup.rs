@@ -357,6 +357,7 @@ impl Service {
                 month => shown.month.long_name(),
                 deadline => deadline_text(g.deadline),
                 roster => crate::render::roster::roster(&scn, shown, Side::Mahdist),
+                choices => crate::render::roster::setup_choices(&scn, shown, Side::Mahdist),
                 map => ascii::overview(&scn, Some(shown)),
             },
         )?;
