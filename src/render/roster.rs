@@ -127,7 +127,7 @@ pub fn setup_choices(scn: &Scenario, state: &GameState, side: Side) -> String {
             Some(Ok(z)) if z.len() > 1 => z.into_owned(),
             _ => continue,
         };
-        let mut who: Vec<String> = state
+        let who: Vec<String> = state
             .units
             .iter()
             .filter(|u| lines.get(&u.id) == Some(&i))
