@@ -4,87 +4,42 @@
 //! stack's hex during the turn stay there (8.3). Each game starts from the
 //! situation of a rule case in `tests/cases/`.
 
-use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+#[path = "common/mailbox.rs"]
+mod mailbox;
 
-use chrono::{DateTime, Utc};
-use dervish::mail::inbound::{self, Limits};
-use dervish::mail::maildir::Maildir;
-use dervish::mail::outbound::{Sender, TransportConfig};
+use std::path::Path;
+
 use dervish::scenario::{DataSet, Side};
 use dervish::service::games::NewGame;
-use dervish::service::{Config, Service};
 use dervish::state::{GameState, Status as UnitStatus};
 use dervish::store::Mode;
 
+use mailbox::{Sent, Table, flat};
+
+/// A game on a table of the mail service (the table is reached through
+/// the harness: `self.svc`, `self.pass()`).
 struct Harness {
-    dir: PathBuf,
-    svc: Service,
-    inbox: Maildir,
-    sender: Sender,
+    table: Table,
     game: String,
     secrets: Vec<(Side, String)>,
-    n: u32,
 }
 
-impl Drop for Harness {
-    fn drop(&mut self) {
-        // Keep the folder of a failed test for a look; clean up otherwise.
-        if !std::thread::panicking() {
-            let _ = std::fs::remove_dir_all(&self.dir);
-        }
-    }
-}
-
-/// A sent mail as read back from the outbox folder.
-struct Sent {
-    to: Vec<String>,
-    subject: String,
-    text: String,
-}
-
-/// The text with every run of white space one space: prose is wrapped.
-fn flat(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
-}
+mailbox::at_table!(Harness);
 
 impl Harness {
     /// A monthly game with both seats held by people, starting from the
     /// situation of the rule case `case` (a file of `tests/cases/`), its
     /// turn seeds all `seed`.
     fn from_case(name: &str, case: &str, seed: u8) -> Harness {
-        let dir = std::env::temp_dir().join(format!(
-            "dervish-sequence-{name}-{}-{}",
-            std::process::id(),
-            Utc::now().timestamp_nanos_opt().unwrap_or_default()
-        ));
-        std::fs::create_dir_all(&dir).unwrap();
-        let mut cfg = Config {
-            database: dir.join("dervish.sqlite"),
-            outgoing: TransportConfig::File {
-                dir: dir.join("outbox"),
-            },
-            ..Config::default()
-        };
-        cfg.inbox.maildir = dir.join("inbox");
-        cfg.host.address = "dervish@example.org".into();
-        cfg.host.game_master = "gm@example.org".into();
-        let sender = Sender::new(&cfg.outgoing).unwrap();
-        let inbox = Maildir::open(&cfg.inbox.maildir).unwrap();
-        let mut svc = Service::open(cfg).unwrap();
-        svc.set_seeds(Box::new(move || [seed; 32]));
-        let now = Arc::new(Mutex::new(
-            DateTime::parse_from_rfc3339("2026-03-01T12:00:00Z")
-                .unwrap()
-                .with_timezone(&Utc),
-        ));
-        svc.set_clock(Box::new(move || *now.lock().unwrap()));
+        let mut table = Table::open("dervish-sequence", name, |_| {});
+        table.svc.set_seeds(Box::new(move || [seed; 32]));
         let data = DataSet::embedded().unwrap();
         let path = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("tests/cases")
             .join(case);
         let situation = dervish::cases::load(&path, &data).unwrap();
-        let created = svc
+        let created = table
+            .svc
             .new_game_from(
                 &NewGame {
                     scenario: "khartoum".into(),
@@ -102,69 +57,23 @@ impl Harness {
             )
             .unwrap();
         Harness {
-            dir,
-            svc,
-            inbox,
-            sender,
+            table,
             game: created.id,
             secrets: created.secrets,
-            n: 0,
         }
     }
 
     /// Mail `body` as `side`'s orders for the month.
     fn send_orders(&mut self, side: Side, body: &str) {
-        let (from, secret) = match side {
-            Side::Egyptian => ("gordon@example.org", self.secret(side)),
-            Side::Mahdist => ("mahdi@example.org", self.secret(side)),
+        let from = match side {
+            Side::Egyptian => "gordon@example.org",
+            Side::Mahdist => "mahdi@example.org",
         };
+        let secret = mailbox::secret(&self.secrets, side);
         let month = self.svc.game(&self.game).unwrap().month;
-        self.n += 1;
-        let raw = format!(
-            "From: {from}\r\nTo: dervish@example.org\r\nSubject: [dervish {}] orders {month}\r\nMessage-ID: <s{}@players.example>\r\nDate: Sun, 1 Mar 2026 12:00:00 +0000\r\nMIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-8\r\n\r\nSECRET {secret}\r\n{}",
-            self.game,
-            self.n,
-            body.replace('\n', "\r\n")
-        );
-        self.inbox.deliver(raw.as_bytes()).unwrap();
-        self.svc.pass(&mut self.inbox, &self.sender).unwrap();
-    }
-
-    fn secret(&self, side: Side) -> String {
-        self.secrets
-            .iter()
-            .find(|(s, _)| *s == side)
-            .map(|(_, s)| s.clone())
-            .expect("a secret for each human seat")
-    }
-
-    /// Every mail sent to `addr`, oldest first.
-    fn sent_to(&self, addr: &str) -> Vec<Sent> {
-        let mut names: Vec<PathBuf> = std::fs::read_dir(self.dir.join("outbox"))
-            .map(|rd| rd.filter_map(|e| e.ok()).map(|e| e.path()).collect())
-            .unwrap_or_default();
-        names.sort();
-        names
-            .into_iter()
-            .filter(|p| p.extension().is_some_and(|e| e == "eml"))
-            .map(|p| {
-                let raw = std::fs::read(&p).unwrap();
-                let m = inbound::read(
-                    &raw,
-                    &Limits {
-                        max_bytes: 10 << 20,
-                    },
-                    "nobody",
-                )
-                .unwrap();
-                Sent {
-                    to: m.to.clone(),
-                    subject: m.subject.clone(),
-                    text: m.body.text.clone(),
-                }
-            })
-            .filter(|s| s.to.iter().any(|t| t == addr))
-            .collect()
+        let subject = format!("[dervish {}] orders {month}", self.game);
+        self.deliver(from, &subject, &format!("SECRET {secret}\n{body}"));
+        self.pass();
     }
 
     /// The one mail to `addr` whose subject has `subject` in it.

@@ -4,16 +4,15 @@
 //! will not be carried out waits for a mended set, `READY AS IS` or the
 //! deadline; READY with no orders does not count.
 
-use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+#[path = "common/mailbox.rs"]
+mod mailbox;
 
-use chrono::{DateTime, Duration, Utc};
-use dervish::mail::maildir::Maildir;
-use dervish::mail::outbound::{Sender, TransportConfig};
+use chrono::Duration;
 use dervish::scenario::Side;
 use dervish::service::games::NewGame;
-use dervish::service::{Config, Service};
 use dervish::store::{self, Mode};
+
+use mailbox::{Table, flat};
 
 const GORDON: &str = "gordon@example.org";
 const MAHDI: &str = "mahdi@example.org";
@@ -23,73 +22,27 @@ const KEPT: &str = "MARCH STACK Sinkat (5021) TO Souakim (5419)";
 /// A line the parser cannot read: NOT UNDERSTOOD on the receipt.
 const BAD: &str = "MARCH STACK Atlantis TO Souakim";
 
+/// Game `k-1` on a table of the mail service (the table is reached
+/// through the harness: `h.svc`, `h.pass()`).
 struct Harness {
-    dir: PathBuf,
-    svc: Service,
-    inbox: Maildir,
-    sender: Sender,
-    now: Arc<Mutex<DateTime<Utc>>>,
+    table: Table,
     secrets: Vec<(Side, String)>,
-    n: u32,
 }
 
-impl Drop for Harness {
-    fn drop(&mut self) {
-        if !std::thread::panicking() {
-            let _ = std::fs::remove_dir_all(&self.dir);
-        }
-    }
-}
-
-fn temp_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!(
-        "dervish-ready-{name}-{}-{}",
-        std::process::id(),
-        Utc::now().timestamp_nanos_opt().unwrap_or_default()
-    ));
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-fn config(dir: &Path) -> Config {
-    let mut cfg = Config {
-        database: dir.join("dervish.sqlite"),
-        outgoing: TransportConfig::File {
-            dir: dir.join("outbox"),
-        },
-        ..Config::default()
-    };
-    cfg.inbox.maildir = dir.join("inbox");
-    cfg.host.address = "dervish@example.org".into();
-    cfg.host.game_master = "gm@example.org".into();
-    // These tests are about a month's orders: the game opens at its first
-    // month (the set-up step's READY is tested in tests/setup_step.rs).
-    cfg.turns.setup_hours = 0;
-    cfg
-}
-
-/// Text with every run of white space one space (prose is wrapped).
-fn flat(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
-}
+mailbox::at_table!(Harness);
 
 impl Harness {
     /// Game `k-1` of scenario 2: the Egyptian side is played by mail; the
     /// Mahdist side by mail too, or by the programmed player (`bot`).
     fn new(name: &str, mahdist: &str) -> Harness {
-        let dir = temp_dir(name);
-        let cfg = config(&dir);
-        let sender = Sender::new(&cfg.outgoing).unwrap();
-        let inbox = Maildir::open(&cfg.inbox.maildir).unwrap();
-        let mut svc = Service::open(cfg).unwrap();
-        let now = Arc::new(Mutex::new(
-            DateTime::parse_from_rfc3339("2026-03-01T12:00:00Z")
-                .unwrap()
-                .with_timezone(&Utc),
-        ));
-        let clock = Arc::clone(&now);
-        svc.set_clock(Box::new(move || *clock.lock().unwrap()));
-        let created = svc
+        let table = Table::open("dervish-ready", name, |cfg| {
+            // These tests are about a month's orders: the game opens at its
+            // first month (the set-up step's READY is tested in
+            // tests/setup_step.rs).
+            cfg.turns.setup_hours = 0;
+        });
+        let created = table
+            .svc
             .new_game(
                 &NewGame {
                     scenario: "khartoum".into(),
@@ -106,47 +59,24 @@ impl Harness {
             )
             .unwrap();
         let mut h = Harness {
-            dir,
-            svc,
-            inbox,
-            sender,
-            now,
+            table,
             secrets: created.secrets,
-            n: 0,
         };
         h.pass();
         h
     }
 
-    fn secret(&self, side: Side) -> String {
-        self.secrets
-            .iter()
-            .find(|(s, _)| *s == side)
-            .map(|(_, s)| s.clone())
-            .expect("a secret for the side")
-    }
-
     /// Mail `body` from `side`'s player with the secret, and take it in.
     fn send(&mut self, side: Side, body: &str) {
-        self.n += 1;
         let from = if side == Side::Egyptian {
             GORDON
         } else {
             MAHDI
         };
         let month = self.svc.game("k-1").unwrap().month;
-        let raw = format!(
-            "From: {from}\r\nTo: dervish@example.org\r\nSubject: [dervish k-1] orders {month}\r\nMessage-ID: <r{}@players.example>\r\nDate: Sun, 1 Mar 2026 12:00:00 +0000\r\nMIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-8\r\n\r\nSECRET {}\r\n{}",
-            self.n,
-            self.secret(side),
-            body.replace('\n', "\r\n")
-        );
-        self.inbox.deliver(raw.as_bytes()).unwrap();
+        let text = format!("SECRET {}\n{body}", mailbox::secret(&self.secrets, side));
+        self.deliver(from, &format!("[dervish k-1] orders {month}"), &text);
         self.pass();
-    }
-
-    fn pass(&mut self) -> dervish::service::PassReport {
-        self.svc.pass(&mut self.inbox, &self.sender).unwrap()
     }
 
     /// Passes up to a minute past the open turn's deadline, every hour

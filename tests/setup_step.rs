@@ -5,80 +5,34 @@
 //! both players before the first month's orders are asked for or its
 //! deadline set, and the first month is played from exactly that placement.
 
-use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+#[path = "common/mailbox.rs"]
+mod mailbox;
 
-use chrono::{DateTime, Duration, Utc};
-use dervish::mail::inbound::{self, Limits};
-use dervish::mail::maildir::Maildir;
-use dervish::mail::outbound::{Sender, TransportConfig};
+use std::path::PathBuf;
+
+use chrono::Duration;
 use dervish::render::ascii;
 use dervish::scenario::{DataSet, Scenario, Side};
 use dervish::service::games::NewGame;
 use dervish::service::setup::SETUP_FIRST;
-use dervish::service::{Config, Service};
 use dervish::state::GameState;
 use dervish::state::setup::{Placements, SetupIndex, apply_setup_order_with, initial_state};
 use dervish::store::{self, Mode, TurnKind};
 
+use mailbox::{Table, flat};
+
 const EGYPTIAN: &str = "gordon@example.org";
 const MAHDIST: &str = "mahdi@example.org";
 
-struct Sent {
-    to: Vec<String>,
-    subject: String,
-    text: String,
-    raw: Vec<u8>,
-}
-
+/// A game on a table of the mail service (the table is reached through
+/// the game: `g.svc`, `g.pass()`, `g.sent_to(..)`).
 struct Game {
-    dir: PathBuf,
-    svc: Service,
-    inbox: Maildir,
-    sender: Sender,
-    now: Arc<Mutex<DateTime<Utc>>>,
+    table: Table,
     id: String,
     secrets: Vec<(Side, String)>,
-    n: usize,
 }
 
-impl Drop for Game {
-    fn drop(&mut self) {
-        if !std::thread::panicking() {
-            let _ = std::fs::remove_dir_all(&self.dir);
-        }
-    }
-}
-
-fn service(name: &str) -> (PathBuf, Service, Maildir, Sender, Arc<Mutex<DateTime<Utc>>>) {
-    let dir = std::env::temp_dir().join(format!(
-        "dervish-setup-step-{name}-{}-{}",
-        std::process::id(),
-        Utc::now().timestamp_nanos_opt().unwrap_or_default()
-    ));
-    std::fs::create_dir_all(&dir).unwrap();
-    let mut cfg = Config {
-        database: dir.join("dervish.sqlite"),
-        outgoing: TransportConfig::File {
-            dir: dir.join("outbox"),
-        },
-        ..Config::default()
-    };
-    cfg.inbox.maildir = dir.join("inbox");
-    cfg.host.address = "dervish@example.org".into();
-    cfg.host.game_master = "gm@example.org".into();
-    let sender = Sender::new(&cfg.outgoing).unwrap();
-    let inbox = Maildir::open(&cfg.inbox.maildir).unwrap();
-    let mut svc = Service::open(cfg).unwrap();
-    let now = Arc::new(Mutex::new(
-        DateTime::parse_from_rfc3339("2026-03-01T12:00:00Z")
-            .unwrap()
-            .with_timezone(&Utc),
-    ));
-    let clock = Arc::clone(&now);
-    svc.set_clock(Box::new(move || *clock.lock().unwrap()));
-    (dir, svc, inbox, sender, now)
-}
+mailbox::at_table!(Game);
 
 fn new_game(scenario: &str, egyptian: &str, mahdist: &str) -> NewGame {
     NewGame {
@@ -96,37 +50,18 @@ fn new_game(scenario: &str, egyptian: &str, mahdist: &str) -> NewGame {
 
 impl Game {
     fn start(name: &str, req: &NewGame, situation: Option<GameState>) -> Game {
-        let (dir, svc, inbox, sender, now) = service(name);
-        let created = svc.new_game_from(req, situation, "test").unwrap();
+        let table = Table::open("dervish-setup-step", name, |_| {});
+        let created = table.svc.new_game_from(req, situation, "test").unwrap();
         Game {
-            dir,
-            svc,
-            inbox,
-            sender,
-            now,
+            table,
             id: created.id,
             secrets: created.secrets,
-            n: 0,
         }
     }
 
-    fn secret(&self, side: Side) -> String {
-        self.secrets
-            .iter()
-            .find(|(s, _)| *s == side)
-            .map(|(_, x)| x.clone())
-            .unwrap()
-    }
-
     fn mail(&mut self, from: &str, body: &str) {
-        self.n += 1;
-        let raw = format!(
-            "From: {from}\r\nTo: dervish@example.org\r\nSubject: [dervish {}] orders\r\nMessage-ID: <m{}@example.org>\r\nDate: Sun, 1 Mar 2026 12:00:00 +0000\r\nMIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n{}",
-            self.id,
-            self.n,
-            body.replace('\n', "\r\n")
-        );
-        self.inbox.deliver(raw.as_bytes()).unwrap();
+        let subject = format!("[dervish {}] orders", self.id);
+        self.table.deliver(from, &subject, body);
     }
 
     fn orders(&mut self, side: Side, body: &str) {
@@ -135,61 +70,14 @@ impl Game {
         } else {
             MAHDIST
         };
-        let text = format!("SECRET {}\n{body}", self.secret(side));
+        let text = format!("SECRET {}\n{body}", mailbox::secret(&self.secrets, side));
         self.mail(from, &text);
-    }
-
-    fn pass(&mut self) {
-        self.svc.pass(&mut self.inbox, &self.sender).unwrap();
-    }
-
-    fn sent(&self) -> Vec<Sent> {
-        sent(&self.dir)
-    }
-
-    fn sent_to(&self, addr: &str) -> Vec<Sent> {
-        self.sent()
-            .into_iter()
-            .filter(|s| s.to.iter().any(|t| t == addr))
-            .collect()
     }
 
     fn scn(&self) -> Scenario {
         let g = self.svc.game(&self.id).unwrap();
         DataSet::embedded().unwrap().scenario(&g.scenario).unwrap()
     }
-}
-
-fn sent(dir: &Path) -> Vec<Sent> {
-    let mut names: Vec<PathBuf> = std::fs::read_dir(dir.join("outbox"))
-        .map(|rd| rd.filter_map(|e| e.ok()).map(|e| e.path()).collect())
-        .unwrap_or_default();
-    names.sort();
-    names
-        .into_iter()
-        .filter(|p| p.extension().is_some_and(|e| e == "eml"))
-        .map(|p| {
-            let raw = std::fs::read(&p).unwrap();
-            let m = inbound::read(
-                &raw,
-                &Limits {
-                    max_bytes: 10 << 20,
-                },
-                "nobody",
-            )
-            .unwrap();
-            Sent {
-                to: m.to.clone(),
-                subject: m.subject.clone(),
-                text: m.body.text.clone(),
-                raw,
-            }
-        })
-        .collect()
-}
-
-fn flat(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// A SETUP line `side` can give in `scn`: one unit moved to another hex
@@ -578,8 +466,7 @@ fn rule_2_1_alternating_turns_open_with_the_egyptian_player_turn_after_the_set_u
 /// labelled, and the placed set-up once it is made.
 #[test]
 fn rule_2_1_the_map_command_shows_the_set_up_step() {
-    let (dir, svc, ..) = service("cli-map");
-    drop(svc);
+    let dir = Table::open("dervish-setup-step", "cli-map", |_| {}).close();
     let config = dir.join("dervish.toml");
     std::fs::write(
         &config,

@@ -1,0 +1,203 @@
+//! A table of the mail service for tests that play by mail: a folder of
+//! its own holding the database, a Maildir inbox and a file outbox; the
+//! service on it, its clock held at a fixed time that the test moves; mail
+//! written into the inbox as a player would send it; and the mail the
+//! service sent read back from the outbox. Included by `#[path]`.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use chrono::{DateTime, Utc};
+use dervish::mail::inbound::{self, Limits};
+use dervish::mail::maildir::Maildir;
+use dervish::mail::outbound::{Sender, TransportConfig};
+use dervish::scenario::Side;
+use dervish::service::{Config, PassReport, Service};
+
+/// The service's own address, where players send their mail.
+pub const HOST: &str = "dervish@example.org";
+
+/// The service on a folder of its own, with its inbox, its outgoing mail
+/// and its clock. The folder is removed when the table is dropped, unless
+/// a test failed (it is kept for a look).
+pub struct Table {
+    pub dir: PathBuf,
+    pub svc: Service,
+    pub inbox: Maildir,
+    pub sender: Sender,
+    /// The service's clock: 2026-03-01 12:00 UTC until the test moves it.
+    pub now: Arc<Mutex<DateTime<Utc>>>,
+    /// Mails delivered so far: each has a Message-ID of its own.
+    n: u32,
+    /// The folder outlives the table ([`Table::close`]).
+    keep: bool,
+}
+
+impl Table {
+    /// A table in a new folder of the temporary directory named after
+    /// `prefix` and `name`: the database, a Maildir inbox, outgoing mail
+    /// written to files, the service's and the game master's addresses;
+    /// `tune` changes the configuration before the service opens.
+    pub fn open(prefix: &str, name: &str, tune: impl FnOnce(&mut Config)) -> Table {
+        let dir = std::env::temp_dir().join(format!(
+            "{prefix}-{name}-{}-{}",
+            std::process::id(),
+            Utc::now().timestamp_nanos_opt().unwrap_or_default()
+        ));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut cfg = Config {
+            database: dir.join("dervish.sqlite"),
+            outgoing: TransportConfig::File {
+                dir: dir.join("outbox"),
+            },
+            ..Config::default()
+        };
+        cfg.inbox.maildir = dir.join("inbox");
+        cfg.host.address = HOST.into();
+        cfg.host.game_master = "gm@example.org".into();
+        tune(&mut cfg);
+        let sender = Sender::new(&cfg.outgoing).unwrap();
+        let inbox = Maildir::open(&cfg.inbox.maildir).unwrap();
+        let mut svc = Service::open(cfg).unwrap();
+        let now = Arc::new(Mutex::new(
+            DateTime::parse_from_rfc3339("2026-03-01T12:00:00Z")
+                .unwrap()
+                .with_timezone(&Utc),
+        ));
+        let clock = Arc::clone(&now);
+        svc.set_clock(Box::new(move || *clock.lock().unwrap()));
+        Table {
+            dir,
+            svc,
+            inbox,
+            sender,
+            now,
+            n: 0,
+            keep: false,
+        }
+    }
+
+    /// Put a plain-text mail from `from` to the service into the inbox,
+    /// its lines ended by CRLF; the next pass takes it in.
+    pub fn deliver(&mut self, from: &str, subject: &str, body: &str) {
+        self.n += 1;
+        let raw = format!(
+            "From: {from}\r\nTo: {HOST}\r\nSubject: {subject}\r\nMessage-ID: <m{}@players.example>\r\nDate: Sun, 1 Mar 2026 12:00:00 +0000\r\nMIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n{}",
+            self.n,
+            body.replace('\n', "\r\n")
+        );
+        self.inbox.deliver(raw.as_bytes()).unwrap();
+    }
+
+    /// One pass of the service: the inbox taken in, deadlines kept, the
+    /// mail sent.
+    pub fn pass(&mut self) -> PassReport {
+        self.svc.pass(&mut self.inbox, &self.sender).unwrap()
+    }
+
+    /// Every mail sent so far, oldest first.
+    pub fn sent(&self) -> Vec<Sent> {
+        sent(&self.dir)
+    }
+
+    /// Every mail sent so far to `addr`, oldest first.
+    pub fn sent_to(&self, addr: &str) -> Vec<Sent> {
+        self.sent()
+            .into_iter()
+            .filter(|s| s.to.iter().any(|t| t == addr))
+            .collect()
+    }
+
+    /// Close the service and keep the folder, for a test that goes on
+    /// there without it (and removes the folder itself).
+    pub fn close(mut self) -> PathBuf {
+        self.keep = true;
+        self.dir.clone()
+    }
+}
+
+impl Drop for Table {
+    fn drop(&mut self) {
+        // Keep the folder of a failed test for a look; clean up otherwise.
+        if !self.keep && !std::thread::panicking() {
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
+    }
+}
+
+/// Lets a test's own game wrapper, a struct with its [`Table`] in a field
+/// `table`, stand for the table: `g.svc`, `g.now`, `g.pass()`,
+/// `g.sent_to(..)` (`Deref` and `DerefMut` to the table).
+#[allow(unused_macros)]
+macro_rules! at_table {
+    ($game:ty) => {
+        impl std::ops::Deref for $game {
+            type Target = $crate::mailbox::Table;
+            fn deref(&self) -> &Self::Target {
+                &self.table
+            }
+        }
+
+        impl std::ops::DerefMut for $game {
+            fn deref_mut(&mut self) -> &mut Self::Target {
+                &mut self.table
+            }
+        }
+    };
+}
+#[allow(unused_imports)]
+pub(crate) use at_table;
+
+/// A sent mail as read back from the outbox folder.
+pub struct Sent {
+    pub to: Vec<String>,
+    pub subject: String,
+    pub text: String,
+    pub raw: Vec<u8>,
+}
+
+/// The mail sent by the service on `dir` (its outbox folder), in the
+/// order of the files' names, oldest first.
+pub fn sent(dir: &Path) -> Vec<Sent> {
+    let mut names: Vec<PathBuf> = std::fs::read_dir(dir.join("outbox"))
+        .map(|rd| rd.filter_map(|e| e.ok()).map(|e| e.path()).collect())
+        .unwrap_or_default();
+    names.sort();
+    names
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "eml"))
+        .map(|p| {
+            let raw = std::fs::read(&p).unwrap();
+            let m = inbound::read(
+                &raw,
+                &Limits {
+                    max_bytes: 10 << 20,
+                },
+                "nobody",
+            )
+            .unwrap();
+            Sent {
+                to: m.to.clone(),
+                subject: m.subject.clone(),
+                text: m.body.text.clone(),
+                raw,
+            }
+        })
+        .collect()
+}
+
+/// The secret of `side`'s seat among a new game's `secrets`.
+pub fn secret(secrets: &[(Side, String)], side: Side) -> String {
+    secrets
+        .iter()
+        .find(|(s, _)| *s == side)
+        .map(|(_, x)| x.clone())
+        .expect("a secret for the side")
+}
+
+/// The text with every run of white space one space: prose is wrapped.
+pub fn flat(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
