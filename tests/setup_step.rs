@@ -602,6 +602,11 @@ fn rule_2_1_a_refused_set_up_line_holds_ready_and_ready_as_is_seals_it() {
         .expect("the receipt");
     assert!(flat(&receipt.text).contains(SETUP_FIRST));
     assert!(
+        flat(&receipt.text).contains("READY your set-up is complete"),
+        "{}",
+        receipt.text
+    );
+    assert!(
         !flat(&receipt.text).contains("not sealed early"),
         "{}",
         receipt.text

@@ -108,6 +108,14 @@ pub fn acknowledge_for(
          a mended set-up, or for READY AS IS to seal this one as it stands."
     };
     ack.replacen(sentence, setup_sentence, 1)
+        .replace(
+            "    your orders are complete: the set plays as it stands\n",
+            "    your set-up is complete: it is sealed as it stands\n",
+        )
+        .replace(
+            "    your orders are complete\n",
+            "    your set-up is complete\n",
+        )
 }
 
 /// Whether an order belongs in a set-up set: SETUP lines, READY, and the
