@@ -830,6 +830,15 @@ fn order_emails_and_their_receipts() {
         let side = p.sheet.header.side.unwrap_or(Side::Egyptian);
         let c = orders::check(&p.sheet, &s, &state, side);
         let mut out = orders::acknowledge(&p, &c, &s, side, &state);
+        // No line over 100 characters but an order's echo, which stays
+        // whole so it can be copied back as one order.
+        for l in out.lines() {
+            assert!(
+                l.chars().count() <= 100 || l.starts_with("line "),
+                "{name}: a receipt line of {} characters: {l}",
+                l.chars().count()
+            );
+        }
         out.push_str("\n--- canonical orders ---\n");
         out.push_str(&print::sheet(&s.map, &p.sheet, false));
         common::golden(&format!("orders/{}", name.replace(".txt", ".ack")), &out);

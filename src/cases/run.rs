@@ -309,17 +309,20 @@ fn compare(
             .map(|(_, _, t)| t.as_str())
             .collect();
         let what = format!("the {side} receipt");
+        // A receipt wraps its long lines: a fragment is looked for in its
+        // words, whatever the line breaks and indents between them.
+        let words = flat(&text);
         for f in x.receipt.get(&side).into_iter().flatten() {
             if text.is_empty() {
                 failures.push(format!(
                     "{what} is expected to have \"{f}\", and the {side} side has no orders in the case"
                 ));
-            } else if !text.contains(f.as_str()) {
+            } else if !words.contains(&flat(f)) {
                 failures.push(missing(&what, &text, f));
             }
         }
         for f in x.not_receipt.get(&side).into_iter().flatten() {
-            if text.contains(f.as_str()) {
+            if words.contains(&flat(f)) {
                 failures.push(present(&what, &text, f));
             }
         }
@@ -494,4 +497,9 @@ mod tests {
         assert!(got[1].starts_with("die 3: D6"), "{got:?}");
         assert!(got[2].starts_with("dice 4-5: 2D6"), "{got:?}");
     }
+}
+
+/// `text` with every run of white space one space.
+fn flat(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }

@@ -15,8 +15,11 @@ line 21: READY
     your orders are complete
 
 Summary: 5 orders understood, 4 errors, 0 warnings.
-1 line was passed over as not orders (greetings, notes): if one was meant as an order, write it again starting with its order word.
-Lines marked NOT UNDERSTOOD or NOT POSSIBLE will not be carried out; the other orders stand. To change anything, send the whole set again: it replaces this one.
+1 line was passed over as not orders (greetings, notes): if one was meant as
+an order, write it again starting with its order word.
+Lines marked NOT UNDERSTOOD or NOT POSSIBLE will not be carried out; the other
+orders stand. To change anything, send the whole set again: it replaces this
+one.
 You said READY, but lines of this set will not be carried out: the turn waits for
 a mended set, or for READY AS IS to play this one as it stands.
 

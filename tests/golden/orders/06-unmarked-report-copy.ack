@@ -11,7 +11,9 @@ line 4: READY
     your orders are complete
 
 Summary: 4 orders understood, 3 errors, 0 warnings.
-Lines marked NOT UNDERSTOOD or NOT POSSIBLE will not be carried out; the other orders stand. To change anything, send the whole set again: it replaces this one.
+Lines marked NOT UNDERSTOOD or NOT POSSIBLE will not be carried out; the other
+orders stand. To change anything, send the whole set again: it replaces this
+one.
 You said READY, but lines of this set will not be carried out: the turn waits for
 a mended set, or for READY AS IS to play this one as it stands.
 

@@ -7,7 +7,8 @@ line 1: MARCH STACK Tokar (5723) TO El Teb (5722) THEN TO Trinkitat (5721)
     (each march after the first starts where the one before it ends, if the stack gets there)
 line 2: MARCH UNITS ER05 ER06 ER07 EC01 WITH Baker TO Trinkitat (5721)
         DROP ER07 AT 5520
-    4 units (ER05 ER06 ER07 EC01) with Baker from Souakim (5419); a full march gives 6 movement points
+    4 units (ER05 ER06 ER07 EC01) with Baker from Souakim (5419); a full march
+        gives 6 movement points
     march 1: 5420 - 5520 - 5521 - 5622 - Trinkitat (5721) (5 movement points), after a march roll
 line 4: MARCH STACK Korti (1226) TO Ambukol (1125)
     1 unit (ES04) from Korti (1226); a full march gives 6 movement points
@@ -20,7 +21,11 @@ line 6: READY
 Summary: 5 orders understood, 0 errors, 0 warnings.
 You said READY: your orders for this turn are complete.
 
-Where the turn may differ from this receipt: each march by land rolls on the march table (No March: the stack stays where it is; a short march: it stops on the way); a lost or drawn combat ends the stack's marching, and a lost one sends it back (8.31, 9.8); random events come before your marches and may change the position; units that arrive this month stay where they land (8.3).
+Where the turn may differ from this receipt: each march by land rolls on the
+march table (No March: the stack stays where it is; a short march: it stops on
+the way); a lost or drawn combat ends the stack's marching, and a lost one
+sends it back (8.31, 9.8); random events come before your marches and may
+change the position; units that arrive this month stay where they land (8.3).
 
 Defaults: where these orders say nothing, Dervish decides for you as follows
 (from the position now; marches and combats may change the stacks):

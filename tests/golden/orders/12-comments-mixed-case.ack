@@ -1,15 +1,18 @@
 === Dervish orders: Mahdist player, February 1884 (game khartoum-3)
 
 line 6: MARCH STACK Geteina (1847) TO Jebel Aulia (1944) THEN TO 1943
-    6 units (MS001 MS002 MS003 MC01 MC02 MC03) with Mahdi from Geteina (1847); a full march gives 8 movement points
+    6 units (MS001 MS002 MS003 MC01 MC02 MC03) with Mahdi from Geteina (1847);
+        a full march gives 8 movement points
     march 1: 1946 - 1945 - Jebel Aulia (1944) (3 movement points), after a march roll
     march 2: 1943 (1 movement point), after a march roll
     (each march after the first starts where the one before it ends, if the stack gets there)
 line 8: MARCH STACK Kamlin (2446) TO Soba (2043)
-    6 units (MS004 MS005 MS006 MS007 MS008 MS009) from Kamlin (2446); a full march gives 8 movement points
+    6 units (MS004 MS005 MS006 MS007 MS008 MS009) from Kamlin (2446); a full
+        march gives 8 movement points
     march 1: 2345 - 2245 - 2144 - 2143 - Soba (2043) (5 movement points), after a march roll
 line 9: MARCH UNITS MS028 MS029 MR01 MR02 MR03 TO Kamlin (2446) THEN TO 2143
-    5 units (MS028 MS029 MR01 MR02 MR03) from Wad Medani (2650); a full march gives 8 movement points
+    5 units (MS028 MS029 MR01 MR02 MR03) from Wad Medani (2650); a full march
+        gives 8 movement points
     march 1: 2549 - 2449 - 2448 - 2447 - Kamlin (2446) (5 movement points), after a march roll
     march 2: 2345 - 2245 - 2144 - 2143 (4 movement points), after a march roll
     (each march after the first starts where the one before it ends, if the stack gets there)
@@ -20,10 +23,12 @@ line 14: MARCH LEADER Osman Digma TO Tamai (5320)
         ATTACK Souakim (5419)
         RETREAT TOWARDS 5317
         LOSE FIRST MS031 MS032
-    6 units (MS031 MS032 MS033 MS034 MS035 MS036) with Osman Digma from 5317; a full march gives 8 movement points
+    6 units (MS031 MS032 MS033 MS034 MS035 MS036) with Osman Digma from 5317;
+        a full march gives 8 movement points
     march 1: Handub (5318) - Hasheen (5319) - Tamai (5320) (5 movement points), after a march roll
 line 18: MARCH STACK Otao (5218) TO Handub (5318)
-    6 units (MS037 MS038 MS039 MS040 MS041 MS042) from Otao (5218); a full march gives 8 movement points
+    6 units (MS037 MS038 MS039 MS040 MS041 MS042) from Otao (5218); a full
+        march gives 8 movement points
     march 1: Handub (5318) (1 movement point), after a march roll
 line 19: EVENT LOSSES MS046 MS045
     if a random event takes units, these go first: MS046 MS045
@@ -33,7 +38,13 @@ line 20: READY
 Summary: 8 orders understood, 0 errors, 0 warnings.
 You said READY: your orders for this turn are complete.
 
-Where the turn may differ from this receipt: each march by land rolls on the march table (No March: the stack stays where it is; a short march: it stops on the way); a lost or drawn combat ends the stack's marching, and a lost one sends it back (8.31, 9.8); random events come before your marches and may change the position; units that arrive this month stay where they land (8.3); the Egyptian player turn comes first and may change the position, and the Mahdist arrival roll (3.21) may send units home before they march.
+Where the turn may differ from this receipt: each march by land rolls on the
+march table (No March: the stack stays where it is; a short march: it stops on
+the way); a lost or drawn combat ends the stack's marching, and a lost one
+sends it back (8.31, 9.8); random events come before your marches and may
+change the position; units that arrive this month stay where they land (8.3);
+the Egyptian player turn comes first and may change the position, and the
+Mahdist arrival roll (3.21) may send units home before they march.
 
 Defaults: where these orders say nothing, Dervish decides for you as follows
 (from the position now; marches and combats may change the stacks):

@@ -10,17 +10,23 @@ line 6: MARCH STACK Debbeh (0826) TO Korti (1226)
     march 1: 0926 - 1026 - 1126 - Korti (1226) (4 movement points), after a march roll
 line 7: KEEP SUPPLY AT Khartoum (1942)
     the stack at Khartoum (1942) keeps its supply and rolls for attrition
-    warning: no Egyptian supply unit at Khartoum (1942) now: the order counts only if one marches there (5.2 IV)
+    warning: no Egyptian supply unit at Khartoum (1942) now: the order counts
+        only if one marches there (5.2 IV)
 line 8: READY
     your orders are complete
 line 10: passed over, not an order: Thanks
 line 11: passed over, not an order: Tom
 
 Summary: 4 orders understood, 0 errors, 1 warning.
-4 lines were passed over as not orders (greetings, notes): if one was meant as an order, write it again starting with its order word.
+4 lines were passed over as not orders (greetings, notes): if one was meant as
+an order, write it again starting with its order word.
 You said READY: your orders for this turn are complete.
 
-Where the turn may differ from this receipt: each march by land rolls on the march table (No March: the stack stays where it is; a short march: it stops on the way); a lost or drawn combat ends the stack's marching, and a lost one sends it back (8.31, 9.8); random events come before your marches and may change the position; units that arrive this month stay where they land (8.3).
+Where the turn may differ from this receipt: each march by land rolls on the
+march table (No March: the stack stays where it is; a short march: it stops on
+the way); a lost or drawn combat ends the stack's marching, and a lost one
+sends it back (8.31, 9.8); random events come before your marches and may
+change the position; units that arrive this month stay where they land (8.3).
 
 Defaults: where these orders say nothing, Dervish decides for you as follows
 (from the position now; marches and combats may change the stacks):

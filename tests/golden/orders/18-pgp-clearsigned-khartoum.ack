@@ -14,7 +14,11 @@ line 7: READY
 Summary: 3 orders understood, 0 errors, 0 warnings.
 You said READY: your orders for this turn are complete.
 
-Where the turn may differ from this receipt: each march by land rolls on the march table (No March: the stack stays where it is; a short march: it stops on the way); a lost or drawn combat ends the stack's marching, and a lost one sends it back (8.31, 9.8); random events come before your marches and may change the position; units that arrive this month stay where they land (8.3).
+Where the turn may differ from this receipt: each march by land rolls on the
+march table (No March: the stack stays where it is; a short march: it stops on
+the way); a lost or drawn combat ends the stack's marching, and a lost one
+sends it back (8.31, 9.8); random events come before your marches and may
+change the position; units that arrive this month stay where they land (8.3).
 
 Defaults: where these orders say nothing, Dervish decides for you as follows
 (from the position now; marches and combats may change the stacks):
