@@ -938,3 +938,70 @@ fn map_out_draws_an_svg_or_a_png_and_refuses_other_files() {
     assert_ne!(code, 0, "--play draws, so it needs --out");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `dervish map --game ID` before the first month is played: the default
+/// placement during the set-up step, labelled as such (2.1: "The
+/// Egyptian player sets up first"), then the placed set-up.
+#[test]
+fn a_game_map_before_the_first_month_shows_the_set_up() {
+    let dir = std::env::temp_dir().join(format!("dervish-cli-setup-map-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let config = dir.join("dervish.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "database = \"{}\"\n[outgoing]\nkind = \"file\"\ndir = \"{}\"\n[inbox]\nmaildir = \"{}\"\n",
+            dir.join("db.sqlite").display(),
+            dir.join("outbox").display(),
+            dir.join("inbox").display()
+        ),
+    )
+    .unwrap();
+    let config = config.to_str().unwrap();
+    ok(&[
+        "--config",
+        config,
+        "game",
+        "new",
+        "--id",
+        "g1",
+        "--egyptian",
+        "gordon@example.org",
+        "--mahdist",
+        "mahdi@example.org",
+    ]);
+    let (_, err, code) = dervish(&[
+        "--config", config, "map", "--game", "g1", "--month", "1884-02",
+    ]);
+    assert_ne!(code, 0);
+    assert!(
+        err.contains("no month played yet; without --month"),
+        "{err}"
+    );
+    let before = ok(&["--config", config, "map", "--game", "g1"]);
+    assert!(
+        before.contains("this is the default placement (2.1)"),
+        "{before}"
+    );
+    assert!(before.contains("Khartoum"), "{before}");
+    let svg = dir.join("setup.svg");
+    ok(&[
+        "--config",
+        config,
+        "map",
+        "--game",
+        "g1",
+        "--out",
+        svg.to_str().unwrap(),
+    ]);
+    assert!(std::fs::read_to_string(&svg).unwrap().starts_with("<svg"));
+    // The set-up placed (both sides' parts) and the first month open.
+    for _ in 0..2 {
+        ok(&["--config", config, "game", "process", "g1"]);
+    }
+    let placed = ok(&["--config", config, "map", "--game", "g1"]);
+    assert!(!placed.contains("default placement"), "{placed}");
+    assert!(placed.contains("Khartoum"), "{placed}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

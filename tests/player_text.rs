@@ -91,6 +91,7 @@ fn broken_plurals(line: &str) -> Vec<String> {
     }
     for bad in [
         "recruits arrives",
+        "recruits (3.2) arrives",
         "units arrives",
         "units is ",
         "boats is ",

@@ -2014,3 +2014,123 @@ fn a_results_mail_that_would_be_too_large_goes_without_its_picture() {
     assert!(parts.text.contains("Where victory stands:"));
     assert!(mail.raw.contains("k-1-turn-1.json"));
 }
+
+/// A mail that names no game goes to the sender's only game still being
+/// played: a finished game is not offered beside it.
+#[test]
+fn a_finished_game_is_not_offered_when_the_mail_names_no_game() {
+    let mut h = Harness::new("finished-not-offered", Mode::Monthly);
+    let second = h
+        .svc
+        .new_game(
+            &NewGame {
+                scenario: "khartoum".into(),
+                egyptian: "gordon@example.org".into(),
+                mahdist: "mahdi@example.org".into(),
+                id: Some("k-2".into()),
+                mode: Mode::Monthly,
+                deadline_hours: Some(72),
+                ambushes: false,
+                table_battles: Default::default(),
+                resolver: Default::default(),
+            },
+            "test",
+        )
+        .unwrap();
+    let (_, secret) = second
+        .secrets
+        .iter()
+        .find(|(s, _)| *s == Side::Egyptian)
+        .unwrap();
+    let body = format!("SECRET {secret}\nSTATUS\n");
+    // Both games open: the player is asked which he means.
+    let both = h.mail("gordon@example.org", "a question", &body);
+    assert!(matches!(
+        h.svc.receive(&both).unwrap(),
+        Outcome::Refused(r) if r.contains("plays in several games (k-1, k-2)")
+    ));
+    h.svc
+        .conn
+        .execute(
+            "UPDATE games SET status = 'finished', result = 'Mahdist victory' WHERE id = 'k-1'",
+            [],
+        )
+        .unwrap();
+    // k-1 finished: the same mail is about k-2.
+    let one = h.mail("gordon@example.org", "a question", &body);
+    let outcome = h.svc.receive(&one).unwrap();
+    assert!(!matches!(outcome, Outcome::Refused(_)), "{outcome:?}");
+    h.pass();
+    let status: Vec<Sent> = h
+        .sent_to("gordon@example.org")
+        .into_iter()
+        .filter(|s| s.subject.contains("status"))
+        .collect();
+    assert_eq!(status.len(), 1, "{status:?}");
+    assert!(
+        status[0].subject.contains("[dervish k-2]"),
+        "{}",
+        status[0].subject
+    );
+}
+
+/// A refusal that quotes the receipt keeps the receipt's lines as they
+/// were: each order on its own line, not run together as prose.
+#[test]
+fn a_refusal_quotes_the_receipt_line_by_line() {
+    let mut h = Harness::new("refusal-quotes", Mode::Monthly);
+    let body = format!(
+        "SECRET {}\nMONTH 1884-06\nMARCH STACK Sinkat TO Souakim\nREADY\n",
+        h.secret(Side::Egyptian)
+    );
+    let raw = h.mail("gordon@example.org", "[dervish k-1] orders", &body);
+    h.deliver(&raw);
+    h.pass();
+    let to = h.sent_to("gordon@example.org");
+    let refusal = to
+        .iter()
+        .find(|s| s.subject.contains("not accepted"))
+        .expect("a refusal");
+    let lines: Vec<&str> = refusal.text.lines().collect();
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("None of these orders will be carried out")),
+        "{}",
+        refusal.text
+    );
+    let march = lines
+        .iter()
+        .find(|l| l.contains("MARCH STACK Sinkat"))
+        .unwrap_or_else(|| panic!("the march quoted: {}", refusal.text));
+    assert!(!march.contains("READY"), "{}", refusal.text);
+}
+
+/// The receipt echoes the subject of the mail it answers, decoded (RFC
+/// 2047), so the player sees which mail it is about.
+#[test]
+fn a_receipt_echoes_the_decoded_subject_of_the_mail() {
+    let mut h = Harness::new("receipt-subject", Mode::Monthly);
+    let body = format!(
+        "SECRET {}\nMARCH STACK Sinkat TO Souakim\n",
+        h.secret(Side::Egyptian)
+    );
+    let raw = h.mail(
+        "gordon@example.org",
+        "=?utf-8?q?Re=3A_=5Bdervish_k-1=5D_Befehle_f=C3=BCr_M=C3=A4rz?=",
+        &body,
+    );
+    h.deliver(&raw);
+    h.pass();
+    let to = h.sent_to("gordon@example.org");
+    let receipt = to
+        .iter()
+        .find(|s| s.subject.contains("orders received"))
+        .expect("a receipt");
+    let first: Vec<&str> = receipt.text.lines().take(3).collect();
+    assert!(
+        first.contains(&"Your mail: Re: [dervish k-1] Befehle für März"),
+        "{}",
+        receipt.text
+    );
+}

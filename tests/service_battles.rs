@@ -493,7 +493,7 @@ fn against_the_programmed_mahdist_the_players_result_stands_alone() {
         brief[0].text
     );
     assert!(
-        brief[0].text.contains("programmed player"),
+        flat(&brief[0].text).contains("decides a dispute. Your opponent is a programmed player"),
         "{}",
         brief[0].text
     );

@@ -1012,6 +1012,10 @@ pub fn game_map(cfg: Config, m: &GameMap) -> Result<ExitCode> {
         None => a.months.last(),
     }) else {
         return Err(match month {
+            Some(_) if a.months.is_empty() => anyhow!(
+                "game {} has no month played yet; without --month the map shows its set-up",
+                g.id
+            ),
             Some(code) => anyhow!(
                 "game {} has no month {code} played; its months are {}",
                 g.id,

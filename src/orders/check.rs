@@ -225,6 +225,7 @@ pub fn check(sheet: &super::Sheet, scn: &Scenario, state: &GameState, side: Side
         Ok(i)
     };
     let kind = |i: usize| scn.units.get(&state.units[i].unit_type).map(|t| t.kind);
+    let mut no_supply_now = Vec::new();
     for item in &sheet.items {
         match &item.order {
             Order::March(_) | Order::Ready | Order::ReadyAsIs | Order::Command(_) => {}
@@ -257,15 +258,9 @@ pub fn check(sheet: &super::Sheet, scn: &Scenario, state: &GameState, side: Side
                     out.orders.expend_supply.contains(h)
                 };
                 if !has_supply {
-                    // A supply unit may still march there this turn: the
-                    // engine decides in the attrition phase.
-                    out.warn(
-                        item,
-                        format!(
-                            "no {side} supply unit at {} now: the order counts only if one marches there (5.2 IV)",
-                            map.describe(*h)
-                        ),
-                    );
+                    // A supply unit may still arrive or march there this
+                    // turn: the engine decides in the attrition phase.
+                    no_supply_now.push((item, *h));
                 }
                 if clash {
                     out.error(
@@ -525,8 +520,9 @@ pub fn check(sheet: &super::Sheet, scn: &Scenario, state: &GameState, side: Side
             }
         }
     }
+    let start = set_up.as_ref().unwrap_or(state);
+    warn_no_supply(scn, start, side, &no_supply_now, &mut out);
     if !out.plans.is_empty() {
-        let start = set_up.as_ref().unwrap_or(state);
         let arrivals = foreseen_arrivals(scn, start, side, &out.orders);
         let mut plans: Vec<&mut MarchPlan> = out.plans.iter_mut().map(|(_, p)| p).collect();
         add_arrivals(start, side, &arrivals, &mut plans);
@@ -534,6 +530,51 @@ pub fn check(sheet: &super::Sheet, scn: &Scenario, state: &GameState, side: Side
     out.errors.sort_by_key(|e| e.line);
     out.warnings.sort_by_key(|e| e.line);
     out
+}
+
+/// EXPEND or KEEP SUPPLY for a hex with no supply unit of the side now
+/// (5.2 IV: "If a supply unit is expended all units which are in the hex
+/// are automatically in supply"): the order counts if one arrives there
+/// in the reinforcement phase, which comes before the attrition phase
+/// (3.3: "The Egyptian player receives 1 supply unit per turn from
+/// November 1884", a replacement, or a reinforcement's); otherwise only
+/// if one marches there.
+fn warn_no_supply(
+    scn: &Scenario,
+    state: &GameState,
+    side: Side,
+    orders: &[(&super::Item, Hex)],
+    out: &mut Checked,
+) {
+    if orders.is_empty() {
+        return;
+    }
+    let arrivals = foreseen_arrivals(scn, state, side, &out.orders);
+    let supply_arrives = |h: &Hex| {
+        arrivals.get(h).is_some_and(|a| {
+            a.units.iter().any(|id| {
+                state.units.iter().any(|u| {
+                    u.id == *id
+                        && scn
+                            .units
+                            .get(&u.unit_type)
+                            .is_some_and(|t| t.kind == UnitKind::Supply)
+                })
+            })
+        })
+    };
+    for (item, h) in orders {
+        if supply_arrives(h) {
+            continue;
+        }
+        out.warn(
+            item,
+            format!(
+                "no {side} supply unit at {} now: the order counts only if one marches there (5.2 IV)",
+                scn.map.describe(*h)
+            ),
+        );
+    }
 }
 
 /// The receipt: each order in canonical form with what it will do, each

@@ -24,6 +24,17 @@ fn decided(d: &Decision) -> String {
     }
 }
 
+/// The verb for an arrival, in agreement with what arrives: a
+/// reinforcement, the monthly supply unit or "a Mahdist recruit" arrives;
+/// a town's recruits, the boats taken (3.2) and the units a dismounting
+/// gives (8.24) arrive.
+fn arrive_verb(id: &str) -> &'static str {
+    let plural = ["recruits ", "boats taken", "dismounted "]
+        .iter()
+        .any(|p| id.starts_with(p));
+    if plural { "arrive" } else { "arrives" }
+}
+
 fn path(map: &Map, hexes: &[Hex]) -> String {
     hexes
         .iter()
@@ -263,7 +274,8 @@ pub fn event_line(map: &Map, e: &Event) -> String {
                 )
             };
             format!(
-                "  {id} arrives at {}: {}{l}{lost}{}",
+                "  {id} {} at {}: {}{l}{lost}{}",
+                arrive_verb(id),
                 map.describe(*hex),
                 ids(units),
                 decided(decided_by)

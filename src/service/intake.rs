@@ -575,15 +575,29 @@ impl Service {
                 });
             }
         }
-        let mut games: Vec<&str> = seats.iter().map(|p| p.game_id.as_str()).collect();
-        games.dedup();
+        let games = self.games_to_offer(seats)?;
         Ok(match games.as_slice() {
-            [one] => Ok((*one).to_string()),
+            [one] => Ok(one.clone()),
             _ => Err(format!(
                 "this address plays in several games ({}); say which with a line GAME id or by replying to that game's mail",
                 games.join(", ")
             )),
         })
+    }
+
+    /// The sender's games a mail that names none may be about: those still
+    /// being played, or every game when all are finished (a finished game
+    /// is offered only then: STATUS and HISTORY still answer for it).
+    fn games_to_offer(&self, seats: &[PlayerRow]) -> Result<Vec<String>> {
+        let mut games: Vec<String> = seats.iter().map(|p| p.game_id.clone()).collect();
+        games.dedup();
+        let mut open = Vec::new();
+        for id in &games {
+            if self.game(id)?.status != Status::Finished {
+                open.push(id.clone());
+            }
+        }
+        Ok(if open.is_empty() { games } else { open })
     }
 
     fn player_mail(&self, cx: &Context<'_>) -> Result<(Option<String>, Outcome)> {
@@ -607,7 +621,11 @@ impl Service {
         let game_id = match self.which_game(cx, &seats)? {
             Ok(g) => g,
             Err(reason) => {
-                let g = seats[0].game_id.clone();
+                let g = self
+                    .games_to_offer(&seats)?
+                    .into_iter()
+                    .next()
+                    .unwrap_or_else(|| seats[0].game_id.clone());
                 return Ok((None, self.refuse(cx, &g, reason, "")?));
             }
         };
@@ -1204,6 +1222,7 @@ impl Service {
                 setup => setup,
                 side => side.to_string(),
                 version => set.version,
+                mail_subject => short_subject(&cx.mail.subject),
                 ack => s.ack,
                 sha256 => sealed,
                 replaces => before.map(|b| b.version),

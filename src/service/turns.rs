@@ -129,6 +129,52 @@ pub fn log_attached(log: &str, inline: usize) -> bool {
     log.lines().count() > inline
 }
 
+/// A reinforcement's units as the results mail lists them: each type as
+/// the roster names it, equal entries counted together ("4 x British camel
+/// corps (V)", not "1 x" four times), in the order the scenario gives
+/// them; a rolled number stays apart ("2D6 x ...").
+pub fn reinforcement_units(
+    scn: &Scenario,
+    rf: &crate::scenario::definition::Reinforcement,
+) -> String {
+    let mut counted: Vec<(String, u32)> = Vec::new();
+    let mut rolled: Vec<(usize, String)> = Vec::new();
+    for u in &rf.units {
+        // The type as the roster names it, not its data id.
+        let name = scn.units.get(&u.unit).map_or(u.unit.clone(), |t| {
+            if t.name.ends_with(')') {
+                t.name.clone()
+            } else {
+                format!("{} ({})", t.name, t.quality.letter())
+            }
+        });
+        match u.dice {
+            Some(d) => rolled.push((counted.len(), format!("{d} x {name}"))),
+            None => match counted.iter_mut().find(|(n, _)| *n == name) {
+                Some((_, c)) => *c += u.count,
+                None => counted.push((name, u.count)),
+            },
+        }
+    }
+    let mut out: Vec<String> = Vec::new();
+    for (i, (name, n)) in counted.iter().enumerate() {
+        out.extend(
+            rolled
+                .iter()
+                .filter(|(at, _)| *at == i)
+                .map(|(_, t)| t.clone()),
+        );
+        out.push(format!("{n} x {name}"));
+    }
+    out.extend(
+        rolled
+            .iter()
+            .filter(|(at, _)| *at == counted.len())
+            .map(|(_, t)| t.clone()),
+    );
+    out.join(", ")
+}
+
 /// The files sent with a turn's results (and with HISTORY for the month):
 /// its full log when long, then its turn record.
 pub fn turn_files(turn: &TurnRow, record: &TurnRecord, inline: usize) -> Vec<Attachment> {
@@ -492,28 +538,7 @@ impl Service {
                     && !r.state.arrived.contains(&rf.id)
                     && !r.state.called.contains(&rf.id)
             })
-            .map(|rf| {
-                let units: Vec<String> = rf
-                    .units
-                    .iter()
-                    .map(|u| {
-                        // The type as the roster names it, not its data id.
-                        let ty = scn.units.get(&u.unit);
-                        let name = ty.map_or(u.unit.clone(), |t| {
-                            if t.name.ends_with(')') {
-                                t.name.clone()
-                            } else {
-                                format!("{} ({})", t.name, t.quality.letter())
-                            }
-                        });
-                        match u.dice {
-                            Some(d) => format!("{d} x {name}"),
-                            None => format!("{} x {name}", u.count),
-                        }
-                    })
-                    .collect();
-                format!("{} ({}): {}", rf.id, rf.side, units.join(", "))
-            })
+            .map(|rf| format!("{} ({}): {}", rf.id, rf.side, reinforcement_units(scn, rf)))
             .collect();
         let month_played: crate::calendar::GameMonth =
             turn.month.parse().map_err(|_| ServiceError::State {
@@ -1005,5 +1030,30 @@ pub(super) mod erased {
         fn json(&self) -> Result<String, String> {
             serde_json::to_string(self).map_err(|e| e.to_string())
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::DataSet;
+
+    /// 2.3 "Gordon Relief Expedition. ... 4 British Camel Corps units (3x
+    /// 2V, 1x1V)": the list counts equal entries instead of repeating
+    /// "1 x".
+    #[test]
+    fn a_reinforcement_list_counts_equal_units() {
+        let data = DataSet::embedded().expect("the shipped data");
+        let scn = data.scenario("khartoum").expect("the khartoum scenario");
+        let rf = scn
+            .def
+            .reinforcements
+            .iter()
+            .find(|r| r.id == "gordon-relief")
+            .expect("the Gordon relief");
+        let text = reinforcement_units(&scn, rf);
+        assert!(text.contains("4 x British camel corps (V)"), "{text}");
+        assert!(text.contains("6 x British infantry (V)"), "{text}");
+        assert!(!text.contains("1 x British camel corps"), "{text}");
     }
 }
