@@ -948,10 +948,10 @@ fn bar_style(fill: &str, n: usize) -> String {
 /// How many games or combats stand behind a row, in words, with a thin
 /// sample said so.
 fn sample(n: usize, what: &str) -> String {
-    if n < THIN_SAMPLE {
-        format!("{n} {what}: a thin sample")
-    } else {
-        format!("{n} {what}")
+    match n {
+        0 => format!("none {what}"),
+        n if n < THIN_SAMPLE => format!("{n} {what}: a thin sample"),
+        n => format!("{n} {what}"),
     }
 }
 
@@ -1394,16 +1394,13 @@ pub fn battles_svg(title: &str, s: &Summary) -> String {
             y += 15.0;
             let _ = writeln!(out, r#"<text x="{left}" y="{y}">{}</text>"#, escape(&line));
         }
-        y += 4.0;
         if t.fought == 0 {
-            let _ = writeln!(
-                out,
-                "<text x=\"{left}\" y=\"{}\" fill=\"#555\">none fought</text>",
-                y + bar - 5.0
-            );
-        } else {
-            tally_bar(&mut out, t, left, scale, y);
+            // The label says "none fought": no bar, no target.
+            y += 10.0;
+            continue;
         }
+        y += 4.0;
+        tally_bar(&mut out, t, left, scale, y);
         if *target {
             let x = left + TARGET_WON * scale;
             let _ = writeln!(
