@@ -2,7 +2,7 @@
 //! all cores, summed up against history: who wins and why games end, and
 //! the month each town falls beside the month it fell in 1882-1885
 //! (`scenarios/history.ron`). `dervish balance` prints the table and writes
-//! `report.md` and an SVG chart.
+//! `report.md` and three SVG charts (falls, results, battles).
 //!
 //! Each game is pure: its dice come from the run's seed and the game's
 //! number, so a run gives the same figures on every machine, whatever the
