@@ -2,7 +2,7 @@
 //! all cores, summed up against history: who wins and why games end, and
 //! the month each town falls beside the month it fell in 1882-1885
 //! (`scenarios/history.ron`). `dervish balance` prints the table and writes
-//! `report.md` and an SVG chart.
+//! `report.md` and three SVG charts (falls, results, battles).
 //!
 //! Each game is pure: its dice come from the run's seed and the game's
 //! number, so a run gives the same figures on every machine, whatever the
@@ -606,6 +606,8 @@ pub struct Summary {
     pub results: Vec<(String, usize, f64, f64, f64)>,
     /// Why games ended, most common first.
     pub reasons: Vec<(String, usize)>,
+    /// The result each reason gave (each names one: engine::victory).
+    pub reason_results: BTreeMap<String, Option<Side>>,
     /// For each town: (name, historical month or None, how many fell,
     /// months it fell in with counts, median month).
     pub towns: Vec<TownFigures>,
@@ -642,8 +644,10 @@ pub fn summarise(scn: &Scenario, history: &History, outcomes: &[GameOutcome]) ->
     })
     .collect();
     let mut reasons: BTreeMap<String, usize> = BTreeMap::new();
+    let mut reason_results = BTreeMap::new();
     for o in outcomes {
         *reasons.entry(o.reason.clone()).or_default() += 1;
+        reason_results.insert(o.reason.clone(), o.winner);
     }
     let mut reasons: Vec<(String, usize)> = reasons.into_iter().collect();
     reasons.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
@@ -697,6 +701,7 @@ pub fn summarise(scn: &Scenario, history: &History, outcomes: &[GameOutcome]) ->
         games: n,
         results,
         reasons,
+        reason_results,
         towns,
         battles,
         typical: Vec::new(),
@@ -806,76 +811,32 @@ pub fn report(title: &str, command: &str, s: &Summary) -> String {
     out
 }
 
-/// A bar chart of the month each town fell, one row of bars per town, the
-/// historical month marked with a red line: hand-built SVG.
-pub fn svg(scn: &Scenario, s: &Summary) -> String {
-    let first = scn.def.start;
-    let months: Vec<GameMonth> = first.through(scn.def.end).collect();
-    let (left, top, cell, row) = (120.0, 40.0, 18.0, 60.0);
-    let width = left + cell * months.len() as f64 + 20.0;
-    let height = top + row * s.towns.len() as f64 + 40.0;
-    let mut out = svg_open(width, height);
-    let _ = writeln!(
-        out,
-        r#"<text x="{left}" y="20" font-size="13">The month each town fell ({} games); red: when it fell in history</text>"#,
-        s.games
-    );
-    for (i, t) in s.towns.iter().enumerate() {
-        let base = top + row * (i as f64 + 1.0) - 10.0;
-        let _ = writeln!(
-            out,
-            r#"<text x="4" y="{base}">{} ({:.0}%)</text>"#,
-            escape(&t.town),
-            100.0 * t.fell as f64 / s.games.max(1) as f64
-        );
-        let peak = t.by_month.values().copied().max().unwrap_or(1).max(1) as f64;
-        for (k, m) in months.iter().enumerate() {
-            let x = left + cell * k as f64;
-            if let Some(n) = t.by_month.get(m) {
-                let h = (row - 16.0) * (*n as f64) / peak;
-                let _ = writeln!(
-                    out,
-                    "<rect x=\"{x}\" y=\"{}\" width=\"{}\" height=\"{h}\" fill=\"#4a6fa5\"><title>{}: {n} games</title></rect>",
-                    base - h,
-                    cell - 2.0,
-                    m.long_name()
-                );
-            }
-            if t.history == Some(*m) {
-                let _ = writeln!(
-                    out,
-                    "<line x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" y2=\"{base}\" stroke=\"#c0392b\" stroke-width=\"2\"/>",
-                    x + cell / 2.0 - 1.0,
-                    base - row + 16.0
-                );
-            }
-        }
-        let _ = writeln!(
-            out,
-            "<line x1=\"{left}\" x2=\"{}\" y1=\"{base}\" y2=\"{base}\" stroke=\"#999\"/>",
-            left + cell * months.len() as f64
-        );
-    }
-    let axis = top + row * s.towns.len() as f64 + 5.0;
-    for (k, m) in months.iter().enumerate() {
-        if m.month() == 1 || k == 0 {
-            let _ = writeln!(
-                out,
-                r#"<text x="{}" y="{}">{}</text>"#,
-                left + cell * k as f64,
-                axis + 10.0,
-                m
-            );
-        }
-    }
-    out.push_str("</svg>\n");
-    out
-}
+/// Colours of the charts, by result: the Egyptian side won, a draw, the
+/// Mahdist side won.
+const WON: &str = "#4a7f4a";
+const DRAWN: &str = "#9a9a9a";
+const LOST: &str = "#b5473a";
+/// The bars of the month each town fell (no result of the game).
+const FELL: &str = "#4a6fa5";
+/// Fewer games or combats than this behind a share make a thin sample,
+/// drawn pale with a dashed outline.
+pub const THIN_SAMPLE: usize = 30;
+/// The calibration target of the combat tables (docs/calibration.md):
+/// British regular infantry beat as many ansar in the open in at least 70%
+/// of combats.
+const TARGET_WON: f64 = 70.0;
+/// The typical battles the 70% target is measured on.
+const TARGET_BATTLES: [&str; 2] = [
+    "british-infantry-charged-in-the-open",
+    "british-infantry-attack-in-the-open",
+];
+/// The widest a line of a chart's text may run, in characters.
+const LINE_CHARS: usize = 110;
 
-/// The opening tag of a chart `width` by `height` pixels.
+/// The opening tag of a chart `width` by `height` pixels, on white.
 fn svg_open(width: f64, height: f64) -> String {
     format!(
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" height=\"{height}\" viewBox=\"0 0 {width} {height}\" font-family=\"sans-serif\" font-size=\"11\">\n"
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" height=\"{height}\" viewBox=\"0 0 {width} {height}\" font-family=\"sans-serif\" font-size=\"12\">\n<path d=\"M0 0H{width}V{height}H0Z\" fill=\"white\"/>\n"
     )
 }
 
@@ -885,199 +846,585 @@ fn escape(s: &str) -> String {
         .replace('>', "&gt;")
 }
 
-/// Colours of the charts: won, drawn, lost (the Egyptian side's results).
-const WON: &str = "#4a7f4a";
-const DRAWN: &str = "#b8b8b8";
-const LOST: &str = "#b5473a";
+/// `text` broken at spaces into lines of at most `width` characters (a word
+/// longer than that gets a line of its own).
+fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    for word in text.split_whitespace() {
+        match lines.last_mut() {
+            Some(l) if l.chars().count() + 1 + word.chars().count() <= width => {
+                l.push(' ');
+                l.push_str(word);
+            }
+            _ => lines.push(word.to_string()),
+        }
+    }
+    lines
+}
+
+/// A chart's title (14 pixels, bold) and the lines under it, wrapped;
+/// returns the height they took from `y`.
+fn heading(out: &mut String, title: &str, notes: &[String], y: f64) -> f64 {
+    let mut y = y + 18.0;
+    for line in wrap(title, LINE_CHARS * 11 / 14) {
+        let _ = writeln!(
+            out,
+            r#"<text x="8" y="{y}" font-size="14" font-weight="bold">{}</text>"#,
+            escape(&line)
+        );
+        y += 18.0;
+    }
+    for note in notes {
+        for line in wrap(note, LINE_CHARS) {
+            let _ = writeln!(out, r#"<text x="8" y="{y}">{}</text>"#, escape(&line));
+            y += 16.0;
+        }
+    }
+    y
+}
+
+/// A key: a swatch and its words for each entry, side by side on one row
+/// (the swatch is "line" for a dashed target line, "red" for history's
+/// red line, "thin" for a thin sample's pale bar, else a fill colour).
+fn key(out: &mut String, entries: &[(&str, &str)], y: f64) -> f64 {
+    let mut x = 8.0;
+    for (swatch, words) in entries {
+        let mid = y + 6.0;
+        match *swatch {
+            "line" => {
+                let _ = writeln!(
+                    out,
+                    "<line x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" y2=\"{2}\" stroke=\"#222\" stroke-width=\"2\" stroke-dasharray=\"3 2\"/>",
+                    x + 6.0,
+                    y - 2.0,
+                    y + 14.0
+                );
+            }
+            "red" => {
+                let _ = writeln!(
+                    out,
+                    "<line x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" y2=\"{2}\" stroke=\"#c0392b\" stroke-width=\"2\"/>",
+                    x + 6.0,
+                    y - 2.0,
+                    y + 14.0
+                );
+            }
+            "thin" => {
+                let _ = writeln!(
+                    out,
+                    "<rect x=\"{x}\" y=\"{y}\" width=\"12\" height=\"12\" fill=\"{DRAWN}\" fill-opacity=\"0.4\" stroke=\"#222\" stroke-dasharray=\"2 2\"><title>{words}</title></rect>"
+                );
+            }
+            fill => {
+                let _ = writeln!(
+                    out,
+                    "<rect x=\"{x}\" y=\"{y}\" width=\"12\" height=\"12\" fill=\"{fill}\"><title>{words}</title></rect>"
+                );
+            }
+        }
+        let _ = writeln!(
+            out,
+            r#"<text x="{}" y="{}">{}</text>"#,
+            x + 17.0,
+            mid + 4.0,
+            escape(words)
+        );
+        // About 6.5 pixels a character at 12 pixels.
+        x += 17.0 + 6.5 * words.chars().count() as f64 + 16.0;
+    }
+    y + 22.0
+}
+
+/// The style of a bar: pale with a dashed outline if fewer than
+/// [`THIN_SAMPLE`] games or combats stand behind it.
+fn bar_style(fill: &str, n: usize) -> String {
+    if n < THIN_SAMPLE {
+        format!("fill=\"{fill}\" fill-opacity=\"0.4\" stroke=\"#222\" stroke-dasharray=\"2 2\"")
+    } else {
+        format!("fill=\"{fill}\"")
+    }
+}
+
+/// How many games or combats stand behind a row, in words, with a thin
+/// sample said so.
+fn sample(n: usize, what: &str) -> String {
+    match n {
+        0 => format!("none {what}"),
+        n if n < THIN_SAMPLE => format!("{n} {what}: a thin sample"),
+        n => format!("{n} {what}"),
+    }
+}
+
+/// The light grid lines of a horizontal share axis, one every 10% from
+/// `left` (0%) to `left + 100 * scale` (100%), from `top` to `bottom`:
+/// drawn before the bars so that they stay behind them.
+fn share_grid(left: f64, scale: f64, top: f64, bottom: f64) -> String {
+    let mut out = String::new();
+    for pct in (10..=100).step_by(10) {
+        let x = left + f64::from(pct) * scale;
+        let _ = writeln!(
+            out,
+            "<line x1=\"{x}\" x2=\"{x}\" y1=\"{top}\" y2=\"{bottom}\" stroke=\"#e4e4e4\"/>"
+        );
+    }
+    out
+}
+
+/// A horizontal share axis at `y` from `left` (0%) to `left + 100 * scale`
+/// (100%): a tick every 10%, a label every 20%, and its name; returns the
+/// height it reaches.
+fn share_axis(out: &mut String, left: f64, scale: f64, y: f64, name: &str) -> f64 {
+    for pct in (0..=100).step_by(10) {
+        let x = left + f64::from(pct) * scale;
+        let _ = writeln!(
+            out,
+            "<line x1=\"{x}\" x2=\"{x}\" y1=\"{y}\" y2=\"{}\" stroke=\"#222\"/>",
+            y + 5.0
+        );
+        if pct % 20 == 0 {
+            let _ = writeln!(
+                out,
+                r#"<text x="{x}" y="{}" text-anchor="middle">{pct}%</text>"#,
+                y + 18.0
+            );
+        }
+    }
+    let _ = writeln!(
+        out,
+        "<line x1=\"{left}\" x2=\"{}\" y1=\"{y}\" y2=\"{y}\" stroke=\"#222\"/><text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>",
+        left + 100.0 * scale,
+        left + 50.0 * scale,
+        y + 34.0,
+        escape(name)
+    );
+    y + 44.0
+}
+
+/// The month each town fell, one row of bars per town: each bar the share
+/// of the games in which the town fell that month, on the row's own share
+/// axis, the month it fell in history marked with a red line: hand-built
+/// SVG.
+pub fn svg(scn: &Scenario, s: &Summary) -> String {
+    let months: Vec<GameMonth> = scn.def.start.through(scn.def.end).collect();
+    let (left, cell, row, plot) = (160.0, 20.0, 96.0, 60.0);
+    let width = f64::max(left + cell * months.len() as f64 + 30.0, 720.0);
+    let mut out = String::new();
+    let notes = [
+        format!(
+            "Each bar: the share of the {} in which the town fell in that month; each row has \
+             its own scale.",
+            sample(s.games, "games")
+        ),
+        "The red line: the month it fell in history.".to_string(),
+    ];
+    let title = format!("{}: the month each town fell", scn.def.title);
+    let mut y = heading(&mut out, &title, &notes, 0.0);
+    let mut entries = vec![("red", "fell in history"), (FELL, "share of the games")];
+    if s.games < THIN_SAMPLE {
+        entries.push(("thin", "fewer than 30 games: a thin sample"));
+    }
+    y = key(&mut out, &entries, y + 4.0) + 16.0;
+    for t in &s.towns {
+        town_row(&mut out, t, &months, (left, cell, plot, y + plot), s);
+        y += row;
+    }
+    let bottom = y - row + plot;
+    month_axis(&mut out, &months, left, cell, bottom);
+    let mut svg = svg_open(width, bottom + 44.0);
+    svg.push_str(&out);
+    svg.push_str("</svg>\n");
+    svg
+}
+
+/// The top of a row's share axis: the highest monthly share rounded up to
+/// 1%, 2%, 5% or a multiple of 10%.
+fn axis_top(peak: f64) -> f64 {
+    [
+        1.0, 2.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0,
+    ]
+    .into_iter()
+    .find(|top| peak <= *top)
+    .unwrap_or(100.0)
+}
+
+/// One town's row of [`svg`]: its name, its share and its month in
+/// history, its share axis, its bars and history's red line; `at` is
+/// (left, cell, plot height, base).
+fn town_row(
+    out: &mut String,
+    t: &TownFigures,
+    months: &[GameMonth],
+    at: (f64, f64, f64, f64),
+    s: &Summary,
+) {
+    let (left, cell, plot, base) = at;
+    let games = s.games.max(1) as f64;
+    let share = |n: usize| 100.0 * n as f64 / games;
+    let top_share = axis_top(t.by_month.values().map(|n| share(*n)).fold(0.0, f64::max));
+    let history = t.history.map_or("held in history".to_string(), |m| {
+        format!("history: {}", short_month(m))
+    });
+    let _ = writeln!(
+        out,
+        r#"<text x="8" y="{}" font-weight="bold">{}</text><text x="8" y="{}">fell in {:.1}%</text><text x="8" y="{}">{history}</text>"#,
+        base - plot + 12.0,
+        escape(&t.town),
+        base - plot + 28.0,
+        share(t.fell),
+        base - plot + 44.0,
+    );
+    let right = left + cell * months.len() as f64;
+    for frac in [0.0, 0.5, 1.0] {
+        let yy = base - plot * frac;
+        let _ = writeln!(
+            out,
+            "<line x1=\"{}\" x2=\"{right}\" y1=\"{yy}\" y2=\"{yy}\" stroke=\"{}\"/><text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}%</text>",
+            left - 4.0,
+            if frac == 0.0 { "#222" } else { "#e4e4e4" },
+            left - 7.0,
+            yy + 4.0,
+            top_share * frac
+        );
+    }
+    let _ = writeln!(
+        out,
+        "<line x1=\"{left}\" x2=\"{left}\" y1=\"{}\" y2=\"{base}\" stroke=\"#222\"/>",
+        base - plot
+    );
+    for (k, m) in months.iter().enumerate() {
+        let x = left + cell * k as f64;
+        if let Some(n) = t.by_month.get(m) {
+            let h = plot * share(*n) / top_share;
+            let _ = writeln!(
+                out,
+                "<rect x=\"{:.1}\" y=\"{:.1}\" width=\"{}\" height=\"{h:.1}\" {}><title>{}: {n} of {} games ({:.1}%)</title></rect>",
+                x + 1.0,
+                base - h,
+                cell - 2.0,
+                bar_style(FELL, s.games),
+                m.long_name(),
+                s.games,
+                share(*n)
+            );
+        }
+        if t.history == Some(*m) {
+            let _ = writeln!(
+                out,
+                "<line x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" y2=\"{base}\" stroke=\"#c0392b\" stroke-width=\"2\"><title>fell in history: {2}</title></line>",
+                x + cell / 2.0,
+                base - plot,
+                m.long_name()
+            );
+        }
+    }
+}
+
+/// The months' short names.
+const MONTH_NAMES: [&str; 12] = [
+    "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+];
+
+/// "Feb 1884".
+fn short_month(m: GameMonth) -> String {
+    format!(
+        "{} {}",
+        MONTH_NAMES[(m.month() as usize + 11) % 12],
+        m.year()
+    )
+}
+
+/// The months under [`svg`]'s rows: a tick each month, the names of
+/// January, April, July and October (and of the first month unless one of
+/// those follows it), and the year under each January and the first month.
+fn month_axis(out: &mut String, months: &[GameMonth], left: f64, cell: f64, y: f64) {
+    for (k, m) in months.iter().enumerate() {
+        let x = left + cell * k as f64 + cell / 2.0;
+        let _ = writeln!(
+            out,
+            "<line x1=\"{x}\" x2=\"{x}\" y1=\"{y}\" y2=\"{}\" stroke=\"#222\"/>",
+            y + 4.0
+        );
+        let quarter = m.month() % 3 == 1;
+        if quarter || (k == 0 && m.month() % 3 != 0) {
+            let _ = writeln!(
+                out,
+                r#"<text x="{x}" y="{}" text-anchor="middle">{}</text>"#,
+                y + 17.0,
+                MONTH_NAMES[(m.month() as usize + 11) % 12]
+            );
+        }
+        if k == 0 || m.month() == 1 {
+            let _ = writeln!(
+                out,
+                r#"<text x="{x}" y="{}" text-anchor="middle" font-weight="bold">{}</text>"#,
+                y + 32.0,
+                m.year()
+            );
+        }
+    }
+}
+
+/// The colour of a result of the game.
+fn result_fill(winner: Option<Side>) -> &'static str {
+    match winner {
+        Some(Side::Egyptian) => WON,
+        Some(Side::Mahdist) => LOST,
+        None => DRAWN,
+    }
+}
+
+/// One bar of [`results_svg`]: its label above it (wrapped), the bar, its
+/// 95% interval as a whisker and the share written after it; returns the
+/// `y` of the next bar.
+fn share_row(
+    out: &mut String,
+    label: &str,
+    k: usize,
+    n: usize,
+    fill: &str,
+    at: (f64, f64, f64),
+) -> f64 {
+    let (left, scale, mut y) = at;
+    let bar = 16.0;
+    let (p, lo, hi) = wilson(k, n);
+    for line in wrap(label, LINE_CHARS) {
+        y += 15.0;
+        let _ = writeln!(out, r#"<text x="{left}" y="{y}">{}</text>"#, escape(&line));
+    }
+    y += 4.0;
+    let _ = writeln!(
+        out,
+        "<rect x=\"{left}\" y=\"{y}\" width=\"{:.1}\" height=\"{bar}\" {}><title>{}: {k} of {n} games, {p:.1}% ({lo:.1}-{hi:.1}%)</title></rect>",
+        p * scale,
+        bar_style(fill, n),
+        escape(label)
+    );
+    let mid = y + bar / 2.0;
+    let (x0, x1) = (left + lo * scale, left + hi * scale);
+    let _ = writeln!(
+        out,
+        "<path d=\"M{x0:.1} {mid}H{x1:.1}M{x0:.1} {}V{}M{x1:.1} {}V{}\" stroke=\"#222\" fill=\"none\"/>",
+        y + 3.0,
+        y + bar - 3.0,
+        y + 3.0,
+        y + bar - 3.0
+    );
+    let _ = writeln!(
+        out,
+        r#"<text x="{:.1}" y="{}">{p:.1}% ({lo:.1}-{hi:.1}%)</text>"#,
+        left + hi.max(p) * scale + 6.0,
+        y + bar - 4.0
+    );
+    y + bar + 8.0
+}
 
 /// A chart of the results: one bar per result, its share of the games,
 /// with the 95% (Wilson) interval drawn as a whisker, and why the games
-/// ended beneath it: hand-built SVG.
+/// ended beneath it, each reason in full and coloured by the result it
+/// gave: hand-built SVG.
 pub fn results_svg(title: &str, s: &Summary) -> String {
-    let (left, top, bar, gap, scale) = (170.0, 40.0, 18.0, 8.0, 4.0);
-    let rows = s.results.len() + s.reasons.len();
-    let width = left + 100.0 * scale + 60.0;
-    let height = top + (bar + gap) * rows as f64 + 60.0;
-    let mut out = svg_open(width, height);
+    let (left, scale) = (20.0, 6.0);
+    let width = left + 100.0 * scale + 170.0;
+    let mut out = String::new();
+    let notes = [format!(
+        "Each bar: a share of the {}, its 95% interval as a whisker.",
+        sample(s.games, "games")
+    )];
+    let mut y = heading(&mut out, &format!("{title}: results"), &notes, 0.0);
+    let mut entries = vec![
+        (WON, "Egyptian victory"),
+        (LOST, "Mahdist victory"),
+        (DRAWN, "draw"),
+    ];
+    if s.games < THIN_SAMPLE {
+        entries.push(("thin", "fewer than 30 games: a thin sample"));
+    }
+    y = key(&mut out, &entries, y + 4.0);
+    let top = y;
     let _ = writeln!(
         out,
-        r#"<text x="4" y="20" font-size="13">{}: results of {} games (share, 95% interval)</text>"#,
-        escape(title),
-        s.games
+        r#"<text x="{left}" y="{}" font-weight="bold">The results</text>"#,
+        y + 15.0
     );
-    let mut y = top;
-    for (label, k, p, lo, hi) in &s.results {
+    y += 16.0;
+    for (label, k, ..) in &s.results {
         let fill = match label.as_str() {
             "Egyptian victory" => WON,
             "Mahdist victory" => LOST,
             _ => DRAWN,
         };
-        let _ = writeln!(
-            out,
-            r#"<text x="4" y="{}">{}</text>"#,
-            y + bar - 5.0,
-            escape(label)
-        );
-        let _ = writeln!(
-            out,
-            "<rect x=\"{left}\" y=\"{y}\" width=\"{:.1}\" height=\"{bar}\" fill=\"{fill}\"><title>{label}: {k} games, {p:.1}% ({lo:.1}-{hi:.1}%)</title></rect>",
-            p * scale
-        );
-        let mid = y + bar / 2.0;
-        let _ = writeln!(
-            out,
-            "<line x1=\"{:.1}\" x2=\"{:.1}\" y1=\"{mid}\" y2=\"{mid}\" stroke=\"#222\"/><line x1=\"{:.1}\" x2=\"{:.1}\" y1=\"{}\" y2=\"{}\" stroke=\"#222\"/><line x1=\"{:.1}\" x2=\"{:.1}\" y1=\"{}\" y2=\"{}\" stroke=\"#222\"/>",
-            left + lo * scale,
-            left + hi * scale,
-            left + lo * scale,
-            left + lo * scale,
-            y + 4.0,
-            y + bar - 4.0,
-            left + hi * scale,
-            left + hi * scale,
-            y + 4.0,
-            y + bar - 4.0
-        );
-        let _ = writeln!(
-            out,
-            r#"<text x="{:.1}" y="{}">{p:.1}%</text>"#,
-            left + hi.max(*p) * scale + 6.0,
-            y + bar - 5.0
-        );
-        y += bar + gap;
+        let label = format!("{label} ({k} games)");
+        y = share_row(&mut out, &label, *k, s.games, fill, (left, scale, y));
     }
-    y += 10.0;
-    let _ = writeln!(out, r#"<text x="4" y="{}">Why the games ended</text>"#, y);
-    y += 8.0;
+    let _ = writeln!(
+        out,
+        r#"<text x="{left}" y="{}" font-weight="bold">Why the games ended (the colour: the result it gave)</text>"#,
+        y + 19.0
+    );
+    y += 20.0;
     for (reason, k) in &s.reasons {
-        let p = 100.0 * *k as f64 / s.games.max(1) as f64;
-        let short: String = if reason.chars().count() > 26 {
-            reason
-                .chars()
-                .take(25)
-                .chain(std::iter::once('…'))
-                .collect()
-        } else {
-            reason.clone()
-        };
-        let _ = writeln!(
-            out,
-            "<text x=\"4\" y=\"{}\"><title>{}</title>{}</text>",
-            y + bar - 5.0,
-            escape(reason),
-            escape(&short)
-        );
-        let _ = writeln!(
-            out,
-            "<rect x=\"{left}\" y=\"{y}\" width=\"{:.1}\" height=\"{bar}\" fill=\"#7a8fa8\"><title>{}: {k} games</title></rect>",
-            p * scale,
-            escape(reason)
-        );
-        let _ = writeln!(
-            out,
-            r#"<text x="{:.1}" y="{}">{p:.1}%</text>"#,
-            left + p * scale + 6.0,
-            y + bar - 5.0
-        );
-        y += bar + gap;
+        let fill = result_fill(s.reason_results.get(reason).copied().flatten());
+        let label = format!("{reason} ({k} games)");
+        y = share_row(&mut out, &label, *k, s.games, fill, (left, scale, y));
     }
-    for pct in [0, 25, 50, 75, 100] {
-        let x = left + pct as f64 * scale;
+    let grid = share_grid(left, scale, top, y + 4.0);
+    y = share_axis(&mut out, left, scale, y + 4.0, "share of the games");
+    let mut svg = svg_open(width, y);
+    svg.push_str(&grid);
+    svg.push_str(&out);
+    svg.push_str("</svg>\n");
+    svg
+}
+
+/// The rows of [`battles_svg`]: a name, the Egyptian side's tally, and
+/// whether the 70% target applies to it.
+fn battle_rows(s: &Summary) -> Vec<(String, Tally, bool)> {
+    let mut rows: Vec<(String, Tally, bool)> = vec![
+        (
+            "In the games: British regular infantry against as many ansar in the open".into(),
+            s.battles.british_open,
+            true,
+        ),
+        (
+            "In the games: Egyptian L-class troops against as many ansar in the open".into(),
+            s.battles.egyptian_l_open,
+            false,
+        ),
+    ];
+    rows.extend(s.typical.iter().map(|b| {
+        (
+            b.name.clone(),
+            b.tally,
+            TARGET_BATTLES.contains(&b.id.as_str()),
+        )
+    }));
+    let measured: Vec<&TypicalBattle> = s
+        .typical
+        .iter()
+        .filter(|b| TARGET_BATTLES.contains(&b.id.as_str()))
+        .collect();
+    if measured.len() == TARGET_BATTLES.len() {
+        let mut both = Tally::default();
+        for b in measured {
+            both.add(b.tally);
+        }
+        rows.push((
+            "The target's measure: the two typical battles of British infantry against as many ansar in the open, together".into(),
+            both,
+            true,
+        ));
+    }
+    rows
+}
+
+/// One stacked bar of [`battles_svg`] at `y`: won, drawn and lost, each
+/// share written inside it when there is room.
+fn tally_bar(out: &mut String, t: &Tally, left: f64, scale: f64, y: f64) {
+    let bar = 18.0;
+    let share = |k: usize| 100.0 * k as f64 / t.fought as f64;
+    let drawn = t.fought - t.won - t.lost;
+    let mut x = left;
+    for (k, fill, what) in [
+        (t.won, WON, "won"),
+        (drawn, DRAWN, "drawn"),
+        (t.lost, LOST, "lost"),
+    ] {
+        let w = share(k) * scale;
         let _ = writeln!(
             out,
-            "<line x1=\"{x}\" x2=\"{x}\" y1=\"{top}\" y2=\"{y}\" stroke=\"#ddd\"/><text x=\"{}\" y=\"{}\">{pct}%</text>",
-            x - 8.0,
-            y + 14.0
+            "<rect x=\"{x:.1}\" y=\"{y}\" width=\"{w:.1}\" height=\"{bar}\" {}><title>{what}: {k} of {} ({:.1}%)</title></rect>",
+            bar_style(fill, t.fought),
+            t.fought,
+            share(k)
         );
+        if share(k) >= 8.0 {
+            let ink = if t.fought < THIN_SAMPLE {
+                "#222"
+            } else {
+                "white"
+            };
+            let _ = writeln!(
+                out,
+                r#"<text x="{:.1}" y="{}" fill="{ink}">{:.0}%</text>"#,
+                x + 4.0,
+                y + bar - 5.0,
+                share(k)
+            );
+        }
+        x += w;
     }
-    out.push_str("</svg>\n");
-    out
 }
 
 /// A chart of the battles: for each kind of combat followed in the games
 /// and each typical battle, one bar split into the Egyptian side's wins,
-/// draws and losses, with the calibration target's 70% marked: hand-built
-/// SVG.
+/// draws and losses, with the calibration target's 70% marked on the rows
+/// it is measured on: hand-built SVG.
 pub fn battles_svg(title: &str, s: &Summary) -> String {
-    let mut rows: Vec<(String, Tally)> = vec![
-        (
-            "In the games: British regular infantry, equal ansar, open".into(),
-            s.battles.british_open,
+    let rows = battle_rows(s);
+    let (left, scale, bar) = (20.0, 6.5, 18.0);
+    let width = left + 100.0 * scale + 60.0;
+    let mut out = String::new();
+    let notes = [
+        format!(
+            "{} combats in the games, {:.1}% of them drawn. Each bar: the Egyptian side's share \
+             of one kind of combat, won, drawn and lost.",
+            s.battles.combats,
+            100.0 * s.battles.draws as f64 / s.battles.combats.max(1) as f64
         ),
-        (
-            "In the games: Egyptian L-class troops, equal ansar, open".into(),
-            s.battles.egyptian_l_open,
+        format!(
+            "The dashed line: the target that British regular infantry beat as many ansar in \
+             the open in at least {TARGET_WON:.0}% of combats, on the rows it is measured on."
         ),
     ];
-    rows.extend(s.typical.iter().map(|b| (b.name.clone(), b.tally)));
-    let (left, top, bar, gap, scale) = (20.0, 50.0, 18.0, 22.0, 5.0);
-    let width = f64::max(left + 100.0 * scale + 40.0, 760.0);
-    let height = top + (bar + gap) * rows.len() as f64 + 30.0;
-    let mut out = svg_open(width, height);
-    let _ = writeln!(
-        out,
-        r#"<text x="4" y="18" font-size="13">{}: battles, the Egyptian side's share won (green), drawn (grey), lost (red)</text>"#,
-        escape(title)
-    );
-    let _ = writeln!(
-        out,
-        r#"<text x="4" y="34">{} combats in the games, {:.1}% drawn; dashed: 70%</text>"#,
-        s.battles.combats,
-        100.0 * s.battles.draws as f64 / s.battles.combats.max(1) as f64
-    );
-    let mut y = top;
-    for (name, t) in &rows {
-        let _ = writeln!(
-            out,
-            r#"<text x="{left}" y="{}">{} ({} fought)</text>"#,
-            y + 10.0,
-            escape(name),
-            t.fought
-        );
-        let by = y + 14.0;
+    let mut y = heading(&mut out, &format!("{title}: battles"), &notes, 0.0);
+    let entries = [
+        (WON, "Egyptian side won"),
+        (DRAWN, "drawn"),
+        (LOST, "Mahdist side won"),
+        ("line", "70% target"),
+        ("thin", "fewer than 30 fought: a thin sample"),
+    ];
+    y = key(&mut out, &entries, y + 4.0);
+    let top = y;
+    for (name, t, target) in &rows {
+        for line in wrap(
+            &format!("{name} ({})", sample(t.fought, "fought")),
+            LINE_CHARS,
+        ) {
+            y += 15.0;
+            let _ = writeln!(out, r#"<text x="{left}" y="{y}">{}</text>"#, escape(&line));
+        }
         if t.fought == 0 {
+            // The label says "none fought": no bar, no target.
+            y += 10.0;
+            continue;
+        }
+        y += 4.0;
+        tally_bar(&mut out, t, left, scale, y);
+        if *target {
+            let x = left + TARGET_WON * scale;
             let _ = writeln!(
                 out,
-                "<text x=\"{left}\" y=\"{}\" fill=\"#777\">none fought</text>",
-                by + bar - 5.0
+                "<line x1=\"{x}\" x2=\"{x}\" y1=\"{}\" y2=\"{}\" stroke=\"#222\" stroke-width=\"2.5\" stroke-dasharray=\"4 2\"><title>the {TARGET_WON:.0}% target</title></line>",
+                y - 5.0,
+                y + bar + 5.0
             );
-        } else {
-            let share = |k: usize| 100.0 * k as f64 / t.fought as f64;
-            let drawn = t.fought - t.won - t.lost;
-            let mut x = left;
-            for (k, fill, what) in [
-                (t.won, WON, "won"),
-                (drawn, DRAWN, "drawn"),
-                (t.lost, LOST, "lost"),
-            ] {
-                let w = share(k) * scale;
-                let _ = writeln!(
-                    out,
-                    "<rect x=\"{x:.1}\" y=\"{by}\" width=\"{w:.1}\" height=\"{bar}\" fill=\"{fill}\"><title>{what}: {k} of {} ({:.1}%)</title></rect>",
-                    t.fought,
-                    share(k)
-                );
-                if share(k) >= 8.0 {
-                    let _ = writeln!(
-                        out,
-                        r#"<text x="{:.1}" y="{}" fill="white">{:.0}%</text>"#,
-                        x + 3.0,
-                        by + bar - 5.0,
-                        share(k)
-                    );
-                }
-                x += w;
-            }
         }
-        y += bar + gap;
+        y += bar + 8.0;
     }
-    let x = left + 70.0 * scale;
-    let _ = writeln!(
-        out,
-        "<line x1=\"{x}\" x2=\"{x}\" y1=\"{top}\" y2=\"{y}\" stroke=\"#222\" stroke-dasharray=\"4 3\"/>"
+    let grid = share_grid(left, scale, top, y + 4.0);
+    y = share_axis(
+        &mut out,
+        left,
+        scale,
+        y + 4.0,
+        "share of the combats fought",
     );
-    out.push_str("</svg>\n");
-    out
+    let mut svg = svg_open(width, y);
+    svg.push_str(&grid);
+    svg.push_str(&out);
+    svg.push_str("</svg>\n");
+    svg
 }
 
 #[cfg(test)]
