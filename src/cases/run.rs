@@ -466,6 +466,11 @@ fn compare(
     }
 }
 
+/// `text` with every run of white space one space.
+fn flat(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -497,9 +502,4 @@ mod tests {
         assert!(got[1].starts_with("die 3: D6"), "{got:?}");
         assert!(got[2].starts_with("dice 4-5: 2D6"), "{got:?}");
     }
-}
-
-/// `text` with every run of white space one space.
-fn flat(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
