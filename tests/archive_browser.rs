@@ -16,7 +16,7 @@ mod browser;
 mod campaign;
 
 use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use dervish::geo::PlaceKind;
 use dervish::render::svg::{View, map_svg};
@@ -24,6 +24,9 @@ use dervish::scenario::{DataSet, Scenario};
 use dervish::store::{Mode, Status};
 
 use browser::Towns;
+use browser::cdp::Browser;
+use browser::serve::Server;
+use serde_json::json;
 
 const SCENARIOS: [&str; 2] = ["el-obeid", "khartoum"];
 
@@ -185,7 +188,140 @@ fn a_finished_campaign_of_each_scenario_reads_cleanly_in_chromium() {
     for n in &report.notes {
         eprintln!("note: {n}");
     }
+    for id in SCENARIOS {
+        theatre_map_reads_and_zooms(&site, id, &shots);
+    }
     let _ = std::fs::remove_dir_all(&work);
+}
+
+/// The month page's theatre map, as the page shows it: its frame, the
+/// map's shown width, the full-size link.
+const FRAME_JS: &str = r#"(async () => {
+  if (document.readyState !== 'complete')
+    await new Promise(r => addEventListener('load', r, { once: true }));
+  const frame = document.querySelector('figure.theatre .mapframe');
+  if (!frame) return { frame: false };
+  const img = frame.querySelector('img');
+  img.loading = 'eager';
+  if (!img.complete) await new Promise(r => {
+    img.addEventListener('load', r, { once: true });
+    img.addEventListener('error', r, { once: true });
+  });
+  const link = [...document.querySelectorAll('figure.theatre figcaption a')]
+    .find(a => a.textContent.includes('full size'));
+  return { frame: true, scrollWidth: frame.scrollWidth, clientWidth: frame.clientWidth,
+    scrollHeight: frame.scrollHeight, clientHeight: frame.clientHeight,
+    overflow: getComputedStyle(frame).overflow,
+    shown: img.getBoundingClientRect().width, natural: img.naturalWidth,
+    src: img.getAttribute('src'), href: link ? link.getAttribute('href') : null };
+})()"#;
+
+/// The full-size map on its own: its stack numbers' font size.
+const FULL_JS: &str = r#"(() => {
+  const root = document.documentElement;
+  const cnt = document.querySelector('.stack .cnt');
+  return { svg: root.namespaceURI === 'http://www.w3.org/2000/svg',
+    width: root.getBoundingClientRect().width,
+    stacks: document.querySelectorAll('.stack').length,
+    cnt: cnt ? parseFloat(getComputedStyle(cnt).fontSize) : 0 };
+})()"#;
+
+/// The first month page of game `id` in `site`.
+fn first_month_page(site: &Path, id: &str) -> String {
+    let mut pages: Vec<String> = std::fs::read_dir(site.join(id))
+        .expect("the game's folder")
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|n| n.ends_with(".html") && n.starts_with("18"))
+        .collect();
+    pages.sort();
+    format!("{id}/{}", pages.first().expect("a month page"))
+}
+
+/// Open `path` of the served site and evaluate `js` there.
+fn open_and_eval(b: &mut Browser, session: &str, url: &str, js: &str) -> serde_json::Value {
+    let step = Duration::from_secs(30);
+    b.take_events();
+    b.call(Some(session), "Page.navigate", json!({ "url": url }), step)
+        .unwrap_or_else(|e| panic!("{url}: {e}"));
+    b.wait_event(session, "Page.loadEventFired", step)
+        .unwrap_or_else(|e| panic!("{url}: {e}"));
+    b.eval(session, js, step)
+        .unwrap_or_else(|e| panic!("{url}: {e}"))
+}
+
+/// The archive's theatre map reads at 100%: on the first month page of
+/// game `id`, at desktop width, the map is shown larger than its own size
+/// in a frame that scrolls (the reader pans by scrolling), its stack
+/// numbers are at least 11 pixels high as shown, and the "full size" link
+/// opens the map's own SVG file, which exists beside the page. Leaves a
+/// screenshot of the frame scrolled to its middle.
+fn theatre_map_reads_and_zooms(site: &Path, id: &str, shots: &Path) {
+    let page = first_month_page(site, id);
+    let server = Server::start(site).expect("the server");
+    let profile = site.with_file_name(format!("zoom-profile-{id}"));
+    let mut b = Browser::launch(&profile).unwrap_or_else(|e| panic!("{e}"));
+    let session = b.new_page(Duration::from_secs(30)).expect("a tab");
+    let (w, h) = browser::DESKTOP;
+    b.call(
+        Some(&session),
+        "Emulation.setDeviceMetricsOverride",
+        json!({ "width": w, "height": h, "deviceScaleFactor": 1, "mobile": false }),
+        Duration::from_secs(30),
+    )
+    .expect("the viewport");
+    let f = open_and_eval(&mut b, &session, &server.url(&page), FRAME_JS);
+    assert_eq!(f["frame"], true, "{page}: no theatre map frame: {f}");
+    let num = |v: &serde_json::Value, k: &str| v[k].as_f64().unwrap_or(0.0);
+    assert!(
+        num(&f, "scrollWidth") > num(&f, "clientWidth"),
+        "{page}: the map's frame does not scroll: {f}"
+    );
+    assert!(
+        num(&f, "shown") >= num(&f, "natural") && num(&f, "natural") > 0.0,
+        "{page}: the map is squeezed: {f}"
+    );
+    let href = f["href"].as_str().expect("a full-size link");
+    assert_eq!(Some(href), f["src"].as_str(), "{page}: {f}");
+    let folder = Path::new(&page).parent().expect("the game's folder");
+    let file = site.join(folder).join(href);
+    assert!(file.is_file(), "{page}: {} does not exist", file.display());
+    let full_url = server.url(&format!("{}/{href}", folder.display()));
+
+    let _ = b.eval(
+        &session,
+        "(() => { const f = document.querySelector('.mapframe');          f.scrollIntoView(); f.scrollLeft = (f.scrollWidth - f.clientWidth) / 2;          f.scrollTop = (f.scrollHeight - f.clientHeight) / 2; return true; })()",
+        Duration::from_secs(30),
+    );
+    let shot = b
+        .call(
+            Some(&session),
+            "Page.captureScreenshot",
+            json!({ "format": "png" }),
+            Duration::from_secs(30),
+        )
+        .expect("a screenshot");
+    let png = browser::base64_decode(shot["data"].as_str().expect("the picture"))
+        .expect("a base64 picture");
+    std::fs::write(shots.join(format!("{id}-theatre-frame.png")), png).expect("the screenshot");
+
+    let full = open_and_eval(&mut b, &session, &full_url, FULL_JS);
+    b.close();
+    let _ = std::fs::remove_dir_all(&profile);
+    assert_eq!(full["svg"], true, "{full_url}: not a drawing: {full}");
+    assert!(num(&full, "stacks") > 0.0, "{full_url}: no stacks: {full}");
+    let shown = num(&full, "cnt") * num(&f, "shown") / num(&f, "natural");
+    assert!(
+        shown >= 11.0,
+        "{page}: stack numbers are {shown:.1} px high as shown: {f} {full}"
+    );
+    eprintln!(
+        "{page}: theatre map shown {:.0} px wide ({:.0} its own), frame {} px of {} scrolls, \
+         stack numbers {shown:.1} px",
+        num(&f, "shown"),
+        num(&f, "natural"),
+        num(&f, "clientWidth"),
+        num(&f, "scrollWidth")
+    );
 }
 
 /// Cut the town at `hex` out of a map.

@@ -206,6 +206,38 @@ pub struct MapRef {
     pub title: String,
     /// Relative to the game's folder (`maps/1884-03-egyptian.svg`).
     pub file: String,
+    /// The drawing's own width and height (its root's `width` and
+    /// `height`, CSS pixels), when it gives them.
+    pub size: Option<(u32, u32)>,
+}
+
+impl MapRef {
+    /// The map of `svg`, to be written to `file`.
+    pub fn drawn(title: String, file: String, svg: &str) -> MapRef {
+        MapRef {
+            title,
+            file,
+            size: svg_size(svg),
+        }
+    }
+}
+
+/// How much larger than its own size a theatre map is shown on a month
+/// page: the drawing's stack numbers are 8 units high, so they read at
+/// 12 pixels; the map's frame scrolls.
+pub const THEATRE_SCALE: f64 = 1.5;
+
+/// The `width` and `height` of an SVG document's root element.
+fn svg_size(svg: &str) -> Option<(u32, u32)> {
+    let start = svg.find("<svg")?;
+    let tag = &svg[start..start + svg[start..].find('>')?];
+    let attr = |name: &str| -> Option<u32> {
+        let key = format!(" {name}=\"");
+        let at = tag.find(&key)? + key.len();
+        let v: f64 = tag[at..at + tag[at..].find('"')?].parse().ok()?;
+        (v.is_finite() && v > 0.0 && v < 1e6).then(|| v.round() as u32)
+    };
+    Some((attr("width")?, attr("height")?))
 }
 
 /// The maps of a month page: the theatre after each player turn, then the
@@ -253,6 +285,8 @@ td.when{white-space:nowrap}
 code,.hash{font-family:'DejaVu Sans Mono',Menlo,Consolas,monospace;font-size:13px;overflow-wrap:anywhere}
 figure{margin:12px 0}
 figure img,figure svg{max-width:100%;height:auto;border:1px solid var(--rule);background:#fff}
+.mapframe{overflow:auto;max-height:80vh;max-width:100%;border:1px solid var(--rule);background:#fff}
+.mapframe img{display:block;max-width:none;border:0}
 figcaption{font-size:14px;color:#555}
 .egyptian{color:var(--eg)}.mahdist{color:var(--md)}
 .charts{display:flex;flex-wrap:wrap;gap:16px}
@@ -498,7 +532,7 @@ pub fn month_page(
     }
     out.push_str("<h2>The map</h2>\n");
     for r in &maps.theatre {
-        figure(&mut out, r);
+        theatre_figure(&mut out, r);
     }
     for t in &m.turns {
         let heading = match t.kind.as_str() {
@@ -561,6 +595,22 @@ fn figure(out: &mut String, r: &MapRef) {
     let _ = writeln!(
         out,
         "<figure><a href=\"{f}\"><img src=\"{f}\" alt=\"{t}\" loading=\"lazy\"></a><figcaption>{t}</figcaption></figure>",
+        f = esc(&r.file),
+        t = esc(&r.title)
+    );
+}
+
+/// A theatre map, larger than its own size (`THEATRE_SCALE`) so its
+/// stacks read, in a frame the reader scrolls to pan, with a link to the
+/// map's own file, where the browser's zoom works.
+fn theatre_figure(out: &mut String, r: &MapRef) {
+    let size = r.size.map_or(String::new(), |(w, h)| {
+        let scaled = |v: u32| (f64::from(v) * THEATRE_SCALE).round();
+        format!(" width=\"{}\" height=\"{}\"", scaled(w), scaled(h))
+    });
+    let _ = writeln!(
+        out,
+        "<figure class=\"theatre\"><div class=\"mapframe\"><img src=\"{f}\" alt=\"{t}\"{size} loading=\"lazy\"></div><figcaption>{t}. <a href=\"{f}\">The map at full size</a> (scroll the frame to pan; the browser zooms the full-size map).</figcaption></figure>",
         f = esc(&r.file),
         t = esc(&r.title)
     );
@@ -799,4 +849,31 @@ pub fn favicon() -> Result<Vec<u8>, String> {
     ico.extend_from_slice(&22u32.to_le_bytes());
     ico.extend_from_slice(&png);
     Ok(ico)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_theatre_map_is_shown_larger_in_a_scrolling_frame_with_its_full_size_link() {
+        let svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 800 600\" \
+                   width=\"800\" height=\"600.4\"><g id=\"hexes\"/></svg>";
+        let r = MapRef::drawn("After".into(), "maps/1884-03-egyptian.svg".into(), svg);
+        assert_eq!(r.size, Some((800, 600)));
+        let mut out = String::new();
+        theatre_figure(&mut out, &r);
+        assert!(
+            out.contains("<div class=\"mapframe\"><img src=\"maps/1884-03-egyptian.svg\""),
+            "{out}"
+        );
+        assert!(out.contains("width=\"1200\" height=\"900\""), "{out}");
+        assert!(
+            out.contains("<a href=\"maps/1884-03-egyptian.svg\">The map at full size</a>"),
+            "{out}"
+        );
+        assert!(STYLE.contains(".mapframe{overflow:auto;max-height:80vh"));
+        assert_eq!(svg_size("<svg width=\"x\" height=\"2\">"), None);
+        assert_eq!(svg_size("no svg"), None);
+    }
 }

@@ -596,18 +596,17 @@ pub fn site_files(scn: &Scenario, game: &GameFile, months: &[MonthFile]) -> Resu
             } else {
                 "Mahdist"
             };
-            maps.theatre.push(MapRef {
-                title: format!("After the {side} player turn of {}", m.name),
-                file: file.clone(),
-            });
-            files.push((
-                file,
-                map_svg(
-                    scn,
-                    Some(&pt.state),
-                    &View::theatre().with_overlay(&pt.events, None),
-                ),
+            let svg = map_svg(
+                scn,
+                Some(&pt.state),
+                &View::theatre().with_overlay(&pt.events, None),
+            );
+            maps.theatre.push(MapRef::drawn(
+                format!("After the {side} player turn of {}", m.name),
+                file.clone(),
+                &svg,
             ));
+            files.push((file, svg));
             all_events.extend(pt.events.iter().cloned());
         }
         if let Some(last) = m.player_turns.last() {
@@ -615,19 +614,18 @@ pub fn site_files(scn: &Scenario, game: &GameFile, months: &[MonthFile]) -> Resu
                 crate::render::sectors::centres(scn, &last.state, &all_events, None)
             {
                 let file = format!("maps/{}-{centre}.svg", m.month);
-                maps.sectors.push(MapRef {
-                    title: format!("{title}, {}", m.name),
-                    file: file.clone(),
-                });
-                files.push((
-                    file,
-                    map_svg(
-                        scn,
-                        Some(&last.state),
-                        &View::around(centre, crate::render::sectors::RADIUS)
-                            .with_overlay(&all_events, None),
-                    ),
+                let svg = map_svg(
+                    scn,
+                    Some(&last.state),
+                    &View::around(centre, crate::render::sectors::RADIUS)
+                        .with_overlay(&all_events, None),
+                );
+                maps.sectors.push(MapRef::drawn(
+                    format!("{title}, {}", m.name),
+                    file.clone(),
+                    &svg,
                 ));
+                files.push((file, svg));
             }
         }
         let prev = i.checked_sub(1).map(|p| months[p].month.as_str());

@@ -724,7 +724,7 @@ pub fn grid_centre(hex: &str) -> Option<(f64, f64)> {
 }
 
 /// Standard base64 (the screenshots Chromium sends).
-fn base64_decode(s: &str) -> Option<Vec<u8>> {
+pub fn base64_decode(s: &str) -> Option<Vec<u8>> {
     let val = |c: u8| -> Option<u32> {
         Some(match c {
             b'A'..=b'Z' => c - b'A',
