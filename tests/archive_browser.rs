@@ -4,7 +4,9 @@
 //! `tests/browser/`: every page loads with no console error and no broken
 //! link or image, every map shows every town of its scenario at its hex,
 //! and screenshots at desktop and phone widths are kept in
-//! `target/archive-screenshots/`.
+//! `target/archive-screenshots/`. On a month page of each game the theatre
+//! map's frame scrolls, its stack numbers are at least 11 pixels high as
+//! shown, and its "full size" link opens the map's own file.
 //!
 //! The browser tests are ignored by a plain `cargo test`; `scripts/test`
 //! installs Debian's Chromium and runs them with
