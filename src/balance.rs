@@ -1366,11 +1366,12 @@ pub fn battles_svg(title: &str, s: &Summary) -> String {
     let mut out = String::new();
     let notes = [
         format!(
-            "{} combats in the games, {:.1}% of them drawn. Each bar: the Egyptian side's share \
-             of one kind of combat, won, drawn and lost.",
+            "{} combats in the games, {:.1}% of them drawn.",
             s.battles.combats,
             100.0 * s.battles.draws as f64 / s.battles.combats.max(1) as f64
         ),
+        "Each bar: the Egyptian side's share of one kind of combat, won, drawn and lost."
+            .to_string(),
         format!(
             "The dashed line: the target that British regular infantry beat as many ansar in \
              the open in at least {TARGET_WON:.0}% of combats, on the rows it is measured on."
