@@ -329,29 +329,7 @@ pub fn read(text: &str, forces: &Forces, map: &Map) -> Result<TableResult, Vec<R
             });
         }
         if u.disrupted && *fate == Fate::Eliminated {
-            // 9.4: "no disrupted unit may suffer a 2nd disruption result
-            // until all units (except leaders) in the stack are disrupted";
-            // a unit disrupted at the start ends the battle eliminated when
-            // it is disrupted again (docs/tabletop.md).
-            let good = forces
-                .units
-                .iter()
-                .filter(|o| o.side == u.side && fate_of(o) == Some(Fate::GoodOrder))
-                .map(|o| o.id.0.as_ref())
-                .collect::<Vec<_>>();
-            if !good.is_empty() {
-                errors.push(ResultError {
-                    line: *line,
-                    text: String::new(),
-                    message: format!(
-                        "{} was disrupted when the battle began and may not be disrupted again (eliminated) while {} of its side {} in good order (9.4); it ends DISRUPTED",
-                        u.id.0,
-                        good.join(" "),
-                        if good.len() == 1 { "is" } else { "are" }
-                    ),
-                    suggestion: None,
-                });
-            }
+            errors.extend(second_disruption(forces, u, *line, &fate_of));
         }
         if u.civilian && *fate == Fate::Eliminated {
             let others = forces
@@ -465,6 +443,36 @@ pub fn read(text: &str, forces: &Forces, map: &Map) -> Result<TableResult, Vec<R
         captured: captured.into_iter().map(|(_, id)| id).collect(),
         retreat: retreat.map(|(_, h)| h),
         ignored,
+    })
+}
+
+/// 9.4: "no disrupted unit may suffer a 2nd disruption result until all
+/// units (except leaders) in the stack are disrupted"; a unit disrupted at
+/// the start ends the battle eliminated when it is disrupted again
+/// (docs/tabletop.md). The error for `u`, reported eliminated on `line`,
+/// while a unit of its side ends in good order.
+fn second_disruption(
+    forces: &Forces,
+    u: &BattleUnit,
+    line: usize,
+    fate_of: &dyn Fn(&BattleUnit) -> Option<Fate>,
+) -> Option<ResultError> {
+    let good = forces
+        .units
+        .iter()
+        .filter(|o| o.side == u.side && fate_of(o) == Some(Fate::GoodOrder))
+        .map(|o| o.id.0.as_ref())
+        .collect::<Vec<_>>();
+    (!good.is_empty()).then(|| ResultError {
+        line,
+        text: String::new(),
+        message: format!(
+            "{} was disrupted when the battle began and may not be disrupted again (eliminated) while {} of its side {} in good order (9.4); it ends DISRUPTED",
+            u.id.0,
+            good.join(" "),
+            if good.len() == 1 { "is" } else { "are" }
+        ),
+        suggestion: None,
     })
 }
 

@@ -215,15 +215,12 @@ pub(super) fn lie_in_wait<S: DieSource>(
         .iter()
         .map(|&u| t.state.units[u].id.0.to_string())
         .collect();
-    let from_pool = party
-        .iter()
-        .filter(|&&u| t.state.units[u].status == Status::Pool)
-        .count();
     let from_pool_ids: Vec<usize> = party
         .iter()
         .copied()
         .filter(|&u| t.state.units[u].status == Status::Pool)
         .collect();
+    let from_pool = from_pool_ids.len();
     let source_words = if from_pool == 0 {
         format!("from the Mahdist stack at {}", t.scn.map.describe(source))
     } else if from_pool == party.len() {

@@ -29,17 +29,10 @@ pub(super) struct Sealing<'a> {
     pub confirms: Option<u32>,
 }
 
-/// How many lines of a mail will not be carried out: the receipt's errors
-/// (NOT UNDERSTOOD and NOT POSSIBLE lines, and the header's). A month order
-/// sent in the set-up step is refused only to say the set-up comes first:
-/// it is no part of the set-up and does not hold the set-up's READY.
+/// How many lines of a mail will not be carried out (NOT UNDERSTOOD and
+/// NOT POSSIBLE lines, and the header's), as the set-up step counts them.
 pub(super) fn refused_lines(parsed: &Parsed, checked: &Checked) -> u32 {
-    let refused = checked
-        .errors
-        .iter()
-        .filter(|e| e.message != super::setup::SETUP_FIRST)
-        .count();
-    u32::try_from(parsed.errors.len() + refused).unwrap_or(u32::MAX)
+    u32::try_from(super::setup::holding_lines(parsed, checked)).unwrap_or(u32::MAX)
 }
 
 /// Whether a mail's orders part is READY alone: it says READY (or READY AS

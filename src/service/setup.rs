@@ -72,6 +72,19 @@ pub fn check_for(
     }
 }
 
+/// How many lines of a mail will not be carried out and so hold its
+/// READY: the lines not understood and the orders refused, but a month
+/// order refused in the set-up step only to say the set-up comes first
+/// ([`SETUP_FIRST`]): it is no part of the set-up.
+pub fn holding_lines(parsed: &Parsed, checked: &Checked) -> usize {
+    let refused = checked
+        .errors
+        .iter()
+        .filter(|e| e.message != SETUP_FIRST)
+        .count();
+    parsed.errors.len() + refused
+}
+
 /// The receipt's account of a set for the open turn of kind `kind`
 /// ([`crate::orders::acknowledge`]). A set-up set's account says READY of
 /// the set-up, counts among the lines that hold its READY only those of
@@ -92,12 +105,7 @@ pub fn acknowledge_for(
     let defaults = crate::orders::defaults::receipt(scn, state, side, checked);
     let ack = ack.strip_suffix(defaults.as_str()).unwrap_or(&ack);
     let all = parsed.errors.len() + checked.errors.len();
-    let holding = parsed.errors.len()
-        + checked
-            .errors
-            .iter()
-            .filter(|e| e.message != SETUP_FIRST)
-            .count();
+    let holding = holding_lines(parsed, checked);
     let sentence = crate::orders::defaults::ready_sentence(&parsed.sheet, all);
     let setup_sentence = if holding == 0 {
         "You said READY: your set-up is complete."
