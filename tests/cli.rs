@@ -166,23 +166,10 @@ fn simulate_with_the_mahdist_bot() {
 /// `game show` names it, `game log` holds its umpire's notes.
 #[test]
 fn a_game_against_the_bot_and_its_umpires_notes_in_the_log() {
-    let dir = std::env::temp_dir().join(format!("dervish-cli-bot-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let config = dir.join("dervish.toml");
-    std::fs::write(
-        &config,
-        format!(
-            // The game opens at the first month (no set-up step): the bot's
-            // orders are made at once.
-            "database = \"{}\"\n[outgoing]\nkind = \"file\"\ndir = \"{}\"\n[inbox]\nmaildir = \"{}\"\n[turns]\nsetup_hours = 0\n",
-            dir.join("db.sqlite").display(),
-            dir.join("outbox").display(),
-            dir.join("inbox").display()
-        ),
-    )
-    .unwrap();
-    let config = config.to_str().unwrap();
+    // The game opens at the first month (no set-up step): the bot's orders
+    // are made at once.
+    let (dir, config) = config_file("bot", "[turns]\nsetup_hours = 0\n");
+    let config = config.as_str();
     ok(&[
         "--config",
         config,
@@ -944,21 +931,8 @@ fn map_out_draws_an_svg_or_a_png_and_refuses_other_files() {
 /// Egyptian player sets up first"), then the placed set-up.
 #[test]
 fn a_game_map_before_the_first_month_shows_the_set_up() {
-    let dir = std::env::temp_dir().join(format!("dervish-cli-setup-map-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let config = dir.join("dervish.toml");
-    std::fs::write(
-        &config,
-        format!(
-            "database = \"{}\"\n[outgoing]\nkind = \"file\"\ndir = \"{}\"\n[inbox]\nmaildir = \"{}\"\n",
-            dir.join("db.sqlite").display(),
-            dir.join("outbox").display(),
-            dir.join("inbox").display()
-        ),
-    )
-    .unwrap();
-    let config = config.to_str().unwrap();
+    let (dir, config) = config_file("setup-map", "");
+    let config = config.as_str();
     ok(&[
         "--config",
         config,
@@ -1004,4 +978,26 @@ fn a_game_map_before_the_first_month_shows_the_set_up() {
     assert!(!placed.contains("default placement"), "{placed}");
     assert!(placed.contains("Khartoum"), "{placed}");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A fresh folder `dervish-cli-NAME-PID` and a configuration file in it
+/// (a database, a file outbox and a Maildir inbox there, then `extra`
+/// TOML): the folder and the file's path.
+fn config_file(name: &str, extra: &str) -> (std::path::PathBuf, String) {
+    let dir = std::env::temp_dir().join(format!("dervish-cli-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let config = dir.join("dervish.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "database = \"{}\"\n[outgoing]\nkind = \"file\"\ndir = \"{}\"\n[inbox]\nmaildir = \"{}\"\n{extra}",
+            dir.join("db.sqlite").display(),
+            dir.join("outbox").display(),
+            dir.join("inbox").display()
+        ),
+    )
+    .unwrap();
+    let path = config.to_string_lossy().into_owned();
+    (dir, path)
 }
