@@ -1,6 +1,7 @@
 //! Small helpers for the English players read: a count with its noun in
 //! the right number. Used by the engine's notes, the result log and the
-//! receipts alike, so it depends on nothing.
+//! receipts alike, so it depends on nothing of the crate; and items of a
+//! list wrapped for a mail.
 
 /// `n` and the noun in agreement: "1 unit", "2 units", "0 units".
 pub fn count<N>(n: N, one: &str, many: &str) -> String
@@ -19,9 +20,40 @@ where
     if n == N::from(1) { one } else { many }
 }
 
+/// `text` wrapped at word boundaries to `width` columns as one item of a
+/// list: the first line after `first`, the others after `rest` ("  ",
+/// "    " for an item whose continuation is indented under it). Each line
+/// ends with a newline.
+pub fn hanging(text: &str, width: usize, first: &str, rest: &str) -> String {
+    let opts = textwrap::Options::new(width)
+        .initial_indent(first)
+        .subsequent_indent(rest)
+        .break_words(false)
+        .word_splitter(textwrap::WordSplitter::NoHyphenation);
+    let mut out = String::with_capacity(text.len() + 16);
+    for line in textwrap::wrap(text, &opts) {
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_long_item_hangs_under_its_first_line() {
+        let text = "Arrived: the Gordon Relief Expedition at Wady Halfa (0101) with Wolseley, H. Stewart and Earle";
+        let got = hanging(text, 40, "  ", "    ");
+        assert!(got.lines().all(|l| l.len() <= 40), "{got}");
+        assert!(got.starts_with("  Arrived:"), "{got}");
+        assert!(got.lines().skip(1).all(|l| l.starts_with("    ")), "{got}");
+        assert_eq!(
+            got.split_whitespace().collect::<Vec<_>>(),
+            text.split_whitespace().collect::<Vec<_>>()
+        );
+    }
 
     #[test]
     fn counts_agree() {

@@ -232,13 +232,14 @@ fn golden(scenario: &str) {
         "one results mail and one welcome to each player"
     );
     for (name, text) in &mails {
-        // What the issue asks of every results mail: a summary first, the
-        // victory status, the player's roster, the log (or where it is),
-        // the maps and the turn record.
+        // Every results mail: the month's news first, where victory
+        // stands and the deadline on the first screen, then the orders'
+        // outcomes, the player's roster, where the log went, the maps and
+        // the turn record; and the limits of a readable mail.
         if name.starts_with("results") {
             for part in [
-                "Summary",
-                "Where victory stands:",
+                "The month's news",
+                "Where victory stands",
                 "Your order of battle",
                 "The full log, every roll",
                 "Anyone can play this turn again",
@@ -247,12 +248,58 @@ fn golden(scenario: &str) {
             ] {
                 assert!(text.contains(part), "{name}: {part:?} in\n{text}");
             }
+            check_first_screen(name, text);
         }
         let path = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("tests/golden")
             .join(format!("{name}.txt"));
         check_golden(&path, text);
     }
+}
+
+/// The first screen of a results mail (its first 45 lines) holds the
+/// month's news, where victory stands and the deadline; the next screen
+/// the orders' outcomes and what the enemy was seen to do. The plain body
+/// is under 250 lines, and no line of it is over 100 characters.
+fn check_first_screen(name: &str, text: &str) {
+    let body = text
+        .split("\n---------- attached: ")
+        .next()
+        .unwrap_or_default();
+    let lines: Vec<&str> = body.lines().collect();
+    assert!(lines.len() < 250, "{name}: {} lines", lines.len());
+    for l in &lines {
+        assert!(l.chars().count() <= 100, "{name}: a line over 100: {l:?}");
+    }
+    let first: String = lines
+        .iter()
+        .take(45)
+        .copied()
+        .collect::<Vec<_>>()
+        .join("\n");
+    for part in [
+        "The month's news",
+        "Where victory stands",
+        "The game ends after",
+        "Orders are due by",
+    ] {
+        assert!(
+            first.contains(part),
+            "{name}: {part:?} in the first screen:\n{first}"
+        );
+    }
+    let side = if name.ends_with("egyptian") {
+        ("Egyptian", "Mahdist")
+    } else {
+        ("Mahdist", "Egyptian")
+    };
+    let orders = body.find(&format!("Your orders ({})", side.0));
+    let seen = body.find(&format!("What the {} was seen to do", side.1));
+    let log = body.find("The full log, every roll");
+    assert!(
+        orders.is_some() && orders < seen && seen < log,
+        "{name}: the orders' outcomes, then the enemy's, then where the log is:\n{body}"
+    );
 }
 
 #[test]

@@ -177,7 +177,10 @@ fn ready_alone_against_the_programmed_mahdist_plays_the_month_with_the_orders() 
     assert!(h.played_egyptian_set().contains(KEPT));
     assert!(turns[0].log.contains("Sinkat"), "{}", turns[0].log);
     let (_, results) = h.last_to(GORDON, "results");
-    assert!(flat(&results).contains("Your marches:"), "{results}");
+    assert!(
+        flat(&results).contains("Your orders (Egyptian) 1. "),
+        "{results}"
+    );
 }
 
 #[test]

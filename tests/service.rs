@@ -274,24 +274,36 @@ fn a_full_month_in_monthly_mode_with_receipts_results_and_verification() {
     assert!(
         results.text.contains("Your order of battle (Egyptian)")
             && results.text.contains("ER05")
-            && results.text.contains("Where victory stands:")
+            && results.text.contains("Where victory stands\n")
             && results.text.contains("The game ends after"),
         "{}",
         results.text
     );
-    // A summary first, then the full log.
-    let summary = results.text.find("Summary").expect("a summary");
+    // The month's news first, then the orders' outcomes, then where the
+    // full log went.
+    let news = results.text.find("The month's news").expect("the news");
+    let orders = results
+        .text
+        .find("Your orders (Egyptian)")
+        .expect("the orders' outcomes");
+    let seen = results
+        .text
+        .find("What the Mahdist was seen to do")
+        .expect("the enemy's marches");
     let log = results
         .text
-        .find("The full log, every roll:")
-        .expect("the full log");
-    assert!(summary < log);
+        .find("The full log, every roll")
+        .expect("where the full log is");
     assert!(
-        results.text.contains("Egyptian losses: "),
+        news < orders && orders < seen && seen < log,
         "{}",
         results.text
     );
-    assert!(results.text.contains("Your marches:"), "{}", results.text);
+    assert!(
+        flat(&results.text).contains("1. 2 units from Sinkat (5021):"),
+        "{}",
+        results.text
+    );
     // A READY set: played once every side is ready, and no later set
     // counts then.
     assert!(
@@ -1558,10 +1570,12 @@ fn results_mails_carry_a_turn_record_that_verifies_without_the_database() {
         "{f:?}"
     );
     let mut doctored = text.clone();
-    let at = doctored.body.find("The full log, every roll:").unwrap();
-    let (head, log) = doctored.body.split_at(at);
+    let log = doctored
+        .log_attachment
+        .clone()
+        .expect("the full log attached");
     assert!(log.contains("roll"), "{log}");
-    doctored.body = format!("{head}{}", log.replacen("roll", "rolls", 2));
+    doctored.log_attachment = Some(log.replacen("roll", "rolls", 2));
     let f = failed(rec, Some(&doctored));
     assert!(f.iter().any(|f| f.starts_with("log in the mail:")), "{f:?}");
     // The binary says DIFFERENT and fails on a doctored mail, and refuses
@@ -1615,12 +1629,16 @@ fn results_mails_carry_a_turn_record_that_verifies_without_the_database() {
     assert_eq!(code, Some(0), "{out}");
 }
 
-/// A long log goes as an attachment: the results keep the summary and say
-/// where the log is; the log attached is the turn's log, and verifies.
+/// The full log goes as an attachment and in the HTML part, never in the
+/// plain text (which keeps the news and says where the log is); the log
+/// attached is the turn's log, and verifies. A configuration that still
+/// names the old `log_inline_lines` loads and changes nothing.
 #[test]
-fn a_long_log_goes_as_an_attachment_and_verifies() {
+fn the_full_log_goes_as_an_attachment_and_in_the_html_and_verifies() {
     use dervish::service::record;
-    let mut h = Harness::with_config("longlog", Mode::Monthly, |c| c.turns.log_inline_lines = 5);
+    let mut h = Harness::with_config("longlog", Mode::Monthly, |c| {
+        c.turns.log_inline_lines = Some(100_000)
+    });
     h.pass();
     let e = h.orders(Side::Egyptian, "MARCH STACK Sinkat TO Souakim\nREADY\n");
     let m = h.orders(Side::Mahdist, "READY\n");
@@ -1636,17 +1654,31 @@ fn a_long_log_goes_as_an_attachment_and_verifies() {
     let log = &store::turns(&db, "k-1").unwrap()[0].log;
     assert!(log.lines().count() > 5, "{log}");
     assert!(
-        flat(&results.text)
-            .contains("is attached as k-1-1884-02-log.txt; HISTORY 1884-02 sends it again."),
+        flat(&results.text).contains(
+            "is attached as k-1-1884-02-log.txt and follows this text in the mail's HTML part; HISTORY 1884-02 sends it again."
+        ),
         "{}",
         results.text
     );
+    let parts = mail_parts(&results.raw);
     assert!(
-        !results.text.contains("The full log, every roll:"),
+        !parts.text.contains("The full log, every roll:"),
         "{}",
-        results.text
+        parts.text
     );
-    assert!(results.text.contains("Summary"), "{}", results.text);
+    assert!(parts.text.contains("The month's news"), "{}", parts.text);
+    let html = parts.html.expect("an HTML part");
+    let first_roll = log.lines().find(|l| l.contains("roll ")).expect("a roll");
+    assert!(
+        html.contains("The full log, every roll:")
+            && html.contains(
+                &first_roll
+                    .replace('\'', "&#39;")
+                    .replace('>', "&gt;")
+                    .replace('<', "&lt;")
+            ),
+        "{html}"
+    );
     let (recs, text) = record::from_mail(results.raw.as_bytes()).unwrap();
     assert_eq!(text.log_attachment.as_deref(), Some(log.as_str()));
     let data = dervish::scenario::DataSet::embedded().unwrap();

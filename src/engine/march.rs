@@ -1300,10 +1300,14 @@ fn land_leg<S: DieSource>(
                     order: i,
                     at: m.hex,
                     reason: format!(
-                        "{} costs {} and {} are left (8.2)",
+                        "{} costs {} and {} left (8.2)",
                         t.scn.map.describe(next),
                         crate::words::count(c, "movement point", "movement points"),
-                        *left
+                        if *left == 1 {
+                            "1 is".to_string()
+                        } else {
+                            format!("{} are", *left)
+                        }
                     ),
                 });
                 break;

@@ -285,6 +285,17 @@ fn river_char(rs: RiverSide) -> char {
 /// A sector of the map drawn hex by hex, with a legend and the stacks in
 /// it listed in full.
 pub fn sector(scn: &Scenario, state: Option<&GameState>, sector: Sector) -> String {
+    sector_map(scn, state, sector, true)
+}
+
+/// [`sector`], with its legend (`legend`) or without it, for a mail that
+/// shows several sectors and gives the legend once ([`sector_legend`]).
+pub fn sector_map(
+    scn: &Scenario,
+    state: Option<&GameState>,
+    sector: Sector,
+    legend: bool,
+) -> String {
     let map = &scn.map;
     let c0 = (sector.centre.col - sector.radius).max(0);
     let c1 = (sector.centre.col + sector.radius).min(map.columns() - 1);
@@ -383,7 +394,9 @@ pub fn sector(scn: &Scenario, state: Option<&GameState>, sector: Sector) -> Stri
         map.describe(sector.centre)
     );
     out.push_str(&cv.render());
-    out.push_str(&sector_legend());
+    if legend {
+        out.push_str(&sector_legend());
+    }
     if let Some(st) = state {
         out.push_str(&stack_list(scn, st, &hexes));
     }
@@ -405,7 +418,8 @@ fn abbreviate(name: &str, kind: PlaceKind) -> String {
     format!("{s:^6}")
 }
 
-fn sector_legend() -> String {
+/// What a sector map's marks mean.
+pub fn sector_legend() -> String {
     format!(
         "Each hex shows its number (column and row), its place and its stack\n(E12* is an Egyptian stack of 12 units with a leader); rivers run on\nthe hexsides.\n{}",
         key(SECTOR_KEY)
@@ -425,13 +439,13 @@ pub fn stack_list(scn: &Scenario, state: &GameState, hexes: &[Hex]) -> String {
     }
     out.push_str("Stacks:\n");
     for s in stacks {
-        let _ = writeln!(
-            out,
-            "  {} {}: {}",
+        let line = format!(
+            "{} {}: {}",
             scn.map.describe(s.hex),
             s.side,
             describe_units(scn, &s)
         );
+        out.push_str(&crate::words::hanging(&line, 76, "  ", "      "));
     }
     out
 }

@@ -6,9 +6,9 @@
 pub mod archive;
 pub mod ascii;
 pub mod log;
+pub mod news;
 pub mod roster;
 pub mod sectors;
-pub mod summary;
 pub mod svg;
 
 /// Text for HTML or SVG, escaped (both the text between tags and the

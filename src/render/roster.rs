@@ -80,6 +80,161 @@ pub fn roster(scn: &Scenario, state: &GameState, side: Side) -> String {
             }
         }
     }
+    out.push_str(&coming_back(state, side));
+    out
+}
+
+/// The order of battle of `side` in `state`, short, for a results mail:
+/// one item a stack, its units grouped by type, strength and state with
+/// their IDs (runs of IDs as ranges, "ER01-ER04"), its leaders with their
+/// ratings, wrapped to `width`; then the units off the map that will come
+/// back. [`roster`] lists every unit on a line of its own.
+pub fn roster_compact(scn: &Scenario, state: &GameState, side: Side, width: usize) -> String {
+    let map = &scn.map;
+    let besieged = victory::besieged(scn, state, side);
+    let mut out = format!(
+        "Your order of battle ({side}), {} (leaders: strategic/tactical):\n",
+        state.month.long_name()
+    );
+    let stacks: Vec<_> = state
+        .stacks()
+        .into_iter()
+        .filter(|s| s.side == side)
+        .collect();
+    if stacks.is_empty() {
+        out.push_str("  no stack on the map\n");
+    }
+    for s in &stacks {
+        let siege = if besieged.contains(&s.hex) {
+            ", under siege (9.12)"
+        } else {
+            ""
+        };
+        let mut parts = unit_groups(scn, &s.units);
+        let leaders: Vec<String> = s
+            .leaders
+            .iter()
+            .map(|l| match scn.units.leader(&l.name) {
+                Some(d) => format!(
+                    "{} ({:+}/{:+}{})",
+                    l.name,
+                    d.strategic,
+                    d.tactical,
+                    if d.c_in_c { ", commander-in-chief" } else { "" }
+                ),
+                None => l.name.clone(),
+            })
+            .collect();
+        if !leaders.is_empty() {
+            parts.push(format!("leaders {}", leaders.join(", ")));
+        }
+        let item = format!(
+            "{}{siege}, {}: {}.",
+            map.describe(s.hex),
+            crate::words::count(s.units.len(), "unit", "units"),
+            parts.join("; ")
+        );
+        out.push_str(&crate::words::hanging(&item, width, "  ", "    "));
+    }
+    out.push_str(&coming_back(state, side));
+    out
+}
+
+/// A stack's units grouped by type, strength and state, each group with
+/// its IDs: "ER01-ER04 Egyptian infantry (R)", "BI01 Black Watch, BI02
+/// Gordon Highlanders: British infantry (V), strength 3", "EG01, EG02
+/// Egyptian battery (L), disrupted".
+fn unit_groups(scn: &Scenario, units: &[&crate::state::Unit]) -> Vec<String> {
+    let mut groups: Vec<((String, u32, bool), Vec<&crate::state::Unit>)> = Vec::new();
+    for u in units {
+        let ty = scn.units.get(&u.unit_type);
+        let name = ty.map_or(u.unit_type.to_string(), |t| {
+            if t.name.ends_with(')') {
+                t.name.clone()
+            } else {
+                format!("{} ({})", t.name, t.quality.letter())
+            }
+        });
+        let key = (name, u.strength, u.disrupted);
+        match groups.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, v)) => v.push(u),
+            None => groups.push((key, vec![u])),
+        }
+    }
+    groups
+        .into_iter()
+        .map(|((name, strength, disrupted), us)| {
+            let named = us.iter().any(|u| u.name.is_some());
+            let ids = if named {
+                let each: Vec<String> = us
+                    .iter()
+                    .map(|u| match &u.name {
+                        Some(n) => format!("{} {n}", u.id.0),
+                        None => u.id.0.to_string(),
+                    })
+                    .collect();
+                format!("{}:", each.join(", "))
+            } else {
+                id_runs(&us.iter().map(|u| &*u.id.0).collect::<Vec<_>>())
+            };
+            let mut text = format!("{ids} {name}");
+            if strength != 1 {
+                let _ = write!(text, ", strength {strength}");
+            }
+            if disrupted {
+                text.push_str(", disrupted");
+            }
+            text
+        })
+        .collect()
+}
+
+/// IDs with runs of consecutive numbers shown as ranges: "ER01-ER04,
+/// ER07".
+fn id_runs(ids: &[&str]) -> String {
+    let split = |id: &str| -> Option<(String, u32, usize)> {
+        let digits = id.len() - id.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+        let (head, tail) = id.split_at(id.len() - digits);
+        Some((head.to_string(), tail.parse().ok()?, digits))
+    };
+    let mut out: Vec<String> = Vec::new();
+    let mut run: Option<(String, u32, u32, usize, String, String)> = None;
+    let close = |run: &Option<(String, u32, u32, usize, String, String)>, out: &mut Vec<String>| {
+        if let Some((_, a, b, _, first, last)) = run {
+            out.push(match b - a {
+                0 => first.clone(),
+                1 => format!("{first}, {last}"),
+                _ => format!("{first}-{last}"),
+            });
+        }
+    };
+    for id in ids {
+        match (split(id), &mut run) {
+            (Some((h, n, w)), Some((rh, _, rb, rw, _, last)))
+                if *rh == h && *rw == w && n == *rb + 1 =>
+            {
+                *rb = n;
+                *last = (*id).to_string();
+            }
+            (parts, _) => {
+                close(&run, &mut out);
+                run = Some(match parts {
+                    Some((h, n, w)) => (h, n, n, w, (*id).to_string(), (*id).to_string()),
+                    None => (String::new(), 0, 0, 0, (*id).to_string(), (*id).to_string()),
+                });
+                if split(id).is_none() {
+                    close(&run, &mut out);
+                    run = None;
+                }
+            }
+        }
+    }
+    close(&run, &mut out);
+    out.join(", ")
+}
+
+/// The units of `side` off the map that will come back, and when.
+fn coming_back(state: &GameState, side: Side) -> String {
     let mut coming: Vec<String> = state
         .units
         .iter()
@@ -98,12 +253,14 @@ pub fn roster(scn: &Scenario, state: &GameState, side: Side) -> String {
             _ => None,
         })
         .collect();
-    if !coming.is_empty() {
-        let _ = writeln!(out, "Off the map, coming back:");
-        coming.sort();
-        for c in coming {
-            let _ = writeln!(out, "{c}");
-        }
+    if coming.is_empty() {
+        return String::new();
+    }
+    coming.sort();
+    let mut out = String::from("Off the map, coming back:\n");
+    for c in coming {
+        out.push_str(&c);
+        out.push('\n');
     }
     out
 }
@@ -186,5 +343,16 @@ fn wrap_into(out: &mut String, text: &str, first: &str, rest: &str) {
         .subsequent_indent(rest);
     for l in textwrap::wrap(text, &opts) {
         let _ = writeln!(out, "{l}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn runs_of_ids_are_ranges() {
+        assert_eq!(
+            super::id_runs(&["ER01", "ER02", "ER03", "ER04", "ER07", "EL01", "EL02", "X"]),
+            "ER01-ER04, ER07, EL01, EL02, X"
+        );
     }
 }

@@ -99,6 +99,10 @@ pub enum Arrival {
 pub struct Reinforcement {
     /// Short id used in logs and orders ("gordon-relief").
     pub id: String,
+    /// What players call it, as the results mail's news names it ("the
+    /// Gordon Relief Expedition"); empty: the id.
+    #[serde(default)]
+    pub name: String,
     pub side: Side,
     pub arrives: Arrival,
     pub zone: Zone,

@@ -102,9 +102,11 @@ pub struct Turns {
     /// A pass more than this many minutes after the previous one means the
     /// service was down.
     pub downtime_minutes: u32,
-    /// A turn's full log longer than this many lines goes with its results
-    /// as an attachment (`<game>-<month>-log.txt`), not in the text.
-    pub log_inline_lines: usize,
+    /// Read and not used: a turn's full log always goes with its results as
+    /// an attachment (`<game>-<month>-log.txt`) and in the HTML part, never
+    /// in the plain text. Accepted so that a configuration file naming it
+    /// still loads.
+    pub log_inline_lines: Option<usize>,
     /// The width in pixels of the drawn map a player's results mail
     /// carries (`<game>-<month>-map.png`, unless the player sent `MAP
     /// TEXT`); drawn narrower if the PNG would be 200,000 bytes or more.
@@ -220,7 +222,7 @@ impl Default for Turns {
             missed_turns_note: 2,
             downtime_extension_hours: 24,
             downtime_minutes: 60,
-            log_inline_lines: 150,
+            log_inline_lines: None,
             map_picture_px: 1000,
             setup_hours: 72,
         }

@@ -1400,18 +1400,13 @@ impl Service {
                                 self.data.digest(&g.scenario).unwrap_or_default(),
                                 next_seed,
                             );
-                            let inline = self.cfg.turns.log_inline_lines;
-                            let these = super::turns::turn_files(t, &record, inline);
-                            logs.push(if super::turns::log_attached(&t.log, inline) {
-                                format!(
-                                    "Turn {}: the full log ({} lines) is attached as {}.",
-                                    t.turn_no,
-                                    t.log.lines().count(),
-                                    these[0].name
-                                )
-                            } else {
-                                t.log.clone()
-                            });
+                            let these = super::turns::turn_files(t, &record);
+                            logs.push(format!(
+                                "Turn {}: the full log ({} lines) is attached as {}.",
+                                t.turn_no,
+                                t.log.lines().count(),
+                                these[0].name
+                            ));
                             files.extend(these);
                         }
                         if logs.is_empty() {

@@ -75,6 +75,13 @@ impl Service {
     /// Put a mail in the outbox (in the caller's transaction). Returns
     /// whether it was queued now (false: queued before).
     pub fn queue(&self, d: Draft) -> Result<bool> {
+        self.queue_with_appendix(d, None)
+    }
+
+    /// [`Service::queue`], with `appendix` shown after the text in the HTML
+    /// part only (a results mail's full log: the plain text stays short,
+    /// the HTML reader scrolls on to every roll).
+    pub fn queue_with_appendix(&self, d: Draft, appendix: Option<&str>) -> Result<bool> {
         let now = self.now();
         // Backscatter: refusals to one address are capped per hour,
         // whatever refused the mail.
@@ -95,9 +102,12 @@ impl Service {
             dedupe_key: d.dedupe_key,
             recipient: d.to,
             subject: d.rendered.subject,
-            body_html: d
-                .html
-                .then(|| html_with_pictures(&d.rendered.text, &d.attachments)),
+            body_html: d.html.then(|| match appendix {
+                Some(more) => {
+                    html_with_pictures(&format!("{}\n{more}", d.rendered.text), &d.attachments)
+                }
+                None => html_with_pictures(&d.rendered.text, &d.attachments),
+            }),
             body_text: d.rendered.text,
             in_reply_to: d.in_reply_to,
             refs: d.refs.join(" "),

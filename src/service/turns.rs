@@ -122,11 +122,23 @@ pub fn adjudicate_watched(
     Ok((r, stopped))
 }
 
-/// Whether the log of a turn goes as an attachment: it is longer than
-/// `inline` lines (`[turns] log_inline_lines`); the results mail keeps the
-/// summary, victory status, roster and maps.
-pub fn log_attached(log: &str, inline: usize) -> bool {
-    log.lines().count() > inline
+/// The most lines a results mail's plain text has: sector maps that
+/// would take it further are left out (and named).
+pub const MAX_RESULTS_LINES: usize = 250;
+
+/// Scheduled reinforcements due by the month now open (2.2), as the
+/// results mail lists them.
+fn due_reinforcements(scn: &Scenario, state: &crate::state::GameState) -> Vec<String> {
+    scn.def
+        .reinforcements
+        .iter()
+        .filter(|rf| {
+            matches!(rf.arrives, crate::scenario::definition::Arrival::Month(m) if m <= state.month)
+                && !state.arrived.contains(&rf.id)
+                && !state.called.contains(&rf.id)
+        })
+        .map(|rf| format!("{} ({}): {}", rf.id, rf.side, reinforcement_units(scn, rf)))
+        .collect()
 }
 
 /// A reinforcement's units as the results mail lists them: each type as
@@ -176,18 +188,18 @@ pub fn reinforcement_units(
 }
 
 /// The files sent with a turn's results (and with HISTORY for the month):
-/// its full log when long, then its turn record.
-pub fn turn_files(turn: &TurnRow, record: &TurnRecord, inline: usize) -> Vec<Attachment> {
-    let mut files = Vec::new();
-    if log_attached(&turn.log, inline) {
-        files.push(Attachment::text(
+/// its full log, every roll (`<game>-<month>-log.txt`; the results mail's
+/// text keeps the news, the orders' outcomes and the maps), then its turn
+/// record.
+pub fn turn_files(turn: &TurnRow, record: &TurnRecord) -> Vec<Attachment> {
+    vec![
+        Attachment::text(
             super::record::log_file_name(&turn.game_id, &turn.month, turn.turn_kind),
             "text/plain",
             turn.log.clone(),
-        ));
-    }
-    files.push(record.attachment());
-    files
+        ),
+        record.attachment(),
+    ]
 }
 
 /// What a results mail says of the programmed player's hidden rolls.
@@ -473,7 +485,7 @@ impl Service {
             self.data.digest(&g.scenario).unwrap_or_default(),
             (next.status != Status::Finished).then_some(next.seed_sha256.as_str()),
         );
-        let mut files = turn_files(&turn, &record, self.cfg.turns.log_inline_lines);
+        let mut files = turn_files(&turn, &record);
         let umpire = self.umpire(&tx, &g, next.status == Status::Finished)?;
         if let Some(notes) = &umpire.revealed {
             files.push(Attachment::text(
@@ -482,6 +494,7 @@ impl Service {
                 notes.clone(),
             ));
         }
+        let full_log = format!("The full log, every roll:\n\n{}", turn.log);
         for (side, to, picture) in recipients {
             let mut d =
                 self.results_draft(&scn, &g, &next, &turn, &r, side, &to, &files, &umpire)?;
@@ -491,7 +504,7 @@ impl Service {
             {
                 d.attachments.insert(0, p);
             }
-            self.queue(d)?;
+            self.queue_with_appendix(d, Some(&full_log))?;
         }
         tx.commit()?;
         tracing::info!(game = id, turn = g.turn_no, month = %before.month, "turn played");
@@ -512,71 +525,54 @@ impl Service {
         files: &[Attachment],
         umpire: &Umpire,
     ) -> Result<Draft> {
-        // One map for each area where something happened or the player
-        // has a stack, never the same area twice.
-        let centres = crate::render::sectors::centres(scn, &r.state, &r.events, side);
-        let sectors: Vec<minijinja::Value> = centres
-            .into_iter()
-            .map(|(title, centre)| {
-                context! {
-                    title => title,
-                    map => ascii::sector(
-                        scn,
-                        Some(&r.state),
-                        Sector { centre, radius: crate::render::sectors::RADIUS },
-                    ),
-                }
-            })
-            .collect();
-        // Scheduled reinforcements due by the month now open (2.2).
-        let due: Vec<String> = scn
-            .def
-            .reinforcements
-            .iter()
-            .filter(|rf| {
-                matches!(rf.arrives, crate::scenario::definition::Arrival::Month(m) if m <= r.state.month)
-                    && !r.state.arrived.contains(&rf.id)
-                    && !r.state.called.contains(&rf.id)
-            })
-            .map(|rf| format!("{} ({}): {}", rf.id, rf.side, reinforcement_units(scn, rf)))
-            .collect();
         let month_played: crate::calendar::GameMonth =
             turn.month.parse().map_err(|_| ServiceError::State {
                 game: played.id.clone(),
                 message: format!("month {}", turn.month),
             })?;
-        let what = turn.turn_kind.label(&month_played.long_name());
-        let rendered = self.templates.render(
-            "results.txt",
-            context! {
-                game => played.id.clone(),
-                month => what,
-                month_code => turn.month.clone(),
-                side => side.map_or("observer".to_string(), |s| s.to_string()),
-                log => (!log_attached(&turn.log, self.cfg.turns.log_inline_lines)).then(|| turn.log.clone()),
-                log_lines => turn.log.lines().count(),
-                log_file => files.iter().find(|f| f.name.ends_with("-log.txt")).map(|f| f.name.clone()),
-                record_file => files.iter().find(|f| f.name.ends_with(".json")).map(|f| f.name.clone()),
-                umpire_sha256 => umpire.sealed.clone(),
-                umpire_file => files.iter().find(|f| f.name.ends_with("-umpire-notes.txt")).map(|f| f.name.clone()),
-                result => next.result.clone(),
-                next_month => next.turn_kind.label(&r.state.month.long_name()),
-                deadline => deadline_text(next.deadline),
-                next_seed_sha256 => next.seed_sha256.clone(),
-                seed_hex => turn.seed_hex.clone(),
-                seed_sha256 => turn.seed_sha256.clone(),
-                egyptian_sha256 => turn.egyptian_sha256.clone(),
-                mahdist_sha256 => turn.mahdist_sha256.clone(),
-                overview => ascii::overview(scn, Some(&r.state)),
-                sectors => sectors,
-                reinforcements => due,
-                victory => crate::engine::victory::standing(scn, &r.state),
-                summary => self.state_of(played).ok().map(|before| {
-                    crate::render::summary::summary(scn, &before, &r.state, &r.events, side)
-                }),
-                roster => side.map(|s| crate::render::roster::roster(scn, &r.state, s)),
-            },
-        )?;
+        let before = self.state_of(played)?;
+        let news_of = crate::render::news::Month {
+            scn,
+            before: &before,
+            after: &r.state,
+            events: &r.events,
+            side,
+        };
+        let next_line = match &next.result {
+            Some(result) => format!("THE GAME IS OVER: {result}"),
+            None => format!(
+                "Next turn: {}. Orders are due by {}.",
+                next.turn_kind.label(&r.state.month.long_name()),
+                deadline_text(next.deadline)
+            ),
+        };
+        let hang = |v: &String| crate::words::hanging(v, 76, "  ", "    ");
+        let ctx = context! {
+            game => played.id.clone(),
+            month => turn.turn_kind.label(&month_played.long_name()),
+            month_code => turn.month.clone(),
+            side => side.map_or("observer".to_string(), |s| s.to_string()),
+            news => crate::render::news::news(&news_of, &next_line),
+            marches => crate::render::news::marches(&news_of),
+            log_lines => turn.log.lines().count(),
+            log_file => files.iter().find(|f| f.name.ends_with("-log.txt")).map(|f| f.name.clone()),
+            record_file => files.iter().find(|f| f.name.ends_with(".json")).map(|f| f.name.clone()),
+            umpire_sha256 => umpire.sealed.clone(),
+            umpire_file => files.iter().find(|f| f.name.ends_with("-umpire-notes.txt")).map(|f| f.name.clone()),
+            result => next.result.clone(),
+            next_seed_sha256 => next.seed_sha256.clone(),
+            seed_hex => turn.seed_hex.clone(),
+            seed_sha256 => turn.seed_sha256.clone(),
+            egyptian_sha256 => turn.egyptian_sha256.clone(),
+            mahdist_sha256 => turn.mahdist_sha256.clone(),
+            overview => ascii::overview(scn, Some(&r.state)),
+            reinforcements => due_reinforcements(scn, &r.state).iter().map(hang).collect::<Vec<_>>(),
+            roster => side.map(|s| crate::render::roster::roster_compact(scn, &r.state, s, 76)),
+            sector_legend => ascii::sector_legend(),
+            sectors => Vec::<minijinja::Value>::new(),
+            left_out => Option::<String>::None,
+        };
+        let rendered = self.results_with_sectors(scn, r, side, ctx)?;
         let key_side = side.map_or_else(
             || format!("observer:{to}"),
             |s| store::side_text(s).to_string(),
@@ -595,6 +591,62 @@ impl Service {
             reply: false,
             attachments: Vec::new(),
         })
+    }
+
+    /// The results mail rendered from `ctx` with as many of its sector maps
+    /// (`render::sectors::centres`: where something happened to the
+    /// player's stacks or sieges, the weightiest first) as keep the text
+    /// under [`MAX_RESULTS_LINES`] lines; the others are named, with the
+    /// MAP command that sends each.
+    fn results_with_sectors(
+        &self,
+        scn: &Scenario,
+        r: &TurnResult,
+        side: Option<Side>,
+        ctx: minijinja::Value,
+    ) -> Result<crate::service::templates::Rendered> {
+        let bare = self.templates.render("results.txt", ctx.clone())?;
+        let legend = ascii::sector_legend().lines().count() + 1;
+        let mut lines = bare.text.lines().count() + legend + 3;
+        let mut shown: Vec<minijinja::Value> = Vec::new();
+        let mut left: Vec<String> = Vec::new();
+        for (title, centre) in crate::render::sectors::centres(scn, &r.state, &r.events, side) {
+            let map = ascii::sector_map(
+                scn,
+                Some(&r.state),
+                Sector {
+                    centre,
+                    radius: crate::render::sectors::RADIUS,
+                },
+                false,
+            );
+            let n = map.lines().count() + 2;
+            if lines + n < MAX_RESULTS_LINES {
+                lines += n;
+                shown.push(context! { title => title, map => map });
+            } else {
+                left.push(scn.map.describe(centre));
+            }
+        }
+        if shown.is_empty() && left.is_empty() {
+            return Ok(bare);
+        }
+        let left_out = (!left.is_empty()).then(|| {
+            crate::words::hanging(
+                &format!(
+                    "Not shown, to keep this mail short: the map around {}. MAP and a place (e.g. MAP {}) sends it.",
+                    left.join(", "),
+                    left.first().map_or("", |s| s.split(" (").next().unwrap_or(s))
+                ),
+                76,
+                "",
+                "",
+            )
+        });
+        Ok(self.templates.render(
+            "results.txt",
+            context! { sectors => shown, left_out => left_out, ..ctx },
+        )?)
     }
 
     /// The drawn map for `side`'s results mail `d` (`service::picture`),
