@@ -38,6 +38,27 @@ pub fn hanging(text: &str, width: usize, first: &str, rest: &str) -> String {
     out
 }
 
+/// `text` with every line over `max` characters wrapped to `width`, its
+/// continuation lines indented four more than the line; shorter lines,
+/// and the line ends, as they are. For text quoted into a mail.
+pub fn wrap_long_lines(text: &str, max: usize, width: usize) -> String {
+    let mut out = String::with_capacity(text.len() + text.len() / 16);
+    for line in text.split_inclusive('\n') {
+        let bare = line.trim_end_matches(['\n', '\r']);
+        if bare.chars().count() <= max {
+            out.push_str(line);
+            continue;
+        }
+        let indent = &bare[..bare.len() - bare.trim_start().len()];
+        let wrapped = hanging(bare.trim_start(), width, indent, &format!("{indent}    "));
+        out.push_str(wrapped.trim_end_matches('\n'));
+        if line.ends_with('\n') {
+            out.push('\n');
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -52,6 +73,22 @@ mod tests {
         assert_eq!(
             got.split_whitespace().collect::<Vec<_>>(),
             text.split_whitespace().collect::<Vec<_>>()
+        );
+    }
+
+    #[test]
+    fn only_long_lines_are_wrapped() {
+        let long = format!("  line 3: MARCH {}", "ER01 ".repeat(30));
+        let text = format!("short line\n{long}\nlast");
+        let got = wrap_long_lines(&text, 100, 76);
+        assert!(got.starts_with("short line\n  line 3: MARCH ER01"), "{got}");
+        assert!(got.ends_with("\nlast"), "{got}");
+        assert!(got.lines().all(|l| l.chars().count() <= 100), "{got}");
+        assert!(
+            got.lines()
+                .nth(2)
+                .is_some_and(|l| l.starts_with("      ER01")),
+            "{got}"
         );
     }
 

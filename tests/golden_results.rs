@@ -18,6 +18,8 @@ use dervish::service::{Config, Service};
 use dervish::store::Mode;
 use mail_parser::{MessageParser, MimeHeaders};
 
+mod common;
+
 fn temp_dir(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!(
         "dervish-golden-{name}-{}-{}",
@@ -310,4 +312,38 @@ fn results_of_scenario_1_el_obeid() {
 #[test]
 fn results_of_scenario_2_khartoum() {
     golden("khartoum");
+}
+
+/// A later month of scenario 2, played through the mail service by the
+/// programmed players (the Egyptian's orders sent by mail): September
+/// 1884, when the Gordon Relief Expedition lands, with action on the Nile
+/// and at Souakim. The Egyptian's results mail, its first screen and its
+/// limits, against a golden file.
+#[test]
+fn results_of_a_later_month_with_the_relief_expedition() {
+    let dir = temp_dir("later");
+    let (mut svc, _) = common::campaign::play(&dir, "khartoum", "k-late", Mode::Monthly, 8);
+    let sender = Sender::new(&TransportConfig::File {
+        dir: dir.join("outbox"),
+    })
+    .unwrap();
+    svc.flush(&sender).unwrap();
+    let mails: Vec<(Vec<u8>, inbound::Inbound)> = sent(&dir)
+        .into_iter()
+        .filter(|(_, m)| m.subject.contains("September 1884 results"))
+        .collect();
+    assert_eq!(mails.len(), 1, "one results mail, to the Egyptian");
+    let text = golden_text(&mails[0].0);
+    let name = "results-khartoum-1884-09-egyptian";
+    check_first_screen(name, &text);
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat.contains("Arrived: the Gordon Relief Expedition at "),
+        "{text}"
+    );
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden")
+        .join(format!("{name}.txt"));
+    check_golden(&path, &text);
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -2166,3 +2166,39 @@ fn a_receipt_echoes_the_decoded_subject_of_the_mail() {
         receipt.text
     );
 }
+
+/// A refused set's refusal quotes its receipt, and no line of it is over
+/// 100 characters: the reason and the long order lines quoted are
+/// wrapped, each quoted line still on its own.
+#[test]
+fn a_refusal_quoting_a_receipt_has_no_line_over_100_characters() {
+    let mut h = Harness::new("refusal-width", Mode::Monthly);
+    h.pass();
+    let units = ["ER05", "ER06", "ER07", "ES01", "EC01", "EG03", "BN01"]
+        .repeat(3)
+        .join(" ");
+    let e = h.orders(
+        Side::Egyptian,
+        &format!("MONTH 1884-09\nMARCH {units} FROM Souakim TO Tokar BY El Teb\nREADY\n"),
+    );
+    h.deliver(&e);
+    h.pass();
+    let r = h
+        .sent_to("gordon@example.org")
+        .into_iter()
+        .find(|s| s.subject.contains("not accepted"))
+        .expect("a refusal");
+    assert!(
+        flat(&r.text).contains("these orders are for September 1884"),
+        "{}",
+        r.text
+    );
+    assert!(flat(&r.text).contains(&units), "{}", r.text);
+    for l in r.text.lines() {
+        assert!(
+            l.chars().count() <= 100,
+            "a line over 100: {l:?}\n{}",
+            r.text
+        );
+    }
+}

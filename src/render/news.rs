@@ -830,6 +830,7 @@ fn orders_of(m: &Month<'_>, side: Side) -> Vec<String> {
                     };
                     format!(" ended at {}{by}.", map.describe(*last))
                 }
+                None if stops.iter().any(|(k, _)| *k == key) => String::new(),
                 None => " did not move.".to_string(),
             };
             let order = key % 1000 + 1;

@@ -1550,6 +1550,12 @@ impl Service {
         let subject = short_subject(subject);
         let game = &short_subject(game);
         let reason = &cut_chars(reason, 400);
+        // The reason is quoted indented, its lines wrapped and indented
+        // alike; a receipt quoted as the hint keeps its lines, the long
+        // ones wrapped: no line of the mail is over 100 characters.
+        let reason = crate::words::hanging(reason, 76, "", "    ");
+        let reason = reason.trim_end();
+        let hint = crate::words::wrap_long_lines(hint, 100, 76);
         let rendered = self.templates.render(
             "refusal.txt",
             context! { game => game, subject => subject, reason => reason, hint => hint },
