@@ -87,6 +87,21 @@ impl Harness {
         flat(&found[0].text)
     }
 
+    /// The results mail to `addr` as its reader has it: the text, then
+    /// the full log attached to it.
+    fn results_with_log(&self, addr: &str) -> String {
+        let found: Vec<Sent> = self
+            .sent_to(addr)
+            .into_iter()
+            .filter(|s| s.subject.contains("results"))
+            .collect();
+        assert_eq!(found.len(), 1, "one results mail to {addr}");
+        let (_, mail) = dervish::service::record::from_mail(&found[0].raw)
+            .expect("the turn record and the log attached");
+        let log = mail.log_attachment.expect("the full log attached");
+        flat(&format!("{}\n{log}", found[0].text))
+    }
+
     fn state(&self) -> GameState {
         let g = self.svc.game(&self.game).unwrap();
         self.svc.state_of(&g).unwrap()
@@ -134,7 +149,7 @@ fn rule_5_2_a_conditional_order_is_marked_on_the_receipt_and_carried_out() {
     );
     assert!(!receipt.contains("NOT POSSIBLE"), "{receipt}");
     h.send_orders(Side::Mahdist, "READY\n");
-    let results = h.mail("gordon@example.org", "results");
+    let results = h.results_with_log("gordon@example.org");
     assert!(
         results.contains("combat at 3027: Egyptian won"),
         "{results}"
@@ -166,9 +181,10 @@ fn rule_8_3_the_receipt_names_the_leaders_who_arrive_and_stay() {
         "{receipt}"
     );
     h.send_orders(Side::Mahdist, "READY\n");
-    let results = h.mail("gordon@example.org", "results");
+    let results = h.results_with_log("gordon@example.org");
     assert!(
-        results.contains("gordon-relief arrives at Wady Halfa"),
+        results.contains("gordon-relief arrives at Wady Halfa")
+            && results.contains("Arrived: the Gordon Relief Expedition at Wady Halfa (1101)"),
         "{results}"
     );
     let state = h.state();
@@ -202,7 +218,7 @@ fn rule_5_2_a_conditional_order_whose_attack_fails_is_set_aside_with_the_reason(
         "{receipt}"
     );
     h.send_orders(Side::Mahdist, "READY\n");
-    let results = h.mail("gordon@example.org", "results");
+    let results = h.results_with_log("gordon@example.org");
     assert!(results.contains("combat at 3027: Mahdist won"), "{results}");
     assert!(
         results.contains(

@@ -171,7 +171,7 @@ fn result_logs_over_200_months_have_no_internal_names_or_broken_plurals() {
                 );
                 let mut text = log::render(&scn.map, &r.events);
                 // Receipts, rosters and the victory standing may quote a
-                // unit's name ("Black Watch"); the log and summary never.
+                // unit's name ("Black Watch"); the log and the news never quote it.
                 marches_read += receipts.matches("MARCH ").count();
                 let mut quoting = receipts;
                 for side in [Side::Egyptian, Side::Mahdist] {
@@ -192,19 +192,21 @@ fn result_logs_over_200_months_have_no_internal_names_or_broken_plurals() {
                         problems.push(format!("debug text in: {line}"));
                     }
                 }
-                let summary = dervish::render::summary::summary(
-                    &scn,
-                    &before,
-                    &r.state,
-                    &r.events,
-                    Some(dervish::scenario::Side::Egyptian),
-                );
+                let month_news = dervish::render::news::Month {
+                    scn: &scn,
+                    before: &before,
+                    after: &r.state,
+                    events: &r.events,
+                    side: Some(dervish::scenario::Side::Egyptian),
+                };
+                let summary = dervish::render::news::news(&month_news, "Next turn.")
+                    + &dervish::render::news::marches(&month_news);
                 let fought = r
                     .events
                     .iter()
                     .any(|e| matches!(e, dervish::engine::events::Event::CombatBegins { .. }));
-                if fought && !summary.contains(" attack from ") {
-                    problems.push(format!("a battle missing from the summary:\n{summary}"));
+                if fought && !summary.contains("Battle: the ") {
+                    problems.push(format!("a battle missing from the news:\n{summary}"));
                 }
                 text.push_str(&summary);
                 for line in text.lines() {
