@@ -91,6 +91,9 @@ pub struct Label {
     /// Put at its first position whatever it overlaps (a stack's count on
     /// its counter).
     pub fixed: bool,
+    /// A shorter text tried at every position when the text has no room
+    /// ("Gordon +1" for "Gordon, J. Stewart").
+    pub short: Option<String>,
 }
 
 /// The labels of one map and the markers they must not cover.
@@ -98,6 +101,9 @@ pub struct Label {
 pub struct Board {
     labels: Vec<Label>,
     blocks: Vec<Rect>,
+    /// The map's frame, which every label stays inside (the map is cut
+    /// at its edge).
+    frame: Option<Rect>,
 }
 
 /// A label put down: the SVG and its box.
@@ -108,6 +114,14 @@ pub struct Placed {
 }
 
 impl Board {
+    /// A board whose labels stay inside `frame`.
+    pub fn within(frame: Rect) -> Board {
+        Board {
+            frame: Some(frame),
+            ..Board::default()
+        }
+    }
+
     /// A marker no label may cover.
     pub fn block(&mut self, r: Rect) {
         self.blocks.push(r);
@@ -124,18 +138,27 @@ impl Board {
         let mut taken: Vec<Rect> = Vec::new();
         let mut out = Vec::new();
         for l in &self.labels {
+            let inside = |r: &Rect| {
+                self.frame
+                    .is_none_or(|f| r.x0 >= f.x0 && r.y0 >= f.y0 && r.x1 <= f.x1 && r.y1 <= f.y1)
+            };
             let free = |r: &Rect| {
-                !taken.iter().any(|t| t.overlaps(r)) && !self.blocks.iter().any(|b| b.overlaps(r))
+                inside(r)
+                    && !taken.iter().any(|t| t.overlaps(r))
+                    && !self.blocks.iter().any(|b| b.overlaps(r))
             };
-            let boxes =
-                l.at.iter()
-                    .map(|&(x, y, a)| ((x, y, a), text_box(&l.text, l.size, l.bold, x, y, a)));
+            let texts = std::iter::once(&l.text).chain(l.short.as_ref());
+            let mut boxes = texts.flat_map(|text| {
+                l.at.iter().map(move |&(x, y, a)| {
+                    ((text, x, y, a), text_box(text, l.size, l.bold, x, y, a))
+                })
+            });
             let chosen = if l.fixed {
-                boxes.take(1).next()
+                boxes.next()
             } else {
-                boxes.into_iter().find(|(_, r)| free(r))
+                boxes.find(|(_, r)| free(r))
             };
-            let Some(((x, y, a), rect)) = chosen else {
+            let Some(((text, x, y, a), rect)) = chosen else {
                 continue;
             };
             taken.push(rect);
@@ -148,7 +171,7 @@ impl Board {
                 super::svg::num(x),
                 super::svg::num(y),
                 a.as_str(),
-                super::escape(&l.text)
+                super::escape(text)
             );
             out.push(Placed { svg, rect });
         }
@@ -157,17 +180,23 @@ impl Board {
 }
 
 /// Positions around a marker centred on `x`, `y` that is `w` by `h`, for
-/// a text of `size`: below, above, right, left, then the same a step
-/// farther out.
+/// a text of `size`: below, above, right, left (centred on it), then
+/// below and above starting at its left or ending at its right (for a
+/// long text); then the same a step farther out, and two.
 pub fn around(x: f64, y: f64, w: f64, h: f64, size: f64) -> Vec<(f64, f64, Anchor)> {
     let mut v = Vec::new();
-    for step in [0.0, size * 0.9] {
+    for step in [0.0, size * 0.9, size * 1.8] {
         let (hw, hh) = (w / 2.0 + 1.0 + step, h / 2.0 + 1.0 + step);
+        let (below, above) = (y + hh + 0.95 * size, y - hh - 0.25 * size);
         v.extend([
-            (x, y + hh + 0.95 * size, Anchor::Middle),
-            (x, y - hh - 0.25 * size, Anchor::Middle),
+            (x, below, Anchor::Middle),
+            (x, above, Anchor::Middle),
             (x + hw, y + 0.3 * size, Anchor::Start),
             (x - hw, y + 0.3 * size, Anchor::End),
+            (x - w / 2.0, below, Anchor::Start),
+            (x - w / 2.0, above, Anchor::Start),
+            (x + w / 2.0, below, Anchor::End),
+            (x + w / 2.0, above, Anchor::End),
         ]);
     }
     v
@@ -187,6 +216,7 @@ mod tests {
             priority,
             at,
             fixed: false,
+            short: None,
         }
     }
 

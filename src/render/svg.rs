@@ -478,7 +478,12 @@ pub fn map_svg(scn: &Scenario, state: Option<&GameState>, view: &View<'_>) -> St
     let title = title_of(map, state, view);
     let mut mail = view.legible_at.map(|px| Mail {
         ty: Type::new(px, right - left, title.chars().count(), view.overview),
-        board: Board::default(),
+        board: Board::within(Rect {
+            x0: f64::from(left),
+            y0: f64::from(top),
+            x1: f64::from(right),
+            y1: f64::from(bottom),
+        }),
     });
     let body = draw_body(
         scn,
@@ -699,6 +704,7 @@ fn draw_hexes(
                     priority: 6,
                     at: vec![(f64::from(x), f64::from(y - 9), Anchor::Middle)],
                     fixed: false,
+                    short: None,
                 });
             } else if labels_on && t != Terrain::Sea {
                 let _ = write!(labels, "<text y=\"{}\">{h}</text>", y - 9);
@@ -802,6 +808,7 @@ fn draw_rivers(
                         priority: 5,
                         at: labels::around(x, y, 6.0, 6.0, f),
                         fixed: false,
+                        short: None,
                     });
                 }
                 m.board.block(Rect::centred(x, y, 6.0, 6.0));
@@ -1086,6 +1093,7 @@ fn place_for_mail(
         priority,
         at: labels::around(cx, my, w, h, size),
         fixed: false,
+        short: None,
     });
 }
 
@@ -1146,6 +1154,7 @@ fn draw_mail_stacks(
                     priority: 0,
                     at: side_first(labels::around(mx, my, w, h, ty.cnt)),
                     fixed: false,
+                    short: None,
                 });
             } else {
                 m.board.add(Label {
@@ -1157,6 +1166,7 @@ fn draw_mail_stacks(
                     priority: 0,
                     at: vec![(mx, my + 0.36 * ty.cnt, Anchor::Middle)],
                     fixed: true,
+                    short: None,
                 });
                 if !s.leaders.is_empty() {
                     let names: Vec<&str> = s.leaders.iter().map(|l| l.name.as_str()).collect();
@@ -1172,9 +1182,11 @@ fn draw_mail_stacks(
                         text: names.join(", "),
                         size: ty.f,
                         bold: false,
-                        priority: 3,
+                        priority: 2,
                         at,
                         fixed: false,
+                        short: (names.len() > 1)
+                            .then(|| format!("{} +{}", names[0], names.len() - 1)),
                     });
                     key.leaders = true;
                 }
@@ -1184,10 +1196,10 @@ fn draw_mail_stacks(
     }
 }
 
-/// Positions beside a marker with the sides first: right, left, then
-/// below and above.
+/// Positions beside a marker ([`labels::around`]) with the sides first:
+/// right and left, then below and above.
 fn side_first(mut at: Vec<(f64, f64, Anchor)>) -> Vec<(f64, f64, Anchor)> {
-    for chunk in at.chunks_mut(4) {
+    for chunk in at.chunks_mut(8) {
         chunk.rotate_left(2);
     }
     at
@@ -1338,6 +1350,9 @@ fn draw_battles(
         }
     }
     let mut at: BTreeMap<Hex, i32> = BTreeMap::new();
+    // For mail: each defender's hex, where its first burst is and who won
+    // each battle there, said once.
+    let mut said: BTreeMap<Hex, ((i32, i32), Vec<String>)> = BTreeMap::new();
     for (s, attacker, defender, result) in &battles {
         if !b.contains(*defender) {
             continue;
@@ -1361,7 +1376,11 @@ fn draw_battles(
             if result.is_empty() { "fought" } else { result }
         );
         if let Some(m) = mail.as_deref_mut() {
-            battle_for_mail(m, *defender, (x, y), &story, short, out);
+            battle_for_mail(m, *defender, (x, y), &story, out);
+            said.entry(*defender)
+                .or_insert(((x, y), Vec::new()))
+                .1
+                .push(short.to_string());
             key.battle = true;
             continue;
         }
@@ -1379,18 +1398,17 @@ fn draw_battles(
         );
         key.battle = true;
     }
+    if let Some(m) = mail {
+        for (defender, ((x, y), results)) in said {
+            battle_label(m, defender, (x, y), &results);
+        }
+    }
 }
 
-/// A battle on a picture for mail: the burst (larger in the overview),
-/// and who won as a label placed beside it.
-fn battle_for_mail(
-    m: &mut Mail,
-    defender: Hex,
-    (x, y): (i32, i32),
-    story: &str,
-    short: &str,
-    out: &mut String,
-) {
+/// A battle's burst on a picture for mail (larger in the overview). Words
+/// may go over it (they have a halo): it falls between the stacks that
+/// fought, where their names are wanted.
+fn battle_for_mail(m: &Mail, defender: Hex, (x, y): (i32, i32), story: &str, out: &mut String) {
     let k = m.ty.mark;
     let _ = writeln!(
         out,
@@ -1398,18 +1416,34 @@ fn battle_for_mail(
         esc(story),
         num(k)
     );
+}
+
+/// Who won the battles at a hex, as one label beside the first burst:
+/// "Egyptian won", "Egyptian won, 3 battles", or each result once.
+fn battle_label(m: &mut Mail, defender: Hex, (x, y): (i32, i32), results: &[String]) {
+    let mut distinct: Vec<&str> = Vec::new();
+    for r in results {
+        if !distinct.contains(&r.as_str()) {
+            distinct.push(r);
+        }
+    }
+    let text = match (distinct.as_slice(), results.len()) {
+        ([one], 1) => (*one).to_string(),
+        ([one], n) => format!("{one}, {n} battles"),
+        (all, _) => all.join(", "),
+    };
     let (x, y) = (f64::from(x), f64::from(y));
-    let f = m.ty.f;
-    m.board.block(Rect::centred(x, y, 10.0 * k, 10.0 * k));
+    let (f, k) = (m.ty.f, m.ty.mark);
     m.board.add(Label {
         class: "mr",
         attrs: format!(" data-hex=\"{defender}\""),
-        text: short.to_string(),
+        text,
         size: f,
         bold: true,
         priority: 1,
         at: labels::around(x, y, 14.0 * k, 14.0 * k, f),
         fixed: false,
+        short: None,
     });
 }
 
