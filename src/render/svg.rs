@@ -277,9 +277,9 @@ impl Type {
             let k = self.mark;
             let _ = write!(
                 s,
-                ".navigable{{stroke-width:{}}}.seasonal{{stroke-width:{}}}.unnavigable{{stroke-width:{}}}\
-                 .built{{stroke-width:{}}}.planned{{stroke-width:{}}}.siege{{stroke-width:{}}}\
-                 .march,.retreat{{stroke-width:{}}}.mk{{stroke-width:{}}}.stack rect{{stroke-width:{};stroke:#000}}",
+                ".map .navigable{{stroke-width:{}}}.map .seasonal{{stroke-width:{}}}.map .unnavigable{{stroke-width:{}}}\
+                 .map .built{{stroke-width:{}}}.map .planned{{stroke-width:{}}}.map .siege{{stroke-width:{}}}\
+                 .map .march,.map .retreat{{stroke-width:{}}}.map .mk{{stroke-width:{}}}.map .stack rect{{stroke-width:{};stroke:#000}}",
                 num(2.0 * k),
                 num(1.6 * k),
                 num(1.2 * k),
@@ -539,7 +539,13 @@ pub fn map_svg(scn: &Scenario, state: Option<&GameState>, view: &View<'_>) -> St
         top - 6,
         esc(&title)
     );
-    out.push_str("<g clip-path=\"url(#area)\">\n");
+    // For mail the map's part is a class of its own, so the overview's
+    // thicker lines leave the key's samples as they are.
+    out.push_str(if ty.is_some() {
+        "<g clip-path=\"url(#area)\" class=\"map\">\n"
+    } else {
+        "<g clip-path=\"url(#area)\">\n"
+    });
     out.push_str(&body);
     out.push_str("</g>\n");
     out.push_str(&key_svg);
