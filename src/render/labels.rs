@@ -100,7 +100,9 @@ pub struct Label {
 #[derive(Default)]
 pub struct Board {
     labels: Vec<Label>,
-    blocks: Vec<Rect>,
+    /// Markers, each with the lowest priority it keeps off (0: every
+    /// label).
+    blocks: Vec<(Rect, u8)>,
     /// The map's frame, which every label stays inside (the map is cut
     /// at its edge).
     frame: Option<Rect>,
@@ -124,7 +126,13 @@ impl Board {
 
     /// A marker no label may cover.
     pub fn block(&mut self, r: Rect) {
-        self.blocks.push(r);
+        self.blocks.push((r, 0));
+    }
+
+    /// A marker only labels of `priority` or lower (a larger number) may
+    /// not cover: a battle's burst keeps hex numbers off, not names.
+    pub fn block_from(&mut self, r: Rect, priority: u8) {
+        self.blocks.push((r, priority));
     }
 
     pub fn add(&mut self, l: Label) {
@@ -145,7 +153,10 @@ impl Board {
             let free = |r: &Rect| {
                 inside(r)
                     && !taken.iter().any(|t| t.overlaps(r))
-                    && !self.blocks.iter().any(|b| b.overlaps(r))
+                    && !self
+                        .blocks
+                        .iter()
+                        .any(|(b, from)| l.priority >= *from && b.overlaps(r))
             };
             let texts = std::iter::once(&l.text).chain(l.short.as_ref());
             let mut boxes = texts.flat_map(|text| {

@@ -1411,10 +1411,11 @@ fn draw_battles(
     }
 }
 
-/// A battle's burst on a picture for mail (larger in the overview). Words
+/// A battle's burst on a picture for mail (larger in the overview). Names
 /// may go over it (they have a halo): it falls between the stacks that
-/// fought, where their names are wanted.
-fn battle_for_mail(m: &Mail, defender: Hex, (x, y): (i32, i32), story: &str, out: &mut String) {
+/// fought, where their names are wanted; villages, landmarks and hex
+/// numbers may not.
+fn battle_for_mail(m: &mut Mail, defender: Hex, (x, y): (i32, i32), story: &str, out: &mut String) {
     let k = m.ty.mark;
     let _ = writeln!(
         out,
@@ -1422,6 +1423,9 @@ fn battle_for_mail(m: &Mail, defender: Hex, (x, y): (i32, i32), story: &str, out
         esc(story),
         num(k)
     );
+    let (x, y) = (f64::from(x), f64::from(y));
+    m.board
+        .block_from(Rect::centred(x, y, 12.0 * k, 12.0 * k), 4);
 }
 
 /// Who won the battles at a hex, as one label beside the first burst:
