@@ -260,3 +260,21 @@ impl Span {
         ((self.c1 - self.c0 + 1) / 2).max((self.r1 - self.r0 + 1) / 2)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The busiest area is where most of the points are: three at
+    /// Souakim outweigh two on the Nile, and the area holds all three.
+    #[test]
+    fn the_busiest_area_has_the_most_action() {
+        let (souakim, tamai, sinkat) = (Hex::new(54, 19), Hex::new(53, 20), Hex::new(50, 21));
+        let (khartoum, metammeh) = (Hex::new(19, 42), Hex::new(25, 34));
+        let points = [khartoum, souakim, metammeh, tamai, sinkat];
+        let s = busiest(&points).expect("an area");
+        assert_eq!((s.c0, s.c1, s.r0, s.r1), (50, 54, 19, 21));
+        assert!(s.reach() < PICTURE_MAX_RADIUS);
+        assert!(busiest(&[]).is_none());
+    }
+}

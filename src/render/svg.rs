@@ -209,12 +209,13 @@ impl Type {
         let need = |w: f64| (w * (MIN_TEXT_PX + 0.3) / px).max(6.0);
         let mut f = 6.0;
         for _ in 0..8 {
-            f = need(Type::sized(f, title_chars, overview).width(map_w, title_chars));
+            f = need(Type::sized(f, overview).width(map_w, title_chars));
         }
-        Type::sized(f, title_chars, overview)
+        Type::sized(f, overview)
     }
 
-    fn sized(f: f64, _title_chars: usize, overview: bool) -> Type {
+    /// The sizes for a label size of `f`.
+    fn sized(f: f64, overview: bool) -> Type {
         Type {
             f,
             town: f * 1.15,

@@ -89,24 +89,28 @@ pub fn draw_with(
     width_px: u32,
     render: Renderer<'_>,
 ) -> Result<Vec<Picture>, String> {
-    let framing = frame(scn, state, events, side);
-    let mut out = Vec::new();
-    if let Some(area) = framing.detail {
-        out.push(draw_one(
-            scn, state, events, side, area, false, width_px, render,
-        )?);
-    }
-    if framing.overview {
-        let theatre = Area::Theatre;
-        out.push(draw_one(
-            scn, state, events, side, theatre, true, width_px, render,
-        )?);
-    }
-    Ok(out)
+    pictures(scn, state, events, side)
+        .into_iter()
+        .map(|(area, overview)| {
+            draw_one(scn, state, events, side, area, overview, width_px, render)
+        })
+        .collect()
 }
 
-/// The SVGs of `side`'s pictures as drawn for a width (the detail, then
-/// the overview if any), for tests and `dervish map`-like tools.
+/// The pictures [`frame`] asks for, each an area and whether it is the
+/// overview: the detail first, then the overview if any.
+fn pictures(scn: &Scenario, state: &GameState, events: &[Event], side: Side) -> Vec<(Area, bool)> {
+    let framing = frame(scn, state, events, side);
+    let mut out: Vec<(Area, bool)> = framing.detail.map(|a| (a, false)).into_iter().collect();
+    if framing.overview {
+        out.push((Area::Theatre, true));
+    }
+    out
+}
+
+/// The SVGs of `side`'s pictures as drawn for a width: each area, whether
+/// it is the overview, and the SVG (the detail, then the overview if
+/// any), as [`draw`] draws them before they become PNGs.
 pub fn svgs(
     scn: &Scenario,
     state: &GameState,
@@ -114,24 +118,13 @@ pub fn svgs(
     side: Side,
     width_px: u32,
 ) -> Vec<(Area, bool, String)> {
-    let framing = frame(scn, state, events, side);
-    let mut out = Vec::new();
-    if let Some(area) = framing.detail {
-        out.push((
-            area,
-            false,
-            svg_for(scn, state, events, side, area, false, width_px),
-        ));
-    }
-    if framing.overview {
-        let t = Area::Theatre;
-        out.push((
-            t,
-            true,
-            svg_for(scn, state, events, side, t, true, width_px),
-        ));
-    }
-    out
+    pictures(scn, state, events, side)
+        .into_iter()
+        .map(|(area, overview)| {
+            let svg = svg_for(scn, state, events, side, area, overview, width_px);
+            (area, overview, svg)
+        })
+        .collect()
 }
 
 fn svg_for(
