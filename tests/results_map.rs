@@ -1,14 +1,15 @@
-//! The drawn map of a results mail (`service::picture`): which area it
-//! shows, that it decodes and stays under 200 KB, and that anything going
-//! wrong while drawing it is an error the mail survives, never a panic.
-//! The mails themselves are tested in `tests/service.rs`.
+//! The drawn maps of a results mail (`service::picture`): which areas
+//! they show, that they decode and stay under 200 KB, and that anything
+//! going wrong while drawing them is an error the mail survives, never a
+//! panic. The mails themselves are tested in `tests/service.rs`; what the
+//! pictures frame and their words in `tests/picture_framing.rs`.
 
 use dervish::dice::{Dice, SeededDice};
 use dervish::engine::events::Event;
 use dervish::engine::play_month_with;
 use dervish::geo::Hex;
 use dervish::players::simple::simple_orders;
-use dervish::render::sectors::{PICTURE_MAX_RADIUS, PICTURE_MIN_RADIUS, picture_area};
+use dervish::render::frame::{PICTURE_MAX_RADIUS, PICTURE_MIN_RADIUS, frame};
 use dervish::render::svg::{Area, map_png_with_fonts};
 use dervish::scenario::{DataSet, Scenario, Side};
 use dervish::service::picture::{self, MAX_PICTURE_BYTES, MIN_WIDTH_PX};
@@ -80,9 +81,9 @@ fn decode(png: &[u8]) -> (u32, u32) {
     (frame.width, frame.height)
 }
 
-/// Every hex the month's events touched for the side is in its picture's
-/// area, with its largest stack in a month without events; the area is
-/// neither smaller nor larger than the bounds, or it is the theatre.
+/// Every hex the month's events touched for the side is in its detail
+/// picture's area, or the mail has the overview as well; the area is
+/// neither smaller nor larger than the bounds.
 #[test]
 fn the_picture_covers_the_months_events_of_the_side() {
     let mut areas = 0;
@@ -90,9 +91,19 @@ fn the_picture_covers_the_months_events_of_the_side() {
         let scn = scenario(id);
         for (state, events) in months(&scn, 7, 6) {
             for side in [Side::Egyptian, Side::Mahdist] {
-                let area = picture_area(&state, &events, side);
+                let f = frame(&scn, &state, &events, side);
+                let area = f.detail.expect("a detail area");
                 for h in event_hexes(&events, side) {
-                    assert!(inside(area, h), "{id} {side}: {h} outside {area:?}");
+                    assert!(
+                        f.overview || inside(area, h),
+                        "{id} {side}: {h} outside {area:?}"
+                    );
+                }
+                for h in &f.wanted {
+                    assert!(
+                        f.overview || inside(area, *h),
+                        "{id} {side}: {h} outside {area:?}"
+                    );
                 }
                 if let Area::Around { radius, .. } = area {
                     areas += 1;
@@ -100,28 +111,17 @@ fn the_picture_covers_the_months_events_of_the_side() {
                         (PICTURE_MIN_RADIUS..=PICTURE_MAX_RADIUS).contains(&radius),
                         "{area:?}"
                     );
-                    if event_hexes(&events, side).is_empty() {
-                        let largest = state
-                            .stacks()
-                            .into_iter()
-                            .filter(|s| s.side == side)
-                            .max_by_key(|s| (s.units.len(), -s.hex.row, -s.hex.col))
-                            .expect("a stack");
-                        assert!(inside(area, largest.hex), "{id} {side}: {area:?}");
-                    }
                 }
             }
         }
     }
-    assert!(
-        areas > 0,
-        "some months show a player's area, not the theatre"
-    );
+    assert!(areas > 0, "the detail is an area, not the theatre");
 }
 
-/// A side with one stack and a quiet month sees the country around it; a
-/// month whose battles lie at both ends of the map shows the theatre; a
-/// side with nothing on the map sees the theatre.
+/// A side with one stack and a quiet month sees the country around it and
+/// the key places; a month whose battles lie at both ends of the map
+/// gets the overview too, the detail around one end; a side with nothing
+/// on the map sees its key places.
 #[test]
 fn a_quiet_month_shows_the_stack_and_a_wide_one_the_theatre() {
     let scn = scenario("khartoum");
@@ -137,26 +137,26 @@ fn a_quiet_month_shows_the_stack_and_a_wide_one_the_theatre() {
         defenders: Vec::new(),
     };
     let far = [battle(wady_halfa, wady_halfa), battle(suakin, suakin)];
-    assert_eq!(
-        picture_area(&state, &far, Side::Mahdist),
-        Area::Theatre,
-        "battles at both ends of the map"
-    );
+    let f = frame(&scn, &state, &far, Side::Mahdist);
+    assert!(f.overview, "battles at both ends of the map: {f:?}");
+    let area = f.detail.expect("a detail");
+    assert!(inside(area, wady_halfa) || inside(area, suakin), "{area:?}");
     let near = [battle(khartoum, khartoum)];
-    let area = picture_area(&state, &near, Side::Egyptian);
+    let f = frame(&scn, &state, &near, Side::Egyptian);
+    assert!(!f.overview, "{f:?}");
+    assert!(inside(f.detail.expect("a detail"), khartoum));
+    // A quiet month: around the key places.
+    let quiet = frame(&scn, &state, &[], Side::Egyptian);
     assert!(
-        matches!(area, Area::Around { centre, .. } if centre.distance(khartoum) <= PICTURE_MAX_RADIUS as u32),
-        "{area:?}"
+        matches!(quiet.detail, Some(Area::Around { .. })),
+        "{quiet:?}"
     );
-    assert!(inside(area, khartoum));
-    // A quiet month: around the side's largest stack.
-    let quiet = picture_area(&state, &[], Side::Egyptian);
-    assert!(matches!(quiet, Area::Around { .. }), "{quiet:?}");
-    // Nothing of the side on the map and nothing done: the theatre.
+    // Nothing of the side on the map and nothing done: its key places.
     let mut none = state.clone();
     none.units.retain(|u| u.side != Side::Egyptian);
     none.leaders.retain(|l| l.side != Side::Egyptian);
-    assert_eq!(picture_area(&none, &[], Side::Egyptian), Area::Theatre);
+    let f = frame(&scn, &none, &[], Side::Egyptian);
+    assert!(inside(f.detail.expect("a detail"), khartoum), "{f:?}");
 }
 
 /// The pictures of a few months of each scenario, as mailed: they decode,
@@ -167,12 +167,15 @@ fn the_pictures_decode_and_stay_under_200_kb() {
         let scn = scenario(id);
         for (state, events) in months(&scn, 8, 3).into_iter().step_by(2) {
             for side in [Side::Egyptian, Side::Mahdist] {
-                let p = picture::draw(&scn, &state, &events, side, 1000).expect("drawn");
-                assert!(p.png.len() < MAX_PICTURE_BYTES, "{} bytes", p.png.len());
-                assert!((MIN_WIDTH_PX..=1000).contains(&p.width_px));
-                let (w, h) = decode(&p.png);
-                assert_eq!(w, p.width_px);
-                assert!(h > 300, "{w} x {h}");
+                let drawn = picture::draw(&scn, &state, &events, side, 1000).expect("drawn");
+                assert!(!drawn.is_empty());
+                for p in drawn {
+                    assert!(p.png.len() < MAX_PICTURE_BYTES, "{} bytes", p.png.len());
+                    assert!((MIN_WIDTH_PX..=1000).contains(&p.width_px));
+                    let (w, h) = decode(&p.png);
+                    assert_eq!(w, p.width_px);
+                    assert!(h > 300, "{w} x {h}");
+                }
             }
         }
     }
@@ -190,7 +193,7 @@ fn drawing_fails_with_an_error_never_a_panic() {
         map_png_with_fonts(svg, w, Default::default())
     })
     .expect("drawn without fonts");
-    assert_eq!(decode(&bare.png).0, 600);
+    assert_eq!(decode(&bare[0].png).0, 600);
     let failing = picture::draw_safely(&scn, &state, &events, side, 1000, &|_, _| {
         Err("no memory for the picture".to_string())
     });
@@ -203,8 +206,8 @@ fn drawing_fails_with_an_error_never_a_panic() {
     );
     // 250 bytes a pixel column: 1000 px is too large, 750 px fits.
     let sized = |_: &str, w: u32| Ok(vec![0u8; w as usize * 250]);
-    let p = picture::draw_with(&scn, &state, &events, side, 1000, &sized).expect("narrower");
-    assert_eq!(p.width_px, 750);
+    let drawn = picture::draw_with(&scn, &state, &events, side, 1000, &sized).expect("narrower");
+    assert!(drawn.iter().all(|p| p.width_px == 750), "{drawn:?}");
     let huge = |_: &str, _: u32| Ok(vec![0u8; MAX_PICTURE_BYTES]);
     let e = picture::draw_with(&scn, &state, &events, side, 1000, &huge).unwrap_err();
     assert!(e.contains("even 400 pixels wide"), "{e}");
@@ -222,6 +225,10 @@ fn the_picture_is_named_for_the_game_and_month() {
     assert_eq!(
         picture::file_name("k-1", "1884-02", TurnKind::Player(Side::Mahdist)),
         "k-1-1884-02-mahdist-map.png"
+    );
+    assert_eq!(
+        picture::overview_file_name("k-1", "1884-02", TurnKind::Month),
+        "k-1-1884-02-overview.png"
     );
 }
 

@@ -1759,7 +1759,7 @@ fn play_first_turn(h: &mut Harness, egyptian: &str) {
 #[test]
 fn a_results_mail_carries_the_drawn_map_of_the_players_area() {
     use dervish::engine::events::Event;
-    use dervish::render::sectors::picture_area;
+    use dervish::render::frame as framing;
     use dervish::render::svg::Area;
     use dervish::state::GameState;
     let mut h = Harness::seeded("picture", |_| {});
@@ -1801,7 +1801,9 @@ fn a_results_mail_carries_the_drawn_map_of_the_players_area() {
         assert!(html.find("<img").unwrap() < html.find("<pre").unwrap());
         // The player's area: around the middle of what the side did, as
         // the alt text says.
-        let area = picture_area(&state, &events, side);
+        let area = framing::frame(&scn, &state, &events, side)
+            .detail
+            .expect("a detail picture");
         let said = match area {
             Area::Theatre => "the whole theatre".to_string(),
             Area::Around { centre, .. } => format!("around {}", scn.map.describe(centre)),

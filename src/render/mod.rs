@@ -5,6 +5,8 @@
 
 pub mod archive;
 pub mod ascii;
+pub mod frame;
+pub mod labels;
 pub mod log;
 pub mod news;
 pub mod roster;

@@ -41,6 +41,7 @@ use resvg::usvg::fontdb;
 use crate::engine::events::Event;
 use crate::engine::victory;
 use crate::geo::{Hex, Hexside, Map, PlaceKind, RiverClass, Terrain};
+use crate::render::labels::{self, Anchor, Board, Label, Rect};
 use crate::scenario::{Scenario, Side};
 use crate::state::GameState;
 
@@ -77,7 +78,20 @@ pub struct View<'a> {
     /// so [`View::theatre`] leaves them off and [`View::around`] puts
     /// them on.
     pub hex_labels: bool,
+    /// Drawn for a picture this many pixels wide (a results mail's): every
+    /// text is at least 11 pixels high there ([`MIN_TEXT_PX`]), and the
+    /// labels are placed so that none overlaps another or a marker
+    /// (`render::labels`); a label with no room is left out, hex numbers
+    /// first. `None`: the archive's drawing, sizes fixed, every label.
+    pub legible_at: Option<u32>,
+    /// Decluttered, for an overview of the whole theatre by mail: only
+    /// towns and places with stacks named, stacks as bold markers with
+    /// their counts beside them, no leaders' names, no hex numbers.
+    pub overview: bool,
 }
+
+/// The smallest text of a picture drawn for mail, in pixels.
+pub const MIN_TEXT_PX: f64 = 11.0;
 
 impl View<'static> {
     /// The whole theatre, no overlay.
@@ -86,6 +100,8 @@ impl View<'static> {
             area: Area::Theatre,
             overlay: None,
             hex_labels: false,
+            legible_at: None,
+            overview: false,
         }
     }
 
@@ -95,6 +111,31 @@ impl View<'static> {
             area: Area::Around { centre, radius },
             overlay: None,
             hex_labels: true,
+            legible_at: None,
+            overview: false,
+        }
+    }
+
+    /// A results mail's picture of `area`, `px` pixels wide: readable at
+    /// that width, labels placed (an area with its hex numbers).
+    pub fn picture(area: Area, px: u32) -> View<'static> {
+        let base = match area {
+            Area::Theatre => View::theatre(),
+            Area::Around { centre, radius } => View::around(centre, radius),
+        };
+        View {
+            legible_at: Some(px),
+            ..base
+        }
+    }
+
+    /// A results mail's overview of the whole theatre, `px` pixels wide,
+    /// decluttered.
+    pub fn overview(px: u32) -> View<'static> {
+        View {
+            legible_at: Some(px),
+            overview: true,
+            ..View::theatre()
         }
     }
 }
@@ -130,6 +171,136 @@ impl fmt::Display for N {
             write!(f, "{t:.1}")
         }
     }
+}
+
+/// A number as the SVG writes it: at most one decimal.
+pub(crate) fn num(v: f64) -> String {
+    N(v).to_string()
+}
+
+/// The type sizes of a picture drawn for mail, in map units, so that its
+/// smallest text is [`MIN_TEXT_PX`] high at its width in pixels.
+#[derive(Clone, Copy, Debug)]
+struct Type {
+    /// The size of most labels (hex numbers, places, leaders, results).
+    f: f64,
+    /// Town names (bold).
+    town: f64,
+    /// Stack counts (bold).
+    cnt: f64,
+    /// The title (bold).
+    title: f64,
+    /// How much larger than the archive's the key is drawn.
+    key: f64,
+    /// How much larger than the archive's the markers are (the overview's).
+    mark: f64,
+    overview: bool,
+}
+
+impl Type {
+    /// The sizes for a picture `px` wide whose map part is `map_w` units
+    /// wide under a title of `title_chars`: the key and title grow with
+    /// the type, and the picture with them, so the sizes are worked out
+    /// again from the width they give until they settle (a few rounds:
+    /// the key is a quarter of the width at most).
+    fn new(px: u32, map_w: i32, title_chars: usize, overview: bool) -> Type {
+        let px = f64::from(px.max(1));
+        // A little above 11 px, for rounding.
+        let need = |w: f64| (w * (MIN_TEXT_PX + 0.3) / px).max(6.0);
+        let mut f = 6.0;
+        for _ in 0..8 {
+            f = need(Type::sized(f, overview).width(map_w, title_chars));
+        }
+        Type::sized(f, overview)
+    }
+
+    /// The sizes for a label size of `f`.
+    fn sized(f: f64, overview: bool) -> Type {
+        Type {
+            f,
+            town: f * 1.15,
+            cnt: (f * 1.1).max(8.0),
+            title: (f * 1.3).max(13.0),
+            key: (f / 7.0).max(1.0),
+            mark: if overview { f / 10.0 } else { 1.0 },
+            overview,
+        }
+    }
+
+    /// The title's width, estimated (bold).
+    fn title_w(&self, chars: usize) -> f64 {
+        chars as f64 * self.title * 0.72 + 8.0
+    }
+
+    /// The picture's width in map units.
+    fn width(&self, map_w: i32, title_chars: usize) -> f64 {
+        (f64::from(map_w) + 6.0 + f64::from(KEY_W) * self.key).max(self.title_w(title_chars))
+    }
+
+    /// The style added to the map's for mail: the labels' classes and the
+    /// title and key at these sizes; in the overview, wider lines.
+    fn style(&self) -> String {
+        let halo = |stroke: &str, w: f64| {
+            format!("paint-order:stroke;stroke:{stroke};stroke-width:{}", num(w))
+        };
+        let mut s = format!(
+            ".title{{font-size:{}px}}.kt{{font-size:{}px}}.kh{{font-size:{}px}}\
+             .ml{{font-size:{}px;fill:#8a7650}}\
+             .mp{{font-size:{}px;fill:#222;{}}}\
+             .mt{{font-size:{}px;font-weight:bold;fill:#222;{}}}\
+             .mk2{{font-size:{}px;font-style:italic;fill:#555;{}}}\
+             .mc{{font-size:{}px;font-weight:bold;fill:#fff}}\
+             .mn{{font-size:{}px;font-weight:bold;{}}}.mn.egyptian{{fill:#9a1f1a}}.mn.mahdist{{fill:#1f5a24}}\
+             .md{{font-size:{}px;{}}}.md.egyptian{{fill:#9a1f1a}}.md.mahdist{{fill:#1f5a24}}\
+             .mr{{font-size:{}px;font-weight:bold;fill:#900;{}}}\
+             .mq{{font-size:{}px;font-style:italic;fill:#2f5f9f;{}}}",
+            num(self.title),
+            num(7.0 * self.key),
+            num(8.0 * self.key),
+            num(self.f),
+            num(self.f),
+            halo("#fbf8f0", self.f / 3.5),
+            num(self.town),
+            halo("#fbf8f0", self.f / 3.5),
+            num(self.f),
+            halo("#fbf8f0", self.f / 3.5),
+            num(self.cnt),
+            num(self.cnt),
+            halo("#fff", self.f / 3.0),
+            num(self.f),
+            halo("#fff", self.f / 3.5),
+            num(self.f),
+            halo("#fff", self.f / 3.5),
+            num(self.f),
+            halo("#fff", self.f / 3.5),
+        );
+        if self.overview {
+            let k = self.mark;
+            let _ = write!(
+                s,
+                ".map .navigable{{stroke-width:{}}}.map .seasonal{{stroke-width:{}}}.map .unnavigable{{stroke-width:{}}}\
+                 .map .built{{stroke-width:{}}}.map .planned{{stroke-width:{}}}.map .siege{{stroke-width:{}}}\
+                 .map .march,.map .retreat{{stroke-width:{}}}.map .mk{{stroke-width:{}}}.map .stack rect{{stroke-width:{};stroke:#000}}",
+                num(2.0 * k),
+                num(1.6 * k),
+                num(1.2 * k),
+                num(1.6 * k),
+                num(0.9 * k),
+                num(2.2 * k),
+                num(1.8 * k),
+                num(0.9 * k),
+                num(1.2 * k),
+            );
+        }
+        s
+    }
+}
+
+/// What a picture drawn for mail carries while it is drawn: its type
+/// sizes and its labels, placed at the end.
+struct Mail {
+    ty: Type,
+    board: Board,
 }
 
 /// The centre of a hex, in SVG units.
@@ -303,15 +474,122 @@ pub fn map_svg(scn: &Scenario, state: Option<&GameState>, view: &View<'_>) -> St
     let map = &scn.map;
     let b = Bounds::of(map, view.area);
     let mut key = Key::default();
-    let (left, top, right, bottom) = b.frame(!view.hex_labels);
-    let mut body = String::with_capacity(256 * 1024);
+    let rulers = !view.hex_labels && view.legible_at.is_none();
+    let (left, top, right, bottom) = b.frame(rulers);
+    let title = title_of(map, state, view);
+    let mut mail = view.legible_at.map(|px| Mail {
+        ty: Type::new(px, right - left, title.chars().count(), view.overview),
+        board: Board::within(Rect {
+            x0: f64::from(left),
+            y0: f64::from(top),
+            x1: f64::from(right),
+            y1: f64::from(bottom),
+        }),
+    });
+    let body = draw_body(
+        scn,
+        state,
+        view,
+        &b,
+        (left, top, right, bottom),
+        &mut key,
+        &mut mail,
+    );
 
-    draw_hexes(map, &b, view.hex_labels, &mut body, &mut key);
-    if !view.hex_labels {
-        draw_rulers(&b, (left, top, right, bottom), &mut body);
+    // The map's own part: what runs on beyond the area (a railway, a
+    // march from afar) is cut at its edge, off the key and the title.
+    let clip = (left, top, right - left, bottom - top);
+    let key_x = right + 6;
+    let ty = mail.as_ref().map(|m| m.ty);
+    let (key_svg, key_h) = key.draw(key_x, top + 4, ty.map_or(1.0, |t| t.key), ty.is_some());
+    let (vx, vy) = (left, top - TITLE_H);
+    let (w, title_size) = match ty {
+        Some(t) => (
+            t.width(right - left, title.chars().count()).ceil() as i32,
+            t.title,
+        ),
+        None => {
+            // Wide enough for the title (bold 13 px: about 8 units a letter).
+            let title_w = 8 * title.chars().count() as i32 + 8;
+            ((key_x + KEY_W - vx).max(title_w), 13.0)
+        }
+    };
+    let vy = vy - (title_size - 13.0).max(0.0).ceil() as i32;
+    let bottom = bottom.max(top + key_h + 10);
+    let h = bottom - vy;
+
+    let mut out = String::with_capacity(body.len() + 8 * 1024);
+    let _ = writeln!(
+        out,
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"{vx} {vy} {w} {h}\" width=\"{w}\" height=\"{h}\">"
+    );
+    let _ = writeln!(out, "<title>{}</title>", esc(&title));
+    let _ = writeln!(out, "<style>{STYLE}</style>");
+    if let Some(t) = ty {
+        let _ = writeln!(out, "<style>{}</style>", t.style());
     }
-    draw_rivers(map, &b, &mut body, &mut key);
-    draw_rails(map, state, &b, &mut body, &mut key);
+    write_defs(&mut out, clip);
+    let _ = writeln!(
+        out,
+        "<rect class=\"bg\" x=\"{vx}\" y=\"{vy}\" width=\"{w}\" height=\"{h}\"/>"
+    );
+    let _ = writeln!(
+        out,
+        "<text class=\"title\" x=\"{}\" y=\"{}\">{}</text>",
+        left + 4,
+        top - 6,
+        esc(&title)
+    );
+    // For mail the map's part is a class of its own, so the overview's
+    // thicker lines leave the key's samples as they are.
+    out.push_str(if ty.is_some() {
+        "<g clip-path=\"url(#area)\" class=\"map\">\n"
+    } else {
+        "<g clip-path=\"url(#area)\">\n"
+    });
+    out.push_str(&body);
+    out.push_str("</g>\n");
+    out.push_str(&key_svg);
+    out.push_str("</svg>\n");
+    out
+}
+
+/// The map's title: its name, the month, and the area.
+fn title_of(map: &Map, state: Option<&GameState>, view: &View<'_>) -> String {
+    let mut title = map.name().to_string();
+    if let Some(st) = state {
+        let _ = write!(title, ", {}", st.month.long_name());
+    }
+    match view.area {
+        Area::Around { centre, .. } => {
+            let _ = write!(title, ": around {}", map.describe(centre));
+        }
+        Area::Theatre if view.overview => title.push_str(": the whole theatre"),
+        Area::Theatre => {}
+    }
+    title
+}
+
+/// Everything inside the map's frame: hexes, rivers, railways, sieges,
+/// marches, battles, places and stacks, and for mail the labels placed
+/// over them.
+fn draw_body(
+    scn: &Scenario,
+    state: Option<&GameState>,
+    view: &View<'_>,
+    b: &Bounds,
+    frame: (i32, i32, i32, i32),
+    key: &mut Key,
+    mail: &mut Option<Mail>,
+) -> String {
+    let map = &scn.map;
+    let mut body = String::with_capacity(256 * 1024);
+    draw_hexes(map, b, view.hex_labels, &mut body, key, mail.as_mut());
+    if !view.hex_labels && mail.is_none() {
+        draw_rulers(b, frame, &mut body);
+    }
+    draw_rivers(map, b, &mut body, key, mail.as_mut());
+    draw_rails(map, state, b, &mut body, key);
     let besieged = besieged_hexes(scn, state, view.overlay.as_ref());
     for h in besieged.iter().filter(|h| b.contains(**h)) {
         let (x, y) = centre(*h);
@@ -322,7 +600,7 @@ pub fn map_svg(scn: &Scenario, state: Option<&GameState>, view: &View<'_>) -> St
         key.siege = true;
     }
     if let Some(o) = &view.overlay {
-        draw_moves(o, &b, &mut body, &mut key);
+        draw_moves(o, b, &mut body, key);
     }
     let stacks: BTreeMap<Hex, Vec<crate::state::Stack<'_>>> = match state {
         Some(st) => {
@@ -338,38 +616,28 @@ pub fn map_svg(scn: &Scenario, state: Option<&GameState>, view: &View<'_>) -> St
     // readable where a burst falls on them.
     let mut results = String::new();
     if let Some(o) = &view.overlay {
-        draw_battles(map, o, &b, &mut body, &mut results, &mut key);
+        draw_battles(map, o, b, &mut body, &mut results, key, mail.as_mut());
     }
-    draw_places(map, state, &stacks, &b, &mut body, &mut key);
-    draw_stacks(&stacks, &mut body, &mut key);
+    draw_places(map, state, &stacks, b, &mut body, key, mail.as_mut());
+    match mail.as_mut() {
+        Some(m) => draw_mail_stacks(&stacks, &mut body, key, m),
+        None => draw_stacks(&stacks, &mut body, key),
+    }
     body.push_str(&results);
-
-    // The title, then the key at the right.
-    let mut title = map.name().to_string();
-    if let Some(st) = state {
-        let _ = write!(title, ", {}", st.month.long_name());
+    if let Some(m) = mail.as_mut() {
+        body.push_str("<g class=\"labels\">\n");
+        for p in std::mem::take(&mut m.board).place() {
+            body.push_str(&p.svg);
+            body.push('\n');
+        }
+        body.push_str("</g>\n");
     }
-    if let Area::Around { centre, .. } = view.area {
-        let _ = write!(title, ": around {}", map.describe(centre));
-    }
-    // The map's own part: what runs on beyond the area (a railway, a
-    // march from afar) is cut at its edge, off the key and the title.
-    let clip = (left, top, right - left, bottom - top);
-    let key_x = right + 6;
-    let (key_svg, key_h) = key.draw(key_x, top + 4);
-    let bottom = bottom.max(top + key_h + 10);
-    let (vx, vy) = (left, top - TITLE_H);
-    // Wide enough for the title (bold 13 px: about 8 units a letter).
-    let title_w = 8 * title.chars().count() as i32 + 8;
-    let (w, h) = ((key_x + KEY_W - vx).max(title_w), bottom - vy);
+    body
+}
 
-    let mut out = String::with_capacity(body.len() + 8 * 1024);
-    let _ = writeln!(
-        out,
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"{vx} {vy} {w} {h}\" width=\"{w}\" height=\"{h}\">"
-    );
-    let _ = writeln!(out, "<title>{}</title>", esc(&title));
-    let _ = writeln!(out, "<style>{STYLE}</style>");
+/// The shapes drawn once and placed with `<use>`, the arrowheads, and the
+/// map's clip.
+fn write_defs(out: &mut String, clip: (i32, i32, i32, i32)) {
     out.push_str("<defs>");
     for t in [
         Terrain::Clear,
@@ -403,27 +671,17 @@ pub fn map_svg(scn: &Scenario, state: Option<&GameState>, view: &View<'_>) -> St
         clip.0, clip.1, clip.2, clip.3
     );
     out.push_str("</defs>\n");
-    let _ = writeln!(
-        out,
-        "<rect class=\"bg\" x=\"{vx}\" y=\"{vy}\" width=\"{w}\" height=\"{h}\"/>"
-    );
-    let _ = writeln!(
-        out,
-        "<text class=\"title\" x=\"{}\" y=\"{}\">{}</text>",
-        left + 4,
-        top - 6,
-        esc(&title)
-    );
-    out.push_str("<g clip-path=\"url(#area)\">\n");
-    out.push_str(&body);
-    out.push_str("</g>\n");
-    out.push_str(&key_svg);
-    out.push_str("</svg>\n");
-    out
 }
 
 /// Every hex of the area once, by column, with its label if `labels`.
-fn draw_hexes(map: &Map, b: &Bounds, labels_on: bool, out: &mut String, key: &mut Key) {
+fn draw_hexes(
+    map: &Map,
+    b: &Bounds,
+    labels_on: bool,
+    out: &mut String,
+    key: &mut Key,
+    mut mail: Option<&mut Mail>,
+) {
     out.push_str("<g id=\"hexes\">\n");
     let mut labels = String::from("<g class=\"lab\">\n");
     for c in b.c0..=b.c1 {
@@ -440,7 +698,22 @@ fn draw_hexes(map: &Map, b: &Bounds, labels_on: bool, out: &mut String, key: &mu
                 "<use href=\"#{}\" y=\"{y}\" data-hex=\"{h}\"/>",
                 terrain_id(t)
             );
-            if labels_on && t != Terrain::Sea {
+            if labels_on
+                && t != Terrain::Sea
+                && let Some(m) = mail.as_deref_mut()
+            {
+                m.board.add(Label {
+                    class: "ml",
+                    attrs: format!(" data-hex=\"{h}\""),
+                    text: h.to_string(),
+                    size: m.ty.f,
+                    bold: false,
+                    priority: 6,
+                    at: vec![(f64::from(x), f64::from(y - 9), Anchor::Middle)],
+                    fixed: false,
+                    short: None,
+                });
+            } else if labels_on && t != Terrain::Sea {
                 let _ = write!(labels, "<text y=\"{}\">{h}</text>", y - 9);
             }
         }
@@ -449,7 +722,7 @@ fn draw_hexes(map: &Map, b: &Bounds, labels_on: bool, out: &mut String, key: &mu
     }
     out.push_str("</g>\n");
     labels.push_str("</g>\n");
-    if labels_on {
+    if labels_on && mail.is_none() {
         out.push_str(&labels);
     }
 }
@@ -480,7 +753,13 @@ fn draw_rulers(b: &Bounds, (left, top, right, bottom): (i32, i32, i32, i32), out
 
 /// Rivers on their hexsides: one path for each run of a river's hexsides
 /// of one class; a cataract marked on each of its hexsides.
-fn draw_rivers(map: &Map, b: &Bounds, out: &mut String, key: &mut Key) {
+fn draw_rivers(
+    map: &Map,
+    b: &Bounds,
+    out: &mut String,
+    key: &mut Key,
+    mut mail: Option<&mut Mail>,
+) {
     let shown = |s: &Hexside| {
         let (a, c) = s.hexes();
         b.contains(a) || b.contains(c)
@@ -524,7 +803,24 @@ fn draw_rivers(map: &Map, b: &Bounds, out: &mut String, key: &mut Key) {
                 N(y),
                 esc(&cat.name)
             );
-            if !named {
+            if !named && let Some(m) = mail.as_deref_mut() {
+                if !m.ty.overview {
+                    let f = m.ty.f;
+                    m.board.add(Label {
+                        class: "mq",
+                        attrs: String::new(),
+                        text: cat.name.clone(),
+                        size: f,
+                        bold: false,
+                        priority: 5,
+                        at: labels::around(x, y, 6.0, 6.0, f),
+                        fixed: false,
+                        short: None,
+                    });
+                }
+                m.board.block(Rect::centred(x, y, 6.0, 6.0));
+                named = true;
+            } else if !named {
                 let _ = writeln!(
                     out,
                     "<text class=\"cname\" x=\"{}\" y=\"{}\">{}</text>",
@@ -654,8 +950,17 @@ fn draw_places(
     b: &Bounds,
     out: &mut String,
     key: &mut Key,
+    mut mail: Option<&mut Mail>,
 ) {
     for p in map.places().iter().filter(|p| b.contains(p.hex)) {
+        let has_stack = stacks.contains_key(&p.hex);
+        if let Some(m) = mail.as_deref_mut() {
+            if !m.ty.overview || p.kind == PlaceKind::Town || has_stack {
+                let held = state.and_then(|s| s.control.get(&p.hex)).copied();
+                place_for_mail(m, p, held, has_stack, out, key);
+            }
+            continue;
+        }
         let (cx, cy) = centre(p.hex);
         let mx = if stacks.contains_key(&p.hex) {
             cx - 9
@@ -703,6 +1008,208 @@ fn draw_places(
             esc(&p.name)
         );
     }
+}
+
+/// A place on a picture for mail: its marker (larger in the overview)
+/// and its name as a label placed around it, towns and places with
+/// stacks before villages and oases, landmarks last.
+fn place_for_mail(
+    m: &mut Mail,
+    p: &crate::geo::map::Place,
+    held: Option<Side>,
+    has_stack: bool,
+    out: &mut String,
+    key: &mut Key,
+) {
+    let (cx, cy) = centre(p.hex);
+    let k = m.ty.mark;
+    let (cx, cy) = (f64::from(cx), f64::from(cy));
+    // In the overview a stack stands on its place, the place's marker a
+    // frame around it; on an area, beside it.
+    let framed = has_stack && m.ty.overview;
+    let mx = if has_stack && !framed {
+        cx - 9.0 * k
+    } else {
+        cx
+    };
+    let kind = place_class(p.kind);
+    let held_class = match held {
+        Some(s) => {
+            key.held.insert(side_class(s), s);
+            format!(" held-{}", side_class(s))
+        }
+        None => String::new(),
+    };
+    key.places.insert(p.kind);
+    let _ = write!(
+        out,
+        "<g class=\"place {kind}{held_class}\" data-hex=\"{}\">",
+        p.hex
+    );
+    let my = if framed { cy } else { cy + 1.0 };
+    let size = if framed { 14.0 * k } else { 7.0 * k };
+    let _ = match p.kind {
+        PlaceKind::Town => write!(
+            out,
+            "<rect class=\"mk\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"/>",
+            num(mx - size / 2.0),
+            num(my - size / 2.0),
+            num(size),
+            num(size)
+        ),
+        PlaceKind::Village | PlaceKind::Oasis => write!(
+            out,
+            "<circle class=\"mk\" cx=\"{}\" cy=\"{}\" r=\"{}\"/>",
+            num(mx),
+            num(my),
+            num(2.6 * k)
+        ),
+        PlaceKind::Landmark => write!(
+            out,
+            "<path class=\"mk\" d=\"M{} {}l{} {}m0-{}l-{} {}\"/>",
+            num(mx - 2.0 * k),
+            num(my - 2.0 * k),
+            num(4.0 * k),
+            num(4.0 * k),
+            num(4.0 * k),
+            num(4.0 * k),
+            num(4.0 * k)
+        ),
+    };
+    out.push_str("</g>\n");
+    m.board.block(Rect::centred(mx, my, size, size));
+    let (class, size, bold, priority) = match p.kind {
+        PlaceKind::Town => ("mt", m.ty.town, true, 2),
+        _ if has_stack => ("mp", m.ty.f, false, 2),
+        PlaceKind::Village | PlaceKind::Oasis => ("mp", m.ty.f, false, 4),
+        PlaceKind::Landmark => ("mk2", m.ty.f, false, 5),
+    };
+    let (w, h) = if framed {
+        (size, size)
+    } else if has_stack {
+        (26.0 * k, 18.0 * k)
+    } else {
+        (8.0 * k, 8.0 * k)
+    };
+    m.board.add(Label {
+        class,
+        attrs: format!(" data-hex=\"{}\"", p.hex),
+        text: p.name.clone(),
+        size,
+        bold,
+        priority,
+        at: labels::around(cx, my, w, h, size),
+        fixed: false,
+        short: None,
+    });
+}
+
+/// Each stack on a picture for mail: a counter sized to its count, the
+/// count on it; the leaders' names placed around it. In the overview a
+/// bold square with the count beside it, and no names.
+fn draw_mail_stacks(
+    stacks: &BTreeMap<Hex, Vec<crate::state::Stack<'_>>>,
+    out: &mut String,
+    key: &mut Key,
+    m: &mut Mail,
+) {
+    let ty = m.ty;
+    for (hex, here) in stacks {
+        let (cx, cy) = centre(*hex);
+        let (cx, cy) = (f64::from(cx), f64::from(cy));
+        let mut x = if ty.overview {
+            cx - 5.0 * ty.mark
+        } else {
+            cx - 2.0
+        };
+        for s in here {
+            let n = s.units.len();
+            let class = side_class(s.side);
+            key.stacks.insert(class, s.side);
+            let (w, h) = if ty.overview {
+                (10.0 * ty.mark, 10.0 * ty.mark)
+            } else {
+                let digits = n.to_string().len() as f64;
+                (
+                    (digits * 0.72 * ty.cnt + 4.0).max(14.0),
+                    (1.25 * ty.cnt).max(10.0),
+                )
+            };
+            let y = if ty.overview { cy - h / 2.0 } else { cy - 3.0 };
+            let _ = writeln!(
+                out,
+                "<g class=\"stack {class}\" data-hex=\"{hex}\" data-units=\"{n}\"><rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"/></g>",
+                num(x),
+                num(y),
+                num(w),
+                num(h)
+            );
+            let (mx, my) = (x + w / 2.0, y + h / 2.0);
+            m.board.block(Rect::centred(mx, my, w, h));
+            let attrs = format!(" data-hex=\"{hex}\"");
+            if ty.overview {
+                m.board.add(Label {
+                    class: if s.side == Side::Egyptian {
+                        "mn egyptian"
+                    } else {
+                        "mn mahdist"
+                    },
+                    attrs,
+                    text: n.to_string(),
+                    size: ty.cnt,
+                    bold: true,
+                    priority: 0,
+                    at: side_first(labels::around(mx, my, w, h, ty.cnt)),
+                    fixed: false,
+                    short: None,
+                });
+            } else {
+                m.board.add(Label {
+                    class: "mc",
+                    attrs: attrs.clone(),
+                    text: n.to_string(),
+                    size: ty.cnt,
+                    bold: true,
+                    priority: 0,
+                    at: vec![(mx, my + 0.36 * ty.cnt, Anchor::Middle)],
+                    fixed: true,
+                    short: None,
+                });
+                if !s.leaders.is_empty() {
+                    let names: Vec<&str> = s.leaders.iter().map(|l| l.name.as_str()).collect();
+                    let mut at = labels::around(mx, my, w, h, ty.f);
+                    at.swap(0, 1);
+                    m.board.add(Label {
+                        class: if s.side == Side::Egyptian {
+                            "md egyptian"
+                        } else {
+                            "md mahdist"
+                        },
+                        attrs,
+                        text: names.join(", "),
+                        size: ty.f,
+                        bold: false,
+                        priority: 2,
+                        at,
+                        fixed: false,
+                        short: (names.len() > 1)
+                            .then(|| format!("{} +{}", names[0], names.len() - 1)),
+                    });
+                    key.leaders = true;
+                }
+            }
+            x += w + 1.0;
+        }
+    }
+}
+
+/// Positions beside a marker ([`labels::around`]) with the sides first:
+/// right and left, then below and above.
+fn side_first(mut at: Vec<(f64, f64, Anchor)>) -> Vec<(f64, f64, Anchor)> {
+    for chunk in at.chunks_mut(8) {
+        chunk.rotate_left(2);
+    }
+    at
 }
 
 /// Each stack as a counter in its side's colour with its unit count, the
@@ -827,6 +1334,7 @@ fn draw_battles(
     out: &mut String,
     results: &mut String,
     key: &mut Key,
+    mut mail: Option<&mut Mail>,
 ) {
     let mut side = Side::Egyptian;
     let mut battles: Vec<(Side, Hex, Hex, String)> = Vec::new();
@@ -849,6 +1357,9 @@ fn draw_battles(
         }
     }
     let mut at: BTreeMap<Hex, i32> = BTreeMap::new();
+    // For mail: each defender's hex, where its first burst is and who won
+    // each battle there, said once.
+    let mut said: BTreeMap<Hex, ((i32, i32), Vec<String>)> = BTreeMap::new();
     for (s, attacker, defender, result) in &battles {
         if !b.contains(*defender) {
             continue;
@@ -871,6 +1382,15 @@ fn draw_battles(
             map.describe(*defender),
             if result.is_empty() { "fought" } else { result }
         );
+        if let Some(m) = mail.as_deref_mut() {
+            battle_for_mail(m, *defender, (x, y), &story, out);
+            said.entry(*defender)
+                .or_insert(((x, y), Vec::new()))
+                .1
+                .push(short.to_string());
+            key.battle = true;
+            continue;
+        }
         let _ = writeln!(
             out,
             "<g class=\"battle\" data-hex=\"{defender}\"><title>{}</title><use href=\"#bt\" x=\"{x}\" y=\"{y}\"/></g>",
@@ -885,6 +1405,57 @@ fn draw_battles(
         );
         key.battle = true;
     }
+    if let Some(m) = mail {
+        for (defender, ((x, y), results)) in said {
+            battle_label(m, defender, (x, y), &results);
+        }
+    }
+}
+
+/// A battle's burst on a picture for mail (larger in the overview). Names
+/// may go over it (they have a halo): it falls between the stacks that
+/// fought, where their names are wanted; villages, landmarks and hex
+/// numbers may not.
+fn battle_for_mail(m: &mut Mail, defender: Hex, (x, y): (i32, i32), story: &str, out: &mut String) {
+    let k = m.ty.mark;
+    let _ = writeln!(
+        out,
+        "<g class=\"battle\" data-hex=\"{defender}\"><title>{}</title><use href=\"#bt\" transform=\"translate({x} {y}) scale({})\"/></g>",
+        esc(story),
+        num(k)
+    );
+    let (x, y) = (f64::from(x), f64::from(y));
+    m.board
+        .block_from(Rect::centred(x, y, 12.0 * k, 12.0 * k), 4);
+}
+
+/// Who won the battles at a hex, as one label beside the first burst:
+/// "Egyptian won", "Egyptian won, 3 battles", or each result once.
+fn battle_label(m: &mut Mail, defender: Hex, (x, y): (i32, i32), results: &[String]) {
+    let mut distinct: Vec<&str> = Vec::new();
+    for r in results {
+        if !distinct.contains(&r.as_str()) {
+            distinct.push(r);
+        }
+    }
+    let text = match (distinct.as_slice(), results.len()) {
+        ([one], 1) => (*one).to_string(),
+        ([one], n) => format!("{one}, {n} battles"),
+        (all, _) => all.join(", "),
+    };
+    let (x, y) = (f64::from(x), f64::from(y));
+    let (f, k) = (m.ty.f, m.ty.mark);
+    m.board.add(Label {
+        class: "mr",
+        attrs: format!(" data-hex=\"{defender}\""),
+        text,
+        size: f,
+        bold: true,
+        priority: 1,
+        at: labels::around(x, y, 14.0 * k, 14.0 * k, f),
+        fixed: false,
+        short: None,
+    });
 }
 
 /// What the map showed, for its key.
@@ -1025,24 +1596,37 @@ impl Key {
     }
 
     /// The key with its top left at `x`, `y`: its SVG and height.
-    fn draw(&self, x: i32, y: i32) -> (String, i32) {
+    /// `s` times the archive's size; for `mail`, the leaders' sample as
+    /// large as the key's words.
+    fn draw(&self, x: i32, y: i32, s: f64, mail: bool) -> (String, i32) {
+        let sc = |v: i32| (f64::from(v) * s).round() as i32;
+        let scale = if s == 1.0 {
+            String::new()
+        } else {
+            format!(" scale({})", num(s))
+        };
         let mut out = String::from("<g class=\"key\">\n");
-        let mut row = y + 8;
+        let mut row = y + sc(8);
         let _ = writeln!(out, "<text class=\"kh\" x=\"{x}\" y=\"{row}\">Key</text>");
-        row += 6;
+        row += sc(6);
         for (sample, text) in self.entries() {
-            row += 12;
+            row += sc(12);
+            let sample = if mail {
+                sample.replace("class=\"ldr\"", "class=\"ldr\" style=\"font-size:7px\"")
+            } else {
+                sample
+            };
             let _ = writeln!(
                 out,
-                "<g transform=\"translate({} {row})\">{sample}</g><text class=\"kt\" x=\"{}\" y=\"{}\">{}</text>",
-                x + 9,
-                x + 22,
-                row + 2,
+                "<g transform=\"translate({} {row}){scale}\">{sample}</g><text class=\"kt\" x=\"{}\" y=\"{}\">{}</text>",
+                x + sc(9),
+                x + sc(22),
+                row + sc(2),
                 esc(&text)
             );
         }
         out.push_str("</g>\n");
-        (out, row + 10 - y)
+        (out, row + sc(10) - y)
     }
 }
 

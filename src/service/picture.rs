@@ -1,19 +1,21 @@
-//! The drawn map sent with a player's results mail: the player's area
-//! after the turn (`render::sectors::picture_area`) with the month's
-//! marches and battles over it, drawn as SVG (`render::svg::map_svg`) and
-//! then as a PNG of at most [`MAX_PICTURE_BYTES`] (resvg).
+//! The drawn maps sent with a player's results mail: the player's area
+//! after the turn with the month's marches and battles over it, and, when
+//! what the player must see does not fit one readable area, an overview of
+//! the whole theatre as well (`render::frame`); each drawn as SVG
+//! (`render::svg::map_svg`, readable at the width sent) and then as a PNG
+//! of at most [`MAX_PICTURE_BYTES`] (resvg).
 //!
-//! The picture only repeats what the text says, so it never holds a mail
-//! back: drawing it may fail (no memory, a map resvg refuses, a panic
-//! inside the renderer), it may come out too large at every width tried,
-//! or the mail with it may be too large; the mail then goes without it,
-//! and the log says why.
+//! The pictures only repeat what the text says, so they never hold a mail
+//! back: drawing may fail (no memory, a map resvg refuses, a panic
+//! inside the renderer), a picture may come out too large at every width
+//! tried, or the mail with it may be too large; the mail then goes
+//! without it, and the log says why.
 
 use std::panic::{self, AssertUnwindSafe};
 
 use crate::engine::events::Event;
 use crate::mail::outbound::Attachment;
-use crate::render::sectors::picture_area;
+use crate::render::frame::frame;
 use crate::render::svg::{self, Area, View};
 use crate::scenario::{Scenario, Side};
 use crate::state::GameState;
@@ -33,17 +35,30 @@ pub struct Picture {
     pub png: Vec<u8>,
     /// Its width in pixels, the first tried that gave a PNG small enough.
     pub width_px: u32,
+    /// The area drawn: an area around the player's action, or the theatre.
     pub area: Area,
+    /// Whether it is the overview of the whole theatre.
+    pub overview: bool,
 }
 
 /// The picture's file name: `<game>-<month>-map.png`, with the player
 /// turn in alternating mode (as the log's name).
 pub fn file_name(game: &str, month: &str, kind: TurnKind) -> String {
+    named(game, month, kind, "map")
+}
+
+/// The overview's file name: `<game>-<month>-overview.png`, with the
+/// player turn in alternating mode.
+pub fn overview_file_name(game: &str, month: &str, kind: TurnKind) -> String {
+    named(game, month, kind, "overview")
+}
+
+fn named(game: &str, month: &str, kind: TurnKind, what: &str) -> String {
     let game = super::record::safe(game);
     match kind {
-        TurnKind::Month => format!("{game}-{month}-map.png"),
+        TurnKind::Month => format!("{game}-{month}-{what}.png"),
         TurnKind::Player(_) | TurnKind::SetUp(_) => {
-            format!("{game}-{month}-{}-map.png", kind.as_str())
+            format!("{game}-{month}-{}-{what}.png", kind.as_str())
         }
     }
 }
@@ -52,17 +67,16 @@ pub fn file_name(game: &str, month: &str, kind: TurnKind) -> String {
 /// fonts), or another renderer in tests.
 pub type Renderer<'r> = &'r dyn Fn(&str, u32) -> Result<Vec<u8>, String>;
 
-/// Draw the picture of `side`'s area after the turn (`state`, the
-/// turn's `events` drawn over it, the side's own marches only): the SVG
-/// once, then the PNG `width_px` wide, and a quarter narrower each time
-/// it is [`MAX_PICTURE_BYTES`] or more, down to [`MIN_WIDTH_PX`].
+/// Draw the pictures of `side`'s results after the turn (`state`, the
+/// turn's `events` drawn over it, the side's own marches only), as
+/// [`frame`] frames them: the detail first, then the overview if any.
 pub fn draw(
     scn: &Scenario,
     state: &GameState,
     events: &[Event],
     side: Side,
     width_px: u32,
-) -> Result<Picture, String> {
+) -> Result<Vec<Picture>, String> {
     draw_with(scn, state, events, side, width_px, &svg::map_png)
 }
 
@@ -74,14 +88,77 @@ pub fn draw_with(
     side: Side,
     width_px: u32,
     render: Renderer<'_>,
-) -> Result<Picture, String> {
-    let area = picture_area(state, events, side);
-    let view = match area {
-        Area::Theatre => View::theatre(),
-        Area::Around { centre, radius } => View::around(centre, radius),
+) -> Result<Vec<Picture>, String> {
+    pictures(scn, state, events, side)
+        .into_iter()
+        .map(|(area, overview)| {
+            draw_one(scn, state, events, side, area, overview, width_px, render)
+        })
+        .collect()
+}
+
+/// The pictures [`frame`] asks for, each an area and whether it is the
+/// overview: the detail first, then the overview if any.
+fn pictures(scn: &Scenario, state: &GameState, events: &[Event], side: Side) -> Vec<(Area, bool)> {
+    let framing = frame(scn, state, events, side);
+    let mut out: Vec<(Area, bool)> = framing.detail.map(|a| (a, false)).into_iter().collect();
+    if framing.overview {
+        out.push((Area::Theatre, true));
     }
-    .with_overlay(events, Some(side));
-    let drawn = svg::map_svg(scn, Some(state), &view);
+    out
+}
+
+/// The SVGs of `side`'s pictures as drawn for a width: each area, whether
+/// it is the overview, and the SVG (the detail, then the overview if
+/// any), as [`draw`] draws them before they become PNGs.
+pub fn svgs(
+    scn: &Scenario,
+    state: &GameState,
+    events: &[Event],
+    side: Side,
+    width_px: u32,
+) -> Vec<(Area, bool, String)> {
+    pictures(scn, state, events, side)
+        .into_iter()
+        .map(|(area, overview)| {
+            let svg = svg_for(scn, state, events, side, area, overview, width_px);
+            (area, overview, svg)
+        })
+        .collect()
+}
+
+fn svg_for(
+    scn: &Scenario,
+    state: &GameState,
+    events: &[Event],
+    side: Side,
+    area: Area,
+    overview: bool,
+    width_px: u32,
+) -> String {
+    let view = if overview {
+        View::overview(width_px)
+    } else {
+        View::picture(area, width_px)
+    };
+    svg::map_svg(scn, Some(state), &view.with_overlay(events, Some(side)))
+}
+
+/// One picture: the SVG drawn for `width_px`, then the PNG that wide,
+/// and a quarter narrower each time it is [`MAX_PICTURE_BYTES`] or more,
+/// down to [`MIN_WIDTH_PX`] (the SVG drawn again for each width, so its
+/// words stay readable).
+#[allow(clippy::too_many_arguments)]
+fn draw_one(
+    scn: &Scenario,
+    state: &GameState,
+    events: &[Event],
+    side: Side,
+    area: Area,
+    overview: bool,
+    width_px: u32,
+    render: Renderer<'_>,
+) -> Result<Picture, String> {
     let mut width = width_px;
     loop {
         if width < MIN_WIDTH_PX {
@@ -89,12 +166,14 @@ pub fn draw_with(
                 "the picture is {MAX_PICTURE_BYTES} bytes or more even {MIN_WIDTH_PX} pixels wide"
             ));
         }
+        let drawn = svg_for(scn, state, events, side, area, overview, width);
         let png = render(&drawn, width)?;
         if png.len() < MAX_PICTURE_BYTES {
             return Ok(Picture {
                 png,
                 width_px: width,
                 area,
+                overview,
             });
         }
         tracing::debug!(
@@ -107,7 +186,7 @@ pub fn draw_with(
 }
 
 /// [`draw_with`], with a panic inside the renderer caught and told as an
-/// error: the mail goes on without its picture.
+/// error: the mail goes on without its pictures.
 pub fn draw_safely(
     scn: &Scenario,
     state: &GameState,
@@ -115,7 +194,7 @@ pub fn draw_safely(
     side: Side,
     width_px: u32,
     render: Renderer<'_>,
-) -> Result<Picture, String> {
+) -> Result<Vec<Picture>, String> {
     panic::catch_unwind(AssertUnwindSafe(|| {
         draw_with(scn, state, events, side, width_px, render)
     }))
@@ -130,7 +209,13 @@ pub fn draw_safely(
 }
 
 /// What the picture shows, for the HTML's alt text.
-pub fn alt_text(scn: &Scenario, side: Side, month: &str, area: Area) -> String {
+pub fn alt_text(scn: &Scenario, side: Side, month: &str, p: &Picture) -> String {
+    if p.overview {
+        return format!(
+            "An overview of the whole theatre after {month} for the {side} player: where every stack and town stands, with the month's marches and battles; the text below says the same."
+        );
+    }
+    let area = p.area;
     let where_ = match area {
         Area::Theatre => "the whole theatre".to_string(),
         Area::Around { centre, .. } => format!("around {}", scn.map.describe(centre)),

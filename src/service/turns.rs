@@ -499,10 +499,9 @@ impl Service {
             let mut d =
                 self.results_draft(&scn, &g, &next, &turn, &r, side, &to, &files, &umpire)?;
             d.attachments = files.clone();
-            if let Some(side) = side.filter(|_| picture)
-                && let Some(p) = self.results_picture(&scn, &turn, &r, side, &d)
-            {
-                d.attachments.insert(0, p);
+            if let Some(side) = side.filter(|_| picture) {
+                let pictures = self.results_picture(&scn, &turn, &r, side, &d);
+                d.attachments.splice(0..0, pictures);
             }
             self.queue_with_appendix(d, Some(&full_log))?;
         }
@@ -649,11 +648,13 @@ impl Service {
         )?)
     }
 
-    /// The drawn map for `side`'s results mail `d` (`service::picture`),
-    /// shown in its HTML: `None`, and the reason in the log, when pictures
-    /// are off (`[turns] map_picture_px = 0`), drawing fails, or the mail
-    /// with it would be over `[limits] max_message_bytes`. The text of the
-    /// mail is the same either way.
+    /// The drawn maps for `side`'s results mail `d` (`service::picture`),
+    /// shown in its HTML: the player's area, and an overview when what
+    /// they must see does not fit one; none, and the reason in the log,
+    /// when pictures are off (`[turns] map_picture_px = 0`) or drawing
+    /// fails; each left out, the overview first, when the mail with it
+    /// would be over `[limits] max_message_bytes`. The text of the mail
+    /// is the same either way.
     fn results_picture(
         &self,
         scn: &Scenario,
@@ -661,12 +662,11 @@ impl Service {
         r: &TurnResult,
         side: Side,
         d: &Draft,
-    ) -> Option<Attachment> {
+    ) -> Vec<Attachment> {
         let width = self.cfg.turns.map_picture_px;
         if width == 0 {
-            return None;
+            return Vec::new();
         }
-        let name = super::picture::file_name(&turn.game_id, &turn.month, turn.turn_kind);
         let started = std::time::Instant::now();
         let drawn = super::picture::draw_safely(
             scn,
@@ -676,31 +676,41 @@ impl Service {
             width,
             &crate::render::svg::map_png,
         );
-        let p = match drawn {
+        let pictures = match drawn {
             Ok(p) => p,
             Err(e) => {
                 tracing::warn!(game = %turn.game_id, turn = turn.turn_no, %side, error = %e, "the results mail goes without its drawn map");
-                return None;
+                return Vec::new();
             }
         };
         let month = turn
             .month
             .parse::<crate::calendar::GameMonth>()
             .map_or_else(|_| turn.month.clone(), |m| m.long_name());
-        let file = Attachment::bytes(name.clone(), "image/png", p.png).shown_inline(
-            format!("{name}@{}", self.cfg.domain()),
-            super::picture::alt_text(scn, side, &month, p.area),
-        );
         let mut all = d.attachments.clone();
-        all.push(file.clone());
-        let size = super::picture::estimated_mail_bytes(&d.rendered.text, &all);
-        let limit = self.cfg.limits.max_message_bytes;
-        if size > limit {
-            tracing::warn!(game = %turn.game_id, turn = turn.turn_no, %side, size, limit, "the results mail goes without its drawn map: with it the mail would be over [limits] max_message_bytes");
-            return None;
+        let mut out = Vec::new();
+        for p in pictures {
+            let name = if p.overview {
+                super::picture::overview_file_name(&turn.game_id, &turn.month, turn.turn_kind)
+            } else {
+                super::picture::file_name(&turn.game_id, &turn.month, turn.turn_kind)
+            };
+            let alt = super::picture::alt_text(scn, side, &month, &p);
+            let file = Attachment::bytes(name.clone(), "image/png", p.png)
+                .shown_inline(format!("{name}@{}", self.cfg.domain()), alt);
+            all.push(file.clone());
+            let size = super::picture::estimated_mail_bytes(&d.rendered.text, &all);
+            let limit = self.cfg.limits.max_message_bytes;
+            if size > limit {
+                tracing::warn!(game = %turn.game_id, turn = turn.turn_no, %side, size, limit, picture = %name, "the results mail goes without a drawn map: with it the mail would be over [limits] max_message_bytes");
+                all.pop();
+                continue;
+            }
+            tracing::debug!(game = %turn.game_id, %side, width = p.width_px, picture = %name, "drawn map for the results");
+            out.push(file);
         }
-        tracing::debug!(game = %turn.game_id, %side, width = p.width_px, ms = started.elapsed().as_millis() as u64, "drawn map for the results");
-        Some(file)
+        tracing::debug!(game = %turn.game_id, %side, ms = started.elapsed().as_millis() as u64, "drawn maps for the results");
+        out
     }
 
     /// The umpire's notes of the turn just played (`g`, before it moved
