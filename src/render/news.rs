@@ -143,12 +143,16 @@ fn arrival_name(m: &Month<'_>, id: &str, last_event: Option<&str>) -> String {
     }
 }
 
+/// What arrived of one kind at one place: units, leaders, and the unit
+/// types that found no counter or place.
+type Came = (Vec<UnitId>, Vec<String>, Vec<String>);
+
 /// Reinforcements, recruits, replacements and leaders arrived; arrivals of
 /// the same kind at the same place told once.
 fn arrivals(m: &Month<'_>) -> Vec<String> {
     let map = &m.scn.map;
     // (name, hex) -> (units, leaders, lost), in the order they came.
-    let mut came: Vec<((String, Hex), (Vec<UnitId>, Vec<String>, Vec<String>))> = Vec::new();
+    let mut came: Vec<((String, Hex), Came)> = Vec::new();
     let mut last_event: Option<&str> = None;
     for e in m.events {
         let (name, hex, units, leaders, lost) = match e {

@@ -145,7 +145,9 @@ pub fn roster_compact(scn: &Scenario, state: &GameState, side: Side, width: usiz
 /// Gordon Highlanders: British infantry (V), strength 3", "EG01, EG02
 /// Egyptian battery (L), disrupted".
 fn unit_groups(scn: &Scenario, units: &[&crate::state::Unit]) -> Vec<String> {
-    let mut groups: Vec<((String, u32, bool), Vec<&crate::state::Unit>)> = Vec::new();
+    // (type as named, strength, disrupted) -> its units, in stack order.
+    type Group<'u> = ((String, u32, bool), Vec<&'u crate::state::Unit>);
+    let mut groups: Vec<Group<'_>> = Vec::new();
     for u in units {
         let ty = scn.units.get(&u.unit_type);
         let name = ty.map_or(u.unit_type.to_string(), |t| {

@@ -19,8 +19,8 @@ pub const MAX_SECTORS: usize = 6;
 /// battles of the turn, the sieges (of `side`'s places, and those its
 /// stacks lay), then `side`'s stacks that arrived, marched, or lost or
 /// had units disrupted. A stack where nothing happened gets no map (the
-/// overview and the order of battle show it). A place within [`RADIUS`]
-/// - 1 hexes of a sector already chosen is shown by it, so no area comes
+/// overview and the order of battle show it). A place less than
+/// [`RADIUS`] hexes from a sector already chosen is shown by it, so no area comes
 /// twice (up to [`MAX_SECTORS`]). Each with a title naming why it is
 /// shown. For an observer (`side` `None`): the battles and sieges.
 pub fn centres(
