@@ -947,3 +947,126 @@ fn check_mail_tries_the_smtp_server_and_sends_nothing() {
     assert!(said.contains("outgoing: FAILED"), "{said}");
     assert!(said.contains("login as game was refused"), "{said}");
 }
+
+/// The host's own Postfix files (`contrib/postfix/master.cf` and
+/// `transport`, installed by `scripts/mail-servers` as a host would): mail
+/// to the game's address goes through Postfix's pipe transport to
+/// `dervish submit -`, run as an unprivileged user; the player's orders
+/// are stored and get their receipt.
+#[test]
+#[ignore = "needs Dovecot and Postfix on loopback: scripts/test starts them"]
+fn postfix_pipes_the_games_mail_to_dervish_submit_with_the_contrib_files() {
+    let _guard = SERVERS.lock().unwrap_or_else(|e| e.into_inner());
+    let servers = Servers::get();
+    let pipe = PathBuf::from(&servers.vars["PIPE_DIR"]);
+    let config = PathBuf::from(&servers.vars["PIPE_CONFIG"]);
+    let user = servers.vars["PIPE_USER"].clone();
+    for entry in std::fs::read_dir(&pipe).unwrap() {
+        let p = entry.unwrap().path();
+        let _ = std::fs::remove_dir_all(&p).or_else(|_| std::fs::remove_file(&p));
+    }
+    let bin = PathBuf::from(&servers.vars["PIPE_BIN"]);
+    std::fs::copy(env!("CARGO_BIN_EXE_dervish"), &bin).unwrap();
+    std::fs::write(
+        &config,
+        format!(
+            r#"database = "{dir}/dervish.sqlite"
+
+[host]
+address = "pipe@localhost"
+game_master = "grey@localhost"
+
+[inbox]
+kind = "maildir"
+maildir = "{dir}/inbox"
+
+[outgoing]
+kind = "file"
+dir = "{dir}/outbox"
+
+[turns]
+setup_hours = 0
+"#,
+            dir = pipe.display()
+        ),
+    )
+    .unwrap();
+    let as_user = |args: &[&str]| {
+        let out = Command::new("runuser")
+            .args(["-u", &user, "--"])
+            .arg(&bin)
+            .arg("--config")
+            .arg(&config)
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "dervish {args:?} as {user}: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    let chown = Command::new("chown")
+        .args(["-R", &format!("{user}:{user}")])
+        .arg(&pipe)
+        .status()
+        .unwrap();
+    assert!(chown.success());
+    as_user(&[
+        "game",
+        "new",
+        "--scenario",
+        "khartoum",
+        "--egyptian",
+        "red@localhost",
+        "--mahdist",
+        "bot",
+        "--id",
+        "pipe-1",
+    ]);
+    as_user(&["run", "--once"]);
+    let sent = || -> Vec<String> {
+        std::fs::read_dir(pipe.join("outbox"))
+            .map(|d| {
+                d.filter_map(|e| std::fs::read(e.ok()?.path()).ok())
+                    .map(|b| String::from_utf8_lossy(&b).into_owned())
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let welcome = sent()
+        .into_iter()
+        .find(|m| m.contains("welcome") && m.contains("red@localhost"))
+        .expect("the welcome mail");
+    let secret = welcome
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("SECRET "))
+        .expect("the secret in the welcome")
+        .trim()
+        .to_owned();
+    servers.send(
+        "red@localhost",
+        "pipe@localhost",
+        "[dervish pipe-1] orders",
+        &format!("SECRET {secret}\nMARCH STACK Sinkat TO Souakim\n"),
+    );
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        as_user(&["run", "--once"]);
+        if sent().iter().any(|m| m.contains("orders received")) {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no receipt for the piped orders; the Postfix log:\n{}",
+            std::fs::read_to_string(&servers.vars["POSTFIX_LOG"]).unwrap_or_default()
+        );
+        std::thread::sleep(Duration::from_millis(500));
+    }
+    let log = std::fs::read_to_string(&servers.vars["POSTFIX_LOG"]).unwrap_or_default();
+    assert!(
+        log.contains("relay=dervish") && log.contains("status=sent"),
+        "Postfix delivered through the pipe transport:\n{log}"
+    );
+}
