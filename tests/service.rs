@@ -274,7 +274,7 @@ fn a_full_month_in_monthly_mode_with_receipts_results_and_verification() {
     assert!(
         results.text.contains("Your order of battle (Egyptian)")
             && results.text.contains("ER05")
-            && results.text.contains("Where victory stands\n")
+            && results.text.contains("Where victory stands")
             && results.text.contains("The game ends after"),
         "{}",
         results.text
@@ -1510,7 +1510,7 @@ fn results_mails_carry_a_turn_record_that_verifies_without_the_database() {
         "ok        Egyptian orders: 1 order, SHA-256",
         "ok        Mahdist orders: 1 order, SHA-256",
         "ok        state after the turn: played again: the same",
-        "ok        log in the mail: the log in the mail is the log the turn gives",
+        "ok        log in the mail: the log attached is the log the turn gives",
         "ok        turns 1 and 2: turn 2 starts from the state turn 1 left",
         "ok        turns 1 and 2: the seed of turn 2 is the one announced with the results of turn 1",
         "every check holds",
@@ -1811,7 +1811,7 @@ fn a_results_mail_carries_the_drawn_map_of_the_players_area() {
         assert!(html.contains(&said), "{side}: {said} in {html}");
         // The text part is the results in full, the turn record attached.
         assert!(
-            parts.text.contains("Where victory stands:") && mail.raw.contains("k-1-turn-1.json")
+            parts.text.contains("Where victory stands") && mail.raw.contains("k-1-turn-1.json")
         );
     }
     let watcher = mail_parts(&results_mail(&h, "watcher@example.org", 1).raw);
@@ -1879,7 +1879,15 @@ fn map_text_leaves_the_picture_out_and_the_text_unchanged() {
     let (ha, hb) = (sa.body_html.unwrap(), sb.body_html.unwrap());
     let pre = |h: &str| h[h.find("<pre").unwrap()..].to_string();
     assert_eq!(pre(&ha), pre(&hb));
-    assert_eq!(hb, dervish::mail::outbound::pre_html(&sb.body_text));
+    // The HTML is the text, then the full log.
+    let turn_log = &store::turns(&without.svc.conn, "k-1").unwrap()[0].log;
+    assert_eq!(
+        hb,
+        dervish::mail::outbound::pre_html(&format!(
+            "{}\nThe full log, every roll:\n\n{turn_log}",
+            sb.body_text
+        ))
+    );
     // The Mahdist player of that game still gets the picture.
     assert!(
         mail_parts(&results_mail(&without, "mahdi@example.org", 1).raw)
@@ -2045,7 +2053,7 @@ fn a_results_mail_that_would_be_too_large_goes_without_its_picture() {
     let parts = mail_parts(&mail.raw);
     assert!(parts.picture.is_none());
     assert!(mail.raw.len() < limit, "{} bytes", mail.raw.len());
-    assert!(parts.text.contains("Where victory stands:"));
+    assert!(parts.text.contains("Where victory stands"));
     assert!(mail.raw.contains("k-1-turn-1.json"));
 }
 
