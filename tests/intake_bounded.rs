@@ -212,9 +212,10 @@ fn a_players_hostile_html_is_converted_within_bounds() {
     let before = inbound::html_conversions();
     assert_eq!(
         h.svc.receive(&raw).unwrap(),
-        Outcome::Joined {
+        Outcome::JoinAsked {
             game: "k-1".into(),
-            side: Side::Mahdist
+            side: Side::Mahdist,
+            asked: true
         }
     );
     assert_eq!(inbound::html_conversions(), before + 1);

@@ -624,10 +624,10 @@ fn a_deadline_that_passed_while_the_service_was_down_is_extended() {
     );
 }
 
-/// HELP works for anyone: a player who sends HELP without his secret and
-/// a stranger both get the whole guide by mail, and no reply points to a
-/// file players cannot open. A stranger's HELP counts against the hourly
-/// cap of answers to one address.
+/// HELP works for anyone: a player who sends HELP without his secret gets
+/// the whole guide by mail, a stranger a short answer (tests/floods.rs),
+/// and no reply points to a file players cannot open. A stranger's HELP
+/// counts against the hourly cap of answers to one address.
 #[test]
 fn help_works_for_anyone() {
     let mut h = Harness::new("help", Mode::Monthly);
@@ -1055,19 +1055,21 @@ fn join_takes_an_open_seat() {
             "gm",
         )
         .unwrap();
-    // A JOIN for a full game, or with no game named, is not answered.
+    // A JOIN for a full game is not answered.
     let raw = h.mail("wingate@example.org", "[dervish k-1] join", "JOIN\n");
     assert!(matches!(h.svc.receive(&raw).unwrap(), Outcome::Ignored(_)));
-    let raw = h.mail("wingate@example.org", "join", "JOIN MAHDIST\n");
-    assert!(matches!(h.svc.receive(&raw).unwrap(), Outcome::Ignored(_)));
-    // The open seat is taken.
+    // The open seat is taken once the address confirms the JOIN.
     let raw = h.mail(
         "abdallahi@example.org",
         "[dervish obeid-1] join",
         "JOIN MAHDIST\n",
     );
-    assert_eq!(
+    assert!(matches!(
         h.svc.receive(&raw).unwrap(),
+        Outcome::JoinAsked { asked: true, .. }
+    ));
+    assert_eq!(
+        confirm_join(&mut h, "abdallahi@example.org"),
         Outcome::Joined {
             game: "obeid-1".into(),
             side: Side::Mahdist
@@ -1077,12 +1079,13 @@ fn join_takes_an_open_seat() {
     let raw = h.mail("other@example.org", "[dervish obeid-1] join", "JOIN\n");
     assert!(matches!(h.svc.receive(&raw).unwrap(), Outcome::Ignored(_)));
     h.svc.flush(&h.sender).unwrap();
-    let welcome = h.sent_to("abdallahi@example.org");
-    assert_eq!(welcome.len(), 1);
+    // The request to confirm and the welcome.
+    let to = h.sent_to("abdallahi@example.org");
+    assert_eq!(to.len(), 2);
+    assert!(to.iter().any(|s| s.subject.contains("JOIN: confirm")));
     assert!(
-        welcome[0]
-            .subject
-            .contains("welcome: you play the Mahdist side")
+        to.iter()
+            .any(|s| s.subject.contains("welcome: you play the Mahdist side"))
     );
     assert!(
         h.sent_to("gm@example.org")
@@ -1091,6 +1094,25 @@ fn join_takes_an_open_seat() {
     );
     assert!(h.sent_to("other@example.org").is_empty());
     assert!(h.sent_to("wingate@example.org").is_empty());
+}
+
+/// Reply to the last JOIN confirmation request sent to `from` with its
+/// token (docs/orders.md, "Joining a game").
+fn confirm_join(h: &mut Harness, from: &str) -> Outcome {
+    h.svc.flush(&h.sender).unwrap();
+    let token = h
+        .sent_to(from)
+        .iter()
+        .rev()
+        .find_map(|s| {
+            s.text
+                .lines()
+                .find_map(|l| l.trim().strip_prefix("JOIN CONFIRM "))
+                .map(|t| t.trim().to_string())
+        })
+        .expect("a JOIN confirmation request");
+    let raw = h.mail(from, "Re: join", &format!("JOIN CONFIRM {token}\n"));
+    h.svc.receive(&raw).unwrap()
 }
 
 #[test]
@@ -1131,13 +1153,14 @@ fn notices_of_the_same_kind_in_two_games_are_each_sent() {
                 "gm",
             )
             .unwrap();
-        let raw = h.mail(
-            &format!("abdallahi-{id}@example.org"),
-            &format!("[dervish {id}] join"),
-            "JOIN MAHDIST\n",
-        );
+        let from = format!("abdallahi-{id}@example.org");
+        let raw = h.mail(&from, &format!("[dervish {id}] join"), "JOIN MAHDIST\n");
         assert!(matches!(
             h.svc.receive(&raw).unwrap(),
+            Outcome::JoinAsked { asked: true, .. }
+        ));
+        assert!(matches!(
+            confirm_join(&mut h, &from),
             Outcome::Joined { .. }
         ));
     }

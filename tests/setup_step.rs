@@ -383,6 +383,19 @@ fn rule_2_1_a_joined_egyptian_is_asked_for_his_set_up() {
     let mut g = Game::start("join", &new_game("khartoum", "open", "bot"), None);
     g.mail(EGYPTIAN, "JOIN egyptian\n");
     g.pass();
+    // The seat is taken once the address confirms the JOIN.
+    let token = g
+        .sent_to(EGYPTIAN)
+        .iter()
+        .find_map(|m| {
+            m.text
+                .lines()
+                .find_map(|l| l.trim().strip_prefix("JOIN CONFIRM "))
+                .map(|t| t.trim().to_string())
+        })
+        .expect("a JOIN confirmation request");
+    g.mail(EGYPTIAN, &format!("JOIN CONFIRM {token}\n"));
+    g.pass();
     let welcome = g
         .sent_to(EGYPTIAN)
         .into_iter()

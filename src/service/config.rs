@@ -142,6 +142,16 @@ pub struct Limits {
     /// hour at most; beyond it the mail is recorded and not answered, so
     /// forged mail cannot turn the service against a real address.
     pub refusals_per_hour: u32,
+    /// Answers to one address that gave no valid secret (the answer to a
+    /// stranger's HELP or JOIN, a JOIN's confirmation request, the list of
+    /// games to join, a refusal of a mail without the right secret, the
+    /// question which game a mail is about), all counted together, in an
+    /// hour at most. Beyond it the mail is recorded and not answered (the
+    /// log says so), so forged mail in someone's name cannot flood them.
+    pub unverified_answers_per_hour: u32,
+    /// Hours a JOIN waits for its confirmation (`JOIN CONFIRM` and the
+    /// token the answer gave, from the same address) before it lapses.
+    pub join_confirm_hours: u32,
     /// Messages taken in by one pass at most. Under a flood the rest wait
     /// for the next pass, which comes at once: the receipts and results of
     /// those read go out in between, instead of after the whole backlog.
@@ -236,6 +246,8 @@ impl Default for Limits {
             auth_failures_note: 3,
             gm_lockout_minutes: 15,
             refusals_per_hour: 3,
+            unverified_answers_per_hour: 3,
+            join_confirm_hours: 48,
             messages_per_pass: 200,
         }
     }

@@ -26,7 +26,7 @@ use crate::scenario::Side;
 use crate::store::{self, GameRow, PlayerRow, Status, TurnKind};
 
 /// Whether a mail asks for HELP and nothing else.
-fn only_help(p: &Parsed) -> bool {
+pub(super) fn only_help(p: &Parsed) -> bool {
     !p.sheet.items.is_empty()
         && p.sheet
             .items
@@ -297,6 +297,7 @@ impl Service {
         };
         if from.eq_ignore_ascii_case(&self.cfg.host.game_master)
             || !store::seats_of(&self.conn, from)?.is_empty()
+            || store::strangers::observes_any(&self.conn, from)?
         {
             return Ok(true);
         }
@@ -357,7 +358,8 @@ impl Service {
         let out = match (&sender, automatic) {
             (Some(from), false) if !store::seats_of(&tx, from)?.is_empty() => {
                 let game = store::seats_of(&tx, from)?[0].game_id.clone();
-                self.queue(self.refusal_draft(
+                // Nothing of this mail was read, its secret neither.
+                self.queue_unverified(self.refusal_draft(
                     &game,
                     &id,
                     from,
@@ -603,20 +605,8 @@ impl Service {
     fn player_mail(&self, cx: &Context<'_>) -> Result<(Option<String>, Outcome)> {
         let seats = store::seats_of(&self.conn, &cx.sender)?;
         if seats.is_empty() {
-            // A stranger may take an open seat with JOIN.
-            if let Some(out) = self.join_request(cx)? {
-                return Ok(out);
-            }
-            // A stranger asking for HELP alone gets the guide (capped per
-            // address and hour with the refusals, against backscatter).
-            if let Some(out) = self.stranger_help(cx)? {
-                return Ok(out);
-            }
-            // No backscatter: a stranger gets no answer.
-            return Ok((
-                None,
-                Outcome::Ignored(format!("{} is not a player", cx.sender)),
-            ));
+            // JOIN, JOIN CONFIRM and HELP are answered, within the cap.
+            return self.stranger_mail(cx);
         }
         let game_id = match self.which_game(cx, &seats)? {
             Ok(g) => g,
@@ -626,7 +616,12 @@ impl Service {
                     .into_iter()
                     .next()
                     .unwrap_or_else(|| seats[0].game_id.clone());
-                return Ok((None, self.refuse(cx, &g, reason, "")?));
+                let out = if self.holds_a_secret_of(cx, &seats) {
+                    self.refuse(cx, &g, reason, "")?
+                } else {
+                    self.refuse_unverified(cx, &g, reason)?
+                };
+                return Ok((None, out));
             }
         };
         let g = self.game(&game_id)?;
@@ -638,7 +633,7 @@ impl Service {
         let parsed = match self.read_orders(cx.mail, &vocab) {
             Ok(p) => p,
             Err(r) => {
-                let out = self.refuse(cx, &game_id, r.to_string(), "")?;
+                let out = self.refuse_unverified(cx, &game_id, r.to_string())?;
                 return Ok((Some(game_id), out));
             }
         };
@@ -663,13 +658,21 @@ impl Service {
                     .side
                     .map_or("named".to_string(), |s| s.to_string())
             );
-            let out = self.refuse(cx, &game_id, reason, "")?;
+            let out = self.refuse_unverified(cx, &game_id, reason)?;
             return Ok((Some(game_id), out));
         };
         // HELP alone is answered without a secret: it reveals nothing of
-        // the game.
+        // the game. Anyone can send it in the player's name, so it counts
+        // against the hourly cap on answers without a valid secret.
         if only_help(&parsed) && !secret_matches(&secret, &seat.secret_sha256) {
-            self.answer(cx, &g, seat.side, &Command::Help, 0)?;
+            let rendered = self.templates.render(
+                "help.txt",
+                context! { game => g.id.clone(), guide => super::templates::GUIDE },
+            )?;
+            let key = format!("answer:{}:0", cx.message_id);
+            self.queue_unverified(
+                self.reply_draft(&g.id, "answer", &key, &cx.sender, rendered, cx.mail),
+            )?;
             return Ok((Some(game_id.clone()), Outcome::Commands { game: game_id }));
         }
         if !secret_matches(&secret, &seat.secret_sha256) {
@@ -888,52 +891,14 @@ impl Service {
         Ok(())
     }
 
-    /// HELP from an address that plays in no game: the guide, if the mail
-    /// holds HELP and nothing else. Only a plain-text body is read (a
-    /// stranger's HTML is never converted, `docs/intake.md`). The answer
-    /// counts with the refusals against the hourly cap for one address.
-    fn stranger_help(&self, cx: &Context<'_>) -> Result<Option<(Option<String>, Outcome)>> {
-        if cx.mail.html_pending() {
-            return Ok(None);
-        }
-        let Some(p) = self.parse_as_stranger(cx, None) else {
-            return Ok(None);
-        };
-        if !only_help(&p) {
-            return Ok(None);
-        }
-        let rendered = self.templates.render(
-            "help.txt",
-            context! { game => "", guide => super::templates::GUIDE },
-        )?;
-        let mut d = self.reply_draft(
-            "",
-            "refusal",
-            &format!("help:{}", cx.message_id),
-            &cx.sender,
-            rendered,
-            cx.mail,
-        );
-        d.game_id = None;
-        let sent = self.queue(d)?;
-        Ok(Some((
-            None,
-            Outcome::Ignored(format!(
-                "{} is not a player; {}",
-                cx.sender,
-                if sent {
-                    "HELP answered with the guide"
-                } else {
-                    "HELP not answered: too many answers to this address this hour"
-                }
-            )),
-        )))
-    }
-
     /// The body of a mail from an address that plays in no game, read with
     /// the names of the first scenario (commands and headers name no
     /// place); `None` if there is no scenario or the text is refused.
-    fn parse_as_stranger(&self, cx: &Context<'_>, subject: Option<&str>) -> Option<Parsed> {
+    pub(super) fn parse_as_stranger(
+        &self,
+        cx: &Context<'_>,
+        subject: Option<&str>,
+    ) -> Option<Parsed> {
         let scn = self
             .data
             .scenario_ids()
@@ -949,31 +914,6 @@ impl Service {
             &Vocabulary::new(&scn),
         )
         .ok()
-    }
-
-    /// A JOIN from an address that plays in no game: it takes the open
-    /// seat of the game named in the subject or a GAME line, if there is
-    /// one (of the side asked for). `None`: not a JOIN, or no seat; the
-    /// mail is then not answered.
-    fn join_request(&self, cx: &Context<'_>) -> Result<Option<(Option<String>, Outcome)>> {
-        let Some(p) = self.parse_as_stranger(cx, Some(&cx.mail.subject)) else {
-            return Ok(None);
-        };
-        let Some(side) = p.sheet.items.iter().find_map(|i| match &i.order {
-            Order::Command(Command::Join(s)) => Some(*s),
-            _ => None,
-        }) else {
-            return Ok(None);
-        };
-        let Some(game) = p.sheet.header.game.clone() else {
-            return Ok(None);
-        };
-        if store::game(&self.conn, &game)?.is_none() {
-            return Ok(None);
-        }
-        Ok(self
-            .join(&game, &cx.sender, side)?
-            .map(|side| (Some(game.clone()), Outcome::Joined { game, side })))
     }
 
     /// The text with the orders: the body, or a text attachment when the
@@ -1062,7 +1002,7 @@ impl Service {
                 )),
             ));
         }
-        self.queue(self.refusal_draft(
+        self.queue_unverified(self.refusal_draft(
             &g.id,
             &cx.message_id,
             &seat.address,
@@ -1532,6 +1472,40 @@ impl Service {
             Some(cx.mail),
         )?)?;
         Ok(Outcome::Refused(reason))
+    }
+
+    /// [`Service::refuse`] for a mail that carries no valid secret (or
+    /// that could not be read for one): the refusal counts against the
+    /// hourly cap on answers to such senders.
+    fn refuse_unverified(
+        &self,
+        cx: &Context<'_>,
+        game_id: &str,
+        reason: String,
+    ) -> Result<Outcome> {
+        self.queue_unverified(self.refusal_draft(
+            game_id,
+            &cx.message_id,
+            &cx.sender,
+            &cx.mail.subject,
+            &reason,
+            "",
+            Some(cx.mail),
+        )?)?;
+        Ok(Outcome::Refused(reason))
+    }
+
+    /// Whether the mail's SECRET line is the secret of one of these seats
+    /// (read with any scenario's words: the header lines need none).
+    fn holds_a_secret_of(&self, cx: &Context<'_>, seats: &[PlayerRow]) -> bool {
+        let secret = self
+            .parse_as_stranger(cx, None)
+            .and_then(|p| p.sheet.header.secret)
+            .unwrap_or_default();
+        !secret.is_empty()
+            && seats
+                .iter()
+                .any(|p| secret_matches(&secret, &p.secret_sha256))
     }
 
     #[allow(clippy::too_many_arguments)]

@@ -24,6 +24,7 @@ pub mod record;
 pub mod secrets;
 pub mod setup;
 pub mod spool;
+mod strangers;
 pub mod templates;
 pub mod turns;
 

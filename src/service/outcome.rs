@@ -23,8 +23,17 @@ pub enum Outcome {
     Commands { game: String },
     /// A delivery failure of our own mail: the player marked unreachable.
     Bounce(String),
-    /// A new player took an open seat (JOIN); their welcome is queued.
+    /// A new player took an open seat (JOIN CONFIRM); their welcome is
+    /// queued.
     Joined { game: String, side: Side },
+    /// A JOIN for an open seat, answered with a request to confirm it
+    /// from the same address (no seat taken yet). `asked`: false when the
+    /// hourly cap on answers to the address held the request back.
+    JoinAsked {
+        game: String,
+        side: Side,
+        asked: bool,
+    },
     /// A table battle's result, confirmation or dispute, taken
     /// (`proposed`, `settled`, `disputed`).
     Battle {
@@ -53,6 +62,14 @@ impl Outcome {
             Outcome::Commands { game } => format!("commands: {game}"),
             Outcome::Bounce(r) => format!("bounce: {r}"),
             Outcome::Joined { game, side } => format!("joined: {game} {side}"),
+            Outcome::JoinAsked { game, side, asked } => format!(
+                "join asked: {game} {side}, {}",
+                if *asked {
+                    "confirmation requested"
+                } else {
+                    "not answered (too many answers to this address this hour)"
+                }
+            ),
             Outcome::Battle { game, battle, what } => format!("battle: {game} {battle} {what}"),
         }
     }

@@ -25,6 +25,18 @@ pub const BUILT_IN: &[(&str, &str)] = &[
     ("status.txt", include_str!("../../templates/status.txt")),
     ("help.txt", include_str!("../../templates/help.txt")),
     (
+        "help_stranger.txt",
+        include_str!("../../templates/help_stranger.txt"),
+    ),
+    (
+        "join_confirm.txt",
+        include_str!("../../templates/join_confirm.txt"),
+    ),
+    (
+        "join_games.txt",
+        include_str!("../../templates/join_games.txt"),
+    ),
+    (
         "battle_brief.txt",
         include_str!("../../templates/battle_brief.txt"),
     ),

@@ -9,6 +9,7 @@
 pub mod battles;
 mod inbox;
 pub mod schema;
+pub mod strangers;
 
 use std::path::Path;
 

@@ -16,6 +16,7 @@ pub fn migrations() -> Migrations<'static> {
         M::up(V7),
         M::up(V8),
         M::up(V9).foreign_key_check(),
+        M::up(super::strangers::SCHEMA),
     ])
 }
 
