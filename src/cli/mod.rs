@@ -81,7 +81,9 @@ enum Command {
     CheckMail,
     /// Hand a message (an .eml file, or - for standard input) to the
     /// intake as if it had arrived: for tests, and for mail piped from an
-    /// MTA.
+    /// MTA. Exits 0 when the message is taken, 75 (EX_TEMPFAIL) when the
+    /// host cannot take it now (configuration, arguments, no database or
+    /// one that cannot be used), so the mail server keeps it and retries.
     Submit { file: PathBuf },
     /// Game master commands.
     Game {
@@ -1078,8 +1080,12 @@ fn run(mut cli: Cli) -> Result<ExitCode> {
 /// The command ends here rather than by the default SIGPIPE action so that
 /// the daemon's own sockets (SMTP, IMAP) keep getting `EPIPE` as errors
 /// instead of killing the process.
+///
+/// `submit` prints only once the message is taken (spooled or stored), so
+/// it exits 0 here too: a mail server must not bounce or send again a
+/// message that is already in.
 pub(crate) fn stdout_failed(e: std::io::Error) -> ! {
-    if e.kind() == std::io::ErrorKind::BrokenPipe {
+    if e.kind() == std::io::ErrorKind::BrokenPipe || is_submit() {
         std::process::exit(0);
     }
     eprintln!("error: cannot write to standard output: {e}");
