@@ -4,10 +4,10 @@
 
 use std::process::ExitCode;
 
-use anyhow::{Result, anyhow};
+use anyhow::Result;
 use clap::Subcommand;
 
-use dervish::service::{Config, Service};
+use dervish::service::Config;
 use dervish::store;
 
 #[derive(Subcommand, Debug)]
@@ -28,7 +28,7 @@ pub enum MailCommand {
 pub fn mail(cfg: Config, command: MailCommand) -> Result<ExitCode> {
     match command {
         MailCommand::List { ignored, limit } => {
-            let (s, _lock) = Service::open_for_reading(cfg).map_err(|e| anyhow!("{e}"))?;
+            let s = super::service::open_to_read(cfg)?;
             let rows = store::recent_messages(&s.conn, limit, ignored)?;
             if rows.is_empty() {
                 outln!(

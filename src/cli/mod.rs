@@ -81,7 +81,9 @@ enum Command {
     CheckMail,
     /// Hand a message (an .eml file, or - for standard input) to the
     /// intake as if it had arrived: for tests, and for mail piped from an
-    /// MTA.
+    /// MTA. Exits 0 when the message is taken, 75 (EX_TEMPFAIL) when the
+    /// host cannot take it now (configuration, arguments, no database or
+    /// one that cannot be used), so the mail server keeps it and retries.
     Submit { file: PathBuf },
     /// Game master commands.
     Game {
@@ -382,8 +384,34 @@ enum ScenarioCommand {
     List,
 }
 
+/// `EX_TEMPFAIL` (sysexits.h): a mail server calling `dervish submit` as
+/// a pipe keeps the message and tries again later. Every failure of
+/// `submit` that is the host's, not the message's (configuration,
+/// arguments, the database), exits with it. Not `EX_CONFIG` (78): Postfix
+/// and sendmail take that as permanent (5.3.5) and bounce the player's
+/// mail, secret included.
+pub(crate) const EX_TEMPFAIL: u8 = 75;
+
+/// Whether this process was started as `dervish ... submit ...`, before
+/// its arguments are known to be good.
+fn is_submit() -> bool {
+    std::env::args_os().skip(1).any(|a| a == "submit")
+}
+
 pub fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            // --help and --version are not errors; for a mail server's
+            // pipe a bad argument is the host's fault, not the mail's.
+            let code = match e.use_stderr() && is_submit() {
+                true => EX_TEMPFAIL,
+                false => u8::try_from(e.exit_code()).unwrap_or(2),
+            };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
     // Warnings (a mailbox that cannot be read, a mail that could not be
     // sent) show by default; DERVISH_LOG=info shows every pass.
     let filter = tracing_subscriber::EnvFilter::builder()
@@ -475,12 +503,16 @@ fn config(cli: &Cli) -> Result<dervish::service::Config> {
 }
 
 fn run(mut cli: Cli) -> Result<ExitCode> {
-    let cfg = config(&cli)?;
+    let cfg = match (config(&cli), &cli.command) {
+        // A mail server's pipe keeps the message while the host mends it.
+        (Err(e), Command::Submit { .. }) => return Ok(service::cannot_take_now(&e)),
+        (c, _) => c?,
+    };
     cli.data = cfg.data_dir.clone();
     match cli.command {
         Command::Quickstart => service::quickstart(cfg),
         Command::Run { once } => service::run(cfg, once),
-        Command::Submit { file } => service::submit(cfg, &file),
+        Command::Submit { file } => Ok(service::submit_for_a_pipe(cfg, &file)),
         Command::CheckMail => service::check_mail(&cfg),
         Command::Game { command } => service::game(cfg, command),
         Command::Verify { from_mail, .. } if !from_mail.is_empty() => {
@@ -1048,8 +1080,12 @@ fn run(mut cli: Cli) -> Result<ExitCode> {
 /// The command ends here rather than by the default SIGPIPE action so that
 /// the daemon's own sockets (SMTP, IMAP) keep getting `EPIPE` as errors
 /// instead of killing the process.
+///
+/// `submit` prints only once the message is taken (spooled or stored), so
+/// it exits 0 here too: a mail server must not bounce or send again a
+/// message that is already in.
 pub(crate) fn stdout_failed(e: std::io::Error) -> ! {
-    if e.kind() == std::io::ErrorKind::BrokenPipe {
+    if e.kind() == std::io::ErrorKind::BrokenPipe || is_submit() {
         std::process::exit(0);
     }
     eprintln!("error: cannot write to standard output: {e}");

@@ -16,7 +16,7 @@ use dervish::service::config::InboxKind;
 use dervish::service::daemon::{self, Daemon};
 use dervish::service::games::{NewGame, deadline_text};
 use dervish::service::spool::{self, Spool};
-use dervish::service::{Config, Service, ServiceError};
+use dervish::service::{Config, LockError, Service, ServiceError};
 use dervish::store::{self, Mode, Status};
 
 #[derive(Subcommand, Debug)]
@@ -149,7 +149,7 @@ pub fn gm(cfg: Config, command: GmCommand) -> Result<ExitCode> {
             std::io::stdin()
                 .read_line(&mut line)
                 .context("cannot read the password from standard input")?;
-            let (s, _lock) = open(cfg)?;
+            let s = open_to_write(cfg)?;
             s.set_gm_password(line.trim_end_matches(['\r', '\n']))
                 .map_err(|e| anyhow!("{e}"))?;
             outln!("game master password set");
@@ -170,13 +170,29 @@ fn parse_resolver(s: &str) -> std::result::Result<dervish::state::AutoResolver, 
     s.parse()
 }
 
-fn open(cfg: Config) -> Result<(Service, std::fs::File)> {
+fn open(cfg: Config) -> Result<(Service, dervish::service::Lock)> {
     Service::open_locked(cfg).map_err(|e| anyhow!("{e}"))
 }
 
-/// For commands that only read: works while the daemon runs.
-fn open_to_read(cfg: Config) -> Result<(Service, Option<std::fs::File>)> {
-    Service::open_for_reading(cfg).map_err(|e| anyhow!("{e}"))
+/// For the game master's commands that change a game: without the lock,
+/// which keeps daemons apart, not short commands; each change is one
+/// transaction, waiting for the daemon's write in hand (WAL, a busy
+/// timeout). Creates and brings up to date the database if need be.
+fn open_to_write(cfg: Config) -> Result<Service> {
+    if let Some(dir) = cfg.database.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot make {}", dir.display()))?;
+    }
+    Service::open(cfg).map_err(|e| anyhow!("{e}"))
+}
+
+/// For commands that only read: read-only, without the lock, so they work
+/// while the daemon runs; a database that is missing or not yet brought
+/// up to date is opened as for writing.
+pub(crate) fn open_to_read(cfg: Config) -> Result<Service> {
+    match Service::open_read_only(cfg.clone()) {
+        Ok(s) => Ok(s),
+        Err(_) => open_to_write(cfg),
+    }
 }
 
 fn sender(cfg: &Config) -> Result<Sender> {
@@ -329,7 +345,15 @@ pub fn run(cfg: Config, once: bool) -> Result<ExitCode> {
         signal_hook::flag::register(sig, Arc::clone(&stop)).context("cannot watch for signals")?;
     }
     let again = cfg.clone();
-    let mut d = Daemon::open(cfg, stop).map_err(|e| anyhow!("{e}"))?;
+    let mut d = match Daemon::open(cfg, stop) {
+        Ok(d) => d,
+        // Cron's pass beside a running daemon: the daemon does the work.
+        Err(ServiceError::Lock(LockError::Held { database, .. })) if once => {
+            outln!("another dervish is running on {database}: this pass is left to it");
+            return Ok(ExitCode::SUCCESS);
+        }
+        Err(e) => return Err(anyhow!("{e}")),
+    };
     if !once {
         d.run().map_err(|e| anyhow!("{e}"))?;
         return Ok(ExitCode::SUCCESS);
@@ -398,50 +422,66 @@ pub fn check_mail(cfg: &Config) -> Result<ExitCode> {
     })
 }
 
-/// `EX_TEMPFAIL` (sysexits.h): a mail server calling `dervish submit` as
-/// a pipe keeps the message and tries again later.
-const EX_TEMPFAIL: u8 = 75;
+/// `dervish submit` for a mail server's pipe (Postfix `pipe(8)`, a
+/// `.forward`), by sendmail's exit statuses: 0 for every message taken
+/// (whatever is done with it: orders, a refusal, a stranger's mail
+/// ignored, or kept in the spool for the running daemon), and 75
+/// (`EX_TEMPFAIL`) for every failure that is the host's, so the mail
+/// server keeps the message and tries again (Postfix for five days by
+/// default) instead of bouncing it, the player's secret included, to its
+/// sender: a configuration that cannot be read, a bad argument, a file
+/// that cannot be read, no database at the configured path (nothing is
+/// created there), a database that cannot be opened, read or written, a
+/// spool that cannot be written, even a failure of Dervish itself. What
+/// went wrong is one line on standard error, which the mail server puts
+/// in its log and its delay notice.
+pub fn submit_for_a_pipe(cfg: Config, file: &Path) -> ExitCode {
+    let taken = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| submit(&cfg, file)));
+    match taken {
+        Ok(Ok(code)) => code,
+        Ok(Err(e)) => cannot_take_now(&e),
+        Err(_) => cannot_take_now(&anyhow!("dervish failed on this message")),
+    }
+}
 
-/// Hand one message to the intake. The message is first put in the spool
-/// (written whole and synced), then the spool is read if no other dervish
-/// holds the database; else the holder reads it. So a message `submit`
-/// accepted is never lost, and one the service fails or is killed on is
-/// counted and, the second time, set aside like any inbox message
-/// (`docs/intake.md`).
-///
-/// Exit status, for a mail server's pipe: 0 for every message accepted,
-/// whatever is done with it (orders, a refusal, a stranger's mail
-/// ignored); 75 (`EX_TEMPFAIL`) when it cannot be accepted now (standard
-/// input cannot be read, the spool cannot be written); 1 for a file named
-/// on the command line that cannot be read.
-pub fn submit(cfg: Config, file: &Path) -> Result<ExitCode> {
+/// The message is not taken now: say why, and exit 75 so that the mail
+/// server keeps it and tries again.
+pub fn cannot_take_now(e: &anyhow::Error) -> ExitCode {
+    eprintln!("dervish: cannot take the message now, try again later: {e:#}");
+    ExitCode::from(super::EX_TEMPFAIL)
+}
+
+/// Hand one message to the intake. The database is checked first (there,
+/// readable and writable; never created); then the message is put in the
+/// spool (written whole and synced) and the spool is read if no other
+/// dervish holds the database; else the holder reads it. So a message
+/// `submit` accepted is never lost, and one the service fails or is
+/// killed on is counted and, the second time, set aside like any inbox
+/// message (`docs/intake.md`). If reading the spool fails before this
+/// message was stored, the message is taken out of the spool again and
+/// the error returned: the mail server keeps it instead.
+fn submit(cfg: &Config, file: &Path) -> Result<ExitCode> {
     // A message over the size limit is read only in its head (the rest
     // counted, not kept), so a huge mail costs no memory.
     let max = cfg.limits.max_message_bytes;
     let (raw, size) = if file.as_os_str() == "-" {
-        match dervish::mail::read_bounded(&mut std::io::stdin().lock(), max) {
-            Ok(r) => r,
-            Err(e) => {
-                eprintln!("dervish: cannot read standard input now: {e}");
-                return Ok(ExitCode::from(EX_TEMPFAIL));
-            }
-        }
+        dervish::mail::read_bounded(&mut std::io::stdin().lock(), max)
+            .context("cannot read standard input")?
     } else {
         dervish::mail::maildir::read_file_bounded(file, max)
             .with_context(|| format!("cannot read {}", file.display()))?
     };
-    if let Some(dir) = cfg.database.parent().filter(|d| !d.as_os_str().is_empty())
-        && let Err(e) = std::fs::create_dir_all(dir)
-    {
-        eprintln!("dervish: cannot take the message now, try again later: {e}");
-        return Ok(ExitCode::from(EX_TEMPFAIL));
-    }
-    let put = Spool::open(&cfg.database).and_then(|sp| sp.put(&raw, size));
-    if let Err(e) = put {
-        eprintln!("dervish: cannot take the message now, try again later: {e}");
-        return Ok(ExitCode::from(EX_TEMPFAIL));
-    }
-    let read = spool::read_after(&cfg);
+    store::check_usable(&cfg.database).map_err(|e| match e {
+        store::Unusable::Missing(path) => anyhow!(
+            "there is no database at {path} (see `database` in the configuration; \
+             `dervish game new` makes one)"
+        ),
+        other => anyhow!("{other}"),
+    })?;
+    let spooled = Spool::open(&cfg.database)
+        .and_then(|sp| sp.put(&raw, size))
+        .context("the spool cannot be written")?;
+    let read = spool::read_after(cfg);
     if read.messages == 0 && read.error.is_none() {
         outln!("queued for the running dervish");
     }
@@ -449,24 +489,31 @@ pub fn submit(cfg: Config, file: &Path) -> Result<ExitCode> {
         outln!("{o}");
     }
     if let Some(e) = read.error {
-        // The message is safe in the spool: the next pass reads it.
-        eprintln!("dervish: the message waits in the spool: {e}");
+        if std::fs::remove_file(&spooled).is_ok() {
+            return Err(anyhow!("the database cannot be used: {e}"));
+        }
+        // This message was stored; one after it waits in the spool for
+        // the next pass.
+        eprintln!("dervish: the spool could not be read to the end: {e}");
     }
     Ok(ExitCode::SUCCESS)
 }
 
+/// A game master's command. Every one works while the daemon runs: those
+/// that only read open the database read-only; those that change a game
+/// do it in transactions of their own, so a daemon's pass sees all of a
+/// change or none.
 pub fn game(cfg: Config, command: GameCommand) -> Result<ExitCode> {
-    // Listing and showing games only read: they work while the daemon runs.
-    let (s, _lock) = match command {
+    match command {
         GameCommand::List
         | GameCommand::Show { .. }
         | GameCommand::Log { .. }
-        | GameCommand::Battles { .. } => open_to_read(cfg)?,
-        _ => {
-            let (s, lock) = open(cfg)?;
-            (s, Some(lock))
-        }
-    };
+        | GameCommand::Battles { .. } => game_command(&open_to_read(cfg)?, command),
+        _ => game_command(&open_to_write(cfg)?, command),
+    }
+}
+
+fn game_command(s: &Service, command: GameCommand) -> Result<ExitCode> {
     let e = |e: ServiceError| anyhow!("{e}");
     match command {
         GameCommand::New {
@@ -701,6 +748,9 @@ pub fn game(cfg: Config, command: GameCommand) -> Result<ExitCode> {
             }
         }
         GameCommand::Process { id } => {
+            // One transaction from reading the open turn to storing it
+            // played, so a daemon's pass cannot play it too.
+            let tx = s.begin().map_err(e)?;
             let n = s.play_turn(&id).map_err(e)?;
             store::audit(
                 &s.conn,
@@ -710,6 +760,7 @@ pub fn game(cfg: Config, command: GameCommand) -> Result<ExitCode> {
                 "game process",
                 &format!("turn {n} played now"),
             )?;
+            tx.commit().map_err(e)?;
             outln!(
                 "Turn {n} of {id} played; the results are in the outbox (`dervish run --once` sends them)."
             );
@@ -772,7 +823,7 @@ pub fn verify(cfg: Config, game: &str, month: &str) -> Result<ExitCode> {
     let month = dervish::orders::parse::month(month)
         .ok_or_else(|| anyhow!("{month:?} is not a month: write it as 1884-07 or July 1884"))?
         .to_string();
-    let (s, _lock) = open_to_read(cfg)?;
+    let s = open_to_read(cfg)?;
     let results = s.verify(game, &month).map_err(|e| anyhow!("{e}"))?;
     let mut ok = true;
     for v in results {
@@ -880,7 +931,7 @@ pub fn verify_from_files(
 }
 
 pub fn replay(cfg: Config, game: &str) -> Result<ExitCode> {
-    let (s, _lock) = open_to_read(cfg)?;
+    let s = open_to_read(cfg)?;
     let results = s.replay(game).map_err(|e| anyhow!("{e}"))?;
     let drift: Vec<_> = results.iter().filter(|v| !v.drift.is_empty()).collect();
     outln!("{} turns played again", results.len());
@@ -902,7 +953,7 @@ pub fn archive(
     all: bool,
     out: &std::path::Path,
 ) -> Result<ExitCode> {
-    let (s, _lock) = open_to_read(cfg)?;
+    let s = open_to_read(cfg)?;
     let built = match (game, all) {
         (Some(id), _) => vec![(
             id.to_string(),
@@ -991,7 +1042,7 @@ fn setup_map(s: &Service, g: &dervish::store::GameRow, m: &GameMap) -> Result<Ex
 
 pub fn game_map(cfg: Config, m: &GameMap) -> Result<ExitCode> {
     use dervish::render::svg;
-    let (s, _lock) = open_to_read(cfg)?;
+    let s = open_to_read(cfg)?;
     let g = s.game(&m.game).map_err(|e| anyhow!("{e}"))?;
     let a = s.archive_data(&g).map_err(|e| anyhow!("{e}"))?;
     let month = match &m.month {

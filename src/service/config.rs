@@ -287,16 +287,67 @@ pub enum ConfigError {
 }
 
 impl Config {
-    /// Read a TOML file; options it leaves out keep their defaults.
+    /// Read a TOML file; options it leaves out keep their defaults. Every
+    /// relative path, written in the file or a default, is taken from the
+    /// file's folder, not from the folder the command runs in: a mail
+    /// server's pipe, cron and systemd each start in a folder of their
+    /// own, and all must meet the same database.
     pub fn read(path: &Path) -> Result<Config, ConfigError> {
         let text = std::fs::read_to_string(path).map_err(|e| ConfigError::Read {
             path: path.display().to_string(),
             source: e,
         })?;
-        Config::parse(&text).map_err(|message| ConfigError::Parse {
+        let mut c = Config::parse(&text).map_err(|message| ConfigError::Parse {
             path: path.display().to_string(),
             message,
-        })
+        })?;
+        let absolute = std::path::absolute(path).map_err(|e| ConfigError::Read {
+            path: path.display().to_string(),
+            source: e,
+        })?;
+        if let Some(folder) = absolute.parent() {
+            c.resolve_paths(folder);
+        }
+        Ok(c)
+    }
+
+    /// Make every relative path of the configuration relative to `folder`
+    /// (a sendmail command given as a bare name stays a name looked up on
+    /// the `PATH`).
+    pub fn resolve_paths(&mut self, folder: &Path) {
+        let at = |p: &mut PathBuf| {
+            if p.is_relative() && !p.as_os_str().is_empty() {
+                *p = folder.join(&*p);
+            }
+        };
+        let at_opt = |p: &mut Option<PathBuf>| {
+            if let Some(p) = p {
+                at(p);
+            }
+        };
+        at_opt(&mut self.data_dir);
+        at(&mut self.database);
+        at_opt(&mut self.templates_dir);
+        at(&mut self.inbox.maildir);
+        if let Some(imap) = &mut self.inbox.imap {
+            at_opt(&mut imap.password_file);
+            at_opt(&mut imap.ca_file);
+        }
+        match &mut self.outgoing {
+            TransportConfig::File { dir } => at(dir),
+            TransportConfig::Sendmail { command: Some(c) } if c.components().count() > 1 => at(c),
+            TransportConfig::Sendmail { .. } => {}
+            TransportConfig::Smtp {
+                password_file,
+                ca_file,
+                ..
+            } => {
+                at_opt(password_file);
+                at_opt(ca_file);
+            }
+        }
+        at_opt(&mut self.outbox.notice_file);
+        at_opt(&mut self.archive.folder);
     }
 
     /// Read TOML text.
@@ -384,5 +435,31 @@ mod tests {
             Config::parse("[inbox.imap]\nhost = \"h\"\nusername = \"u\"\npassword = \"p\"\n")
                 .is_err()
         );
+    }
+
+    /// "Relative paths in the config are resolved against the config
+    /// file's folder": written ones and defaults alike; absolute ones and a
+    /// sendmail command named without a folder stay as they are.
+    #[test]
+    fn relative_paths_are_taken_from_the_file_s_folder() {
+        let dir = std::env::temp_dir().join(format!("dervish-config-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("dervish.toml");
+        std::fs::write(
+            &file,
+            "database = \"data/db.sqlite\"\n[outgoing]\nkind = \"sendmail\"\ncommand = \"sendmail\"\n[outbox]\nnotice_file = \"/var/log/n.txt\"\n",
+        )
+        .unwrap();
+        let c = Config::read(&file).unwrap();
+        assert_eq!(c.database, dir.join("data/db.sqlite"));
+        assert_eq!(c.inbox.maildir, dir.join("mail/inbox"));
+        assert_eq!(c.outbox.notice_file, Some(PathBuf::from("/var/log/n.txt")));
+        assert_eq!(
+            c.outgoing,
+            TransportConfig::Sendmail {
+                command: Some(PathBuf::from("sendmail"))
+            }
+        );
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

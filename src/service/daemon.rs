@@ -64,7 +64,7 @@ pub struct Daemon {
     imap: Option<ImapSettings>,
     sender: Sender,
     stop: Arc<AtomicBool>,
-    _lock: std::fs::File,
+    _lock: super::Lock,
 }
 
 impl Daemon {

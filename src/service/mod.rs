@@ -133,7 +133,7 @@ impl Service {
     /// Open the service for writing, holding the lock that keeps any other
     /// dervish off the database (its folder created if needed). The
     /// service may be used as long as the returned lock lives.
-    pub fn open_locked(cfg: Config) -> Result<(Service, std::fs::File)> {
+    pub fn open_locked(cfg: Config) -> Result<(Service, Lock)> {
         if let Some(dir) = cfg.database.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir)?;
         }
@@ -153,7 +153,7 @@ impl Service {
     /// The lock-free opening when another dervish holds the lock, else the
     /// ordinary one (which creates and migrates the database): for
     /// commands that only read.
-    pub fn open_for_reading(cfg: Config) -> Result<(Service, Option<std::fs::File>)> {
+    pub fn open_for_reading(cfg: Config) -> Result<(Service, Option<Lock>)> {
         match Service::open_locked(cfg.clone()) {
             Ok((s, lock)) => Ok((s, Some(lock))),
             Err(ServiceError::Lock(LockError::Held { .. })) => {
@@ -418,11 +418,87 @@ pub enum LockError {
     Failed(String),
 }
 
-/// Take the lock that keeps two instances off one database: a lock file
-/// beside it, held while the returned handle lives. The lock is taken
-/// beside the database's real path (symbolic links followed, `.` and `..`
-/// resolved), so two names for one database share one lock.
-pub fn lock(database: &Path) -> std::result::Result<std::fs::File, LockError> {
+/// The lock that keeps two dervishes that write (a daemon, `run --once`,
+/// `submit` reading the spool) off one database, held while it lives.
+///
+/// It is two locks. The first is `flock` on the database file itself, so
+/// it is keyed on the file's identity (device and inode), not on a name:
+/// a hard link, a symbolic link, a bind mount or a `../` spelling of the
+/// path all meet it. (SQLite's WAL and shared-memory files are named
+/// after the path, so two processes writing one file by two names would
+/// corrupt it.) The second is the lock file beside the database's real
+/// path that older versions took, so an older dervish still running
+/// during an upgrade is kept out too.
+#[derive(Debug)]
+pub struct Lock {
+    _beside: std::fs::File,
+    key: FileKey,
+    file: std::sync::Arc<std::fs::File>,
+}
+
+impl Drop for Lock {
+    /// Unlock the database file but keep it open (see [`database_file`]).
+    fn drop(&mut self) {
+        let _ = self.file.unlock();
+        if let Ok(mut held) = HELD.lock() {
+            held.remove(&self.key);
+        }
+    }
+}
+
+/// A file's identity: device and inode (on other systems, its real path).
+type FileKey = (u64, u64, std::path::PathBuf);
+
+/// The database files this process has opened to lock, by identity, and
+/// those it holds the lock of now.
+///
+/// A file opened to lock is never closed: closing any descriptor of a
+/// file drops every POSIX lock the process holds on it, SQLite's own
+/// included, which would let another process check-point and delete the
+/// write-ahead log under an open connection. One descriptor per database
+/// is kept for the life of the process instead.
+static OPENED: std::sync::Mutex<Vec<(FileKey, std::sync::Arc<std::fs::File>)>> =
+    std::sync::Mutex::new(Vec::new());
+static HELD: std::sync::Mutex<std::collections::BTreeSet<FileKey>> =
+    std::sync::Mutex::new(std::collections::BTreeSet::new());
+
+/// Take the lock that keeps two instances off one database (created
+/// empty if missing: SQLite takes an empty file as a new database); see
+/// [`Lock`]. Another process holding it, or this one, gives
+/// [`LockError::Held`].
+pub fn lock(database: &Path) -> std::result::Result<Lock, LockError> {
+    let beside = lock_beside(database)?;
+    let (key, file) = database_file(database)?;
+    let held = |lock: &Path| LockError::Held {
+        database: database.display().to_string(),
+        lock: lock.display().to_string(),
+    };
+    let mut in_process = HELD
+        .lock()
+        .map_err(|_| LockError::Failed("the lock table was poisoned".into()))?;
+    if in_process.contains(&key) {
+        return Err(held(database));
+    }
+    match file.try_lock() {
+        Ok(()) => {}
+        Err(std::fs::TryLockError::WouldBlock) => return Err(held(database)),
+        Err(std::fs::TryLockError::Error(e)) => {
+            return Err(LockError::Failed(format!(
+                "cannot lock {}: {e}",
+                database.display()
+            )));
+        }
+    }
+    in_process.insert(key.clone());
+    Ok(Lock {
+        _beside: beside,
+        key,
+        file,
+    })
+}
+
+/// The lock file beside the database's real path, locked.
+fn lock_beside(database: &Path) -> std::result::Result<std::fs::File, LockError> {
     let path = real_path(database).with_extension("lock");
     let file = std::fs::OpenOptions::new()
         .create(true)
@@ -441,6 +517,52 @@ pub fn lock(database: &Path) -> std::result::Result<std::fs::File, LockError> {
             path.display()
         ))),
     }
+}
+
+/// The database file opened once for this process, with its identity:
+/// the one opened before if its identity is known (looked up by `stat`,
+/// which opens nothing), else opened now (created empty if missing) and
+/// kept.
+fn database_file(
+    database: &Path,
+) -> std::result::Result<(FileKey, std::sync::Arc<std::fs::File>), LockError> {
+    let failed = |e: std::io::Error| {
+        LockError::Failed(format!(
+            "cannot open {} to lock it: {e}",
+            database.display()
+        ))
+    };
+    let mut opened = OPENED
+        .lock()
+        .map_err(|_| LockError::Failed("the lock table was poisoned".into()))?;
+    if let Ok(meta) = std::fs::metadata(database) {
+        let key = file_key(database, &meta);
+        if let Some((_, f)) = opened.iter().find(|(k, _)| *k == key) {
+            return Ok((key, std::sync::Arc::clone(f)));
+        }
+    }
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .read(true)
+        .write(true)
+        .open(database)
+        .map_err(failed)?;
+    let key = file_key(database, &file.metadata().map_err(failed)?);
+    let file = std::sync::Arc::new(file);
+    opened.push((key.clone(), std::sync::Arc::clone(&file)));
+    Ok((key, file))
+}
+
+#[cfg(unix)]
+fn file_key(_: &Path, meta: &std::fs::Metadata) -> FileKey {
+    use std::os::unix::fs::MetadataExt;
+    (meta.dev(), meta.ino(), std::path::PathBuf::new())
+}
+
+#[cfg(not(unix))]
+fn file_key(database: &Path, _: &std::fs::Metadata) -> FileKey {
+    (0, 0, real_path(database))
 }
 
 /// The real path of a database that may not exist yet: the file's own if

@@ -267,6 +267,9 @@ impl Service {
         let turn = self.setup_turn_row(&scn, g, &before, &r, (&eg_set, &md_set))?;
         let next = self.first_month(g, &turn)?;
         let tx = self.begin()?;
+        if self.moved_on(g)? {
+            return Ok(g.turn_no);
+        }
         store::insert_turn(&tx, &turn)?;
         store::update_game(&tx, &next)?;
         self.bot_orders(&tx, &next, &r.state)?;

@@ -86,8 +86,14 @@ impl Inbox for Spool {
         Ok(Fetched { bytes, size })
     }
 
+    /// Removed: the message is stored whole in the database by now (a
+    /// piped message has no mailbox to stay in, and `cur/` would grow for
+    /// ever).
     fn done(&mut self, w: &Waiting) -> Result<(), InboxError> {
-        self.maildir.done(w)
+        match fs::remove_file(self.maildir.root().join("new").join(&w.id)) {
+            Err(e) if e.kind() != io::ErrorKind::NotFound => Err(InboxError::from(e)),
+            _ => Ok(()),
+        }
     }
 
     fn aside_to(&self) -> String {
@@ -195,7 +201,11 @@ mod tests {
             spool.done(w).unwrap();
         }
         assert!(!spool.has_mail());
-        assert!(dir.join("db.spool").join("cur").is_dir());
+        // Stored messages leave the spool altogether.
+        let kept = fs::read_dir(dir.join("db.spool").join("cur"))
+            .unwrap()
+            .count();
+        assert_eq!(kept, 0);
         let _ = fs::remove_dir_all(&dir);
     }
 

@@ -284,6 +284,19 @@ impl Service {
         Ok(played)
     }
 
+    /// Whether game `g`, as read before this transaction began, has moved
+    /// on meanwhile: its turn played by the game master's `game process`
+    /// beside the daemon, which writes without the daemon's lock. The turn
+    /// worked out from the old row is then dropped, not stored twice.
+    pub(super) fn moved_on(&self, g: &GameRow) -> Result<bool> {
+        let now = store::game(&self.conn, &g.id)?;
+        let moved = now.is_none_or(|n| (n.turn_no, n.turn_kind) != (g.turn_no, g.turn_kind));
+        if moved {
+            tracing::info!(game = %g.id, turn = g.turn_no, "turn played meanwhile by another command");
+        }
+        Ok(moved)
+    }
+
     /// Play the open turn of a game now, with the latest orders of each
     /// side (a side without orders holds), open the next turn and queue
     /// the results. Returns the number of the turn played.
@@ -414,6 +427,9 @@ impl Service {
             });
         }
         let tx = self.begin()?;
+        if self.moved_on(&g)? {
+            return Ok(g.turn_no);
+        }
         store::insert_turn(&tx, &turn)?;
         store::update_game(&tx, &next)?;
         // The programmed players' orders for the turn now open.
@@ -1117,5 +1133,44 @@ mod tests {
         assert!(text.contains("4 x British camel corps (V)"), "{text}");
         assert!(text.contains("6 x British infantry (V)"), "{text}");
         assert!(!text.contains("1 x British camel corps"), "{text}");
+    }
+
+    /// The game master's `game process` beside the daemon: a turn the
+    /// daemon read before another process played it is seen as moved on,
+    /// and is not stored twice.
+    #[test]
+    fn a_turn_played_by_another_process_is_seen_as_moved_on() {
+        use crate::service::games::NewGame;
+        let dir = std::env::temp_dir().join(format!("dervish-moved-on-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let cfg = crate::service::Config {
+            database: dir.join("db.sqlite"),
+            ..Default::default()
+        };
+        let daemon = Service::open(cfg.clone()).unwrap();
+        let game_master = Service::open(cfg).unwrap();
+        game_master
+            .new_game(
+                &NewGame {
+                    scenario: "khartoum".into(),
+                    egyptian: "red@example.org".into(),
+                    mahdist: "blue@example.org".into(),
+                    id: Some("g1".into()),
+                    mode: crate::store::Mode::Monthly,
+                    deadline_hours: None,
+                    ambushes: false,
+                    table_battles: Default::default(),
+                    resolver: Default::default(),
+                },
+                "test",
+            )
+            .unwrap();
+        let read = daemon.game("g1").unwrap();
+        assert!(!daemon.moved_on(&read).unwrap());
+        game_master.play_turn("g1").unwrap();
+        assert!(daemon.moved_on(&read).unwrap());
+        assert!(!daemon.moved_on(&daemon.game("g1").unwrap()).unwrap());
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -36,13 +36,72 @@ pub type Result<T> = std::result::Result<T, StoreError>;
 
 /// Open (creating if needed) the database at `path`, in WAL mode with
 /// foreign keys on, migrated to the latest schema.
+///
+/// Every connection waits up to [`BUSY_TIMEOUT`] for another's write to
+/// end, set before anything else is asked of the file (switching to WAL
+/// included), so the daemon and a game master's command share the
+/// database: each change is one short transaction, and WAL lets readers
+/// in while one writes.
 pub fn open(path: &Path) -> Result<Connection> {
     let mut conn = Connection::open(path)?;
+    conn.busy_timeout(BUSY_TIMEOUT)?;
     conn.pragma_update(None, "journal_mode", "WAL")?;
     conn.pragma_update(None, "synchronous", "NORMAL")?;
-    conn.busy_timeout(std::time::Duration::from_secs(10))?;
     prepare(&mut conn)?;
     Ok(conn)
+}
+
+/// How long a connection waits for another's write before it gives up
+/// with "database is locked".
+pub const BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Check, without creating or changing anything, that the database at
+/// `path` exists and can be read and written now: for `dervish submit`,
+/// which must not take a message it cannot store, nor make a new database
+/// in the wrong place.
+pub fn check_usable(path: &Path) -> std::result::Result<(), Unusable> {
+    use rusqlite::OpenFlags;
+    let why = |what: &str| Unusable::Broken {
+        path: path.display().to_string(),
+        why: what.to_string(),
+    };
+    match std::fs::metadata(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(Unusable::Missing(path.display().to_string()));
+        }
+        Err(e) => return Err(why(&e.to_string())),
+        Ok(m) if !m.is_file() => return Err(why("it is not a file")),
+        Ok(_) => {}
+    }
+    let conn = Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )
+    .map_err(|e| why(&e.to_string()))?;
+    conn.busy_timeout(BUSY_TIMEOUT)
+        .map_err(|e| why(&e.to_string()))?;
+    if conn
+        .is_readonly(rusqlite::MAIN_DB)
+        .map_err(|e| why(&e.to_string()))?
+    {
+        return Err(why("it can only be read (file permissions)"));
+    }
+    conn.query_row("SELECT count(*) FROM sqlite_master", [], |r| {
+        r.get::<_, i64>(0)
+    })
+    .map_err(|e| why(&e.to_string()))?;
+    Ok(())
+}
+
+/// Why a database cannot be used now.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Unusable {
+    /// No file at the path: nothing is created in its place.
+    #[error("there is no database at {0}")]
+    Missing(String),
+    /// The file is there but cannot be opened, read or written.
+    #[error("the database {path} cannot be used: {why}")]
+    Broken { path: String, why: String },
 }
 
 /// Open an existing database for reading only, while another dervish may
@@ -60,7 +119,7 @@ pub fn open_read_only(path: &Path) -> Result<Connection> {
         path,
         OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
     )?;
-    conn.busy_timeout(std::time::Duration::from_secs(10))?;
+    conn.busy_timeout(BUSY_TIMEOUT)?;
     let version: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
     let latest: i64 = {
         let mut fresh = Connection::open_in_memory()?;
