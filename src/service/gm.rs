@@ -215,7 +215,9 @@ impl Service {
                     "game master mail: {reason} (no longer answered)"
                 )));
             }
-            self.queue(self.notice_draft(
+            // Mail without a valid password: its answer counts against the
+            // one hourly cap on answers to mail without a valid secret.
+            self.queue_unverified(self.notice_draft(
                 None,
                 &format!("gm-refused:{message_id}"),
                 &to,
