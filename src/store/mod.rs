@@ -1078,10 +1078,23 @@ pub fn outbox_list(c: &Connection, all: bool) -> Result<Vec<(OutboxRow, Option<S
 /// taken up again with a fresh count of attempts.
 pub fn retry_mail(c: &Connection, id: i64, at: DateTime<Utc>) -> Result<()> {
     c.prepare_cached(
-        "UPDATE outbox SET gave_up = 0, attempts = 0, next_attempt_at = ?2, sending_at = NULL WHERE id = ?1 AND sent_at IS NULL",
+        "UPDATE outbox SET gave_up = 0, attempts = 0, next_attempt_at = ?2, sending_at = NULL, retry_from = ?2 WHERE id = ?1 AND sent_at IS NULL",
     )?
     .execute(params![id, time(at)])?;
     Ok(())
+}
+
+/// When a mail's time for temporary failures began: when the game master
+/// last took it up again ([`retry_mail`]), or else when it was queued.
+pub fn retry_from(c: &Connection, m: &OutboxRow) -> Result<DateTime<Utc>> {
+    let at: Option<Option<String>> = c
+        .prepare_cached("SELECT retry_from FROM outbox WHERE id = ?1")?
+        .query_row([m.id], |r| r.get(0))
+        .optional()?;
+    match at.flatten() {
+        Some(t) => parse_time(&t),
+        None => Ok(m.created_at),
+    }
 }
 
 /// Take a mail not sent out of the queue for good (`dervish outbox

@@ -16,6 +16,7 @@ pub fn migrations() -> Migrations<'static> {
         M::up(V7),
         M::up(V8),
         M::up(V9).foreign_key_check(),
+        M::up(OUTBOX_RETRY_FROM),
     ])
 }
 
@@ -197,6 +198,14 @@ ALTER TABLE players ADD COLUMN show_address INTEGER NOT NULL DEFAULT 0;
 /// the standing set with its count (docs/orders.md, READY).
 const V8: &str = r#"
 ALTER TABLE order_sets ADD COLUMN refused_lines INTEGER NOT NULL DEFAULT 0;
+"#;
+
+/// The outbox gives a mail up after temporary failures only once
+/// `[outbox] give_up_after_days` have passed since it was queued, or since
+/// the game master last took it up again (`dervish outbox retry`), which
+/// is this column (NULL: since it was queued).
+const OUTBOX_RETRY_FROM: &str = r#"
+ALTER TABLE outbox ADD COLUMN retry_from TEXT;
 "#;
 
 /// A game may be in its set-up step (2.1), waiting for the Egyptian's
