@@ -14,10 +14,11 @@ use std::time::{Duration as StdDuration, Instant};
 
 use chrono::{DateTime, Duration, Utc};
 use dervish::mail::maildir::Maildir;
-use dervish::mail::outbound::{Security, Sender, TransportConfig};
+use dervish::mail::outbound::{Attachment, Security, Sender, TransportConfig};
 use dervish::scenario::Side;
 use dervish::service::daemon::Daemon;
 use dervish::service::games::NewGame;
+use dervish::service::mail::{mail_digest, prune_sent};
 use dervish::service::{Config, Service};
 use dervish::store::{self, Mode, OutboxRow};
 
@@ -477,5 +478,91 @@ fn on_a_full_disk_the_daemon_waits_and_loses_nothing() {
     let mut d = Daemon::open(cfg, Arc::new(AtomicBool::new(false))).unwrap();
     assert_eq!(d.drain().unwrap().messages, 3);
     assert!(inbox.new_messages().unwrap().is_empty());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A draft of `kind` to `to` in game k-1, with a file of `bytes` bytes.
+fn draft_with_file(svc: &Service, kind: &'static str, key: &str, to: &str, bytes: usize) {
+    let mut d = svc
+        .notice_draft(Some("k-1"), key, to, "a test", "A mail with a file.")
+        .unwrap();
+    d.kind = kind;
+    d.html = true;
+    d.attachments = vec![Attachment::text(
+        "log.txt",
+        "text/plain",
+        "A long log line.\n".repeat(bytes / 17),
+    )];
+    assert!(svc.queue(d).unwrap());
+}
+
+/// Issue 30, item 2: every sent mail was kept whole with its files, 0.7 MB
+/// a game-turn. After `[outbox] keep_sent_days` (30) a sent mail keeps its
+/// headers and the SHA-256 of what it held; its text, HTML and files go.
+/// The latest results mail to each player stays whole, for `RESEND`.
+#[test]
+fn sent_mail_is_kept_whole_for_thirty_days_then_as_headers_and_digest() {
+    let dir = temp_dir("retention");
+    let cfg = config(
+        &dir,
+        TransportConfig::File {
+            dir: dir.join("out"),
+        },
+    );
+    let sender = Sender::new(&cfg.outgoing).unwrap();
+    let mut svc = service_at(cfg, start());
+    new_game(&svc);
+    draft_with_file(&svc, "notice", "n1", "player@example.org", 50_000);
+    draft_with_file(&svc, "results", "r1", "gordon@example.org", 50_000);
+    draft_with_file(&svc, "results", "r2", "gordon@example.org", 50_000);
+    svc.flush(&sender).unwrap();
+    let before = all_mail(&svc);
+    assert!(before.iter().all(|m| m.sent_at.is_some()));
+    let find = |mail: &[OutboxRow], key: &str| {
+        mail.iter()
+            .find(|m| m.dedupe_key.contains(key))
+            .unwrap()
+            .clone()
+    };
+
+    let day29 = start() + Duration::days(29);
+    svc.set_clock(Box::new(move || day29));
+    svc.flush(&sender).unwrap();
+    assert_eq!(all_mail(&svc), before, "kept whole for thirty days");
+
+    let day31 = start() + Duration::days(31);
+    svc.set_clock(Box::new(move || day31));
+    svc.flush(&sender).unwrap();
+    let after = all_mail(&svc);
+    for key in ["n1", "r1", "welcome:k-1:egyptian"] {
+        let (was, now) = (find(&before, key), find(&after, key));
+        assert_eq!(now.attachments, "[]", "{key}");
+        assert_eq!(now.body_html, None, "{key}");
+        assert!(
+            now.body_text.contains(&mail_digest(&was)),
+            "{key}: {}",
+            now.body_text
+        );
+        assert!(now.body_text.len() < 200, "{key}");
+        assert_eq!(
+            (&now.message_id, &now.recipient, &now.subject, now.sent_at),
+            (&was.message_id, &was.recipient, &was.subject, was.sent_at),
+            "{key}: the headers stay"
+        );
+    }
+    assert_eq!(
+        find(&after, "r2"),
+        find(&before, "r2"),
+        "the latest results stay whole"
+    );
+
+    // Once pruned, a mail is not pruned again; `prune_sent` with fewer
+    // days takes the rest but the latest results.
+    assert_eq!(prune_sent(&svc.conn, 31, day31, 100).unwrap(), 0);
+    let left = prune_sent(&svc.conn, 1, day31, 100).unwrap();
+    assert_eq!(
+        left, 0,
+        "everything older than a day but r2 was pruned at 30"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }

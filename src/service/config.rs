@@ -161,6 +161,10 @@ pub struct Outbox {
     /// queued or last taken up again, like a mail server's queue lifetime.
     /// A permanent failure (a `5xx` reply) gives it up at once.
     pub give_up_after_days: u32,
+    /// Days a sent mail is kept whole; after them only its headers and the
+    /// SHA-256 of its text and files are kept (the turn record and log can
+    /// be made again from the stored turns). 0: kept whole for ever.
+    pub keep_sent_days: u32,
     /// Seconds before the first retry; each retry doubles it.
     pub first_retry_seconds: u32,
     /// The longest wait between retries, in seconds.
@@ -251,6 +255,7 @@ impl Default for Outbox {
         Outbox {
             max_attempts: 12,
             give_up_after_days: 5,
+            keep_sent_days: 30,
             first_retry_seconds: 60,
             max_retry_seconds: 3600,
             notice_file: None,

@@ -204,6 +204,10 @@ impl Service {
         if !tally.given_up.is_empty() {
             self.tell_given_up(&tally.given_up, now)?;
         }
+        let keep = self.cfg.outbox.keep_sent_days;
+        if keep > 0 {
+            prune_sent(&self.conn, keep, now, PRUNE_PER_PASS)?;
+        }
         Ok((tally.sent, tally.failed))
     }
 
@@ -585,6 +589,57 @@ impl Service {
             attachments: Vec::new(),
         })
     }
+}
+
+/// Sent mails pruned by one pass at most: a backlog (the first pass after
+/// an upgrade) is worked off over several passes, never holding one up.
+const PRUNE_PER_PASS: usize = 500;
+
+/// Prune the mail sent more than `keep_days` before `now` (at most
+/// `limit`, oldest first):
+/// of each, only its headers and the SHA-256 of its text, HTML and files
+/// are kept, its text replaced by a note saying so. The latest results
+/// mail of each game to each address stays whole for `RESEND`. Batches of
+/// a hundred mails, each in its own transaction. Returns how many.
+pub fn prune_sent(
+    c: &rusqlite::Connection,
+    keep_days: u32,
+    now: DateTime<Utc>,
+    limit: usize,
+) -> Result<usize> {
+    let before = now - Duration::days(i64::from(keep_days));
+    let ids = store::prunable_mail_ids(c, before, limit)?;
+    for batch in ids.chunks(100) {
+        let tx = rusqlite::Transaction::new_unchecked(c, rusqlite::TransactionBehavior::Immediate)?;
+        for &id in batch {
+            let Some((m, _)) = store::outbox_mail(&tx, id)? else {
+                continue;
+            };
+            let digest = mail_digest(&m);
+            let note = format!(
+                "(sent {}; its text and files are no longer kept. SHA-256 of what it held: {digest})",
+                m.sent_at.map_or_else(|| "-".to_string(), store::time)
+            );
+            store::prune_mail(&tx, id, &digest, &note, now)?;
+        }
+        tx.commit()?;
+    }
+    if !ids.is_empty() {
+        tracing::info!(mails = ids.len(), "sent mail pruned to its headers");
+    }
+    Ok(ids.len())
+}
+
+/// The SHA-256 of what a mail held: its text, its HTML and its files as
+/// stored, each ended by a zero byte.
+pub fn mail_digest(m: &OutboxRow) -> String {
+    let mut all = Vec::with_capacity(m.body_text.len() + m.attachments.len() + 2);
+    all.extend_from_slice(m.body_text.as_bytes());
+    all.push(0);
+    all.extend_from_slice(m.body_html.as_deref().unwrap_or("").as_bytes());
+    all.push(0);
+    all.extend_from_slice(m.attachments.as_bytes());
+    super::secrets::sha256_hex(&all)
 }
 
 /// What a pass of the outbox did.

@@ -16,7 +16,7 @@ pub fn migrations() -> Migrations<'static> {
         M::up(V7),
         M::up(V8),
         M::up(V9).foreign_key_check(),
-        M::up(OUTBOX_RETRY_FROM),
+        M::up(OUTBOX_RETRY_AND_RETENTION),
     ])
 }
 
@@ -200,12 +200,19 @@ const V8: &str = r#"
 ALTER TABLE order_sets ADD COLUMN refused_lines INTEGER NOT NULL DEFAULT 0;
 "#;
 
-/// The outbox gives a mail up after temporary failures only once
-/// `[outbox] give_up_after_days` have passed since it was queued, or since
-/// the game master last took it up again (`dervish outbox retry`), which
-/// is this column (NULL: since it was queued).
-const OUTBOX_RETRY_FROM: &str = r#"
+/// The outbox's retries and retention. A mail is given up after temporary
+/// failures only once `[outbox] give_up_after_days` have passed since it
+/// was queued, or since the game master last took it up again (`dervish
+/// outbox retry`): `retry_from` (NULL: since it was queued). A sent mail
+/// is kept whole for `[outbox] keep_sent_days`, then only its headers and
+/// the SHA-256 of what it held (`digest`), from `pruned_at` on; the
+/// partial index finds the mail still to prune without reading the rest.
+const OUTBOX_RETRY_AND_RETENTION: &str = r#"
 ALTER TABLE outbox ADD COLUMN retry_from TEXT;
+ALTER TABLE outbox ADD COLUMN digest TEXT;
+ALTER TABLE outbox ADD COLUMN pruned_at TEXT;
+CREATE INDEX outbox_unpruned ON outbox (sent_at)
+    WHERE sent_at IS NOT NULL AND pruned_at IS NULL;
 "#;
 
 /// A game may be in its set-up step (2.1), waiting for the Egyptian's
