@@ -566,3 +566,71 @@ fn sent_mail_is_kept_whole_for_thirty_days_then_as_headers_and_digest() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The same through the binary: `dervish run` sending to a server that
+/// never answers (its timeout a minute) stops within five seconds of
+/// SIGTERM, and exits 0.
+#[test]
+fn sigterm_stops_dervish_run_within_five_seconds_during_a_hung_send() {
+    let dir = temp_dir("sigterm");
+    let port = silent_server();
+    let cfg_path = dir.join("dervish.toml");
+    std::fs::write(
+        &cfg_path,
+        format!(
+            "database = \"{d}/dervish.sqlite\"\n[host]\naddress = \"dervish@example.org\"\n\
+             game_master = \"gm@example.org\"\n[inbox]\nmaildir = \"{d}/inbox\"\n[outgoing]\n\
+             kind = \"smtp\"\nhost = \"127.0.0.1\"\nport = {port}\nsecurity = \"none\"\n\
+             timeout_secs = 60\n[run]\npoll_seconds = 1\n",
+            d = dir.display()
+        ),
+    )
+    .unwrap();
+    {
+        let svc = Service::open(Config::read(&cfg_path).unwrap()).unwrap();
+        queue_notice(&svc, "a", "player@example.org");
+    }
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_dervish"))
+        .arg("--config")
+        .arg(&cfg_path)
+        .arg("run")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let db = dir.join("dervish.sqlite");
+    let sending = || {
+        rusqlite::Connection::open(&db)
+            .and_then(|c| {
+                c.query_row(
+                    "SELECT count(*) FROM outbox WHERE sending_at IS NOT NULL",
+                    [],
+                    |r| r.get::<_, i64>(0),
+                )
+            })
+            .unwrap_or(0)
+            == 1
+    };
+    assert!(wait_until(StdDuration::from_secs(30), sending));
+    let asked = Instant::now();
+    let killed = std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break Some(status);
+        }
+        if asked.elapsed() > StdDuration::from_secs(5) {
+            break None;
+        }
+        std::thread::sleep(StdDuration::from_millis(50));
+    };
+    let Some(status) = status else {
+        let _ = child.kill();
+        panic!("dervish run did not stop within 5 s of SIGTERM");
+    };
+    assert!(status.success(), "{status}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
