@@ -1091,7 +1091,7 @@ pub fn prunable_mail_ids(c: &Connection, before: DateTime<Utc>, limit: usize) ->
     let mut st = c.prepare_cached(
         "SELECT id FROM outbox AS o WHERE sent_at IS NOT NULL AND pruned_at IS NULL AND sent_at < ?1 \
          AND NOT (kind = 'results' AND id = (SELECT MAX(id) FROM outbox AS l \
-             WHERE l.kind = 'results' AND l.game_id IS o.game_id AND l.recipient = o.recipient)) \
+             WHERE l.kind = 'results' AND l.game_id = o.game_id AND l.recipient = o.recipient)) \
          ORDER BY sent_at LIMIT ?2",
     )?;
     let rows = st.query_map(

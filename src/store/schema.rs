@@ -206,13 +206,15 @@ ALTER TABLE order_sets ADD COLUMN refused_lines INTEGER NOT NULL DEFAULT 0;
 /// outbox retry`): `retry_from` (NULL: since it was queued). A sent mail
 /// is kept whole for `[outbox] keep_sent_days`, then only its headers and
 /// the SHA-256 of what it held (`digest`), from `pruned_at` on; the
-/// partial index finds the mail still to prune without reading the rest.
+/// partial index finds the mail still to prune without reading the rest,
+/// and the other the latest results mail to an address (kept whole).
 const OUTBOX_RETRY_AND_RETENTION: &str = r#"
 ALTER TABLE outbox ADD COLUMN retry_from TEXT;
 ALTER TABLE outbox ADD COLUMN digest TEXT;
 ALTER TABLE outbox ADD COLUMN pruned_at TEXT;
 CREATE INDEX outbox_unpruned ON outbox (sent_at)
     WHERE sent_at IS NOT NULL AND pruned_at IS NULL;
+CREATE INDEX outbox_by_recipient ON outbox (kind, game_id, recipient);
 "#;
 
 /// A game may be in its set-up step (2.1), waiting for the Egyptian's
