@@ -154,3 +154,48 @@ fn the_outbox_is_listed_retried_and_dropped() {
     assert!(said.contains("nothing to do"), "{said}{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `dervish outbox prune --days N` keeps of the mail sent more than N days
+/// ago only its headers and digest; mail not sent is left alone.
+#[test]
+fn outbox_prune_keeps_old_sent_mail_as_headers() {
+    let (dir, config) = setup("prune");
+    let mut svc = Service::open(Config::read(&config).unwrap()).unwrap();
+    let long_ago = Utc::now() - chrono::Duration::days(40);
+    svc.set_clock(Box::new(move || long_ago));
+    for (i, to) in ["a@example.org", "b@example.org"].into_iter().enumerate() {
+        let d = svc
+            .notice_draft(
+                None,
+                &format!("t{i}"),
+                to,
+                "a test",
+                &"Long text. ".repeat(500),
+            )
+            .unwrap();
+        assert!(svc.queue(d).unwrap());
+    }
+    let a = store::mail_for(&svc.conn, None).unwrap()[0].id;
+    store::mark_sent(&svc.conn, a, long_ago).unwrap();
+    drop(svc);
+
+    let (out, err, code) = dervish(&config, &["outbox", "prune", "--days", "30"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("1 sent mail kept as headers only"), "{out}");
+    let conn = store::open(&dir.join("dervish.sqlite")).unwrap();
+    let mail = store::mail_for(&conn, None).unwrap();
+    assert!(
+        mail[0].body_text.contains("no longer kept"),
+        "{:?}",
+        mail[0]
+    );
+    assert!(
+        mail[1].body_text.contains("Long text."),
+        "not sent: kept: {:?}",
+        mail[1]
+    );
+    let (_, err, code) = dervish(&config, &["outbox", "prune", "--days", "0"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("--days 30"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -491,7 +491,7 @@ fn transport_config_reads_from_toml() {
             password_env: None,
             password_file: None,
             ca_file: None,
-            timeout_secs: 60,
+            timeout_secs: 20,
         }
     );
     let debug = format!("{smtp:?}");

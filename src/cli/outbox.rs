@@ -1,5 +1,6 @@
-//! `dervish outbox list|retry|drop`: the game master's view of the mail
-//! waiting to go, and the means to send a mail again or drop it.
+//! `dervish outbox list|retry|drop|prune`: the game master's view of the
+//! mail waiting to go, the means to send a mail again or drop it, and to
+//! prune the mail sent long ago to its headers.
 //!
 //! These commands work while the daemon runs: they change the outbox
 //! table in one transaction each, and the daemon sees the change at its
@@ -43,6 +44,15 @@ pub enum OutboxCommand {
         #[arg(required = true)]
         ids: Vec<i64>,
     },
+    /// Keep of the mail sent more than DAYS ago only its headers and the
+    /// SHA-256 of its text and files (each pass does this by itself after
+    /// `[outbox] keep_sent_days`).
+    Prune {
+        /// Days a sent mail is kept whole (default: `[outbox]
+        /// keep_sent_days`).
+        #[arg(long)]
+        days: Option<u32>,
+    },
 }
 
 pub fn outbox(cfg: &Config, command: OutboxCommand) -> Result<ExitCode> {
@@ -69,7 +79,32 @@ pub fn outbox(cfg: &Config, command: OutboxCommand) -> Result<ExitCode> {
             each(&conn, &ids, all, retry)
         }
         OutboxCommand::Drop { ids } => each(&conn, &ids, false, drop),
+        OutboxCommand::Prune { days } => prune(&conn, days.unwrap_or(cfg.outbox.keep_sent_days)),
     }
+}
+
+/// Prune the sent mail older than `days` days, in batches, all of it.
+fn prune(conn: &Connection, days: u32) -> Result<ExitCode> {
+    if days == 0 {
+        bail!(
+            "give the days a sent mail is kept whole, 1 or more: `dervish outbox prune --days 30`"
+        );
+    }
+    let now = Utc::now();
+    let mut total = 0;
+    loop {
+        let n = dervish::service::mail::prune_sent(conn, days, now, 1000)
+            .map_err(|e| anyhow!("{e}"))?;
+        total += n;
+        if n == 0 {
+            break;
+        }
+    }
+    outln!(
+        "{total} sent {} kept as headers only (sent more than {days} days ago)",
+        if total == 1 { "mail" } else { "mails" }
+    );
+    Ok(ExitCode::SUCCESS)
 }
 
 /// A mail the game master dropped, or a welcome mail a newer secret

@@ -38,7 +38,8 @@ use std::fs;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, SystemTime};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant, SystemTime};
 
 use chrono::{DateTime, Datelike, Utc};
 use lettre::address::Envelope;
@@ -585,9 +586,16 @@ pub enum TransportConfig {
     },
 }
 
+/// Seconds an SMTP server has to connect and to answer each command: a
+/// server that accepts the connection and never answers fails after it.
 fn default_timeout_secs() -> u64 {
-    60
+    20
 }
+
+/// How long `sendmail` may run: it hands the message to the local queue
+/// and returns at once; one still running after this is stopped, and the
+/// failure is temporary (the transport down).
+const SENDMAIL_TIMEOUT: Duration = Duration::from_secs(60);
 
 impl fmt::Debug for TransportConfig {
     // By hand, so that the SMTP password never reaches a log.
@@ -637,10 +645,41 @@ pub enum Security {
 }
 
 /// Sends messages through the configured transport.
+///
+/// [`Sender::hand_over`] sends on a thread of its own, so the caller can
+/// stop waiting for a server that does not answer: a daemon told to stop
+/// stops, and one given a `patience` goes on reading mail while the
+/// hand-off ends in the background (its end is taken later with
+/// [`Sender::take_ended`]). One hand-off runs at a time.
 pub struct Sender {
-    inner: Inner,
+    inner: Arc<Inner>,
     /// Set once the orphans of an earlier run are removed.
     orphans_removed: std::sync::atomic::AtomicBool,
+    /// The hand-off begun and not taken yet.
+    handoff: Mutex<Option<Handoff>>,
+    /// How long [`Sender::hand_over`] waits for the end of a hand-off
+    /// before leaving it running; `None`: until it ends.
+    patience: Option<Duration>,
+}
+
+/// Where a hand-off's thread leaves its result.
+type Slot = Arc<(Mutex<Option<Result<(), SendError>>>, Condvar)>;
+
+/// A hand-off begun on its own thread: the caller's key for it (the
+/// outbox row) and where its result comes.
+struct Handoff {
+    key: i64,
+    end: Slot,
+}
+
+/// What became of [`Sender::hand_over`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Handed {
+    /// The hand-off ended: sent, or not.
+    Done(Result<(), SendError>),
+    /// Still running (the caller was told to stop, or its patience ran
+    /// out); [`Sender::take_ended`] gives its end later.
+    Running,
 }
 
 enum Inner {
@@ -656,7 +695,7 @@ enum Inner {
 
 impl fmt::Debug for Sender {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let kind = match &self.inner {
+        let kind = match self.inner.as_ref() {
             Inner::File(dir) => format!("File({})", dir.display()),
             Inner::Sendmail(command) => format!("Sendmail({})", command.display()),
             Inner::Smtp { server, .. } => format!("Smtp({server})"),
@@ -751,9 +790,103 @@ impl Sender {
             }
         };
         Ok(Sender {
-            inner,
+            inner: Arc::new(inner),
             orphans_removed: Default::default(),
+            handoff: Mutex::new(None),
+            patience: None,
         })
+    }
+
+    /// How long [`Sender::hand_over`] waits for a hand-off to end before
+    /// leaving it running in the background (`None`: until it ends; the
+    /// transport's own timeouts bound it).
+    pub fn set_patience(&mut self, patience: Option<Duration>) {
+        self.patience = patience;
+    }
+
+    /// Send `o` on a thread of its own and wait for the end, looking at
+    /// `stop` every tenth of a second: when it says stop, or the patience
+    /// runs out, the hand-off is left running and `Running` returned. A
+    /// message that cannot be built fails here, for good. While a hand-off
+    /// is running (or ended and not taken), no other begins: the answer is
+    /// `Running`.
+    pub fn hand_over(&self, key: i64, o: &Outgoing, stop: &dyn Fn() -> bool) -> Handed {
+        let message = match build(o) {
+            Ok(m) => m,
+            Err(e) => return Handed::Done(Err(SendError::permanent(e.to_string()))),
+        };
+        let mut handoff = lock(&self.handoff);
+        if handoff.is_some() {
+            return Handed::Running;
+        }
+        let inner = Arc::clone(&self.inner);
+        let id = o.message_id.clone();
+        let envelope = message.envelope().clone();
+        let bytes = message.formatted();
+        let end: Slot = Arc::new((Mutex::new(None), Condvar::new()));
+        let slot = Arc::clone(&end);
+        let spawned = std::thread::Builder::new()
+            .name("dervish-send".into())
+            .spawn(move || {
+                let result = send_bytes(&inner, &id, &envelope, &bytes);
+                let (place, ended) = &*slot;
+                *lock(place) = Some(result);
+                ended.notify_all();
+            });
+        if let Err(e) = spawned {
+            return Handed::Done(Err(SendError::down(format!(
+                "cannot start a thread to send mail: {e}"
+            ))));
+        }
+        *handoff = Some(Handoff { key, end });
+        drop(handoff);
+        self.wait_for(key, stop)
+    }
+
+    /// Wait for the running hand-off `key` as [`Sender::hand_over`] says.
+    fn wait_for(&self, key: i64, stop: &dyn Fn() -> bool) -> Handed {
+        let began = Instant::now();
+        loop {
+            if let Some((k, result)) = self.take_ended()
+                && k == key
+            {
+                return Handed::Done(result);
+            }
+            if stop() || self.patience.is_some_and(|p| began.elapsed() >= p) {
+                return Handed::Running;
+            }
+            let Some(end) = lock(&self.handoff).as_ref().map(|h| Arc::clone(&h.end)) else {
+                return Handed::Running;
+            };
+            let (place, ended) = &*end;
+            let guard = lock(place);
+            if guard.is_none() {
+                let _ = ended.wait_timeout(guard, Duration::from_millis(100));
+            }
+        }
+    }
+
+    /// The key of a hand-off begun and not taken yet (running, or ended).
+    pub fn running(&self) -> Option<i64> {
+        lock(&self.handoff).as_ref().map(|h| h.key)
+    }
+
+    /// Whether a hand-off has ended and waits to be taken.
+    pub fn has_ended(&self) -> bool {
+        lock(&self.handoff)
+            .as_ref()
+            .is_some_and(|h| lock(&h.end.0).is_some())
+    }
+
+    /// The end of a hand-off that has ended, taken: its key and result.
+    /// `None` when none was begun or it is still running.
+    pub fn take_ended(&self) -> Option<(i64, Result<(), SendError>)> {
+        let mut handoff = lock(&self.handoff);
+        let h = handoff.as_ref()?;
+        let result = lock(&h.end.0).take()?;
+        let key = h.key;
+        *handoff = None;
+        Some((key, result))
     }
 
     /// Tries the transport without sending anything: SMTP connects, reads
@@ -763,7 +896,7 @@ impl Sender {
     /// command must exist and be executable (it is not run: every run may
     /// send). Says what was checked.
     pub fn check(&self) -> Result<String, SendError> {
-        match &self.inner {
+        match self.inner.as_ref() {
             Inner::File(dir) => {
                 fs::create_dir_all(dir).map_err(|e| {
                     SendError::permanent(format!("cannot create {}: {e}", dir.display()))
@@ -849,39 +982,14 @@ impl Sender {
         envelope: &Envelope,
         bytes: &[u8],
     ) -> Result<(), SendError> {
-        if bytes.iter().all(u8::is_ascii_whitespace) {
-            return Err(SendError::permanent(
-                "the message is empty; an empty message is never handed over",
-            ));
-        }
-        match &self.inner {
-            Inner::File(dir) => write_file(dir, message_id, bytes)
-                .map_err(|e| SendError::down(format!("writing to {}: {e}", dir.display()))),
-            Inner::Sendmail(command) => sendmail(command, envelope, bytes),
-            // A 5xx reply is final, and so is what lettre calls a client
-            // error: the server lacks something the message or the
-            // settings need (STARTTLS, an authentication mechanism,
-            // SMTPUTF8). Everything else (4xx replies, refused or broken
-            // connections, timeouts, TLS failures) may pass.
-            Inner::Smtp {
-                transport,
-                server,
-                username,
-            } => transport
-                .send_raw(envelope, bytes)
-                .map(|_| ())
-                .map_err(|e| {
-                    let to: Vec<String> = envelope.to().iter().map(ToString::to_string).collect();
-                    smtp_error(&e, server, username.as_deref(), &to)
-                }),
-        }
+        send_bytes(&self.inner, message_id, envelope, bytes)
     }
 
     /// Whether the message with this id was handed over, where the
     /// transport can tell: the file transport looks for its file. `None`
     /// for sendmail and SMTP, which keep no trace we can read.
     pub fn handed_over(&self, message_id: &str) -> Option<bool> {
-        match &self.inner {
+        match self.inner.as_ref() {
             Inner::File(dir) => Some(dir.join(file_name(message_id)).is_file()),
             Inner::Sendmail(_) | Inner::Smtp { .. } => None,
         }
@@ -903,7 +1011,7 @@ impl Sender {
     /// temporary folder, of processes that are no longer running. Returns
     /// how many were removed.
     pub fn remove_orphans(&self) -> usize {
-        let (dir, prefix) = match &self.inner {
+        let (dir, prefix) = match self.inner.as_ref() {
             Inner::File(dir) => (dir.clone(), "."),
             Inner::Sendmail(_) => (std::env::temp_dir(), SENDMAIL_TMP_PREFIX),
             Inner::Smtp { .. } => return 0,
@@ -935,6 +1043,47 @@ impl Sender {
 
 /// The start of the names of sendmail's message files (in the system's
 /// temporary folder): `.dervish-sendmail.PID.N.tmp`.
+/// Hand one message over to the transport (on the caller's thread).
+fn send_bytes(
+    inner: &Inner,
+    message_id: &str,
+    envelope: &Envelope,
+    bytes: &[u8],
+) -> Result<(), SendError> {
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Err(SendError::permanent(
+            "the message is empty; an empty message is never handed over",
+        ));
+    }
+    match inner {
+        Inner::File(dir) => write_file(dir, message_id, bytes)
+            .map_err(|e| SendError::down(format!("writing to {}: {e}", dir.display()))),
+        Inner::Sendmail(command) => sendmail(command, envelope, bytes),
+        // A 5xx reply is final, and so is what lettre calls a client
+        // error: the server lacks something the message or the
+        // settings need (STARTTLS, an authentication mechanism,
+        // SMTPUTF8). Everything else (4xx replies, refused or broken
+        // connections, timeouts, TLS failures) may pass.
+        Inner::Smtp {
+            transport,
+            server,
+            username,
+        } => transport
+            .send_raw(envelope, bytes)
+            .map(|_| ())
+            .map_err(|e| {
+                let to: Vec<String> = envelope.to().iter().map(ToString::to_string).collect();
+                smtp_error(&e, server, username.as_deref(), &to)
+            }),
+    }
+}
+
+/// A lock taken even when a thread panicked holding it (the data is a
+/// result slot or a hand-off, whole at every moment).
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 const SENDMAIL_TMP_PREFIX: &str = ".dervish-sendmail.";
 
 /// The process id in the name of one of our temporary files:
@@ -1009,40 +1158,84 @@ fn sendmail(command: &Path, envelope: &Envelope, bytes: &[u8]) -> Result<(), Sen
     cmd.arg("--")
         .args(envelope.to().iter().map(ToString::to_string))
         .stdin(file)
-        .stdout(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped());
-    let out = cmd
-        .output()
+    let mut child = cmd
+        .spawn()
         .map_err(|e| SendError::down(format!("sendmail: cannot run {}: {e}", command.display())))?;
-    if out.status.success() {
-        Ok(())
-    } else {
-        let said = String::from_utf8_lossy(&out.stderr);
-        let said = said.trim();
-        Err(SendError::transient(format!(
-            "sendmail: {} {}{}",
+    let said = child.stderr.take().map(|mut err| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            let _ = io::Read::read_to_end(&mut err, &mut bytes);
+            bytes
+        })
+    });
+    let Some(status) = wait_bounded(&mut child, SENDMAIL_TIMEOUT) else {
+        // What it said is not waited for: a process it left may hold the pipe.
+        return Err(SendError::down(format!(
+            "sendmail: {} did not finish within {} s and was stopped",
             command.display(),
-            out.status,
-            if said.is_empty() {
-                String::new()
-            } else {
-                format!(": {}", said.chars().take(500).collect::<String>())
+            SENDMAIL_TIMEOUT.as_secs()
+        )));
+    };
+    let said = said
+        .and_then(|t| t.join().ok())
+        .map(|b| {
+            String::from_utf8_lossy(&b)
+                .trim()
+                .chars()
+                .take(500)
+                .collect::<String>()
+        })
+        .unwrap_or_default();
+    let said = if said.is_empty() {
+        String::new()
+    } else {
+        format!(": {said}")
+    };
+    sendmail_status(command, status, &said)
+}
+
+/// Wait for `child` at most `limit`; past it, kill it and reap it. `None`:
+/// killed (or not to be waited for).
+fn wait_bounded(
+    child: &mut std::process::Child,
+    limit: Duration,
+) -> Option<std::process::ExitStatus> {
+    let began = Instant::now();
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) => return Some(status),
+            Ok(None) if began.elapsed() < limit => std::thread::sleep(Duration::from_millis(20)),
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return None;
             }
-        )))
+        }
     }
 }
 
-/// What an SMTP failure means, in words a host can act on.
-///
-/// - A refused login (530, 534, 535) is the host's settings, not the
-///   message: it is retried, so mail goes once the settings are fixed.
-/// - A 5xx naming an address problem (550, 551, 553, or an enhanced
-///   status 5.1.x) refuses the recipient for good.
-/// - Otherwise a 5xx reply, or what lettre calls a client error (the server
-///   lacks something the message or the settings need: STARTTLS, an
-///   authentication mechanism, SMTPUTF8), is final; everything else (4xx
-///   replies, refused or broken connections, timeouts, TLS failures) may
-///   pass.
+/// What sendmail's exit says, by the `sysexits.h` convention MTAs share:
+/// 0 is sent; 75 (`EX_TEMPFAIL`) and a sendmail killed by a signal are
+/// temporary, tried again; any other status is a refusal of this message
+/// (no such user, bad data, ...), final.
+fn sendmail_status(
+    command: &Path,
+    status: std::process::ExitStatus,
+    said: &str,
+) -> Result<(), SendError> {
+    let text = format!("sendmail: {} {status}{said}", command.display());
+    match status.code() {
+        Some(0) => Ok(()),
+        Some(EX_TEMPFAIL) | None => Err(SendError::transient(text)),
+        Some(_) => Err(SendError::permanent(text)),
+    }
+}
+
+/// `EX_TEMPFAIL` of `sysexits.h`: a temporary failure, try again later.
+const EX_TEMPFAIL: i32 = 75;
+
 fn smtp_error(
     e: &lettre::transport::smtp::Error,
     server: &str,

@@ -162,10 +162,19 @@ pub struct Limits {
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Outbox {
-    /// Attempts before a mail is given up (and the game master told); a
-    /// transport that is down gives no mail up, and is told once when its
-    /// failures in a row reach this.
+    /// Failures in a row of a transport that is down (no answer, a refused
+    /// connection, a timeout) before the game master is told, once an
+    /// outage. No mail is given up for them.
     pub max_attempts: u32,
+    /// Days a mail is tried again after temporary failures (a `4xx` reply,
+    /// sendmail's exit 75) before it is given up, counted from when it was
+    /// queued or last taken up again, like a mail server's queue lifetime.
+    /// A permanent failure (a `5xx` reply) gives it up at once.
+    pub give_up_after_days: u32,
+    /// Days a sent mail is kept whole; after them only its headers and the
+    /// SHA-256 of its text and files are kept (the turn record and log can
+    /// be made again from the stored turns). 0: kept whole for ever.
+    pub keep_sent_days: u32,
     /// Seconds before the first retry; each retry doubles it.
     pub first_retry_seconds: u32,
     /// The longest wait between retries, in seconds.
@@ -257,6 +266,8 @@ impl Default for Outbox {
     fn default() -> Self {
         Outbox {
             max_attempts: 12,
+            give_up_after_days: 5,
+            keep_sent_days: 30,
             first_retry_seconds: 60,
             max_retry_seconds: 3600,
             notice_file: None,

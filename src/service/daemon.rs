@@ -7,7 +7,12 @@
 //! After a failure to read the inbox the next try comes sooner than the
 //! next poll, then less and less often. A stop request (SIGTERM, SIGINT)
 //! is seen between two messages and between two mails sent, never in the
-//! middle of one, and while waiting within a fifth of a second.
+//! middle of one, and while waiting within a fifth of a second. A mail's
+//! hand-off runs on a thread of its own: the daemon waits for it
+//! [`PATIENCE`] at most, then reads mail on while it ends, and a stop
+//! request does not wait for it (the mail, still "sending", is sent again
+//! at the next start). A pass that fails because the disk is full is
+//! tried again, less and less often, instead of ending the daemon.
 //!
 //! The CLI only parses the command line, watches the signals and prints;
 //! everything here is the library's.
@@ -28,6 +33,11 @@ use crate::store;
 
 /// How often a waiting daemon looks at the stop flag and the spool.
 const TICK: Duration = Duration::from_millis(200);
+
+/// How long a running daemon waits for one mail's hand-off before leaving
+/// it to end in the background and going on with the inbox: a server that
+/// accepts the connection and never answers does not hold the daemon.
+const PATIENCE: Duration = Duration::from_secs(2);
 
 /// The configured Maildir inbox, opened (created if missing).
 pub fn maildir_inbox(cfg: &Config) -> Result<Maildir> {
@@ -131,6 +141,7 @@ impl Daemon {
 
     /// Passes until the stop flag is set.
     pub fn run(mut self) -> Result<()> {
+        self.sender.set_patience(Some(PATIENCE));
         let poll = Duration::from_secs(u64::from(self.service.cfg.run.poll_seconds.max(1)));
         // With IMAP and IDLE, a second connection waits for mail and wakes
         // the loop; the loop still polls, in case a notification is lost.
@@ -152,11 +163,24 @@ impl Daemon {
             Duration::from_secs(i.config.reconnect_max_seconds.max(1))
         });
         let mut backoff = Duration::from_secs(1);
+        let mut full = Backoff::new(poll);
         loop {
             if self.stopping() {
                 break;
             }
-            let r = self.pass()?;
+            let r = match self.pass() {
+                Ok(r) => {
+                    full.reset();
+                    r
+                }
+                Err(e) if disk_full(&e) => {
+                    let wait = full.next();
+                    tracing::error!(error = %e, retry_secs = wait.as_secs(), "the disk is full; nothing was lost, and the pass is tried again");
+                    self.wait(wait, &wake_rx, poll);
+                    continue;
+                }
+                Err(e) => return Err(e),
+            };
             // More mail waits than a pass takes: the next pass at once.
             if r.more_waiting {
                 continue;
@@ -191,7 +215,7 @@ impl Daemon {
     fn wait(&self, wait: Duration, wake_rx: &mpsc::Receiver<Wake>, poll: Duration) {
         let until = Instant::now() + wait;
         loop {
-            if self.stopping() || self.spool.has_mail() {
+            if self.stopping() || self.spool.has_mail() || self.sender.has_ended() {
                 return;
             }
             let now = Instant::now();
@@ -223,8 +247,59 @@ impl Daemon {
         self.stop.load(Ordering::Relaxed)
     }
 
+    /// The outgoing mail (tests).
+    pub fn sender(&self) -> &Sender {
+        &self.sender
+    }
+
     /// Let go of the lock and close the inbox.
     pub fn close(mut self) {
         self.inbox.close();
     }
 }
+
+/// A wait that doubles from a second up to a ceiling, until reset.
+struct Backoff {
+    next: Duration,
+    max: Duration,
+}
+
+impl Backoff {
+    fn new(max: Duration) -> Backoff {
+        Backoff {
+            next: Duration::from_secs(1),
+            max,
+        }
+    }
+
+    fn next(&mut self) -> Duration {
+        let now = self.next.min(self.max);
+        self.next = (self.next * 2).min(self.max);
+        now
+    }
+
+    fn reset(&mut self) {
+        self.next = Duration::from_secs(1);
+    }
+}
+
+/// Whether an error is the disk (or the database's size limit) being
+/// full: SQLite's `SQLITE_FULL`, or `ENOSPC` from a file. Such a pass
+/// rolled back whole, and may work once space is made.
+pub fn disk_full(e: &ServiceError) -> bool {
+    let sql = |e: &rusqlite::Error| e.sqlite_error_code() == Some(rusqlite::ErrorCode::DiskFull);
+    let io = |e: &std::io::Error| {
+        e.kind() == std::io::ErrorKind::StorageFull || e.raw_os_error() == Some(ENOSPC)
+    };
+    match e {
+        ServiceError::Sql(e) | ServiceError::Store(store::StoreError::Sql(e)) => sql(e),
+        ServiceError::Mailbox(e) => io(e),
+        other => {
+            let text = other.to_string();
+            text.contains("database or disk is full") || text.contains("No space left on device")
+        }
+    }
+}
+
+/// `ENOSPC` on Linux and the BSDs.
+const ENOSPC: i32 = 28;

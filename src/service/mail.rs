@@ -6,7 +6,9 @@ use chrono::{DateTime, Duration, Utc};
 
 use super::templates::Rendered;
 use super::{Result, Service};
-use crate::mail::outbound::{Attachment, AutoSubmitted, Outgoing, Sender, html_with_pictures};
+use crate::mail::outbound::{
+    Attachment, AutoSubmitted, Handed, Outgoing, SendError, Sender, html_with_pictures,
+};
 use crate::store::{self, OutboxRow};
 
 /// A mail to queue.
@@ -159,9 +161,12 @@ impl Service {
         }
     }
 
-    /// Send every mail that is due. A transient failure is retried later
-    /// with a growing wait; a permanent one, or too many attempts, gives
-    /// the mail up. Returns (sent, not sent).
+    /// Send every mail that is due. A temporary failure (a `4xx` reply,
+    /// sendmail's exit 75, a timeout) is retried later with a growing
+    /// wait, for `[outbox] give_up_after_days` (5 days, like a mail
+    /// server's queue) before the mail is given up; a permanent one (a
+    /// `5xx` reply, another sendmail exit) gives it up at once. Returns
+    /// (sent, not sent).
     ///
     /// A mail is never given up because the transport is down (see
     /// below): it waits for the transport, and the game master is told
@@ -172,6 +177,13 @@ impl Service {
     /// and after it ends (sent, or failed), each in its own transaction;
     /// a mail still "sending" when a pass begins was interrupted by a
     /// crash and is settled first (see [`Service::settle_interrupted`]).
+    ///
+    /// The hand-off runs on a thread of its own ([`Sender::hand_over`]):
+    /// a stop request ends the wait for it at once (the mail stays
+    /// "sending", settled as a crash's at the next start), and a sender
+    /// given a patience (the daemon) leaves a slow one running and goes on
+    /// reading mail; its end is recorded by a later pass, and no other
+    /// mail is handed over meanwhile.
     ///
     /// When the transport itself is down (no answer, a refused
     /// connection, a timeout), the pass stops sending at once: the mails
@@ -184,10 +196,47 @@ impl Service {
     pub fn flush(&mut self, sender: &Sender) -> Result<(usize, usize)> {
         let now = self.now();
         sender.remove_orphans_once();
-        self.settle_interrupted(sender, now)?;
-        let mut sent = 0;
-        let mut failed = 0;
-        let mut given_up: Vec<(OutboxRow, String)> = Vec::new();
+        let mut tally = Tally::default();
+        if self.take_earlier_handoff(sender, now, &mut tally)? {
+            self.settle_interrupted(sender, now)?;
+            self.send_due(sender, now, &mut tally)?;
+        }
+        if !tally.given_up.is_empty() {
+            self.tell_given_up(&tally.given_up, now)?;
+        }
+        let keep = self.cfg.outbox.keep_sent_days;
+        if keep > 0 {
+            prune_sent(&self.conn, keep, now, PRUNE_PER_PASS)?;
+        }
+        Ok((tally.sent, tally.failed))
+    }
+
+    /// The end of a hand-off an earlier pass left running, recorded if it
+    /// has come. Returns whether sending may go on (no hand-off runs, and
+    /// the transport was not found down).
+    fn take_earlier_handoff(
+        &self,
+        sender: &Sender,
+        now: DateTime<Utc>,
+        tally: &mut Tally,
+    ) -> Result<bool> {
+        if sender.running().is_none() {
+            return Ok(true);
+        }
+        let Some((id, result)) = sender.take_ended() else {
+            tracing::debug!("a hand-off is still running; the other mails wait for its end");
+            return Ok(false);
+        };
+        let Some((m, _)) = store::outbox_mail(&self.conn, id)? else {
+            return Ok(true);
+        };
+        Ok(self.record(&m, result, now, tally, 0)? == Flow::Go)
+    }
+
+    /// Hand over the mails due now, one at a time, until the queue ends,
+    /// the transport is found down, a hand-off outlasts the sender's
+    /// patience, or the service is told to stop.
+    fn send_due(&self, sender: &Sender, now: DateTime<Utc>, tally: &mut Tally) -> Result<()> {
         // By id, one row at a time: the bodies of a long queue are never
         // all in memory together.
         let due = store::due_mail_ids(&self.conn, now)?;
@@ -213,71 +262,101 @@ impl Service {
                     continue;
                 }
             }
-            match sender.send(&out) {
-                Ok(()) => {
-                    let tx = self.begin()?;
-                    store::mark_sent(&tx, m.id, now)?;
-                    scrub_secret(&tx, &m)?;
-                    tx.commit()?;
-                    if sent == 0 {
-                        self.transport_works()?;
-                    }
-                    sent += 1;
-                }
-                Err(e) => {
-                    failed += 1;
-                    // A transport that is down says nothing about the
-                    // mail: it waits for the transport, however long.
-                    let down = e.transient && e.transport_down;
-                    let give_up =
-                        !down && (!e.transient || m.attempts + 1 >= self.cfg.outbox.max_attempts);
-                    tracing::warn!(mail = m.id, to = %m.recipient, error = %e.message, give_up, "sending failed");
-                    let retry = self.retry_at(m.attempts, now);
-                    let tx = self.begin()?;
-                    if give_up {
-                        store::mark_failed(&tx, m.id, &e.message, None)?;
-                        scrub_secret(&tx, &m)?;
-                        // A player's address refused by the mail server is
-                        // a bounce told at once.
-                        if e.recipient_refused
-                            && let Some(game) = &m.game_id
-                        {
-                            self.mark_unreachable(game, &m.recipient)?;
-                        }
-                    } else {
-                        store::mark_failed(&tx, m.id, &e.message, Some(retry))?;
-                    }
-                    if e.transport_down {
-                        let waiting = store::postpone_due(&tx, now, retry)?;
-                        tx.commit()?;
-                        failed += waiting;
-                        if down {
-                            self.transport_down(&e.message, m.attempts + 1, waiting + 1, now)?;
-                        }
-                        if give_up {
-                            given_up.push((m, e.message.clone()));
-                        }
-                        if total > n + 1 {
-                            tracing::warn!(
-                                error = %e.message,
-                                waiting,
-                                retry = %store::time(retry),
-                                "the mail transport is down; the other mails wait for the next try"
-                            );
-                        }
+            match sender.hand_over(m.id, &out, &|| self.stopping()) {
+                Handed::Done(result) => {
+                    if self.record(&m, result, now, tally, total - n - 1)? == Flow::Stop {
                         break;
                     }
-                    tx.commit()?;
-                    if give_up {
-                        given_up.push((m, e.message));
-                    }
+                }
+                Handed::Running => {
+                    tracing::info!(mail = m.id, to = %m.recipient, "the hand-off of a mail goes on in the background; the other mails wait for its end");
+                    break;
                 }
             }
         }
-        if !given_up.is_empty() {
-            self.tell_given_up(&given_up, now)?;
+        Ok(())
+    }
+
+    /// Record the end of the hand-off of `m`: sent, or failed and retried
+    /// or given up. `after` mails of the pass come after it. `Stop` when
+    /// the transport is down: the pass sends no more.
+    fn record(
+        &self,
+        m: &OutboxRow,
+        result: std::result::Result<(), SendError>,
+        now: DateTime<Utc>,
+        tally: &mut Tally,
+        after: usize,
+    ) -> Result<Flow> {
+        let e = match result {
+            Ok(()) => {
+                let tx = self.begin()?;
+                store::mark_sent(&tx, m.id, now)?;
+                scrub_secret(&tx, m)?;
+                tx.commit()?;
+                if tally.sent == 0 {
+                    self.transport_works()?;
+                }
+                tally.sent += 1;
+                return Ok(Flow::Go);
+            }
+            Err(e) => e,
+        };
+        tally.failed += 1;
+        // A transport that is down says nothing about the mail: it waits
+        // for the transport, however long.
+        let down = e.transient && e.transport_down;
+        let give_up = !e.transient || (!down && self.past_horizon(m, now)?);
+        tracing::warn!(mail = m.id, to = %m.recipient, error = %e.message, give_up, "sending failed");
+        let retry = self.retry_at(m.attempts, now);
+        let tx = self.begin()?;
+        if give_up {
+            // A welcome mail keeps its secret: `outbox retry` can still
+            // send it once the cause is mended.
+            store::mark_failed(&tx, m.id, &e.message, None)?;
+            // A player's address refused by the mail server is a bounce
+            // told at once.
+            if e.recipient_refused
+                && let Some(game) = &m.game_id
+            {
+                self.mark_unreachable(game, &m.recipient)?;
+            }
+        } else {
+            store::mark_failed(&tx, m.id, &e.message, Some(retry))?;
         }
-        Ok((sent, failed))
+        let mut flow = Flow::Go;
+        if e.transport_down {
+            let waiting = store::postpone_due(&tx, now, retry)?;
+            tx.commit()?;
+            tally.failed += waiting;
+            if down {
+                self.transport_down(&e.message, m.attempts + 1, waiting + 1, now)?;
+            }
+            if after > 0 {
+                tracing::warn!(
+                    error = %e.message,
+                    waiting,
+                    retry = %store::time(retry),
+                    "the mail transport is down; the other mails wait for the next try"
+                );
+            }
+            flow = Flow::Stop;
+        } else {
+            tx.commit()?;
+        }
+        if give_up {
+            tally.given_up.push((m.clone(), e.message));
+        }
+        Ok(flow)
+    }
+
+    /// Whether a mail that failed for a while has been tried long enough:
+    /// `[outbox] give_up_after_days` since it was queued, or since the
+    /// game master last took it up again.
+    fn past_horizon(&self, m: &OutboxRow, now: DateTime<Utc>) -> Result<bool> {
+        let from = store::retry_from(&self.conn, m)?;
+        let days = i64::from(self.cfg.outbox.give_up_after_days);
+        Ok(now >= from + Duration::days(days))
     }
 
     /// Settle the mails left "sending" by a crash: the hand-off began and
@@ -347,7 +426,9 @@ impl Service {
             );
             if let Some((game, side)) = welcome_seat(m) {
                 l.push_str(&format!(
-                    "\n  The player's secret in it is destroyed; give them a new one with: dervish game secret {game} {side}"
+                    "\n  The player's secret is kept in it: `dervish outbox retry {}` sends it once the\n  \
+                     address works, or give the player a new one with: dervish game secret {game} {side}",
+                    m.id
                 ));
             }
             l
@@ -510,19 +591,88 @@ impl Service {
     }
 }
 
+/// Sent mails pruned by one pass at most: a backlog (the first pass after
+/// an upgrade) is worked off over several passes, never holding one up.
+const PRUNE_PER_PASS: usize = 500;
+
+/// Prune the mail sent more than `keep_days` before `now` (at most
+/// `limit`, oldest first):
+/// of each, only its headers and the SHA-256 of its text, HTML and files
+/// are kept, its text replaced by a note saying so. The latest results
+/// mail of each game to each address stays whole for `RESEND`. Batches of
+/// a hundred mails, each in its own transaction. Returns how many.
+pub fn prune_sent(
+    c: &rusqlite::Connection,
+    keep_days: u32,
+    now: DateTime<Utc>,
+    limit: usize,
+) -> Result<usize> {
+    let before = now - Duration::days(i64::from(keep_days));
+    let ids = store::prunable_mail_ids(c, before, limit)?;
+    for batch in ids.chunks(100) {
+        let tx = rusqlite::Transaction::new_unchecked(c, rusqlite::TransactionBehavior::Immediate)?;
+        for &id in batch {
+            let Some((m, _)) = store::outbox_mail(&tx, id)? else {
+                continue;
+            };
+            let digest = mail_digest(&m);
+            let note = format!(
+                "(sent {}; its text and files are no longer kept. SHA-256 of what it held: {digest})",
+                m.sent_at.map_or_else(|| "-".to_string(), store::time)
+            );
+            store::prune_mail(&tx, id, &digest, &note, now)?;
+        }
+        tx.commit()?;
+    }
+    if !ids.is_empty() {
+        tracing::info!(mails = ids.len(), "sent mail pruned to its headers");
+    }
+    Ok(ids.len())
+}
+
+/// The SHA-256 of what a mail held: its text, its HTML and its files as
+/// stored, each ended by a zero byte.
+pub fn mail_digest(m: &OutboxRow) -> String {
+    let mut all = Vec::with_capacity(m.body_text.len() + m.attachments.len() + 2);
+    all.extend_from_slice(m.body_text.as_bytes());
+    all.push(0);
+    all.extend_from_slice(m.body_html.as_deref().unwrap_or("").as_bytes());
+    all.push(0);
+    all.extend_from_slice(m.attachments.as_bytes());
+    super::secrets::sha256_hex(&all)
+}
+
+/// What a pass of the outbox did.
+#[derive(Default)]
+struct Tally {
+    sent: usize,
+    failed: usize,
+    given_up: Vec<(OutboxRow, String)>,
+}
+
+/// Whether a pass goes on sending after a mail.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Flow {
+    Go,
+    Stop,
+}
+
 /// The service table keys of an outage of the transport: when its first
 /// failure was, and when the game master was told.
 const DOWN_SINCE_KEY: &str = "outbox_down_since";
 const DOWN_TOLD_KEY: &str = "outbox_down_told";
 
-/// What a welcome mail's body becomes once it is sent, given up or
-/// dropped: the player's secret in it is not kept.
+/// What a welcome mail's body becomes once it is sent or dropped, or a
+/// newer secret replaces it: the player's secret in it is not kept. (The
+/// words are those earlier versions stored, when a welcome given up lost
+/// its secret too; rows already scrubbed are recognised by them.)
 pub const SCRUBBED_WELCOME: &str =
     "(the welcome mail with the player's secret; not kept once sent or given up)";
 
 /// A welcome mail carries the player's secret in clear: it is kept only
-/// while the mail waits to be sent. Once sent, given up or dropped, the
-/// body goes (the players table keeps only the secret's digest).
+/// until the mail has gone. Once sent or dropped, the body goes (the
+/// players table keeps only the secret's digest); a welcome given up keeps
+/// it, so `dervish outbox retry` can still send it.
 pub fn scrub_secret(c: &rusqlite::Connection, m: &OutboxRow) -> Result<()> {
     if m.kind == "welcome" {
         store::redact_mail(c, m.id, SCRUBBED_WELCOME)?;

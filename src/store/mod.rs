@@ -1138,10 +1138,57 @@ pub fn outbox_list(c: &Connection, all: bool) -> Result<Vec<(OutboxRow, Option<S
 /// taken up again with a fresh count of attempts.
 pub fn retry_mail(c: &Connection, id: i64, at: DateTime<Utc>) -> Result<()> {
     c.prepare_cached(
-        "UPDATE outbox SET gave_up = 0, attempts = 0, next_attempt_at = ?2, sending_at = NULL WHERE id = ?1 AND sent_at IS NULL",
+        "UPDATE outbox SET gave_up = 0, attempts = 0, next_attempt_at = ?2, sending_at = NULL, retry_from = ?2 WHERE id = ?1 AND sent_at IS NULL",
     )?
     .execute(params![id, time(at)])?;
     Ok(())
+}
+
+/// The mails sent before `before` whose bodies are still kept, oldest
+/// first, at most `limit`. The latest results mail of each game to each
+/// address is left whole: `RESEND` sends it again.
+pub fn prunable_mail_ids(c: &Connection, before: DateTime<Utc>, limit: usize) -> Result<Vec<i64>> {
+    let mut st = c.prepare_cached(
+        "SELECT id FROM outbox AS o WHERE sent_at IS NOT NULL AND pruned_at IS NULL AND sent_at < ?1 \
+         AND NOT (kind = 'results' AND id = (SELECT MAX(id) FROM outbox AS l \
+             WHERE l.kind = 'results' AND l.game_id = o.game_id AND l.recipient = o.recipient)) \
+         ORDER BY sent_at LIMIT ?2",
+    )?;
+    let rows = st.query_map(
+        params![time(before), i64::try_from(limit).unwrap_or(i64::MAX)],
+        |r| r.get(0),
+    )?;
+    Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+}
+
+/// Keep of a sent mail only its headers: its text becomes `note`, its
+/// HTML and files go, and `digest` (the SHA-256 of what they were) stays.
+pub fn prune_mail(
+    c: &Connection,
+    id: i64,
+    digest: &str,
+    note: &str,
+    at: DateTime<Utc>,
+) -> Result<()> {
+    c.prepare_cached(
+        "UPDATE outbox SET body_text = ?3, body_html = NULL, attachments = '[]', digest = ?2, pruned_at = ?4 \
+         WHERE id = ?1 AND sent_at IS NOT NULL",
+    )?
+    .execute(params![id, digest, note, time(at)])?;
+    Ok(())
+}
+
+/// When a mail's time for temporary failures began: when the game master
+/// last took it up again ([`retry_mail`]), or else when it was queued.
+pub fn retry_from(c: &Connection, m: &OutboxRow) -> Result<DateTime<Utc>> {
+    let at: Option<Option<String>> = c
+        .prepare_cached("SELECT retry_from FROM outbox WHERE id = ?1")?
+        .query_row([m.id], |r| r.get(0))
+        .optional()?;
+    match at.flatten() {
+        Some(t) => parse_time(&t),
+        None => Ok(m.created_at),
+    }
 }
 
 /// Take a mail not sent out of the queue for good (`dervish outbox

@@ -17,6 +17,7 @@ pub fn migrations() -> Migrations<'static> {
         M::up(V8),
         M::up(V9).foreign_key_check(),
         M::up(super::strangers::SCHEMA),
+        M::up(OUTBOX_RETRY_AND_RETENTION),
     ])
 }
 
@@ -198,6 +199,23 @@ ALTER TABLE players ADD COLUMN show_address INTEGER NOT NULL DEFAULT 0;
 /// the standing set with its count (docs/orders.md, READY).
 const V8: &str = r#"
 ALTER TABLE order_sets ADD COLUMN refused_lines INTEGER NOT NULL DEFAULT 0;
+"#;
+
+/// Migration 11: the outbox's retries and retention. A mail is given up after temporary
+/// failures only once `[outbox] give_up_after_days` have passed since it
+/// was queued, or since the game master last took it up again (`dervish
+/// outbox retry`): `retry_from` (NULL: since it was queued). A sent mail
+/// is kept whole for `[outbox] keep_sent_days`, then only its headers and
+/// the SHA-256 of what it held (`digest`), from `pruned_at` on; the
+/// partial index finds the mail still to prune without reading the rest,
+/// and the other the latest results mail to an address (kept whole).
+const OUTBOX_RETRY_AND_RETENTION: &str = r#"
+ALTER TABLE outbox ADD COLUMN retry_from TEXT;
+ALTER TABLE outbox ADD COLUMN digest TEXT;
+ALTER TABLE outbox ADD COLUMN pruned_at TEXT;
+CREATE INDEX outbox_unpruned ON outbox (sent_at)
+    WHERE sent_at IS NOT NULL AND pruned_at IS NULL;
+CREATE INDEX outbox_by_recipient ON outbox (kind, game_id, recipient);
 "#;
 
 /// A game may be in its set-up step (2.1), waiting for the Egyptian's

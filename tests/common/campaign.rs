@@ -29,6 +29,8 @@ pub fn config(dir: &Path) -> Config {
     };
     cfg.inbox.maildir = dir.join("inbox");
     cfg.turns.downtime_minutes = 1_000_000;
+    // Campaigns read every mail stored, months of play later.
+    cfg.outbox.keep_sent_days = 0;
     cfg
 }
 
