@@ -1746,3 +1746,36 @@ pub fn map_png_with_fonts(
         .encode_png()
         .map_err(|e| format!("the PNG could not be written: {e}"))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// resvg reads a file-backed face's file again for every text it
+    /// draws; the faces kept are in memory, read once.
+    #[test]
+    fn the_map_fonts_are_held_in_memory_not_read_from_files_per_text() {
+        let mut system = fontdb::Database::new();
+        system.load_system_fonts();
+        let db = in_memory(&system);
+        assert!(
+            db.faces()
+                .all(|f| matches!(f.source, fontdb::Source::Binary(_)))
+        );
+        // Every face of a family the map asks for is kept.
+        let asked = |db: &fontdb::Database| {
+            db.faces()
+                .filter(|f| {
+                    f.families
+                        .iter()
+                        .any(|(n, _)| MAP_FAMILIES.contains(&n.as_str()))
+                })
+                .count()
+        };
+        assert_eq!(asked(&db), asked(&system));
+        assert_eq!(
+            db.family_name(&fontdb::Family::SansSerif),
+            sans_family(&system).as_deref().unwrap_or("Arial")
+        );
+    }
+}
