@@ -1,6 +1,7 @@
 //! Drawn maps: the whole theatre as SVG with a month's marches and
 //! battles, and a player's area as PNG, as the campaign archive and the
-//! results mails would draw them.
+//! results mails would draw them; and the ASCII overview and a sector
+//! map the results mails carry.
 
 use std::hint::black_box;
 
@@ -8,6 +9,7 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use dervish::dice::{Dice, SeededDice};
 use dervish::engine::play_month_with;
 use dervish::players::simple::simple_orders;
+use dervish::render::ascii::{Sector, overview, sector};
 use dervish::render::svg::{View, map_png, map_svg};
 use dervish::scenario::{DataSet, Side};
 use dervish::state::setup::{Placements, initial_state};
@@ -55,7 +57,20 @@ fn maps(c: &mut Criterion) {
             })
         },
     );
+    group.bench_function("khartoum: player's area PNG alone, 1000 px", |b| {
+        b.iter(|| black_box(map_png(black_box(&svg), 1000).expect("drawn").len()))
+    });
     group.finish();
+    c.bench_function("khartoum: ASCII overview of the whole theatre", |b| {
+        b.iter(|| black_box(overview(&scn, Some(black_box(&state))).len()))
+    });
+    let around = Sector {
+        centre: khartoum,
+        radius: 4,
+    };
+    c.bench_function("khartoum: ASCII sector map, radius 4", |b| {
+        b.iter(|| black_box(sector(&scn, Some(black_box(&state)), around).len()))
+    });
 }
 
 criterion_group!(benches, maps);

@@ -51,6 +51,24 @@ impl fmt::Display for Diagnostics {
     }
 }
 
+/// Where in a source a problem lies, looked up ([`Source::line`]) only
+/// when a problem is reported: finding a line scans the file, and loading
+/// the shipped data would otherwise scan it for every place, hexside and
+/// railway hex it checks.
+#[derive(Clone, Copy, Debug)]
+pub enum Spot<'n> {
+    /// A line already known, or none.
+    Line(Option<usize>),
+    /// The first line with this text, at or after the line given
+    /// ([`Source::line_of`]).
+    Text(&'n str, usize),
+    /// The first line with this quoted string ([`Source::line_of_str`]).
+    Str(&'n str),
+    /// The quoted value (second) at or after the quoted anchor (first)
+    /// ([`Source::line_of_in`]).
+    In(&'n str, &'n str),
+}
+
 /// The text of one data file, used to place problems on a line.
 #[derive(Clone, Debug)]
 pub struct Source<'a> {
@@ -92,6 +110,16 @@ impl<'a> Source<'a> {
         let start = self.line_of_str(anchor).unwrap_or(1);
         self.line_of(&format!("\"{value}\""), start)
             .or_else(|| self.line_of_str(value))
+    }
+
+    /// The line of a [`Spot`].
+    pub fn line(&self, spot: Spot<'_>) -> Option<usize> {
+        match spot {
+            Spot::Line(line) => line,
+            Spot::Text(needle, from) => self.line_of(needle, from),
+            Spot::Str(value) => self.line_of_str(value),
+            Spot::In(anchor, value) => self.line_of_in(anchor, value),
+        }
     }
 
     /// A problem in this file.

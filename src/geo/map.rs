@@ -12,7 +12,7 @@ use rustc_hash::FxHashMap as HashMap;
 use serde::{Deserialize, Serialize};
 
 use super::hex::{Direction, Hex, Hexside};
-use crate::diag::{Diagnostic, Diagnostics, Source, suggest};
+use crate::diag::{Diagnostic, Diagnostics, Source, Spot, suggest};
 
 /// Terrain of a hex (rule 8.21).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -525,7 +525,10 @@ impl<'f, 's> MapBuilder<'f, 's> {
         }
     }
 
-    fn err(&mut self, line: Option<usize>, field: String, message: String, hint: &str) {
+    /// A problem at `spot`, whose line is looked up now (only for a
+    /// problem: see [`Spot`]).
+    fn err(&mut self, spot: Spot<'_>, field: String, message: String, hint: &str) {
+        let line = self.src.line(spot);
         let d = self.src.error(line, field, message, Some(hint.to_string()));
         self.errors.push(d);
     }
@@ -545,7 +548,7 @@ impl<'f, 's> MapBuilder<'f, 's> {
     fn build(mut self) -> Result<Map, Diagnostics> {
         let f = self.file;
         if f.columns <= 0 || f.columns > 99 || f.rows <= 0 || f.rows > 99 {
-            let line = self.src.line_of("columns", 1);
+            let line = Spot::Text("columns", 1);
             self.err(
                 line,
                 "columns".into(),
@@ -605,10 +608,12 @@ impl<'f, 's> MapBuilder<'f, 's> {
     fn terrain(&mut self) -> Vec<Terrain> {
         let f = self.file;
         let mut out = vec![Terrain::Clear; (f.columns * f.rows) as usize];
-        let first_line = self.src.line_of("terrain", 1).unwrap_or(1);
+        let src = self.src;
+        let first_line = || src.line_of("terrain", 1).unwrap_or(1);
         if f.terrain.len() != f.rows as usize {
+            let line = Spot::Line(Some(first_line()));
             self.err(
-                Some(first_line),
+                line,
                 "terrain".into(),
                 format!(
                     "{} rows of terrain for a map of {} rows",
@@ -619,9 +624,11 @@ impl<'f, 's> MapBuilder<'f, 's> {
             );
         }
         for (r, row) in f.terrain.iter().enumerate().take(f.rows as usize) {
-            let line = self.src.line_of(&format!("\"{row}\""), first_line);
             let n = row.chars().count();
+            let quoted = format!("\"{row}\"");
+            let line = || Spot::Line(src.line_of(&quoted, first_line()));
             if n != f.columns as usize {
+                let line = line();
                 self.err(
                     line,
                     format!("terrain[{r}]"),
@@ -637,7 +644,7 @@ impl<'f, 's> MapBuilder<'f, 's> {
                 match Terrain::from_char(ch) {
                     Some(t) => out[r * f.columns as usize + c] = t,
                     None => self.err(
-                        line,
+                        line(),
                         format!("terrain[{r}]"),
                         format!("unknown terrain `{ch}` at hex {c:02}{r:02}"),
                         "use '.' clear, 'h' hills, 'm' mountains or '~' sea",
@@ -652,7 +659,8 @@ impl<'f, 's> MapBuilder<'f, 's> {
         let f = self.file;
         let mut out = vec![false; (f.columns * f.rows) as usize];
         for (i, rect) in rects.iter().enumerate() {
-            let line = self.src.line_of_str(&rect.from.to_string());
+            let from = rect.from.to_string();
+            let line = Spot::Str(&from);
             for hex in [rect.from, rect.to] {
                 if !self.on_map(hex) {
                     let hint = self.off_map_hint();
@@ -678,7 +686,7 @@ impl<'f, 's> MapBuilder<'f, 's> {
         let mut by_name: BTreeMap<String, usize> = BTreeMap::new();
         let mut settlement_at: BTreeMap<Hex, String> = BTreeMap::new();
         for (i, p) in self.file.places.iter().enumerate() {
-            let line = self.src.line_of_str(&p.name);
+            let line = Spot::Str(&p.name);
             let field = format!("places[{i}]");
             if !self.on_map(p.hex) {
                 let hint = self.off_map_hint();
@@ -756,7 +764,7 @@ impl<'f, 's> MapBuilder<'f, 's> {
     }
 
     fn hexside(&mut self, text: &str, field: String, anchor: &str) -> Option<Hexside> {
-        let line = self.src.line_of_in(anchor, text);
+        let line = Spot::In(anchor, text);
         match text.parse::<Hexside>() {
             Ok(s) => {
                 let (a, b) = s.hexes();
@@ -785,7 +793,7 @@ impl<'f, 's> MapBuilder<'f, 's> {
         let mut sides: HashMap<Hexside, RiverSide> = HashMap::default();
         let names: Vec<String> = self.file.rivers.iter().map(|r| r.name.clone()).collect();
         for (ri, r) in self.file.rivers.iter().enumerate() {
-            let rline = self.src.line_of_str(&r.name);
+            let rline = Spot::Str(&r.name);
             let mut chain: Vec<Hexside> = Vec::new();
             if names[..ri].iter().any(|n| n.eq_ignore_ascii_case(&r.name)) {
                 self.err(
@@ -801,7 +809,7 @@ impl<'f, 's> MapBuilder<'f, 's> {
                     let Some(side) = self.hexside(text, field.clone(), &r.name) else {
                         continue;
                     };
-                    let line = self.src.line_of_in(&r.name, text);
+                    let line = Spot::In(&r.name, text);
                     if let Some(&prev) = chain.last()
                         && !prev.touches(side)
                     {
@@ -850,7 +858,7 @@ impl<'f, 's> MapBuilder<'f, 's> {
         }
         for (ri, r) in self.file.rivers.iter().enumerate() {
             let Some(into) = &r.flows_into else { continue };
-            let line = self.src.line_of_in(&r.name, into);
+            let line = Spot::In(&r.name, into);
             let Some(target) = names.iter().position(|n| n.eq_ignore_ascii_case(into)) else {
                 let hint = match suggest(into, names.iter().map(String::as_str)) {
                     Some(s) => format!("did you mean {s}?"),
@@ -897,7 +905,7 @@ impl<'f, 's> MapBuilder<'f, 's> {
                         list.push(side);
                     }
                     None => {
-                        let line = self.src.line_of_in(&c.name, text);
+                        let line = Spot::In(&c.name, text);
                         self.err(
                             line,
                             field,
@@ -923,7 +931,7 @@ impl<'f, 's> MapBuilder<'f, 's> {
             let mut seen = BTreeSet::new();
             for (hi, text) in l.hexes.iter().enumerate() {
                 let field = format!("railways[{li}].hexes[{hi}]");
-                let line = self.src.line_of_in(&l.name, text);
+                let line = Spot::In(&l.name, text);
                 let hex = match text.parse::<Hex>() {
                     Ok(h) if self.on_map(h) => h,
                     Ok(h) => {
@@ -970,7 +978,7 @@ impl<'f, 's> MapBuilder<'f, 's> {
                 hexes.push(hex);
             }
             if l.hexes.is_empty() {
-                let line = self.src.line_of_str(&l.name);
+                let line = Spot::Str(&l.name);
                 self.err(
                     line,
                     format!("railways[{li}].hexes"),
@@ -979,7 +987,7 @@ impl<'f, 's> MapBuilder<'f, 's> {
                 );
             }
             if l.built > hexes.len() {
-                let line = self.src.line_of_str(&l.name);
+                let line = Spot::Str(&l.name);
                 self.err(
                     line,
                     format!("railways[{li}].built"),

@@ -3,12 +3,13 @@
 //! on hexsides, cataracts, railways, terrain, settlements and stacks.
 //! Output is plain ASCII and deterministic.
 
+use std::collections::{BTreeMap, HashSet};
 use std::fmt::Write;
 
 use crate::geo::map::RiverSide;
 use crate::geo::{Direction, Hex, Map, PlaceKind, RiverClass, Terrain, Track};
 use crate::scenario::{Scenario, Side};
-use crate::state::GameState;
+use crate::state::{GameState, Stack};
 
 /// A character canvas.
 struct Canvas {
@@ -53,13 +54,23 @@ impl Canvas {
     }
 }
 
+/// Every stack on the map by its hex, each hex's stacks in the order
+/// [`GameState::stacks`] gives them: built once a map, so drawing a map
+/// is linear in its hexes and the counters (not hexes times counters).
+type StacksByHex<'a> = BTreeMap<Hex, Vec<Stack<'a>>>;
+
+fn stacks_by_hex(state: &GameState) -> StacksByHex<'_> {
+    let mut by: StacksByHex<'_> = BTreeMap::new();
+    for s in state.stacks() {
+        by.entry(s.hex).or_default().push(s);
+    }
+    by
+}
+
 /// The stack marker for a hex: side letter, non-leader unit count, `*` if a
 /// leader is present (`E12*`).
-fn stack_marks(state: &GameState, hex: Hex) -> Option<String> {
-    let stacks = state.stacks_at(hex);
-    if stacks.is_empty() {
-        return None;
-    }
+fn stack_marks(by_hex: &StacksByHex<'_>, hex: Hex) -> Option<String> {
+    let stacks = by_hex.get(&hex).filter(|s| !s.is_empty())?;
     let parts: Vec<String> = stacks
         .iter()
         .map(|s| {
@@ -88,6 +99,7 @@ pub fn overview(scn: &Scenario, state: Option<&GameState>) -> String {
         }
     }
     let mut locked = vec![vec![false; width]; cv.cells.len()];
+    let by_hex = state.map(stacks_by_hex);
     for hex in map.hexes() {
         let x = left + i64::from(hex.col);
         let y = top + i64::from(hex.row);
@@ -123,8 +135,8 @@ pub fn overview(scn: &Scenario, state: Option<&GameState>) -> String {
             };
             locked[y as usize][x as usize] = true;
         }
-        if let Some(st) = state
-            && let Some(m) = state_letter(st, hex)
+        if let Some(by_hex) = &by_hex
+            && let Some(m) = state_letter(by_hex, hex)
         {
             ch = m;
             locked[y as usize][x as usize] = true;
@@ -164,8 +176,8 @@ pub fn overview(scn: &Scenario, state: Option<&GameState>) -> String {
     out
 }
 
-fn state_letter(state: &GameState, hex: Hex) -> Option<char> {
-    let stacks = state.stacks_at(hex);
+fn state_letter(by_hex: &StacksByHex<'_>, hex: Hex) -> Option<char> {
+    let stacks = by_hex.get(&hex)?;
     stacks.first().map(|s| match s.side {
         Side::Egyptian => 'E',
         Side::Mahdist => 'M',
@@ -325,6 +337,7 @@ pub fn sector_map(
     let hexes: Vec<Hex> = (r0..=r1)
         .flat_map(|r| (c0..=c1).map(move |c| Hex::new(c, r)))
         .collect();
+    let by_hex = state.map(stacks_by_hex);
     // Outlines first, then contents, then rivers on top.
     for &h in &hexes {
         let (x, y) = origin(h);
@@ -354,7 +367,7 @@ pub fn sector_map(
             None => fill.to_string(),
         };
         cv.text(x + 1, y + 2, &name_row);
-        let third = match state.and_then(|s| stack_marks(s, h)) {
+        let third = match by_hex.as_ref().and_then(|s| stack_marks(s, h)) {
             Some(m) => format!("{m:^6}"),
             None => match map.track(h) {
                 Some(Track::Built) => "######".to_string(),
@@ -429,10 +442,11 @@ pub fn sector_legend() -> String {
 /// Every stack among `hexes`, in full.
 pub fn stack_list(scn: &Scenario, state: &GameState, hexes: &[Hex]) -> String {
     let mut out = String::new();
+    let wanted: HashSet<Hex> = hexes.iter().copied().collect();
     let stacks: Vec<_> = state
         .stacks()
         .into_iter()
-        .filter(|s| hexes.contains(&s.hex))
+        .filter(|s| wanted.contains(&s.hex))
         .collect();
     if stacks.is_empty() {
         return out;

@@ -1630,26 +1630,66 @@ impl Key {
     }
 }
 
+/// The families the map's text asks for (`text{font-family:...}` in
+/// [`map_svg`]'s style), in its order.
+const MAP_FAMILIES: [&str; 3] = ["DejaVu Sans", "Liberation Sans", "Arial"];
+
 /// The system's fonts, read once a process; the `sans-serif` family set
 /// to a sans face found there.
+///
+/// Only the faces the map can use are kept (the families it names and the
+/// one `sans-serif` stands for), and their files are read into memory
+/// here, once: a face found by `load_system_fonts` alone is a file name,
+/// which resvg opens and reads again for every piece of text it draws.
 fn fonts() -> Arc<fontdb::Database> {
     static FONTS: OnceLock<Arc<fontdb::Database>> = OnceLock::new();
     FONTS
         .get_or_init(|| {
-            let mut db = fontdb::Database::new();
-            db.load_system_fonts();
-            let family = |f: &fontdb::FaceInfo| f.families.first().map(|(n, _)| n.clone());
-            let sans = db
-                .faces()
-                .filter_map(family)
-                .find(|n| n.contains("Sans") && !n.contains("Mono"))
-                .or_else(|| db.faces().find_map(family));
-            if let Some(name) = sans {
-                db.set_sans_serif_family(name);
-            }
-            Arc::new(db)
+            let mut system = fontdb::Database::new();
+            system.load_system_fonts();
+            Arc::new(in_memory(&system))
         })
         .clone()
+}
+
+/// The sans-serif family a font database offers: a "Sans" family that is
+/// not monospaced, else the first family of any face.
+fn sans_family(db: &fontdb::Database) -> Option<String> {
+    let family = |f: &fontdb::FaceInfo| f.families.first().map(|(n, _)| n.clone());
+    db.faces()
+        .filter_map(family)
+        .find(|n| n.contains("Sans") && !n.contains("Mono"))
+        .or_else(|| db.faces().find_map(family))
+}
+
+/// A database holding, in memory, the faces of `system` the map can use,
+/// with `sans-serif` set. A file that cannot be read is left out (its
+/// text is drawn with another face, or not at all).
+fn in_memory(system: &fontdb::Database) -> fontdb::Database {
+    let sans = sans_family(system);
+    let wanted = |f: &fontdb::FaceInfo| {
+        f.families
+            .iter()
+            .any(|(n, _)| MAP_FAMILIES.contains(&n.as_str()) || Some(n) == sans.as_ref())
+    };
+    let files: std::collections::BTreeSet<std::path::PathBuf> = system
+        .faces()
+        .filter(|f| wanted(f))
+        .filter_map(|f| match &f.source {
+            fontdb::Source::File(path) => Some(path.clone()),
+            _ => None,
+        })
+        .collect();
+    let mut db = fontdb::Database::new();
+    for path in files {
+        if let Ok(bytes) = std::fs::read(&path) {
+            db.load_font_data(bytes);
+        }
+    }
+    if let Some(name) = sans {
+        db.set_sans_serif_family(name);
+    }
+    db
 }
 
 /// The largest PNG drawn, in pixels a side.
@@ -1705,4 +1745,37 @@ pub fn map_png_with_fonts(
     pixmap
         .encode_png()
         .map_err(|e| format!("the PNG could not be written: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// resvg reads a file-backed face's file again for every text it
+    /// draws; the faces kept are in memory, read once.
+    #[test]
+    fn the_map_fonts_are_held_in_memory_not_read_from_files_per_text() {
+        let mut system = fontdb::Database::new();
+        system.load_system_fonts();
+        let db = in_memory(&system);
+        assert!(
+            db.faces()
+                .all(|f| matches!(f.source, fontdb::Source::Binary(_)))
+        );
+        // Every face of a family the map asks for is kept.
+        let asked = |db: &fontdb::Database| {
+            db.faces()
+                .filter(|f| {
+                    f.families
+                        .iter()
+                        .any(|(n, _)| MAP_FAMILIES.contains(&n.as_str()))
+                })
+                .count()
+        };
+        assert_eq!(asked(&db), asked(&system));
+        assert_eq!(
+            db.family_name(&fontdb::Family::SansSerif),
+            sans_family(&system).as_deref().unwrap_or("Arial")
+        );
+    }
 }

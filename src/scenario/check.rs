@@ -108,10 +108,11 @@ fn check_units(file: UnitsFile, src: &Source<'_>, errors: &mut Vec<Diagnostic>) 
     let mut by_id = BTreeMap::new();
     let mut codes = BTreeSet::new();
     for (i, t) in file.types.iter().enumerate() {
-        let line = src.line_of_str(&t.id);
+        // Found only for a problem: a scan of the file.
+        let line = || src.line_of_str(&t.id);
         if by_id.insert(t.id.clone(), i).is_some() {
             errors.push(src.error(
-                line,
+                line(),
                 format!("types[{i}].id"),
                 format!("two unit types are called {}", t.id),
                 Some("give each type its own id".into()),
@@ -119,7 +120,7 @@ fn check_units(file: UnitsFile, src: &Source<'_>, errors: &mut Vec<Diagnostic>) 
         }
         if !codes.insert(t.code.clone()) {
             errors.push(src.error(
-                line,
+                line(),
                 format!("types[{i}].code"),
                 format!("code {} is used twice", t.code),
                 Some("unit codes must be unique".into()),
@@ -127,7 +128,7 @@ fn check_units(file: UnitsFile, src: &Source<'_>, errors: &mut Vec<Diagnostic>) 
         }
         if t.movement == 0 && !t.kind.is_river_unit() && t.kind != super::UnitKind::Fleet {
             errors.push(src.error(
-                line,
+                line(),
                 format!("types[{i}].movement"),
                 format!("{} has no movement allowance", t.id),
                 Some("land units need a movement allowance in hexes".into()),
@@ -135,7 +136,7 @@ fn check_units(file: UnitsFile, src: &Source<'_>, errors: &mut Vec<Diagnostic>) 
         }
         if t.counters == 0 {
             errors.push(src.error(
-                line,
+                line(),
                 format!("types[{i}].counters"),
                 format!("{} has no counters", t.id),
                 Some("give the counter mix at least one counter".into()),

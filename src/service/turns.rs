@@ -511,9 +511,12 @@ impl Service {
             ));
         }
         let full_log = format!("The full log, every roll:\n\n{}", turn.log);
+        // The same overview for every recipient, drawn once a turn.
+        let overview = ascii::overview(&scn, Some(&r.state));
         for (side, to, picture) in recipients {
-            let mut d =
-                self.results_draft(&scn, &g, &next, &turn, &r, side, &to, &files, &umpire)?;
+            let mut d = self.results_draft(
+                &scn, &g, &next, &turn, &r, side, &to, &files, &umpire, &overview,
+            )?;
             d.attachments = files.clone();
             if let Some(side) = side.filter(|_| picture) {
                 let pictures = self.results_picture(&scn, &turn, &r, side, &d);
@@ -539,6 +542,7 @@ impl Service {
         to: &str,
         files: &[Attachment],
         umpire: &Umpire,
+        overview: &str,
     ) -> Result<Draft> {
         let month_played: crate::calendar::GameMonth =
             turn.month.parse().map_err(|_| ServiceError::State {
@@ -580,7 +584,7 @@ impl Service {
             seed_sha256 => turn.seed_sha256.clone(),
             egyptian_sha256 => turn.egyptian_sha256.clone(),
             mahdist_sha256 => turn.mahdist_sha256.clone(),
-            overview => ascii::overview(scn, Some(&r.state)),
+            overview => overview,
             reinforcements => due_reinforcements(scn, &r.state).iter().map(hang).collect::<Vec<_>>(),
             roster => side.map(|s| crate::render::roster::roster_compact(scn, &r.state, s, 76)),
             sector_legend => ascii::sector_legend(),
