@@ -122,6 +122,9 @@ pub fn adjudicate_watched(
     Ok((r, stopped))
 }
 
+/// A side's drawn maps, or why there are none.
+type Drawn = std::result::Result<Vec<super::picture::Picture>, String>;
+
 /// The most lines a results mail's plain text has: sector maps that
 /// would take it further are left out (and named).
 pub const MAX_RESULTS_LINES: usize = 250;
@@ -513,13 +516,17 @@ impl Service {
         let full_log = format!("The full log, every roll:\n\n{}", turn.log);
         // The same overview for every recipient, drawn once a turn.
         let overview = ascii::overview(&scn, Some(&r.state));
+        let mut drawn = self.draw_pictures(&scn, &r, &recipients);
         for (side, to, picture) in recipients {
             let mut d = self.results_draft(
                 &scn, &g, &next, &turn, &r, side, &to, &files, &umpire, &overview,
             )?;
             d.attachments = files.clone();
-            if let Some(side) = side.filter(|_| picture) {
-                let pictures = self.results_picture(&scn, &turn, &r, side, &d);
+            if let Some(side) = side.filter(|_| picture)
+                && let Some(i) = drawn.iter().position(|(s, _)| *s == side)
+            {
+                let (_, pictures) = drawn.swap_remove(i);
+                let pictures = self.results_picture(&scn, &turn, side, &d, pictures);
                 d.attachments.splice(0..0, pictures);
             }
             self.queue_with_appendix(d, Some(&full_log))?;
@@ -679,23 +686,10 @@ impl Service {
         &self,
         scn: &Scenario,
         turn: &TurnRow,
-        r: &TurnResult,
         side: Side,
         d: &Draft,
+        drawn: Drawn,
     ) -> Vec<Attachment> {
-        let width = self.cfg.turns.map_picture_px;
-        if width == 0 {
-            return Vec::new();
-        }
-        let started = std::time::Instant::now();
-        let drawn = super::picture::draw_safely(
-            scn,
-            &r.state,
-            &r.events,
-            side,
-            width,
-            &crate::render::svg::map_png,
-        );
         let pictures = match drawn {
             Ok(p) => p,
             Err(e) => {
@@ -729,8 +723,44 @@ impl Service {
             tracing::debug!(game = %turn.game_id, %side, width = p.width_px, picture = %name, "drawn map for the results");
             out.push(file);
         }
-        tracing::debug!(game = %turn.game_id, %side, ms = started.elapsed().as_millis() as u64, "drawn maps for the results");
         out
+    }
+
+    /// The drawn maps of each side whose player has them (`MAP PICTURE`),
+    /// drawn for all sides at once on all cores (rayon): drawing is pure,
+    /// the mails are made and stored after, one by one. None when pictures
+    /// are off (`[turns] map_picture_px = 0`).
+    fn draw_pictures(
+        &self,
+        scn: &Scenario,
+        r: &TurnResult,
+        recipients: &[(Option<Side>, String, bool)],
+    ) -> Vec<(Side, Drawn)> {
+        use rayon::prelude::*;
+        let width = self.cfg.turns.map_picture_px;
+        if width == 0 {
+            return Vec::new();
+        }
+        let mut sides: Vec<Side> = recipients
+            .iter()
+            .filter(|(_, _, picture)| *picture)
+            .filter_map(|(side, _, _)| *side)
+            .collect();
+        sides.dedup();
+        let started = std::time::Instant::now();
+        let drawn = sides
+            .into_par_iter()
+            .map(|side| {
+                let render = &crate::render::svg::map_png;
+                let p = super::picture::draw_safely(scn, &r.state, &r.events, side, width, render);
+                (side, p)
+            })
+            .collect();
+        tracing::debug!(
+            ms = started.elapsed().as_millis() as u64,
+            "drawn maps for the results"
+        );
+        drawn
     }
 
     /// The umpire's notes of the turn just played (`g`, before it moved
