@@ -2237,3 +2237,63 @@ fn a_refusal_quoting_a_receipt_has_no_line_over_100_characters() {
         );
     }
 }
+
+/// A results mail that a later one to the same player has replaced keeps
+/// its text, log and turn record but no longer its pictures (they can be
+/// drawn again from the stored turn; the digest of the whole mail is
+/// kept); the latest results keep theirs, for RESEND.
+#[test]
+fn replaced_results_keep_no_pictures_and_the_latest_keep_theirs() {
+    let mut h = Harness::seeded("pictures-kept", |c| c.outbox.keep_sent_days = 30);
+    play_first_turn(&mut h, "MARCH STACK Sinkat TO Souakim\nREADY\n");
+    let e = h.orders(Side::Egyptian, "READY\n");
+    let m = h.orders(Side::Mahdist, "READY\n");
+    h.deliver(&e);
+    h.deliver(&m);
+    h.pass();
+    h.pass();
+    let results: Vec<_> = store::mail_for(&h.svc.conn, Some("k-1"))
+        .unwrap()
+        .into_iter()
+        .filter(|m| m.kind == "results" && m.recipient == "gordon@example.org")
+        .collect();
+    assert_eq!(results.len(), 2, "two months played");
+    assert!(results.iter().all(|m| m.sent_at.is_some()));
+    let (old, latest) = (&results[0], &results[1]);
+    assert!(old.subject.contains("February 1884"), "{}", old.subject);
+    assert!(
+        !old.attachments.contains("\"image/png\""),
+        "{}",
+        &old.attachments[..200.min(old.attachments.len())]
+    );
+    assert!(
+        old.attachments.contains("k-1-1884-02-log.txt")
+            && old.attachments.contains("k-1-turn-1.json"),
+        "the log and the turn record stay"
+    );
+    assert!(old.body_text.contains("The month's news"));
+    assert!(
+        latest.attachments.contains("\"image/png\""),
+        "the latest results keep their picture"
+    );
+    let size = |m: &store::OutboxRow| {
+        m.body_text.len() + m.body_html.as_ref().map_or(0, String::len) + m.attachments.len()
+    };
+    assert!(
+        size(old) < 150_000 && size(latest) > 2 * size(old),
+        "a replaced results mail keeps {} bytes, the latest {}",
+        size(old),
+        size(latest)
+    );
+    let db = rusqlite::Connection::open(h.dir.join("dervish.sqlite")).unwrap();
+    let digest: Option<String> = db
+        .query_row("SELECT digest FROM outbox WHERE id = ?1", [old.id], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    assert_eq!(
+        digest.map(|d| d.len()),
+        Some(64),
+        "the SHA-256 of the whole mail is kept"
+    );
+}

@@ -206,6 +206,7 @@ impl Service {
         }
         let keep = self.cfg.outbox.keep_sent_days;
         if keep > 0 {
+            drop_replaced_pictures(&self.conn, PRUNE_PER_PASS)?;
             prune_sent(&self.conn, keep, now, PRUNE_PER_PASS)?;
         }
         Ok((tally.sent, tally.failed))
@@ -615,7 +616,8 @@ pub fn prune_sent(
             let Some((m, _)) = store::outbox_mail(&tx, id)? else {
                 continue;
             };
-            let digest = mail_digest(&m);
+            // The digest of the whole mail, kept when its pictures went.
+            let digest = store::kept_digest(&tx, id)?.unwrap_or_else(|| mail_digest(&m));
             let note = format!(
                 "(sent {}; its text and files are no longer kept. SHA-256 of what it held: {digest})",
                 m.sent_at.map_or_else(|| "-".to_string(), store::time)
@@ -626,6 +628,54 @@ pub fn prune_sent(
     }
     if !ids.is_empty() {
         tracing::info!(mails = ids.len(), "sent mail pruned to its headers");
+    }
+    Ok(ids.len())
+}
+
+/// Leave out the pictures of the sent results and set-up mails a later
+/// results mail to the same address has replaced
+/// (`store::replaced_pictured_mail`), at most `limit` a call. A picture is
+/// most of what a results mail stores (about 190 KB of its 340), and it can
+/// be drawn again from the stored turn; the SHA-256 of the whole mail is
+/// kept (`digest`), and its text, HTML, log and turn record stay until the
+/// mail is pruned. The latest results to each address keep theirs, for
+/// RESEND. Returns how many mails were looked at.
+pub fn drop_replaced_pictures(c: &rusqlite::Connection, limit: usize) -> Result<usize> {
+    let ids = store::replaced_pictured_mail(c, limit)?;
+    for batch in ids.chunks(100) {
+        let tx = rusqlite::Transaction::new_unchecked(c, rusqlite::TransactionBehavior::Immediate)?;
+        for &id in batch {
+            let Some((m, _)) = store::outbox_mail(&tx, id)? else {
+                continue;
+            };
+            let files: Vec<serde_json::Value> =
+                serde_json::from_str(&m.attachments).unwrap_or_default();
+            let kept: Vec<&serde_json::Value> = files
+                .iter()
+                .filter(|f| {
+                    f.get("content_type")
+                        .and_then(serde_json::Value::as_str)
+                        .is_none_or(|t| !t.starts_with("image/"))
+                })
+                .collect();
+            // A list that does not read is kept as it is; the digest still
+            // marks the mail as looked at.
+            let json = if kept.len() < files.len() {
+                serde_json::to_string(&kept).map_err(|e| {
+                    super::ServiceError::Data(format!("the attachments of a mail: {e}"))
+                })?
+            } else {
+                m.attachments.clone()
+            };
+            store::set_sent_attachments(&tx, id, &json, &mail_digest(&m))?;
+        }
+        tx.commit()?;
+    }
+    if !ids.is_empty() {
+        tracing::debug!(
+            mails = ids.len(),
+            "pictures of replaced results no longer kept"
+        );
     }
     Ok(ids.len())
 }

@@ -1161,6 +1161,50 @@ pub fn prunable_mail_ids(c: &Connection, before: DateTime<Utc>, limit: usize) ->
     Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
 }
 
+/// Sent results and set-up mails a later sent results mail to the same
+/// address of the same game has replaced, whose pictures are no longer
+/// needed (RESEND sends the latest results again whole), oldest first, at
+/// most `limit`; found by the index `outbox_pictured` without reading the
+/// mails' files.
+pub fn replaced_pictured_mail(c: &Connection, limit: usize) -> Result<Vec<i64>> {
+    let mut st = c.prepare_cached(
+        "SELECT o.id FROM outbox AS o \
+         WHERE o.kind IN ('results', 'setup') AND o.digest IS NULL AND o.pruned_at IS NULL \
+         AND o.sent_at IS NOT NULL \
+         AND EXISTS (SELECT 1 FROM outbox AS l WHERE l.kind = 'results' \
+             AND l.game_id = o.game_id AND l.recipient = o.recipient AND l.id > o.id \
+             AND l.sent_at IS NOT NULL) \
+         ORDER BY o.id LIMIT ?1",
+    )?;
+    let rows = st.query_map([i64::try_from(limit).unwrap_or(i64::MAX)], |r| r.get(0))?;
+    Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+}
+
+/// A sent mail's files replaced by `attachments` (its pictures left out),
+/// and `digest`, the SHA-256 of all it held before, kept.
+pub fn set_sent_attachments(
+    c: &Connection,
+    id: i64,
+    attachments: &str,
+    digest: &str,
+) -> Result<()> {
+    c.prepare_cached(
+        "UPDATE outbox SET attachments = ?2, digest = COALESCE(digest, ?3) \
+         WHERE id = ?1 AND sent_at IS NOT NULL",
+    )?
+    .execute(params![id, attachments, digest])?;
+    Ok(())
+}
+
+/// The SHA-256 of all a mail held, if it was kept when its pictures went.
+pub fn kept_digest(c: &Connection, id: i64) -> Result<Option<String>> {
+    let d: Option<Option<String>> = c
+        .prepare_cached("SELECT digest FROM outbox WHERE id = ?1")?
+        .query_row([id], |r| r.get(0))
+        .optional()?;
+    Ok(d.flatten())
+}
+
 /// Keep of a sent mail only its headers: its text becomes `note`, its
 /// HTML and files go, and `digest` (the SHA-256 of what they were) stays.
 pub fn prune_mail(

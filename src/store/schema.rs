@@ -18,6 +18,7 @@ pub fn migrations() -> Migrations<'static> {
         M::up(V9).foreign_key_check(),
         M::up(super::strangers::SCHEMA),
         M::up(OUTBOX_RETRY_AND_RETENTION),
+        M::up(OUTBOX_PICTURES_KEPT),
     ])
 }
 
@@ -216,6 +217,14 @@ ALTER TABLE outbox ADD COLUMN pruned_at TEXT;
 CREATE INDEX outbox_unpruned ON outbox (sent_at)
     WHERE sent_at IS NOT NULL AND pruned_at IS NULL;
 CREATE INDEX outbox_by_recipient ON outbox (kind, game_id, recipient);
+"#;
+
+/// Migration 12: the results and set-up mails that may still hold
+/// pictures (no `digest` yet): a pass finds those a later results mail to
+/// the same address has replaced without reading any mail's files.
+const OUTBOX_PICTURES_KEPT: &str = r#"
+CREATE INDEX outbox_pictured ON outbox (game_id, recipient, id)
+    WHERE kind IN ('results', 'setup') AND digest IS NULL AND pruned_at IS NULL;
 "#;
 
 /// A game may be in its set-up step (2.1), waiting for the Egyptian's
