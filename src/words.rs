@@ -38,19 +38,31 @@ pub fn hanging(text: &str, width: usize, first: &str, rest: &str) -> String {
     out
 }
 
-/// `text` with every line over `max` characters wrapped to `width`, its
-/// continuation lines indented four more than the line; shorter lines,
-/// and the line ends, as they are. For text quoted into a mail.
-pub fn wrap_long_lines(text: &str, max: usize, width: usize) -> String {
+/// `text` with every line over `max` characters wrapped to `width` (but
+/// those `keep` says stay whole): an indented line's continuation (a unit
+/// list, an error) four further in than the line, an unindented line's
+/// `hang` spaces in (0: flush, a paragraph). Shorter lines, and the line
+/// ends, stay as they are, so tables keep their layout. For receipts and
+/// text quoted into a mail.
+pub fn wrap_long_lines(
+    text: &str,
+    (max, width, hang): (usize, usize, usize),
+    keep: impl Fn(&str) -> bool,
+) -> String {
     let mut out = String::with_capacity(text.len() + text.len() / 16);
     for line in text.split_inclusive('\n') {
         let bare = line.trim_end_matches(['\n', '\r']);
-        if bare.chars().count() <= max {
+        if bare.chars().count() <= max || keep(bare) {
             out.push_str(line);
             continue;
         }
         let indent = &bare[..bare.len() - bare.trim_start().len()];
-        let wrapped = hanging(bare.trim_start(), width, indent, &format!("{indent}    "));
+        let rest = if indent.is_empty() {
+            " ".repeat(hang)
+        } else {
+            format!("{indent}    ")
+        };
+        let wrapped = hanging(bare.trim_start(), width, indent, &rest);
         out.push_str(wrapped.trim_end_matches('\n'));
         if line.ends_with('\n') {
             out.push('\n');
@@ -80,7 +92,7 @@ mod tests {
     fn only_long_lines_are_wrapped() {
         let long = format!("  line 3: MARCH {}", "ER01 ".repeat(30));
         let text = format!("short line\n{long}\nlast");
-        let got = wrap_long_lines(&text, 100, 76);
+        let got = wrap_long_lines(&text, (100, 76, 4), |_| false);
         assert!(got.starts_with("short line\n  line 3: MARCH ER01"), "{got}");
         assert!(got.ends_with("\nlast"), "{got}");
         assert!(got.lines().all(|l| l.chars().count() <= 100), "{got}");

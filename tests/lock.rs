@@ -13,6 +13,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
+mod common;
+use common::process::{dervish_in, said};
+
 fn temp_dir(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("dervish-lock-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
@@ -20,25 +23,9 @@ fn temp_dir(name: &str) -> PathBuf {
     d
 }
 
+/// `dervish ARGS` in the crate's folder with `stdin` piped in.
 fn dervish(args: &[&str], stdin: &str) -> Output {
-    use std::io::Write as _;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_dervish"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let _ = child.stdin.take().unwrap().write_all(stdin.as_bytes());
-    child.wait_with_output().unwrap()
-}
-
-fn said(out: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
+    dervish_in(Path::new(env!("CARGO_MANIFEST_DIR")), args, stdin)
 }
 
 /// A configuration in `dir` for the database at `db`.

@@ -5,7 +5,9 @@
 //! tries again instead of bouncing it, secret and all. Never 1 or 2.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+
+mod common;
+use common::process::{dervish_in, said};
 
 const EX_TEMPFAIL: i32 = 75;
 
@@ -19,30 +21,6 @@ fn temp_dir(name: &str) -> PathBuf {
 fn mail(n: u32) -> String {
     format!(
         "From: stranger@example.net\r\nTo: dervish@example.org\r\nSubject: hello\r\nMessage-ID: <pipe{n}@example.net>\r\n\r\nhello\r\n"
-    )
-}
-
-/// `dervish ARGS` in folder `cwd` with `stdin` piped in.
-fn dervish_in(cwd: &Path, args: &[&str], stdin: &str) -> Output {
-    use std::io::Write as _;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_dervish"))
-        .current_dir(cwd)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    // The command may exit before reading standard input.
-    let _ = child.stdin.take().unwrap().write_all(stdin.as_bytes());
-    child.wait_with_output().unwrap()
-}
-
-fn said(out: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
     )
 }
 

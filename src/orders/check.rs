@@ -793,49 +793,16 @@ pub fn acknowledge(
         );
     }
     out.push_str(&super::defaults::receipt(scn, state, side, checked));
-    wrap_long_lines(&out)
+    // No line over MAX_LINE characters: a longer line is wrapped near 78.
+    // An order's echo (`line 3: MARCH ...`) stays whole, so it can be
+    // copied back into a mail as one order.
+    crate::words::wrap_long_lines(&out, (MAX_LINE, WRAP_AT, 0), |l| l.starts_with("line "))
 }
 
 /// The longest line a receipt keeps as it is; a longer one is wrapped.
 const MAX_LINE: usize = 100;
 /// The width a long line is wrapped to.
 const WRAP_AT: usize = 78;
-
-/// The receipt with no line over [`MAX_LINE`] characters: a longer line is
-/// wrapped near 78, a paragraph's continuation flush with it, an indented
-/// line's (a unit list, an error, a warning) four further in. An order's
-/// echo (`line 3: MARCH ...`) stays whole, so it can be copied back into a
-/// mail as one order. Lines that fit are kept as they are, so the
-/// receipt's short lines and tables keep their layout.
-fn wrap_long_lines(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + text.len() / 16);
-    for line in text.split_inclusive('\n') {
-        let bare = line.trim_end_matches('\n');
-        if bare.chars().count() <= MAX_LINE || bare.starts_with("line ") {
-            out.push_str(line);
-            continue;
-        }
-        let indent = &bare[..bare.len() - bare.trim_start().len()];
-        let rest = if indent.is_empty() {
-            String::new()
-        } else {
-            format!("{indent}    ")
-        };
-        let opts = textwrap::Options::new(WRAP_AT)
-            .initial_indent(indent)
-            .subsequent_indent(&rest)
-            .break_words(false)
-            .word_splitter(textwrap::WordSplitter::NoHyphenation);
-        for l in textwrap::wrap(bare.trim_start(), &opts) {
-            out.push_str(&l);
-            out.push('\n');
-        }
-        if !line.ends_with('\n') {
-            out.pop();
-        }
-    }
-    out
-}
 
 /// What a planned march will do, for the receipt.
 pub fn describe_plan(scn: &Scenario, p: &MarchPlan) -> String {

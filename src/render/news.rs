@@ -65,22 +65,25 @@ pub fn news(m: &Month<'_>, next: &str) -> String {
     out
 }
 
+/// A unit's type as the news names it ("Ansar (S)"): its type's data id
+/// when the type is unknown, the unit's ID when the unit is.
+fn type_label(scn: &Scenario, state: &GameState, id: &UnitId) -> String {
+    match state.units.iter().find(|u| u.id == *id) {
+        Some(u) => scn
+            .units
+            .get(&u.unit_type)
+            .map_or_else(|| u.unit_type.to_string(), |t| t.labelled_name()),
+        None => id.to_string(),
+    }
+}
+
 /// A unit as the news names it: "MS004 Ansar (S)", "BI03 Black Watch
-/// (British infantry)".
+/// (British infantry (V))".
 fn unit_label(scn: &Scenario, state: &GameState, id: &UnitId) -> String {
     let Some(u) = state.units.iter().find(|u| u.id == *id) else {
         return id.to_string();
     };
-    let type_name = scn.units.get(&u.unit_type).map_or_else(
-        || u.unit_type.to_string(),
-        |t| {
-            if t.name.ends_with(')') {
-                t.name.clone()
-            } else {
-                format!("{} ({})", t.name, t.quality.letter())
-            }
-        },
-    );
+    let type_name = type_label(scn, state, id);
     match &u.name {
         Some(n) => format!("{id} {n} ({type_name})"),
         None => format!("{id} {type_name}"),
@@ -91,21 +94,7 @@ fn unit_label(scn: &Scenario, state: &GameState, id: &UnitId) -> String {
 fn units_counted(scn: &Scenario, state: &GameState, ids: &[UnitId]) -> String {
     let mut counted: Vec<(String, usize)> = Vec::new();
     for id in ids {
-        let name = state
-            .units
-            .iter()
-            .find(|u| u.id == *id)
-            .and_then(|u| scn.units.get(&u.unit_type))
-            .map_or_else(
-                || id.to_string(),
-                |t| {
-                    if t.name.ends_with(')') {
-                        t.name.clone()
-                    } else {
-                        format!("{} ({})", t.name, t.quality.letter())
-                    }
-                },
-            );
+        let name = type_label(scn, state, id);
         match counted.iter_mut().find(|(n, _)| *n == name) {
             Some((_, c)) => *c += 1,
             None => counted.push((name, 1)),
@@ -724,15 +713,19 @@ fn british_leaders_in_contact(m: &Month<'_>) -> Vec<String> {
     out
 }
 
+/// An order of a player turn: (the player turn of the month, from 1; the
+/// order's index in it).
+type OrderKey = (usize, usize);
+
 /// What each order of `side`'s did this month, one item each: who marched
 /// from where, the march rolls, where they ended, why they stopped, the
 /// battles they fought; and orders set aside.
 fn orders_of(m: &Month<'_>, side: Side) -> Vec<String> {
     let map = &m.scn.map;
-    let mut out: Vec<(usize, String)> = Vec::new();
+    let mut out: Vec<(OrderKey, String)> = Vec::new();
     let mut phase = Side::Egyptian;
     let mut turn = 0usize;
-    let find = |out: &mut Vec<(usize, String)>, key: usize| -> usize {
+    let find = |out: &mut Vec<(OrderKey, String)>, key: OrderKey| -> usize {
         match out.iter().position(|(k, _)| *k == key) {
             Some(i) => i,
             None => {
@@ -741,8 +734,8 @@ fn orders_of(m: &Month<'_>, side: Side) -> Vec<String> {
             }
         }
     };
-    let mut ends: Vec<(usize, Vec<Hex>)> = Vec::new();
-    let mut stops: Vec<(usize, Hex)> = Vec::new();
+    let mut ends: Vec<(OrderKey, Vec<Hex>)> = Vec::new();
+    let mut stops: Vec<(OrderKey, Hex)> = Vec::new();
     for e in m.events {
         if let Event::PhaseBegins { side: s, .. } = e {
             if *s != phase || turn == 0 {
@@ -761,7 +754,7 @@ fn orders_of(m: &Month<'_>, side: Side) -> Vec<String> {
                 units,
                 leaders,
             } => {
-                let i = find(&mut out, turn * 1000 + order);
+                let i = find(&mut out, (turn, *order));
                 let who = if leaders.is_empty() {
                     count(units.len(), "unit", "units")
                 } else {
@@ -779,7 +772,7 @@ fn orders_of(m: &Month<'_>, side: Side) -> Vec<String> {
                 movement_points,
                 ..
             } => {
-                let i = find(&mut out, turn * 1000 + order);
+                let i = find(&mut out, (turn, *order));
                 let _ = write!(
                     out[i].1,
                     " {result} ({});",
@@ -787,29 +780,29 @@ fn orders_of(m: &Month<'_>, side: Side) -> Vec<String> {
                 );
             }
             Event::Moved { order, path, .. } => {
-                let key = turn * 1000 + order;
+                let key = (turn, *order);
                 match ends.iter_mut().find(|(k, _)| *k == key) {
                     Some((_, p)) => p.extend(path.iter().copied()),
                     None => ends.push((key, path.clone())),
                 }
             }
             Event::Stopped { order, at, reason } => {
-                let i = find(&mut out, turn * 1000 + order);
+                let i = find(&mut out, (turn, *order));
                 let _ = write!(out[i].1, " stopped at {}: {reason};", map.describe(*at));
-                stops.push((turn * 1000 + order, *at));
+                stops.push(((turn, *order), *at));
             }
             Event::OrderSetAside { order, reason } => {
-                let i = find(&mut out, turn * 1000 + order);
+                let i = find(&mut out, (turn, *order));
                 let _ = write!(out[i].1, " not carried out: {reason};");
             }
             Event::CombatBegins {
                 order, defender, ..
             } => {
-                let i = find(&mut out, turn * 1000 + order);
+                let i = find(&mut out, (turn, *order));
                 let _ = write!(out[i].1, " attacked {}", map.describe(*defender));
             }
             Event::CombatResult { order, result, .. } => {
-                let i = find(&mut out, turn * 1000 + order);
+                let i = find(&mut out, (turn, *order));
                 let short = result.split(" (").next().unwrap_or(result);
                 let _ = write!(out[i].1, ": {short};");
             }
@@ -837,7 +830,7 @@ fn orders_of(m: &Month<'_>, side: Side) -> Vec<String> {
                 None if stops.iter().any(|(k, _)| *k == key) => String::new(),
                 None => " did not move.".to_string(),
             };
-            let order = key % 1000 + 1;
+            let order = key.1 + 1;
             let text = format!("{text}{end}");
             let text = text
                 .strip_suffix(';')

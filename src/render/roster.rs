@@ -40,19 +40,17 @@ pub fn roster(scn: &Scenario, state: &GameState, side: Side) -> String {
             crate::words::count(s.units.len(), "unit", "units")
         );
         for u in &s.units {
-            let ty = scn.units.get(&u.unit_type);
-            let name = ty.map_or(&*u.unit_type, |t| t.name.as_str());
-            // The class letter, unless the type's name gives it already.
-            let quality = ty
-                .filter(|t| !t.name.ends_with(')'))
-                .map_or(String::new(), |t| format!(" ({})", t.quality.letter()));
+            let name = scn
+                .units
+                .get(&u.unit_type)
+                .map_or_else(|| u.unit_type.to_string(), |t| t.labelled_name());
             let named = u
                 .name
                 .as_deref()
                 .map_or(String::new(), |n| format!(" \"{n}\""));
             let _ = writeln!(
                 out,
-                "  {:<6} {name}{quality}{named}, strength {}, {}",
+                "  {:<6} {name}{named}, strength {}, {}",
                 u.id.0,
                 u.strength,
                 if u.disrupted {
@@ -149,14 +147,10 @@ fn unit_groups(scn: &Scenario, units: &[&crate::state::Unit]) -> Vec<String> {
     type Group<'u> = ((String, u32, bool), Vec<&'u crate::state::Unit>);
     let mut groups: Vec<Group<'_>> = Vec::new();
     for u in units {
-        let ty = scn.units.get(&u.unit_type);
-        let name = ty.map_or(u.unit_type.to_string(), |t| {
-            if t.name.ends_with(')') {
-                t.name.clone()
-            } else {
-                format!("{} ({})", t.name, t.quality.letter())
-            }
-        });
+        let name = scn
+            .units
+            .get(&u.unit_type)
+            .map_or_else(|| u.unit_type.to_string(), |t| t.labelled_name());
         let key = (name, u.strength, u.disrupted);
         match groups.iter_mut().find(|(k, _)| *k == key) {
             Some((_, v)) => v.push(u),

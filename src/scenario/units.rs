@@ -206,6 +206,19 @@ pub struct UnitType {
     pub code: String,
 }
 
+impl UnitType {
+    /// The name with its class letter, as rosters and results name the
+    /// type: "Egyptian infantry (R)"; a name that gives its class already
+    /// ("Ansar (S)") is kept as it is.
+    pub fn labelled_name(&self) -> String {
+        if self.name.ends_with(')') {
+            self.name.clone()
+        } else {
+            format!("{} ({})", self.name, self.quality.letter())
+        }
+    }
+}
+
 /// A leader, as written in `units.ron` (rule 7).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Leader {

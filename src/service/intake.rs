@@ -1529,7 +1529,7 @@ impl Service {
         // ones wrapped: no line of the mail is over 100 characters.
         let reason = crate::words::hanging(reason, 76, "", "    ");
         let reason = reason.trim_end();
-        let hint = crate::words::wrap_long_lines(hint, 100, 76);
+        let hint = crate::words::wrap_long_lines(hint, (100, 76, 4), |_| false);
         let rendered = self.templates.render(
             "refusal.txt",
             context! { game => game, subject => subject, reason => reason, hint => hint },

@@ -156,13 +156,10 @@ pub fn reinforcement_units(
     let mut rolled: Vec<(usize, String)> = Vec::new();
     for u in &rf.units {
         // The type as the roster names it, not its data id.
-        let name = scn.units.get(&u.unit).map_or(u.unit.clone(), |t| {
-            if t.name.ends_with(')') {
-                t.name.clone()
-            } else {
-                format!("{} ({})", t.name, t.quality.letter())
-            }
-        });
+        let name = scn
+            .units
+            .get(&u.unit)
+            .map_or_else(|| u.unit.clone(), |t| t.labelled_name());
         match u.dice {
             Some(d) => rolled.push((counted.len(), format!("{d} x {name}"))),
             None => match counted.iter_mut().find(|(n, _)| *n == name) {

@@ -3,6 +3,7 @@
 
 pub mod bench;
 pub mod campaign;
+pub mod process;
 
 use std::path::PathBuf;
 
