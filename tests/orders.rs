@@ -566,6 +566,41 @@ mod checking {
         assert!(!text.contains("alone"), "{text}");
     }
 
+    /// 8.31: a march roll may give No March or a short march, so a player
+    /// writes the same destination again ("TO 1943 THEN TO 1943") to carry
+    /// the stack on if the first march stops short. The receipt takes it:
+    /// the second march is "already there" if the first gets there, never
+    /// a march from the hex to itself that throws the whole order away.
+    #[test]
+    fn a_later_march_to_where_the_march_before_ends_is_taken() {
+        let k = scn("khartoum");
+        for text in [
+            "MARCH UNITS EL01 TO 1943 THEN TO 1943 THEN TO 1943\n",
+            "MARCH UNITS EL01 PATH 1943 THEN PATH 1943\n",
+        ] {
+            let (_, c) = checked("khartoum", Side::Egyptian, text);
+            assert!(c.errors.is_empty(), "{text}: {:?}", c.errors);
+            let legs = &c.plans[0].1.legs;
+            assert!(!legs[0].already_there, "{text}");
+            assert!(legs[1..].iter().all(|l| l.already_there), "{text}");
+            assert!(legs[1..].iter().all(|l| l.path.is_empty()), "{text}");
+            let receipt = orders::check::describe_plan(&k, &c.plans[0].1);
+            assert!(
+                receipt.contains("march 2: already at 1943 if the march before gets there"),
+                "{receipt}"
+            );
+            assert!(
+                c.warnings.iter().any(|w| w.message
+                    == "march 2: if march 1 gets to 1943, this march has nothing left to do; it carries the stack on only if march 1 stops short"),
+                "{:?}",
+                c.warnings
+            );
+        }
+        // The first march still may not be to the stack's own hex.
+        let (_, c) = checked("khartoum", Side::Egyptian, "MARCH UNITS EL01 TO Khartoum\n");
+        assert!(only_error(&c).contains("march 1: the stack is already at Khartoum"));
+    }
+
     /// A PATH may start with the hex the stack stands on, as players write
     /// it; it is not refused as a skip from the hex to itself.
     #[test]

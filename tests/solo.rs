@@ -182,10 +182,17 @@ fn play_solo(scenario: &str, human: Side, bot: &str) {
         );
         inbox.deliver(mail.as_bytes()).unwrap();
         let report = svc.pass(&mut inbox, &sender).unwrap();
+        let answer = sent(&dir)
+            .into_iter()
+            .filter(|(_, m)| m.to == vec![address.to_string()])
+            .filter(|(_, m)| !m.subject.contains("results") && !m.subject.contains("set-up"))
+            .map(|(_, m)| format!("{}\n{}", m.subject, m.body.text))
+            .collect::<Vec<_>>()
+            .join("\n-----\n");
         assert_eq!(
             report.turns_played,
             vec![("solo".to_string(), g.turn_no)],
-            "{}: the turn plays as soon as the human is READY",
+            "{}: the turn plays as soon as the human is READY; the orders:\n{text}\nthe last answer:\n{answer}",
             g.month
         );
         months += 1;

@@ -37,6 +37,10 @@ pub struct LegPlan {
     pub march: usize,
     /// A move with the British fleet (8.25).
     pub by_fleet: bool,
+    /// A later march to where the march before it ends: it does nothing
+    /// if that march gets there, and carries the stack on only if it is
+    /// stopped short (a No March roll, a short march).
+    pub already_there: bool,
 }
 
 /// A march order as the engine will take it.
@@ -483,7 +487,7 @@ fn plan_one(t: &Turn<'_, FixedDice>, order: &MarchOrder) -> Result<MarchPlan, St
                             return Err(format!("march {n}: an empty path"));
                         }
                         let p = super::march::path_from(p, at);
-                        if p.is_empty() {
+                        if p.is_empty() && k == 0 {
                             return Err(format!(
                                 "march {n}: the stack is already at {}",
                                 map.describe(at)
@@ -492,13 +496,15 @@ fn plan_one(t: &Turn<'_, FixedDice>, order: &MarchOrder) -> Result<MarchPlan, St
                         p
                     }
                     Leg::To(dest) => {
-                        if *dest == at {
+                        if *dest == at && k == 0 {
                             return Err(format!(
                                 "march {n}: the stack is already at {}",
                                 map.describe(at)
                             ));
                         }
-                        let found = if leader_alone {
+                        let found = if *dest == at {
+                            Some(Vec::new())
+                        } else if leader_alone {
                             crate::geo::route::cheapest_route(map, at, *dest, &|a, b| {
                                 enter_cost(t, &occ, a, b).ok().map(|_| 1)
                             })
@@ -525,7 +531,18 @@ fn plan_one(t: &Turn<'_, FixedDice>, order: &MarchOrder) -> Result<MarchPlan, St
                     cost += if leader_alone { 1 } else { c };
                     here = h;
                 }
-                if let Leg::To(dest) = leg
+                let already_there = k > 0
+                    && match leg {
+                        Leg::To(dest) => *dest == at,
+                        Leg::Path(_) => path.is_empty(),
+                        _ => false,
+                    };
+                if already_there {
+                    notes.push(format!(
+                        "march {n}: if march {k} gets to {}, this march has nothing left to do; it carries the stack on only if march {k} stops short",
+                        map.describe(at)
+                    ));
+                } else if let Leg::To(dest) = leg
                     && here != *dest
                 {
                     notes.push(format!(
@@ -551,6 +568,7 @@ fn plan_one(t: &Turn<'_, FixedDice>, order: &MarchOrder) -> Result<MarchPlan, St
                     notes,
                     march: march_of(k),
                     by_fleet: matches!(leg, Leg::Fleet(_)),
+                    already_there,
                 }
             }
             Leg::Rail(dest) => {
@@ -570,6 +588,7 @@ fn plan_one(t: &Turn<'_, FixedDice>, order: &MarchOrder) -> Result<MarchPlan, St
                     notes,
                     march: march_of(k),
                     by_fleet: matches!(leg, Leg::Fleet(_)),
+                    already_there: false,
                 }
             }
             Leg::River(dest) => {
@@ -627,6 +646,7 @@ fn plan_one(t: &Turn<'_, FixedDice>, order: &MarchOrder) -> Result<MarchPlan, St
                     notes,
                     march: march_of(k),
                     by_fleet: matches!(leg, Leg::Fleet(_)),
+                    already_there: false,
                 }
             }
             Leg::Fleet(dest) => {
@@ -662,6 +682,7 @@ fn plan_one(t: &Turn<'_, FixedDice>, order: &MarchOrder) -> Result<MarchPlan, St
                     notes,
                     march: march_of(k),
                     by_fleet: matches!(leg, Leg::Fleet(_)),
+                    already_there: false,
                 }
             }
         };

@@ -847,7 +847,12 @@ pub fn describe_plan(scn: &Scenario, p: &MarchPlan) -> String {
         };
         // A leg with no hexes (`MARCH STACK X ATTACK ...`, or a river leg
         // to the stack's own hex) is an attack from where the stack is.
-        let route = if l.path.is_empty() {
+        let route = if l.already_there {
+            format!(
+                "already at {} if the march before gets there",
+                map.describe(l.end)
+            )
+        } else if l.path.is_empty() {
             format!("stays at {} to attack", map.describe(l.end))
         } else {
             let hexes: Vec<String> = l.path.iter().map(|h| map.describe(*h)).collect();
