@@ -476,3 +476,71 @@ fn the_expedition_goes_by_river_when_it_has_boats() {
         d.notes
     );
 }
+
+/// Scenario 2's evacuation (4.2: "an Egyptian victory at the end of any
+/// Mahdist turn when ... the civilian unit is in Wady Halfa or Souakim"):
+/// in the opening month the competent persona marches the civilians out of
+/// Khartoum by land with an escort of four, for Wady Halfa (the way to
+/// Souakim runs past Osman Digma's army), avoiding combat; the rest of the
+/// garrison holds Khartoum; Gordon and J. Stewart, British leaders whose
+/// stack's destruction wins for the Mahdist (4.2), leave with the gunboats
+/// by river, out of reach of land units (6.1). The historical persona
+/// stays. Both pass the checker.
+#[test]
+fn the_competent_persona_evacuates_the_civilians_and_gets_gordon_out_by_river() {
+    let data = DataSet::embedded().unwrap();
+    let scn = data.scenario("khartoum").unwrap();
+    let (state, _) = initial_state(&scn, &Placements::new()).unwrap();
+    let khartoum = scn.map.find_place("Khartoum").unwrap().hex;
+    let halfa = scn.map.find_place("Wady Halfa").unwrap().hex;
+    let d = egyptian::decide(&scn, &state, Persona::Competent);
+    through_the_checker(&scn, &state, Side::Egyptian, &d.orders).unwrap();
+    let column = march_to(&d, halfa);
+    let units = named(column);
+    assert!(units.contains(&"CIV01"), "{units:?}");
+    assert_eq!(
+        units.len(),
+        5,
+        "the civilians and an escort of four: {units:?}"
+    );
+    assert_eq!(column.on_contact, dervish::engine::orders::OnContact::Avoid);
+    let in_khartoum = state
+        .units
+        .iter()
+        .filter(|u| u.hex() == Some(khartoum))
+        .filter(|u| !scn.units.get(&u.unit_type).unwrap().kind.is_river_unit())
+        .count();
+    assert!(in_khartoum > units.len(), "some of the garrison stays");
+    let by_river = d
+        .orders
+        .marches
+        .iter()
+        .find(|m| matches!(m.legs.as_slice(), [dervish::engine::orders::Leg::River(_)]))
+        .unwrap_or_else(|| panic!("no river march: {d:#?}"));
+    let dervish::engine::orders::Selection::Units { units, leaders } = &by_river.units else {
+        panic!("the river march names its units: {by_river:?}")
+    };
+    assert_eq!(
+        leaders,
+        &vec!["Gordon".to_string(), "J. Stewart".to_string()]
+    );
+    assert!(
+        units.iter().all(|u| u.0.starts_with("EW")),
+        "only the gunboats carry them: {units:?}"
+    );
+    assert!(
+        d.notes.iter().any(|n| n
+            .starts_with("the evacuation: the civilians at Khartoum (1942) march for Wady Halfa")),
+        "{:?}",
+        d.notes
+    );
+    let cautious = egyptian::decide(&scn, &state, Persona::Historical);
+    assert!(
+        !cautious
+            .orders
+            .marches
+            .iter()
+            .any(|m| matches!(&m.units, dervish::engine::orders::Selection::Units { units, .. } if units.iter().any(|u| u.0.as_ref() == "CIV01"))),
+        "the historical persona keeps the civilians in Khartoum"
+    );
+}

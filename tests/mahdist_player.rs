@@ -418,3 +418,66 @@ fn an_empty_town_next_door_is_taken() {
         0
     );
 }
+
+/// The hunt (docs/opponents.md): the civilians on their way to Wady Halfa
+/// or Souakim win the game for the Egyptian side (4.2), so a Mahdist stack
+/// with twice their escort's strength within `hunt_reach` hexes marches on
+/// them and attacks, whatever its reaction roll says.
+#[test]
+fn a_strong_stack_hunts_the_civilians_in_the_open() {
+    let data = DataSet::embedded().unwrap();
+    let scn = data.scenario("khartoum").unwrap();
+    let (mut state, _) = initial_state(&scn, &Placements::new()).unwrap();
+    state.setup_placed = true;
+    state.effects.egyptian_turn_played = true;
+    let opponents = Opponents::shipped().unwrap();
+    let table = Reactions::shipped().unwrap();
+    // The strongest Mahdist stack, and a clear hex 4 away from it.
+    let hunter = state
+        .stacks()
+        .into_iter()
+        .filter(|s| s.side == Side::Mahdist)
+        .max_by_key(|s| s.units.iter().map(|u| u.strength).sum::<u32>())
+        .map(|s| s.hex)
+        .unwrap();
+    let prey = hunter
+        .within(4)
+        .into_iter()
+        .filter(|h| h.distance(hunter) == 4 && scn.map.is_land(*h))
+        .filter(|h| scn.map.settlement_at(*h).is_none())
+        .filter(|h| state.units.iter().all(|u| u.hex() != Some(*h)))
+        .find(|h| {
+            dervish::geo::route::land_route(&scn.map, hunter, *h).is_some_and(|r| r.cost <= 8)
+        })
+        .unwrap();
+    for u in state.units.iter_mut() {
+        if u.id.0.as_ref() == "CIV01" || u.id.0.as_ref() == "ER01" {
+            u.status = dervish::state::Status::OnMap(prey);
+        }
+    }
+    let mut dice = Dice::new(SeededDice::from_seed(5));
+    let d = decide(&scn, &state, &table, &opponents, &mut dice);
+    let hunt = d
+        .orders
+        .marches
+        .iter()
+        .find(|m| m.units == dervish::engine::orders::Selection::Stack(hunter))
+        .unwrap_or_else(|| panic!("the stack at {hunter} stays: {:#?}", d.notes));
+    assert_eq!(
+        hunt.legs.last(),
+        Some(&dervish::engine::orders::Leg::To(prey)),
+        "{hunt:?}"
+    );
+    assert_eq!(
+        hunt.on_contact,
+        dervish::engine::orders::OnContact::AttackAny
+    );
+    assert!(
+        d.notes.iter().any(|n| n.contains(&format!(
+            "hunts the enemy column at {}",
+            scn.map.describe(prey)
+        ))),
+        "{:#?}",
+        d.notes
+    );
+}

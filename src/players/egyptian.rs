@@ -286,6 +286,17 @@ pub fn decide_with(
     };
     let mut used: BTreeSet<Hex> = BTreeSet::new();
     let mut marches = Vec::new();
+    // Competent: the civilians leave for a place that wins (4.2) before
+    // the siege closes, the British leaders by river.
+    let mut evacuating = false;
+    if persona == Persona::Competent
+        && let Some(plan) = super::evacuation::plan(scn, state)
+    {
+        evacuating = !plan.slots.is_empty();
+        used.extend(plan.used);
+        marches.extend(plan.slots);
+        notes.extend(plan.notes);
+    }
     // Relief: for each besieged town, the strongest column (a field force,
     // or the garrison of a town not besieged) marches to it and attacks,
     // if strong enough against the besiegers.
@@ -637,7 +648,7 @@ pub fn decide_with(
     // attrition roll, which its wells and markets soften: Wolseley's army
     // gathered its stores at Wady Halfa and Korti for months.
     let mut keep_supply = Vec::new();
-    if opponents.is_some_and(|op| matches!(op.expedition(scn), Ok(Some(_)))) {
+    if !evacuating && opponents.is_some_and(|op| matches!(op.expedition(scn), Ok(Some(_)))) {
         let arriving = supply_arriving(scn, state);
         for c in &columns {
             if c.in_town
@@ -681,6 +692,22 @@ pub fn decide_with(
         );
         notes.extend(dropped);
         orders.keep_supply = checked.keep_supply;
+    }
+    if evacuating {
+        let spared = super::evacuation::spare_the_british(scn, state);
+        notes.extend(spared.notes);
+        let (checked, dropped) = super::keep_checked(
+            scn,
+            state,
+            Side::Egyptian,
+            crate::engine::orders::Orders {
+                expend_supply: spared.expend_supply,
+                withdraw: spared.withdraw,
+                ..orders.clone()
+            },
+        );
+        notes.extend(dropped);
+        orders = checked;
     }
     Decision {
         orders,

@@ -46,6 +46,10 @@ pub struct Opponents {
     /// Each scenario's expedition for the Egyptian player, if it has one.
     #[serde(default)]
     pub egyptian: Vec<Expedition>,
+    /// Hexes within which a stack hunts an enemy column in the open that
+    /// wins the game for a side ([`hunt`]); 0: no hunt.
+    #[serde(default = "Opponents::default_hunt_reach")]
+    pub hunt_reach: u32,
 }
 
 /// Where the programmed Egyptian player carries a British supply unit to
@@ -144,6 +148,10 @@ pub struct ReliefStorm {
 impl Opponents {
     fn default_objective_reach() -> u32 {
         12
+    }
+
+    fn default_hunt_reach() -> u32 {
+        8
     }
 
     fn default_assault_ratio() -> u32 {
@@ -277,6 +285,9 @@ struct Theirs {
     strength: u32,
     /// The stack has a British land unit (a relief, [`ReliefStorm`]).
     british: bool,
+    /// A stack worth hunting in the open ([`hunt`]): the civilians on
+    /// their way to safety, or a British leader (4.2).
+    prize: bool,
 }
 
 /// The Mahdist player's orders for this player turn.
@@ -391,6 +402,17 @@ fn decide_turn<S: DieSource>(
                         .get(&u.unit_type)
                         .is_some_and(|t| t.nation == crate::scenario::Nation::British)
                 }),
+                prize: !land.is_empty()
+                    && scn.map.settlement_at(s.hex).is_none()
+                    && (land.iter().any(|u| {
+                        scn.units
+                            .get(&u.unit_type)
+                            .is_some_and(|t| t.kind == UnitKind::Civilian)
+                    }) || s.leaders.iter().any(|l| {
+                        scn.units
+                            .leader(&l.name)
+                            .is_some_and(|d| d.nation == crate::scenario::Nation::British)
+                    })),
             });
         }
     }
@@ -1264,6 +1286,38 @@ fn storm(cx: &Cx<'_>) -> Option<(Option<MarchOrder>, String)> {
     ))
 }
 
+/// The strategic layer's hunt (docs/opponents.md, "The hunt"): a stack in
+/// the open that wins the game for one side or the other (4.2: the
+/// civilians marching for Wady Halfa or Souakim, "the Egyptian player
+/// wins ... when ... the civilian unit is in Wady Halfa or Souakim"; a
+/// British leader's stack, "The Mahdist player wins if any stack
+/// containing a British leader is totally eliminated in combat") draws on
+/// every stack near enough with at least twice its strength, whatever its
+/// reaction: the Mahdi's army closed on Hicks' column and cut it off from
+/// water. Within [`Opponents::hunt_reach`] hexes; not from a besieged town
+/// (9.12).
+fn hunt(cx: &Cx<'_>) -> Option<(Option<MarchOrder>, String)> {
+    if cx.besieged {
+        return None;
+    }
+    let prey = cx
+        .theirs
+        .iter()
+        .filter(|t| t.prize && t.strength * 2 <= cx.me.strength)
+        .filter(|t| t.hex.distance(cx.me.hex) <= cx.opponents.hunt_reach && !(cx.barred)(t.hex))
+        .min_by_key(|t| (t.hex.distance(cx.me.hex), t.hex.row, t.hex.col))?;
+    let order = cx.march(prey.hex, OnContact::AttackAny)?;
+    Some((
+        Some(order),
+        format!(
+            "hunts the enemy column at {} ({} strength against {})",
+            cx.scn.map.describe(prey.hex),
+            cx.me.strength,
+            prey.strength
+        ),
+    ))
+}
+
 /// An objective the enemy left empty within the scenario's `occupy_reach`
 /// (and the movement allowance of the stack's slowest unit) is taken
 /// whatever the reaction says:
@@ -1296,6 +1350,9 @@ fn occupy(cx: &Cx<'_>) -> Option<(Option<MarchOrder>, String)> {
 /// A reaction of one or two letters: the first that moves the stack, else
 /// the last (docs/opponents.md).
 fn act(cx: &Cx<'_>, r: &Reaction) -> (Option<MarchOrder>, String) {
+    if let Some(hunt) = hunt(cx) {
+        return hunt;
+    }
     if let Some(storm) = storm(cx) {
         return storm;
     }

@@ -9,6 +9,7 @@
 //! could not.
 
 pub mod egyptian;
+mod evacuation;
 pub mod mahdist;
 /// The seed's reaction and ambush tables, which the engine also reads for
 /// ambushes; they live with the scenario data.
