@@ -808,6 +808,7 @@ fn run(mut cli: Cli) -> Result<ExitCode> {
         } => {
             let data = data(&cli.data)?;
             let scn = scenario(&data, &id)?;
+            let scripts = scripted::scripts(&scn, &egyptian, &mahdist)?;
             let (mut state, _) =
                 initial_state(&scn, &Placements::new()).map_err(|e| anyhow!("{e}"))?;
             state.options.ambushes = ambushes;
@@ -826,7 +827,6 @@ fn run(mut cli: Cli) -> Result<ExitCode> {
                 None => dervish::players::mahdist::Opponents::shipped().map_err(|e| anyhow!(e))?,
             };
             let bot = (mahdist == "bot").then(|| ((*scn.reactions).clone(), opponents.clone()));
-            let scripts = scripted::scripts(&scn, &egyptian, &mahdist)?;
             // The bot's own dice: a stream apart from the turn's.
             let mut bot_dice = Dice::new(SeededDice::from_seed(seed ^ 0x6d61_6864_6973_7400));
             let mut played = 0;
