@@ -316,3 +316,23 @@ fn the_mahdist_set_up_file_comes_before_the_first_egyptian_player_turn() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The example lines of play of `examples/orders/` read without a
+/// problem, and their orders of the opening month are all played.
+#[test]
+fn the_example_lines_of_play_are_played_whole() {
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/orders");
+    let mut played = 0;
+    for line in ["khartoum-evacuation", "khartoum-gordon-by-river"] {
+        let dir = examples.join(line);
+        let (out, err, code) = simulate(&dir, "1", "1");
+        assert_eq!(code, 0, "{line}: {err}");
+        assert!(
+            out.contains("== February 1884 Egyptian orders from 01.txt: ")
+                && out.contains(" kept, 0 set aside"),
+            "{line}: {out}"
+        );
+        played += 1;
+    }
+    assert_eq!(played, 2);
+}
