@@ -93,7 +93,7 @@ fn a_month_without_a_file_gives_no_orders() {
     for month in ["February 1884", "March 1884"] {
         assert!(
             out.contains(&format!(
-                "== {month} Egyptian orders no order file: no orders, the defaults apply"
+                "== {month} Egyptian orders: none, no order file (the defaults apply)"
             )),
             "{month}: {out}"
         );

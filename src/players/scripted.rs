@@ -339,21 +339,20 @@ fn is_order(o: &Order) -> bool {
 }
 
 /// What a month's call gave, for a person: the files read, the orders
-/// kept, each set aside with its file, line and reason. Lines of at most
-/// 100 characters where the orders allow.
+/// kept, each set aside with its file, line and reason.
 pub fn describe(played: &Played, side: Side, month: GameMonth) -> String {
     let mut out = String::new();
     let from = if played.files.is_empty() {
-        "no order file: no orders, the defaults apply".to_string()
+        ": none, no order file (the defaults apply)".to_string()
     } else {
         format!(
-            "from {}: {} kept, {} set aside",
+            " from {}: {} kept, {} set aside",
             played.files.join(" and "),
             crate::words::count(played.kept.len(), "order", "orders"),
             played.set_aside.len()
         )
     };
-    out.push_str(&format!("== {} {side} orders {from}\n", month.long_name()));
+    out.push_str(&format!("== {} {side} orders{from}\n", month.long_name()));
     for k in &played.kept {
         for line in k.lines() {
             out.push_str(&format!("  {line}\n"));
