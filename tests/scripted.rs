@@ -336,3 +336,52 @@ fn the_example_lines_of_play_are_played_whole() {
     }
     assert_eq!(played, 2);
 }
+
+/// Order files roll no dice: a balance run from files gives the same games
+/// on one thread as on all cores, and counts what was set aside in each.
+#[test]
+fn a_balance_run_from_order_files_is_the_same_on_any_number_of_cores() {
+    use dervish::balance::{self, EgyptianPlayer, History, MahdistPlayer, Matchup};
+    use dervish::players::mahdist::Opponents;
+    use dervish::players::scripted::Scripts;
+    let data = DataSet::embedded().unwrap();
+    let scn = data.scenario("khartoum").unwrap();
+    let history = History::shipped().unwrap();
+    let opponents = Opponents::shipped().unwrap();
+    let text = format!("{EVACUATE}WITHDRAW BI01\n");
+    let script = Script::from_files(
+        &scn,
+        Side::Egyptian,
+        vec![OrderFile {
+            name: "01.txt".into(),
+            text,
+        }],
+    )
+    .unwrap();
+    let scripts = Scripts {
+        egyptian: Some(script),
+        mahdist: None,
+    };
+    let matchup = Matchup {
+        egyptian: EgyptianPlayer::Simple,
+        mahdist: MahdistPlayer::Bot,
+        options: Default::default(),
+    };
+    let run = || {
+        balance::run_scripted(&scn, &history, &opponents, &matchup, &scripts, 5, 6, &|| {}).unwrap()
+    };
+    let all = run();
+    let one = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap()
+        .install(run);
+    assert_eq!(all, one);
+    assert_eq!(all.len(), 6);
+    for game in &all {
+        assert_eq!(
+            game.set_aside,
+            ["Egyptian 01.txt line 4: WITHDRAW BI01: not possible: BI01 is not on the map"]
+        );
+    }
+}
