@@ -385,3 +385,21 @@ fn a_balance_run_from_order_files_is_the_same_on_any_number_of_cores() {
         );
     }
 }
+
+#[test]
+fn the_balance_report_says_when_no_order_was_set_aside() {
+    use dervish::players::scripted::set_aside_summary;
+    let none: Vec<&[String]> = vec![&[], &[]];
+    assert_eq!(
+        set_aside_summary(&none),
+        "\n## Orders from files\n\nNo order was set aside in 2 games.\n"
+    );
+    let one = ["Egyptian 01.txt line 1: X: not possible: why".to_string()];
+    let some: Vec<&[String]> = vec![&one, &[], &one];
+    assert_eq!(
+        set_aside_summary(&some),
+        "\n## Orders from files\n\n2 orders set aside over 3 games (2 with any).\n\n\
+         | order set aside | games |\n|---|---|\n\
+         | Egyptian 01.txt line 1: X: not possible: why | 2 |\n"
+    );
+}

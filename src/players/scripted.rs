@@ -374,12 +374,19 @@ pub fn describe(played: &Played, side: Side, month: GameMonth) -> String {
 pub fn set_aside_summary(games: &[&[String]]) -> String {
     let total: usize = games.iter().map(|g| g.len()).sum();
     let with_any = games.iter().filter(|g| !g.is_empty()).count();
-    let mut out = format!(
-        "\n## Orders from files\n\n{} set aside over {} ({} with any).\n",
-        crate::words::count(total, "order", "orders"),
-        crate::words::count(games.len(), "game", "games"),
-        with_any
-    );
+    let mut out = if total == 0 {
+        format!(
+            "\n## Orders from files\n\nNo order was set aside in {}.\n",
+            crate::words::count(games.len(), "game", "games")
+        )
+    } else {
+        format!(
+            "\n## Orders from files\n\n{} set aside over {} ({} with any).\n",
+            crate::words::count(total, "order", "orders"),
+            crate::words::count(games.len(), "game", "games"),
+            with_any
+        )
+    };
     let mut by_text: BTreeMap<&str, usize> = BTreeMap::new();
     for s in games.iter().copied().flatten() {
         *by_text.entry(s.as_str()).or_default() += 1;
