@@ -403,3 +403,34 @@ fn the_balance_report_says_when_no_order_was_set_aside() {
          | Egyptian 01.txt line 1: X: not possible: why | 2 |\n"
     );
 }
+
+/// The Egyptian set-up file is read with the opening month's file: its
+/// marches start where the set-up puts the units (2.1), as in a player's
+/// first mail.
+#[test]
+fn the_egyptian_set_up_file_goes_with_the_opening_month() {
+    let dir = folder(
+        "egyptian-setup",
+        &[
+            ("setup.txt", "SETUP EL01 EL02 AT Omdurman\n"),
+            ("01.txt", "MARCH STACK Omdurman TO 1939\n"),
+        ],
+    );
+    let (out, err, code) = simulate(&dir, "1", "1");
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains(
+            "== February 1884 Egyptian orders from setup.txt and 01.txt: 2 orders kept, 0 set aside"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("Egyptian set-up (2.1): EL01 EL02 placed at Omdurman (1941)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("order 1: stack at Omdurman (1941) marches: EL01 EL02"),
+        "{out}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
