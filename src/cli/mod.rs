@@ -705,6 +705,7 @@ fn run(mut cli: Cli) -> Result<ExitCode> {
             } else {
                 MahdistPlayer::Simple
             };
+            let scripts = scripted::scripts(&scn, &egyptian, &mahdist)?;
             let bar = indicatif::ProgressBar::new(games);
             bar.set_style(
                 indicatif::ProgressStyle::with_template(
@@ -712,7 +713,6 @@ fn run(mut cli: Cli) -> Result<ExitCode> {
                 )
                 .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
             );
-            let scripts = scripted::scripts(&scn, &egyptian, &mahdist)?;
             let outcomes = balance::run_scripted(
                 &scn,
                 &history,
