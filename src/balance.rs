@@ -21,6 +21,7 @@ use crate::geo::Hex;
 use crate::players::egyptian::{self, Persona};
 use crate::players::mahdist::{self, Opponents};
 use crate::players::reaction::Reactions;
+use crate::players::scripted::Scripts;
 use crate::players::simple::simple_orders;
 use crate::scenario::{Scenario, Side};
 use crate::state::GameState;
@@ -91,6 +92,9 @@ pub struct GameOutcome {
     pub fell: BTreeMap<String, Option<GameMonth>>,
     /// Its combats, counted by kind.
     pub battles: Battles,
+    /// The orders of a side's order files set aside in it (file, line,
+    /// why), if a side is played from files.
+    pub set_aside: Vec<String>,
 }
 
 /// How the combats of one game or a run went.
@@ -261,6 +265,20 @@ pub fn play_one(
     n: u64,
     bot: &(Reactions, Opponents),
 ) -> GameOutcome {
+    play_one_scripted(scn, towns, matchup, &Scripts::default(), seed, n, bot)
+}
+
+/// [`play_one`], a side played from its order files where `scripts` has
+/// them (its programmed player then plays no part).
+pub fn play_one_scripted(
+    scn: &Scenario,
+    towns: &[(String, Hex)],
+    matchup: &Matchup,
+    scripts: &Scripts,
+    seed: u64,
+    n: u64,
+    bot: &(Reactions, Opponents),
+) -> GameOutcome {
     let (egyptian, mahdist) = (matchup.egyptian, matchup.mahdist);
     let game_seed = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15).wrapping_add(n);
     let (mut state, _) = match initial_state(scn, &Placements::new()) {
@@ -272,6 +290,7 @@ pub fn play_one(
                 months: 0,
                 fell: BTreeMap::new(),
                 battles: Battles::default(),
+                set_aside: Vec::new(),
             };
         }
     };
@@ -286,12 +305,14 @@ pub fn play_one(
         towns.iter().map(|(name, _)| (name.clone(), None)).collect();
     let mut months = 0;
     let mut battles = Battles::default();
+    let mut set_aside = Vec::new();
     while state.result.is_none() {
         let month = state.month;
         let r = play_month_with(
             scn,
             state,
             &mut |s: &GameState, side| match side {
+                _ if scripts.of(side).is_some() => scripts.play(scn, s, side, &mut set_aside),
                 Side::Egyptian => match egyptian {
                     EgyptianPlayer::Simple => simple_orders(scn, s, side),
                     EgyptianPlayer::Bot(p) => egyptian::decide_with(scn, s, p, Some(&bot.1)).orders,
@@ -336,6 +357,7 @@ pub fn play_one(
         months,
         fell,
         battles,
+        set_aside,
     }
 }
 
@@ -413,12 +435,37 @@ pub fn run_with(
     games: u64,
     tick: &(dyn Fn() + Sync),
 ) -> Result<Vec<GameOutcome>, String> {
+    run_scripted(
+        scn,
+        history,
+        opponents,
+        matchup,
+        &Scripts::default(),
+        seed,
+        games,
+        tick,
+    )
+}
+
+/// [`run_with`], a side played from its order files where `scripts` has
+/// them (`dervish balance --egyptian orders:DIR`).
+#[allow(clippy::too_many_arguments)]
+pub fn run_scripted(
+    scn: &Scenario,
+    history: &History,
+    opponents: &Opponents,
+    matchup: &Matchup,
+    scripts: &Scripts,
+    seed: u64,
+    games: u64,
+    tick: &(dyn Fn() + Sync),
+) -> Result<Vec<GameOutcome>, String> {
     let towns = towns(scn, history)?;
     let bot = ((*scn.reactions).clone(), opponents.clone());
     Ok((0..games)
         .into_par_iter()
         .map(|n| {
-            let o = play_one(scn, &towns, matchup, seed, n, &bot);
+            let o = play_one_scripted(scn, &towns, matchup, scripts, seed, n, &bot);
             tick();
             o
         })

@@ -24,6 +24,7 @@ macro_rules! out {
 
 mod mail;
 mod outbox;
+mod scripted;
 mod service;
 
 use std::path::PathBuf;
@@ -214,12 +215,18 @@ enum Command {
         months: Option<u32>,
         /// Who plays the Mahdist side: `simple` (march on the nearest
         /// enemy town) or `bot` (the reaction-table player of
-        /// docs/opponents.md, whose umpire's notes are printed too).
-        #[arg(long, default_value = "simple", value_parser = ["simple", "bot"])]
+        /// docs/opponents.md, whose umpire's notes are printed too), or
+        /// `orders:DIR`, the order files of a folder (see --egyptian).
+        #[arg(long, default_value = "simple", value_parser = scripted::player(&["simple", "bot"]))]
         mahdist: String,
         /// Who plays the Egyptian side: `simple`, or the programmed
-        /// Egyptian player `historical` (cautious) or `competent`.
-        #[arg(long, default_value = "simple", value_parser = ["simple", "historical", "competent"])]
+        /// Egyptian player `historical` (cautious) or `competent`, or
+        /// `orders:DIR`: one file of orders a month in DIR, in the order
+        /// language, read and checked as a player's mail (`1882-11.txt` or
+        /// `02.txt` for the second month, `setup.txt` for the set-up; no
+        /// file: no orders). Each month's orders kept and set aside are
+        /// printed.
+        #[arg(long, default_value = "simple", value_parser = scripted::player(&["simple", "historical", "competent"]))]
         egyptian: String,
         /// Play with the optional ambush rule (docs/rules.md, "Ambushes").
         #[arg(long)]
@@ -239,11 +246,13 @@ enum Command {
         /// The run's seed: the same seed gives the same figures.
         #[arg(long, default_value_t = 1)]
         seed: u64,
-        /// Who plays the Egyptian side.
-        #[arg(long, default_value = "historical", value_parser = ["simple", "historical", "competent"])]
+        /// Who plays the Egyptian side: `simple`, `historical`,
+        /// `competent`, or `orders:DIR`, the order files of a folder (as
+        /// for simulate; the report counts the orders set aside).
+        #[arg(long, default_value = "historical", value_parser = scripted::player(&["simple", "historical", "competent"]))]
         egyptian: String,
-        /// Who plays the Mahdist side.
-        #[arg(long, default_value = "bot", value_parser = ["simple", "bot"])]
+        /// Who plays the Mahdist side: `simple`, `bot`, or `orders:DIR`.
+        #[arg(long, default_value = "bot", value_parser = scripted::player(&["simple", "bot"]))]
         mahdist: String,
         /// A folder for report.md, falls.svg, results.svg and battles.svg
         /// (created if needed).
@@ -696,6 +705,7 @@ fn run(mut cli: Cli) -> Result<ExitCode> {
             } else {
                 MahdistPlayer::Simple
             };
+            let scripts = scripted::scripts(&scn, &egyptian, &mahdist)?;
             let bar = indicatif::ProgressBar::new(games);
             bar.set_style(
                 indicatif::ProgressStyle::with_template(
@@ -703,7 +713,7 @@ fn run(mut cli: Cli) -> Result<ExitCode> {
                 )
                 .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
             );
-            let outcomes = balance::run_with(
+            let outcomes = balance::run_scripted(
                 &scn,
                 &history,
                 &opponents,
@@ -715,6 +725,7 @@ fn run(mut cli: Cli) -> Result<ExitCode> {
                         ..Default::default()
                     },
                 },
+                &scripts,
                 seed,
                 games,
                 &|| bar.inc(1),
@@ -754,7 +765,12 @@ fn run(mut cli: Cli) -> Result<ExitCode> {
                     format!(" --resolver {resolver}")
                 }
             );
-            let report = balance::report(&scn.def.title, &command, &summary);
+            let mut report = balance::report(&scn.def.title, &command, &summary);
+            if scripts != Default::default() {
+                let per_game: Vec<&[String]> =
+                    outcomes.iter().map(|o| o.set_aside.as_slice()).collect();
+                report.push_str(&dervish::players::scripted::set_aside_summary(&per_game));
+            }
             out!("{report}");
             if let Some(dir) = out {
                 std::fs::create_dir_all(&dir)
@@ -792,6 +808,7 @@ fn run(mut cli: Cli) -> Result<ExitCode> {
         } => {
             let data = data(&cli.data)?;
             let scn = scenario(&data, &id)?;
+            let scripts = scripted::scripts(&scn, &egyptian, &mahdist)?;
             let (mut state, _) =
                 initial_state(&scn, &Placements::new()).map_err(|e| anyhow!("{e}"))?;
             state.options.ambushes = ambushes;
@@ -817,10 +834,14 @@ fn run(mut cli: Cli) -> Result<ExitCode> {
                 let month = state.month;
                 let mut notes: Vec<String> = Vec::new();
                 let mut egyptian_notes: Vec<String> = Vec::new();
+                let mut from_files = String::new();
                 let r = play_month_with(
                     &scn,
                     state,
                     &mut |s, side| match (&bot, side) {
+                        (_, side) if scripts.of(side).is_some() => {
+                            scripted::play(&scn, s, &scripts, side, &mut from_files)
+                        }
                         (Some((table, opponents)), Side::Mahdist) => {
                             let d = dervish::players::mahdist::decide(
                                 &scn,
@@ -853,6 +874,7 @@ fn run(mut cli: Cli) -> Result<ExitCode> {
                     },
                     &mut dice,
                 );
+                out!("{from_files}");
                 if !egyptian_notes.is_empty() {
                     outln!("== {} the Egyptian player's reasons", month.long_name());
                     for n in egyptian_notes {

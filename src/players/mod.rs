@@ -1,6 +1,7 @@
 //! Programmed players: the simple player of the simulations
 //! ([`simple`]) and the Mahdist reaction and ambush tables of the seeds
-//! ([`reaction`]) the Mahdist player is built on.
+//! ([`reaction`]) the Mahdist player is built on, and a side played from
+//! order files ([`scripted`]).
 //!
 //! A programmed player writes the same engine `Orders` a human's mail
 //! gives, and they go through the same parser and checker
@@ -16,6 +17,7 @@ pub mod mahdist;
 pub mod reaction {
     pub use crate::scenario::reactions::*;
 }
+pub mod scripted;
 pub mod simple;
 
 use crate::dice::Roll;
