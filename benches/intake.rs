@@ -2,6 +2,8 @@
 //! (MIME), authentication, the order parser and checker, storage of the
 //! raw message and the order set, and the receipt rendered and queued, in
 //! one SQLite transaction (a file database in WAL mode, as in service).
+//! The game is in its first month (the set-up step played with the
+//! default set-ups), so the orders are month orders, as most mail is.
 
 use std::hint::black_box;
 
@@ -16,6 +18,9 @@ fn intake(c: &mut Criterion) {
     std::fs::create_dir_all(&dir).expect("temp dir");
     let (mut svc, secret) =
         common::service_with_game(&dir, "k-1", "gordon@example.org", "mahdi@example.org");
+    while svc.game("k-1").expect("game").turn_kind.is_setup() {
+        svc.play_turn("k-1").expect("the set-up step");
+    }
     let body = format!(
         "SECRET {secret}\r\nMARCH STACK Sinkat TO Souakim\r\nMARCH LEADER Baker FLEET TO Trinkitat THEN TO El Teb\r\n  ATTACK ANY\r\nMARCH STACK Tokar TO El Teb\r\nEVENT LOSSES ES07\r\n"
     );

@@ -8,7 +8,7 @@ use super::definition::{Arrival, ScenarioFile, SpecialRule, UnitLine, VictoryCon
 use super::events::{Effect, EventsFile, d66_numbers};
 use super::tables::{Condition, Modifier, Row, TablesFile};
 use super::units::UnitsFile;
-use super::zone::zone_hexes;
+use super::zone::{zone_hexes, zone_is_empty};
 use super::{DataFiles, DataSet, Units};
 use crate::calendar::{FIRST, LAST};
 use crate::diag::{Diagnostic, Diagnostics, Source, suggest};
@@ -305,10 +305,7 @@ impl Checker<'_> {
         for n in names {
             self.place(src, n, field.clone());
         }
-        if self.errors.len() == before
-            && let Ok(h) = zone_hexes(self.map, zone)
-            && h.is_empty()
-        {
+        if self.errors.len() == before && zone_is_empty(self.map, zone) == Ok(true) {
             self.err(
                 src,
                 None,

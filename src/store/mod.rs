@@ -73,24 +73,45 @@ pub fn check_usable(path: &Path) -> std::result::Result<(), Unusable> {
         Ok(m) if !m.is_file() => return Err(why("it is not a file")),
         Ok(_) => {}
     }
+    if !has_database_header(path).map_err(|e| why(&e.to_string()))? {
+        return Err(why("file is not a database"));
+    }
+    // Opening reads nothing yet: it says whether the file can be written.
     let conn = Connection::open_with_flags(
         path,
         OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
     )
     .map_err(|e| why(&e.to_string()))?;
-    conn.busy_timeout(BUSY_TIMEOUT)
-        .map_err(|e| why(&e.to_string()))?;
     if conn
         .is_readonly(rusqlite::MAIN_DB)
         .map_err(|e| why(&e.to_string()))?
     {
         return Err(why("it can only be read (file permissions)"));
     }
-    conn.query_row("SELECT count(*) FROM sqlite_master", [], |r| {
-        r.get::<_, i64>(0)
-    })
-    .map_err(|e| why(&e.to_string()))?;
     Ok(())
+}
+
+/// Whether the file begins as an SQLite database does (or is empty, which
+/// SQLite takes as a new database). Read as a plain file, so that the
+/// check costs no write-ahead log or shared memory made and removed again
+/// (the first read of a WAL database through SQLite makes both): a file
+/// damaged further in is found when the database is opened to store the
+/// message, which `submit` reports the same way. It opens and closes the
+/// file, so it comes before this process holds a lock on it (closing any
+/// descriptor of a file drops the process's POSIX locks on it).
+fn has_database_header(path: &Path) -> std::io::Result<bool> {
+    use std::io::Read;
+    const MAGIC: &[u8] = b"SQLite format 3\0";
+    let mut head = [0u8; 100];
+    let mut file = std::fs::File::open(path)?;
+    let mut got = 0;
+    while got < head.len() {
+        match file.read(&mut head[got..])? {
+            0 => break,
+            n => got += n,
+        }
+    }
+    Ok(got == 0 || (got == head.len() && head.starts_with(MAGIC)))
 }
 
 /// Why a database cannot be used now.
@@ -121,11 +142,7 @@ pub fn open_read_only(path: &Path) -> Result<Connection> {
     )?;
     conn.busy_timeout(BUSY_TIMEOUT)?;
     let version: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
-    let latest: i64 = {
-        let mut fresh = Connection::open_in_memory()?;
-        schema::migrations().to_latest(&mut fresh)?;
-        fresh.pragma_query_value(None, "user_version", |r| r.get(0))?
-    };
+    let latest = schema::latest();
     if version != latest {
         return Err(StoreError::Damaged(format!(
             "the database {} is at schema version {version}, this dervish reads version {latest}: run a command that writes (e.g. `dervish run --once`) with no other dervish running, to bring it up to date",
@@ -142,11 +159,19 @@ pub fn open_in_memory() -> Result<Connection> {
     Ok(conn)
 }
 
+/// Bring the schema up to date and turn foreign keys on. A database at the
+/// latest schema, the usual case, costs one read of its version; only an
+/// older one (or a newer one, which the migrations refuse) goes through
+/// the migrations.
 fn prepare(conn: &mut Connection) -> Result<()> {
-    // Foreign keys are off while migrating (a migration may make a table
-    // again, schema.rs V8); each migration that does checks them itself.
-    conn.pragma_update(None, "foreign_keys", "OFF")?;
-    schema::migrations().to_latest(conn)?;
+    let version: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
+    if version != schema::latest() {
+        // Foreign keys are off while migrating (a migration may make a
+        // table again, schema.rs V8); each migration that does checks them
+        // itself.
+        conn.pragma_update(None, "foreign_keys", "OFF")?;
+        schema::migrations().to_latest(conn)?;
+    }
     conn.pragma_update(None, "foreign_keys", "ON")?;
     Ok(())
 }

@@ -4,9 +4,19 @@
 use rusqlite_migration::{M, Migrations};
 
 /// Every migration, oldest first. The schema version is kept in SQLite's
-/// `user_version`.
+/// `user_version`: the number of migrations applied.
 pub fn migrations() -> Migrations<'static> {
-    Migrations::new(vec![
+    Migrations::new(steps())
+}
+
+/// The schema version of a database with every migration applied: what
+/// `user_version` reads once [`migrations`] have run to the latest.
+pub fn latest() -> i64 {
+    steps().len() as i64
+}
+
+fn steps() -> Vec<M<'static>> {
+    vec![
         M::up(V1),
         M::up(super::inbox::SCHEMA),
         M::up(V3),
@@ -19,7 +29,7 @@ pub fn migrations() -> Migrations<'static> {
         M::up(super::strangers::SCHEMA),
         M::up(OUTBOX_RETRY_AND_RETENTION),
         M::up(OUTBOX_PICTURES_KEPT),
-    ])
+    ]
 }
 
 const V1: &str = r#"
@@ -268,6 +278,18 @@ mod tests {
     #[test]
     fn the_migrations_are_valid() {
         assert!(super::migrations().validate().is_ok());
+    }
+
+    /// The version a database is opened at without the migrations is the
+    /// one they bring it to.
+    #[test]
+    fn the_latest_version_is_the_one_the_migrations_reach() {
+        let mut c = rusqlite::Connection::open_in_memory().unwrap();
+        super::migrations().to_latest(&mut c).unwrap();
+        let v: i64 = c
+            .pragma_query_value(None, "user_version", |r| r.get(0))
+            .unwrap();
+        assert_eq!(v, super::latest());
     }
 
     /// A database from before the third migration loses the secrets of
