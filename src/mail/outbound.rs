@@ -995,6 +995,66 @@ impl Sender {
         }
     }
 
+    /// Whether this transport takes mail in batches ([`Sender::stage_all`],
+    /// then [`Sender::commit_staged`]): the file transport,
+    /// whose cost is making each file durable.
+    pub fn batches(&self) -> bool {
+        matches!(self.inner.as_ref(), Inner::File(_))
+    }
+
+    /// Write each of `mails` for the file transport as a temporary file of
+    /// `staged`, not yet synced nor in place: nothing is handed over until
+    /// [`Sender::commit_staged`]. The messages are built side by side on
+    /// every core (rayon), then written in order. Returns each mail's
+    /// result; other transports fail here, for good.
+    pub fn stage_all(&self, staged: &mut Staged, mails: &[Outgoing]) -> Vec<Result<(), SendError>> {
+        use rayon::prelude::*;
+        let Inner::File(dir) = self.inner.as_ref() else {
+            let e = SendError::permanent("only the file transport takes mail in batches");
+            return mails.iter().map(|_| Err(e.clone())).collect();
+        };
+        let built: Vec<Result<Vec<u8>, SendError>> = mails
+            .par_iter()
+            .map(|o| {
+                let bytes = build(o)
+                    .map_err(|e| SendError::permanent(e.to_string()))?
+                    .formatted();
+                if bytes.iter().all(u8::is_ascii_whitespace) {
+                    return Err(SendError::permanent(
+                        "the message is empty; an empty message is never handed over",
+                    ));
+                }
+                Ok(bytes)
+            })
+            .collect();
+        built
+            .into_iter()
+            .zip(mails)
+            .map(|(bytes, o)| {
+                staged
+                    .write(dir, &o.message_id, &bytes?)
+                    .map_err(|e| SendError::down(format!("writing to {}: {e}", dir.display())))
+            })
+            .collect()
+    }
+
+    /// Hand over every message of `staged` at once: their files made
+    /// durable (synced a few at a time side by side, so the file system
+    /// writes them together), then renamed into place, then the folder
+    /// synced. A message is in place only once its whole file is on disk;
+    /// a stop in the middle leaves temporary files, which
+    /// [`Sender::remove_orphans`] removes, and nothing half-written under
+    /// a message's name. On failure no file of the batch is in place,
+    /// unless the failure is in the last step (syncing the folder).
+    pub fn commit_staged(&self, staged: Staged) -> Result<(), SendError> {
+        let Inner::File(dir) = self.inner.as_ref() else {
+            return Ok(());
+        };
+        staged
+            .commit(dir)
+            .map_err(|e| SendError::down(format!("writing to {}: {e}", dir.display())))
+    }
+
     /// [`Sender::remove_orphans`], the first time only: the service calls
     /// it at the start of every pass, and it works at the first.
     pub fn remove_orphans_once(&self) -> usize {
@@ -1039,6 +1099,104 @@ impl Sender {
         }
         removed
     }
+}
+
+/// Messages the file transport has written and not yet handed over
+/// ([`Sender::stage_all`], [`Sender::commit_staged`]).
+#[derive(Default)]
+pub struct Staged {
+    /// Each message's open temporary file and its name, and the name it
+    /// takes once in place.
+    files: Vec<(fs::File, PathBuf, String)>,
+}
+
+impl Staged {
+    /// How many messages wait in the batch.
+    pub fn len(&self) -> usize {
+        self.files.len()
+    }
+
+    /// Whether no message waits.
+    pub fn is_empty(&self) -> bool {
+        self.files.is_empty()
+    }
+
+    fn write(&mut self, dir: &Path, message_id: &str, bytes: &[u8]) -> io::Result<()> {
+        fs::create_dir_all(dir)?;
+        let (tmp, name) = temp_name(dir, message_id);
+        let written = fs::File::create(&tmp).and_then(|mut file| {
+            file.write_all(bytes)?;
+            Ok(file)
+        });
+        match written {
+            Ok(file) => {
+                self.files.push((file, tmp, name));
+                Ok(())
+            }
+            Err(e) => {
+                let _ = fs::remove_file(&tmp);
+                Err(e)
+            }
+        }
+    }
+
+    /// Sync every file (a few threads side by side, so that the file
+    /// system commits them together), rename each into place, sync the
+    /// folder.
+    fn commit(self, dir: &Path) -> io::Result<()> {
+        let result = sync_all_of(&self.files).and_then(|()| {
+            for (_, tmp, name) in &self.files {
+                fs::rename(tmp, dir.join(name))?;
+            }
+            Ok(())
+        });
+        if result.is_err() {
+            for (_, tmp, _) in &self.files {
+                let _ = fs::remove_file(tmp);
+            }
+        }
+        result?;
+        // Make the renames durable; not every system can sync a folder.
+        if let Ok(folder) = fs::File::open(dir) {
+            let _ = folder.sync_all();
+        }
+        Ok(())
+    }
+}
+
+/// How many files are synced side by side.
+const SYNC_THREADS: usize = 8;
+
+/// Sync each of `files`, [`SYNC_THREADS`] at a time: the first error, if
+/// any.
+fn sync_all_of(files: &[(fs::File, PathBuf, String)]) -> io::Result<()> {
+    if files.len() < 2 {
+        return files.iter().try_for_each(|(f, _, _)| f.sync_all());
+    }
+    let share = files.len().div_ceil(SYNC_THREADS);
+    std::thread::scope(|scope| {
+        let running: Vec<_> = files
+            .chunks(share)
+            .map(|part| scope.spawn(move || part.iter().try_for_each(|(f, _, _)| f.sync_all())))
+            .collect();
+        running.into_iter().try_for_each(|r| {
+            r.join()
+                .unwrap_or_else(|_| Err(io::Error::other("a thread syncing mail files failed")))
+        })
+    })
+}
+
+/// A temporary file's path in `dir` for the message `message_id`, and
+/// the name the message takes once in place.
+fn temp_name(dir: &Path, message_id: &str) -> (PathBuf, String) {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let name = file_name(message_id);
+    let tmp = dir.join(format!(
+        ".{name}.{}.{}.tmp",
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::Relaxed)
+    ));
+    (tmp, name)
 }
 
 /// The start of the names of sendmail's message files (in the system's
@@ -1373,14 +1531,8 @@ fn file_name(message_id: &str) -> String {
 /// Writes `<dir>/<message id>.eml` atomically: a temporary file in the same
 /// folder, synced, then renamed over any earlier copy.
 fn write_file(dir: &Path, message_id: &str, bytes: &[u8]) -> io::Result<()> {
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
     fs::create_dir_all(dir)?;
-    let name = file_name(message_id);
-    let tmp = dir.join(format!(
-        ".{name}.{}.{}.tmp",
-        std::process::id(),
-        COUNTER.fetch_add(1, Ordering::Relaxed)
-    ));
+    let (tmp, name) = temp_name(dir, message_id);
     let written = (|| {
         let mut file = fs::File::create(&tmp)?;
         file.write_all(bytes)?;

@@ -7,7 +7,7 @@ use chrono::{DateTime, Duration, Utc};
 use super::templates::Rendered;
 use super::{Result, Service};
 use crate::mail::outbound::{
-    Attachment, AutoSubmitted, Handed, Outgoing, SendError, Sender, html_with_pictures,
+    Attachment, AutoSubmitted, Handed, Outgoing, SendError, Sender, Staged, html_with_pictures,
 };
 use crate::store::{self, OutboxRow};
 
@@ -241,6 +241,9 @@ impl Service {
         // By id, one row at a time: the bodies of a long queue are never
         // all in memory together.
         let due = store::due_mail_ids(&self.conn, now)?;
+        if sender.batches() {
+            return self.send_due_in_batches(sender, due, now, tally);
+        }
         let total = due.len();
         for (n, id) in due.into_iter().enumerate() {
             if self.stopping() {
@@ -275,6 +278,96 @@ impl Service {
                 }
             }
         }
+        Ok(())
+    }
+
+    /// [`Service::send_due`] for a transport that takes mail in batches
+    /// (the file transport): up to [`MAILS_AT_ONCE`] mails marked
+    /// "sending" and written (built side by side), then handed over
+    /// together (made durable once for all), then each recorded as sent;
+    /// a mail that cannot be written is recorded after the mails before
+    /// it, and if the transport is down no more are tried. Mails
+    /// "sending" when the service is stopped are settled at the next
+    /// start as a crash's are ([`Service::settle_interrupted`]).
+    fn send_due_in_batches(
+        &self,
+        sender: &Sender,
+        due: Vec<i64>,
+        now: DateTime<Utc>,
+        tally: &mut Tally,
+    ) -> Result<()> {
+        let mut left = due.len();
+        let mut rest = due.into_iter();
+        while !self.stopping() {
+            let batch = self.next_batch(&mut rest, now)?;
+            if batch.is_empty() {
+                return Ok(());
+            }
+            let outs: Vec<Outgoing> = batch.iter().map(|m| self.outgoing(m, now)).collect();
+            let mut staged = Staged::default();
+            let results = sender.stage_all(&mut staged, &outs);
+            let handed = sender.commit_staged(staged);
+            for (i, (m, written)) in batch.iter().zip(results).enumerate() {
+                left = left.saturating_sub(1);
+                let result = match (&handed, written) {
+                    (_, Err(e)) => Err(e),
+                    (Err(e), Ok(())) => Err(e.clone()),
+                    (Ok(()), Ok(())) => Ok(()),
+                };
+                // The transport is down: the mails of the batch after this
+                // one wait again, as mails not tried (and are postponed
+                // with the others).
+                if result.as_ref().is_err_and(|e| e.transport_down) {
+                    for m in batch.iter().skip(i + 1) {
+                        self.sending_again(m, now)?;
+                    }
+                }
+                if self.record(m, result, now, tally, left)? == Flow::Stop {
+                    return Ok(());
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The next mails of `due` still waiting, up to [`MAILS_AT_ONCE`], each
+    /// marked as being handed over (one transaction for them all).
+    fn next_batch(
+        &self,
+        due: &mut impl Iterator<Item = i64>,
+        now: DateTime<Utc>,
+    ) -> Result<Vec<OutboxRow>> {
+        let mut batch = Vec::new();
+        let tx = self.begin()?;
+        for id in due.by_ref() {
+            // Dropped, sent or being handed over since the list was made:
+            // left alone.
+            let Some((m, None)) = store::outbox_mail(&tx, id)? else {
+                continue;
+            };
+            if m.sent_at.is_some() || m.gave_up || !store::mark_sending(&tx, m.id, now)? {
+                continue;
+            }
+            batch.push(m);
+            if batch.len() >= MAILS_AT_ONCE {
+                break;
+            }
+        }
+        tx.commit()?;
+        Ok(batch)
+    }
+
+    /// A mail marked "sending" and not handed over waits again, its
+    /// attempts unchanged.
+    fn sending_again(&self, m: &OutboxRow, now: DateTime<Utc>) -> Result<()> {
+        let tx = self.begin()?;
+        store::requeue_mail(
+            &tx,
+            m.id,
+            now,
+            "not handed over: the batch it was in failed",
+        )?;
+        tx.commit()?;
         Ok(())
     }
 
@@ -701,6 +794,10 @@ struct Tally {
 }
 
 /// Whether a pass goes on sending after a mail.
+/// How many mails the file transport writes before it makes them durable
+/// together and they are recorded as sent.
+pub const MAILS_AT_ONCE: usize = 64;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Flow {
     Go,

@@ -12,6 +12,7 @@ use super::record::TurnRecord;
 use super::secrets::{sha256_hex, unhex};
 use super::{Result, Service, ServiceError};
 use crate::battle::table::{Stopped, TableResolver};
+use crate::calendar::GameMonth;
 use crate::dice::{Dice, SeededDice};
 use crate::engine::orders::Orders;
 use crate::engine::{TurnResult, play_month_resolving, play_player_turn_resolving};
@@ -21,7 +22,7 @@ use crate::render::log;
 use crate::scenario::{Scenario, Side};
 use crate::state::GameState;
 use crate::state::setup::{Placements, initial_state};
-use crate::store::{self, GameRow, Mode, OrderSetRow, Status, TurnKind, TurnRow};
+use crate::store::{self, GameRow, Mode, OrderSetRow, PlayerRow, Status, TurnKind, TurnRow};
 
 /// The hash recorded for a side that sent no orders (it holds).
 pub const NO_ORDERS: &str = "none (no orders: the side held)";
@@ -274,14 +275,95 @@ impl Service {
     }
 
     /// Play every due turn.
+    ///
+    /// The turns of different games are worked out several at once
+    /// ([`TURNS_AT_ONCE`], on every core with rayon: the engine, the log,
+    /// the turn record, the drawn maps and the mails, from what was read
+    /// before), then stored one game after another, each in its own
+    /// transaction as when played alone, in the order of the due games.
+    /// Everything drawn from the service (the next turn's seed, the time)
+    /// is drawn in that order before the work starts, so the pass stores
+    /// and mails byte for byte what playing the games one by one does. A
+    /// game in its set-up step, whose turn waits for table battles, or
+    /// whose combats may go to the table is played alone, in its place.
     pub fn play_due_turns(&self) -> Result<Vec<(String, u32)>> {
         self.settle_battle_deadlines()?;
         let mut played = Vec::new();
+        let mut batch: Vec<(Prepared, Opened)> = Vec::new();
         for id in self.due_games()? {
-            let n = self.play_turn(&id)?;
+            let together = match self.prepare_together(&id) {
+                Ok(t) => t,
+                Err(e) => {
+                    self.play_together(std::mem::take(&mut batch), &mut played)?;
+                    return Err(e);
+                }
+            };
+            match together {
+                Some(ready) => {
+                    batch.push(ready);
+                    if batch.len() >= TURNS_AT_ONCE {
+                        self.play_together(std::mem::take(&mut batch), &mut played)?;
+                    }
+                }
+                None => {
+                    self.play_together(std::mem::take(&mut batch), &mut played)?;
+                    let n = self.play_turn(&id)?;
+                    played.push((id, n));
+                }
+            }
+        }
+        self.play_together(batch, &mut played)?;
+        Ok(played)
+    }
+
+    /// Game `id`'s due turn read and its next turn opened, to be worked
+    /// out with others; `None` when it is to be played alone
+    /// ([`Service::play_turn`]: not running, in its set-up step, a turn
+    /// with table battles, or combats that may go to the table).
+    fn prepare_together(&self, id: &str) -> Result<Option<(Prepared, Opened)>> {
+        let g = self.game(id)?;
+        if g.status != Status::Running || g.turn_kind.is_setup() {
+            return Ok(None);
+        }
+        let battles = crate::store::battles::battles_of_turn(&self.conn, id, g.turn_no)?;
+        if !battles.is_empty() || self.state_of(&g)?.options.table_battles.any() {
+            return Ok(None);
+        }
+        let p = self.prepare(g, &battles)?;
+        let o = self.open_next(&p.g)?;
+        Ok(Some((p, o)))
+    }
+
+    /// Work out the turns of `batch` at once, then store each in order;
+    /// the first failure ends the pass after the turns before it are
+    /// stored.
+    fn play_together(
+        &self,
+        batch: Vec<(Prepared, Opened)>,
+        played: &mut Vec<(String, u32)>,
+    ) -> Result<()> {
+        use rayon::prelude::*;
+        if batch.is_empty() {
+            return Ok(());
+        }
+        let desk = self.desk();
+        let worked: Vec<Result<Played>> = batch
+            .into_par_iter()
+            .map(|(p, o)| desk.play(p, o))
+            .collect();
+        for w in worked {
+            let (id, n) = match w? {
+                Played::Worked(w) => (w.g.id.clone(), self.store_worked(*w)?),
+                // Not expected (its options send no combat to the
+                // table), but stored as a stop if it comes.
+                Played::Stopped(p, stopped) => {
+                    self.stop_for_battle(&p.scn, &p.g, &stopped, p.set_ids())?;
+                    (p.g.id.clone(), p.g.turn_no)
+                }
+            };
             played.push((id, n));
         }
-        Ok(played)
+        Ok(())
     }
 
     /// Whether game `g`, as read before this transaction began, has moved
@@ -310,9 +392,6 @@ impl Service {
         if g.turn_kind.is_setup() {
             return self.play_setup_step(&g);
         }
-        let scn = self.scenario(&g.scenario)?;
-        let before = self.state_of(&g)?;
-        let sides = g.turn_kind.sides();
         // A turn that stopped at a table battle is played again with the
         // order sets it stopped with and every battle's settlement.
         let battles = crate::store::battles::battles_of_turn(&self.conn, id, g.turn_no)?;
@@ -322,7 +401,30 @@ impl Service {
                 g.turn_no, b.id
             )));
         }
-        let settled = self.settlements_of(&battles)?;
+        let p = self.prepare(g, &battles)?;
+        let desk = self.desk();
+        let (r, stopped) = p.adjudicate(&desk)?;
+        if let Some(stopped) = stopped {
+            self.stop_for_battle(&p.scn, &p.g, &stopped, p.set_ids())?;
+            return Ok(p.g.turn_no);
+        }
+        let o = self.open_next(&p.g)?;
+        let w = desk.results(p, o, r)?;
+        self.store_worked(w)
+    }
+
+    /// What playing game `g`'s open turn needs from the database: its
+    /// state, each side's order set (those the turn stopped with, if it
+    /// met table `battles`) and the battles' settlements.
+    fn prepare(
+        &self,
+        g: GameRow,
+        battles: &[crate::store::battles::BattleRow],
+    ) -> Result<Prepared> {
+        let scn = self.scenario(&g.scenario)?;
+        let before = self.state_of(&g)?;
+        let sides = g.turn_kind.sides();
+        let settled = self.settlements_of(battles)?;
         let set = |side: Side| -> Result<Option<OrderSetRow>> {
             if !sides.contains(&side) {
                 return Ok(None);
@@ -339,93 +441,73 @@ impl Service {
                         None => Ok(None),
                     }
                 }
-                None => Ok(store::latest_order_set(&self.conn, id, g.turn_no, side)?),
+                None => Ok(store::latest_order_set(&self.conn, &g.id, g.turn_no, side)?),
             }
         };
         let (eg_set, md_set) = (set(Side::Egyptian)?, set(Side::Mahdist)?);
         let eg = self.orders_of(eg_set.as_ref())?;
         let md = self.orders_of(md_set.as_ref())?;
         let seed = seed_bytes(&g.seed_hex).ok_or_else(|| ServiceError::State {
-            game: id.to_string(),
+            game: g.id.clone(),
             message: "the turn's seed is not 32 bytes of hex".into(),
         })?;
-        let (r, stopped) = adjudicate(
-            &scn,
-            before.clone(),
-            g.turn_kind,
-            &eg,
-            &md,
+        Ok(Prepared {
+            g,
+            scn,
+            before,
+            eg_set,
+            md_set,
+            eg,
+            md,
             seed,
-            &settled,
-            self.data.etyfw.as_ref(),
-        )?;
-        if let Some(stopped) = stopped {
-            self.stop_for_battle(
-                &scn,
-                &g,
-                &stopped,
-                (eg_set.as_ref().map(|s| s.id), md_set.as_ref().map(|s| s.id)),
-            )?;
-            return Ok(g.turn_no);
-        }
-        let log_text = log::render(&scn.map, &r.events);
-        let json = |v: &dyn erased::Json| {
-            v.json().map_err(|e| ServiceError::State {
-                game: id.to_string(),
-                message: e,
-            })
-        };
+            settled,
+        })
+    }
+
+    /// The next turn's seed and the time, drawn now, and who gets the
+    /// results of game `g`'s turn.
+    fn open_next(&self, g: &GameRow) -> Result<Opened> {
         let now = self.now();
-        let hash = |s: &Option<OrderSetRow>| {
-            s.as_ref()
-                .map_or(NO_ORDERS.to_string(), |s| s.sha256.clone())
-        };
-        let turn = TurnRow {
-            game_id: id.to_string(),
-            turn_no: g.turn_no,
-            month: before.month.to_string(),
-            turn_kind: g.turn_kind,
-            seed_hex: g.seed_hex.clone(),
-            seed_sha256: g.seed_sha256.clone(),
-            egyptian_set: eg_set.as_ref().map(|s| s.id),
-            mahdist_set: md_set.as_ref().map(|s| s.id),
-            egyptian_sha256: hash(&eg_set),
-            mahdist_sha256: hash(&md_set),
-            state_before: json(&before)?,
-            state_after: json(&r.state)?,
-            events: json(&r.events)?,
-            log: log_text.clone(),
-            played_at: now,
-            battles: settlements_json(&settled),
-        };
         let (seed_hex, seed_sha256) = self.new_seed()?;
-        let mut next = g.clone();
-        next.state = turn.state_after.clone();
-        next.month = r.state.month.to_string();
-        next.turn_no = g.turn_no + 1;
-        next.turn_kind = match (g.mode, g.turn_kind) {
-            (Mode::Monthly, _) => TurnKind::Month,
-            (Mode::Alternating, TurnKind::Player(Side::Egyptian)) => {
-                TurnKind::Player(Side::Mahdist)
-            }
-            (Mode::Alternating, _) => TurnKind::Player(Side::Egyptian),
-        };
-        next.seed_hex = seed_hex;
-        next.seed_sha256 = seed_sha256;
-        next.deadline = now + Duration::hours(i64::from(g.deadline_hours));
-        next.reminded = false;
-        if let Some(res) = &r.state.result {
-            next.status = Status::Finished;
-            next.result = Some(match res.winner {
-                Some(s) => format!("{s} victory: {}", res.reason),
-                // The reason of the end of the calendar says "a draw"
-                // itself (4.2).
-                None => format!(
-                    "a draw: {}",
-                    res.reason.strip_suffix(": a draw").unwrap_or(&res.reason)
-                ),
-            });
+        Ok(Opened {
+            now,
+            seed_hex,
+            seed_sha256,
+            players: store::players(&self.conn, &g.id)?,
+            observers: store::observers(&self.conn, &g.id)?,
+            audit: store::audit_log(&self.conn, &g.id)?,
+            roots: [
+                self.thread_root(&g.id, Side::Egyptian),
+                self.thread_root(&g.id, Side::Mahdist),
+            ],
+        })
+    }
+
+    /// What the results of a turn are made with: no database, clock or
+    /// seeds, so several turns are made at once.
+    fn desk(&self) -> Desk<'_> {
+        Desk {
+            cfg: &self.cfg,
+            templates: &self.templates,
+            data: &self.data,
         }
+    }
+
+    /// Store a turn worked out, in one transaction: the turn, the game
+    /// moved on, the programmed players' orders for the next turn, the
+    /// players' missed turns with their notices, then the results mails.
+    /// Nothing is stored if the game moved on meanwhile.
+    fn store_worked(&self, w: Worked) -> Result<u32> {
+        let Worked {
+            g,
+            next,
+            turn,
+            state,
+            sent,
+            month,
+            results,
+            full_log,
+        } = w;
         let tx = self.begin()?;
         if self.moved_on(&g)? {
             return Ok(g.turn_no);
@@ -433,17 +515,35 @@ impl Service {
         store::insert_turn(&tx, &turn)?;
         store::update_game(&tx, &next)?;
         // The programmed players' orders for the turn now open.
-        self.bot_orders(&tx, &next, &r.state)?;
-        for mut p in store::players(&tx, id)? {
+        self.bot_orders(&tx, &next, &state)?;
+        self.count_missed_turns(&tx, &g, &sent, month)?;
+        for d in results {
+            self.queue_with_appendix(d, Some(&full_log))?;
+        }
+        tx.commit()?;
+        tracing::info!(game = %g.id, turn = g.turn_no, month = %month, "turn played");
+        self.archive_after_turn(&g.id);
+        Ok(g.turn_no)
+    }
+
+    /// Each player of the turn just played (`g`) who sent no orders has
+    /// missed one more turn and is told their units held; the game master
+    /// is told when a player reaches `[turns] missed_turns_note`. A player
+    /// who sent orders has missed none. Inside the caller's transaction.
+    fn count_missed_turns(
+        &self,
+        tx: &rusqlite::Connection,
+        g: &GameRow,
+        sent: &[Side],
+        month: GameMonth,
+    ) -> Result<()> {
+        let id = &g.id;
+        let sides = g.turn_kind.sides();
+        for mut p in store::players(tx, id)? {
             if !sides.contains(&p.side) {
                 continue;
             }
-            let sent = if p.side == Side::Egyptian {
-                &eg_set
-            } else {
-                &md_set
-            };
-            if sent.is_some() {
+            if sent.contains(&p.side) {
                 p.missed_turns = 0;
             } else if p.address.is_empty() {
                 // An open seat holds until someone joins.
@@ -458,7 +558,7 @@ impl Service {
                         "Dervish had no {} orders from you when turn {} ({}) was played at its deadline, so your units held where they were. The results follow in a separate mail.",
                         p.side,
                         g.turn_no,
-                        before.month.long_name()
+                        month.long_name()
                     ),
                 )?)?;
                 if p.missed_turns == self.cfg.turns.missed_turns_note {
@@ -478,31 +578,154 @@ impl Service {
                     )?)?;
                 }
             }
-            store::upsert_player(&tx, &p)?;
+            store::upsert_player(tx, &p)?;
         }
+        Ok(())
+    }
+}
+
+/// How many due turns of different games a pass works out at once before
+/// storing them: enough to keep every core busy, few enough that the
+/// drawn maps and mails held in memory stay a few megabytes.
+pub const TURNS_AT_ONCE: usize = 16;
+
+/// A due turn read from the database: what playing it needs.
+struct Prepared {
+    /// The game as read, before the turn.
+    g: GameRow,
+    scn: Scenario,
+    before: GameState,
+    eg_set: Option<OrderSetRow>,
+    md_set: Option<OrderSetRow>,
+    eg: Orders,
+    md: Orders,
+    seed: [u8; 32],
+    settled: Settlements,
+}
+
+impl Prepared {
+    /// The pure engine with the stored seed (see [`adjudicate`]).
+    fn adjudicate(&self, desk: &Desk) -> Result<(TurnResult, Option<Stopped>)> {
+        adjudicate(
+            &self.scn,
+            self.before.clone(),
+            self.g.turn_kind,
+            &self.eg,
+            &self.md,
+            self.seed,
+            &self.settled,
+            desk.data.etyfw.as_ref(),
+        )
+    }
+
+    /// The ids of the order sets the turn is played with.
+    fn set_ids(&self) -> (Option<i64>, Option<i64>) {
+        (
+            self.eg_set.as_ref().map(|s| s.id),
+            self.md_set.as_ref().map(|s| s.id),
+        )
+    }
+}
+
+/// Drawn from the service and read from the database in the order the
+/// turns are played, before their results are made: the time, the next
+/// turn's seed, the players and observers, the umpire's notes (the game's
+/// audit log) and each side's thread.
+struct Opened {
+    now: chrono::DateTime<chrono::Utc>,
+    seed_hex: String,
+    seed_sha256: String,
+    players: Vec<PlayerRow>,
+    observers: Vec<String>,
+    audit: Vec<(String, String, String, String)>,
+    /// The Message-ID rooting each side's thread (Egyptian, Mahdist).
+    roots: [String; 2],
+}
+
+/// A turn played, or stopped at a table battle.
+enum Played {
+    Worked(Box<Worked>),
+    Stopped(Box<Prepared>, Box<Stopped>),
+}
+
+/// A turn worked out: what [`Service::store_worked`] stores and mails.
+struct Worked {
+    /// The game as it was when the turn was read.
+    g: GameRow,
+    /// The game moved on to its next turn.
+    next: GameRow,
+    turn: TurnRow,
+    /// The state after the turn.
+    state: GameState,
+    /// The sides that sent orders.
+    sent: Vec<Side>,
+    /// The month played.
+    month: GameMonth,
+    /// The results mails, in the order they are queued.
+    results: Vec<Draft>,
+    /// Shown after each results mail's text in its HTML part.
+    full_log: String,
+}
+
+/// What the results of a turn are made with: the configuration, the
+/// templates and the data, shared by the threads that make several
+/// turns' results at once.
+struct Desk<'a> {
+    cfg: &'a super::Config,
+    templates: &'a super::templates::Templates,
+    data: &'a crate::scenario::DataSet,
+}
+
+/// One turn's results as every recipient's mail is made from them.
+struct Results<'a> {
+    scn: &'a Scenario,
+    played: &'a GameRow,
+    next: &'a GameRow,
+    turn: &'a TurnRow,
+    before: &'a GameState,
+    r: &'a TurnResult,
+    files: &'a [Attachment],
+    umpire: &'a Umpire,
+    overview: &'a str,
+    roots: &'a [String; 2],
+}
+
+impl Desk<'_> {
+    /// Play a prepared turn and make its results.
+    fn play(&self, p: Prepared, o: Opened) -> Result<Played> {
+        let (r, stopped) = p.adjudicate(self)?;
+        if let Some(stopped) = stopped {
+            return Ok(Played::Stopped(Box::new(p), Box::new(stopped)));
+        }
+        Ok(Played::Worked(Box::new(self.results(p, o, r)?)))
+    }
+
+    /// The turn row, the game moved on and the results mails of a turn
+    /// played (`r`).
+    fn results(&self, p: Prepared, o: Opened, r: TurnResult) -> Result<Worked> {
+        let turn = self.turn_row(&p, &r, o.now)?;
+        let next = next_game(&p.g, &turn, &r.state, &o);
         // Who gets results, and whether with the drawn map: players as
         // they chose (`MAP PICTURE`, the default, or `MAP TEXT`);
         // observers read the text (docs/drawn-maps-by-mail.md).
-        let mut recipients: Vec<(Option<Side>, String, bool)> = store::players(&tx, id)?
-            .into_iter()
+        let mut recipients: Vec<(Option<Side>, String, bool)> = o
+            .players
+            .iter()
             .filter(|p| !p.address.is_empty())
-            .map(|p| (Some(p.side), p.address, p.map_picture))
+            .map(|p| (Some(p.side), p.address.clone(), p.map_picture))
             .collect();
-        recipients.extend(
-            store::observers(&tx, id)?
-                .into_iter()
-                .map(|a| (None, a, false)),
-        );
+        recipients.extend(o.observers.iter().map(|a| (None, a.clone(), false)));
+        let g = &p.g;
         let record = TurnRecord::of(
-            &g,
+            g,
             &turn,
-            eg_set.as_ref(),
-            md_set.as_ref(),
+            p.eg_set.as_ref(),
+            p.md_set.as_ref(),
             self.data.digest(&g.scenario).unwrap_or_default(),
             (next.status != Status::Finished).then_some(next.seed_sha256.as_str()),
         );
         let mut files = turn_files(&turn, &record);
-        let umpire = self.umpire(&tx, &g, next.status == Status::Finished)?;
+        let umpire = umpire(&o.audit, &o.players, g, next.status == Status::Finished);
         if let Some(notes) = &umpire.revealed {
             files.push(Attachment::text(
                 format!("{}-umpire-notes.txt", g.id),
@@ -510,53 +733,113 @@ impl Service {
                 notes.clone(),
             ));
         }
-        let full_log = format!("The full log, every roll:\n\n{}", turn.log);
         // The same overview for every recipient, drawn once a turn.
-        let overview = ascii::overview(&scn, Some(&r.state));
-        let mut drawn = self.draw_pictures(&scn, &r, &recipients);
+        let overview = ascii::overview(&p.scn, Some(&r.state));
+        let mut drawn = self.draw_pictures(&p.scn, &r, &recipients);
+        let res = Results {
+            scn: &p.scn,
+            played: g,
+            next: &next,
+            turn: &turn,
+            before: &p.before,
+            r: &r,
+            files: &files,
+            umpire: &umpire,
+            overview: &overview,
+            roots: &o.roots,
+        };
+        let mut results = Vec::new();
         for (side, to, picture) in recipients {
-            let mut d = self.results_draft(
-                &scn, &g, &next, &turn, &r, side, &to, &files, &umpire, &overview,
-            )?;
+            let mut d = self.results_draft(&res, side, &to)?;
             d.attachments = files.clone();
             if let Some(side) = side.filter(|_| picture)
                 && let Some(i) = drawn.iter().position(|(s, _)| *s == side)
             {
                 let (_, pictures) = drawn.swap_remove(i);
-                let pictures = self.results_picture(&scn, &turn, side, &d, pictures);
+                let pictures = self.results_picture(&p.scn, &turn, side, &d, pictures);
                 d.attachments.splice(0..0, pictures);
             }
-            self.queue_with_appendix(d, Some(&full_log))?;
+            results.push(d);
         }
-        tx.commit()?;
-        tracing::info!(game = id, turn = g.turn_no, month = %before.month, "turn played");
-        self.archive_after_turn(id);
-        Ok(g.turn_no)
+        let full_log = format!("The full log, every roll:\n\n{}", turn.log);
+        let sent = [(Side::Egyptian, &p.eg_set), (Side::Mahdist, &p.md_set)]
+            .into_iter()
+            .filter(|(_, s)| s.is_some())
+            .map(|(side, _)| side)
+            .collect();
+        Ok(Worked {
+            month: p.before.month,
+            g: p.g,
+            next,
+            turn,
+            state: r.state,
+            sent,
+            results,
+            full_log,
+        })
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn results_draft(
+    /// The stored record of turn `p` played (`r`) at `now`.
+    fn turn_row(
         &self,
-        scn: &Scenario,
-        played: &GameRow,
-        next: &GameRow,
-        turn: &TurnRow,
+        p: &Prepared,
         r: &TurnResult,
-        side: Option<Side>,
-        to: &str,
-        files: &[Attachment],
-        umpire: &Umpire,
-        overview: &str,
-    ) -> Result<Draft> {
+        now: chrono::DateTime<chrono::Utc>,
+    ) -> Result<TurnRow> {
+        let g = &p.g;
+        let json = |v: &dyn erased::Json| {
+            v.json().map_err(|e| ServiceError::State {
+                game: g.id.clone(),
+                message: e,
+            })
+        };
+        let hash = |s: &Option<OrderSetRow>| {
+            s.as_ref()
+                .map_or(NO_ORDERS.to_string(), |s| s.sha256.clone())
+        };
+        Ok(TurnRow {
+            game_id: g.id.clone(),
+            turn_no: g.turn_no,
+            month: p.before.month.to_string(),
+            turn_kind: g.turn_kind,
+            seed_hex: g.seed_hex.clone(),
+            seed_sha256: g.seed_sha256.clone(),
+            egyptian_set: p.eg_set.as_ref().map(|s| s.id),
+            mahdist_set: p.md_set.as_ref().map(|s| s.id),
+            egyptian_sha256: hash(&p.eg_set),
+            mahdist_sha256: hash(&p.md_set),
+            state_before: json(&p.before)?,
+            state_after: json(&r.state)?,
+            events: json(&r.events)?,
+            log: log::render(&p.scn.map, &r.events),
+            played_at: now,
+            battles: settlements_json(&p.settled),
+        })
+    }
+
+    /// `side`'s results mail to `to` (an observer's when `side` is
+    /// `None`), without its files.
+    fn results_draft(&self, res: &Results, side: Option<Side>, to: &str) -> Result<Draft> {
+        let Results {
+            scn,
+            played,
+            next,
+            turn,
+            before,
+            r,
+            files,
+            umpire,
+            overview,
+            roots,
+        } = *res;
         let month_played: crate::calendar::GameMonth =
             turn.month.parse().map_err(|_| ServiceError::State {
                 game: played.id.clone(),
                 message: format!("month {}", turn.month),
             })?;
-        let before = self.state_of(played)?;
         let news_of = crate::render::news::Month {
             scn,
-            before: &before,
+            before,
             after: &r.state,
             events: &r.events,
             side,
@@ -609,7 +892,7 @@ impl Service {
             html: true,
             in_reply_to: None,
             refs: side
-                .map(|s| vec![self.thread_root(&played.id, s)])
+                .map(|s| vec![roots[usize::from(s == Side::Mahdist)].clone()])
                 .unwrap_or_default(),
             reply: false,
             attachments: Vec::new(),
@@ -759,43 +1042,81 @@ impl Service {
         );
         drawn
     }
+}
 
-    /// The umpire's notes of the turn just played (`g`, before it moved
-    /// on): sealed by their SHA-256; all of them, and each programmed
-    /// player's key, revealed when `over`.
-    fn umpire(&self, c: &rusqlite::Connection, g: &GameRow, over: bool) -> Result<Umpire> {
-        let log = store::audit_log(c, &g.id)?;
-        let action = super::bots::notes_action(g.turn_no);
-        let sealed = log
-            .iter()
-            .find(|(_, actor, a, _)| actor == "bot" && *a == action)
-            .map(|(_, _, _, detail)| sha256_hex(detail.as_bytes()));
-        let bots: Vec<store::PlayerRow> = store::players(c, &g.id)?
-            .into_iter()
-            .filter(|p| p.bot.is_some())
-            .collect();
-        let revealed = (over && !bots.is_empty()).then(|| {
-            let mut text = format!(
-                "The umpire's notes of game {}: every reaction roll of the programmed player, turn by turn. Each turn's notes are the text whose SHA-256 that turn's results gave.\n\n",
-                g.id
-            );
-            for p in &bots {
+/// The game `g` moved on past the turn just played (`turn`, leaving
+/// `state`), with the seed and time drawn for it (`o`).
+fn next_game(g: &GameRow, turn: &TurnRow, state: &GameState, o: &Opened) -> GameRow {
+    let mut next = g.clone();
+    next.state = turn.state_after.clone();
+    next.month = state.month.to_string();
+    next.turn_no = g.turn_no + 1;
+    next.turn_kind = match (g.mode, g.turn_kind) {
+        (Mode::Monthly, _) => TurnKind::Month,
+        (Mode::Alternating, TurnKind::Player(Side::Egyptian)) => TurnKind::Player(Side::Mahdist),
+        (Mode::Alternating, _) => TurnKind::Player(Side::Egyptian),
+    };
+    next.seed_hex = o.seed_hex.clone();
+    next.seed_sha256 = o.seed_sha256.clone();
+    next.deadline = o.now + Duration::hours(i64::from(g.deadline_hours));
+    next.reminded = false;
+    if let Some(res) = &state.result {
+        next.status = Status::Finished;
+        next.result = Some(match res.winner {
+            Some(s) => format!("{s} victory: {}", res.reason),
+            // The reason of the end of the calendar says "a draw"
+            // itself (4.2).
+            None => format!(
+                "a draw: {}",
+                res.reason.strip_suffix(": a draw").unwrap_or(&res.reason)
+            ),
+        });
+    }
+    next
+}
+
+/// The umpire's notes of the turn just played (`g`, before it moved on),
+/// from the game's audit `log` and its `players`: sealed by their
+/// SHA-256; all of them, and each programmed player's key, revealed when
+/// `over`.
+fn umpire(
+    log: &[(String, String, String, String)],
+    players: &[PlayerRow],
+    g: &GameRow,
+    over: bool,
+) -> Umpire {
+    let action = super::bots::notes_action(g.turn_no);
+    let sealed = log
+        .iter()
+        .find(|(_, actor, a, _)| actor == "bot" && *a == action)
+        .map(|(_, _, _, detail)| sha256_hex(detail.as_bytes()));
+    let bots: Vec<&PlayerRow> = players.iter().filter(|p| p.bot.is_some()).collect();
+    let revealed = (over && !bots.is_empty()).then(|| {
+        let mut text = format!(
+            "The umpire's notes of game {}: every reaction roll of the programmed player, turn by turn. Each turn's notes are the text whose SHA-256 that turn's results gave.\n\n",
+            g.id
+        );
+        for p in &bots {
+            text.push_str(&format!(
+                "The {} programmed player's key (its dice are SHA-256 of \"dervish programmed player\\n\", this key, the turn's seed and its side): {}\n",
+                p.side,
+                p.bot_key.clone().unwrap_or_default()
+            ));
+        }
+        for (_, actor, a, detail) in log {
+            if actor == "bot" && a.starts_with("umpire's notes, turn ") {
                 text.push_str(&format!(
-                    "The {} programmed player's key (its dice are SHA-256 of \"dervish programmed player\\n\", this key, the turn's seed and its side): {}\n",
-                    p.side,
-                    p.bot_key.clone().unwrap_or_default()
+                    "\n== {a} (SHA-256 {})\n{detail}\n",
+                    sha256_hex(detail.as_bytes())
                 ));
             }
-            for (_, actor, a, detail) in &log {
-                if actor == "bot" && a.starts_with("umpire's notes, turn ") {
-                    text.push_str(&format!("\n== {a} (SHA-256 {})\n{detail}\n", sha256_hex(detail.as_bytes())));
-                }
-            }
-            text
-        });
-        Ok(Umpire { sealed, revealed })
-    }
+        }
+        text
+    });
+    Umpire { sealed, revealed }
+}
 
+impl Service {
     /// Remind each side that is not READY, once a turn, when the deadline
     /// is near. Returns how many reminders were queued.
     pub fn send_reminders(&self) -> Result<usize> {
