@@ -820,7 +820,22 @@ fn turn_row(r: &Row<'_>) -> rusqlite::Result<TurnRow> {
     })
 }
 
+/// Store a played turn. The state a turn starts from is the state the
+/// game's turn before ended with: it is then stored once, with that
+/// turn, and this turn's `state_before` is stored empty ([`turns`] reads
+/// it back whole).
 pub fn insert_turn(c: &Connection, t: &TurnRow) -> Result<()> {
+    let before: Option<String> = c
+        .prepare_cached(
+            "SELECT state_after FROM turns WHERE game_id = ?1 AND turn_no < ?2 ORDER BY turn_no DESC LIMIT 1",
+        )?
+        .query_row(params![t.game_id, t.turn_no], |r| r.get(0))
+        .optional()?;
+    let state_before = if before.as_deref() == Some(t.state_before.as_str()) {
+        ""
+    } else {
+        t.state_before.as_str()
+    };
     c.prepare_cached(
         &format!("INSERT INTO turns ({TURN_COLS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)"),
     )?
@@ -836,7 +851,7 @@ pub fn insert_turn(c: &Connection, t: &TurnRow) -> Result<()> {
             t.mahdist_set,
             t.egyptian_sha256,
             t.mahdist_sha256,
-            t.state_before,
+            state_before,
             t.state_after,
             t.events,
             t.log,
@@ -853,7 +868,22 @@ pub fn turns(c: &Connection, game_id: &str) -> Result<Vec<TurnRow>> {
         "SELECT {TURN_COLS} FROM turns WHERE game_id = ?1 ORDER BY turn_no"
     ))?;
     let rows = st.query_map([game_id], turn_row)?;
-    Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+    let mut turns: Vec<TurnRow> = Vec::new();
+    for row in rows {
+        let mut t = row?;
+        // Stored once, with the turn before ([`insert_turn`]).
+        if t.state_before.is_empty() {
+            let Some(last) = turns.last() else {
+                return Err(StoreError::Damaged(format!(
+                    "turn {} of game {game_id} starts from the state of a turn before it, and there is none",
+                    t.turn_no
+                )));
+            };
+            t.state_before = last.state_after.clone();
+        }
+        turns.push(t);
+    }
+    Ok(turns)
 }
 
 /// A mail waiting to be sent, or sent.
