@@ -2238,6 +2238,90 @@ fn a_refusal_quoting_a_receipt_has_no_line_over_100_characters() {
     }
 }
 
+/// The mail of a game played month after month stores at most 150 KB a
+/// game-turn (about 240 KB before migration 13): the log and turn record
+/// every recipient of a turn gets, and the full log in each results mail's
+/// HTML part, are stored once and deflated, and replaced results keep no
+/// pictures (the latest results to each player keep theirs, for RESEND:
+/// once a game, not once a turn, so they are left out here). Each mail
+/// still reads back whole: what it would cost kept whole is measured from
+/// the mails as read. The database file grows under 150 KB a game-turn
+/// too: the rest of it is the turns table, each state stored once.
+#[test]
+fn a_played_month_stores_at_most_150_kb_of_mail() {
+    const MONTHS: u64 = 4;
+    let mut h = Harness::seeded("storage-per-turn", |c| c.outbox.keep_sent_days = 30);
+    play_first_turn(&mut h, "MARCH STACK Sinkat TO Souakim\nREADY\n");
+    h.pass();
+    let file = h.dir.join("dervish.sqlite");
+    let checkpoint = |h: &Harness| {
+        h.svc
+            .conn
+            .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
+            .unwrap();
+    };
+    checkpoint(&h);
+    let file_before = std::fs::metadata(&file).unwrap().len();
+    for _ in 0..MONTHS {
+        let e = h.orders(Side::Egyptian, "READY\n");
+        let m = h.orders(Side::Mahdist, "READY\n");
+        h.deliver(&e);
+        h.deliver(&m);
+        h.pass();
+        h.pass();
+    }
+    let turns = store::turns(&h.svc.conn, "k-1").unwrap().len() as u64;
+    assert_eq!(turns, 1 + MONTHS, "every month played");
+    checkpoint(&h);
+    let c = &h.svc.conn;
+    let latest = "kind = 'results' AND id = (SELECT MAX(id) FROM outbox AS l \
+                  WHERE l.kind = 'results' AND l.recipient = o.recipient)";
+    let stored: i64 = c
+        .query_row(
+            &format!(
+                "SELECT (SELECT SUM(length(body_text) + COALESCE(length(body_html), 0) + length(attachments)) \
+                 FROM outbox AS o WHERE NOT ({latest})) + (SELECT SUM(length(deflated)) FROM outbox_parts)"
+            ),
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    let ids: Vec<i64> = c
+        .prepare(&format!("SELECT id FROM outbox AS o WHERE NOT ({latest})"))
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    let read: usize = ids
+        .iter()
+        .map(|&id| {
+            let (m, _) = store::outbox_mail(c, id).unwrap().unwrap();
+            m.body_text.len() + m.body_html.as_ref().map_or(0, String::len) + m.attachments.len()
+        })
+        .sum();
+    let (stored, read) = (stored as u64 / turns, read as u64 / turns);
+    let grown = (std::fs::metadata(&file).unwrap().len() - file_before) / MONTHS;
+    eprintln!(
+        "a game-turn: mail stored {} KB (read whole {} KB); database file {} KB",
+        stored / 1000,
+        read / 1000,
+        grown / 1000
+    );
+    assert!(
+        stored < 150_000,
+        "a game-turn's mail costs {stored} bytes of database"
+    );
+    assert!(
+        read > 2 * stored,
+        "the shared pieces are stored once: {read} bytes read, {stored} stored"
+    );
+    assert!(
+        grown < 150_000,
+        "the database file grows {grown} bytes a game-turn"
+    );
+}
+
 /// A results mail that a later one to the same player has replaced keeps
 /// its text, log and turn record but no longer its pictures (they can be
 /// drawn again from the stored turn; the digest of the whole mail is

@@ -534,6 +534,13 @@ pub fn html_with_pictures(text: &str, files: &[Attachment]) -> String {
     out
 }
 
+/// `text` escaped as [`html_with_pictures`] writes it inside its `<pre>`.
+pub fn escape_html(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    escape_into(&mut out, text);
+    out
+}
+
 /// `text` with `& < > " '` escaped for HTML text and attribute values.
 fn escape_into(out: &mut String, text: &str) {
     for c in text.chars() {

@@ -7,7 +7,8 @@ use chrono::{DateTime, Duration, Utc};
 use super::templates::Rendered;
 use super::{Result, Service};
 use crate::mail::outbound::{
-    Attachment, AutoSubmitted, Handed, Outgoing, SendError, Sender, Staged, html_with_pictures,
+    Attachment, AutoSubmitted, Content, Handed, Outgoing, SendError, Sender, Staged, escape_html,
+    html_with_pictures,
 };
 use crate::store::{self, OutboxRow};
 
@@ -83,6 +84,10 @@ impl Service {
     /// [`Service::queue`], with `appendix` shown after the text in the HTML
     /// part only (a results mail's full log: the plain text stays short,
     /// the HTML reader scrolls on to every roll).
+    ///
+    /// What the mail may share with the other mails of its turn (the
+    /// appendix in its HTML part, its text files: the log and the turn
+    /// record) is stored once for all of them (`store::Shared`).
     pub fn queue_with_appendix(&self, d: Draft, appendix: Option<&str>) -> Result<bool> {
         let now = self.now();
         // Backscatter: refusals to one address are capped per hour,
@@ -124,11 +129,10 @@ impl Service {
             sent_at: None,
             last_error: None,
             gave_up: false,
-            attachments: serde_json::to_string(&d.attachments).map_err(|e| {
-                super::ServiceError::Data(format!("the attachments of a mail: {e}"))
-            })?,
+            attachments: files_json(&d.attachments)?,
         };
-        Ok(store::queue_mail(&self.conn, &row)?)
+        let shared = shared_pieces(&d.attachments, appendix)?;
+        Ok(store::queue_mail_sharing(&self.conn, &row, &shared)?)
     }
 
     fn retry_at(&self, attempts: u32, now: DateTime<Utc>) -> DateTime<Utc> {
@@ -741,25 +745,9 @@ pub fn drop_replaced_pictures(c: &rusqlite::Connection, limit: usize) -> Result<
             let Some((m, _)) = store::outbox_mail(&tx, id)? else {
                 continue;
             };
-            let files: Vec<serde_json::Value> =
-                serde_json::from_str(&m.attachments).unwrap_or_default();
-            let kept: Vec<&serde_json::Value> = files
-                .iter()
-                .filter(|f| {
-                    f.get("content_type")
-                        .and_then(serde_json::Value::as_str)
-                        .is_none_or(|t| !t.starts_with("image/"))
-                })
-                .collect();
             // A list that does not read is kept as it is; the digest still
             // marks the mail as looked at.
-            let json = if kept.len() < files.len() {
-                serde_json::to_string(&kept).map_err(|e| {
-                    super::ServiceError::Data(format!("the attachments of a mail: {e}"))
-                })?
-            } else {
-                m.attachments.clone()
-            };
+            let json = without_pictures(&m.attachments)?.unwrap_or_else(|| m.attachments.clone());
             store::set_sent_attachments(&tx, id, &json, &mail_digest(&m))?;
         }
         tx.commit()?;
@@ -773,6 +761,41 @@ pub fn drop_replaced_pictures(c: &rusqlite::Connection, limit: usize) -> Result<
     Ok(ids.len())
 }
 
+/// A mail's files as stored without its pictures, if it has any. The files
+/// kept are written as they were, byte for byte, so the pieces they share
+/// with other mails stay shared; a list written otherwise (by earlier
+/// versions) is read as plain JSON.
+fn without_pictures(stored: &str) -> Result<Option<String>> {
+    let is_picture = |t: &str| t.starts_with("image/");
+    if let Ok(files) = serde_json::from_str::<Vec<Attachment>>(stored)
+        && files_json(&files)? == stored
+    {
+        let kept: Vec<Attachment> = files
+            .iter()
+            .filter(|f| !is_picture(&f.content_type))
+            .cloned()
+            .collect();
+        return (kept.len() < files.len())
+            .then(|| files_json(&kept))
+            .transpose();
+    }
+    let files: Vec<serde_json::Value> = serde_json::from_str(stored).unwrap_or_default();
+    let kept: Vec<&serde_json::Value> = files
+        .iter()
+        .filter(|f| {
+            f.get("content_type")
+                .and_then(serde_json::Value::as_str)
+                .is_none_or(|t| !is_picture(t))
+        })
+        .collect();
+    if kept.len() == files.len() {
+        return Ok(None);
+    }
+    serde_json::to_string(&kept)
+        .map(Some)
+        .map_err(|e| super::ServiceError::Data(format!("the attachments of a mail: {e}")))
+}
+
 /// The SHA-256 of what a mail held: its text, its HTML and its files as
 /// stored, each ended by a zero byte.
 pub fn mail_digest(m: &OutboxRow) -> String {
@@ -783,6 +806,33 @@ pub fn mail_digest(m: &OutboxRow) -> String {
     all.push(0);
     all.extend_from_slice(m.attachments.as_bytes());
     super::secrets::sha256_hex(&all)
+}
+
+/// The files of a mail as stored: their JSON list.
+fn files_json(files: &[Attachment]) -> Result<String> {
+    serde_json::to_string(files)
+        .map_err(|e| super::ServiceError::Data(format!("the attachments of a mail: {e}")))
+}
+
+/// The pieces of a mail other mails of its turn hold too: its text files
+/// as they appear in its files' JSON (the log, the turn record; pictures
+/// differ from one player to the other and are left out), and the
+/// appendix as it appears escaped in its HTML part.
+fn shared_pieces(files: &[Attachment], appendix: Option<&str>) -> Result<store::Shared> {
+    let mut shared = store::Shared::default();
+    for f in files {
+        if matches!(f.content, Content::Text(_)) {
+            let json = files_json(std::slice::from_ref(f))?;
+            // `[file]`: the file as it is written inside the list.
+            if let Some(one) = json.strip_prefix('[').and_then(|j| j.strip_suffix(']')) {
+                shared.files.push(one.to_string());
+            }
+        }
+    }
+    if let Some(more) = appendix {
+        shared.html.push(escape_html(&format!("\n{more}")));
+    }
+    Ok(shared)
 }
 
 /// What a pass of the outbox did.

@@ -8,6 +8,7 @@
 
 pub mod battles;
 mod inbox;
+mod parts;
 pub mod schema;
 pub mod strangers;
 
@@ -20,6 +21,7 @@ use crate::scenario::Side;
 pub use inbox::{
     begin_inbox_attempt, end_inbox_attempts, inbox_attempts, open_seat_exists, undo_inbox_attempt,
 };
+pub use parts::{SHARED_MIN_BYTES, Shared};
 
 /// A storage failure.
 #[derive(Debug, thiserror::Error)]
@@ -843,7 +845,22 @@ fn turn_row(r: &Row<'_>) -> rusqlite::Result<TurnRow> {
     })
 }
 
+/// Store a played turn. The state a turn starts from is the state the
+/// game's turn before ended with: it is then stored once, with that
+/// turn, and this turn's `state_before` is stored empty ([`turns`] reads
+/// it back whole).
 pub fn insert_turn(c: &Connection, t: &TurnRow) -> Result<()> {
+    let before: Option<String> = c
+        .prepare_cached(
+            "SELECT state_after FROM turns WHERE game_id = ?1 AND turn_no < ?2 ORDER BY turn_no DESC LIMIT 1",
+        )?
+        .query_row(params![t.game_id, t.turn_no], |r| r.get(0))
+        .optional()?;
+    let state_before = if before.as_deref() == Some(t.state_before.as_str()) {
+        ""
+    } else {
+        t.state_before.as_str()
+    };
     c.prepare_cached(
         &format!("INSERT INTO turns ({TURN_COLS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)"),
     )?
@@ -859,7 +876,7 @@ pub fn insert_turn(c: &Connection, t: &TurnRow) -> Result<()> {
             t.mahdist_set,
             t.egyptian_sha256,
             t.mahdist_sha256,
-            t.state_before,
+            state_before,
             t.state_after,
             t.events,
             t.log,
@@ -876,7 +893,22 @@ pub fn turns(c: &Connection, game_id: &str) -> Result<Vec<TurnRow>> {
         "SELECT {TURN_COLS} FROM turns WHERE game_id = ?1 ORDER BY turn_no"
     ))?;
     let rows = st.query_map([game_id], turn_row)?;
-    Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+    let mut turns: Vec<TurnRow> = Vec::new();
+    for row in rows {
+        let mut t = row?;
+        // Stored once, with the turn before ([`insert_turn`]).
+        if t.state_before.is_empty() {
+            let Some(last) = turns.last() else {
+                return Err(StoreError::Damaged(format!(
+                    "turn {} of game {game_id} starts from the state of a turn before it, and there is none",
+                    t.turn_no
+                )));
+            };
+            t.state_before = last.state_after.clone();
+        }
+        turns.push(t);
+    }
+    Ok(turns)
 }
 
 /// A mail waiting to be sent, or sent.
@@ -945,6 +977,21 @@ fn out_row(r: &Row<'_>) -> rusqlite::Result<OutboxRow> {
 /// Queue a mail. A mail with the same dedupe key is queued once only:
 /// returns whether this call queued it.
 pub fn queue_mail(c: &Connection, m: &OutboxRow) -> Result<bool> {
+    queue_mail_sharing(c, m, &Shared::default())
+}
+
+/// [`queue_mail`], the pieces of `shared` found in the mail's HTML part
+/// and files stored once for every mail that holds them (migration 13):
+/// the mail reads back byte for byte as given.
+pub fn queue_mail_sharing(c: &Connection, m: &OutboxRow, shared: &Shared) -> Result<bool> {
+    let (html, html_cuts) = match &m.body_html {
+        Some(h) => {
+            let (kept, cuts) = parts::cut(h, &shared.html);
+            (Some(kept), cuts)
+        }
+        None => (None, Vec::new()),
+    };
+    let (files, file_cuts) = parts::cut(&m.attachments, &shared.files);
     let n = c.prepare_cached(
         "INSERT OR IGNORE INTO outbox (game_id, kind, dedupe_key, message_id, recipient, subject, body_text, body_html, in_reply_to, refs, auto_kind, created_at, attempts, next_attempt_at, attachments) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, 0, ?13, ?14)",
     )?
@@ -957,16 +1004,45 @@ pub fn queue_mail(c: &Connection, m: &OutboxRow) -> Result<bool> {
             m.recipient,
             m.subject,
             m.body_text,
-            m.body_html,
+            html,
             m.in_reply_to,
             m.refs,
             m.auto_kind,
             time(m.created_at),
             time(m.next_attempt_at),
-            m.attachments
+            files
         ],
     )?;
+    if n == 1 {
+        let id = c.last_insert_rowid();
+        parts::record_cuts(c, id, parts::Field::Html, &html_cuts)?;
+        parts::record_cuts(c, id, parts::Field::Files, &file_cuts)?;
+    }
     Ok(n == 1)
+}
+
+/// Rows read from the outbox, made whole (their shared pieces put back).
+fn whole<T>(
+    c: &Connection,
+    rows: impl Iterator<Item = rusqlite::Result<(OutboxRow, T)>>,
+) -> Result<Vec<(OutboxRow, T)>> {
+    let mut out = Vec::new();
+    for row in rows {
+        let (m, more) = row?;
+        out.push((parts::assemble(c, m)?, more));
+    }
+    Ok(out)
+}
+
+/// Rows read from the outbox, made whole, without anything more.
+fn whole_rows(
+    c: &Connection,
+    rows: impl Iterator<Item = rusqlite::Result<OutboxRow>>,
+) -> Result<Vec<OutboxRow>> {
+    Ok(whole(c, rows.map(|r| r.map(|m| (m, ()))))?
+        .into_iter()
+        .map(|(m, ())| m)
+        .collect())
 }
 
 /// How many mails of `kind` were queued for `recipient` since `since`
@@ -1003,7 +1079,7 @@ pub fn due_mail(c: &Connection, now: DateTime<Utc>) -> Result<Vec<OutboxRow>> {
         "SELECT {OUT_COLS} FROM outbox WHERE sent_at IS NULL AND gave_up = 0 AND sending_at IS NULL AND next_attempt_at <= ?1 ORDER BY id"
     ))?;
     let rows = st.query_map([time(now)], out_row)?;
-    Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+    whole_rows(c, rows)
 }
 
 /// The earliest moment something falls due without any mail coming in: a
@@ -1057,7 +1133,7 @@ pub fn mail_for(c: &Connection, game_id: Option<&str>) -> Result<Vec<OutboxRow>>
         "SELECT {OUT_COLS} FROM outbox WHERE game_id IS ?1 ORDER BY id"
     ))?;
     let rows = st.query_map([game_id], out_row)?;
-    Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+    whole_rows(c, rows)
 }
 
 pub fn mark_sent(c: &Connection, id: i64, at: DateTime<Utc>) -> Result<()> {
@@ -1072,6 +1148,7 @@ pub fn mark_sent(c: &Connection, id: i64, at: DateTime<Utc>) -> Result<()> {
 pub fn redact_mail(c: &Connection, id: i64, text: &str) -> Result<()> {
     c.prepare_cached("UPDATE outbox SET body_text = ?2, body_html = NULL WHERE id = ?1")?
         .execute(params![id, text])?;
+    parts::release(c, id, Some(parts::Field::Html))?;
     Ok(())
 }
 
@@ -1118,7 +1195,7 @@ pub fn sending_mail(c: &Connection) -> Result<Vec<OutboxRow>> {
         "SELECT {OUT_COLS} FROM outbox WHERE sending_at IS NOT NULL AND sent_at IS NULL ORDER BY id"
     ))?;
     let rows = st.query_map([], out_row)?;
-    Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+    whole_rows(c, rows)
 }
 
 /// Put an interrupted mail back in the queue, due at `at`, with a note.
@@ -1142,11 +1219,13 @@ pub fn postpone_due(c: &Connection, now: DateTime<Utc>, until: DateTime<Utc>) ->
 /// One mail of the outbox by id, and when its hand-off began if it is
 /// "sending".
 pub fn outbox_mail(c: &Connection, id: i64) -> Result<Option<(OutboxRow, Option<String>)>> {
-    Ok(c.prepare_cached(&format!(
-        "SELECT {OUT_COLS}, sending_at FROM outbox WHERE id = ?1"
-    ))?
-    .query_row([id], |r| Ok((out_row(r)?, r.get(19)?)))
-    .optional()?)
+    let found = c
+        .prepare_cached(&format!(
+            "SELECT {OUT_COLS}, sending_at FROM outbox WHERE id = ?1"
+        ))?
+        .query_row([id], |r| Ok((out_row(r)?, r.get(19)?)))
+        .optional()?;
+    Ok(whole(c, found.into_iter().map(Ok))?.pop())
 }
 
 /// The outbox for `dervish outbox list`: every mail not sent (or, with
@@ -1156,7 +1235,7 @@ pub fn outbox_list(c: &Connection, all: bool) -> Result<Vec<(OutboxRow, Option<S
         "SELECT {OUT_COLS}, sending_at FROM outbox WHERE ?1 OR sent_at IS NULL ORDER BY id"
     ))?;
     let rows = st.query_map([all], |r| Ok((out_row(r)?, r.get(19)?)))?;
-    Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+    whole(c, rows)
 }
 
 /// Queue a mail not sent again, due at `at`, as if new: a mail given up is
@@ -1206,18 +1285,28 @@ pub fn replaced_pictured_mail(c: &Connection, limit: usize) -> Result<Vec<i64>> 
 }
 
 /// A sent mail's files replaced by `attachments` (its pictures left out),
-/// and `digest`, the SHA-256 of all it held before, kept.
+/// and `digest`, the SHA-256 of all it held before, kept. The shared
+/// pieces the files held, still in them, stay shared.
 pub fn set_sent_attachments(
     c: &Connection,
     id: i64,
     attachments: &str,
     digest: &str,
 ) -> Result<()> {
+    let sent: Option<i64> = c
+        .prepare_cached("SELECT id FROM outbox WHERE id = ?1 AND sent_at IS NOT NULL")?
+        .query_row([id], |r| r.get(0))
+        .optional()?;
+    if sent.is_none() {
+        return Ok(());
+    }
+    let pieces = parts::release(c, id, Some(parts::Field::Files))?;
+    let (files, cuts) = parts::cut(attachments, &pieces);
     c.prepare_cached(
-        "UPDATE outbox SET attachments = ?2, digest = COALESCE(digest, ?3) \
-         WHERE id = ?1 AND sent_at IS NOT NULL",
+        "UPDATE outbox SET attachments = ?2, digest = COALESCE(digest, ?3) WHERE id = ?1",
     )?
-    .execute(params![id, attachments, digest])?;
+    .execute(params![id, files, digest])?;
+    parts::record_cuts(c, id, parts::Field::Files, &cuts)?;
     Ok(())
 }
 
@@ -1239,11 +1328,15 @@ pub fn prune_mail(
     note: &str,
     at: DateTime<Utc>,
 ) -> Result<()> {
-    c.prepare_cached(
-        "UPDATE outbox SET body_text = ?3, body_html = NULL, attachments = '[]', digest = ?2, pruned_at = ?4 \
-         WHERE id = ?1 AND sent_at IS NOT NULL",
-    )?
-    .execute(params![id, digest, note, time(at)])?;
+    let n = c
+        .prepare_cached(
+            "UPDATE outbox SET body_text = ?3, body_html = NULL, attachments = '[]', digest = ?2, pruned_at = ?4 \
+             WHERE id = ?1 AND sent_at IS NOT NULL",
+        )?
+        .execute(params![id, digest, note, time(at)])?;
+    if n == 1 {
+        parts::release(c, id, None)?;
+    }
     Ok(())
 }
 

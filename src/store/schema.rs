@@ -29,6 +29,7 @@ fn steps() -> Vec<M<'static>> {
         M::up(super::strangers::SCHEMA),
         M::up(OUTBOX_RETRY_AND_RETENTION),
         M::up(OUTBOX_PICTURES_KEPT),
+        M::up(super::parts::SCHEMA),
     ]
 }
 
@@ -369,6 +370,81 @@ mod tests {
                 []
             )
             .is_err()
+        );
+    }
+
+    /// A database from before the thirteenth migration: its mails read as
+    /// they were; mails queued after it store the pieces they share once,
+    /// read back byte for byte, and a pruned mail's pieces go once no mail
+    /// uses them.
+    #[test]
+    fn the_thirteenth_migration_keeps_old_mail_and_shares_new_pieces() {
+        use crate::store::{self, Shared};
+        let mut c = rusqlite::Connection::open_in_memory().unwrap();
+        super::migrations().to_version(&mut c, 12).unwrap();
+        c.execute(
+            "INSERT INTO outbox (id, kind, dedupe_key, message_id, recipient, subject, body_text, body_html, auto_kind, created_at, next_attempt_at, attachments) VALUES (1, 'results', 'r0', 'r0@x', 'e@example.org', 's', 'text', '<pre>old</pre>', 'auto-generated', '2026-03-01T12:00:00Z', '2026-03-01T12:00:00Z', '[]')",
+            [],
+        )
+        .unwrap();
+        let (old, _) = store::outbox_mail(&c, 1).unwrap().unwrap();
+        super::migrations().to_latest(&mut c).unwrap();
+        assert_eq!(store::outbox_mail(&c, 1).unwrap().unwrap().0, old);
+        let log: String = "every roll\n".repeat(200);
+        let files = format!(r#"[{{"name":"log.txt","text":"{log}"}}]"#);
+        let html = format!("<pre>news\n{log}</pre>");
+        let shared = Shared {
+            html: vec![log.clone()],
+            files: vec![format!(r#"{{"name":"log.txt","text":"{log}"}}"#)],
+        };
+        let mut ids = Vec::new();
+        for (n, to) in ["e@example.org", "m@example.org"].into_iter().enumerate() {
+            let m = store::OutboxRow {
+                dedupe_key: format!("r{}", n + 1),
+                message_id: format!("r{}@x", n + 1),
+                recipient: to.into(),
+                body_html: Some(html.clone()),
+                attachments: files.clone(),
+                ..old.clone()
+            };
+            assert!(store::queue_mail_sharing(&c, &m, &shared).unwrap());
+            let id = c.last_insert_rowid();
+            let back = store::outbox_mail(&c, id).unwrap().unwrap().0;
+            assert_eq!(
+                (back.body_html, back.attachments),
+                (m.body_html, m.attachments)
+            );
+            ids.push(id);
+        }
+        let count = |sql: &str| -> i64 { c.query_row(sql, [], |r| r.get(0)).unwrap() };
+        assert_eq!(
+            count("SELECT COUNT(*) FROM outbox_parts"),
+            2,
+            "each piece once"
+        );
+        assert!(
+            count("SELECT MAX(length(attachments)) FROM outbox") < 100,
+            "the file is not in the mails"
+        );
+        let at = crate::store::parse_time("2026-04-01T12:00:00Z").unwrap();
+        for &id in &ids {
+            store::mark_sent(&c, id, at).unwrap();
+        }
+        store::prune_mail(&c, ids[0], "d", "pruned", at).unwrap();
+        assert_eq!(count("SELECT COUNT(*) FROM outbox_parts"), 2, "still used");
+        assert_eq!(
+            store::outbox_mail(&c, ids[1])
+                .unwrap()
+                .unwrap()
+                .0
+                .attachments,
+            files
+        );
+        store::prune_mail(&c, ids[1], "d", "pruned", at).unwrap();
+        assert_eq!(
+            count("SELECT COUNT(*) FROM outbox_parts"),
+            0,
+            "no longer used"
         );
     }
 
