@@ -6,7 +6,7 @@
 //! most used cover over 99.3% of the pixels. The palette is those 256
 //! (every colour when there are no more); each other colour, a step of an
 //! edge's blend, is drawn with the palette colour nearest to it. One byte
-//! a pixel instead of four is about a third the size of the RGBA picture
+//! a pixel instead of four is about half the size of the RGBA picture
 //! and several times quicker to compress.
 //!
 //! The same pixels always give the same bytes: the palette is ordered by
