@@ -6,6 +6,7 @@
 pub mod archive;
 pub mod ascii;
 pub mod frame;
+pub mod indexed;
 pub mod labels;
 pub mod log;
 pub mod news;

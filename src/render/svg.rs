@@ -1696,7 +1696,8 @@ fn in_memory(system: &fontdb::Database) -> fontdb::Database {
 const MAX_PX: u32 = 8192;
 
 /// The map drawn as a PNG `width_px` pixels wide (its height in
-/// proportion), with resvg.
+/// proportion), with resvg, written with a palette of its 256 most used
+/// colours ([`super::indexed`]).
 ///
 /// Text is drawn with the system's fonts, read the first time this is
 /// called in a process (the one thing in `render` that reads files). The
@@ -1742,9 +1743,12 @@ pub fn map_png_with_fonts(
         tiny_skia::Transform::from_scale(scale, scale),
         &mut pixmap.as_mut(),
     );
-    pixmap
-        .encode_png()
-        .map_err(|e| format!("the PNG could not be written: {e}"))
+    let (width, height) = (pixmap.width(), pixmap.height());
+    super::indexed::encode(&super::indexed::Rgba {
+        width,
+        height,
+        data: &pixmap.take_demultiplied(),
+    })
 }
 
 #[cfg(test)]
