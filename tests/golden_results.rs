@@ -315,9 +315,9 @@ fn results_of_scenario_2_khartoum() {
 }
 
 /// A later month of scenario 2, played through the mail service by the
-/// programmed players (the Egyptian's orders sent by mail): September
-/// 1884, when the Gordon Relief Expedition lands, with action on the Nile
-/// and at Souakim. The Egyptian's results mail, its first screen and its
+/// programmed players (the historical Egyptian's orders sent by mail):
+/// September 1884, when the Gordon Relief Expedition lands, with Khartoum
+/// and Souakim under siege and losses scattered over the theatre. The Egyptian's results mail, its first screen and its
 /// limits, against a golden file.
 #[test]
 fn results_of_a_later_month_with_the_relief_expedition() {

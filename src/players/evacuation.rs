@@ -289,13 +289,45 @@ fn river_stops(scn: &Scenario, from: Hex, goal: Hex) -> Vec<Hex> {
 /// results"). Every stack with a British fighting unit and a supply unit
 /// spends it (5.2 IV: "If a supply unit is expended all units which are in
 /// the hex are automatically in supply"); British fighting units with no
-/// supply to spend leave the map (5.2 II: "Any friendly units may also be
-/// withdrawn from the map"), to come back as replacements (3.3).
+/// supply to spend, that attrition would take first (no worse unit beside
+/// them), leave the map (5.2 II: "Any friendly units may also be withdrawn
+/// from the map"), to come back as replacements (3.3).
 #[derive(Debug, Default)]
 pub(super) struct Spared {
     pub expend_supply: Vec<Hex>,
     pub withdraw: Vec<UnitId>,
     pub notes: Vec<String>,
+}
+
+/// The British fighting units of a stack that attrition would take first:
+/// it takes the worst quality first (the engine's default, "civilians
+/// last"), so a British unit is at risk only when no other unit of the
+/// stack is worse than it.
+fn at_risk(scn: &Scenario, units: &[&crate::state::Unit], british: Vec<UnitId>) -> Vec<UnitId> {
+    let quality = |u: &crate::state::Unit| scn.units.get(&u.unit_type).map(|t| t.quality);
+    let worst_other = units
+        .iter()
+        .filter(|u| !british.contains(&u.id))
+        .filter(|u| {
+            scn.units.get(&u.unit_type).is_some_and(|t| {
+                !t.kind.is_river_unit()
+                    && !matches!(
+                        t.kind,
+                        UnitKind::Civilian | UnitKind::Fleet | UnitKind::Supply
+                    )
+            })
+        })
+        .filter_map(|u| quality(u))
+        .max();
+    units
+        .iter()
+        .filter(|u| british.contains(&u.id))
+        .filter(|u| match (quality(u), worst_other) {
+            (Some(q), Some(w)) => q >= w,
+            _ => true,
+        })
+        .map(|u| u.id.clone())
+        .collect()
 }
 
 /// The orders that keep British units from attrition (see [`Spared`]).
@@ -332,7 +364,7 @@ pub(super) fn spare_the_british(scn: &Scenario, state: &GameState) -> Spared {
         if supply {
             out.expend_supply.push(s.hex);
         } else {
-            out.withdraw.extend(british);
+            out.withdraw.extend(at_risk(scn, &s.units, british));
         }
     }
     if !out.expend_supply.is_empty() {

@@ -325,21 +325,47 @@ fn losses(m: &Month<'_>) -> Vec<String> {
             add(a.side, h, "left the map".into(), &a.id);
         }
     }
-    groups
-        .into_iter()
-        .map(|((side, hex, how), units)| {
-            let names: Vec<String> = units
-                .iter()
-                .map(|u| unit_label(m.scn, m.after, u))
-                .collect();
-            format!(
-                "{side} {} at {}, {how}: {}.",
-                crate::words::noun(units.len(), "unit lost", "units lost"),
-                m.scn.map.describe(hex),
+    let label = |u: &UnitId| unit_label(m.scn, m.after, u);
+    let mut out = Vec::new();
+    let mut done = vec![false; groups.len()];
+    for (i, ((side, hex, how), units)) in groups.iter().enumerate() {
+        if done[i] {
+            continue;
+        }
+        // Losses away from battle (attrition, supply used up, men gone
+        // home) in several places: one entry a side and cause, each unit
+        // with its place, so that a month of scattered losses stays short.
+        let same: Vec<usize> = (i..groups.len())
+            .filter(|&j| !done[j] && groups[j].0.0 == *side && groups[j].0.2 == *how)
+            .collect();
+        if same.len() > 1 && !how.starts_with("in battle") {
+            let mut names = Vec::new();
+            let mut n = 0;
+            for &j in &same {
+                done[j] = true;
+                let (_, h, _) = &groups[j].0;
+                n += groups[j].1.len();
+                for u in &groups[j].1 {
+                    names.push(format!("{} at {}", label(u), m.scn.map.describe(*h)));
+                }
+            }
+            out.push(format!(
+                "{side} {}, {how}: {}.",
+                crate::words::noun(n, "unit lost", "units lost"),
                 names.join(", ")
-            )
-        })
-        .collect()
+            ));
+            continue;
+        }
+        done[i] = true;
+        let names: Vec<String> = units.iter().map(label).collect();
+        out.push(format!(
+            "{side} {} at {}, {how}: {}.",
+            crate::words::noun(units.len(), "unit lost", "units lost"),
+            m.scn.map.describe(*hex),
+            names.join(", ")
+        ));
+    }
+    out
 }
 
 /// Units captured, and what they became.
@@ -437,25 +463,43 @@ fn garrison(state: &GameState, hex: Hex, side: Side) -> String {
 fn sieges(m: &Month<'_>) -> Vec<String> {
     let map = &m.scn.map;
     let mut out = Vec::new();
+    // Sieges going on from last month: one entry for all of them when
+    // there are several, so that a month of many sieges stays short.
+    let mut going_on = Vec::new();
     for s in [Side::Egyptian, Side::Mahdist] {
         let was = victory::besieged(m.scn, m.before, s);
         let is = victory::besieged(m.scn, m.after, s);
         for h in &is {
-            let begun = if was.contains(h) {
-                "Under siege"
+            let (place, inside) = (map.describe(*h), garrison(m.after, *h, s));
+            let by = count(besiegers(m.after, *h, s), "enemy unit", "enemy units");
+            if was.contains(h) {
+                going_on.push((place, inside, by));
             } else {
-                "Siege begun"
-            };
-            out.push(format!(
-                "{begun}: {}, {}, is besieged by {} (9.12).",
-                map.describe(*h),
-                garrison(m.after, *h, s),
-                count(besiegers(m.after, *h, s), "enemy unit", "enemy units")
-            ));
+                out.push(format!(
+                    "Siege begun: {place}, {inside}, is besieged by {by} (9.12)."
+                ));
+            }
         }
         for h in was.iter().filter(|h| !is.contains(h)) {
             out.push(siege_ended(m.scn, m.before, m.after, s, *h));
         }
+    }
+    match going_on.as_slice() {
+        [] => {}
+        [(place, inside, by)] => out.insert(
+            0,
+            format!("Under siege: {place}, {inside}, is besieged by {by} (9.12)."),
+        ),
+        all => out.insert(
+            0,
+            format!(
+                "Under siege (9.12): {}.",
+                all.iter()
+                    .map(|(place, inside, by)| format!("{place}, {inside}, by {by}"))
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            ),
+        ),
     }
     out
 }

@@ -101,7 +101,7 @@ pub fn play_with(
         }
         if g.turn_kind.sides().contains(&Side::Egyptian) {
             let state = svc.state_of(&g).expect("state");
-            let d = egyptian::decide(&scn, &state, Persona::Competent);
+            let d = egyptian::decide(&scn, &state, Persona::Historical);
             let orders = print::sheet(&scn.map, &written::sheet(&d.orders), false);
             mails += 1;
             let raw = format!(
