@@ -2071,7 +2071,9 @@ fn a_slip_in_a_setting_is_answered_by_line_and_replaces_no_orders() {
 /// goes with its text and files and without the picture.
 #[test]
 fn a_results_mail_that_would_be_too_large_goes_without_its_picture() {
-    let limit = 200_000;
+    // The mail is over 130 KB with its pictures (palette PNGs) and under
+    // it without them.
+    let limit = 130_000;
     let mut h = Harness::seeded("too-large", |c| c.limits.max_message_bytes = limit);
     play_first_turn(&mut h, "MARCH STACK Sinkat TO Souakim\nREADY\n");
     let mail = results_mail(&h, "gordon@example.org", 1);
@@ -2364,7 +2366,7 @@ fn replaced_results_keep_no_pictures_and_the_latest_keep_theirs() {
         m.body_text.len() + m.body_html.as_ref().map_or(0, String::len) + m.attachments.len()
     };
     assert!(
-        size(old) < 150_000 && size(latest) > 2 * size(old),
+        size(old) < 150_000 && size(latest) > size(old) + 50_000,
         "a replaced results mail keeps {} bytes, the latest {}",
         size(old),
         size(latest)
