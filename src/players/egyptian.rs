@@ -694,20 +694,9 @@ pub fn decide_with(
         orders.keep_supply = checked.keep_supply;
     }
     if evacuating {
-        let spared = super::evacuation::spare_the_british(scn, state);
-        notes.extend(spared.notes);
-        let (checked, dropped) = super::keep_checked(
-            scn,
-            state,
-            Side::Egyptian,
-            crate::engine::orders::Orders {
-                expend_supply: spared.expend_supply,
-                withdraw: spared.withdraw,
-                ..orders.clone()
-            },
-        );
-        notes.extend(dropped);
-        orders = checked;
+        let (spared, why) = super::evacuation::with_british_spared(scn, state, orders);
+        notes.extend(why);
+        orders = spared;
     }
     Decision {
         orders,

@@ -20,7 +20,7 @@
 
 use std::collections::BTreeSet;
 
-use crate::engine::orders::{Leg, MarchOrder, OnContact, Selection};
+use crate::engine::orders::{Leg, MarchOrder, OnContact, Orders, Selection};
 use crate::geo::Hex;
 use crate::scenario::definition::VictoryCondition;
 use crate::scenario::{Nation, Scenario, Side, UnitKind};
@@ -56,12 +56,6 @@ fn safe_places(scn: &Scenario) -> Vec<Hex> {
         .flatten()
         .filter_map(|p| scn.map.resolve(p).ok())
         .collect()
-}
-
-/// The kind of a unit of the state, if its type is known.
-fn kind_of(scn: &Scenario, state: &GameState, id: &UnitId) -> Option<UnitKind> {
-    let u = state.units.iter().find(|u| u.id == *id)?;
-    scn.units.get(&u.unit_type).map(|t| t.kind)
 }
 
 /// The evacuation's orders for this player turn, or `None` when the
@@ -100,7 +94,7 @@ pub(super) fn plan(scn: &Scenario, state: &GameState) -> Option<Plan> {
             plan.notes.push(format!(
                 "the civilians at {} have no way by land to {}",
                 scn.map.describe(from),
-                describe_all(scn, &safe)
+                describe_all(scn, &safe, " or ")
             ));
             continue;
         };
@@ -141,12 +135,13 @@ fn safest(scn: &Scenario, state: &GameState, from: Hex, safe: &[Hex]) -> Option<
 /// town, which keeps the Mahdi's army before it.
 const ESCORT: usize = 4;
 
-fn describe_all(scn: &Scenario, hexes: &[Hex]) -> String {
+/// The places of `hexes`, joined by `sep`.
+fn describe_all(scn: &Scenario, hexes: &[Hex], sep: &str) -> String {
     hexes
         .iter()
         .map(|h| scn.map.describe(*h))
         .collect::<Vec<_>>()
-        .join(" or ")
+        .join(sep)
 }
 
 /// The civilians' stack at `from` marches for `goal`: the civilians and
@@ -162,7 +157,11 @@ fn march_out(scn: &Scenario, state: &GameState, from: Hex, goal: Hex, plan: &mut
     let river: Vec<UnitId> = stack
         .units
         .iter()
-        .filter(|u| kind_of(scn, state, &u.id).is_some_and(UnitKind::is_river_unit))
+        .filter(|u| {
+            scn.units
+                .get(&u.unit_type)
+                .is_some_and(|t| t.kind.is_river_unit())
+        })
         .map(|u| u.id.clone())
         .collect();
     let land = column(scn, &stack.units, &river);
@@ -175,9 +174,10 @@ fn march_out(scn: &Scenario, state: &GameState, from: Hex, goal: Hex, plan: &mut
                 .leader(name)
                 .is_some_and(|l| l.nation == Nation::British)
         });
-    let reach = land
+    let reach = stack
+        .units
         .iter()
-        .filter_map(|id| state.units.iter().find(|u| u.id == *id))
+        .filter(|u| land.contains(&u.id))
         .filter_map(|u| scn.units.get(&u.unit_type))
         .map(|t| t.movement)
         .filter(|m| *m > 0)
@@ -331,7 +331,7 @@ fn at_risk(scn: &Scenario, units: &[&crate::state::Unit], british: Vec<UnitId>) 
 }
 
 /// The orders that keep British units from attrition (see [`Spared`]).
-pub(super) fn spare_the_british(scn: &Scenario, state: &GameState) -> Spared {
+fn spare_the_british(scn: &Scenario, state: &GameState) -> Spared {
     let mut out = Spared::default();
     for s in state.stacks() {
         if s.side != Side::Egyptian {
@@ -370,7 +370,7 @@ pub(super) fn spare_the_british(scn: &Scenario, state: &GameState) -> Spared {
     if !out.expend_supply.is_empty() {
         out.notes.push(format!(
             "spends the supply of {}: while the civilians are on their way no British unit may be lost to attrition (4.2)",
-            describe_all(scn, &out.expend_supply).replace(" or ", ", ")
+            describe_all(scn, &out.expend_supply, ", ")
         ));
     }
     if !out.withdraw.is_empty() {
@@ -384,4 +384,28 @@ pub(super) fn spare_the_british(scn: &Scenario, state: &GameState) -> Spared {
         ));
     }
     out
+}
+
+/// `orders` with the orders of [`spare_the_british`] added, kept to what
+/// the checker accepts, and the notes that say why (and what was left
+/// out).
+pub(super) fn with_british_spared(
+    scn: &Scenario,
+    state: &GameState,
+    orders: Orders,
+) -> (Orders, Vec<String>) {
+    let spared = spare_the_british(scn, state);
+    let mut notes = spared.notes;
+    let (checked, dropped) = super::keep_checked(
+        scn,
+        state,
+        Side::Egyptian,
+        Orders {
+            expend_supply: spared.expend_supply,
+            withdraw: spared.withdraw,
+            ..orders
+        },
+    );
+    notes.extend(dropped);
+    (checked, notes)
 }
