@@ -837,7 +837,10 @@ fn orders_of(m: &Month<'_>, side: Side) -> Vec<String> {
             }
             Event::OrderSetAside { order, reason } => {
                 let i = find(&mut out, (turn, *order));
-                let _ = write!(out[i].1, " not carried out: {reason};");
+                // An order set aside before its march began names no
+                // stack: the reason says whose it was.
+                let lead = if out[i].1.is_empty() { "Not" } else { " not" };
+                let _ = write!(out[i].1, "{lead} carried out: {reason};");
             }
             Event::CombatBegins {
                 order, defender, ..
@@ -872,6 +875,7 @@ fn orders_of(m: &Month<'_>, side: Side) -> Vec<String> {
                     format!(" ended at {}{by}.", map.describe(*last))
                 }
                 None if stops.iter().any(|(k, _)| *k == key) => String::new(),
+                None if text.starts_with("Not carried out") => String::new(),
                 None => " did not move.".to_string(),
             };
             let order = key.1 + 1;
