@@ -547,7 +547,7 @@ impl<'t> Field<'t> {
         {
             return false;
         }
-        !grp.holding || self.may_counter_charge(g) && matches!(grp.now, Pending::Permit(_))
+        !grp.holding || (self.may_counter_charge(g) && matches!(grp.now, Pending::Permit(_)))
     }
 
     /// A group of the side marched against with no weapon and no cover.
@@ -1273,6 +1273,13 @@ impl<'t> Field<'t> {
                 side_name(first)
             )
         });
+        if !ambush {
+            self.note(|| {
+                "ETYFW: move 1 opens at its Reconnaissance Phase: the closing side has come up \
+                 unseen to where it is seen"
+                    .to_string()
+            });
+        }
         let mut moves = 0;
         for mv in 1..=self.t.move_limit {
             moves = mv;
