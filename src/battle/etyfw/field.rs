@@ -467,7 +467,9 @@ impl<'t> Field<'t> {
         grp.adv += d;
         grp.this_rate = grp.this_rate.max(rate);
         if d > 0 {
+            // Moving on, it leaves a partner gone out of action behind.
             grp.at_start = false;
+            grp.partner = None;
         }
         if short == 0 && d == gap {
             self.take_partner(g);
