@@ -766,3 +766,28 @@ fn section_6_no_charge_reaches_the_line_before_a_shot_is_fired() {
         }
     }
 }
+
+/// Seed 002's ambush: the Mahdists "have lain in wait"; hidden until they
+/// move, they are not seen at the end of a Movement Phase before they
+/// charge. The battle opens 5 cm apart with the first move's Movement
+/// Phase: the ansar reach the line before a shot is fired (the British,
+/// not in contact when the move began, then fire at them at 0 cm).
+#[test]
+fn an_ambush_charges_in_the_first_movement_phase() {
+    let case = case_from("one.toml", ONE_ON_ONE);
+    let mut combat = combat_of(&case, Side::Mahdist);
+    combat.ambush = true;
+    let e = Etyfw::embedded().unwrap();
+    let mut dice = Dice::new(FixedDice::with_fallback([], 1));
+    let r = e.fight(&case.scn, &case.state, &combat, &mut |k, p| dice.roll(k, p));
+    let rolls = rolled(&r);
+    assert!(
+        rolls[0].contains("ETYFW move of MS001 (moves in), Charge & Retreat"),
+        "{rolls:#?}"
+    );
+    assert!(contact_before_any_shot(&r), "{:#?}", notes(&r));
+    assert!(
+        rolls[5].contains("fire of BI01 (single-shot rifles) at MS001, 0 cm"),
+        "{rolls:#?}"
+    );
+}
