@@ -77,6 +77,17 @@ impl Weapon {
     }
 }
 
+/// Which side acts first in every phase of a move (seed section 3:
+/// "Alternate Moves for each phase of the Game Turn Sequence"; the seed
+/// does not say who begins).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Deserialize)]
+pub enum FirstMover {
+    /// The side that marched into the combat (the campaign's attacker).
+    Attacker,
+    /// The side marched against.
+    Defender,
+}
+
 /// A die kind the file may name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
 pub enum Die {
@@ -232,6 +243,7 @@ struct BattleParams {
     break_numerator: u32,
     break_denominator: u32,
     move_limit: u32,
+    first_mover: FirstMover,
     fire_results_at_once: bool,
     leader_rally_rerolls: bool,
 }
@@ -300,6 +312,8 @@ pub struct Tables {
     pub table_depth: i32,
     pub break_fraction: (u32, u32),
     pub move_limit: u32,
+    /// Who acts first in each phase of a move (alternate moves, section 3).
+    pub first_mover: FirstMover,
     pub fire_results_at_once: bool,
     pub leader_rally_rerolls: bool,
 }
@@ -659,6 +673,7 @@ pub fn load(text: &str, file: &str) -> Result<Tables, Diagnostic> {
         table_depth: mm(b.table_depth),
         break_fraction: (b.break_numerator, b.break_denominator),
         move_limit: b.move_limit,
+        first_mover: b.first_mover,
         fire_results_at_once: b.fire_results_at_once,
         leader_rally_rerolls: b.leader_rally_rerolls,
     })

@@ -106,6 +106,11 @@ pub struct Group {
     i: u32,
     s: u32,
     engaged: bool,
+    /// Its one combat order this move is Fire Combat (section 4), given
+    /// in the Order Phase; otherwise Close Combat.
+    fire_order: bool,
+    /// It took part in this move's Close Combat Phase.
+    fought: bool,
 }
 
 impl Group {
@@ -150,6 +155,8 @@ impl Group {
             i: 0,
             s: 0,
             engaged: false,
+            fire_order: false,
+            fought: false,
         }
     }
 }
@@ -173,6 +180,9 @@ pub struct Field<'t> {
     pub rerolls: [u32; 2],
     /// The log, when one is kept.
     pub log: Option<Vec<Event>>,
+    /// The side that acts first in every phase (section 3, "Alternate
+    /// Moves for each phase"); the other acts second.
+    pub first: Side,
     start_stands: [u32; 2],
     figs: u8,
 }
@@ -192,7 +202,13 @@ fn side_name(s: Side) -> &'static str {
 }
 
 impl<'t> Field<'t> {
-    pub fn new(t: &'t Tables, counters: Vec<Counter>, groups: Vec<Group>, log: bool) -> Field<'t> {
+    pub fn new(
+        t: &'t Tables,
+        counters: Vec<Counter>,
+        groups: Vec<Group>,
+        log: bool,
+        first: Side,
+    ) -> Field<'t> {
         let figs = t.conversion.figures_per_stand;
         let mut f = Field {
             t,
@@ -201,6 +217,7 @@ impl<'t> Field<'t> {
             g0: 0,
             rerolls: [0, 0],
             log: log.then(Vec::new),
+            first,
             start_stands: [0, 0],
             figs,
         };
@@ -449,6 +466,11 @@ impl<'t> Field<'t> {
         let grp = &mut self.groups[g];
         grp.adv += d;
         grp.this_rate = grp.this_rate.max(rate);
+        if d > 0 {
+            // Moving on, it leaves a partner gone out of action behind.
+            grp.at_start = false;
+            grp.partner = None;
+        }
         if short == 0 && d == gap {
             self.take_partner(g);
         }
@@ -510,9 +532,41 @@ impl<'t> Field<'t> {
         }
     }
 
-    fn movement_phase(&mut self, roll: RollFn<'_>) {
+    /// Whether a group moves toward the enemy this move. The side that
+    /// marched attacks: its groups close (4.4). A group of the side
+    /// marched against holds, except one with no weapon and no cover
+    /// that a result allows to close ("may close with the enemy", "may
+    /// advance towards the enemy", sections 11 and 14): spearmen and
+    /// horsemen in the open counter-charge when the results let them.
+    fn moves_in(&self, g: usize) -> bool {
+        let grp = &self.groups[g];
+        if grp.afloat
+            || grp.routed
+            || grp.forced
+            || grp.now == Pending::Halt
+            || grp.kind == MoveKind::Artillery
+            || grp.weapon.is_some_and(Weapon::crew_served)
+        {
+            return false;
+        }
+        !grp.holding || (self.may_counter_charge(g) && matches!(grp.now, Pending::Permit(_)))
+    }
+
+    /// A group of the side marched against with no weapon and no cover.
+    fn may_counter_charge(&self, g: usize) -> bool {
+        self.groups[g].holding
+            && self.groups[g].weapon.is_none()
+            && self.grading(g) == Grading::Light
+    }
+
+    /// Section 3: "Alternate Moves for each phase of the Game Turn
+    /// Sequence": one side's Movement Phase, then the other's.
+    fn movement_phase(&mut self, roll: RollFn<'_>, side: Side) {
+        let ours: Vec<usize> = (0..self.groups.len())
+            .filter(|&g| self.groups[g].side == side)
+            .collect();
         // a. Forced moves first.
-        for g in 0..self.groups.len() {
+        for &g in &ours {
             if !self.active(g) || self.groups[g].afloat {
                 continue;
             }
@@ -522,21 +576,12 @@ impl<'t> Field<'t> {
                 self.retreat(roll, g, Rate::Double, "retreats as ordered last move");
             }
         }
-        // b., c. Closing groups move in by 4.4.
-        for g in 0..self.groups.len() {
-            let grp = &self.groups[g];
-            if !self.active(g)
-                || grp.afloat
-                || grp.holding
-                || grp.routed
-                || grp.forced
-                || grp.now == Pending::Halt
-                || grp.kind == MoveKind::Artillery
-                || grp.weapon.is_some_and(Weapon::crew_served)
-            {
+        // b., c. Groups that move in do so by 4.4.
+        for &g in &ours {
+            if !self.active(g) || !self.moves_in(g) {
                 continue;
             }
-            if let Some(p) = grp.partner {
+            if let Some(p) = self.groups[g].partner {
                 if self.active(p) && self.gap(g, p) == 0 {
                     continue;
                 }
@@ -547,21 +592,14 @@ impl<'t> Field<'t> {
                 continue;
             }
             let rate = self.fastest(g);
-            let grp = &self.groups[g];
-            let short = match grp.weapon {
-                // "Closing groups with a weapon ... move as in 3 until the
-                // nearest enemy group is within their weapon's Effective
-                // range; then they stand and fire. Mahdist ones use a
-                // permission to close to move in".
-                Some(w) => {
-                    let closes = grp.side == Side::Mahdist && matches!(grp.now, Pending::Permit(_));
-                    if closes {
-                        0
-                    } else {
-                        self.t.weapons[weapon_index(w)].effective
-                    }
-                }
-                None => 0,
+            // "Closing groups with a weapon ... move as in 3 until the
+            // nearest enemy group is within their weapon's Effective
+            // range; then they stand and fire": a group whose combat
+            // order is Fire Combat stops there; one ordered to close
+            // (a result's permission) goes in.
+            let short = match self.groups[g].weapon {
+                Some(w) if self.groups[g].fire_order => self.t.weapons[weapon_index(w)].effective,
+                _ => 0,
             };
             self.close(roll, g, rate, short, "moves in");
         }
@@ -581,90 +619,46 @@ impl<'t> Field<'t> {
     /// Section 10: "Regular Infantry and Cavalry - Throw an Average Dice
     /// (AvD) for each firing stand. Regular Machine Guns and Artillery -
     /// Throw an Average Dice (AvD) for each unwounded Crew member on each
-    /// firing stand." Irregulars the same with a D6. All fire is rolled
-    /// before any marker is placed (simultaneous, 6.22).
+    /// firing stand." Irregulars the same with a D6.
+    ///
+    /// Section 3: "Alternate Moves for each phase": `side` fires, and its
+    /// casualty markers are placed before the other side fires; a stand
+    /// they put out of action does not fire back that move.
     ///
     /// Section 4: a unit's orders "may include no more than: ... One
-    /// Combat Order (e.g. Fire Combat, Close Combat)", and section 13:
-    /// "Close Combat only takes place when opposing stands come into
-    /// base-to-base contact". A group in contact when the Fire Combat
-    /// Phase opens has Close Combat for its one combat order: it does not
-    /// fire, and it is fought hand to hand, not shot at (docs 4.5, step 4).
-    fn fire_phase(&mut self, roll: RollFn<'_>) {
+    /// Combat Order (e.g. Fire Combat, Close Combat)". A group given Fire
+    /// Combat in the Order Phase (it was not in contact then) fires at the
+    /// enemy in reach, one in base-to-base contact with it or with another
+    /// group included (at 0 cm, Short range): the seed forbids neither.
+    fn fire_phase(&mut self, roll: RollFn<'_>, side: Side) {
         let n = self.groups.len();
-        let contact: Vec<bool> = (0..n).map(|g| self.in_contact(g)).collect();
         let mut covered = vec![0u32; n];
         let mut hits = vec![0u32; n];
         for f in 0..n {
             let grp = &self.groups[f];
             let Some(w) = grp.weapon else { continue };
-            if !self.active(f)
+            if grp.side != side
+                || !grp.fire_order
+                || !self.active(f)
                 || grp.routed
                 || grp.forced
                 || grp.now == Pending::RetreatNext
-                || contact[f]
             {
                 continue;
             }
             let stats = self.t.weapons[weapon_index(w)];
-            let fights = grp.fights;
-            let table = &self.t.fire[class_index(fights)];
             let stands: Vec<u8> = grp.stands.clone();
-            let label = grp.label.clone();
             for markers in stands {
                 if markers >= self.figs {
                     continue;
                 }
-                let Some(target) = self.pick_target(f, stats.long, &covered, &contact) else {
+                let Some(target) = self.pick_target(f, stats.long, &covered) else {
                     break;
                 };
                 covered[target] += 1;
-                let gap = self.gap(f, target);
-                let (band, adjust) = if gap <= stats.short {
-                    ("short range", 0)
-                } else if gap <= stats.effective {
-                    ("effective range", stats.effective_adjust)
-                } else {
-                    ("long range", stats.long_adjust)
-                };
-                let defence = self.grading(target);
-                let dice = if w.crew_served() {
-                    u32::from(self.figs - markers)
-                } else {
-                    1
-                };
-                let tlabel = self.groups[target].label.clone();
-                for _ in 0..dice {
-                    let kind = table.die.kind();
-                    let total = self.die(
-                        roll,
-                        kind,
-                        || {
-                            format!(
-                                "ETYFW fire of {label} ({}) at {tlabel}, {} cm",
-                                w.name(),
-                                cm(gap)
-                            )
-                        },
-                        match fights {
-                            Class::Regular => "ETYFW fire, Regular (T7)",
-                            Class::Irregular => "ETYFW fire, Irregular (T8)",
-                        },
-                        Some((band, adjust)),
-                        |v| {
-                            let h = table.hits(stats.attack, v, defence);
-                            format!(
-                                "{v}, {} attack on {}: {h} casualt{}",
-                                stats.attack.name(),
-                                defence.name(),
-                                if h == 1 { "y" } else { "ies" }
-                            )
-                        },
-                    );
-                    let h = table.hits(stats.attack, total, defence);
-                    hits[target] += h;
-                    self.groups[f].i += h;
-                }
+                let h = self.fire_stand(roll, f, w, markers, target);
+                hits[target] += h;
+                self.groups[f].i += h;
                 self.groups[f].engaged = true;
                 self.groups[target].engaged = true;
             }
@@ -675,14 +669,76 @@ impl<'t> Field<'t> {
         }
     }
 
+    /// One firing stand's dice at its target (T7 or T8, with the T5
+    /// adjustment for the range band and the target's T6 grading): the
+    /// casualties it inflicts.
+    fn fire_stand(
+        &mut self,
+        roll: RollFn<'_>,
+        f: usize,
+        w: Weapon,
+        markers: u8,
+        target: usize,
+    ) -> u32 {
+        let stats = self.t.weapons[weapon_index(w)];
+        let fights = self.groups[f].fights;
+        let table = &self.t.fire[class_index(fights)];
+        let label = self.groups[f].label.clone();
+        let gap = self.gap(f, target);
+        let (band, adjust) = if gap <= stats.short {
+            ("short range", 0)
+        } else if gap <= stats.effective {
+            ("effective range", stats.effective_adjust)
+        } else {
+            ("long range", stats.long_adjust)
+        };
+        let defence = self.grading(target);
+        let dice = if w.crew_served() {
+            u32::from(self.figs - markers)
+        } else {
+            1
+        };
+        let tlabel = self.groups[target].label.clone();
+        let mut hits = 0;
+        for _ in 0..dice {
+            let total = self.die(
+                roll,
+                table.die.kind(),
+                || {
+                    format!(
+                        "ETYFW fire of {label} ({}) at {tlabel}, {} cm",
+                        w.name(),
+                        cm(gap)
+                    )
+                },
+                match fights {
+                    Class::Regular => "ETYFW fire, Regular (T7)",
+                    Class::Irregular => "ETYFW fire, Irregular (T8)",
+                },
+                Some((band, adjust)),
+                |v| {
+                    let h = table.hits(stats.attack, v, defence);
+                    format!(
+                        "{v}, {} attack on {}: {h} casualt{}",
+                        stats.attack.name(),
+                        defence.name(),
+                        if h == 1 { "y" } else { "ies" }
+                    )
+                },
+            );
+            hits += table.hits(stats.attack, total, defence);
+        }
+        hits
+    }
+
     /// 4.6: enemy groups not routed (nearest first), then routed groups
-    /// (nearest first), within Long range and not in close combat (one
-    /// combat order, section 4), not yet given as many firing stands as
-    /// it has stands in action; if all are covered, the nearest in range.
-    fn pick_target(&self, f: usize, long: i32, covered: &[u32], contact: &[bool]) -> Option<usize> {
+    /// (nearest first), within Long range, not yet given as many firing
+    /// stands as it has stands in action; if all are covered, the nearest
+    /// in range.
+    fn pick_target(&self, f: usize, long: i32, covered: &[u32]) -> Option<usize> {
         let mut c: Vec<(u8, i32, usize)> = self
             .targets_of(f)
-            .filter(|&h| self.gap(f, h) <= long && !contact[h])
+            .filter(|&h| self.gap(f, h) <= long)
             .map(|h| {
                 let rank = if !self.groups[h].routed { 1 } else { 2 };
                 (rank, self.gap(f, h), h)
@@ -725,7 +781,9 @@ impl<'t> Field<'t> {
         let cls = grp.fights;
         let faces = &self.t.results[class_index(cls)];
         let label = grp.label.clone();
-        let holding = grp.holding;
+        // Groups of the side marched against hold, except those that may
+        // counter-charge (no weapon, no cover).
+        let holds = grp.holding && !self.may_counter_charge(g);
         let foot = matches!(grp.kind, MoveKind::Infantry | MoveKind::Cavalry);
         let phase = if fire { "fire combat" } else { "close combat" };
         let table = match (fire, cls) {
@@ -785,7 +843,7 @@ impl<'t> Field<'t> {
                 self.groups[g].at_once = None;
                 self.groups[g].pending = Pending::Halt;
             }
-        } else if holding || !foot {
+        } else if holds || !foot {
             // Holding groups hold; guns "may close ... at Double & Trot"
             // but never move of their own accord (4.4).
             if !fire {
@@ -830,94 +888,133 @@ impl<'t> Field<'t> {
         }
     }
 
-    fn fire_results(&mut self, roll: RollFn<'_>) {
+    /// Section 11 for `side`'s groups that fired or were fired at: one
+    /// side's results, then the other's (section 3).
+    fn fire_results(&mut self, roll: RollFn<'_>, side: Side) {
         for g in 0..self.groups.len() {
-            if self.groups[g].engaged && self.active(g) && !self.groups[g].afloat {
+            if self.groups[g].side == side
+                && self.groups[g].engaged
+                && self.active(g)
+                && !self.groups[g].afloat
+            {
                 self.result(roll, g, true);
             }
         }
-        if self.t.fire_results_at_once {
-            self.carry_out(roll, "after fire");
-        }
     }
 
-    /// Carry out the "at once" moves: retreats and routs first, then
-    /// advances.
-    fn carry_out(&mut self, roll: RollFn<'_>, when: &str) {
+    /// Carry out `side`'s "at once" retreats and routs.
+    fn retreats_at_once(&mut self, roll: RollFn<'_>, side: Side, when: &str) {
         for g in 0..self.groups.len() {
+            if self.groups[g].side != side || !self.active(g) {
+                continue;
+            }
             match self.groups[g].at_once {
-                Some(AtOnce::Rout) if self.active(g) => {
+                Some(AtOnce::Rout) => {
                     self.groups[g].routed = true;
                     self.groups[g].at_once = None;
                     self.retreat(roll, g, Rate::Charge, &format!("routs {when}"));
                 }
-                Some(AtOnce::Retreat) if self.active(g) => {
+                Some(AtOnce::Retreat) => {
                     self.groups[g].at_once = None;
                     self.retreat(roll, g, Rate::Charge, &format!("retreats {when}"));
                 }
                 _ => {}
             }
         }
+    }
+
+    /// Carry out `side`'s "at once" advances (a group still in contact
+    /// with a partner in action stays where it is).
+    fn advances_at_once(&mut self, roll: RollFn<'_>, side: Side, when: &str) {
         for g in 0..self.groups.len() {
-            if let Some(AtOnce::Advance(rate)) = self.groups[g].at_once {
-                self.groups[g].at_once = None;
-                if self.active(g) && !self.groups[g].routed && !self.groups[g].holding {
-                    if self.groups[g]
-                        .partner
-                        .is_some_and(|p| self.gap(g, p) == 0 && self.active(p))
-                    {
-                        continue;
-                    }
-                    self.close(roll, g, rate, 0, &format!("advances {when}"));
-                }
+            if self.groups[g].side != side {
+                continue;
             }
+            let Some(AtOnce::Advance(rate)) = self.groups[g].at_once else {
+                continue;
+            };
+            self.groups[g].at_once = None;
+            let grp = &self.groups[g];
+            if !self.active(g) || grp.routed || (grp.holding && !self.may_counter_charge(g)) {
+                continue;
+            }
+            if grp
+                .partner
+                .is_some_and(|p| self.gap(g, p) == 0 && self.active(p))
+            {
+                continue;
+            }
+            self.close(roll, g, rate, 0, &format!("advances {when}"));
         }
+    }
+
+    /// The "at once" moves of a results phase, both sides: retreats and
+    /// routs first (the first side's, then the other's), then advances,
+    /// so that a pursuer follows an enemy already gone back.
+    fn carry_out(&mut self, roll: RollFn<'_>, when: &str) {
+        for side in self.sides() {
+            self.retreats_at_once(roll, side, when);
+        }
+        for side in self.sides() {
+            self.advances_at_once(roll, side, when);
+        }
+    }
+
+    /// The two sides in the order they act in each phase.
+    fn sides(&self) -> [Side; 2] {
+        [self.first, self.first.enemy()]
     }
 
     // ---- close combat ----------------------------------------------------------
 
-    /// Section 13: "Regular Troops - Throw a Normal Dice (D6) for each
-    /// unwounded figure on each stand taking part in the Close Combat."
-    /// "Irregular Troops - Throw an Average Dice (AvD) for each unwounded
-    /// figure". Simultaneous; a holding group's casualties are shared
-    /// among the groups in contact with it, one marker at a time.
-    fn close_combat(&mut self, roll: RollFn<'_>) -> Vec<(usize, Vec<usize>)> {
-        let n = self.groups.len();
-        for g in &mut self.groups {
-            g.i = 0;
-            g.s = 0;
+    /// The enemy groups a group is in base-to-base contact with: its
+    /// partner, and the groups whose partner it is, in unit order.
+    fn opponents(&self, g: usize) -> Vec<usize> {
+        let mut out = self.contacts_of(g);
+        if let Some(p) = self.groups[g].partner
+            && self.active(p)
+            && self.gap(g, p) == 0
+            && !out.contains(&p)
+        {
+            out.push(p);
+            out.sort_unstable();
         }
+        out
+    }
+
+    /// Section 13: "Close Combat only takes place when opposing stands
+    /// come into base-to-base contact. Regular Troops - Throw a Normal
+    /// Dice (D6) for each unwounded figure on each stand taking part in
+    /// the Close Combat." "Irregular Troops - Throw an Average Dice (AvD)
+    /// for each unwounded figure". Every group in contact takes part:
+    /// contact brings close combat on, whatever combat order a group
+    /// was given before it was reached. Section 3: `side` strikes and its
+    /// markers are placed before the other side strikes back with the
+    /// figures it has left. A group's casualties go to the groups in
+    /// contact with it one marker at a time in turn.
+    fn close_combat(&mut self, roll: RollFn<'_>, side: Side) -> Vec<(usize, Vec<usize>)> {
+        let n = self.groups.len();
         let mut hits = vec![0u32; n];
         let mut fights: Vec<(usize, Vec<usize>)> = Vec::new();
         for g in 0..n {
-            let grp = &self.groups[g];
-            if !self.active(g) || grp.afloat {
+            if self.groups[g].side != side || !self.active(g) || self.groups[g].afloat {
                 continue;
             }
-            let opponents: Vec<usize> = if grp.holding {
-                self.contacts_of(g)
-            } else {
-                match grp.partner {
-                    Some(p) if self.active(p) && self.gap(g, p) == 0 => vec![p],
-                    _ => Vec::new(),
-                }
-            };
-            if opponents.is_empty() {
-                continue;
+            let opponents = self.opponents(g);
+            if !opponents.is_empty() {
+                fights.push((g, opponents));
             }
-            fights.push((g, opponents.clone()));
         }
         for (g, opponents) in &fights {
             let g = *g;
+            self.groups[g].fought = true;
+            for &o in opponents {
+                self.groups[o].fought = true;
+            }
+            let figures = self.figures_taking_part(g, opponents);
             let grp = &self.groups[g];
             let cls = grp.fights;
             let table = &self.t.close[class_index(cls)];
-            let figures: u32 = grp
-                .stands
-                .iter()
-                .filter(|&&m| m < self.figs)
-                .map(|&m| u32::from(self.figs - m))
-                .sum();
             let label = grp.label.clone();
             let mut rr = 0usize;
             for _ in 0..figures {
@@ -962,26 +1059,56 @@ impl<'t> Field<'t> {
         fights
     }
 
-    fn close_results(&mut self, roll: RollFn<'_>, fights: &[(usize, Vec<usize>)]) {
-        for (g, _) in fights {
-            if self.active(*g) {
+    /// Section 13: the dice are for "each unwounded figure on each stand
+    /// taking part in the Close Combat", and it "only takes place when
+    /// opposing stands come into base-to-base contact". On the line a
+    /// stand meets one enemy stand front to front: a group fights with as
+    /// many of its stands in action as its opponents have stands in
+    /// action, its front stands (the wounded one, on which markers fall
+    /// first, 4.6, then the others), and counts their unwounded figures.
+    fn figures_taking_part(&self, g: usize, opponents: &[usize]) -> u32 {
+        let facing: u32 = opponents.iter().map(|&o| self.in_action(o)).sum();
+        let mut stands: Vec<u8> = self.groups[g]
+            .stands
+            .iter()
+            .copied()
+            .filter(|&m| m < self.figs)
+            .collect();
+        // The wounded stand first (at most one, 4.6), then the others.
+        stands.sort_by_key(|&m| std::cmp::Reverse(m));
+        stands
+            .iter()
+            .take(facing as usize)
+            .map(|&m| u32::from(self.figs - m))
+            .sum()
+    }
+
+    /// Section 14 for `side`'s groups that took part in the close combat.
+    fn close_results(&mut self, roll: RollFn<'_>, side: Side) {
+        for g in 0..self.groups.len() {
+            if self.groups[g].side == side && self.groups[g].fought && self.active(g) {
                 // "A group that has a close-combat result loses any result
                 // it got in step 6 that is still pending" (6.9).
-                self.groups[*g].pending = Pending::None;
-                self.groups[*g].at_once = None;
-                self.result(roll, *g, false);
+                self.groups[g].pending = Pending::None;
+                self.groups[g].at_once = None;
+                self.result(roll, g, false);
             }
         }
-        // Pursuit: "If the enemy has been forced to retreat, Regular
-        // Infantry and Cavalry may advance at Double & Trot Movement Rate
-        // at once; ... Irregular Infantry and Cavalry may advance at Charge
-        // & Retreat Movement Rate at once".
+    }
+
+    /// Pursuit, once both sides have their results: "If the enemy has
+    /// been forced to retreat, Regular Infantry and Cavalry may advance at
+    /// Double & Trot Movement Rate at once; ... Irregular Infantry and
+    /// Cavalry may advance at Charge & Retreat Movement Rate at once".
+    fn pursuits(&mut self, fights: &[(usize, Vec<usize>)]) {
         for (g, opponents) in fights {
             let grp = &self.groups[*g];
-            if grp.holding || grp.at_once.is_some() || !self.active(*g) {
-                continue;
-            }
-            if grp.i <= grp.s {
+            if (grp.holding && !self.may_counter_charge(*g))
+                || grp.kind == MoveKind::Artillery
+                || grp.at_once.is_some()
+                || !self.active(*g)
+                || grp.i <= grp.s
+            {
                 continue;
             }
             let all_back = opponents.iter().all(|&o| {
@@ -1005,7 +1132,7 @@ impl<'t> Field<'t> {
     /// continue to retreat; If the score is 4 or 5, the stand will rally,
     /// and will obey orders from the next move onwards." Irregulars a D6,
     /// rallying on 5 or 6. Stands that rally form a group of their own.
-    fn rally_phase(&mut self, roll: RollFn<'_>) {
+    fn rally_phase(&mut self, roll: RollFn<'_>, side: Side) {
         let mut rerolls = if self.t.leader_rally_rerolls {
             self.rerolls
         } else {
@@ -1013,13 +1140,13 @@ impl<'t> Field<'t> {
         };
         let n = self.groups.len();
         for g in 0..n {
-            if !self.groups[g].routed || !self.active(g) {
+            if self.groups[g].side != side || !self.groups[g].routed || !self.active(g) {
                 continue;
             }
             let grp = &self.groups[g];
             let row = self.t.rally[class_index(grp.fights)];
             let label = grp.label.clone();
-            let side = side_index(grp.side);
+            let si = side_index(grp.side);
             let mut rallied = Vec::new();
             for (k, &m) in grp.stands.clone().iter().enumerate() {
                 if m >= self.figs {
@@ -1055,10 +1182,10 @@ impl<'t> Field<'t> {
                         rallied.push(k);
                         break;
                     }
-                    if rerolls[side] == 0 {
+                    if rerolls[si] == 0 {
                         break;
                     }
-                    rerolls[side] -= 1;
+                    rerolls[si] -= 1;
                     tries += 1;
                 }
             }
@@ -1125,32 +1252,73 @@ impl<'t> Field<'t> {
     }
 
     /// 4.5: one move after another until a side breaks (4.8) or the move
-    /// limit.
-    pub fn fight(&mut self, roll: RollFn<'_>) -> Ending {
+    /// limit. Section 3: "Alternate Moves for each phase of the Game Turn
+    /// Sequence. The phases of the Game Turn Sequence are: Order Phase
+    /// Movement Phase Reconnaissance Phase Fire Combat Phase Fire Combat
+    /// Results Phase Close Combat Phase Close Combat Results Phase Retreat
+    /// Movement Phase Rally Phase Casualty Recovery Phase": in each phase
+    /// the first side (`first`) acts, then the other.
+    ///
+    /// Section 6: the enemy is seen "at the end of the Movement Phase":
+    /// the first move opens at its Reconnaissance Phase, the closing side
+    /// having come up unseen to the distance it is seen at (G0), so the
+    /// side that saw it fires before the charge. After an ambush the
+    /// ambushers were hidden until they moved: the first move has its
+    /// Movement Phase.
+    pub fn fight(&mut self, roll: RollFn<'_>, ambush: bool) -> Ending {
         let g0 = self.g0;
-        self.note(|| format!("ETYFW: the lines open {} cm apart", cm(g0)));
+        let first = self.first;
+        self.note(|| {
+            format!(
+                "ETYFW: the lines open {} cm apart; the {} acts first in every phase",
+                cm(g0),
+                side_name(first)
+            )
+        });
+        if !ambush {
+            self.note(|| {
+                "ETYFW: move 1 opens at its Reconnaissance Phase: the closing side has come up \
+                 unseen to where it is seen"
+                    .to_string()
+            });
+        }
         let mut moves = 0;
         for mv in 1..=self.t.move_limit {
             moves = mv;
-            // Order Phase.
+            self.order_phase();
+            if mv > 1 || ambush {
+                for side in self.sides() {
+                    self.movement_phase(roll, side);
+                }
+            }
+            for side in self.sides() {
+                self.fire_phase(roll, side);
+            }
+            for side in self.sides() {
+                self.fire_results(roll, side);
+            }
+            if self.t.fire_results_at_once {
+                self.carry_out(roll, "after fire");
+            }
             for g in &mut self.groups {
-                g.now = std::mem::replace(&mut g.pending, Pending::None);
                 g.i = 0;
                 g.s = 0;
-                g.engaged = false;
-                g.at_once = None;
-                g.forced = false;
-                g.this_rate = Rate::Stationary;
+                g.fought = false;
             }
-            self.movement_phase(roll);
-            self.fire_phase(roll);
-            self.fire_results(roll);
-            let fights = self.close_combat(roll);
-            self.close_results(roll, &fights);
+            let mut fights = Vec::new();
+            for side in self.sides() {
+                fights.extend(self.close_combat(roll, side));
+            }
+            for side in self.sides() {
+                self.close_results(roll, side);
+            }
+            self.pursuits(&fights);
             // Retreat Movement Phase: close-combat moves (and fire moves
             // when they wait for it).
             self.carry_out(roll, "after close combat");
-            self.rally_phase(roll);
+            for side in self.sides() {
+                self.rally_phase(roll, side);
+            }
             for g in &mut self.groups {
                 g.prev = [g.this_rate, g.prev[0]];
                 g.dt_run = if g.this_rate == Rate::Double {
@@ -1179,6 +1347,32 @@ impl<'t> Field<'t> {
         Ending {
             moves,
             broken: self.broken(),
+        }
+    }
+
+    /// Order Phase: last move's results come due, casualty counts are
+    /// cleared, and each group is given its one combat order (section 4:
+    /// "One Combat Order (e.g. Fire Combat, Close Combat)"): Close Combat
+    /// for a group in base-to-base contact or one that will move in to
+    /// contact on a result's permission; Fire Combat for any other group
+    /// with a weapon.
+    fn order_phase(&mut self) {
+        for g in &mut self.groups {
+            g.now = std::mem::replace(&mut g.pending, Pending::None);
+            g.i = 0;
+            g.s = 0;
+            g.engaged = false;
+            g.fought = false;
+            g.at_once = None;
+            g.forced = false;
+            g.this_rate = Rate::Stationary;
+        }
+        for g in 0..self.groups.len() {
+            let closing_on_permission = self.moves_in(g)
+                && self.groups[g].weapon.is_some()
+                && matches!(self.groups[g].now, Pending::Permit(_));
+            self.groups[g].fire_order =
+                self.groups[g].weapon.is_some() && !self.in_contact(g) && !closing_on_permission;
         }
     }
 

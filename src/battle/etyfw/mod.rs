@@ -21,7 +21,7 @@ use crate::geo::map::Terrain;
 use crate::scenario::{Nation, Quality, Scenario, Side, UnitKind};
 use crate::state::{GameState, UnitId};
 
-use data::{Class, Grading, MoveKind, Tables};
+use data::{Class, FirstMover, Grading, MoveKind, Tables};
 use field::{Counter, Ending, Field, Group};
 
 /// What the log says a result was made by.
@@ -96,20 +96,20 @@ impl Etyfw {
         } else {
             combat.defender_hex
         };
-        // 3.3: cover only for a holding side that is the campaign's
-        // defender, in its settlement.
-        let cover = if holding != combat.attacker {
-            match scn.map.settlement_at(holding_hex).map(|p| p.kind) {
-                Some(PlaceKind::Town) => t.cover.town,
-                Some(PlaceKind::Village) => t.cover.village,
-                Some(PlaceKind::Oasis) => t.cover.oasis,
-                _ => Grading::Light,
-            }
-        } else {
-            Grading::Light
+        // 3.3: cover for the holding side (the campaign's defender) in
+        // its settlement.
+        let cover = match scn.map.settlement_at(holding_hex).map(|p| p.kind) {
+            Some(PlaceKind::Town) => t.cover.town,
+            Some(PlaceKind::Village) => t.cover.village,
+            Some(PlaceKind::Oasis) => t.cover.oasis,
+            _ => Grading::Light,
         };
         let (counters, groups) = self.muster(scn, state, combat, holding, cover);
-        let mut f = Field::new(t, counters, groups, log);
+        let first = match t.first_mover {
+            FirstMover::Attacker => combat.attacker,
+            FirstMover::Defender => combat.attacker.enemy(),
+        };
+        let mut f = Field::new(t, counters, groups, log, first);
         // 3.4: a disrupted counter starts with half its figures marked.
         for g in 0..f.groups.len() {
             let c = f.groups[g].counter;
@@ -155,7 +155,7 @@ impl Etyfw {
             )
         });
         f.open(roll, recon, open_terrain, closing_stands, combat.ambush);
-        let ending = f.fight(roll);
+        let ending = f.fight(roll, combat.ambush);
         self.read_back(scn, state, combat, f, ending, roll)
     }
 
@@ -344,9 +344,10 @@ impl Etyfw {
         (counters, groups)
     }
 
-    /// Section 16 at the end, each counter's fate (docs "Back to the
-    /// campaign"), the fates brought in line with the field result, and
-    /// the capture roll of 9.9 when the Mahdists won.
+    /// Section 16 at the end, each counter's fate from its casualty
+    /// markers (docs "Back to the campaign"; never edited to agree with
+    /// the field's break test: the engine reads the winner from the fates
+    /// by 9.8), and the capture roll of 9.9 when the Mahdists won.
     fn read_back(
         &self,
         scn: &Scenario,
@@ -443,56 +444,12 @@ impl Etyfw {
                 fates.insert(UnitId(c.label.clone().into()), fate);
             }
         }
-        // The winner is the field's (a side broken loses); the engine reads
-        // it from the fates by 9.8, so the fates are brought in line.
-        for side in [Side::Egyptian, Side::Mahdist] {
-            let idx: Vec<usize> = (0..f.counters.len())
-                .filter(|&k| {
-                    f.counters[k].side == side && (f.counters[k].counted || f.counters[k].transport)
-                })
-                .collect();
-            let hurt = |fates: &BTreeMap<UnitId, Fate>, k: usize| {
-                f.counters[k].disrupted
-                    || fates
-                        .get(&UnitId(f.counters[k].label.clone().into()))
-                        .is_some_and(|x| *x != Fate::GoodOrder)
-            };
-            let n = idx.len();
-            let count =
-                |fates: &BTreeMap<UnitId, Fate>| idx.iter().filter(|&&k| hurt(fates, k)).count();
-            if broken(side) {
-                // A broken side loses: at least half its counters hurt, the
-                // most marked good-order counters disrupted first.
-                let mut order: Vec<usize> =
-                    idx.iter().copied().filter(|&k| !hurt(&fates, k)).collect();
-                order.sort_by_key(|&k| (std::cmp::Reverse(markers[k]), k));
-                for k in order {
-                    if count(&fates) * 2 >= n {
-                        break;
-                    }
-                    fates.insert(UnitId(f.counters[k].label.clone().into()), Fate::Disrupted);
-                }
-            } else {
-                // A side not broken does not lose: fewer than half its
-                // counters hurt, the least marked restored first.
-                let mut order: Vec<usize> = idx
-                    .iter()
-                    .copied()
-                    .filter(|&k| hurt(&fates, k) && !f.counters[k].disrupted)
-                    .collect();
-                order.sort_by_key(|&k| (markers[k], k));
-                for k in order {
-                    if count(&fates) * 2 < n {
-                        break;
-                    }
-                    fates.insert(UnitId(f.counters[k].label.clone().into()), Fate::GoodOrder);
-                }
-            }
-        }
         hold_second_disruptions(&mut f, &mut fates, &seconds);
-        // 9.9 capture, rolled here when the Mahdists won the field.
+        // 9.9 capture, rolled here when the Mahdists won: the winner is
+        // read from the fates by 9.8, as the engine reads it.
+        let lost = |side: Side| lost_by_9_8(&f, &fates, side);
         let mut captured = Vec::new();
-        if eg_broken && !md_broken {
+        if lost(Side::Egyptian) && !lost(Side::Mahdist) {
             for (k, c) in f.counters.clone().iter().enumerate() {
                 let id = UnitId(c.label.clone().into());
                 if c.side != Side::Egyptian || fates.get(&id) != Some(&Fate::Eliminated) {
@@ -567,6 +524,28 @@ impl Etyfw {
     }
 }
 
+/// Rule 9.8: "A stack loses a combat if it ends a melee round with at
+/// least 50% of it's units disrupted or dead", read from the fates as the
+/// engine reads it (counted units and transport; a unit disrupted before
+/// the battle stays disrupted, 9.7).
+fn lost_by_9_8(f: &Field<'_>, fates: &BTreeMap<UnitId, Fate>, side: Side) -> bool {
+    let ours: Vec<&Counter> = f
+        .counters
+        .iter()
+        .filter(|c| c.side == side && (c.counted || c.transport))
+        .collect();
+    let hurt = ours
+        .iter()
+        .filter(|c| {
+            c.disrupted
+                || fates
+                    .get(&UnitId(c.label.clone().into()))
+                    .is_some_and(|x| *x != Fate::GoodOrder)
+        })
+        .count();
+    !ours.is_empty() && hurt * 2 >= ours.len()
+}
+
 fn roll_logged(
     f: &mut Field<'_>,
     roll: &mut dyn FnMut(DiceKind, String) -> Roll,
@@ -592,14 +571,10 @@ fn roll_logged(
     }
 }
 
-/// 4.2: the Mahdists close, except when they hold a settlement the
-/// Egyptian side attacks.
-pub fn holding_side(scn: &Scenario, combat: &Combat) -> Side {
-    if combat.attacker == Side::Egyptian && scn.map.settlement_at(combat.defender_hex).is_some() {
-        Side::Mahdist
-    } else {
-        Side::Egyptian
-    }
+/// 4.2: the side that marched attacks: it closes, and the side marched
+/// against holds (in its settlement's cover, if it has one).
+pub fn holding_side(_scn: &Scenario, combat: &Combat) -> Side {
+    combat.attacker.enemy()
 }
 
 /// The best tactical rating among a side's leaders in the combat (the
