@@ -51,6 +51,8 @@ struct Sent {
     to: Vec<String>,
     subject: String,
     text: String,
+    /// The whole message as sent.
+    raw: String,
 }
 
 const SEED: u8 = 0;
@@ -200,6 +202,7 @@ impl Harness {
                     to: m.to.clone(),
                     subject: m.subject.clone(),
                     text: m.body.text.clone(),
+                    raw: String::from_utf8_lossy(&raw).into_owned(),
                 }
             })
             .collect()
@@ -288,6 +291,19 @@ fn a_table_battle_stops_the_turn_is_briefed_reported_confirmed_and_resumed() {
         for unit in ["BI01", "BI03", "BG01", "CIV01", "MS001", "MS006"] {
             assert!(text.contains(unit), "{unit} in {text}");
         }
+        // The table laid out, and drawn: the diagram as a picture shown in
+        // the HTML part and as an SVG.
+        assert!(text.contains("THE TABLE"), "{text}");
+        let raw = &brief[0].raw;
+        let name = format!("abu-klea-battle-{id}-table");
+        assert!(raw.contains(&format!("{name}.png")), "no PNG diagram");
+        assert!(raw.contains("image/png"), "no PNG diagram");
+        assert!(raw.contains(&format!("{name}.svg")), "no SVG diagram");
+        assert!(raw.contains("image/svg+xml"), "no SVG diagram");
+        assert!(
+            raw.contains(&format!("cid:{name}.png@")),
+            "the picture not shown"
+        );
     }
     // Orders for the stopped turn are refused: they are fixed.
     h.send(

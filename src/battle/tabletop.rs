@@ -138,6 +138,94 @@ pub struct PlaceText {
     pub text: String,
 }
 
+/// The unit a rule set measures in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+pub enum Measure {
+    Inches,
+    Centimetres,
+}
+
+impl Measure {
+    /// The short name after a number ("in", "cm").
+    pub fn short(self) -> &'static str {
+        match self {
+            Measure::Inches => "in",
+            Measure::Centimetres => "cm",
+        }
+    }
+}
+
+/// Pieces of scenery a hex of one campaign terrain puts on its half of
+/// the table.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Piece {
+    pub terrain: Terrain,
+    /// What a piece is ("scrub patch").
+    pub name: String,
+    pub count: u32,
+    /// Its size, across and along the table.
+    pub width: u32,
+    pub depth: u32,
+    /// What it is in the rule set's own terms.
+    pub rules: String,
+}
+
+/// The piece a kind of place is on the table.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlacePiece {
+    pub kind: PlaceKind,
+    pub width: u32,
+    pub depth: u32,
+}
+
+/// How the table is laid out in a rule set (docs/tabletop.md, "The
+/// table"): its size, the deployment zones, the scenery, who moves first,
+/// the end. Values left `None` are read from the ETYFW resolver's own
+/// settings (`scenarios/etyfw.ron`), so a battle on the table and one the
+/// resolver fights are set up alike.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TableRule {
+    pub measure: Measure,
+    /// The narrowest and widest table; in between, as wide as the larger
+    /// side's elements in line, with `behind` to spare at each end, in
+    /// steps of `step`.
+    pub min_width: u32,
+    pub max_width: u32,
+    pub step: u32,
+    /// Frontage of one element in line (a figure in a two-rank line, a
+    /// base, a stand).
+    pub element_frontage: Fraction,
+    /// Each side's deployment zone, from its start line back.
+    pub zone_depth: u32,
+    /// From each start line back to its edge; `None`: the resolver's
+    /// `table_depth`.
+    pub behind: Option<u32>,
+    /// Between the two start lines; `None`: rolled on the resolver's
+    /// reconnaissance table.
+    pub gap: Option<u32>,
+    /// The most turns; `None`: the resolver's `move_limit`.
+    pub turns: Option<u32>,
+    pub river_width: u32,
+    /// The strip along each bank.
+    pub bank: u32,
+    /// A ford's width.
+    pub ford: u32,
+    /// The banks and fords in the rule set's terms.
+    pub banks: String,
+    pub fords: String,
+    pub pieces: Vec<Piece>,
+    pub place_pieces: Vec<PlacePiece>,
+    /// Who moves first, in the rule set's words.
+    pub first: String,
+    /// The set-up, step by step, adapted to the campaign's fixed forces.
+    pub set_up: Vec<String>,
+    /// How the battle ends.
+    pub end: String,
+}
+
 /// One miniatures rule set.
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -171,6 +259,7 @@ pub struct System {
     /// The river on the table.
     pub river: String,
     pub troops: Vec<Troop>,
+    pub table: TableRule,
 }
 
 impl System {
@@ -189,6 +278,16 @@ impl System {
             .iter()
             .find(|g| g.terrain == t)
             .map(|g| g.text.as_str())
+    }
+
+    /// The pieces a hex of terrain `t` puts on the table.
+    pub fn pieces(&self, t: Terrain) -> impl Iterator<Item = &Piece> {
+        self.table.pieces.iter().filter(move |p| p.terrain == t)
+    }
+
+    /// The size of the piece a kind of place is.
+    pub fn place_piece(&self, k: PlaceKind) -> Option<&PlacePiece> {
+        self.table.place_pieces.iter().find(|p| p.kind == k)
     }
 
     /// The table's words for a kind of place.
