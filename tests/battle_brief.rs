@@ -241,6 +241,26 @@ fn a_bad_tabletop_file_gives_a_clear_error() {
         "{text}"
     );
 
+    // A table without the distance between its start lines, for a rule
+    // set that does not roll it; a table narrower than it may be.
+    let no_gap = TABLETOP_RON
+        .replacen("gap: Some(48)", "gap: None", 1)
+        .replacen(
+            "min_width: 72, max_width: 120",
+            "min_width: 130, max_width: 120",
+            1,
+        );
+    let e = Tabletop::parse("tabletop.ron", &no_gap, &scn.units).unwrap_err();
+    let text = e.to_string();
+    assert!(
+        text.contains("rule_sets[0].table.gap: is not given"),
+        "{text}"
+    );
+    assert!(
+        text.contains("widths 130 to 120 in steps of 12 make no table"),
+        "{text}"
+    );
+
     // Not RON at all: the line of the fault.
     let e = Tabletop::parse("tabletop.ron", "Tabletop(light: [", &scn.units).unwrap_err();
     assert_eq!(e.0.len(), 1);

@@ -365,6 +365,22 @@ fn a_table_battle_stops_the_turn_is_briefed_reported_confirmed_and_resumed() {
     let results = h.sent_to(MAHDIST, "results");
     assert_eq!(results.len(), 1);
 
+    // The archive shows the battle's table on its month's page, as the
+    // brief drew it.
+    let site = h.dir.join("site");
+    h.svc.archive("abu-klea", &site).unwrap();
+    let tables: Vec<PathBuf> = std::fs::read_dir(site.join("abu-klea/tables"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(tables.len(), 1, "{tables:?}");
+    let name = tables[0].file_name().unwrap().to_string_lossy().to_string();
+    assert!(name.ends_with(&format!("-battle-{id}.svg")), "{name}");
+    let month = name.split("-battle-").next().unwrap();
+    let page = std::fs::read_to_string(site.join(format!("abu-klea/{month}.html"))).unwrap();
+    assert!(page.contains("<h2>The table battles</h2>"), "{page}");
+    assert!(page.contains(&format!("tables/{name}")), "{page}");
+
     // The same turn, played again from the database, equals an
     // uninterrupted run given that result from the start.
     let t = &turns[0];

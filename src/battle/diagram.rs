@@ -205,11 +205,9 @@ impl Draw<'_> {
                 b.1,
                 side_colour(side)
             );
-            let label_y = if side == l.attacker {
-                a.1 - 6.0
-            } else {
-                a.1 + 16.0
-            };
+            // Above each line: the defender's inside its zone, the
+            // attacker's in front of it.
+            let label_y = a.1 - 6.0;
             let _ = writeln!(
                 out,
                 "<text class=\"label\" x=\"{:.1}\" y=\"{label_y:.1}\" fill=\"{}\">{side} start line ({} from its edge)</text>",

@@ -477,6 +477,7 @@ impl Tabletop {
                     ));
                 }
             }
+            errors.extend(check_table(&s.table, s.rules, &err));
             for (j, tr) in s.troops.iter().enumerate() {
                 let dup = s.troops[..j]
                     .iter()
@@ -543,6 +544,54 @@ impl Tabletop {
     pub fn light(&self, month: u32) -> Option<&Light> {
         self.light.iter().find(|l| l.month == month)
     }
+}
+
+/// The table of a rule set: sizes that make a table, a piece for every
+/// kind of place, and every setting given that only the ETYFW resolver may
+/// leave to its own data (`None`).
+fn check_table(
+    t: &TableRule,
+    rules: RuleSet,
+    err: &dyn Fn(&str, String, &str) -> Diagnostic,
+) -> Vec<Diagnostic> {
+    let mut errors = Vec::new();
+    if t.step == 0 || t.min_width == 0 || t.min_width > t.max_width {
+        errors.push(err(
+            "table",
+            format!(
+                "widths {} to {} in steps of {} make no table",
+                t.min_width, t.max_width, t.step
+            ),
+            "give min_width at most max_width, both and step above 0",
+        ));
+    }
+    if t.element_frontage.0 == 0 || t.element_frontage.1 == 0 {
+        errors.push(err(
+            "table.element_frontage",
+            "an element must have a frontage".into(),
+            "write (numerator, denominator), such as (1, 2) for half a unit",
+        ));
+    }
+    for k in [PlaceKind::Town, PlaceKind::Village, PlaceKind::Oasis] {
+        if !t.place_pieces.iter().any(|p| p.kind == k) {
+            errors.push(err(
+                "table.place_pieces",
+                format!("no piece for a {k:?}"),
+                &format!("add (kind: {k:?}, width: ..., depth: ...)"),
+            ));
+        }
+    }
+    let own = [("behind", t.behind), ("gap", t.gap), ("turns", t.turns)];
+    for (f, v) in own {
+        if rules != RuleSet::Etyfw && v.is_none_or(|v| v == 0) {
+            errors.push(err(
+                &format!("table.{f}"),
+                "is not given".into(),
+                "only the ETYFW rule set reads it from the resolver (None); give a number above 0",
+            ));
+        }
+    }
+    errors
 }
 
 /// "06:22" as minutes after midnight.
