@@ -219,7 +219,8 @@ impl Draw<'_> {
     }
 
     fn river(&self, out: &mut String, pts: &[Point], fords: &[Point]) {
-        let path: Vec<String> = pts
+        // Drawn with its bends rounded: a river along hexsides zigzags.
+        let path: Vec<String> = smooth(&smooth(pts))
             .iter()
             .map(|p| {
                 let (x, y) = self.at(*p);
@@ -327,7 +328,12 @@ impl Draw<'_> {
         let _ = writeln!(
             out,
             "<text class=\"label\" x=\"{cx:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text>",
-            cy - rh - 4.0,
+            // Above the piece, or inside its top if it stands at the far edge.
+            if cy - rh - 4.0 < self.top + 16.0 {
+                cy - rh + 16.0
+            } else {
+                cy - rh - 4.0
+            },
             escape(&p.name)
         );
         let _ = writeln!(
@@ -408,6 +414,28 @@ impl Draw<'_> {
             self.l.len(self.grid())
         );
     }
+}
+
+/// Chaikin's corner cutting: each bend replaced by two points a quarter
+/// of the way along its two stretches; the ends kept.
+fn smooth(pts: &[Point]) -> Vec<Point> {
+    if pts.len() < 3 {
+        return pts.to_vec();
+    }
+    let mut out = vec![pts[0]];
+    for (i, w) in pts.windows(2).enumerate() {
+        let (a, b) = (w[0], w[1]);
+        let q = (0.75 * a.0 + 0.25 * b.0, 0.75 * a.1 + 0.25 * b.1);
+        let r = (0.25 * a.0 + 0.75 * b.0, 0.25 * a.1 + 0.75 * b.1);
+        if i > 0 {
+            out.push(q);
+        }
+        if i + 2 < pts.len() {
+            out.push(r);
+        }
+    }
+    out.push(pts[pts.len() - 1]);
+    out
 }
 
 /// A few houses inside a town's wall.

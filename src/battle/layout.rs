@@ -236,7 +236,10 @@ fn place_settlement(scn: &Scenario, sys: &System, l: &mut Layout, side: Side, he
     let y = if side == l.attacker {
         (l.attacker_line - d / 2.0).max(d / 2.0 + 1.0)
     } else {
-        (l.defender_line + d / 2.0).min(l.depth - d / 2.0 - 1.0)
+        // The table goes on behind the defender's town.
+        let half = half_step(l.measure);
+        l.depth = l.depth.max(((l.defender_line + d) / half).ceil() * half);
+        l.defender_line + d / 2.0
     };
     l.pieces.push(Placed {
         name: place.name.clone(),
@@ -395,8 +398,17 @@ fn rivers(scn: &Scenario, combat: &Combat, l: &mut Layout, sys: &System) -> Vec<
     let month = combat.key.month;
     let frame = HexFrame::of(l, sys, scn, combat);
     let mut segs: Vec<(String, String, Point, Point)> = Vec::new();
+    // A river on a hex's back side (the defender's far side, the
+    // attacker's near one) runs behind that side's zone: the table is
+    // deepened for it.
+    let mut back = (false, false);
     for (far, hex) in [(true, combat.defender_hex), (false, combat.attacker_hex)] {
         for (d, rs) in scn.map.river_sides_of(hex) {
+            match ((d.index() + 6 - l.attack_from.index()) % 6, far) {
+                (3, true) => back.0 = true,
+                (0, false) => back.1 = true,
+                _ => {}
+            }
             let name = scn
                 .map
                 .rivers()
@@ -430,9 +442,14 @@ fn rivers(scn: &Scenario, combat: &Combat, l: &mut Layout, sys: &System) -> Vec<
         chain(&mut pts, &mut segs, &name);
         joined.push((name, class, pts));
     }
-    make_room(l, &mut joined);
+    make_room(l, &mut joined, back);
     joined
         .into_iter()
+        .flat_map(|(name, class, pts)| {
+            clip(l, &pts)
+                .into_iter()
+                .map(move |run| (name.clone(), class.clone(), run))
+        })
         .map(|(name, class, pts)| {
             let points = extend(l, pts);
             let fords = fords(&points, f64::from(sys.table.ford));
@@ -448,19 +465,15 @@ fn rivers(scn: &Scenario, combat: &Combat, l: &mut Layout, sys: &System) -> Vec<
 
 /// Deepen the table for a river behind a zone: its band and half a zone
 /// of bank beyond it, at the far edge or (moving everything up) the near.
-fn make_room(l: &mut Layout, rivers: &mut [(String, String, Vec<Point>)]) {
+fn make_room(l: &mut Layout, rivers: &mut [(String, String, Vec<Point>)], back: (bool, bool)) {
     let room = l.river_width / 2.0 + 2.0 * l.bank;
     let ys = rivers.iter().flat_map(|r| r.2.iter().map(|p| p.1));
     let (lo, hi) = ys.fold((f64::MAX, f64::MIN), |(lo, hi), y| (lo.min(y), hi.max(y)));
-    // Deepened in whole half steps of the grid (6 in, 5 cm).
-    let half = match l.measure {
-        Measure::Inches => 6.0,
-        Measure::Centimetres => 5.0,
-    };
-    if hi > f64::MIN && hi + room > l.depth {
+    let half = half_step(l.measure);
+    if back.0 && hi > f64::MIN && hi + room > l.depth {
         l.depth = ((hi + room) / half).ceil() * half;
     }
-    if lo < f64::MAX && lo - room < 0.0 {
+    if back.1 && lo < f64::MAX && lo - room < 0.0 {
         let up = ((room - lo) / half).ceil() * half;
         l.depth += up;
         l.attacker_line += up;
@@ -500,6 +513,64 @@ fn chain(pts: &mut Vec<Point>, segs: &mut Vec<(String, String, Point, Point)>, n
             pts.insert(0, a);
         }
     }
+}
+
+/// The table is deepened in whole half steps of the grid (6 in, 5 cm).
+fn half_step(m: Measure) -> f64 {
+    match m {
+        Measure::Inches => 6.0,
+        Measure::Centimetres => 5.0,
+    }
+}
+
+/// The stretches of a river's line on the table (a line along a flank
+/// may leave it and come back).
+fn clip(l: &Layout, pts: &[Point]) -> Vec<Vec<Point>> {
+    let near = |a: Point, b: Point| (a.0 - b.0).abs() < 0.01 && (a.1 - b.1).abs() < 0.01;
+    let mut runs: Vec<Vec<Point>> = Vec::new();
+    for w in pts.windows(2) {
+        let Some((a, b)) = clip_segment(w[0], w[1], l.width, l.depth) else {
+            continue;
+        };
+        if near(a, b) {
+            continue;
+        }
+        match runs.last_mut() {
+            Some(run) if run.last().is_some_and(|&p| near(p, a)) => run.push(b),
+            _ => runs.push(vec![a, b]),
+        }
+    }
+    runs
+}
+
+/// The part of the segment `p`-`q` inside the table (Liang-Barsky).
+fn clip_segment(p: Point, q: Point, w: f64, d: f64) -> Option<(Point, Point)> {
+    let (dx, dy) = (q.0 - p.0, q.1 - p.1);
+    let (mut t0, mut t1) = (0.0f64, 1.0f64);
+    for (pp, qq) in [(-dx, p.0), (dx, w - p.0), (-dy, p.1), (dy, d - p.1)] {
+        if pp == 0.0 {
+            if qq < 0.0 {
+                return None;
+            }
+            continue;
+        }
+        let r = qq / pp;
+        if pp < 0.0 {
+            if r > t1 {
+                return None;
+            }
+            t0 = t0.max(r);
+        } else {
+            if r < t0 {
+                return None;
+            }
+            t1 = t1.min(r);
+        }
+    }
+    Some((
+        (p.0 + t0 * dx, p.1 + t0 * dy),
+        (p.0 + t1 * dx, p.1 + t1 * dy),
+    ))
 }
 
 /// Carry each end not on an edge on to the nearer side edge.
