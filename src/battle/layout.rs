@@ -393,7 +393,7 @@ fn clear_of_rivers(l: &Layout, mut p: Placed) -> Placed {
 }
 
 /// The rivers on the two hexes' sides, joined into lines, each carried on
-/// to the nearer side edge where the hexes end, with two fords.
+/// to the nearer side edge where the hexes end, with its fords.
 fn rivers(scn: &Scenario, combat: &Combat, l: &mut Layout, sys: &System) -> Vec<RiverLine> {
     let month = combat.key.month;
     let frame = HexFrame::of(l, sys, scn, combat);
@@ -598,15 +598,21 @@ fn extend(l: &Layout, mut pts: Vec<Point>) -> Vec<Point> {
 }
 
 /// Two fords, at a third and two thirds of the river's length on the
-/// table, each at least a ford's width from an edge.
+/// table (one in the middle of a short stretch).
 fn fords(pts: &[Point], ford: f64) -> Vec<Point> {
     let seg = |a: Point, b: Point| ((b.0 - a.0).powi(2) + (b.1 - a.1).powi(2)).sqrt();
     let total: f64 = pts.windows(2).map(|w| seg(w[0], w[1])).sum();
-    if total < 3.0 * ford {
-        return Vec::new();
-    }
+    // A short stretch (a river crossing a corner) has one ford, in its
+    // middle; none if shorter than two fords.
+    let at: &[f64] = if total < 2.0 * ford {
+        &[]
+    } else if total < 8.0 * ford {
+        &[0.5]
+    } else {
+        &[1.0 / 3.0, 2.0 / 3.0]
+    };
     let mut out = Vec::new();
-    for f in [1.0 / 3.0, 2.0 / 3.0] {
+    for &f in at {
         let mut want = total * f;
         for w in pts.windows(2) {
             let s = seg(w[0], w[1]);
