@@ -544,3 +544,40 @@ fn the_etyfw_brief_passes_on_the_resolvers_settings() {
         assert_eq!(tr.per_sp, want, "{}", ty.id);
     }
 }
+
+/// A data folder's own ETYFW tables set its briefs up as its resolver
+/// fights: another move limit and leader re-rolls on are passed on.
+#[test]
+fn a_data_folders_etyfw_tables_reach_the_brief() {
+    let (scn, state, c) = el_teb();
+    let text = dervish::battle::etyfw::EMBEDDED
+        .replacen("move_limit: 12", "move_limit: 8", 1)
+        .replacen(
+            "leader_rally_rerolls: false",
+            "leader_rally_rerolls: true",
+            1,
+        );
+    let own = dervish::scenario::NamedText {
+        name: "club/etyfw.ron".into(),
+        text,
+    };
+    let table = Tabletop::shipped(&scn.units).unwrap();
+    let b = dervish::battle::brief::brief_with_resolver(
+        &table,
+        Some(&own),
+        &scn,
+        &state,
+        &c,
+        RuleSet::Etyfw,
+        None,
+    )
+    .unwrap();
+    let words = b.text.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(words.contains("8 moves at most"), "{words}");
+    assert!(words.contains("else it ends after move 8"), "{words}");
+    assert!(
+        words.contains("roll one failed rally die a move"),
+        "{words}"
+    );
+    assert!(words.contains("his rating counts (7.3)"), "{words}");
+}

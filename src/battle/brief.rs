@@ -129,7 +129,10 @@ pub fn brief_with(
     brief_and_table(data, scn, state, combat, rules, solo).map(|b| b.text)
 }
 
-/// The brief and its table, with the tabletop data given.
+/// The brief and its table, with the tabletop data given and the ETYFW
+/// resolver's settings of the data set (`scn`'s data folder may bring its
+/// own `etyfw.ron`: `etyfw`, else the shipped one), so a brief for ETYFW
+/// sets the battle up as that game's resolver fights it.
 pub fn brief_and_table(
     data: &Tabletop,
     scn: &Scenario,
@@ -138,9 +141,26 @@ pub fn brief_and_table(
     rules: RuleSet,
     solo: Option<Side>,
 ) -> Result<Brief, BriefError> {
+    brief_with_resolver(data, None, scn, state, combat, rules, solo)
+}
+
+/// As [`brief_and_table`], with the ETYFW tables' text (`etyfw.ron`) of a
+/// data folder, if it has its own.
+pub fn brief_with_resolver(
+    data: &Tabletop,
+    etyfw: Option<&crate::scenario::NamedText>,
+    scn: &Scenario,
+    state: &GameState,
+    combat: &Combat,
+    rules: RuleSet,
+    solo: Option<Side>,
+) -> Result<Brief, BriefError> {
+    let (text, name) = etyfw.map_or((super::etyfw::EMBEDDED, "scenarios/etyfw.ron"), |t| {
+        (t.text.as_str(), t.name.as_str())
+    });
     let resolver = match rules {
         RuleSet::Etyfw => Some(
-            super::etyfw::data::load(super::etyfw::EMBEDDED, "scenarios/etyfw.ron")
+            super::etyfw::data::load(text, name)
                 .map_err(|d| BriefError::Resolver(d.to_string()))?,
         ),
         _ => None,

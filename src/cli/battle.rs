@@ -63,6 +63,7 @@ fn brief_command(
     if !situation.is_file() {
         return Err(anyhow!("{}: no such situation file", situation.display()));
     }
+    let files = super::files(data)?;
     let data = super::data(data)?;
     let case = dervish::cases::load(situation, &data).map_err(|d| {
         let first = d.0.first().map(ToString::to_string).unwrap_or_default();
@@ -78,9 +79,23 @@ fn brief_command(
     let from = super::place(scn, from)?;
     let to = super::place(scn, to)?;
     let combat = standalone::combat_between(scn, state, from, to).map_err(|e| anyhow!("{e}"))?;
-    let table = Tabletop::shipped(&scn.units).map_err(|d| anyhow!("{d}"))?;
-    let made = brief::brief_and_table(&table, scn, state, &combat, rules, None)
-        .map_err(|e| anyhow!("{e}"))?;
+    // A data folder's own brief data and ETYFW tables, as a game with it
+    // would use them.
+    let table = match files.extra("tabletop.ron") {
+        Some(t) => Tabletop::parse(&t.name, &t.text, &scn.units),
+        None => Tabletop::shipped(&scn.units),
+    }
+    .map_err(|d| anyhow!("{d}"))?;
+    let made = brief::brief_with_resolver(
+        &table,
+        data.etyfw.as_ref(),
+        scn,
+        state,
+        &combat,
+        rules,
+        None,
+    )
+    .map_err(|e| anyhow!("{e}"))?;
     out!("{}", made.text);
     if let Some(dir) = out {
         let title = brief::diagram_title(scn, &combat, rules);

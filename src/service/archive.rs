@@ -624,7 +624,15 @@ impl Service {
                 continue;
             };
             let rules = state.options.table_battles.rules;
-            let Ok(b) = brief::brief_and_table(data, scn, &state, &combat, rules, None) else {
+            let Ok(b) = brief::brief_with_resolver(
+                data,
+                self.data.etyfw.as_ref(),
+                scn,
+                &state,
+                &combat,
+                rules,
+                None,
+            ) else {
                 continue;
             };
             let title = format!(

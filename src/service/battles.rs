@@ -249,8 +249,9 @@ impl Service {
                 .map_err(crate::battle::brief::BriefError::Data),
         }
         .and_then(|data| {
-            crate::battle::brief::brief_and_table(
+            crate::battle::brief::brief_with_resolver(
                 &data,
+                self.data.etyfw.as_ref(),
                 scn,
                 &stopped.state,
                 &stopped.combat,
