@@ -51,6 +51,8 @@ struct Sent {
     to: Vec<String>,
     subject: String,
     text: String,
+    /// The whole message as sent.
+    raw: String,
 }
 
 const SEED: u8 = 0;
@@ -200,6 +202,7 @@ impl Harness {
                     to: m.to.clone(),
                     subject: m.subject.clone(),
                     text: m.body.text.clone(),
+                    raw: String::from_utf8_lossy(&raw).into_owned(),
                 }
             })
             .collect()
@@ -288,6 +291,19 @@ fn a_table_battle_stops_the_turn_is_briefed_reported_confirmed_and_resumed() {
         for unit in ["BI01", "BI03", "BG01", "CIV01", "MS001", "MS006"] {
             assert!(text.contains(unit), "{unit} in {text}");
         }
+        // The table laid out, and drawn: the diagram as a picture shown in
+        // the HTML part and as an SVG.
+        assert!(text.contains("THE TABLE"), "{text}");
+        let raw = &brief[0].raw;
+        let name = format!("abu-klea-battle-{id}-table");
+        assert!(raw.contains(&format!("{name}.png")), "no PNG diagram");
+        assert!(raw.contains("image/png"), "no PNG diagram");
+        assert!(raw.contains(&format!("{name}.svg")), "no SVG diagram");
+        assert!(raw.contains("image/svg+xml"), "no SVG diagram");
+        assert!(
+            raw.contains(&format!("cid:{name}.png@")),
+            "the picture not shown"
+        );
     }
     // Orders for the stopped turn are refused: they are fixed.
     h.send(
@@ -348,6 +364,22 @@ fn a_table_battle_stops_the_turn_is_briefed_reported_confirmed_and_resumed() {
     assert!(turns[0].log.contains("Egyptian won"), "{}", turns[0].log);
     let results = h.sent_to(MAHDIST, "results");
     assert_eq!(results.len(), 1);
+
+    // The archive shows the battle's table on its month's page, as the
+    // brief drew it.
+    let site = h.dir.join("site");
+    h.svc.archive("abu-klea", &site).unwrap();
+    let tables: Vec<PathBuf> = std::fs::read_dir(site.join("abu-klea/tables"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(tables.len(), 1, "{tables:?}");
+    let name = tables[0].file_name().unwrap().to_string_lossy().to_string();
+    assert!(name.ends_with(&format!("-battle-{id}.svg")), "{name}");
+    let month = name.split("-battle-").next().unwrap();
+    let page = std::fs::read_to_string(site.join(format!("abu-klea/{month}.html"))).unwrap();
+    assert!(page.contains("<h2>The table battles</h2>"), "{page}");
+    assert!(page.contains(&format!("tables/{name}")), "{page}");
 
     // The same turn, played again from the database, equals an
     // uninterrupted run given that result from the start.

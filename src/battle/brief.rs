@@ -17,12 +17,14 @@
 
 use std::fmt::Write as _;
 
-use super::tabletop::{System, Tabletop, Troop};
+use super::etyfw::data::Tables;
+use super::layout::{self, Layout, Opening, lay_out};
+use super::tabletop::{Measure, System, Tabletop, Troop};
 use crate::diag::Diagnostics;
 use crate::engine::elsewhere::{Combat, Fate};
 use crate::geo::{PlaceKind, RiverClass};
 use crate::scenario::definition::VictoryCondition;
-use crate::scenario::units::{Leader, Nation, UnitType};
+use crate::scenario::units::{Leader, Nation, UnitKind, UnitType};
 use crate::scenario::{Scenario, Side};
 use crate::state::{GameState, RuleSet, Unit, UnitId};
 
@@ -59,6 +61,19 @@ pub enum BriefError {
     /// checked data).
     #[error("the tabletop data has no light for month {0}")]
     NoLight(u32),
+    /// The ETYFW resolver's settings (`scenarios/etyfw.ron`) are broken.
+    #[error("the ETYFW resolver's settings are broken: {0}")]
+    Resolver(String),
+    /// The two hexes are not next to each other.
+    #[error(transparent)]
+    NotAdjacent(#[from] super::layout::NotAdjacent),
+}
+
+/// A brief and the table it lays out (for the diagram).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Brief {
+    pub text: String,
+    pub layout: Layout,
 }
 
 /// The battle brief of `combat` for miniatures rules `rules`, with the
@@ -74,6 +89,16 @@ pub fn brief(
 ) -> Result<String, BriefError> {
     let data = Tabletop::shipped(&scn.units).map_err(BriefError::Data)?;
     brief_with(&data, scn, state, combat, rules, solo)
+}
+
+/// The diagram's title: the battle's place and month, the rules.
+pub fn diagram_title(scn: &Scenario, combat: &Combat, rules: RuleSet) -> String {
+    format!(
+        "{}, {}: the table for {}",
+        scn.map.describe(combat.defender_hex),
+        combat.key.month.long_name(),
+        rules.title()
+    )
 }
 
 /// One unit of the battle as the brief shows it.
@@ -101,6 +126,46 @@ pub fn brief_with(
     rules: RuleSet,
     solo: Option<Side>,
 ) -> Result<String, BriefError> {
+    brief_and_table(data, scn, state, combat, rules, solo).map(|b| b.text)
+}
+
+/// The brief and its table, with the tabletop data given and the ETYFW
+/// resolver's settings of the data set (`scn`'s data folder may bring its
+/// own `etyfw.ron`: `etyfw`, else the shipped one), so a brief for ETYFW
+/// sets the battle up as that game's resolver fights it.
+pub fn brief_and_table(
+    data: &Tabletop,
+    scn: &Scenario,
+    state: &GameState,
+    combat: &Combat,
+    rules: RuleSet,
+    solo: Option<Side>,
+) -> Result<Brief, BriefError> {
+    brief_with_resolver(data, None, scn, state, combat, rules, solo)
+}
+
+/// As [`brief_and_table`], with the ETYFW tables' text (`etyfw.ron`) of a
+/// data folder, if it has its own.
+pub fn brief_with_resolver(
+    data: &Tabletop,
+    etyfw: Option<&crate::scenario::NamedText>,
+    scn: &Scenario,
+    state: &GameState,
+    combat: &Combat,
+    rules: RuleSet,
+    solo: Option<Side>,
+) -> Result<Brief, BriefError> {
+    let (text, name) = etyfw.map_or((super::etyfw::EMBEDDED, "scenarios/etyfw.ron"), |t| {
+        (t.text.as_str(), t.name.as_str())
+    });
+    let resolver = match rules {
+        RuleSet::Etyfw => Some(
+            super::etyfw::data::load(text, name)
+                .map_err(|d| BriefError::Resolver(d.to_string()))?,
+        ),
+        _ => None,
+    };
+    let resolver = resolver.as_ref();
     let sys = data
         .system(rules)
         .ok_or(BriefError::NoRuleSet(rules.title()))?;
@@ -337,11 +402,28 @@ pub fn brief_with(
     }
     para(o, "  Table     ", &format!("{}.", table.join("; ")));
 
+    // The table.
+    let front = sides
+        .iter()
+        .map(|(_, es, _)| es.iter().filter(|e| e.counted).map(|e| e.elements()).sum())
+        .max()
+        .unwrap_or(0);
+    let opening = resolver.map(|t| opening(t, scn, combat, &sides));
+    let layout = lay_out(scn, combat, sys, front, opening.as_ref().map(|o| &o.0))?;
+    table_section(o, scn, combat, sys, &layout, resolver, opening.as_ref());
+
     // The scale.
     line(o, "");
     line(o, &format!("FORCES IN {}", rules.title().to_uppercase()));
     para(o, "  ", &sys.scale);
     para(o, "  ", &sys.leader.rule);
+    if resolver.is_some_and(|t| t.leader_rally_rerolls) {
+        para(
+            o,
+            "  ",
+            "The resolver's leader re-rolls are on (scenarios/etyfw.ron): the leader whose tactical rating counts (7.3; a C-in-C's always) lets his side re-roll one failed rally die a move a point of it.",
+        );
+    }
     for (side, es, leaders) in &sides {
         let counted = es.iter().filter(|e| e.counted).count();
         let sp: u32 = es
@@ -368,6 +450,9 @@ pub fn brief_with(
             line(o, "  Leader    none.");
         }
         let figures = sys.leader.of(*side);
+        // ETYFW's leaders lend a rating only when the resolver's re-rolls
+        // are on (scenarios/etyfw.ron).
+        let rated = resolver.is_none_or(|t| t.leader_rally_rerolls);
         for l in leaders {
             let mut t = format!(
                 "{}: strategic {}, tactical {}{}; ",
@@ -376,7 +461,9 @@ pub fn brief_with(
                 l.tactical,
                 if l.c_in_c { ", C-in-C" } else { "" }
             );
-            if ruling.is_some_and(|r| r.name == l.name) && l.tactical > 0 {
+            if !rated {
+                let _ = write!(t, "{}; no rating in these rules.", figures.figure);
+            } else if ruling.is_some_and(|r| r.name == l.name) && l.tactical > 0 {
                 let _ = write!(
                     t,
                     "his rating counts (7.3): {} and {} x {}.",
@@ -662,9 +749,14 @@ pub fn brief_with(
         }
         para(o, "  ", &t);
         line(o, "");
-        out.push_str(&scn.reactions.table_text_narrow(WIDTH));
+        let tables = scn.reactions.table_text_narrow(WIDTH);
+        if sys.table.measure == Measure::Centimetres {
+            out.push_str(&in_centimetres(&tables));
+        } else {
+            out.push_str(&tables);
+        }
     }
-    Ok(out)
+    Ok(Brief { text: out, layout })
 }
 
 /// The leader whose tactical rating counts (7.3, 7.0): a C-in-C's values
@@ -757,5 +849,325 @@ fn hanging(out: &mut String, head: &str, indent: &str, text: &str) {
         .subsequent_indent(indent);
     for l in textwrap::wrap(text, opts) {
         line(out, &l);
+    }
+}
+
+/// The start lines of an ETYFW battle, as the resolver sets them
+/// (`scenarios/etyfw.ron`): seed section 6, "Units of Regular Troops throw
+/// a Normal Dice (D6) at the end of the Movement Phase to determine the
+/// distance at which units of various sizes will be seen", read once for
+/// the opening distance, in the column of the largest attacking unit
+/// ("Company-sized unit - single stand ... Battalion-sized unit - Two to
+/// six Company-sized units. Brigade-sized unit - Seven or more"), "+1" if
+/// "the terrain is Open Terrain". Returns the table's opening and the
+/// words for it.
+fn opening(
+    t: &Tables,
+    scn: &Scenario,
+    combat: &Combat,
+    sides: &[(Side, Vec<Entry<'_>>, Vec<&Leader>)],
+) -> (Opening, String) {
+    let cm = |mm: i32| f64::from(mm) / 10.0;
+    let behind = cm(t.table_depth);
+    if combat.ambush {
+        let d = cm(t.ambush_distance);
+        let text = format!(
+            "An ambush (seed 002): no reconnaissance roll; the start lines are {} cm apart.",
+            layout::whole(d)
+        );
+        return (Opening { behind, widest: d }, text);
+    }
+    let defender = combat.attacker.enemy();
+    let (class, class_name) = match defender {
+        Side::Egyptian => (
+            0,
+            "Regular (British, Egyptian and Indian troops 'Move and Reconnoitre as Regulars', section 17)",
+        ),
+        Side::Mahdist => (
+            1,
+            "Irregular (Mahdist troops reconnoitre as Irregulars, section 17)",
+        ),
+    };
+    let stands = sides
+        .iter()
+        .filter(|(s, _, _)| *s == combat.attacker)
+        .flat_map(|(_, es, _)| es.iter())
+        .filter(|e| {
+            e.counted
+                && !matches!(
+                    e.ty.kind,
+                    UnitKind::Supply | UnitKind::Camel | UnitKind::Civilian
+                )
+        })
+        .map(Entry::elements)
+        .max()
+        .unwrap_or(1);
+    let (col, col_name) = match stands {
+        0 | 1 => (0, "Company-sized"),
+        2..=6 => (1, "Battalion-sized"),
+        _ => (2, "Brigade-sized"),
+    };
+    let open = open_terrain(scn, combat);
+    let scores = if open { 2..=7 } else { 1..=6 };
+    let rows: Vec<(i32, Option<i32>)> = scores
+        .filter_map(|score| {
+            let row = t.recon[class].get(usize::try_from(score - 1).ok()?)?;
+            Some((score, row[col]))
+        })
+        .collect();
+    let widest = rows
+        .iter()
+        .filter_map(|(_, d)| *d)
+        .chain([t.unseen_distance])
+        .max()
+        .map_or(0.0, cm);
+    let cells: Vec<String> = rows
+        .iter()
+        .map(|(s, d)| match d {
+            Some(d) => format!("{s} {}", layout::whole(cm(*d))),
+            None => format!("{s} -"),
+        })
+        .collect();
+    let text = format!(
+        "The {defender} side rolls one D6 on the reconnaissance table (section 6), {class_name}, column {col_name} (the largest attacking unit, {stands}){open_text}: {} cm; '-' is {} cm. The attacking side's start line is that far from the defending side's; the table is laid for the longest. A stand more than {} cm behind its own start line has left the table.",
+        cells.join(", "),
+        layout::whole(cm(t.unseen_distance)),
+        layout::whole(behind),
+        stands = plural(stands as usize, "stand"),
+        open_text = if open { ", +1 in Open Terrain" } else { "" },
+    );
+    (Opening { behind, widest }, text)
+}
+
+/// The battle hex is Open Terrain for ETYFW: clear, without a settlement
+/// ("Flat terrain with no vertical obstructions to vision").
+fn open_terrain(scn: &Scenario, combat: &Combat) -> bool {
+    let hex = combat.defender_hex;
+    scn.map.terrain(hex) == Some(crate::geo::Terrain::Clear)
+        && scn
+            .map
+            .place_at(hex)
+            .is_none_or(|p| p.kind == PlaceKind::Landmark)
+}
+
+/// THE TABLE: the size and edges, the zones, the scenery, the rivers, who
+/// moves first, the set-up, the turns and the end, in the rule set's own
+/// unit ([`super::layout`]; docs/tabletop.md, "The table").
+fn table_section(
+    o: &mut String,
+    scn: &Scenario,
+    combat: &Combat,
+    sys: &System,
+    l: &Layout,
+    resolver: Option<&Tables>,
+    opening: Option<&(Opening, String)>,
+) {
+    let (a, d) = (l.attacker, l.defender());
+    line(o, "");
+    line(
+        o,
+        &format!(
+            "THE TABLE (in {}; see the diagram)",
+            measure_name(l.measure)
+        ),
+    );
+    para(
+        o,
+        "  Size      ",
+        &format!(
+            "{}. The {a} side attacks from the {} ({}): its edge is the near edge; the {d} edge, the far one, faces {}. A piece at (x, y) is centred x from the left edge and y from the {a} edge.",
+            l.size_text(),
+            l.attack_from,
+            scn.map.describe(combat.attacker_hex),
+            l.attack_from.opposite(),
+        ),
+    );
+    let settlement = l
+        .pieces
+        .iter()
+        .find(|p| p.half == d && p.size.0 > 0.0 && is_settlement(p.look))
+        .map(|p| format!(", and in {}", p.name))
+        .unwrap_or_default();
+    let zones = format!(
+        "{a}s: within {} behind their start line, which is {} from their edge. {d}s: within {} behind theirs, {} from the {a} edge and {} from their own{settlement}. {} between the start lines.",
+        l.len(l.zone_depth),
+        l.len(l.attacker_behind()),
+        l.len(l.zone_depth),
+        l.len(l.defender_line),
+        l.len(l.defender_behind()),
+        l.len(l.gap),
+    );
+    para(o, "  Zones     ", &zones);
+    if let Some((_, text)) = opening {
+        para(o, "            ", text);
+    }
+    if l.pieces.is_empty() {
+        para(
+            o,
+            "  Scenery   ",
+            "none: the ground is open (no scenery is Open Terrain).",
+        );
+    }
+    // Pieces alike (name, half, size) are listed once, with every place.
+    let mut groups: Vec<(&layout::Placed, Vec<String>)> = Vec::new();
+    for p in &l.pieces {
+        let at = format!("({}, {})", layout::whole(p.at.0), layout::whole(p.at.1));
+        match groups
+            .iter_mut()
+            .find(|(q, _)| q.name == p.name && q.half == p.half && q.size == p.size)
+        {
+            Some((_, ats)) => ats.push(at),
+            None => groups.push((p, vec![at])),
+        }
+    }
+    for (p, ats) in groups {
+        para(
+            o,
+            "  Scenery   ",
+            &format!(
+                "{}{}, {} x {} {}, at {} ({}s' half): {}.",
+                if ats.len() > 1 {
+                    format!("{} ", ats.len())
+                } else {
+                    String::new()
+                },
+                if ats.len() > 1 {
+                    plural_name(&p.name)
+                } else {
+                    p.name.clone()
+                },
+                layout::whole(p.size.0),
+                layout::whole(p.size.1),
+                l.measure.short(),
+                and_list(&ats),
+                p.half,
+                p.rules
+            ),
+        );
+    }
+    for r in &l.rivers {
+        let through: Vec<String> = r
+            .points
+            .iter()
+            .map(|(x, y)| format!("({}, {})", layout::whole(*x), layout::whole(*y)))
+            .collect();
+        let fords: Vec<String> = r
+            .fords
+            .iter()
+            .map(|(x, y)| format!("({}, {})", layout::whole(*x), layout::whole(*y)))
+            .collect();
+        let rule = &sys.table;
+        para(
+            o,
+            "  River     ",
+            &format!(
+                "the {} ({}), {} {} wide, through {}. Its banks: a strip {} {} wide on each side, {}. Fords {} {} wide at {}: {}.",
+                r.name,
+                r.class,
+                rule.river_width,
+                l.measure.short(),
+                through.join(", "),
+                rule.bank,
+                l.measure.short(),
+                rule.banks,
+                rule.ford,
+                l.measure.short(),
+                fords.join(" and "),
+                rule.fords,
+            ),
+        );
+    }
+    para(o, "  First     ", &sys.table.first);
+    for (i, step) in sys.table.set_up.iter().enumerate() {
+        para(o, "  Set-up    ", &format!("{}. {step}", i + 1));
+    }
+    let (turns, end) = match resolver {
+        Some(t) => (
+            t.move_limit,
+            sys.table
+                .end
+                .replace(
+                    "{break}",
+                    &format!("at least {}/{}", t.break_fraction.0, t.break_fraction.1),
+                )
+                .replace("{moves}", &t.move_limit.to_string()),
+        ),
+        None => (sys.table.turns.unwrap_or(12), sys.table.end.clone()),
+    };
+    let word = if resolver.is_some() { "moves" } else { "turns" };
+    para(o, "  The end   ", &format!("{turns} {word} at most. {end}"));
+    para(
+        o,
+        "            ",
+        "Then each unit's fate is read from its losses (FROM THE TABLE TO THE CAMPAIGN, below) and the winner from the fates by 9.8 (WHAT WINS): the table's own victory does not count.",
+    );
+}
+
+fn is_settlement(look: layout::Look) -> bool {
+    matches!(
+        look,
+        layout::Look::Town | layout::Look::Village | layout::Look::Wells
+    )
+}
+
+fn measure_name(m: Measure) -> &'static str {
+    match m {
+        Measure::Inches => "inches",
+        Measure::Centimetres => "centimetres",
+    }
+}
+
+/// Seed 002's inches in centimetres (ETYFW measures in centimetres):
+/// "36 inches" and `36"` as "91 cm".
+fn in_centimetres(text: &str) -> String {
+    let mut out = String::new();
+    let mut digits = String::new();
+    let mut rest = text;
+    while let Some(c) = rest.chars().next() {
+        if c.is_ascii_digit() {
+            digits.push(c);
+            rest = &rest[1..];
+            continue;
+        }
+        if !digits.is_empty() {
+            let n: f64 = digits.parse().unwrap_or(0.0);
+            let cm = layout::whole(n * 2.54);
+            if let Some(r) = rest.strip_prefix(" inches") {
+                out.push_str(&format!("{cm} cm"));
+                rest = r;
+                digits.clear();
+                continue;
+            }
+            if let Some(r) = rest.strip_prefix('"') {
+                out.push_str(&format!("{cm} cm"));
+                rest = r;
+                digits.clear();
+                continue;
+            }
+            out.push_str(&digits);
+            digits.clear();
+        }
+        out.push(c);
+        rest = &rest[c.len_utf8()..];
+    }
+    out.push_str(&digits);
+    out
+}
+
+/// "scrub patch" as "scrub patches".
+fn plural_name(name: &str) -> String {
+    if name.ends_with('h') || name.ends_with('s') {
+        format!("{name}es")
+    } else {
+        format!("{name}s")
+    }
+}
+
+/// "a, b and c".
+fn and_list(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
     }
 }

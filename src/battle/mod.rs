@@ -13,8 +13,11 @@
 //! [`tabletop`] (`scenarios/tabletop.ron`).
 
 pub mod brief;
+pub mod diagram;
 pub mod etyfw;
+pub mod layout;
 pub mod result;
+pub mod standalone;
 pub mod table;
 pub mod tabletop;
 

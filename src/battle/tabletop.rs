@@ -138,6 +138,94 @@ pub struct PlaceText {
     pub text: String,
 }
 
+/// The unit a rule set measures in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+pub enum Measure {
+    Inches,
+    Centimetres,
+}
+
+impl Measure {
+    /// The short name after a number ("in", "cm").
+    pub fn short(self) -> &'static str {
+        match self {
+            Measure::Inches => "in",
+            Measure::Centimetres => "cm",
+        }
+    }
+}
+
+/// Pieces of scenery a hex of one campaign terrain puts on its half of
+/// the table.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Piece {
+    pub terrain: Terrain,
+    /// What a piece is ("scrub patch").
+    pub name: String,
+    pub count: u32,
+    /// Its size, across and along the table.
+    pub width: u32,
+    pub depth: u32,
+    /// What it is in the rule set's own terms.
+    pub rules: String,
+}
+
+/// The piece a kind of place is on the table.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlacePiece {
+    pub kind: PlaceKind,
+    pub width: u32,
+    pub depth: u32,
+}
+
+/// How the table is laid out in a rule set (docs/tabletop.md, "The
+/// table"): its size, the deployment zones, the scenery, who moves first,
+/// the end. Values left `None` are read from the ETYFW resolver's own
+/// settings (`scenarios/etyfw.ron`), so a battle on the table and one the
+/// resolver fights are set up alike.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TableRule {
+    pub measure: Measure,
+    /// The narrowest and widest table; in between, as wide as the larger
+    /// side's elements in line, with `behind` to spare at each end, in
+    /// steps of `step`.
+    pub min_width: u32,
+    pub max_width: u32,
+    pub step: u32,
+    /// Frontage of one element in line (a figure in a two-rank line, a
+    /// base, a stand).
+    pub element_frontage: Fraction,
+    /// Each side's deployment zone, from its start line back.
+    pub zone_depth: u32,
+    /// From each start line back to its edge; `None`: the resolver's
+    /// `table_depth`.
+    pub behind: Option<u32>,
+    /// Between the two start lines; `None`: rolled on the resolver's
+    /// reconnaissance table.
+    pub gap: Option<u32>,
+    /// The most turns; `None`: the resolver's `move_limit`.
+    pub turns: Option<u32>,
+    pub river_width: u32,
+    /// The strip along each bank.
+    pub bank: u32,
+    /// A ford's width.
+    pub ford: u32,
+    /// The banks and fords in the rule set's terms.
+    pub banks: String,
+    pub fords: String,
+    pub pieces: Vec<Piece>,
+    pub place_pieces: Vec<PlacePiece>,
+    /// Who moves first, in the rule set's words.
+    pub first: String,
+    /// The set-up, step by step, adapted to the campaign's fixed forces.
+    pub set_up: Vec<String>,
+    /// How the battle ends.
+    pub end: String,
+}
+
 /// One miniatures rule set.
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -171,6 +259,7 @@ pub struct System {
     /// The river on the table.
     pub river: String,
     pub troops: Vec<Troop>,
+    pub table: TableRule,
 }
 
 impl System {
@@ -189,6 +278,16 @@ impl System {
             .iter()
             .find(|g| g.terrain == t)
             .map(|g| g.text.as_str())
+    }
+
+    /// The pieces a hex of terrain `t` puts on the table.
+    pub fn pieces(&self, t: Terrain) -> impl Iterator<Item = &Piece> {
+        self.table.pieces.iter().filter(move |p| p.terrain == t)
+    }
+
+    /// The size of the piece a kind of place is.
+    pub fn place_piece(&self, k: PlaceKind) -> Option<&PlacePiece> {
+        self.table.place_pieces.iter().find(|p| p.kind == k)
     }
 
     /// The table's words for a kind of place.
@@ -378,6 +477,7 @@ impl Tabletop {
                     ));
                 }
             }
+            errors.extend(check_table(&s.table, s.rules, &err));
             for (j, tr) in s.troops.iter().enumerate() {
                 let dup = s.troops[..j]
                     .iter()
@@ -444,6 +544,54 @@ impl Tabletop {
     pub fn light(&self, month: u32) -> Option<&Light> {
         self.light.iter().find(|l| l.month == month)
     }
+}
+
+/// The table of a rule set: sizes that make a table, a piece for every
+/// kind of place, and every setting given that only the ETYFW resolver may
+/// leave to its own data (`None`).
+fn check_table(
+    t: &TableRule,
+    rules: RuleSet,
+    err: &dyn Fn(&str, String, &str) -> Diagnostic,
+) -> Vec<Diagnostic> {
+    let mut errors = Vec::new();
+    if t.step == 0 || t.min_width == 0 || t.min_width > t.max_width {
+        errors.push(err(
+            "table",
+            format!(
+                "widths {} to {} in steps of {} make no table",
+                t.min_width, t.max_width, t.step
+            ),
+            "give min_width at most max_width, both and step above 0",
+        ));
+    }
+    if t.element_frontage.0 == 0 || t.element_frontage.1 == 0 {
+        errors.push(err(
+            "table.element_frontage",
+            "an element must have a frontage".into(),
+            "write (numerator, denominator), such as (1, 2) for half a unit",
+        ));
+    }
+    for k in [PlaceKind::Town, PlaceKind::Village, PlaceKind::Oasis] {
+        if !t.place_pieces.iter().any(|p| p.kind == k) {
+            errors.push(err(
+                "table.place_pieces",
+                format!("no piece for a {k:?}"),
+                &format!("add (kind: {k:?}, width: ..., depth: ...)"),
+            ));
+        }
+    }
+    let own = [("behind", t.behind), ("gap", t.gap), ("turns", t.turns)];
+    for (f, v) in own {
+        if rules != RuleSet::Etyfw && v.is_none_or(|v| v == 0) {
+            errors.push(err(
+                &format!("table.{f}"),
+                "is not given".into(),
+                "only the ETYFW rule set reads it from the resolver (None); give a number above 0",
+            ));
+        }
+    }
+    errors
 }
 
 /// "06:22" as minutes after midnight.

@@ -22,6 +22,7 @@ macro_rules! out {
     }};
 }
 
+mod battle;
 mod mail;
 mod outbox;
 mod scripted;
@@ -140,6 +141,11 @@ enum Command {
     Mail {
         #[command(subcommand)]
         command: mail::MailCommand,
+    },
+    /// Table battles without a game: the brief of a situation's battle.
+    Battle {
+        #[command(subcommand)]
+        command: battle::BattleCommand,
     },
     /// The mail waiting to be sent: list it, send a mail again, drop one.
     Outbox {
@@ -541,6 +547,7 @@ fn run(mut cli: Cli) -> Result<ExitCode> {
         Command::Replay { game } => service::replay(cfg, &game),
         Command::Gm { command } => service::gm(cfg, command),
         Command::Outbox { command } => outbox::outbox(&cfg, command),
+        Command::Battle { command } => battle::battle(&cli.data, command),
         Command::Mail { command } => mail::mail(cfg, command),
         Command::Map {
             game: Some(game),

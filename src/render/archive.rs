@@ -246,6 +246,8 @@ fn svg_size(svg: &str) -> Option<(u32, u32)> {
 pub struct MonthMaps {
     pub theatre: Vec<MapRef>,
     pub sectors: Vec<MapRef>,
+    /// The tables of the month's table battles, as their briefs drew them.
+    pub tables: Vec<MapRef>,
 }
 
 /// The file of a month's page, relative to the game's folder.
@@ -578,6 +580,12 @@ pub fn month_page(
                 t.turn_no,
                 esc(notes)
             );
+        }
+    }
+    if !maps.tables.is_empty() {
+        out.push_str("<h2>The table battles</h2>\n<p>Each battle fought on the table, laid out as its brief gave it.</p>\n");
+        for r in &maps.tables {
+            figure(&mut out, r);
         }
     }
     if !maps.sectors.is_empty() {

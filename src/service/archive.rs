@@ -519,7 +519,8 @@ impl Service {
             months,
             records,
         } = self.archive_data(g)?;
-        let mut files = site_files(&scn, &game, &months)?;
+        let tables = self.table_diagrams(g, &scn, &months)?;
+        let mut files = site_files(&scn, &game, &months, &tables)?;
         files.extend(records);
         let dir = out.join(&g.id);
         let building = out.join(format!(".{}.building", g.id));
@@ -580,8 +581,82 @@ fn json<T: serde::Serialize>(v: &T, pretty: bool) -> Result<String> {
     Ok(s)
 }
 
+/// The drawn tables of a game's table battles, by the month they were
+/// fought in: each with its title, file and SVG.
+pub type TableDiagrams = std::collections::BTreeMap<String, Vec<(String, String, String)>>;
+
+impl Service {
+    /// The diagram of each table battle of a played turn, as its brief drew
+    /// it (both players had the brief, so the archive may show it).
+    fn table_diagrams(
+        &self,
+        g: &GameRow,
+        scn: &Scenario,
+        months: &[MonthFile],
+    ) -> Result<TableDiagrams> {
+        use crate::battle::{brief, diagram, tabletop::Tabletop};
+        let mut out = TableDiagrams::new();
+        let shipped;
+        let data = match &self.tabletop {
+            Some(d) => d,
+            None => {
+                shipped = match Tabletop::shipped(&scn.units) {
+                    Ok(t) => t,
+                    Err(_) => return Ok(out),
+                };
+                &shipped
+            }
+        };
+        for row in crate::store::battles::battles_of_game(&self.conn, &g.id)? {
+            let Some(month) = months
+                .iter()
+                .find(|m| m.turns.iter().any(|t| t.turn_no == row.turn_no))
+            else {
+                continue;
+            };
+            if !row.status.is_settled() {
+                continue;
+            }
+            let (Ok(combat), Ok(state)) = (
+                serde_json::from_str::<crate::engine::elsewhere::Combat>(&row.combat),
+                serde_json::from_str::<GameState>(&row.state),
+            ) else {
+                continue;
+            };
+            let rules = state.options.table_battles.rules;
+            let Ok(b) = brief::brief_with_resolver(
+                data,
+                self.data.etyfw.as_ref(),
+                scn,
+                &state,
+                &combat,
+                rules,
+                None,
+            ) else {
+                continue;
+            };
+            let title = format!(
+                "Battle {}: {}",
+                row.id,
+                brief::diagram_title(scn, &combat, rules)
+            );
+            let svg = diagram::svg(&b.layout, &title);
+            let file = format!("tables/{}-battle-{}.svg", month.month, row.id);
+            out.entry(month.month.clone())
+                .or_default()
+                .push((title, file, svg));
+        }
+        Ok(out)
+    }
+}
+
 /// Every file of a game's site, relative to its folder.
-pub fn site_files(scn: &Scenario, game: &GameFile, months: &[MonthFile]) -> Result<Vec<SiteFile>> {
+pub fn site_files(
+    scn: &Scenario,
+    game: &GameFile,
+    months: &[MonthFile],
+    tables: &TableDiagrams,
+) -> Result<Vec<SiteFile>> {
     let mut files: Vec<SiteFile> = Vec::new();
     files.push(("index.html".into(), page::game_page(game)));
     files.push(("verify.html".into(), page::verify_page(game, months)));
@@ -627,6 +702,11 @@ pub fn site_files(scn: &Scenario, game: &GameFile, months: &[MonthFile]) -> Resu
                 ));
                 files.push((file, svg));
             }
+        }
+        for (title, file, svg) in tables.get(&m.month).into_iter().flatten() {
+            maps.tables
+                .push(MapRef::drawn(title.clone(), file.clone(), svg));
+            files.push((file.clone(), svg.clone()));
         }
         let prev = i.checked_sub(1).map(|p| months[p].month.as_str());
         let next = months.get(i + 1).map(|n| n.month.as_str());

@@ -24,6 +24,7 @@ use crate::battle::result::{Forces, ResultError, TableResult, read};
 use crate::battle::table::{Settlement, Stopped};
 use crate::engine::elsewhere::{BattleKey, Combat};
 use crate::mail::inbound::Inbound;
+use crate::mail::outbound::Attachment;
 use crate::scenario::{Scenario, Side};
 use crate::state::{AutoResolver, GameState, TableSelect};
 use crate::store::battles::{self as bstore, BattleRow, BattleStatus};
@@ -243,31 +244,33 @@ impl Service {
         let solo = players.iter().find(|p| p.bot.is_some()).map(|p| p.side);
         let place = scn.map.describe(stopped.combat.defender_hex);
         let made = match &self.tabletop {
-            Some(data) => crate::battle::brief::brief_with(
-                data,
+            Some(data) => Ok(data.clone()),
+            None => crate::battle::tabletop::Tabletop::shipped(&scn.units)
+                .map_err(crate::battle::brief::BriefError::Data),
+        }
+        .and_then(|data| {
+            crate::battle::brief::brief_with_resolver(
+                &data,
+                self.data.etyfw.as_ref(),
                 scn,
                 &stopped.state,
                 &stopped.combat,
                 options.rules,
                 solo,
-            ),
-            None => crate::battle::brief::brief(
-                scn,
-                &stopped.state,
-                &stopped.combat,
-                options.rules,
-                solo,
-            ),
-        };
-        let brief = match made {
-            Ok(text) => text,
+            )
+        });
+        let (brief, files) = match made {
+            Ok(b) => {
+                let files = self.diagram_files(scn, g, id, &stopped.combat, options.rules, &b);
+                (b.text, files)
+            }
             // The briefs' data is checked when loaded; should it fail
             // here, the battle still goes out, with its forces and the
             // result to fill in, and the reason.
             Err(e) => {
                 tracing::warn!(game = %g.id, error = %e, "no battle brief");
                 let forces = Forces::of(scn, &stopped.state, &stopped.combat);
-                format!(
+                let text = format!(
                     "(The brief for {} could not be made: {e}.)\n\n{}: {} attack {} from {}\n\n{}",
                     options.rules.title(),
                     stopped.combat.key,
@@ -275,7 +278,8 @@ impl Service {
                     place,
                     scn.map.describe(stopped.combat.attacker_hex),
                     fill_in(&forces)
-                )
+                );
+                (text, Vec::new())
             }
         };
         let fallback = match stopped.state.options.resolver {
@@ -315,7 +319,7 @@ impl Service {
                 in_reply_to: None,
                 refs: Vec::new(),
                 reply: false,
-                attachments: Vec::new(),
+                attachments: files.clone(),
             })?;
         }
         store::audit(
@@ -334,6 +338,42 @@ impl Service {
         tx.commit()?;
         tracing::info!(game = %g.id, turn = g.turn_no, battle = id, "turn stopped for a table battle");
         Ok(id)
+    }
+
+    /// The battlefield diagram of a brief, for its mail: the PNG shown in
+    /// the HTML part and the SVG beside it. A PNG that cannot be drawn
+    /// leaves the SVG alone; the mail goes either way.
+    fn diagram_files(
+        &self,
+        scn: &Scenario,
+        g: &GameRow,
+        id: i64,
+        combat: &Combat,
+        rules: crate::state::RuleSet,
+        b: &crate::battle::brief::Brief,
+    ) -> Vec<Attachment> {
+        use crate::battle::{brief::diagram_title, diagram};
+        let title = diagram_title(scn, combat, rules);
+        let svg = diagram::svg(&b.layout, &title);
+        let name = diagram_file_name(&g.id, id);
+        let mut files = Vec::new();
+        match diagram::png(&svg, DIAGRAM_PX) {
+            Ok(png) => files.push(
+                Attachment::bytes(format!("{name}.png"), "image/png", png).shown_inline(
+                    format!("{name}.png@{}", self.cfg.domain()),
+                    format!("The table of battle {id}: {title}"),
+                ),
+            ),
+            Err(e) => {
+                tracing::warn!(game = %g.id, battle = id, error = %e, "the brief goes without its drawn diagram");
+            }
+        }
+        files.push(Attachment::text(
+            format!("{name}.svg"),
+            "image/svg+xml",
+            svg,
+        ));
+        files
     }
 
     /// Battles whose deadline has passed: a result sent and not disputed
@@ -844,4 +884,23 @@ pub fn fill_in(forces: &Forces) -> String {
     }
     out.push("END".into());
     out.join("\n")
+}
+
+/// The width of a brief's diagram, in pixels.
+const DIAGRAM_PX: u32 = 1000;
+
+/// A battle's diagram file name, without its extension: letters, digits
+/// and `._-` only, as a mail's files must be named.
+pub fn diagram_file_name(game: &str, battle: i64) -> String {
+    let game: String = game
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    format!("{game}-battle-{battle}-table")
 }
