@@ -61,7 +61,8 @@ pub fn svg(layout: &Layout, title: &str) -> String {
         top: MARGIN + 20.0,
     };
     d.table(&mut out);
-    d.zones(&mut out);
+    let mut labels = String::new();
+    d.zones(&mut out, &mut labels);
     // Rivers run off the table's edges: drawn inside it only.
     let (x0, y0) = d.at((0.0, layout.depth));
     let _ = writeln!(
@@ -91,6 +92,7 @@ pub fn svg(layout: &Layout, title: &str) -> String {
             );
         }
     }
+    out.push_str(&labels);
     d.edges(&mut out);
     d.compass(&mut out);
     d.scale(&mut out);
@@ -170,7 +172,9 @@ impl Draw<'_> {
         }
     }
 
-    fn zones(&self, out: &mut String) {
+    /// Each side's zone and start line into `out`; the lines' labels into
+    /// `labels`, to be drawn over the scenery.
+    fn zones(&self, out: &mut String, labels: &mut String) {
         let l = self.l;
         for (side, line, back, behind) in [
             (
@@ -205,12 +209,17 @@ impl Draw<'_> {
                 b.1,
                 side_colour(side)
             );
-            // Above each line: the defender's inside its zone, the
-            // attacker's in front of it.
-            let label_y = a.1 - 6.0;
+            // In front of each line, between the two, where no scenery of a
+            // side's own ground hides it; drawn after the scenery, with a
+            // pale halo for where a piece reaches into the open.
+            let label_y = if line == l.attacker_line {
+                a.1 - 6.0
+            } else {
+                a.1 + 17.0
+            };
             let _ = writeln!(
-                out,
-                "<text class=\"label\" x=\"{:.1}\" y=\"{label_y:.1}\" fill=\"{}\">{side} start line ({} from its edge)</text>",
+                labels,
+                "<text class=\"label\" x=\"{:.1}\" y=\"{label_y:.1}\" fill=\"{}\" stroke=\"#f4ead0\" stroke-width=\"3\" paint-order=\"stroke\">{side} start line ({} from its edge)</text>",
                 a.0 + 6.0,
                 side_colour(side),
                 l.len(behind)
