@@ -85,29 +85,81 @@ pub fn foreseen_arrivals(
     side: Side,
     orders: &super::orders::Orders,
 ) -> BTreeMap<Hex, Arrivals> {
-    let mut dice = Dice::new(FixedDice::with_fallback([], 1));
-    let mut t = Turn::new(scn, state.clone(), side, &mut dice);
-    super::arrivals::foreseen(&mut t, orders);
-    let mut out: BTreeMap<Hex, Arrivals> = BTreeMap::new();
-    for e in &t.events {
-        match e {
-            Event::Arrived {
-                hex,
-                units,
-                leaders,
-                ..
-            } => {
-                let a = out.entry(*hex).or_default();
-                a.units.extend(units.iter().cloned());
-                a.leaders.extend(leaders.iter().cloned());
-            }
-            Event::Replaced { unit, hex } => {
-                out.entry(*hex).or_default().units.push(unit.clone());
-            }
-            _ => {}
+    let mut dice = no_dice();
+    Start::new(scn, state, side, &mut dice).foreseen_arrivals(orders)
+}
+
+/// Dice for working out what orders will do: none are rolled.
+pub fn no_dice() -> Dice<FixedDice> {
+    Dice::new(FixedDice::with_fallback([], 1))
+}
+
+/// The start of `side`'s player turn as the order checker sees it: the
+/// position the orders were written against, made into a turn once and
+/// shared by the march plans, the besieged hexes and the arrivals
+/// foreseen, so a check copies the state once rather than once for each.
+pub struct Start<'a> {
+    turn: Turn<'a, FixedDice>,
+}
+
+impl<'a> Start<'a> {
+    /// The turn on a copy of `state`; `dice` are never rolled.
+    pub fn new(
+        scn: &'a Scenario,
+        state: &GameState,
+        side: Side,
+        dice: &'a mut Dice<FixedDice>,
+    ) -> Self {
+        Start {
+            turn: Turn::new(scn, state.clone(), side, dice),
         }
     }
-    out
+
+    /// [`plan_marches`] on this position.
+    pub fn plan_marches(&mut self, marches: &[MarchOrder]) -> Vec<Result<MarchPlan, String>> {
+        let out = plan_on(&mut self.turn, marches);
+        // Nothing has marched yet when the reinforcement phase comes.
+        self.turn.marched.clear();
+        self.turn.leaders_marched.clear();
+        out
+    }
+
+    /// `side`'s besieged hexes (9.12), the hexes of
+    /// [`super::victory::besieged`] (in row order rather than stack order).
+    pub fn besieged(&self) -> Vec<Hex> {
+        let t = &self.turn;
+        t.besieged_hexes()
+            .into_iter()
+            .filter(|h| t.is_besieged(*h, t.side))
+            .collect()
+    }
+
+    /// [`foreseen_arrivals`] on this position: the last use of it, as the
+    /// reinforcement phase changes the position.
+    pub fn foreseen_arrivals(mut self, orders: &super::orders::Orders) -> BTreeMap<Hex, Arrivals> {
+        let t = &mut self.turn;
+        super::arrivals::foreseen(t, orders);
+        let mut out: BTreeMap<Hex, Arrivals> = BTreeMap::new();
+        for e in &t.events {
+            match e {
+                Event::Arrived {
+                    hex,
+                    units,
+                    leaders,
+                    ..
+                } => {
+                    let a = out.entry(*hex).or_default();
+                    a.units.extend(units.iter().cloned());
+                    a.leaders.extend(leaders.iter().cloned());
+                }
+                Event::Replaced { unit, hex } => {
+                    out.entry(*hex).or_default().units.push(unit.clone());
+                }
+                _ => {}
+            }
+        }
+        out
+    }
 }
 
 /// Tell each plan who arrives in its hex this month and stays (8.3), and
@@ -205,33 +257,73 @@ pub fn plan_marches(
     side: Side,
     marches: &[MarchOrder],
 ) -> Vec<Result<MarchPlan, String>> {
-    let mut dice = Dice::new(FixedDice::with_fallback([], 1));
-    let mut now = Turn::new(scn, state.clone(), side, &mut dice);
-    let mut dice_then = Dice::new(FixedDice::with_fallback([], 1));
-    let mut then = Turn::new(scn, state.clone(), side, &mut dice_then);
+    let mut dice = no_dice();
+    Start::new(scn, state, side, &mut dice).plan_marches(marches)
+}
+
+/// [`plan_marches`] on the position of `now`, whose `marched` sets it
+/// extends. The position the orders leave if they succeed (`then`) is
+/// made only when an order is not possible now: most sets never need it.
+fn plan_on(
+    now: &mut Turn<'_, FixedDice>,
+    marches: &[MarchOrder],
+) -> Vec<Result<MarchPlan, String>> {
+    let mut dice = no_dice();
+    let mut dice_then = Some(&mut dice);
+    let mut then: Option<Turn<'_, FixedDice>> = None;
     let mut done: Vec<Success> = Vec::new();
     let mut out = Vec::new();
-    for order in marches {
-        let plan = match plan_one(&now, order) {
+    for (k, order) in marches.iter().enumerate() {
+        let plan = match plan_one(now, order) {
             Ok(p) => Ok(p),
-            Err(reason) => conditional(&mut then, order, &done, reason),
-        };
-        let success = match &plan {
-            Ok(p) => succeed(&mut then, order, p),
-            Err(_) => Success::default(),
-        };
-        if let Ok(p) = &plan {
-            for t in [&mut now.marched, &mut then.marched] {
-                t.extend(p.units.iter().chain(&p.river).cloned());
+            Err(reason) => {
+                if let Some(dice) = dice_then.take() {
+                    let start = Turn::new(now.scn, now.state.clone(), now.side, dice);
+                    then = Some(replay(start, &marches[..k], &out, &mut done));
+                }
+                match then.as_mut() {
+                    Some(then) => conditional(then, order, &done, reason),
+                    None => Err(reason),
+                }
             }
-            for t in [&mut now.leaders_marched, &mut then.leaders_marched] {
-                t.extend(p.leaders.iter().cloned());
-            }
+        };
+        if let Some(then) = then.as_mut() {
+            done.push(match &plan {
+                Ok(p) => succeed(then, order, p),
+                Err(_) => Success::default(),
+            });
+            mark_marched(then, &plan);
         }
-        done.push(success);
+        mark_marched(now, &plan);
         out.push(plan);
     }
     out
+}
+
+/// `then` after the orders planned so far (`plans`) all succeed, with
+/// what each did in `done`, as if it had followed them from the start.
+fn replay<'a>(
+    mut then: Turn<'a, FixedDice>,
+    orders: &[MarchOrder],
+    plans: &[Result<MarchPlan, String>],
+    done: &mut Vec<Success>,
+) -> Turn<'a, FixedDice> {
+    for (order, plan) in orders.iter().zip(plans) {
+        done.push(match plan {
+            Ok(p) => succeed(&mut then, order, p),
+            Err(_) => Success::default(),
+        });
+        mark_marched(&mut then, plan);
+    }
+    then
+}
+
+/// A planned march's units and leaders march in no later order (8.1).
+fn mark_marched(t: &mut Turn<'_, FixedDice>, plan: &Result<MarchPlan, String>) {
+    if let Ok(p) = plan {
+        t.marched.extend(p.units.iter().chain(&p.river).cloned());
+        t.leaders_marched.extend(p.leaders.iter().cloned());
+    }
 }
 
 /// An order not possible now (`reason`), planned on the position the
