@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::Turn;
 use super::events::Event;
-use super::march::{Occupancy, allowance, enter_cost, group_legs, route_to, select, targets};
+use super::march::{Occupancy, allowance, enter_cost, group_legs, route_on, select, targets};
 use super::orders::{Leg, MarchOrder, OnContact, Selection};
 use super::{rail, river};
 use crate::dice::{Dice, FixedDice};
@@ -273,8 +273,13 @@ fn plan_on(
     let mut then: Option<Turn<'_, FixedDice>> = None;
     let mut done: Vec<Success> = Vec::new();
     let mut out = Vec::new();
+    if marches.is_empty() {
+        return Vec::new();
+    }
+    // Planning changes nothing on `now`: who stands where is read once.
+    let occ = Occupancy::of(now);
     for (k, order) in marches.iter().enumerate() {
-        let plan = match plan_one(now, order) {
+        let plan = match plan_on_position(now, &occ, order) {
             Ok(p) => Ok(p),
             Err(reason) => {
                 if let Some(dice) = dice_then.take() {
@@ -474,7 +479,17 @@ fn d_leaders(order: &MarchOrder) -> Vec<String> {
         .collect()
 }
 
+/// Plan `order` on `t`'s position as it stands.
 fn plan_one(t: &Turn<'_, FixedDice>, order: &MarchOrder) -> Result<MarchPlan, String> {
+    plan_on_position(t, &Occupancy::of(t), order)
+}
+
+/// [`plan_one`] with who stands where in `t`'s position (`occ`) known.
+fn plan_on_position(
+    t: &Turn<'_, FixedDice>,
+    occ: &Occupancy,
+    order: &MarchOrder,
+) -> Result<MarchPlan, String> {
     if order.legs.is_empty() {
         return Err("no march given".into());
     }
@@ -563,7 +578,6 @@ fn plan_one(t: &Turn<'_, FixedDice>, order: &MarchOrder) -> Result<MarchPlan, St
     } else {
         allowance(t, &m)
     };
-    let occ = Occupancy::of(t);
     let map = &t.scn.map;
     let mut at = m.hex;
     let mut legs = Vec::new();
@@ -598,11 +612,11 @@ fn plan_one(t: &Turn<'_, FixedDice>, order: &MarchOrder) -> Result<MarchPlan, St
                             Some(Vec::new())
                         } else if leader_alone {
                             crate::geo::route::cheapest_route(map, at, *dest, &|a, b| {
-                                enter_cost(t, &occ, a, b).ok().map(|_| 1)
+                                enter_cost(t, occ, a, b).ok().map(|_| 1)
                             })
                             .map(|r| r.hexes.into_iter().skip(1).collect())
                         } else {
-                            route_to(t, at, *dest)
+                            route_on(t, occ, at, *dest)
                         };
                         found.ok_or_else(|| {
                             format!(
@@ -617,8 +631,8 @@ fn plan_one(t: &Turn<'_, FixedDice>, order: &MarchOrder) -> Result<MarchPlan, St
                 let mut cost = 0;
                 let mut here = at;
                 for &h in &path {
-                    let c = enter_cost(t, &occ, here, h)
-                        .map_err(|b| format!("march {n}: {}", b.reason(map, &occ, here, h)))?;
+                    let c = enter_cost(t, occ, here, h)
+                        .map_err(|b| format!("march {n}: {}", b.reason(map, occ, here, h)))?;
                     // A leader alone moves 8 hexes, whatever they cost (7.0).
                     cost += if leader_alone { 1 } else { c };
                     here = h;
