@@ -1828,7 +1828,7 @@ impl Occupancy {
 
     /// A friendly settlement under siege: held by this side, with enemy
     /// land units next to it (9.12).
-    fn besieged(&self, hex: Hex) -> bool {
+    pub(super) fn besieged(&self, hex: Hex) -> bool {
         self.has(hex, BESIEGED)
     }
 

@@ -479,6 +479,20 @@ fn d_leaders(order: &MarchOrder) -> Vec<String> {
         .collect()
 }
 
+/// Whether an enemy unit, the fleet aside (it holds no hex, 8.25),
+/// stands next to `hex`: [`Turn::only_river_units_adjacent`] can hold
+/// only then, and this is one pass over the counters where that is
+/// several.
+fn enemy_next_to(t: &Turn<'_, FixedDice>, hex: Hex) -> bool {
+    let enemy = t.side.enemy();
+    let around = hex.neighbours();
+    t.on_map().any(|(_, u, h, ty)| {
+        u.side == enemy
+            && around.contains(&h)
+            && ty.is_none_or(|ty| ty.kind != crate::scenario::UnitKind::Fleet)
+    })
+}
+
 /// Plan `order` on `t`'s position as it stands.
 fn plan_one(t: &Turn<'_, FixedDice>, order: &MarchOrder) -> Result<MarchPlan, String> {
     plan_on_position(t, &Occupancy::of(t), order)
@@ -522,7 +536,8 @@ fn plan_on_position(
         return Err(reason);
     }
     let leader_alone = m.units.is_empty() && m.river.is_empty();
-    if t.is_besieged(m.hex, t.side) {
+    // Who stands where tells a siege as `Turn::is_besieged` does (9.12).
+    if occ.besieged(m.hex) {
         if order.on_contact == OnContact::Avoid {
             return Err(format!(
                 "{} is under siege: its units may leave only by attacking the besiegers (9.12); add ATTACK ANY",
@@ -538,7 +553,7 @@ fn plan_on_position(
                 ". After a won combat it halts unless the order says CONTINUE (8.31)"
             }
         ));
-    } else if t.only_river_units_adjacent(m.hex, t.side) {
+    } else if enemy_next_to(t, m.hex) && t.only_river_units_adjacent(m.hex, t.side) {
         warnings.push(format!(
             "{} is not under siege: only enemy boats or gunboats are next to it, and land units may not attack them (ruling on 9.12 with 6.1)",
             t.scn.map.describe(m.hex)
@@ -710,7 +725,7 @@ fn plan_on_position(
                         map.describe(if map.is_riverside(at) { *dest } else { at })
                     ));
                 }
-                if t.is_besieged(*dest, t.side) && *dest != at {
+                if occ.besieged(*dest) && *dest != at {
                     return Err(format!(
                         "march {n}: {} is under siege: no new unit may enter until the besiegers are driven off (9.12)",
                         map.describe(*dest)
@@ -773,7 +788,7 @@ fn plan_on_position(
                         map.describe(at)
                     ));
                 }
-                if t.is_besieged(*dest, t.side) {
+                if occ.besieged(*dest) {
                     return Err(format!(
                         "march {n}: {} is under siege: no new unit may enter until the besiegers are driven off (9.12)",
                         map.describe(*dest)
