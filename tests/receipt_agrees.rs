@@ -275,3 +275,29 @@ fn the_receipt_and_the_turn_agree_over_a_fixed_sweep() {
         }
     }
 }
+
+/// 9.12: "Any town, village or oasis is under siege if an enemy unit is
+/// adjacent to that hex". The besieged hexes the order checker hands the
+/// receipt's defaults (worked out once, on the position it plans on) are
+/// those of the victory report, for either side, over the sweep's
+/// positions.
+#[test]
+fn rule_9_12_the_checker_sees_the_sieges_the_victory_report_sees() {
+    let mut sieges = 0;
+    for scn in scenarios() {
+        for seed in 0..12u64 {
+            let state = position(&scn, seed, (seed % 7) as u32);
+            for side in [Side::Egyptian, Side::Mahdist] {
+                let checked = orders::check(&Sheet::default(), &scn, &state, side);
+                let mut want = dervish::engine::victory::besieged(&scn, &state, side);
+                want.sort_by_key(|h| (h.row, h.col));
+                let mut got = checked.besieged.clone().unwrap_or_default();
+                got.sort_by_key(|h| (h.row, h.col));
+                assert!(checked.besieged.is_some(), "{} seed {seed}", scn.id());
+                assert_eq!(got, want, "{} seed {seed}, {side}", scn.id());
+                sieges += want.len();
+            }
+        }
+    }
+    assert!(sieges > 0, "no position of the sweep has a siege");
+}

@@ -1828,7 +1828,7 @@ impl Occupancy {
 
     /// A friendly settlement under siege: held by this side, with enemy
     /// land units next to it (9.12).
-    fn besieged(&self, hex: Hex) -> bool {
+    pub(super) fn besieged(&self, hex: Hex) -> bool {
         self.has(hex, BESIEGED)
     }
 
@@ -2005,7 +2005,17 @@ pub(super) fn enter_cost<S: DieSource>(
 /// by the enemy (or a besieged friendly hex) is routed to its edge: the
 /// stack goes as far as the hex before it.
 pub(super) fn route_to<S: DieSource>(t: &Turn<'_, S>, from: Hex, to: Hex) -> Option<Vec<Hex>> {
-    let occ = Occupancy::of(t);
+    route_on(t, &Occupancy::of(t), from, to)
+}
+
+/// [`route_to`] with who stands where already known (`occ`, of `t`'s
+/// position): the order checker plans several marches on one position.
+pub(super) fn route_on<S: DieSource>(
+    t: &Turn<'_, S>,
+    occ: &Occupancy,
+    from: Hex,
+    to: Hex,
+) -> Option<Vec<Hex>> {
     let blocked_goal = occ.enemy_land(to) || occ.besieged(to);
     let r = cheapest_route(&t.scn.map, from, to, &|a, b| {
         if b == to && blocked_goal {
@@ -2015,7 +2025,7 @@ pub(super) fn route_to<S: DieSource>(t: &Turn<'_, S>, from: Hex, to: Hex) -> Opt
                 None
             }
         } else {
-            enter_cost(t, &occ, a, b).ok()
+            enter_cost(t, occ, a, b).ok()
         }
     })?;
     let mut hexes: Vec<Hex> = r.hexes.into_iter().skip(1).collect();

@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::Turn;
 use super::events::Event;
-use super::march::{Occupancy, allowance, enter_cost, group_legs, route_to, select, targets};
+use super::march::{Occupancy, allowance, enter_cost, group_legs, route_on, select, targets};
 use super::orders::{Leg, MarchOrder, OnContact, Selection};
 use super::{rail, river};
 use crate::dice::{Dice, FixedDice};
@@ -85,29 +85,81 @@ pub fn foreseen_arrivals(
     side: Side,
     orders: &super::orders::Orders,
 ) -> BTreeMap<Hex, Arrivals> {
-    let mut dice = Dice::new(FixedDice::with_fallback([], 1));
-    let mut t = Turn::new(scn, state.clone(), side, &mut dice);
-    super::arrivals::foreseen(&mut t, orders);
-    let mut out: BTreeMap<Hex, Arrivals> = BTreeMap::new();
-    for e in &t.events {
-        match e {
-            Event::Arrived {
-                hex,
-                units,
-                leaders,
-                ..
-            } => {
-                let a = out.entry(*hex).or_default();
-                a.units.extend(units.iter().cloned());
-                a.leaders.extend(leaders.iter().cloned());
-            }
-            Event::Replaced { unit, hex } => {
-                out.entry(*hex).or_default().units.push(unit.clone());
-            }
-            _ => {}
+    let mut dice = no_dice();
+    Start::new(scn, state, side, &mut dice).foreseen_arrivals(orders)
+}
+
+/// Dice for working out what orders will do: none are rolled.
+pub fn no_dice() -> Dice<FixedDice> {
+    Dice::new(FixedDice::with_fallback([], 1))
+}
+
+/// The start of `side`'s player turn as the order checker sees it: the
+/// position the orders were written against, made into a turn once and
+/// shared by the march plans, the besieged hexes and the arrivals
+/// foreseen, so a check copies the state once rather than once for each.
+pub struct Start<'a> {
+    turn: Turn<'a, FixedDice>,
+}
+
+impl<'a> Start<'a> {
+    /// The turn on a copy of `state`; `dice` are never rolled.
+    pub fn new(
+        scn: &'a Scenario,
+        state: &GameState,
+        side: Side,
+        dice: &'a mut Dice<FixedDice>,
+    ) -> Self {
+        Start {
+            turn: Turn::new(scn, state.clone(), side, dice),
         }
     }
-    out
+
+    /// [`plan_marches`] on this position.
+    pub fn plan_marches(&mut self, marches: &[MarchOrder]) -> Vec<Result<MarchPlan, String>> {
+        let out = plan_on(&mut self.turn, marches);
+        // Nothing has marched yet when the reinforcement phase comes.
+        self.turn.marched.clear();
+        self.turn.leaders_marched.clear();
+        out
+    }
+
+    /// `side`'s besieged hexes (9.12), the hexes of
+    /// [`super::victory::besieged`] (in row order rather than stack order).
+    pub fn besieged(&self) -> Vec<Hex> {
+        let t = &self.turn;
+        t.besieged_hexes()
+            .into_iter()
+            .filter(|h| t.is_besieged(*h, t.side))
+            .collect()
+    }
+
+    /// [`foreseen_arrivals`] on this position: the last use of it, as the
+    /// reinforcement phase changes the position.
+    pub fn foreseen_arrivals(mut self, orders: &super::orders::Orders) -> BTreeMap<Hex, Arrivals> {
+        let t = &mut self.turn;
+        super::arrivals::foreseen(t, orders);
+        let mut out: BTreeMap<Hex, Arrivals> = BTreeMap::new();
+        for e in &t.events {
+            match e {
+                Event::Arrived {
+                    hex,
+                    units,
+                    leaders,
+                    ..
+                } => {
+                    let a = out.entry(*hex).or_default();
+                    a.units.extend(units.iter().cloned());
+                    a.leaders.extend(leaders.iter().cloned());
+                }
+                Event::Replaced { unit, hex } => {
+                    out.entry(*hex).or_default().units.push(unit.clone());
+                }
+                _ => {}
+            }
+        }
+        out
+    }
 }
 
 /// Tell each plan who arrives in its hex this month and stays (8.3), and
@@ -205,33 +257,78 @@ pub fn plan_marches(
     side: Side,
     marches: &[MarchOrder],
 ) -> Vec<Result<MarchPlan, String>> {
-    let mut dice = Dice::new(FixedDice::with_fallback([], 1));
-    let mut now = Turn::new(scn, state.clone(), side, &mut dice);
-    let mut dice_then = Dice::new(FixedDice::with_fallback([], 1));
-    let mut then = Turn::new(scn, state.clone(), side, &mut dice_then);
+    let mut dice = no_dice();
+    Start::new(scn, state, side, &mut dice).plan_marches(marches)
+}
+
+/// [`plan_marches`] on the position of `now`, whose `marched` sets it
+/// extends. The position the orders leave if they succeed (`then`) is
+/// made only when an order is not possible now: most sets never need it.
+fn plan_on(
+    now: &mut Turn<'_, FixedDice>,
+    marches: &[MarchOrder],
+) -> Vec<Result<MarchPlan, String>> {
+    let mut dice = no_dice();
+    let mut dice_then = Some(&mut dice);
+    let mut then: Option<Turn<'_, FixedDice>> = None;
     let mut done: Vec<Success> = Vec::new();
     let mut out = Vec::new();
-    for order in marches {
-        let plan = match plan_one(&now, order) {
+    if marches.is_empty() {
+        return Vec::new();
+    }
+    // Planning changes nothing on `now`: who stands where is read once.
+    let occ = Occupancy::of(now);
+    for (k, order) in marches.iter().enumerate() {
+        let plan = match plan_on_position(now, &occ, order) {
             Ok(p) => Ok(p),
-            Err(reason) => conditional(&mut then, order, &done, reason),
-        };
-        let success = match &plan {
-            Ok(p) => succeed(&mut then, order, p),
-            Err(_) => Success::default(),
-        };
-        if let Ok(p) = &plan {
-            for t in [&mut now.marched, &mut then.marched] {
-                t.extend(p.units.iter().chain(&p.river).cloned());
+            Err(reason) => {
+                if let Some(dice) = dice_then.take() {
+                    let start = Turn::new(now.scn, now.state.clone(), now.side, dice);
+                    then = Some(replay(start, &marches[..k], &out, &mut done));
+                }
+                match then.as_mut() {
+                    Some(then) => conditional(then, order, &done, reason),
+                    None => Err(reason),
+                }
             }
-            for t in [&mut now.leaders_marched, &mut then.leaders_marched] {
-                t.extend(p.leaders.iter().cloned());
-            }
+        };
+        if let Some(then) = then.as_mut() {
+            done.push(match &plan {
+                Ok(p) => succeed(then, order, p),
+                Err(_) => Success::default(),
+            });
+            mark_marched(then, &plan);
         }
-        done.push(success);
+        mark_marched(now, &plan);
         out.push(plan);
     }
     out
+}
+
+/// `then` after the orders planned so far (`plans`) all succeed, with
+/// what each did in `done`, as if it had followed them from the start.
+fn replay<'a>(
+    mut then: Turn<'a, FixedDice>,
+    orders: &[MarchOrder],
+    plans: &[Result<MarchPlan, String>],
+    done: &mut Vec<Success>,
+) -> Turn<'a, FixedDice> {
+    for (order, plan) in orders.iter().zip(plans) {
+        done.push(match plan {
+            Ok(p) => succeed(&mut then, order, p),
+            Err(_) => Success::default(),
+        });
+        mark_marched(&mut then, plan);
+    }
+    then
+}
+
+/// A planned march's units and leaders march in no later order (8.1).
+fn mark_marched(t: &mut Turn<'_, FixedDice>, plan: &Result<MarchPlan, String>) {
+    if let Ok(p) = plan {
+        t.marched.extend(p.units.iter().chain(&p.river).cloned());
+        t.leaders_marched.extend(p.leaders.iter().cloned());
+    }
 }
 
 /// An order not possible now (`reason`), planned on the position the
@@ -382,7 +479,31 @@ fn d_leaders(order: &MarchOrder) -> Vec<String> {
         .collect()
 }
 
+/// Whether an enemy unit, the fleet aside (it holds no hex, 8.25),
+/// stands next to `hex`: [`Turn::only_river_units_adjacent`] can hold
+/// only then, and this is one pass over the counters where that is
+/// several.
+fn enemy_next_to(t: &Turn<'_, FixedDice>, hex: Hex) -> bool {
+    let enemy = t.side.enemy();
+    let around = hex.neighbours();
+    t.on_map().any(|(_, u, h, ty)| {
+        u.side == enemy
+            && around.contains(&h)
+            && ty.is_none_or(|ty| ty.kind != crate::scenario::UnitKind::Fleet)
+    })
+}
+
+/// Plan `order` on `t`'s position as it stands.
 fn plan_one(t: &Turn<'_, FixedDice>, order: &MarchOrder) -> Result<MarchPlan, String> {
+    plan_on_position(t, &Occupancy::of(t), order)
+}
+
+/// [`plan_one`] with who stands where in `t`'s position (`occ`) known.
+fn plan_on_position(
+    t: &Turn<'_, FixedDice>,
+    occ: &Occupancy,
+    order: &MarchOrder,
+) -> Result<MarchPlan, String> {
     if order.legs.is_empty() {
         return Err("no march given".into());
     }
@@ -415,7 +536,8 @@ fn plan_one(t: &Turn<'_, FixedDice>, order: &MarchOrder) -> Result<MarchPlan, St
         return Err(reason);
     }
     let leader_alone = m.units.is_empty() && m.river.is_empty();
-    if t.is_besieged(m.hex, t.side) {
+    // Who stands where tells a siege as `Turn::is_besieged` does (9.12).
+    if occ.besieged(m.hex) {
         if order.on_contact == OnContact::Avoid {
             return Err(format!(
                 "{} is under siege: its units may leave only by attacking the besiegers (9.12); add ATTACK ANY",
@@ -431,7 +553,7 @@ fn plan_one(t: &Turn<'_, FixedDice>, order: &MarchOrder) -> Result<MarchPlan, St
                 ". After a won combat it halts unless the order says CONTINUE (8.31)"
             }
         ));
-    } else if t.only_river_units_adjacent(m.hex, t.side) {
+    } else if enemy_next_to(t, m.hex) && t.only_river_units_adjacent(m.hex, t.side) {
         warnings.push(format!(
             "{} is not under siege: only enemy boats or gunboats are next to it, and land units may not attack them (ruling on 9.12 with 6.1)",
             t.scn.map.describe(m.hex)
@@ -471,7 +593,6 @@ fn plan_one(t: &Turn<'_, FixedDice>, order: &MarchOrder) -> Result<MarchPlan, St
     } else {
         allowance(t, &m)
     };
-    let occ = Occupancy::of(t);
     let map = &t.scn.map;
     let mut at = m.hex;
     let mut legs = Vec::new();
@@ -506,11 +627,11 @@ fn plan_one(t: &Turn<'_, FixedDice>, order: &MarchOrder) -> Result<MarchPlan, St
                             Some(Vec::new())
                         } else if leader_alone {
                             crate::geo::route::cheapest_route(map, at, *dest, &|a, b| {
-                                enter_cost(t, &occ, a, b).ok().map(|_| 1)
+                                enter_cost(t, occ, a, b).ok().map(|_| 1)
                             })
                             .map(|r| r.hexes.into_iter().skip(1).collect())
                         } else {
-                            route_to(t, at, *dest)
+                            route_on(t, occ, at, *dest)
                         };
                         found.ok_or_else(|| {
                             format!(
@@ -525,8 +646,8 @@ fn plan_one(t: &Turn<'_, FixedDice>, order: &MarchOrder) -> Result<MarchPlan, St
                 let mut cost = 0;
                 let mut here = at;
                 for &h in &path {
-                    let c = enter_cost(t, &occ, here, h)
-                        .map_err(|b| format!("march {n}: {}", b.reason(map, &occ, here, h)))?;
+                    let c = enter_cost(t, occ, here, h)
+                        .map_err(|b| format!("march {n}: {}", b.reason(map, occ, here, h)))?;
                     // A leader alone moves 8 hexes, whatever they cost (7.0).
                     cost += if leader_alone { 1 } else { c };
                     here = h;
@@ -604,7 +725,7 @@ fn plan_one(t: &Turn<'_, FixedDice>, order: &MarchOrder) -> Result<MarchPlan, St
                         map.describe(if map.is_riverside(at) { *dest } else { at })
                     ));
                 }
-                if t.is_besieged(*dest, t.side) && *dest != at {
+                if occ.besieged(*dest) && *dest != at {
                     return Err(format!(
                         "march {n}: {} is under siege: no new unit may enter until the besiegers are driven off (9.12)",
                         map.describe(*dest)
@@ -667,7 +788,7 @@ fn plan_one(t: &Turn<'_, FixedDice>, order: &MarchOrder) -> Result<MarchPlan, St
                         map.describe(at)
                     ));
                 }
-                if t.is_besieged(*dest, t.side) {
+                if occ.besieged(*dest) {
                     return Err(format!(
                         "march {n}: {} is under siege: no new unit may enter until the besiegers are driven off (9.12)",
                         map.describe(*dest)

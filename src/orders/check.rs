@@ -1,13 +1,13 @@
 //! Orders against the game as it stands: what the engine will be given,
 //! what each march will do, and every order that cannot be carried out.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
 use super::parse::{Parsed, SyntaxError};
 use super::{Item, LegOrder, March, Order, RiverWay, print};
 use crate::engine::orders::{Leg, MONTHLY_SUPPLY, MarchOrder, Orders, RECRUITS};
-use crate::engine::plan::{MarchPlan, add_arrivals, foreseen_arrivals, plan_marches};
+use crate::engine::plan::{Arrivals, MarchPlan, Start, add_arrivals, no_dice};
 use crate::geo::Hex;
 use crate::scenario::definition::Zone;
 use crate::scenario::zone::zone_hexes;
@@ -48,6 +48,11 @@ pub struct Checked {
     pub conditional: Vec<CheckError>,
     /// The whole set was refused (orders for another side or month).
     pub refused: bool,
+    /// The side's besieged hexes (9.12) in the position checked, worked
+    /// out once for the receipt's defaults; `None` when the orders were
+    /// checked on another position (SETUP orders placed first), or not
+    /// planned at all (a set refused whole).
+    pub besieged: Option<Vec<Hex>>,
 }
 
 impl Checked {
@@ -150,12 +155,12 @@ pub fn check(sheet: &super::Sheet, scn: &Scenario, state: &GameState, side: Side
         }
     }
     let mut setup_results = setup_results.into_iter();
-    let plans = plan_marches(
-        scn,
-        set_up.as_ref().unwrap_or(state),
-        side,
-        &marches.iter().map(|(_, m)| m.clone()).collect::<Vec<_>>(),
-    );
+    let mut dice = no_dice();
+    let mut start = Start::new(scn, set_up.as_ref().unwrap_or(state), side, &mut dice);
+    let plans = start.plan_marches(&marches.iter().map(|(_, m)| m.clone()).collect::<Vec<_>>());
+    if set_up.is_none() {
+        out.besieged = Some(start.besieged());
+    }
     let march_items: Vec<usize> = marches.iter().map(|(i, _)| *i).collect();
     let mut marching: BTreeSet<UnitId> = BTreeSet::new();
     for ((i, order), plan) in marches.into_iter().zip(plans) {
@@ -520,10 +525,15 @@ pub fn check(sheet: &super::Sheet, scn: &Scenario, state: &GameState, side: Side
             }
         }
     }
+    // Who arrives this month, foreseen once for both uses below.
+    let arrivals = if no_supply_now.is_empty() && out.plans.is_empty() {
+        BTreeMap::new()
+    } else {
+        start.foreseen_arrivals(&out.orders)
+    };
     let start = set_up.as_ref().unwrap_or(state);
-    warn_no_supply(scn, start, side, &no_supply_now, &mut out);
+    warn_no_supply(scn, start, side, &no_supply_now, &arrivals, &mut out);
     if !out.plans.is_empty() {
-        let arrivals = foreseen_arrivals(scn, start, side, &out.orders);
         let mut plans: Vec<&mut MarchPlan> = out.plans.iter_mut().map(|(_, p)| p).collect();
         add_arrivals(start, side, &arrivals, &mut plans);
     }
@@ -544,12 +554,9 @@ fn warn_no_supply(
     state: &GameState,
     side: Side,
     orders: &[(&super::Item, Hex)],
+    arrivals: &BTreeMap<Hex, Arrivals>,
     out: &mut Checked,
 ) {
-    if orders.is_empty() {
-        return;
-    }
-    let arrivals = foreseen_arrivals(scn, state, side, &out.orders);
     let supply_arrives = |h: &Hex| {
         arrivals.get(h).is_some_and(|a| {
             a.units.iter().any(|id| {

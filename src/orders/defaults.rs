@@ -42,7 +42,7 @@ pub fn receipt(scn: &Scenario, state: &GameState, side: Side, checked: &Checked)
         return String::new();
     }
     let orders = &checked.orders;
-    let mut lines = supply(scn, state, side, orders);
+    let mut lines = supply(scn, state, side, checked);
     lines.extend(arrivals(scn, state, side, orders));
     lines.extend(losses(orders));
     let mut out = String::new();
@@ -68,11 +68,16 @@ pub fn receipt(scn: &Scenario, state: &GameState, side: Side, checked: &Checked)
 
 /// Attrition (5.2 IV): each Egyptian stack with a supply unit and no
 /// EXPEND or KEEP SUPPLY order for its hex. Mahdist stacks always roll.
-fn supply(scn: &Scenario, state: &GameState, side: Side, orders: &Orders) -> Vec<String> {
+/// The besieged hexes are the checker's, worked out on the same position.
+fn supply(scn: &Scenario, state: &GameState, side: Side, checked: &Checked) -> Vec<String> {
     if side != Side::Egyptian {
         return Vec::new();
     }
-    let besieged = victory::besieged(scn, state, side);
+    let orders = &checked.orders;
+    let besieged = match &checked.besieged {
+        Some(hexes) => hexes.clone(),
+        None => victory::besieged(scn, state, side),
+    };
     let mut out = Vec::new();
     for stack in state.stacks().iter().filter(|s| s.side == side) {
         let hex = stack.hex;
