@@ -22,6 +22,7 @@ macro_rules! out {
     }};
 }
 
+mod game;
 mod mail;
 mod outbox;
 mod scripted;

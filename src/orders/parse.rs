@@ -5,7 +5,9 @@ use std::fmt;
 
 use super::clean::{Refusal, order_lines};
 use super::vocab::{Vocabulary, key};
-use super::{Command, Header, Item, LegOrder, March, Order, RiverWay, Setting, Sheet};
+use super::{
+    Command, DrawStep, Header, Item, LegOrder, March, Order, RiverWay, SeatRequest, Setting, Sheet,
+};
 use crate::calendar::GameMonth;
 use crate::diag::suggest;
 use crate::engine::orders::{DropOff, OnContact, Selection};
@@ -91,12 +93,13 @@ const STARTS: &[&str] = &[
     "GAME", "SIDE", "SECRET", "MONTH", "MARCH", "MOVE", "THEN", "ATTACK", "AVOID", "CONTINUE",
     "STOP", "RETREAT", "LED", "BOOST", "DROP", "LOSE", "EXPEND", "KEEP", "PLACE", "WITHDRAW",
     "DISMOUNT", "RAILWAY", "BUILD", "EVENT", "DEFEND", "SETUP", "SET", "READY", "HELP", "MAP",
-    "ROUTE", "STATUS", "HISTORY", "RESEND", "JOIN", "ADDRESS",
+    "ROUTE", "STATUS", "HISTORY", "RESEND", "JOIN", "ADDRESS", "ABSENT", "RESIGN", "DRAW",
 ];
 
 /// Words that start a command (a question or a setting), not an order.
 const COMMAND_STARTS: &[&str] = &[
-    "HELP", "MAP", "ROUTE", "STATUS", "HISTORY", "RESEND", "JOIN", "ADDRESS",
+    "HELP", "MAP", "ROUTE", "STATUS", "HISTORY", "RESEND", "JOIN", "ADDRESS", "ABSENT", "RESIGN",
+    "DRAW",
 ];
 
 /// The words after `MAP` that make it a setting rather than a map.
@@ -1031,6 +1034,33 @@ fn line(c: &mut Cur<'_>) -> R<LineOut> {
                 Order::Command(Command::Join(Some(s)))
             }
         }
+        "ABSENT" => Order::Command(Command::Seat(
+            absent(&c.rest()).map_err(|e| c.err(e, ABSENT_FORM))?,
+        )),
+        "RESIGN" => {
+            c.end().map_err(|e| SyntaxError {
+                expected: "RESIGN alone on its line".into(),
+                ..e
+            })?;
+            Order::Command(Command::Seat(SeatRequest::Resign))
+        }
+        "DRAW" => {
+            const FORM: &str = "DRAW PROPOSE, DRAW ACCEPT or DRAW WITHDRAW";
+            let rest = c.rest();
+            let step = match rest.to_uppercase().as_str() {
+                "PROPOSE" | "OFFER" => DrawStep::Propose,
+                "ACCEPT" | "ACCEPTED" | "AGREE" => DrawStep::Accept,
+                "WITHDRAW" | "WITHDRAWN" | "CANCEL" => DrawStep::Withdraw,
+                "" => return Err(c.err("the line ends before PROPOSE, ACCEPT or WITHDRAW", FORM)),
+                other => {
+                    let mut e = c.err(format!("{other} is not PROPOSE, ACCEPT or WITHDRAW"), FORM);
+                    e.suggestion = suggest(other, ["PROPOSE", "ACCEPT", "WITHDRAW"])
+                        .map(|w| format!("DRAW {w}"));
+                    return Err(e);
+                }
+            };
+            Order::Command(Command::Seat(SeatRequest::Draw(step)))
+        }
         _ => {
             let word = c.toks[0].word.clone();
             let mut e = c.err(
@@ -1054,6 +1084,39 @@ fn line(c: &mut Cur<'_>) -> R<LineOut> {
         }
     };
     Ok(LineOut::Order(order))
+}
+
+/// How an absence is written.
+const ABSENT_FORM: &str = "ABSENT FROM 2026-07-01 TO 2026-07-14 [STANDIN], or ABSENT NONE";
+
+/// The words after `ABSENT`: `NONE`, or `FROM date TO date`, then
+/// `STANDIN` if the programmed player is to play meanwhile. The dates
+/// are checked against the calendar here; against today and the
+/// allowance by the service.
+fn absent(rest: &str) -> std::result::Result<SeatRequest, String> {
+    let words: Vec<String> = rest.split_whitespace().map(str::to_uppercase).collect();
+    let words: Vec<&str> = words.iter().map(String::as_str).collect();
+    let date = |w: &str| {
+        chrono::NaiveDate::parse_from_str(w, "%Y-%m-%d")
+            .map_err(|_| format!("{w} is not a date written yyyy-mm-dd"))
+    };
+    match words.as_slice() {
+        ["NONE"] => Ok(SeatRequest::AbsentNone),
+        ["FROM", from, "TO", to, more @ ..] => {
+            let stand_in = match more {
+                [] => false,
+                ["STANDIN"] | ["STAND-IN"] | ["STAND", "IN"] => true,
+                other => return Err(format!("{} is not understood here", other.join(" "))),
+            };
+            let (from, to) = (date(from)?, date(to)?);
+            if to < from {
+                return Err(format!("the absence ends ({to}) before it begins ({from})"));
+            }
+            Ok(SeatRequest::Absent { from, to, stand_in })
+        }
+        [] => Err("the line ends before FROM or NONE".into()),
+        _ => Err(format!("ABSENT {rest} is not understood")),
+    }
 }
 
 /// A line without the marks people put around orders: a list marker at

@@ -278,7 +278,8 @@ impl Service {
                 md.as_ref(),
                 &digest,
                 next_seed.as_deref(),
-            );
+            )
+            .with_rollback(&audit);
             records.push((
                 format!("records/{}", super::record::file_name(&g.id, t.turn_no)),
                 record.json_text(),

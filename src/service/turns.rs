@@ -242,7 +242,6 @@ impl Service {
     /// Games whose open turn is due: every side READY, or the deadline
     /// passed.
     pub fn due_games(&self) -> Result<Vec<String>> {
-        let now = self.now();
         let mut out = Vec::new();
         for id in store::game_ids(&self.conn)? {
             let Some(g) = store::game(&self.conn, &id)? else {
@@ -267,7 +266,7 @@ impl Service {
                     .flatten()
                     .is_some_and(|s| s.ready)
             });
-            if all_ready || now >= g.deadline {
+            if all_ready || self.deadline_passed(&g)? {
                 out.push(g.id);
             }
         }
@@ -723,7 +722,8 @@ impl Desk<'_> {
             p.md_set.as_ref(),
             self.data.digest(&g.scenario).unwrap_or_default(),
             (next.status != Status::Finished).then_some(next.seed_sha256.as_str()),
-        );
+        )
+        .with_rollback(&o.audit);
         let mut files = turn_files(&turn, &record);
         let umpire = umpire(&o.audit, &o.players, g, next.status == Status::Finished);
         if let Some(notes) = &umpire.revealed {
@@ -1167,6 +1167,7 @@ impl Service {
                         version => set.as_ref().map_or(0, |s| s.version),
                         waits => waits,
                         refused => refused,
+                        time_left => self.time_left_text(&g, p.side)?,
                     },
                 )?;
                 if self.queue(Draft {
