@@ -86,7 +86,7 @@ pub struct TurnRecord {
 pub struct Rollback {
     /// When, `2026-03-01T12:00:00Z`.
     pub at: String,
-    /// The turns taken back, from this turn on (`5 to 7`).
+    /// The turns taken back, from this turn on (`turn 5`, `turns 5 to 7`).
     pub taken_back: String,
     pub why: String,
     /// The fingerprint of the seed this turn was announced with before
@@ -102,7 +102,7 @@ pub fn rollback_action(turn_no: u32) -> String {
 /// The audit detail of a rollback, which [`TurnRecord::with_rollback`]
 /// reads back.
 pub fn rollback_detail(taken_back: &str, announced: &str, why: &str) -> String {
-    format!("taken back: turns {taken_back}\nannounced seed SHA-256: {announced}\nwhy: {why}")
+    format!("taken back: {taken_back}\nannounced seed SHA-256: {announced}\nwhy: {why}")
 }
 
 /// One side's orders, revealed.
@@ -208,8 +208,22 @@ impl TurnRecord {
     /// its turn, if the game's audit `log` (time, actor, action, detail)
     /// has one from before the turn was played.
     pub fn with_rollback(mut self, log: &[(String, String, String, String)]) -> TurnRecord {
-        let action = rollback_action(self.turn_no);
-        let Some((at, _, _, detail)) = log.iter().rev().find(|(_, _, a, _)| *a == action) else {
+        // The last rollback to this turn, unless one to an earlier turn
+        // came after it (the turn was then taken back again).
+        let mut found = None;
+        for (at, _, action, detail) in log.iter().rev() {
+            let Some(to) = action
+                .strip_prefix("rollback to turn ")
+                .and_then(|n| n.parse::<u32>().ok())
+            else {
+                continue;
+            };
+            if to <= self.turn_no {
+                found = (to == self.turn_no).then_some((at, detail));
+                break;
+            }
+        }
+        let Some((at, detail)) = found else {
             return self;
         };
         let field = |name: &str| {
@@ -222,7 +236,7 @@ impl TurnRecord {
         };
         self.rollback = Some(Rollback {
             at: at.clone(),
-            taken_back: field("taken back: turns"),
+            taken_back: field("taken back:"),
             why: field("why:"),
             announced_seed_sha256: field("announced seed SHA-256:"),
         });
@@ -309,7 +323,7 @@ pub fn verify(data: &DataSet, rec: &TurnRecord, mail: Option<&MailText>) -> Vec<
             "rollback",
             true,
             format!(
-                "turn {} is played again: on {} the game master took back turns {} ({}); it was first announced with seed {}",
+                "turn {} is played again: on {} the game master took back {} ({}); it was first announced with seed {}",
                 rec.turn_no, rb.at, rb.taken_back, rb.why, rb.announced_seed_sha256
             ),
         ));
@@ -634,7 +648,7 @@ pub fn chain(earlier: &TurnRecord, later: &TurnRecord) -> Vec<Check> {
             what.clone(),
             true,
             format!(
-                "the game master took the game back to the start of turn {} on {} (turns {} taken back): {}",
+                "the game master took the game back to the start of turn {} on {} ({} taken back): {}",
                 later.turn_no, rb.at, rb.taken_back, rb.why
             ),
         ));

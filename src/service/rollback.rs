@@ -23,6 +23,17 @@ use crate::scenario::Side;
 use crate::store::seats::{self as rows, RollbackRow};
 use crate::store::{self, Status, TurnRow};
 
+/// What the key of a mail about a turn gets when the turn is played
+/// again after a rollback (`again`): the new seed's fingerprint, so the
+/// mail is a new one, not the one sent before the rollback.
+pub fn again_key(again: bool, seed_sha256: &str) -> String {
+    if again {
+        format!(":again-{}", seed_sha256.get(..16).unwrap_or(seed_sha256))
+    } else {
+        String::new()
+    }
+}
+
 /// What a rollback did.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RolledBack {
@@ -95,9 +106,9 @@ impl Service {
         let (seed_hex, seed_sha256) = self.new_seed()?;
         let last = turns.last().map_or(t.turn_no, |l| l.turn_no);
         let taken_back = if last == t.turn_no {
-            t.turn_no.to_string()
+            format!("turn {}", t.turn_no)
         } else {
-            format!("{} to {last}", t.turn_no)
+            format!("turns {} to {last}", t.turn_no)
         };
         let row = RollbackRow {
             id: 0,
@@ -150,6 +161,7 @@ impl Service {
                     month => month.clone(),
                     turn_no => t.turn_no,
                     taken_back => taken_back.clone(),
+                    several => last != t.turn_no,
                     why => why,
                     sets => n_sets,
                     deadline => super::games::deadline_text(back.deadline),

@@ -687,6 +687,9 @@ struct Results<'a> {
     umpire: &'a Umpire,
     overview: &'a str,
     roots: &'a [String; 2],
+    /// A turn played again after a rollback: its mails are new mails
+    /// (`game rollback`, `service::rollback`).
+    again: bool,
 }
 
 impl Desk<'_> {
@@ -747,6 +750,7 @@ impl Desk<'_> {
             umpire: &umpire,
             overview: &overview,
             roots: &o.roots,
+            again: record.rollback.is_some(),
         };
         let mut results = Vec::new();
         for (side, to, picture) in recipients {
@@ -831,6 +835,7 @@ impl Desk<'_> {
             umpire,
             overview,
             roots,
+            again,
         } = *res;
         let month_played: crate::calendar::GameMonth =
             turn.month.parse().map_err(|_| ServiceError::State {
@@ -886,7 +891,12 @@ impl Desk<'_> {
         Ok(Draft {
             game_id: Some(played.id.clone()),
             kind: "results",
-            dedupe_key: format!("results:{}:{}:{key_side}", played.id, turn.turn_no),
+            dedupe_key: format!(
+                "results:{}:{}:{key_side}{}",
+                played.id,
+                turn.turn_no,
+                super::rollback::again_key(again, &turn.seed_sha256)
+            ),
             to: to.to_string(),
             rendered,
             html: true,
