@@ -270,15 +270,24 @@ impl Service {
         let mut out = vec![format!("Time bank {spec}:")];
         for side in [Side::Egyptian, Side::Mahdist] {
             let waits = g.turn_kind.waits_for().contains(&side) && g.status == Status::Running;
-            out.push(format!(
-                "  {side}: {} left{}",
-                if waits {
+            let ready_at = if waits {
+                store::latest_order_set(&self.conn, id, g.turn_no, side)?
+                    .filter(|s| s.ready && s.message.is_some())
+                    .map(|s| s.received_at)
+            } else {
+                None
+            };
+            out.push(match (waits, ready_at) {
+                (true, Some(at)) => format!(
+                    "  {side}: {} left (stopped at READY)",
+                    span_text(k.left(side) - used(k.opened_at, Some(at), self.now()))
+                ),
+                (true, None) => format!(
+                    "  {side}: {} left (running)",
                     self.time_left_text(&g, side)?
-                } else {
-                    span_text(k.left(side))
-                },
-                if waits { " (running)" } else { "" }
-            ));
+                ),
+                (false, _) => format!("  {side}: {} left", span_text(k.left(side))),
+            });
         }
         Ok(out)
     }
