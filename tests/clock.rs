@@ -42,6 +42,12 @@ fn a_time_bank_game_is_played_as_the_players_time_runs_out() {
     );
     assert!(lines.contains("Mahdist: 1 day left (running)"), "{lines}");
     assert_eq!(g.game().deadline, time("2026-03-06T06:30:00Z"));
+    // The results announce that deadline.
+    let results = g.last(GORDON, "February 1884 results").unwrap();
+    assert!(
+        flat(&results).contains("due by 2026-03-06 06:30 UTC"),
+        "{results}"
+    );
     // The Egyptian is READY at once: the turn waits for the Mahdist's
     // day only, not for the deadline.
     g.send(Side::Egyptian, "READY");

@@ -14,7 +14,7 @@ use super::games::deadline_text;
 use super::{Result, Service, ServiceError};
 use crate::scenario::Side;
 use crate::store::seats::{self as rows, ClockRow};
-use crate::store::{self, GameRow, Status};
+use crate::store::{self, GameRow, Mode, Status, TurnKind};
 
 /// A time bank as written: `7d+3d`, `36h+12h`, `7d12h+1d`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -128,6 +128,40 @@ pub fn span_text(secs: i64) -> String {
     }
 }
 
+/// The bank `k` after a turn of kind `played_kind` played at `played`
+/// (each side's READY, Egyptian and Mahdist, at `ready_at`), with the
+/// turn of kind `next` opened then; and that turn's deadline, the latest
+/// a side's time lasts. The first month after the set-up starts from the
+/// bank as it is.
+fn bank_after(
+    k: &ClockRow,
+    played_kind: TurnKind,
+    ready_at: [Option<DateTime<Utc>>; 2],
+    played: DateTime<Utc>,
+    next: TurnKind,
+) -> (ClockRow, DateTime<Utc>) {
+    let mut k = k.clone();
+    if !played_kind.is_setup() {
+        for side in played_kind.waits_for() {
+            let at = ready_at[usize::from(side == Side::Mahdist)];
+            let left = (k.left(side) - used(k.opened_at, at, played)).max(0);
+            k.set_left(side, left);
+        }
+        for side in next.waits_for() {
+            k.set_left(side, k.left(side) + k.increment_secs);
+        }
+    }
+    k.opened_at = played;
+    let longest = next
+        .waits_for()
+        .into_iter()
+        .map(|s| k.left(s))
+        .max()
+        .unwrap_or(k.base_secs)
+        .max(3_600);
+    (k, played + Duration::seconds(longest))
+}
+
 /// How long `side` took in a turn opened at `opened`: until their READY
 /// set came in (`ready_at`), else until the turn was played.
 fn used(opened: DateTime<Utc>, ready_at: Option<DateTime<Utc>>, played: DateTime<Utc>) -> i64 {
@@ -154,15 +188,27 @@ impl Service {
         };
         let tx = self.begin()?;
         rows::set_clock(&tx, &k)?;
-        g.deadline = now + Duration::seconds(spec.base_secs);
-        g.reminded = false;
-        store::update_game(&tx, &g)?;
+        // The set-up step keeps its own deadlines: the bank starts with
+        // the first month.
+        let setup = g.turn_kind.is_setup();
+        if !setup {
+            g.deadline = now + Duration::seconds(spec.base_secs);
+            g.reminded = false;
+            store::update_game(&tx, &g)?;
+        }
         let text = format!(
-            "Game {id} is played with a time bank of {}: each player has {} to begin with and {} more each turn; your time runs while a turn waits for your orders and stops when you say READY. The turn is played when both sides are READY or out of time. The deadline now: {}.",
+            "Game {id} is played with a time bank of {}: each player has {} to begin with and {} more each turn; your time runs while a turn waits for your orders and stops when you say READY. The turn is played when both sides are READY or out of time. {}",
             spec,
             span_text(spec.base_secs),
             span_text(spec.increment_secs),
-            deadline_text(g.deadline)
+            if setup {
+                format!(
+                    "The set-up keeps its deadline ({}); the time bank starts with the first month.",
+                    deadline_text(g.deadline)
+                )
+            } else {
+                format!("The deadline now: {}.", deadline_text(g.deadline))
+            }
         );
         store::audit(&tx, now, Some(id), actor, "time bank", &text)?;
         for a in self.game_addresses(&tx, id)? {
@@ -178,46 +224,61 @@ impl Service {
     /// lasts (stored in `g`). Once a turn: nothing if the bank already
     /// counts from after the last turn played.
     pub(super) fn clock_at_turn_open(&self, c: &Connection, g: &mut GameRow) -> Result<()> {
-        let Some(mut k) = rows::clock(c, &g.id)? else {
+        let Some(k) = rows::clock(c, &g.id)? else {
             return Ok(());
         };
+        if g.turn_kind.is_setup() {
+            return Ok(());
+        }
         let Some((kind, sets, played)) = rows::last_turn_sets(c, &g.id)? else {
             return Ok(());
         };
         if played < k.opened_at {
             return Ok(());
         }
-        for side in kind.waits_for() {
-            let set = match side {
-                Side::Egyptian => sets.0,
-                Side::Mahdist => sets.1,
-            };
-            let ready_at = match set {
-                Some(id) => store::order_set(c, id)?
+        let mut ready_at = [None, None];
+        for (i, set) in [sets.0, sets.1].into_iter().enumerate() {
+            if let Some(id) = set {
+                ready_at[i] = store::order_set(c, id)?
                     .filter(|s| s.ready && s.message.is_some())
-                    .map(|s| s.received_at),
-                None => None,
-            };
-            let left = (k.left(side) - used(k.opened_at, ready_at, played)).max(0);
-            k.set_left(side, left);
+                    .map(|s| s.received_at);
+            }
         }
-        let now = self.now();
-        for side in g.turn_kind.waits_for() {
-            k.set_left(side, k.left(side) + k.increment_secs);
-        }
-        k.opened_at = now;
+        let (k, deadline) = bank_after(&k, kind, ready_at, played, g.turn_kind);
         rows::set_clock(c, &k)?;
-        let longest = g
-            .turn_kind
-            .waits_for()
-            .into_iter()
-            .map(|s| k.left(s))
-            .max()
-            .unwrap_or(k.base_secs)
-            .max(3_600);
-        g.deadline = now + Duration::seconds(longest);
+        g.deadline = deadline;
         g.reminded = false;
         Ok(store::update_game(c, g)?)
+    }
+
+    /// The deadline the time bank will give the turn after the open turn
+    /// of `g`, were it played at `now` with the orders in now (`None`
+    /// without a time bank): the results mail announces it.
+    pub(super) fn clock_deadline_next(
+        &self,
+        g: &GameRow,
+        now: DateTime<Utc>,
+    ) -> Result<Option<DateTime<Utc>>> {
+        let Some(k) = rows::clock(&self.conn, &g.id)? else {
+            return Ok(None);
+        };
+        if g.turn_kind.is_setup() {
+            return Ok(None);
+        }
+        let mut ready_at = [None, None];
+        for (i, side) in [Side::Egyptian, Side::Mahdist].into_iter().enumerate() {
+            ready_at[i] = store::latest_order_set(&self.conn, &g.id, g.turn_no, side)?
+                .filter(|s| s.ready && s.message.is_some())
+                .map(|s| s.received_at);
+        }
+        let next = match (g.mode, g.turn_kind) {
+            (Mode::Monthly, _) => TurnKind::Month,
+            (Mode::Alternating, TurnKind::Player(Side::Egyptian)) => {
+                TurnKind::Player(Side::Mahdist)
+            }
+            (Mode::Alternating, _) => TurnKind::Player(Side::Egyptian),
+        };
+        Ok(Some(bank_after(&k, g.turn_kind, ready_at, now, next).1))
     }
 
     /// Whether the open turn of `g` is due by time: its deadline passed,

@@ -479,6 +479,7 @@ impl Service {
                 self.thread_root(&g.id, Side::Egyptian),
                 self.thread_root(&g.id, Side::Mahdist),
             ],
+            deadline: self.clock_deadline_next(g, now)?,
         })
     }
 
@@ -639,6 +640,9 @@ struct Opened {
     audit: Vec<(String, String, String, String)>,
     /// The Message-ID rooting each side's thread (Egyptian, Mahdist).
     roots: [String; 2],
+    /// The next turn's deadline when a time bank sets it
+    /// (`service::clock`).
+    deadline: Option<chrono::DateTime<chrono::Utc>>,
 }
 
 /// A turn played, or stopped at a table battle.
@@ -1068,7 +1072,9 @@ fn next_game(g: &GameRow, turn: &TurnRow, state: &GameState, o: &Opened) -> Game
     };
     next.seed_hex = o.seed_hex.clone();
     next.seed_sha256 = o.seed_sha256.clone();
-    next.deadline = o.now + Duration::hours(i64::from(g.deadline_hours));
+    next.deadline = o
+        .deadline
+        .unwrap_or(o.now + Duration::hours(i64::from(g.deadline_hours)));
     next.reminded = false;
     if let Some(res) = &state.result {
         next.status = Status::Finished;
