@@ -35,10 +35,10 @@ fn an_absence_holds_the_deadline_until_the_player_is_back() {
     }
     // The opponent and the game master are told.
     assert!(
-        g.last(MAHDI, "absence")
+        g.last(MAHDI, "] absence")
             .is_some_and(|t| t.contains("will be away"))
     );
-    assert!(g.last(GM, "absence").is_some());
+    assert!(g.last(GM, "] absence").is_some());
     // The deadline waits for a full day after the return.
     assert_eq!(g.game().deadline, time("2026-03-12T12:00:00Z"));
     assert!(g.last(MAHDI, "deadline held").is_some());
@@ -135,6 +135,16 @@ fn a_stand_in_plays_the_turns_of_an_absence() {
     assert!(
         log.iter()
             .any(|(_, actor, _, d)| actor == "stand-in" && d.contains("Turn 1"))
+    );
+    // The archive says so too.
+    let archive = g.svc.archive_data(&g.game()).unwrap();
+    let first = &archive.months[0].turns[0];
+    assert_eq!(first.turn_no, 1);
+    assert_eq!(first.stand_ins.len(), 1, "{:?}", first.stand_ins);
+    assert!(
+        first.stand_ins[0].starts_with("Egyptian: the programmed player (the player is away"),
+        "{:?}",
+        first.stand_ins
     );
 }
 

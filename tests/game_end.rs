@@ -43,11 +43,10 @@ fn resign_without_the_secret_changes_nothing_and_with_it_ends_the_game() {
     }
     // Orders after the end are refused with the result.
     g.send(Side::Mahdist, "MARCH STACK Berber TO Shendi");
-    let refusal = g.sent_to(MAHDI).pop().unwrap();
+    let refusal = g.mails(MAHDI, "").pop().unwrap();
     assert!(
-        mailbox::flat(&refusal.text).contains("game k-1 is over: Mahdist victory"),
-        "{}",
-        refusal.text
+        mailbox::flat(&refusal).contains("game k-1 is over: Mahdist victory"),
+        "{refusal}"
     );
     let log = store::audit_log(&g.svc.conn, "k-1").unwrap();
     assert!(log.iter().any(|(_, _, a, _)| a == "game ended: resigned"));

@@ -109,21 +109,26 @@ impl Game {
         self.svc.game("k-1").unwrap()
     }
 
-    /// The text of the last mail to `to` whose subject holds `subject`.
-    pub fn last(&self, to: &str, subject: &str) -> Option<String> {
-        self.sent_to(to)
+    /// The mails of game `k-1` to `to` whose subject holds `subject`, in
+    /// the order they were queued (the outbox's, not the files' names),
+    /// each as its subject and text.
+    pub fn mails(&self, to: &str, subject: &str) -> Vec<String> {
+        store::mail_for(&self.svc.conn, Some("k-1"))
+            .unwrap()
             .into_iter()
-            .rev()
-            .find(|s| s.subject.contains(subject))
-            .map(|s| format!("{}\n{}", s.subject, s.text))
+            .filter(|m| m.recipient == to && m.subject.contains(subject))
+            .map(|m| format!("{}\n{}", m.subject, m.body_text))
+            .collect()
+    }
+
+    /// The last mail to `to` whose subject holds `subject`.
+    pub fn last(&self, to: &str, subject: &str) -> Option<String> {
+        self.mails(to, subject).pop()
     }
 
     /// How many mails went to `to` with `subject` in their subject.
     pub fn count(&self, to: &str, subject: &str) -> usize {
-        self.sent_to(to)
-            .iter()
-            .filter(|s| s.subject.contains(subject))
-            .count()
+        self.mails(to, subject).len()
     }
 }
 
