@@ -1348,3 +1348,84 @@ fn set<T: PartialEq + fmt::Display>(slot: &mut Option<T>, v: T, name: &str) -> O
         }
     }
 }
+
+#[cfg(test)]
+mod seat_lines {
+    use super::*;
+
+    fn one(text: &str) -> std::result::Result<Order, SyntaxError> {
+        let scn = crate::scenario::DataSet::embedded()
+            .expect("the shipped data")
+            .scenario("khartoum")
+            .expect("scenario 2");
+        let p = parse(&Input::text(text), &Vocabulary::new(&scn)).expect("read");
+        match (p.sheet.items.first(), p.errors.first()) {
+            (Some(i), None) => Ok(i.order.clone()),
+            (_, Some(e)) => Err(e.clone()),
+            (None, None) => panic!("nothing read from {text:?}"),
+        }
+    }
+
+    fn date(s: &str) -> chrono::NaiveDate {
+        chrono::NaiveDate::parse_from_str(s, "%Y-%m-%d").expect("a date")
+    }
+
+    #[test]
+    fn absence_resignation_and_draw_lines_are_read_and_printed_back() {
+        for (text, want) in [
+            (
+                "ABSENT FROM 2026-07-01 TO 2026-07-14",
+                SeatRequest::Absent {
+                    from: date("2026-07-01"),
+                    to: date("2026-07-14"),
+                    stand_in: false,
+                },
+            ),
+            (
+                "absent from 2026-07-01 to 2026-07-01 standin",
+                SeatRequest::Absent {
+                    from: date("2026-07-01"),
+                    to: date("2026-07-01"),
+                    stand_in: true,
+                },
+            ),
+            ("ABSENT NONE", SeatRequest::AbsentNone),
+            ("RESIGN", SeatRequest::Resign),
+            ("Draw propose.", SeatRequest::Draw(DrawStep::Propose)),
+            ("DRAW ACCEPT", SeatRequest::Draw(DrawStep::Accept)),
+            ("DRAW WITHDRAW", SeatRequest::Draw(DrawStep::Withdraw)),
+        ] {
+            let got = one(text).expect(text);
+            assert_eq!(got, Order::Command(Command::Seat(want)), "{text}");
+            assert_eq!(one(&want.words()).expect("again"), got, "{text}");
+        }
+    }
+
+    #[test]
+    fn bad_seat_lines_say_how_to_write_them() {
+        for (text, says) in [
+            (
+                "ABSENT FROM 2026-07-14 TO 2026-07-01",
+                "ends (2026-07-01) before it begins",
+            ),
+            (
+                "ABSENT FROM 2026-02-30 TO 2026-03-01",
+                "2026-02-30 is not a date",
+            ),
+            ("ABSENT FROM 2026-07-01", "not understood"),
+            (
+                "ABSENT FROM 2026-07-01 TO 2026-07-02 SOON",
+                "SOON is not understood",
+            ),
+            ("ABSENT", "ends before FROM or NONE"),
+            ("RESIGN NOW", "NOW is not understood"),
+            ("DRAW ACEPT", "ACEPT is not PROPOSE, ACCEPT or WITHDRAW"),
+        ] {
+            let e = one(text).expect_err(text);
+            assert!(e.message.contains(says), "{text}: {}", e.message);
+            assert!(is_command_line(text), "{text}");
+        }
+        let e = one("DRAW ACEPT").expect_err("a slip");
+        assert_eq!(e.suggestion.as_deref(), Some("DRAW ACCEPT"));
+    }
+}
