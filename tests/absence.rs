@@ -197,3 +197,37 @@ fn missed_deadlines_open_the_seat_and_the_stand_in_plays() {
             .any(|s| s.text.contains("JOIN CONFIRM"))
     );
 }
+
+#[test]
+fn the_players_own_orders_before_the_deadline_replace_the_stand_ins() {
+    let mut g = Game::new("own-orders", MAHDI, |_| {});
+    g.send(
+        Side::Egyptian,
+        "ABSENT FROM 2026-03-02 TO 2026-03-08 STANDIN",
+    );
+    // The absence has not begun: the stand-in's orders wait for the
+    // deadline, not READY.
+    let set = store::latest_order_set(&g.svc.conn, "k-1", 1, Side::Egyptian)
+        .unwrap()
+        .expect("the stand-in's orders");
+    assert!(set.message.is_none() && !set.ready);
+    g.send(Side::Egyptian, "MARCH STACK Sinkat TO Souakim");
+    g.at("2026-03-04T12:30:00Z");
+    assert_eq!(g.game().turn_no, 2);
+    let lines = g.svc.seat_lines("k-1").unwrap().join("\n");
+    assert!(
+        lines.contains("Egyptian: orders sent on time 1 of 1 turns"),
+        "{lines}"
+    );
+    assert!(
+        !lines.contains("turn 1: the Egyptian side played by the stand-in"),
+        "{lines}"
+    );
+    // Turn 2's deadline falls in the absence too: the stand-in plays it.
+    assert!(
+        dervish::store::seats::stand_in_turns(&g.svc.conn, "k-1")
+            .unwrap()
+            .iter()
+            .any(|(t, s, _)| *t == 2 && *s == Side::Egyptian)
+    );
+}

@@ -242,7 +242,7 @@ impl Service {
         let players = store::players(&self.conn, &g.id)?;
         let over = g.status == Status::Finished;
         let audit = store::audit_log(&self.conn, &g.id)?;
-        let stand_ins = crate::store::seats::stand_in_turns(&self.conn, &g.id)?;
+        let stand_ins = super::seats::stand_ins_played(&self.conn, &g.id)?;
         let digest = self
             .data
             .digest(&g.scenario)

@@ -570,7 +570,7 @@ impl Service {
         for (side, r) in seat_records(&self.conn, id)? {
             out.push(format!("{side}: {}", r.text()));
         }
-        for (turn, side, why) in rows::stand_in_turns(&self.conn, id)? {
+        for (turn, side, why) in stand_ins_played(&self.conn, id)? {
             out.push(format!(
                 "turn {turn}: the {side} side played by the stand-in ({why})"
             ));
@@ -602,12 +602,37 @@ pub fn absence_text(a: &AbsenceRow) -> String {
     )
 }
 
+/// The turns played with the stand-in's orders: (turn, side, why). A
+/// turn the stand-in made orders for, whose player sent their own before
+/// the deadline, was played by the player, and is not among them.
+pub fn stand_ins_played(c: &Connection, game: &str) -> Result<Vec<(u32, Side, String)>> {
+    let played = rows::sets_played(c, game)?;
+    let mut out = Vec::new();
+    for (turn, side, why) in rows::stand_in_turns(c, game)? {
+        let Some((_, _, sets)) = played.iter().find(|(t, _, _)| *t == turn) else {
+            continue;
+        };
+        let set = match side {
+            Side::Egyptian => sets.0,
+            Side::Mahdist => sets.1,
+        };
+        let by_mail = match set {
+            Some(id) => store::order_set(c, id)?.is_some_and(|s| s.message.is_some()),
+            None => false,
+        };
+        if set.is_some() && !by_mail {
+            out.push((turn, side, why));
+        }
+    }
+    Ok(out)
+}
+
 /// Each side's record over the turns played so far (the set-up step left
 /// out): a turn is sent on time when the side's orders came by mail, by a
 /// stand-in when it made them, missed when there were none. Seats of a
 /// programmed player have no record.
 pub fn seat_records(c: &Connection, game: &str) -> Result<Vec<(Side, SeatRecord)>> {
-    let stand_ins = rows::stand_in_turns(c, game)?;
+    let stand_ins = stand_ins_played(c, game)?;
     let played = rows::sets_played(c, game)?;
     let mut out = Vec::new();
     for p in store::players(c, game)? {
