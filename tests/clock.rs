@@ -72,6 +72,18 @@ fn a_time_bank_game_is_played_as_the_players_time_runs_out() {
         "{lines}"
     );
     assert!(g.last(GORDON, "results").is_some());
+    // STATUS gives the time left and each seat's record.
+    g.send(Side::Egyptian, "STATUS");
+    let status = g.last(GORDON, "status").unwrap();
+    assert!(status.contains("Time bank 2d+1d:"), "{status}");
+    assert!(
+        status.contains("  Egyptian: 3 days 18 hours left (running)"),
+        "{status}"
+    );
+    assert!(
+        status.contains("  Egyptian: orders sent on time 2 of 2 turns, stand-in 0, missed 0"),
+        "{status}"
+    );
 }
 
 #[test]

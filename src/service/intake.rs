@@ -1276,6 +1276,8 @@ impl Service {
                         players => players,
                         victory => crate::engine::victory::standing(&scn, &state),
                         roster => crate::render::roster::roster(&scn, &state, side),
+                        seats => self.seat_lines(&g.id)?,
+                        clock => self.clock_lines(&g.id)?,
                         map => ascii::overview(&scn, Some(&state)),
                     },
                 )?
