@@ -23,6 +23,7 @@ macro_rules! out {
 }
 
 mod battle;
+mod game;
 mod mail;
 mod outbox;
 mod scripted;

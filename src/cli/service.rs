@@ -79,7 +79,25 @@ pub enum GameCommand {
         /// You Fuzzy Wuzzy, docs/tabletop-etyfw.md).
         #[arg(long, default_value = "tables", value_parser = parse_resolver)]
         resolver: dervish::state::AutoResolver,
+        /// A time bank instead of fixed deadlines: BASE+INCREMENT, as
+        /// 7d+3d (each player has BASE, and INCREMENT more each turn;
+        /// their time runs while a turn waits for them).
+        #[arg(long, value_name = "BASE+INCREMENT")]
+        clock: Option<dervish::service::clock::ClockSpec>,
     },
+    /// Take a game back to the start of a month played: the turns from
+    /// it on are taken back (their orders kept), both players told why.
+    Rollback {
+        id: String,
+        /// The month to go back to (1884-03).
+        #[arg(long)]
+        to: String,
+        /// Why, told to both players.
+        #[arg(long)]
+        why: String,
+    },
+    /// Play the open turn now without storing it, and print its log.
+    Preview { id: String },
     /// List the games.
     List,
     /// Show a game: its turn, deadline, players, orders in, and the map.
@@ -507,6 +525,7 @@ pub fn game(cfg: Config, command: GameCommand) -> Result<ExitCode> {
     match command {
         GameCommand::List
         | GameCommand::Show { .. }
+        | GameCommand::Preview { .. }
         | GameCommand::Log { .. }
         | GameCommand::Battles { .. } => game_command(&open_to_read(cfg)?, command),
         _ => game_command(&open_to_write(cfg)?, command),
@@ -530,6 +549,7 @@ fn game_command(s: &Service, command: GameCommand) -> Result<ExitCode> {
             table_rules,
             table_hours,
             resolver,
+            clock,
         } => {
             if table_hours == 0 {
                 return Err(anyhow!(
@@ -579,6 +599,9 @@ fn game_command(s: &Service, command: GameCommand) -> Result<ExitCode> {
                     &actor(),
                 )
                 .map_err(e)?;
+            if let Some(spec) = clock {
+                s.set_time_bank(&created.id, spec, &actor()).map_err(e)?;
+            }
             let g = s.game(&created.id).map_err(e)?;
             let opening = match g.turn_kind {
                 store::TurnKind::SetUp(side) => format!(
@@ -649,6 +672,10 @@ fn game_command(s: &Service, command: GameCommand) -> Result<ExitCode> {
         GameCommand::Flag { id, place, off } => {
             outln!("{}", s.flag_place(&id, &place, !off).map_err(e)?);
         }
+        GameCommand::Rollback { id, to, why } => {
+            super::game::rollback(s, &id, &to, &why, &actor())?
+        }
+        GameCommand::Preview { id } => super::game::preview(s, &id)?,
         GameCommand::List => {
             let games = store::games(&s.conn)?;
             if games.is_empty() {
@@ -732,6 +759,7 @@ fn game_command(s: &Service, command: GameCommand) -> Result<ExitCode> {
                     t.turn_kind.as_str()
                 );
             }
+            super::game::show_more(s, &id)?;
             outln!("Where victory stands:");
             for v in dervish::engine::victory::standing(&scn, &state) {
                 outln!("  {v}");

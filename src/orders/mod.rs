@@ -146,6 +146,53 @@ pub enum Command {
     /// A standing choice for the sender's seat in the game, stored and
     /// told in the receipt.
     Set(Setting),
+    /// A request about the sender's seat or the game's end (`ABSENT`,
+    /// `RESIGN`, `DRAW`), made with the secret and confirmed by mail.
+    Seat(SeatRequest),
+}
+
+/// A player's request about their seat or how the game ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SeatRequest {
+    /// `ABSENT FROM yyyy-mm-dd TO yyyy-mm-dd [STANDIN]`: away on these
+    /// days (both included); a deadline that falls in them waits for the
+    /// return, or, with `STANDIN`, the programmed player plays the turn.
+    Absent {
+        from: chrono::NaiveDate,
+        to: chrono::NaiveDate,
+        stand_in: bool,
+    },
+    /// `ABSENT NONE`: every absence not yet over is cancelled.
+    AbsentNone,
+    /// `RESIGN`: the other side wins.
+    Resign,
+    /// `DRAW PROPOSE`, `DRAW ACCEPT`, `DRAW WITHDRAW`.
+    Draw(DrawStep),
+}
+
+/// A step of an agreed draw.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DrawStep {
+    Propose,
+    Accept,
+    Withdraw,
+}
+
+impl SeatRequest {
+    /// The line that makes it, in canonical form.
+    pub fn words(self) -> String {
+        match self {
+            SeatRequest::Absent { from, to, stand_in } => format!(
+                "ABSENT FROM {from} TO {to}{}",
+                if stand_in { " STANDIN" } else { "" }
+            ),
+            SeatRequest::AbsentNone => "ABSENT NONE".into(),
+            SeatRequest::Resign => "RESIGN".into(),
+            SeatRequest::Draw(DrawStep::Propose) => "DRAW PROPOSE".into(),
+            SeatRequest::Draw(DrawStep::Accept) => "DRAW ACCEPT".into(),
+            SeatRequest::Draw(DrawStep::Withdraw) => "DRAW WITHDRAW".into(),
+        }
+    }
 }
 
 /// A player's standing choice for their seat in a game, set by a line in

@@ -5,7 +5,9 @@ use std::fmt;
 
 use super::clean::{Refusal, order_lines};
 use super::vocab::{Vocabulary, key};
-use super::{Command, Header, Item, LegOrder, March, Order, RiverWay, Setting, Sheet};
+use super::{
+    Command, DrawStep, Header, Item, LegOrder, March, Order, RiverWay, SeatRequest, Setting, Sheet,
+};
 use crate::calendar::GameMonth;
 use crate::diag::suggest;
 use crate::engine::orders::{DropOff, OnContact, Selection};
@@ -91,12 +93,13 @@ const STARTS: &[&str] = &[
     "GAME", "SIDE", "SECRET", "MONTH", "MARCH", "MOVE", "THEN", "ATTACK", "AVOID", "CONTINUE",
     "STOP", "RETREAT", "LED", "BOOST", "DROP", "LOSE", "EXPEND", "KEEP", "PLACE", "WITHDRAW",
     "DISMOUNT", "RAILWAY", "BUILD", "EVENT", "DEFEND", "SETUP", "SET", "READY", "HELP", "MAP",
-    "ROUTE", "STATUS", "HISTORY", "RESEND", "JOIN", "ADDRESS",
+    "ROUTE", "STATUS", "HISTORY", "RESEND", "JOIN", "ADDRESS", "ABSENT", "RESIGN", "DRAW",
 ];
 
 /// Words that start a command (a question or a setting), not an order.
 const COMMAND_STARTS: &[&str] = &[
-    "HELP", "MAP", "ROUTE", "STATUS", "HISTORY", "RESEND", "JOIN", "ADDRESS",
+    "HELP", "MAP", "ROUTE", "STATUS", "HISTORY", "RESEND", "JOIN", "ADDRESS", "ABSENT", "RESIGN",
+    "DRAW",
 ];
 
 /// The words after `MAP` that make it a setting rather than a map.
@@ -1031,6 +1034,33 @@ fn line(c: &mut Cur<'_>) -> R<LineOut> {
                 Order::Command(Command::Join(Some(s)))
             }
         }
+        "ABSENT" => Order::Command(Command::Seat(
+            absent(&c.rest()).map_err(|e| c.err(e, ABSENT_FORM))?,
+        )),
+        "RESIGN" => {
+            c.end().map_err(|e| SyntaxError {
+                expected: "RESIGN alone on its line".into(),
+                ..e
+            })?;
+            Order::Command(Command::Seat(SeatRequest::Resign))
+        }
+        "DRAW" => {
+            const FORM: &str = "DRAW PROPOSE, DRAW ACCEPT or DRAW WITHDRAW";
+            let rest = c.rest();
+            let step = match rest.to_uppercase().as_str() {
+                "PROPOSE" | "OFFER" => DrawStep::Propose,
+                "ACCEPT" | "ACCEPTED" | "AGREE" => DrawStep::Accept,
+                "WITHDRAW" | "WITHDRAWN" | "CANCEL" => DrawStep::Withdraw,
+                "" => return Err(c.err("the line ends before PROPOSE, ACCEPT or WITHDRAW", FORM)),
+                other => {
+                    let mut e = c.err(format!("{other} is not PROPOSE, ACCEPT or WITHDRAW"), FORM);
+                    e.suggestion = suggest(other, ["PROPOSE", "ACCEPT", "WITHDRAW"])
+                        .map(|w| format!("DRAW {w}"));
+                    return Err(e);
+                }
+            };
+            Order::Command(Command::Seat(SeatRequest::Draw(step)))
+        }
         _ => {
             let word = c.toks[0].word.clone();
             let mut e = c.err(
@@ -1054,6 +1084,39 @@ fn line(c: &mut Cur<'_>) -> R<LineOut> {
         }
     };
     Ok(LineOut::Order(order))
+}
+
+/// How an absence is written.
+const ABSENT_FORM: &str = "ABSENT FROM 2026-07-01 TO 2026-07-14 [STANDIN], or ABSENT NONE";
+
+/// The words after `ABSENT`: `NONE`, or `FROM date TO date`, then
+/// `STANDIN` if the programmed player is to play meanwhile. The dates
+/// are checked against the calendar here; against today and the
+/// allowance by the service.
+fn absent(rest: &str) -> std::result::Result<SeatRequest, String> {
+    let words: Vec<String> = rest.split_whitespace().map(str::to_uppercase).collect();
+    let words: Vec<&str> = words.iter().map(String::as_str).collect();
+    let date = |w: &str| {
+        chrono::NaiveDate::parse_from_str(w, "%Y-%m-%d")
+            .map_err(|_| format!("{w} is not a date written yyyy-mm-dd"))
+    };
+    match words.as_slice() {
+        ["NONE"] => Ok(SeatRequest::AbsentNone),
+        ["FROM", from, "TO", to, more @ ..] => {
+            let stand_in = match more {
+                [] => false,
+                ["STANDIN"] | ["STAND-IN"] | ["STAND", "IN"] => true,
+                other => return Err(format!("{} is not understood here", other.join(" "))),
+            };
+            let (from, to) = (date(from)?, date(to)?);
+            if to < from {
+                return Err(format!("the absence ends ({to}) before it begins ({from})"));
+            }
+            Ok(SeatRequest::Absent { from, to, stand_in })
+        }
+        [] => Err("the line ends before FROM or NONE".into()),
+        _ => Err(format!("ABSENT {rest} is not understood")),
+    }
 }
 
 /// A line without the marks people put around orders: a list marker at
@@ -1283,5 +1346,86 @@ fn set<T: PartialEq + fmt::Display>(slot: &mut Option<T>, v: T, name: &str) -> O
             *slot = Some(v);
             None
         }
+    }
+}
+
+#[cfg(test)]
+mod seat_lines {
+    use super::*;
+
+    fn one(text: &str) -> std::result::Result<Order, SyntaxError> {
+        let scn = crate::scenario::DataSet::embedded()
+            .expect("the shipped data")
+            .scenario("khartoum")
+            .expect("scenario 2");
+        let p = parse(&Input::text(text), &Vocabulary::new(&scn)).expect("read");
+        match (p.sheet.items.first(), p.errors.first()) {
+            (Some(i), None) => Ok(i.order.clone()),
+            (_, Some(e)) => Err(e.clone()),
+            (None, None) => panic!("nothing read from {text:?}"),
+        }
+    }
+
+    fn date(s: &str) -> chrono::NaiveDate {
+        chrono::NaiveDate::parse_from_str(s, "%Y-%m-%d").expect("a date")
+    }
+
+    #[test]
+    fn absence_resignation_and_draw_lines_are_read_and_printed_back() {
+        for (text, want) in [
+            (
+                "ABSENT FROM 2026-07-01 TO 2026-07-14",
+                SeatRequest::Absent {
+                    from: date("2026-07-01"),
+                    to: date("2026-07-14"),
+                    stand_in: false,
+                },
+            ),
+            (
+                "absent from 2026-07-01 to 2026-07-01 standin",
+                SeatRequest::Absent {
+                    from: date("2026-07-01"),
+                    to: date("2026-07-01"),
+                    stand_in: true,
+                },
+            ),
+            ("ABSENT NONE", SeatRequest::AbsentNone),
+            ("RESIGN", SeatRequest::Resign),
+            ("Draw propose.", SeatRequest::Draw(DrawStep::Propose)),
+            ("DRAW ACCEPT", SeatRequest::Draw(DrawStep::Accept)),
+            ("DRAW WITHDRAW", SeatRequest::Draw(DrawStep::Withdraw)),
+        ] {
+            let got = one(text).expect(text);
+            assert_eq!(got, Order::Command(Command::Seat(want)), "{text}");
+            assert_eq!(one(&want.words()).expect("again"), got, "{text}");
+        }
+    }
+
+    #[test]
+    fn bad_seat_lines_say_how_to_write_them() {
+        for (text, says) in [
+            (
+                "ABSENT FROM 2026-07-14 TO 2026-07-01",
+                "ends (2026-07-01) before it begins",
+            ),
+            (
+                "ABSENT FROM 2026-02-30 TO 2026-03-01",
+                "2026-02-30 is not a date",
+            ),
+            ("ABSENT FROM 2026-07-01", "not understood"),
+            (
+                "ABSENT FROM 2026-07-01 TO 2026-07-02 SOON",
+                "SOON is not understood",
+            ),
+            ("ABSENT", "ends before FROM or NONE"),
+            ("RESIGN NOW", "NOW is not understood"),
+            ("DRAW ACEPT", "ACEPT is not PROPOSE, ACCEPT or WITHDRAW"),
+        ] {
+            let e = one(text).expect_err(text);
+            assert!(e.message.contains(says), "{text}: {}", e.message);
+            assert!(is_command_line(text), "{text}");
+        }
+        let e = one("DRAW ACEPT").expect_err("a slip");
+        assert_eq!(e.suggestion.as_deref(), Some("DRAW ACCEPT"));
     }
 }

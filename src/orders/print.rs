@@ -151,6 +151,7 @@ pub fn order(map: &Map, o: &Order) -> String {
             Command::Join(None) => "JOIN".into(),
             Command::Join(Some(s)) => format!("JOIN {s}"),
             Command::Set(s) => s.words().into(),
+            Command::Seat(r) => r.words(),
         },
     }
 }

@@ -187,6 +187,15 @@ pub struct TurnEntry {
     /// The notes themselves (its reasons and reaction rolls), only once
     /// the game is over.
     pub umpire_notes: Option<String>,
+    /// Who played a side in a player's place this turn: the programmed
+    /// player standing in, and why (an absence, a seat open after missed
+    /// deadlines).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stand_ins: Vec<String>,
+    /// The game master took the game back to the start of this turn
+    /// before it was played (when, what, why).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rollback: Option<String>,
 }
 
 /// One side's orders of a turn.
@@ -708,6 +717,12 @@ pub fn verify_page(g: &GameFile, months: &[MonthFile]) -> String {
             }
             if let Some(u) = &t.umpire_sha256 {
                 row(&mut out, "Programmed player's notes sealed", u);
+            }
+            for who in &t.stand_ins {
+                row(&mut out, "Played by a stand-in", who);
+            }
+            if let Some(r) = &t.rollback {
+                row(&mut out, "Played again after a rollback", r);
             }
             let _ = writeln!(
                 out,

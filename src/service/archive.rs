@@ -242,6 +242,7 @@ impl Service {
         let players = store::players(&self.conn, &g.id)?;
         let over = g.status == Status::Finished;
         let audit = store::audit_log(&self.conn, &g.id)?;
+        let stand_ins = super::seats::stand_ins_played(&self.conn, &g.id)?;
         let digest = self
             .data
             .digest(&g.scenario)
@@ -278,7 +279,8 @@ impl Service {
                 md.as_ref(),
                 &digest,
                 next_seed.as_deref(),
-            );
+            )
+            .with_rollback(&audit);
             records.push((
                 format!("records/{}", super::record::file_name(&g.id, t.turn_no)),
                 record.json_text(),
@@ -313,6 +315,17 @@ impl Service {
                     .unwrap_or_default(),
                 umpire_sha256: notes.as_deref().map(|n| sha256_hex(n.as_bytes())),
                 umpire_notes: if over { notes } else { None },
+                stand_ins: stand_ins
+                    .iter()
+                    .filter(|(turn, _, _)| *turn == t.turn_no)
+                    .map(|(_, side, why)| format!("{side}: the programmed player ({why})"))
+                    .collect(),
+                rollback: record.rollback.as_ref().map(|r| {
+                    format!(
+                        "on {} the game master took back {}: {}",
+                        r.at, r.taken_back, r.why
+                    )
+                }),
             };
             let before = parse_state(g, &t.state_before)?;
             let after = parse_state(g, &t.state_after)?;

@@ -52,6 +52,26 @@ pub fn bot_seed(key_hex: &str, seed_hex: &str, side: Side) -> Option<[u8; 32]> {
     Some(h.finalize().into())
 }
 
+/// Who a programmed player's orders are made for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Holder {
+    /// A seat the programmed player holds: its orders are READY at once.
+    Bot,
+    /// A player's seat it stands in for (an absence with `STANDIN`, or a
+    /// seat opened after missed deadlines); READY when `ready`.
+    StandIn { ready: bool },
+}
+
+/// The programmed player that stands in for a side: the cautious
+/// Egyptian (a caretaker takes no risks in another's name) or the
+/// Mahdist of the reaction table.
+pub fn stand_in_kind(side: Side) -> &'static str {
+    match side {
+        Side::Egyptian => EGYPTIAN_HISTORICAL,
+        Side::Mahdist => MAHDIST,
+    }
+}
+
 impl Service {
     /// Make the orders of every programmed player whose side the open turn
     /// of `g` needs, against `state` (the state the turn opens with), and
@@ -61,7 +81,6 @@ impl Service {
         if g.status != store::Status::Running {
             return Ok(());
         }
-        let scn = self.scenario(&g.scenario)?;
         for p in store::players(c, &g.id)? {
             let Some(kind) = p.bot.as_deref() else {
                 continue;
@@ -69,77 +88,103 @@ impl Service {
             if !g.turn_kind.waits_for().contains(&p.side) {
                 continue;
             }
-            let persona = match (p.side, kind) {
-                (Side::Mahdist, MAHDIST) => None,
-                (Side::Egyptian, EGYPTIAN_HISTORICAL) => Some(Persona::Historical),
-                (Side::Egyptian, EGYPTIAN_COMPETENT) => Some(Persona::Competent),
-                _ => {
-                    return Err(ServiceError::Game(format!(
-                        "game {}: the {} seat is held by a programmed player of kind {kind:?}, which this Dervish does not have",
-                        g.id, p.side
-                    )));
-                }
-            };
-            let seed = p
-                .bot_key
-                .as_deref()
-                .and_then(|k| bot_seed(k, &g.seed_hex, p.side))
-                .ok_or_else(|| ServiceError::State {
-                    game: g.id.clone(),
-                    message: "the programmed player's key or the turn's seed is not hex".into(),
-                })?;
-            let d = match persona {
-                Some(persona) => egyptian::decide(&scn, state, persona),
-                None => {
-                    let table = Reactions::shipped().map_err(ServiceError::Data)?;
-                    let opponents = Opponents::shipped().map_err(ServiceError::Data)?;
-                    let mut dice = Dice::new(SeededDice::from_seed_bytes(seed));
-                    mahdist::decide(&scn, state, &table, &opponents, &mut dice)
-                }
-            };
-            // In the set-up step only its set-up counts (its month's
-            // orders are made when the month opens, from the set-up then).
-            let mut d = d;
-            if g.turn_kind.is_setup() {
-                d.orders = super::setup::setup_only(d.orders);
-            }
-            let canonical = format!(
-                "{}READY\n",
-                print::sheet(&scn.map, &written::sheet(&d.orders), false)
-            );
-            let sealed = sha256_hex(sealed_text(&g.id, g.turn_no, p.side, &canonical).as_bytes());
-            let orders_json =
-                serde_json::to_string(&d.orders).map_err(|e| ServiceError::State {
-                    game: g.id.clone(),
-                    message: e.to_string(),
-                })?;
-            let now = self.now();
-            store::insert_order_set(
-                c,
-                &g.id,
-                g.turn_no,
-                p.side,
-                None,
-                &canonical,
-                &orders_json,
-                &sealed,
-                true,
-                now,
-            )?;
-            store::audit(
-                c,
-                now,
-                Some(&g.id),
-                "bot",
-                &notes_action(g.turn_no),
-                &format!(
-                    "{} ({}), orders sealed {sealed}:\n{}",
-                    g.month,
-                    p.side,
-                    d.notes.join("\n")
-                ),
-            )?;
+            let key = p.bot_key.clone().unwrap_or_default();
+            self.programmed_orders(c, g, state, p.side, kind, &key, Holder::Bot)?;
         }
-        Ok(())
+        // Seats a stand-in plays, deadlines held by absences, time banks.
+        self.seats_at_turn_open(c, g, state)
+    }
+
+    /// Make the orders of a programmed player of `kind` for `side` in the
+    /// open turn of `g` (its dice from `key_hex` and the turn's seed), and
+    /// store them as a sealed order set, READY unless a stand-in's that is
+    /// not to count yet; the umpire's notes go in the game master's log.
+    /// Returns the sealed SHA-256.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn programmed_orders(
+        &self,
+        c: &Connection,
+        g: &GameRow,
+        state: &GameState,
+        side: Side,
+        kind: &str,
+        key_hex: &str,
+        holder: Holder,
+    ) -> Result<String> {
+        let (ready, actor) = match holder {
+            Holder::Bot => (true, "bot"),
+            Holder::StandIn { ready } => (ready, "stand-in"),
+        };
+        let scn = self.scenario(&g.scenario)?;
+        let persona = match (side, kind) {
+            (Side::Mahdist, MAHDIST) => None,
+            (Side::Egyptian, EGYPTIAN_HISTORICAL) => Some(Persona::Historical),
+            (Side::Egyptian, EGYPTIAN_COMPETENT) => Some(Persona::Competent),
+            _ => {
+                return Err(ServiceError::Game(format!(
+                    "game {}: the {side} seat is held by a programmed player of kind {kind:?}, which this Dervish does not have",
+                    g.id
+                )));
+            }
+        };
+        let seed = bot_seed(key_hex, &g.seed_hex, side).ok_or_else(|| ServiceError::State {
+            game: g.id.clone(),
+            message: "the programmed player's key or the turn's seed is not hex".into(),
+        })?;
+        let d = match persona {
+            Some(persona) => egyptian::decide(&scn, state, persona),
+            None => {
+                let table = Reactions::shipped().map_err(ServiceError::Data)?;
+                let opponents = Opponents::shipped().map_err(ServiceError::Data)?;
+                let mut dice = Dice::new(SeededDice::from_seed_bytes(seed));
+                mahdist::decide(&scn, state, &table, &opponents, &mut dice)
+            }
+        };
+        // In the set-up step only its set-up counts (its month's
+        // orders are made when the month opens, from the set-up then).
+        let mut d = d;
+        if g.turn_kind.is_setup() {
+            d.orders = super::setup::setup_only(d.orders);
+        }
+        let canonical = format!(
+            "{}READY\n",
+            print::sheet(&scn.map, &written::sheet(&d.orders), false)
+        );
+        let sealed = sha256_hex(sealed_text(&g.id, g.turn_no, side, &canonical).as_bytes());
+        let orders_json = serde_json::to_string(&d.orders).map_err(|e| ServiceError::State {
+            game: g.id.clone(),
+            message: e.to_string(),
+        })?;
+        let now = self.now();
+        store::insert_order_set(
+            c,
+            &g.id,
+            g.turn_no,
+            side,
+            None,
+            &canonical,
+            &orders_json,
+            &sealed,
+            ready,
+            now,
+        )?;
+        store::audit(
+            c,
+            now,
+            Some(&g.id),
+            actor,
+            &if holder == Holder::Bot {
+                notes_action(g.turn_no)
+            } else {
+                format!("stand-in's notes, turn {}", g.turn_no)
+            },
+            &format!(
+                "{} ({}), orders sealed {sealed}:\n{}",
+                g.month,
+                side,
+                d.notes.join("\n")
+            ),
+        )?;
+        Ok(sealed)
     }
 }

@@ -27,6 +27,7 @@ pub struct Config {
     pub outbox: Outbox,
     pub run: Run,
     pub archive: Archive,
+    pub seats: Seats,
 }
 
 /// The campaign archive (`dervish archive`).
@@ -209,6 +210,7 @@ impl Default for Config {
             outbox: Outbox::default(),
             run: Run::default(),
             archive: Archive::default(),
+            seats: Seats::default(),
         }
     }
 }
@@ -472,5 +474,29 @@ mod tests {
             }
         );
         let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
+/// Players' absences and seats left empty (`[seats]`).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Seats {
+    /// Days a year (from January 1st) a player's absences may hold the
+    /// game's deadlines (`ABSENT FROM .. TO ..`); an absence with
+    /// `STANDIN` does not count, the programmed player plays meanwhile.
+    pub absence_days_a_year: u32,
+    /// Deadlines a player may miss in a row before the programmed player
+    /// stands in for the seat and the seat is offered to a replacement
+    /// (opened for JOIN; the game master told). 0 (the default): never;
+    /// the game master is told at `[turns] missed_turns_note` as before.
+    pub stand_in_after_missed: u32,
+}
+
+impl Default for Seats {
+    fn default() -> Self {
+        Seats {
+            absence_days_a_year: 21,
+            stand_in_after_missed: 0,
+        }
     }
 }

@@ -19,6 +19,9 @@
 //! GM BATTLE ID N        (the rest of the mail is battle N's result)
 //! GM FLAG ID PLACE
 //! GM UNFLAG ID PLACE
+//! GM ROLLBACK ID MONTH WHY...   (back to the start of MONTH; both players told why)
+//! GM PREVIEW ID                 (the open turn played now, nothing stored)
+//! GM CLOCK ID BASE+INCREMENT    (a time bank, as 7d+3d)
 //! ```
 //!
 //! The commands run in the incoming message's transaction; the answer
@@ -363,6 +366,16 @@ impl Service {
                         if p.unreachable { ", unreachable" } else { "" }
                     );
                 }
+                for line in self
+                    .seat_lines(id)?
+                    .into_iter()
+                    .chain(self.clock_lines(id)?)
+                {
+                    let _ = write!(s, "\n{line}");
+                }
+                for line in self.rollback_lines(id)? {
+                    let _ = write!(s, "\n{line}");
+                }
                 Ok(s)
             }
             ("PROCESS", [id]) => {
@@ -410,6 +423,22 @@ impl Service {
                 self.reissue_secret(id, side, actor)?;
                 Ok(format!(
                     "the {side} player has a new secret, in a new welcome mail; the old one no longer works"
+                ))
+            }
+            ("ROLLBACK", [id, month, why @ ..]) if !why.is_empty() => {
+                let r = self.rollback(id, month, &why.join(" "), actor)?;
+                Ok(format!(
+                    "game {id} taken back to the start of turn {} ({}): {} turns and {} order sets taken back and kept; both players told why",
+                    r.to_turn, r.month, r.turns, r.sets
+                ))
+            }
+            ("PREVIEW", [id]) => self.preview(id),
+            ("CLOCK", [id, spec]) => {
+                let spec: super::clock::ClockSpec = spec.parse().map_err(ServiceError::Game)?;
+                let g = self.set_time_bank(id, spec, actor)?;
+                Ok(format!(
+                    "time bank {spec}; deadline now {}",
+                    deadline_text(g.deadline)
                 ))
             }
             ("PAUSE", [id]) => {
@@ -460,7 +489,7 @@ impl Service {
                 Ok(format!("{address} now gets the results"))
             }
             _ => usage(
-                "NEW | LIST | SHOW ID | PROCESS ID | EXTEND ID HOURS | REPLACE ID SIDE ADDRESS | SECRET ID SIDE | PAUSE ID | RESUME ID | OBSERVE ID ADDRESS",
+                "NEW | LIST | SHOW ID | PROCESS ID | EXTEND ID HOURS | REPLACE ID SIDE ADDRESS | SECRET ID SIDE | PAUSE ID | RESUME ID | OBSERVE ID ADDRESS | ROLLBACK ID MONTH WHY | PREVIEW ID | CLOCK ID BASE+INCREMENT",
             ),
         }
     }

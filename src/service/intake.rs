@@ -66,7 +66,9 @@ pub fn answer_once(chosen: &[&Command], c: &Command) -> bool {
         .filter(|k| std::mem::discriminant(**k) == std::mem::discriminant(c))
         .count();
     let cap = match c {
-        Command::Map(_) | Command::Route(..) | Command::History(_) => MAX_ANSWERS_PER_KIND,
+        Command::Map(_) | Command::Route(..) | Command::History(_) | Command::Seat(_) => {
+            MAX_ANSWERS_PER_KIND
+        }
         Command::Help | Command::Status | Command::Resend | Command::Join(_) => 1,
         // Settings are made, not answered (`Service::apply_settings`).
         Command::Set(_) => 0,
@@ -1218,6 +1220,8 @@ impl Service {
         // (HISTORY), the results mail's own files (RESEND).
         let mut files: Vec<Attachment> = Vec::new();
         let rendered = match c {
+            // Absence, resignation and draws (`service::seats`).
+            Command::Seat(r) => return self.seat_request(cx, g, side, *r, &key),
             Command::Help => self.templates.render(
                 "help.txt",
                 context! { game => g.id.clone(), guide => super::templates::GUIDE },
@@ -1272,6 +1276,8 @@ impl Service {
                         players => players,
                         victory => crate::engine::victory::standing(&scn, &state),
                         roster => crate::render::roster::roster(&scn, &state, side),
+                        seats => self.seat_lines(&g.id)?,
+                        clock => self.clock_lines(&g.id)?,
                         map => ascii::overview(&scn, Some(&state)),
                     },
                 )?

@@ -73,6 +73,36 @@ pub struct TurnRecord {
     /// without table battles.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub battles: String,
+    /// The game master took the game back to the start of this turn
+    /// before it was played (`game rollback`): the turns taken back, why,
+    /// and the seed fingerprint this turn was first announced with, so
+    /// the chain from the turn before shows the rollback, not a gap.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rollback: Option<Rollback>,
+}
+
+/// A rollback to the start of a turn, as its record carries it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Rollback {
+    /// When, `2026-03-01T12:00:00Z`.
+    pub at: String,
+    /// The turns taken back, from this turn on (`turn 5`, `turns 5 to 7`).
+    pub taken_back: String,
+    pub why: String,
+    /// The fingerprint of the seed this turn was announced with before
+    /// the rollback; it was played again with a new one.
+    pub announced_seed_sha256: String,
+}
+
+/// The audit action of a rollback to the start of turn `turn_no`.
+pub fn rollback_action(turn_no: u32) -> String {
+    format!("rollback to turn {turn_no}")
+}
+
+/// The audit detail of a rollback, which [`TurnRecord::with_rollback`]
+/// reads back.
+pub fn rollback_detail(taken_back: &str, announced: &str, why: &str) -> String {
+    format!("taken back: {taken_back}\nannounced seed SHA-256: {announced}\nwhy: {why}")
 }
 
 /// One side's orders, revealed.
@@ -170,7 +200,47 @@ impl TurnRecord {
             } else {
                 turn.battles.clone()
             },
+            rollback: None,
         }
+    }
+
+    /// The record with the game master's last rollback to the start of
+    /// its turn, if the game's audit `log` (time, actor, action, detail)
+    /// has one from before the turn was played.
+    pub fn with_rollback(mut self, log: &[(String, String, String, String)]) -> TurnRecord {
+        // The last rollback to this turn, unless one to an earlier turn
+        // came after it (the turn was then taken back again).
+        let mut found = None;
+        for (at, _, action, detail) in log.iter().rev() {
+            let Some(to) = action
+                .strip_prefix("rollback to turn ")
+                .and_then(|n| n.parse::<u32>().ok())
+            else {
+                continue;
+            };
+            if to <= self.turn_no {
+                found = (to == self.turn_no).then_some((at, detail));
+                break;
+            }
+        }
+        let Some((at, detail)) = found else {
+            return self;
+        };
+        let field = |name: &str| {
+            detail
+                .lines()
+                .find_map(|l| l.strip_prefix(name))
+                .unwrap_or_default()
+                .trim()
+                .to_string()
+        };
+        self.rollback = Some(Rollback {
+            at: at.clone(),
+            taken_back: field("taken back:"),
+            why: field("why:"),
+            announced_seed_sha256: field("announced seed SHA-256:"),
+        });
+        self
     }
 
     /// The record as an attachment, pretty-printed JSON.
@@ -248,6 +318,16 @@ pub struct MailText {
 /// record's digests, and the log with the one in the mail, if given.
 pub fn verify(data: &DataSet, rec: &TurnRecord, mail: Option<&MailText>) -> Vec<Check> {
     let mut out = Vec::new();
+    if let Some(rb) = &rec.rollback {
+        out.push(Check::new(
+            "rollback",
+            true,
+            format!(
+                "turn {} is played again: on {} the game master took back {} ({}); it was first announced with seed {}",
+                rec.turn_no, rb.at, rb.taken_back, rb.why, rb.announced_seed_sha256
+            ),
+        ));
+    }
     let Some(scn) = data.scenario(&rec.scenario) else {
         out.push(Check::new(
             "scenario",
@@ -563,6 +643,16 @@ pub fn chain(earlier: &TurnRecord, later: &TurnRecord) -> Vec<Check> {
         return out;
     }
     let what = format!("turns {} and {}", earlier.turn_no, later.turn_no);
+    if let Some(rb) = &later.rollback {
+        out.push(Check::new(
+            what.clone(),
+            true,
+            format!(
+                "the game master took the game back to the start of turn {} on {} ({} taken back): {}",
+                later.turn_no, rb.at, rb.taken_back, rb.why
+            ),
+        ));
+    }
     let ok = earlier.state_after_sha256 == later.state_before_sha256;
     out.push(Check::new(
         what.clone(),
@@ -583,6 +673,23 @@ pub fn chain(earlier: &TurnRecord, later: &TurnRecord) -> Vec<Check> {
         },
     ));
     if let Some(seed) = &earlier.next_seed_sha256 {
+        // After a rollback the turn is played with a new seed, announced
+        // with the rollback; the first one must be the one announced.
+        let replayed = later
+            .rollback
+            .as_ref()
+            .filter(|rb| rb.announced_seed_sha256 == *seed);
+        if let Some(rb) = replayed {
+            out.push(Check::new(
+                what,
+                true,
+                format!(
+                    "turn {} was first announced with the seed {}, as the results of turn {} said; it was played again after the rollback with a new seed",
+                    later.turn_no, rb.announced_seed_sha256, earlier.turn_no
+                ),
+            ));
+            return out;
+        }
         let ok = *seed == later.seed_sha256;
         out.push(Check::new(
             what,

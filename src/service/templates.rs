@@ -22,6 +22,9 @@ pub const BUILT_IN: &[(&str, &str)] = &[
     ("reminder.txt", include_str!("../../templates/reminder.txt")),
     ("refusal.txt", include_str!("../../templates/refusal.txt")),
     ("notice.txt", include_str!("../../templates/notice.txt")),
+    ("absence.txt", include_str!("../../templates/absence.txt")),
+    ("game_end.txt", include_str!("../../templates/game_end.txt")),
+    ("rollback.txt", include_str!("../../templates/rollback.txt")),
     ("status.txt", include_str!("../../templates/status.txt")),
     ("help.txt", include_str!("../../templates/help.txt")),
     (

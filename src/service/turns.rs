@@ -242,7 +242,6 @@ impl Service {
     /// Games whose open turn is due: every side READY, or the deadline
     /// passed.
     pub fn due_games(&self) -> Result<Vec<String>> {
-        let now = self.now();
         let mut out = Vec::new();
         for id in store::game_ids(&self.conn)? {
             let Some(g) = store::game(&self.conn, &id)? else {
@@ -267,7 +266,7 @@ impl Service {
                     .flatten()
                     .is_some_and(|s| s.ready)
             });
-            if all_ready || now >= g.deadline {
+            if all_ready || self.deadline_passed(&g)? {
                 out.push(g.id);
             }
         }
@@ -480,6 +479,7 @@ impl Service {
                 self.thread_root(&g.id, Side::Egyptian),
                 self.thread_root(&g.id, Side::Mahdist),
             ],
+            deadline: self.clock_deadline_next(g, now)?,
         })
     }
 
@@ -640,6 +640,9 @@ struct Opened {
     audit: Vec<(String, String, String, String)>,
     /// The Message-ID rooting each side's thread (Egyptian, Mahdist).
     roots: [String; 2],
+    /// The next turn's deadline when a time bank sets it
+    /// (`service::clock`).
+    deadline: Option<chrono::DateTime<chrono::Utc>>,
 }
 
 /// A turn played, or stopped at a table battle.
@@ -688,6 +691,9 @@ struct Results<'a> {
     umpire: &'a Umpire,
     overview: &'a str,
     roots: &'a [String; 2],
+    /// A turn played again after a rollback: its mails are new mails
+    /// (`game rollback`, `service::rollback`).
+    again: bool,
 }
 
 impl Desk<'_> {
@@ -723,7 +729,8 @@ impl Desk<'_> {
             p.md_set.as_ref(),
             self.data.digest(&g.scenario).unwrap_or_default(),
             (next.status != Status::Finished).then_some(next.seed_sha256.as_str()),
-        );
+        )
+        .with_rollback(&o.audit);
         let mut files = turn_files(&turn, &record);
         let umpire = umpire(&o.audit, &o.players, g, next.status == Status::Finished);
         if let Some(notes) = &umpire.revealed {
@@ -747,6 +754,7 @@ impl Desk<'_> {
             umpire: &umpire,
             overview: &overview,
             roots: &o.roots,
+            again: record.rollback.is_some(),
         };
         let mut results = Vec::new();
         for (side, to, picture) in recipients {
@@ -831,6 +839,7 @@ impl Desk<'_> {
             umpire,
             overview,
             roots,
+            again,
         } = *res;
         let month_played: crate::calendar::GameMonth =
             turn.month.parse().map_err(|_| ServiceError::State {
@@ -886,7 +895,12 @@ impl Desk<'_> {
         Ok(Draft {
             game_id: Some(played.id.clone()),
             kind: "results",
-            dedupe_key: format!("results:{}:{}:{key_side}", played.id, turn.turn_no),
+            dedupe_key: format!(
+                "results:{}:{}:{key_side}{}",
+                played.id,
+                turn.turn_no,
+                super::rollback::again_key(again, &turn.seed_sha256)
+            ),
             to: to.to_string(),
             rendered,
             html: true,
@@ -1058,7 +1072,9 @@ fn next_game(g: &GameRow, turn: &TurnRow, state: &GameState, o: &Opened) -> Game
     };
     next.seed_hex = o.seed_hex.clone();
     next.seed_sha256 = o.seed_sha256.clone();
-    next.deadline = o.now + Duration::hours(i64::from(g.deadline_hours));
+    next.deadline = o
+        .deadline
+        .unwrap_or(o.now + Duration::hours(i64::from(g.deadline_hours)));
     next.reminded = false;
     if let Some(res) = &state.result {
         next.status = Status::Finished;
@@ -1167,6 +1183,7 @@ impl Service {
                         version => set.as_ref().map_or(0, |s| s.version),
                         waits => waits,
                         refused => refused,
+                        time_left => self.time_left_text(&g, p.side)?,
                     },
                 )?;
                 if self.queue(Draft {

@@ -10,6 +10,7 @@ pub mod battles;
 mod inbox;
 mod parts;
 pub mod schema;
+pub mod seats;
 pub mod strangers;
 
 use std::path::Path;

@@ -30,6 +30,7 @@ fn steps() -> Vec<M<'static>> {
         M::up(OUTBOX_RETRY_AND_RETENTION),
         M::up(OUTBOX_PICTURES_KEPT),
         M::up(super::parts::SCHEMA),
+        M::up(super::seats::SCHEMA),
     ]
 }
 
