@@ -97,8 +97,8 @@ impl Service {
                     &format!("draw:{}:{}", g.turn_no, store::side_text(side)),
                     "a draw is proposed",
                     &format!(
-                        "The {side} player proposes to end game {} as a draw. To agree, send DRAW ACCEPT with your secret before turn {} ({label}) is played; the proposal lapses then.",
-                        g.id, g.turn_no
+                        "The {side} player proposes to end game {} as a draw. To agree, the {} player sends DRAW ACCEPT with the secret before turn {} ({label}) is played; the proposal lapses then.",
+                        g.id, other(side), g.turn_no
                     ),
                 )?;
                 reply(
