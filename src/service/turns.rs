@@ -621,7 +621,8 @@ impl Service {
 
 /// How many due turns of different games a pass works out at once before
 /// storing them: enough to keep every core busy, few enough that the
-/// drawn maps and mails held in memory stay a few megabytes.
+/// drawn maps and mails held in memory stay a few megabytes (two groups
+/// are held: one being stored while the next is worked out).
 pub const TURNS_AT_ONCE: usize = 16;
 
 /// A due turn read from the database: what playing it needs.
