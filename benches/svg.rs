@@ -10,7 +10,7 @@ use dervish::dice::{Dice, SeededDice};
 use dervish::engine::play_month_with;
 use dervish::players::simple::simple_orders;
 use dervish::render::ascii::{Sector, overview, sector};
-use dervish::render::svg::{View, map_png, map_svg};
+use dervish::render::svg::{Area, View, map_png, map_svg};
 use dervish::scenario::{DataSet, Side};
 use dervish::state::setup::{Placements, initial_state};
 
@@ -59,6 +59,20 @@ fn maps(c: &mut Criterion) {
     );
     group.bench_function("khartoum: player's area PNG alone, 1000 px", |b| {
         b.iter(|| black_box(map_png(black_box(&svg), 1000).expect("drawn").len()))
+    });
+    // The same area as a results mail draws it (`View::picture`: its
+    // words sized for 1000 pixels, what runs beyond the area covered).
+    let mailed = View::picture(
+        Area::Around {
+            centre: khartoum,
+            radius: 6,
+        },
+        1000,
+    )
+    .with_overlay(&events, Some(Side::Egyptian));
+    let mailed_svg = map_svg(&scn, Some(&state), &mailed);
+    group.bench_function("khartoum: results mail's area PNG alone, 1000 px", |b| {
+        b.iter(|| black_box(map_png(black_box(&mailed_svg), 1000).expect("drawn").len()))
     });
     group.finish();
     c.bench_function("khartoum: ASCII overview of the whole theatre", |b| {

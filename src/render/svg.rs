@@ -533,25 +533,55 @@ pub fn map_svg(scn: &Scenario, state: Option<&GameState>, view: &View<'_>) -> St
         out,
         "<rect class=\"bg\" x=\"{vx}\" y=\"{vy}\" width=\"{w}\" height=\"{h}\"/>"
     );
-    let _ = writeln!(
-        out,
-        "<text class=\"title\" x=\"{}\" y=\"{}\">{}</text>",
+    let title_svg = format!(
+        "<text class=\"title\" x=\"{}\" y=\"{}\">{}</text>\n",
         left + 4,
         top - 6,
         esc(&title)
     );
-    // For mail the map's part is a class of its own, so the overview's
-    // thicker lines leave the key's samples as they are.
-    out.push_str(if ty.is_some() {
-        "<g clip-path=\"url(#area)\" class=\"map\">\n"
+    if ty.is_some() {
+        // For mail the map's part is a class of its own, so the
+        // overview's thicker lines leave the key's samples as they are;
+        // and what runs beyond the area is covered with the background
+        // instead of clipped: resvg draws a clipped group on a picture
+        // of its own, masks it and lays it on the map, which was a
+        // quarter of a mail picture's time. The pixels are the same but
+        // for a step of the blend along the area's edge.
+        out.push_str("<g class=\"map\">\n");
+        out.push_str(&body);
+        out.push_str("</g>\n");
+        out.push_str(&cover_beyond(clip, (vx, vy, w, h)));
+        out.push_str(&title_svg);
     } else {
-        "<g clip-path=\"url(#area)\">\n"
-    });
-    out.push_str(&body);
-    out.push_str("</g>\n");
+        out.push_str(&title_svg);
+        out.push_str("<g clip-path=\"url(#area)\">\n");
+        out.push_str(&body);
+        out.push_str("</g>\n");
+    }
     out.push_str(&key_svg);
     out.push_str("</svg>\n");
     out
+}
+
+/// The background colour over everything of the picture (`vx`, `vy`,
+/// `w`, `h`) outside the map's rectangle `clip` (x, y, width, height):
+/// one path of up to four bands, above, below, left and right of it.
+fn cover_beyond(clip: (i32, i32, i32, i32), (vx, vy, w, h): (i32, i32, i32, i32)) -> String {
+    let (x0, y0, x1, y1) = (clip.0, clip.1, clip.0 + clip.2, clip.1 + clip.3);
+    let bands = [
+        (vx, vy, vx + w, y0),
+        (vx, y1, vx + w, vy + h),
+        (vx, y0, x0, y1),
+        (x1, y0, vx + w, y1),
+    ];
+    let mut d = String::new();
+    for (l, t, r, b) in bands.into_iter().filter(|&(l, t, r, b)| l < r && t < b) {
+        let _ = write!(d, "M{l} {t}H{r}V{b}H{l}Z");
+    }
+    if d.is_empty() {
+        return String::new();
+    }
+    format!("<path class=\"bg\" d=\"{d}\"/>\n")
 }
 
 /// The map's title: its name, the month, and the area.
@@ -1683,13 +1713,62 @@ fn in_memory(system: &fontdb::Database) -> fontdb::Database {
     let mut db = fontdb::Database::new();
     for path in files {
         if let Ok(bytes) = std::fs::read(&path) {
-            db.load_font_data(bytes);
+            db.load_font_data(without_unused_kern(bytes));
         }
     }
     if let Some(name) = sans {
         db.set_sans_serif_family(name);
     }
     db
+}
+
+/// The font file's bytes with its `kern` table hidden when its `GPOS`
+/// table kerns (has a `kern` feature); else as they are.
+///
+/// The shaper (harfrust, under resvg) kerns with `GPOS` when the font has
+/// it and reads the older `kern` table only when it does not, as
+/// HarfBuzz does; but it builds a cache of the `kern` table for every
+/// text it shapes, which was a sixth of a picture's time (DejaVu Sans has
+/// both tables). The table's tag is changed in the font's table
+/// directory to one no program reads (`ker `, which keeps the directory
+/// in its order), so the text is drawn exactly as before. A collection
+/// of fonts (`ttcf`) or a file not read as expected is left as it is.
+fn without_unused_kern(mut font: Vec<u8>) -> Vec<u8> {
+    if let Some(at) = unused_kern_record(&font) {
+        font[at..at + 4].copy_from_slice(HIDDEN_KERN);
+    }
+    font
+}
+
+/// The tag `kern` is changed to: before `kern` and after every other
+/// table tag a font has (tags are sorted in the table directory).
+const HIDDEN_KERN: &[u8; 4] = b"ker ";
+
+/// Where the tag of the `kern` table's record is in `font`, if the font
+/// also kerns with `GPOS` and the tag can be changed to [`HIDDEN_KERN`]
+/// keeping the directory in order.
+fn unused_kern_record(font: &[u8]) -> Option<usize> {
+    let u16_at = |at: usize| {
+        font.get(at..at + 2)
+            .map(|b| u16::from_be_bytes([b[0], b[1]]))
+    };
+    let u32_at = |at: usize| {
+        font.get(at..at + 4)
+            .map(|b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]) as usize)
+    };
+    if font.get(..4) == Some(b"ttcf") {
+        return None;
+    }
+    let records = usize::from(u16_at(4)?);
+    let tag_at = |i: usize| font.get(12 + 16 * i..12 + 16 * i + 4);
+    let find = |tag: &[u8]| (0..records).find(|&i| tag_at(i) == Some(tag));
+    let kern = find(b"kern")?;
+    let gpos = u32_at(12 + 16 * find(b"GPOS")? + 8)?;
+    let features = gpos + usize::from(u16_at(gpos + 6)?);
+    let gpos_kerns = (0..usize::from(u16_at(features)?))
+        .any(|i| font.get(features + 2 + 6 * i..features + 6 + 6 * i) == Some(b"kern"));
+    let in_order = kern == 0 || tag_at(kern - 1).is_some_and(|t| t < HIDDEN_KERN.as_slice());
+    (gpos_kerns && in_order).then_some(12 + 16 * kern)
 }
 
 /// The largest PNG drawn, in pixels a side.
@@ -1743,17 +1822,51 @@ pub fn map_png_with_fonts(
         tiny_skia::Transform::from_scale(scale, scale),
         &mut pixmap.as_mut(),
     );
-    let (width, height) = (pixmap.width(), pixmap.height());
     super::indexed::encode(&super::indexed::Rgba {
-        width,
-        height,
-        data: &pixmap.take_demultiplied(),
+        width: pixmap.width(),
+        height: pixmap.height(),
+        data: pixmap.data(),
+        alpha: super::indexed::Alpha::Premultiplied,
     })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A font whose `GPOS` kerns: its `kern` table is hidden, in order,
+    /// and nothing else changes; a font without `GPOS` kerning keeps it.
+    #[test]
+    fn a_kern_table_is_hidden_only_when_gpos_kerns() {
+        // A table directory of three tables: GPOS (a feature list of one
+        // feature), hmtx and kern.
+        let font = |feature: &[u8; 4]| -> Vec<u8> {
+            let mut f = vec![0, 1, 0, 0, 0, 3, 0, 0, 0, 0, 0, 0];
+            for (tag, offset) in [(b"GPOS", 60u32), (b"hmtx", 0), (b"kern", 0)] {
+                f.extend_from_slice(tag);
+                f.extend_from_slice(&[0; 4]);
+                f.extend_from_slice(&offset.to_be_bytes());
+                f.extend_from_slice(&[0; 4]);
+            }
+            // GPOS at 60: version 1.0, script list 0, feature list at 10.
+            f.extend_from_slice(&[0, 1, 0, 0, 0, 0, 0, 10, 0, 0]);
+            f.extend_from_slice(&[0, 1]);
+            f.extend_from_slice(feature);
+            f.extend_from_slice(&[0, 0]);
+            f
+        };
+        let kerning = font(b"kern");
+        let hidden = without_unused_kern(kerning.clone());
+        assert_eq!(&hidden[44..48], b"ker ");
+        let changed: Vec<usize> = (0..kerning.len())
+            .filter(|&i| kerning[i] != hidden[i])
+            .collect();
+        assert_eq!(changed, vec![47]);
+        let marks_only = font(b"mark");
+        assert_eq!(without_unused_kern(marks_only.clone()), marks_only);
+        // Too short to read: as it is.
+        assert_eq!(without_unused_kern(kerning[..20].to_vec()), kerning[..20]);
+    }
 
     /// resvg reads a file-backed face's file again for every text it
     /// draws; the faces kept are in memory, read once.

@@ -279,21 +279,25 @@ impl Service {
     /// ([`TURNS_AT_ONCE`], on every core with rayon: the engine, the log,
     /// the turn record, the drawn maps and the mails, from what was read
     /// before), then stored one game after another, each in its own
-    /// transaction as when played alone, in the order of the due games.
-    /// Everything drawn from the service (the next turn's seed, the time)
-    /// is drawn in that order before the work starts, so the pass stores
-    /// and mails byte for byte what playing the games one by one does. A
-    /// game in its set-up step, whose turn waits for table battles, or
-    /// whose combats may go to the table is played alone, in its place.
+    /// transaction as when played alone, in the order of the due games;
+    /// while one group is stored, the next is worked out, so that storing
+    /// (on this thread) does not leave the other cores idle. Everything
+    /// drawn from the service (the next turn's seed, the time) is drawn in
+    /// that order before the work starts, so the pass stores and mails
+    /// byte for byte what playing the games one by one does. A game in its
+    /// set-up step, whose turn waits for table battles, or whose combats
+    /// may go to the table is played alone, in its place, once every turn
+    /// before it is stored.
     pub fn play_due_turns(&self) -> Result<Vec<(String, u32)>> {
         self.settle_battle_deadlines()?;
         let mut played = Vec::new();
         let mut batch: Vec<(Prepared, Opened)> = Vec::new();
+        let mut worked: Vec<Result<Played>> = Vec::new();
         for id in self.due_games()? {
             let together = match self.prepare_together(&id) {
                 Ok(t) => t,
                 Err(e) => {
-                    self.play_together(std::mem::take(&mut batch), &mut played)?;
+                    self.finish_together(batch, worked, &mut played)?;
                     return Err(e);
                 }
             };
@@ -301,17 +305,20 @@ impl Service {
                 Some(ready) => {
                     batch.push(ready);
                     if batch.len() >= TURNS_AT_ONCE {
-                        self.play_together(std::mem::take(&mut batch), &mut played)?;
+                        let stored = std::mem::take(&mut worked);
+                        worked =
+                            self.work_out_storing(std::mem::take(&mut batch), stored, &mut played)?;
                     }
                 }
                 None => {
-                    self.play_together(std::mem::take(&mut batch), &mut played)?;
+                    let (b, w) = (std::mem::take(&mut batch), std::mem::take(&mut worked));
+                    self.finish_together(b, w, &mut played)?;
                     let n = self.play_turn(&id)?;
                     played.push((id, n));
                 }
             }
         }
-        self.play_together(batch, &mut played)?;
+        self.finish_together(batch, worked, &mut played)?;
         Ok(played)
     }
 
@@ -333,23 +340,51 @@ impl Service {
         Ok(Some((p, o)))
     }
 
-    /// Work out the turns of `batch` at once, then store each in order;
-    /// the first failure ends the pass after the turns before it are
-    /// stored.
-    fn play_together(
+    /// Store the turns `worked` out before, then work out and store
+    /// `batch`: every turn read so far is stored when this returns.
+    fn finish_together(
         &self,
         batch: Vec<(Prepared, Opened)>,
+        worked: Vec<Result<Played>>,
         played: &mut Vec<(String, u32)>,
     ) -> Result<()> {
-        use rayon::prelude::*;
+        let worked = self.work_out_storing(batch, worked, played)?;
+        self.store_together(worked, played)
+    }
+
+    /// Work out the turns of `batch` at once (on another thread, with
+    /// rayon) while the turns `worked` out before are stored on this one;
+    /// the turns of `batch` worked out, to be stored next. A failure to
+    /// store ends the pass after the turns before it are stored; what
+    /// `batch` gave is then dropped, stored nowhere.
+    fn work_out_storing(
+        &self,
+        batch: Vec<(Prepared, Opened)>,
+        worked: Vec<Result<Played>>,
+        played: &mut Vec<(String, u32)>,
+    ) -> Result<Vec<Result<Played>>> {
         if batch.is_empty() {
-            return Ok(());
+            self.store_together(worked, played)?;
+            return Ok(Vec::new());
         }
         let desk = self.desk();
-        let worked: Vec<Result<Played>> = batch
-            .into_par_iter()
-            .map(|(p, o)| desk.play(p, o))
-            .collect();
+        std::thread::scope(|s| {
+            let next = s.spawn(move || work_out(&desk, batch));
+            let stored = self.store_together(worked, played);
+            let next = next
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            stored.map(|()| next)
+        })
+    }
+
+    /// Store the turns worked out, in order; the first failure ends the
+    /// pass after the turns before it are stored.
+    fn store_together(
+        &self,
+        worked: Vec<Result<Played>>,
+        played: &mut Vec<(String, u32)>,
+    ) -> Result<()> {
         for w in worked {
             let (id, n) = match w? {
                 Played::Worked(w) => (w.g.id.clone(), self.store_worked(*w)?),
@@ -586,7 +621,8 @@ impl Service {
 
 /// How many due turns of different games a pass works out at once before
 /// storing them: enough to keep every core busy, few enough that the
-/// drawn maps and mails held in memory stay a few megabytes.
+/// drawn maps and mails held in memory stay a few megabytes (two groups
+/// are held: one being stored while the next is worked out).
 pub const TURNS_AT_ONCE: usize = 16;
 
 /// A due turn read from the database: what playing it needs.
@@ -1056,6 +1092,16 @@ impl Desk<'_> {
         );
         drawn
     }
+}
+
+/// The turns of `batch` played and their results made, several at once
+/// (rayon), in the batch's order.
+fn work_out(desk: &Desk<'_>, batch: Vec<(Prepared, Opened)>) -> Vec<Result<Played>> {
+    use rayon::prelude::*;
+    batch
+        .into_par_iter()
+        .map(|(p, o)| desk.play(p, o))
+        .collect()
 }
 
 /// The game `g` moved on past the turn just played (`turn`, leaving
