@@ -422,7 +422,7 @@ fn an_empty_town_next_door_is_taken() {
 /// The hunt (docs/opponents.md): the civilians on their way to Wady Halfa
 /// or Souakim win the game for the Egyptian side (4.2), so a Mahdist stack
 /// with twice their escort's strength within `hunt_reach` hexes marches on
-/// them and attacks, whatever its reaction roll says.
+/// them and attacks them, whatever its reaction roll says.
 #[test]
 fn a_strong_stack_hunts_the_civilians_in_the_open() {
     let data = DataSet::embedded().unwrap();
@@ -468,9 +468,10 @@ fn a_strong_stack_hunts_the_civilians_in_the_open() {
         Some(&dervish::engine::orders::Leg::To(prey)),
         "{hunt:?}"
     );
+    // Only the column is attacked: a town on the way is not stormed.
     assert_eq!(
         hunt.on_contact,
-        dervish::engine::orders::OnContact::AttackAny
+        dervish::engine::orders::OnContact::AttackHexes(vec![prey])
     );
     assert!(
         d.notes.iter().any(|n| n.contains(&format!(
