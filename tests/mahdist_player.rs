@@ -422,7 +422,7 @@ fn an_empty_town_next_door_is_taken() {
 /// The hunt (docs/opponents.md): the civilians on their way to Wady Halfa
 /// or Souakim win the game for the Egyptian side (4.2), so a Mahdist stack
 /// with twice their escort's strength within `hunt_reach` hexes marches on
-/// them and attacks, whatever its reaction roll says.
+/// them and attacks them, whatever its reaction roll says.
 #[test]
 fn a_strong_stack_hunts_the_civilians_in_the_open() {
     let data = DataSet::embedded().unwrap();
@@ -468,9 +468,10 @@ fn a_strong_stack_hunts_the_civilians_in_the_open() {
         Some(&dervish::engine::orders::Leg::To(prey)),
         "{hunt:?}"
     );
+    // Only the column is attacked: a town on the way is not stormed.
     assert_eq!(
         hunt.on_contact,
-        dervish::engine::orders::OnContact::AttackAny
+        dervish::engine::orders::OnContact::AttackHexes(vec![prey])
     );
     assert!(
         d.notes.iter().any(|n| n.contains(&format!(
@@ -480,4 +481,136 @@ fn a_strong_stack_hunts_the_civilians_in_the_open() {
         "{:#?}",
         d.notes
     );
+}
+
+/// The chase (docs/opponents.md, "The chase"): the civilians and their
+/// escort of four (5 strength) twelve hexes down the Nile from Khartoum,
+/// the first month out (4.2: "the civilian unit is in Wady Halfa or
+/// Souakim" wins for the Egyptian side). No Mahdist stack of the set-up has
+/// twice their strength, so none hunts them alone; the nearest stacks
+/// within `chase_reach` hexes that have it together all march on the
+/// column and attack it, and only it (a town on the way is not stormed).
+#[test]
+fn stacks_join_to_chase_the_civilians_down_the_nile() {
+    use dervish::engine::orders::{Leg, OnContact};
+    let data = DataSet::embedded().unwrap();
+    let scn = data.scenario("khartoum").unwrap();
+    let (mut state, _) = initial_state(&scn, &Placements::new()).unwrap();
+    state.setup_placed = true;
+    state.effects.egyptian_turn_played = true;
+    let opponents = Opponents::shipped().unwrap();
+    let table = Reactions::shipped().unwrap();
+    assert_eq!((opponents.chase_reach, opponents.chase_ratio), (24, 2));
+    let column = scn.map.resolve("1831").unwrap();
+    for u in state.units.iter_mut() {
+        if ["CIV01", "ER01", "ER02", "ER03", "ER04"].contains(&u.id.0.as_ref()) {
+            u.status = dervish::state::Status::OnMap(column);
+        }
+    }
+    let strongest = state
+        .stacks()
+        .into_iter()
+        .filter(|s| s.side == Side::Mahdist)
+        .map(|s| s.units.iter().map(|u| u.strength).sum::<u32>())
+        .max()
+        .unwrap();
+    assert!(strongest < 10, "a stack could hunt the column alone");
+    for seed in 1..=6 {
+        let d = decide(
+            &scn,
+            &state,
+            &table,
+            &opponents,
+            &mut Dice::new(SeededDice::from_seed(seed)),
+        );
+        through_the_checker(&scn, &state, Side::Mahdist, &d.orders).unwrap();
+        let chasers: Vec<_> = d
+            .orders
+            .marches
+            .iter()
+            .filter(|m| m.legs.last() == Some(&Leg::To(column)))
+            .collect();
+        assert!(chasers.len() >= 2, "seed {seed}: {:#?}", d.notes);
+        for m in &chasers {
+            assert_eq!(m.on_contact, OnContact::AttackHexes(vec![column]));
+        }
+        let noted = d
+            .notes
+            .iter()
+            .filter(|n| n.contains("joins the chase of the enemy column at 1831"))
+            .count();
+        assert_eq!(noted, chasers.len(), "seed {seed}: {:#?}", d.notes);
+    }
+}
+
+/// Closing the siege (opponents.ron `close_siege`): in the opening month
+/// no Mahdist land unit stands next to Khartoum, so the nearest stack
+/// marches up to it, avoiding battle, whatever its reaction (9.12: a
+/// besieged town lets no relief in and no civilians out). Once a stack is
+/// next to it, no other is sent.
+#[test]
+fn the_siege_of_khartoum_is_closed_in_the_first_month() {
+    use dervish::engine::orders::{Leg, OnContact};
+    let data = DataSet::embedded().unwrap();
+    let scn = data.scenario("khartoum").unwrap();
+    let (mut state, _) = initial_state(&scn, &Placements::new()).unwrap();
+    state.setup_placed = true;
+    state.effects.egyptian_turn_played = true;
+    let opponents = Opponents::shipped().unwrap();
+    let table = Reactions::shipped().unwrap();
+    let khartoum = scn.map.resolve("Khartoum").unwrap();
+    assert_eq!(opponents.close_siege(&scn).unwrap(), vec![khartoum]);
+    let next_to = |s: &GameState| {
+        s.units
+            .iter()
+            .filter(|u| u.side == Side::Mahdist)
+            .filter_map(|u| u.hex())
+            .any(|h| h.distance(khartoum) == 1)
+    };
+    assert!(!next_to(&state));
+    let closes = |s: &GameState, seed: u64| {
+        let d = decide(
+            &scn,
+            s,
+            &table,
+            &opponents,
+            &mut Dice::new(SeededDice::from_seed(seed)),
+        );
+        through_the_checker(&scn, s, Side::Mahdist, &d.orders).unwrap();
+        let closing: Vec<_> = d
+            .orders
+            .marches
+            .iter()
+            .filter(|m| {
+                matches!(m.legs.last(), Some(Leg::To(h)) if h.distance(khartoum) == 1)
+                    && m.on_contact == OnContact::Avoid
+            })
+            .collect();
+        let noted = d
+            .notes
+            .iter()
+            .filter(|n| n.contains("to close the siege of Khartoum (1942)"))
+            .count();
+        (closing.len(), noted)
+    };
+    for seed in 1..=6 {
+        assert_eq!(closes(&state, seed), (1, 1), "seed {seed}");
+    }
+    // A stack next to Khartoum already: no one is sent.
+    let camp = khartoum
+        .neighbours()
+        .into_iter()
+        .find(|h| scn.map.is_land(*h) && state.units.iter().all(|u| u.hex() != Some(*h)))
+        .unwrap();
+    let mut besieged = state.clone();
+    let unit = besieged
+        .units
+        .iter_mut()
+        .find(|u| u.side == Side::Mahdist && u.hex().is_some() && &*u.unit_type == "mah-S")
+        .unwrap();
+    unit.status = dervish::state::Status::OnMap(camp);
+    assert!(next_to(&besieged));
+    for seed in 1..=6 {
+        assert_eq!(closes(&besieged, seed).1, 0, "seed {seed}");
+    }
 }

@@ -50,6 +50,21 @@ pub struct Opponents {
     /// wins the game for a side ([`hunt`]); 0: no hunt.
     #[serde(default = "Opponents::default_hunt_reach")]
     pub hunt_reach: u32,
+    /// Hexes within which stacks join in the chase of such a column
+    /// when together they have [`Opponents::chase_ratio`] times its
+    /// strength ([`chases`]); 0: no chase.
+    #[serde(default = "Opponents::default_chase_reach")]
+    pub chase_reach: u32,
+    /// The strength the stacks of a chase want together, in times the
+    /// column's.
+    #[serde(default = "Opponents::default_chase_ratio")]
+    pub chase_ratio: u32,
+    /// The same against a column with British land units, which beat
+    /// twice their number of ansar in the open two times in three
+    /// (docs/calibration.md, the typical battles); 0: such a column is
+    /// not chased.
+    #[serde(default)]
+    pub chase_ratio_british: u32,
 }
 
 /// Where the programmed Egyptian player carries a British supply unit to
@@ -131,6 +146,11 @@ pub struct Objectives {
     /// in whatever its reaction (none: only as its reaction says).
     #[serde(default)]
     pub occupy_reach: Option<u32>,
+    /// Places whose siege the player closes as early as it can: while no
+    /// Mahdist land unit is next to one the enemy holds with a garrison,
+    /// the nearest stack marches up to it ([`closing`]).
+    #[serde(default)]
+    pub close_siege: Vec<String>,
 }
 
 /// The assault before the relief: the Mahdi stormed Khartoum on 26 January
@@ -152,6 +172,14 @@ impl Opponents {
 
     fn default_hunt_reach() -> u32 {
         8
+    }
+
+    fn default_chase_reach() -> u32 {
+        24
+    }
+
+    fn default_chase_ratio() -> u32 {
+        2
     }
 
     fn default_assault_ratio() -> u32 {
@@ -248,6 +276,25 @@ impl Opponents {
             .collect()
     }
 
+    /// The places whose siege a scenario's Mahdist player closes as early
+    /// as it can, as hexes; an unknown place name is an error naming it.
+    pub fn close_siege(&self, scn: &Scenario) -> Result<Vec<Hex>, String> {
+        let Some(o) = self.of(scn) else {
+            return Ok(Vec::new());
+        };
+        o.close_siege
+            .iter()
+            .map(|name| {
+                scn.map.find_place(name).map(|p| p.hex).ok_or_else(|| {
+                    format!(
+                        "opponents.ron: the place {name:?} of {}'s sieges to close is not a place on the map",
+                        scn.id()
+                    )
+                })
+            })
+            .collect()
+    }
+
     /// The objectives of a scenario, as hexes; an unknown place name is
     /// an error naming it.
     pub fn objectives(&self, scn: &Scenario) -> Result<Vec<Hex>, String> {
@@ -288,6 +335,10 @@ struct Theirs {
     /// A stack worth hunting in the open ([`hunt`]): the civilians on
     /// their way to safety, or a British leader (4.2).
     prize: bool,
+    /// A stack with a British leader in a town, village or oasis: its
+    /// destruction wins the game too (4.2), and several stacks may storm
+    /// it one after another ([`chases`]).
+    leader_in_town: bool,
 }
 
 /// The Mahdist player's orders for this player turn.
@@ -402,6 +453,12 @@ fn decide_turn<S: DieSource>(
                         .get(&u.unit_type)
                         .is_some_and(|t| t.nation == crate::scenario::Nation::British)
                 }),
+                leader_in_town: scn.map.settlement_at(s.hex).is_some()
+                    && s.leaders.iter().any(|l| {
+                        scn.units
+                            .leader(&l.name)
+                            .is_some_and(|d| d.nation == crate::scenario::Nation::British)
+                    }),
                 prize: !land.is_empty()
                     && scn.map.settlement_at(s.hex).is_none()
                     && (land.iter().any(|u| {
@@ -455,6 +512,35 @@ fn decide_turn<S: DieSource>(
         .filter(|h| scn.map.settlement_at(*h).is_some())
         .filter(|h| h.neighbours().iter().any(|n| enemy_land.contains(n)))
         .collect();
+    let close_siege = opponents.close_siege(scn).unwrap_or_else(|e| {
+        notes.push(e);
+        Vec::new()
+    });
+    let held_back = siege_keepers(&mine, &theirs, &enemy_towns, &besieged);
+    let chased = chases(
+        &mine,
+        &theirs,
+        (&held_back, &besieged),
+        opponents,
+        &|h| {
+            // Places with an assault ratio of their own (Khartoum and
+            // Souakim in scenario 2) are stormed as "Sieges" says, by one
+            // stack: their ratios are calibrated to the months they held
+            // in history (docs/calibration.md).
+            (!ratios.iter().any(|(r, _)| *r == h)).then_some(assault_ratio)
+        },
+        &barred,
+    );
+    let closers = closing(
+        scn,
+        &mine,
+        &theirs,
+        &close_siege,
+        &held_back,
+        &chased,
+        reach,
+        &barred,
+    );
     let mut marches = Vec::new();
     for m in &mine {
         let situation = situation_of(scn, state, m, &mine, &theirs, opponents);
@@ -490,6 +576,8 @@ fn decide_turn<S: DieSource>(
             reach,
             barred: &barred,
             besieged: besieged.contains(&m.hex),
+            chase: chased.get(&m.hex).copied(),
+            close: closers.get(&m.hex).copied(),
         };
         let (order, what) = act(&cx, &reaction);
         notes.push(format!(
@@ -975,6 +1063,11 @@ struct Cx<'a> {
     /// The stack holds a settlement under siege: it may leave only by
     /// attacking the besiegers (9.12).
     besieged: bool,
+    /// The column this stack chases with others ([`chases`]), if any.
+    chase: Option<Chase>,
+    /// The siege this stack closes, and the hex it closes it from
+    /// ([`closing`]), if any.
+    close: Option<(Hex, Hex)>,
 }
 
 impl Cx<'_> {
@@ -1306,7 +1399,7 @@ fn hunt(cx: &Cx<'_>) -> Option<(Option<MarchOrder>, String)> {
         .filter(|t| t.prize && t.strength * 2 <= cx.me.strength)
         .filter(|t| t.hex.distance(cx.me.hex) <= cx.opponents.hunt_reach && !(cx.barred)(t.hex))
         .min_by_key(|t| (t.hex.distance(cx.me.hex), t.hex.row, t.hex.col))?;
-    let order = cx.march(prey.hex, OnContact::AttackAny)?;
+    let order = cx.march(prey.hex, OnContact::AttackHexes(vec![prey.hex]))?;
     Some((
         Some(order),
         format!(
@@ -1347,6 +1440,221 @@ fn occupy(cx: &Cx<'_>) -> Option<(Option<MarchOrder>, String)> {
     ))
 }
 
+/// A column chased by several stacks ([`chases`]).
+#[derive(Clone, Copy, Debug)]
+struct Chase {
+    prey: Hex,
+    /// The column's strength.
+    strength: u32,
+    /// The strength of the stacks chasing it together.
+    together: u32,
+    /// How many stacks chase it.
+    hunters: usize,
+    /// It holds a town, village or oasis (with a British leader).
+    in_town: bool,
+}
+
+/// The stacks that stay where they are whatever the hunt or the chase
+/// asks: a besieged stack (9.12: it may leave only by attacking the
+/// besiegers), and the largest stack before each objective the enemy
+/// holds with a garrison, which keeps its siege (a siege lifted lets a
+/// relief in and the civilians out).
+fn siege_keepers(
+    mine: &[Mine],
+    theirs: &[Theirs],
+    enemy_towns: &[Hex],
+    besieged: &[Hex],
+) -> std::collections::BTreeSet<Hex> {
+    let mut keep: std::collections::BTreeSet<Hex> = besieged.iter().copied().collect();
+    for town in enemy_towns {
+        if !theirs.iter().any(|t| t.hex == *town) {
+            continue;
+        }
+        if let Some(m) = mine
+            .iter()
+            .filter(|m| m.hex.distance(*town) == 1)
+            .max_by_key(|m| (m.strength, std::cmp::Reverse((m.hex.row, m.hex.col))))
+        {
+            keep.insert(m.hex);
+        }
+    }
+    keep
+}
+
+/// The chase (docs/opponents.md, "The hunt"): no single stack may have
+/// twice the strength of a column in the open that wins the game for a
+/// side (4.2: the civilians on their way to Wady Halfa or Souakim, a
+/// British leader's stack) within a month's march of it, so stacks join
+/// to run it down: the nearest stacks within [`Opponents::chase_reach`]
+/// hexes of it that have, together, [`Opponents::chase_ratio`] times its
+/// strength all march on it and attack, one after another, whatever their
+/// reactions say. The Mahdi's army closed on Hicks' column from every side
+/// and cut it off from water at Shaykan. A British leader's stack in a
+/// town, village or oasis is chased too, by stacks that have together the
+/// place's assault ratio times its strength (`ratio`; `None`: a place
+/// stormed only as "Sieges" says), which storm it one after another. The columns in the open are taken first, the weakest
+/// first (the surest), then by hex; a stack chases one column. Stacks
+/// `held` back (besieged, or keeping a siege) do not chase, but the
+/// besiegers of the place the prey holds storm it with the others.
+/// Returns, for each chasing stack's hex, its chase.
+fn chases(
+    mine: &[Mine],
+    theirs: &[Theirs],
+    held: (&std::collections::BTreeSet<Hex>, &[Hex]),
+    opponents: &Opponents,
+    ratio: &dyn Fn(Hex) -> Option<u32>,
+    barred: &dyn Fn(Hex) -> bool,
+) -> std::collections::BTreeMap<Hex, Chase> {
+    let (held_back, besieged) = held;
+    let mut out = std::collections::BTreeMap::new();
+    if opponents.chase_reach == 0 {
+        return out;
+    }
+    let mut prey: Vec<&Theirs> = theirs
+        .iter()
+        .filter(|t| (t.prize || t.leader_in_town) && !barred(t.hex))
+        .collect();
+    prey.sort_by_key(|t| (!t.prize, t.strength, t.hex.row, t.hex.col));
+    for t in prey {
+        let times = if t.prize && t.british {
+            match opponents.chase_ratio_british {
+                0 => continue,
+                r => r,
+            }
+        } else if t.prize {
+            opponents.chase_ratio
+        } else {
+            match ratio(t.hex) {
+                Some(r) => r,
+                None => continue,
+            }
+        };
+        let need = times.max(1) * t.strength.max(1);
+        let mut hunters: Vec<&Mine> = mine
+            .iter()
+            .filter(|m| !besieged.contains(&m.hex) && !out.contains_key(&m.hex))
+            .filter(|m| !held_back.contains(&m.hex) || m.hex.distance(t.hex) == 1)
+            .filter(|m| m.hex.distance(t.hex) <= opponents.chase_reach)
+            .collect();
+        hunters.sort_by_key(|m| (m.hex.distance(t.hex), m.hex.row, m.hex.col));
+        let mut together = 0;
+        let mut taken = Vec::new();
+        for m in hunters {
+            if together >= need {
+                break;
+            }
+            together += m.strength;
+            taken.push(m.hex);
+        }
+        if together < need {
+            continue;
+        }
+        let chase = Chase {
+            prey: t.hex,
+            strength: t.strength,
+            together,
+            hunters: taken.len(),
+            in_town: !t.prize,
+        };
+        for h in taken {
+            out.insert(h, chase);
+        }
+    }
+    out
+}
+
+/// Closing a siege as early as it can (opponents.ron `close_siege`): while
+/// no Mahdist land unit stands next to such a place the enemy holds with a
+/// garrison, the nearest stack within `reach` hexes that is not held back
+/// or chasing marches up to the free land hex next to it nearest itself,
+/// avoiding battle. A place besieged (9.12: "units in a besieged hex may
+/// not leave ... unless all adjacent enemy units have 1st been driven away
+/// by combat") lets no relief in and no civilians out. Returns, for each
+/// such stack's hex, the place and the hex it besieges it from.
+#[allow(clippy::too_many_arguments)]
+fn closing(
+    scn: &Scenario,
+    mine: &[Mine],
+    theirs: &[Theirs],
+    places: &[Hex],
+    held_back: &std::collections::BTreeSet<Hex>,
+    chased: &std::collections::BTreeMap<Hex, Chase>,
+    reach: u32,
+    barred: &dyn Fn(Hex) -> bool,
+) -> std::collections::BTreeMap<Hex, (Hex, Hex)> {
+    let mut out = std::collections::BTreeMap::new();
+    for &town in places {
+        if !theirs.iter().any(|t| t.hex == town) || mine.iter().any(|m| m.hex.distance(town) == 1) {
+            continue;
+        }
+        let free = |h: &Hex| {
+            scn.map.is_land(*h)
+                && !barred(*h)
+                && theirs.iter().all(|t| t.hex != *h)
+                && mine.iter().all(|m| m.hex != *h)
+        };
+        let Some((m, camp)) = mine
+            .iter()
+            .filter(|m| !held_back.contains(&m.hex) && !chased.contains_key(&m.hex))
+            .filter(|m| !out.contains_key(&m.hex) && m.hex.distance(town) <= reach)
+            .filter(|m| m.hex != town)
+            .min_by_key(|m| (m.hex.distance(town), m.hex.row, m.hex.col))
+            .and_then(|m| {
+                town.neighbours()
+                    .into_iter()
+                    .filter(free)
+                    .min_by_key(|h| (h.distance(m.hex), h.row, h.col))
+                    .map(|c| (m, c))
+            })
+        else {
+            continue;
+        };
+        out.insert(m.hex, (town, camp));
+    }
+    out
+}
+
+/// A stack's part in a chase ([`chases`]): it marches on the column and
+/// attacks.
+fn chase(cx: &Cx<'_>) -> Option<(Option<MarchOrder>, String)> {
+    let c = cx.chase?;
+    // Only the column is attacked: a town on the way is not stormed.
+    let order = cx.march(c.prey, OnContact::AttackHexes(vec![c.prey]))?;
+    Some((
+        Some(order),
+        format!(
+            "{} {} ({} strength; {} stacks with {} against {})",
+            if c.in_town {
+                "joins the storm of a British leader's stack at"
+            } else {
+                "joins the chase of the enemy column at"
+            },
+            cx.scn.map.describe(c.prey),
+            cx.me.strength,
+            c.hunters,
+            c.together,
+            c.strength
+        ),
+    ))
+}
+
+/// A stack's part in closing a siege ([`closing`]).
+fn close(cx: &Cx<'_>) -> Option<(Option<MarchOrder>, String)> {
+    let (town, camp) = cx.close?;
+    let order = cx.march(camp, OnContact::Avoid)?;
+    Some((
+        Some(MarchOrder {
+            continue_after_win: false,
+            ..order
+        }),
+        format!(
+            "marches to {} to close the siege of {}",
+            cx.scn.map.describe(camp),
+            cx.scn.map.describe(town)
+        ),
+    ))
+}
+
 /// A reaction of one or two letters: the first that moves the stack, else
 /// the last (docs/opponents.md).
 fn act(cx: &Cx<'_>, r: &Reaction) -> (Option<MarchOrder>, String) {
@@ -1356,8 +1664,14 @@ fn act(cx: &Cx<'_>, r: &Reaction) -> (Option<MarchOrder>, String) {
     if let Some(storm) = storm(cx) {
         return storm;
     }
+    if let Some(chase) = chase(cx) {
+        return chase;
+    }
     if let Some(take) = occupy(cx) {
         return take;
+    }
+    if let Some(close) = close(cx) {
+        return close;
     }
     let mut last = (None, "stays".to_string());
     for l in &r.0 {

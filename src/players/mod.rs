@@ -48,31 +48,81 @@ pub fn through_the_checker(
     side: Side,
     orders: &Orders,
 ) -> Result<(Orders, String), String> {
+    verdict(scn, state, side, orders).map_err(|r| r.why)
+}
+
+/// Why the checker did not take a program's orders as given, and, when it
+/// refused some orders only, the orders it would give the engine.
+struct Refusal {
+    why: String,
+    accepted: Option<Box<Orders>>,
+}
+
+/// [`through_the_checker`], keeping what the checker accepted when it
+/// refuses some orders (so that a caller need not check them again).
+fn verdict(
+    scn: &Scenario,
+    state: &GameState,
+    side: Side,
+    orders: &Orders,
+) -> Result<(Orders, String), Refusal> {
+    let refused = |why: String| Refusal {
+        why,
+        accepted: None,
+    };
     let sheet = written::sheet(orders);
     let text = print::sheet(&scn.map, &sheet, false);
     let parsed = orders::parse(&Input::text(&text), &Vocabulary::new(scn).in_play(state))
-        .map_err(|e| format!("the {side} orders are refused whole: {e}"))?;
+        .map_err(|e| refused(format!("the {side} orders are refused whole: {e}")))?;
     if let Some(e) = parsed.errors.first() {
-        return Err(format!("the {side} orders do not read back: {e}\n{text}"));
+        return Err(refused(format!(
+            "the {side} orders do not read back: {e}\n{text}"
+        )));
     }
     let checked = orders::check(&parsed.sheet, scn, state, side);
     if checked.refused {
-        return Err(format!(
+        return Err(refused(format!(
             "the checker refuses the {side} orders whole\n{text}"
-        ));
+        )));
     }
     if let Some(e) = checked.errors.first() {
-        return Err(format!(
-            "the checker refuses a {side} order: line {}: {}: {}\n{text}",
-            e.line, e.text, e.message
-        ));
+        return Err(Refusal {
+            why: format!(
+                "the checker refuses a {side} order: line {}: {}: {}\n{text}",
+                e.line, e.text, e.message
+            ),
+            accepted: Some(Box::new(checked.orders)),
+        });
     }
     if checked.orders != *orders {
-        return Err(format!(
+        return Err(refused(format!(
             "the {side} orders read back as other orders than those given\n{text}"
-        ));
+        )));
     }
     Ok((checked.orders, text))
+}
+
+/// The first march of `given` the checker refused, from what it accepted
+/// (`accepted`, the orders it would give the engine): the marches are
+/// planned in order and a refused one moves no one, so every march before
+/// the first refused one is accepted as it would be alone with those
+/// before it. `None` when that cannot be read from them (an order other
+/// than a march refused, or a march changed).
+fn first_refused(given: &Orders, accepted: &Orders) -> Option<usize> {
+    let rest = |o: &Orders| Orders {
+        marches: Vec::new(),
+        ..o.clone()
+    };
+    if rest(given) != rest(accepted) {
+        return None;
+    }
+    let k = given
+        .marches
+        .iter()
+        .zip(&accepted.marches)
+        .take_while(|(a, b)| a == b)
+        .count();
+    (k < given.marches.len()).then_some(k)
 }
 
 /// Orders made by a program, kept to what the checker accepts: all of them
@@ -86,9 +136,10 @@ pub fn keep_checked(
     side: Side,
     orders: Orders,
 ) -> (Orders, Vec<String>) {
-    if through_the_checker(scn, state, side, &orders).is_ok() {
-        return (orders, Vec::new());
-    }
+    let first = match verdict(scn, state, side, &orders) {
+        Ok(_) => return (orders, Vec::new()),
+        Err(r) => r.accepted,
+    };
     let mut base = Orders {
         marches: Vec::new(),
         ..orders.clone()
@@ -100,19 +151,87 @@ pub fn keep_checked(
         dropped.push(format!("orders other than marches left out: {e}"));
         base = Orders::default();
     }
+    // What the first check accepted tells which marches it takes before
+    // the first it refused, if the orders other than marches stand.
+    let known = if dropped.is_empty() {
+        first.and_then(|a| first_refused(&orders, &a))
+    } else {
+        None
+    };
     let slots = orders.marches.into_iter().map(|m| vec![m]).collect();
-    let (kept, more) = add_marches(scn, state, side, base, slots);
+    let (kept, more) = add_marches_from(scn, state, side, base, slots, known);
     dropped.extend(more);
     (kept, dropped)
 }
 
 /// Add to `kept` the first march of each slot the checker accepts with the
-/// ones kept before it, in order. The last choice of a slot (its march by
-/// land) is also tried with its first leg alone: a march of several legs
-/// to one place that the first leg may reach ("TO Duem THEN TO Duem") is
-/// refused once the plan is there already. A slot with nothing accepted is
-/// left out, with the checker's reason for its last choice.
-fn add_marches(
+/// ones kept before it, in order ([`one_by_one`]), checking the first
+/// choices of the slots left together before any slot is tried alone:
+/// every slot before the first march the checker refuses is kept with its
+/// first choice at once (a march is planned on the position the marches
+/// before it leave, and a refused one moves no one: [`first_refused`]),
+/// and only the refused slot is tried choice by choice. The marches kept
+/// are those of trying every slot alone, with a check or two instead of
+/// one a slot. `known`: the first refused slot, if a check of all the
+/// first choices on `kept` has already said it.
+fn add_marches_from(
+    scn: &Scenario,
+    state: &GameState,
+    side: Side,
+    mut kept: Orders,
+    slots: Vec<Vec<MarchOrder>>,
+    mut known: Option<usize>,
+) -> (Orders, Vec<String>) {
+    let mut dropped = Vec::new();
+    let mut slots = slots.into_iter().collect::<std::collections::VecDeque<_>>();
+    while !slots.is_empty() {
+        let together = Orders {
+            marches: kept
+                .marches
+                .iter()
+                .cloned()
+                .chain(slots.iter().filter_map(|c| c.first().cloned()))
+                .collect(),
+            ..kept.clone()
+        };
+        let refused_at = match known.take() {
+            Some(k) => Some(kept.marches.len() + k),
+            None => match verdict(scn, state, side, &together) {
+                Ok(_) => return (together, dropped),
+                Err(r) => r.accepted.and_then(|a| first_refused(&together, &a)),
+            },
+        };
+        // Slots without a choice take no place among the marches.
+        let Some(k) = refused_at
+            .filter(|k| *k >= kept.marches.len())
+            .filter(|_| slots.iter().all(|c| !c.is_empty()))
+        else {
+            let (kept, more) = one_by_one(scn, state, side, kept, slots.into());
+            dropped.extend(more);
+            return (kept, dropped);
+        };
+        for _ in kept.marches.len()..k {
+            if let Some(first) = slots.pop_front().and_then(|c| c.into_iter().next()) {
+                kept.marches.push(first);
+            }
+        }
+        let Some(refused) = slots.pop_front() else {
+            break;
+        };
+        let (now, more) = one_by_one(scn, state, side, kept, vec![refused]);
+        kept = now;
+        dropped.extend(more);
+    }
+    (kept, dropped)
+}
+
+/// Each slot tried alone, in order, with the marches kept before it. The
+/// last choice of a slot (its march by land) is also tried with its first
+/// leg alone: a march of several legs to one place that the first leg may
+/// reach ("TO Duem THEN TO Duem") is refused once the plan is there
+/// already. A slot with nothing accepted is left out, with the checker's
+/// reason for its last choice.
+fn one_by_one(
     scn: &Scenario,
     state: &GameState,
     side: Side,
@@ -254,8 +373,9 @@ pub fn choose_marches(
         marches: slots.iter().filter_map(|c| c.first().cloned()).collect(),
         ..Orders::default()
     };
-    if through_the_checker(scn, state, side, &first).is_ok() {
-        return (first, Vec::new());
-    }
-    add_marches(scn, state, side, Orders::default(), slots)
+    let known = match verdict(scn, state, side, &first) {
+        Ok(_) => return (first, Vec::new()),
+        Err(r) => r.accepted.and_then(|a| first_refused(&first, &a)),
+    };
+    add_marches_from(scn, state, side, Orders::default(), slots, known)
 }
