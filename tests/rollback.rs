@@ -184,3 +184,28 @@ fn a_rollback_by_mail_is_told_kept_and_shown_in_the_turn_chain() {
         .unwrap();
     assert_eq!(out.status.code(), Some(0));
 }
+
+/// A turn opened again by a rollback is a turn whose deadline the
+/// players must be reminded of again, though they were reminded of it
+/// the first time it was open.
+#[test]
+fn a_turn_taken_back_is_reminded_again() {
+    let mut g = Game::new("rollback-remind", "bot", |_| {});
+    g.send(Side::Egyptian, "MARCH STACK Sinkat TO Souakim");
+    g.at("2026-03-04T13:00:00Z");
+    assert_eq!(g.game().turn_no, 2);
+    g.at("2026-03-06T14:00:00Z");
+    let due = "1884-03: orders due by";
+    assert_eq!(g.count(GORDON, due), 1, "the reminder of turn 2");
+    g.at("2026-03-07T14:00:00Z");
+    assert_eq!(g.game().turn_no, 3);
+    g.svc
+        .rollback("k-1", "1884-03", "a mistake", "test")
+        .unwrap();
+    assert_eq!(g.game().turn_no, 2);
+    // The turn opened again has a new deadline 72 hours on: 50 hours
+    // later it is under a day away.
+    g.later(50);
+    assert_eq!(g.game().turn_no, 2);
+    assert_eq!(g.count(GORDON, due), 2, "the turn opened again is reminded");
+}

@@ -1235,11 +1235,14 @@ impl Service {
                 if self.queue(Draft {
                     game_id: Some(g.id.clone()),
                     kind: "reminder",
+                    // The turn's seed in the key: a turn opened again
+                    // after a rollback (a new seed) is reminded again.
                     dedupe_key: format!(
-                        "reminder:{}:{}:{}",
+                        "reminder:{}:{}:{}:{}",
                         g.id,
                         g.turn_no,
-                        store::side_text(p.side)
+                        store::side_text(p.side),
+                        g.seed_sha256.get(..16).unwrap_or(&g.seed_sha256)
                     ),
                     to: p.address.clone(),
                     rendered,
