@@ -14,12 +14,12 @@ fn archive(c: &mut Criterion) {
     let (svc, _) = campaign::play(
         &dir.join("game"),
         "khartoum",
-        "k-bench-4",
+        "k-bench-16",
         Mode::Monthly,
         40,
     );
     let out = dir.join("site");
-    let built = svc.archive("k-bench-4", &out).expect("archive");
+    let built = svc.archive("k-bench-16", &out).expect("archive");
     // This game (its programmed players' dice come from its id) goes the
     // whole scenario: February 1884 to October 1885.
     assert_eq!(built.months, 21, "the game of the measurement");
@@ -30,7 +30,7 @@ fn archive(c: &mut Criterion) {
     let mut group = c.benchmark_group("archive");
     group.sample_size(10);
     group.bench_function("khartoum: the archive of a 21-month game", |b| {
-        b.iter(|| svc.archive("k-bench-4", &out).expect("archive"))
+        b.iter(|| svc.archive("k-bench-16", &out).expect("archive"))
     });
     group.finish();
     let _ = std::fs::remove_dir_all(&dir);
