@@ -5,20 +5,7 @@ mod common;
 
 use std::path::PathBuf;
 
-use assert_cmd::Command;
-
-fn dervish(args: &[&str]) -> (String, String, i32) {
-    let out = Command::cargo_bin("dervish")
-        .unwrap()
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-        out.status.code().unwrap_or(-1),
-    )
-}
+use common::process::dervish;
 
 /// A fresh folder of this test's own.
 fn scratch(name: &str) -> PathBuf {

@@ -5,19 +5,7 @@ mod common;
 
 use assert_cmd::Command;
 use common::golden;
-
-fn dervish(args: &[&str]) -> (String, String, i32) {
-    let out = Command::cargo_bin("dervish")
-        .unwrap()
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-        out.status.code().unwrap_or(-1),
-    )
-}
+use common::process::dervish;
 
 fn ok(args: &[&str]) -> String {
     let (out, err, code) = dervish(args);

@@ -4,24 +4,14 @@
 //! file that cannot be played refused with a clear error, and the same
 //! bytes for the same seed.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
+use common::process::dervish;
+
 use dervish::players::scripted::{OrderFile, Script};
 use dervish::scenario::{DataSet, Side};
-
-fn dervish(args: &[&str]) -> (String, String, i32) {
-    let out = Command::cargo_bin("dervish")
-        .unwrap()
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-        out.status.code().unwrap_or(-1),
-    )
-}
 
 /// A fresh folder of order files for one test: (name, text).
 fn folder(test: &str, files: &[(&str, &str)]) -> PathBuf {
