@@ -15,12 +15,11 @@
 use chrono::Duration;
 use minijinja::context;
 
-use super::games::{deadline_text, example_march};
+use super::games::{deadline_text, example_march, own_mail};
 use super::mail::Draft;
+use super::play::{adjudicate, erased, json_of, sealed_hash, seed_bytes};
 use super::record::TurnRecord;
-use super::turns::{NO_ORDERS, adjudicate, seed_bytes};
 use super::{Result, Service, ServiceError};
-use crate::engine::orders::Orders;
 use crate::orders::{CheckError, Checked, Order, Parsed, Sheet};
 use crate::render::{ascii, log};
 use crate::scenario::{Scenario, Side};
@@ -315,16 +314,8 @@ impl Service {
         r: &crate::engine::TurnResult,
         sets: (&Option<OrderSetRow>, &Option<OrderSetRow>),
     ) -> Result<TurnRow> {
-        let json = |v: &dyn super::turns::erased::Json| {
-            v.json().map_err(|e| ServiceError::State {
-                game: g.id.clone(),
-                message: e,
-            })
-        };
-        let hash = |s: &Option<OrderSetRow>| {
-            s.as_ref()
-                .map_or(NO_ORDERS.to_string(), |s| s.sha256.clone())
-        };
+        let json = |v: &dyn erased::Json| json_of(&g.id, v);
+        let hash = sealed_hash;
         Ok(TurnRow {
             game_id: g.id.clone(),
             turn_no: g.turn_no,
@@ -341,7 +332,7 @@ impl Service {
             events: json(&r.events)?,
             log: log::render(&scn.map, &r.events),
             played_at: self.now(),
-            battles: super::battles::settlements_json(&Default::default()),
+            battles: super::play::settlements_json(&Default::default()),
         })
     }
 
@@ -380,18 +371,13 @@ impl Service {
                 map => ascii::overview(&scn, Some(shown)),
             },
         )?;
-        Ok(Draft {
-            game_id: Some(g.id.clone()),
-            kind: "setup",
-            dedupe_key: format!("setup-request:{}", g.id),
-            to: to.to_string(),
+        Ok(own_mail(
+            &g.id,
+            "setup",
+            format!("setup-request:{}", g.id),
+            to,
             rendered,
-            html: true,
-            in_reply_to: None,
-            refs: Vec::new(),
-            reply: false,
-            attachments: Vec::new(),
-        })
+        ))
     }
 
     /// The set-up mail: both sides' placement, the log of the set-up, the
@@ -421,21 +407,11 @@ impl Service {
                 map => ascii::overview(scn, Some(state)),
             },
         )?;
-        Ok(Draft {
-            game_id: Some(next.id.clone()),
-            kind: "setup",
-            dedupe_key: match side {
-                Some(s) => format!("setup:{}:{}", next.id, store::side_text(s)),
-                None => format!("setup:{}:observer:{to}", next.id),
-            },
-            to: to.to_string(),
-            rendered,
-            html: true,
-            in_reply_to: None,
-            refs: Vec::new(),
-            reply: false,
-            attachments: Vec::new(),
-        })
+        let key = match side {
+            Some(s) => format!("setup:{}:{}", next.id, store::side_text(s)),
+            None => format!("setup:{}:observer:{to}", next.id),
+        };
+        Ok(own_mail(&next.id, "setup", key, to, rendered))
     }
 
     /// The set-up of a programmed Egyptian sealed when the game is made
@@ -456,14 +432,5 @@ impl Service {
             self.play_setup_step(&g)?;
         }
         Ok(())
-    }
-}
-
-/// The orders of a set-up set kept for a programmed player: its SETUP
-/// orders alone (its month's marches are made when the month opens).
-pub fn setup_only(orders: Orders) -> Orders {
-    Orders {
-        setup: orders.setup,
-        ..Orders::default()
     }
 }
