@@ -410,15 +410,8 @@ impl Service {
         step: &str,
         text: &str,
     ) -> Result<()> {
-        for a in self.game_addresses(tx, &g.id)? {
-            self.queue(self.notice_draft(
-                Some(&g.id),
-                &format!("battle:{}:{step}", b.id),
-                &a,
-                &format!("battle {}", b.id),
-                text,
-            )?)?;
-        }
+        let key = format!("battle:{}:{step}", b.id);
+        self.notice_to_all(tx, &g.id, &key, &format!("battle {}", b.id), text)?;
         store::audit(
             tx,
             self.now(),
@@ -515,7 +508,7 @@ impl Service {
         match ask {
             BattleMail::Result { text, .. } => self.battle_result_from(&reply, b, &text),
             BattleMail::Confirm { .. } => self.battle_confirmed_by(&reply, b),
-            BattleMail::Dispute { reason, .. } => self.battle_disputed_by(&reply, b, &reason),
+            BattleMail::Dispute { reason, .. } => self.battle_disputed_by(&reason, &reply, b),
         }
     }
 
@@ -701,24 +694,22 @@ impl Service {
     /// DISPUTE BATTLE: the game master decides.
     fn battle_disputed_by(
         &self,
+        why: &str,
         reply: &BattleReply<'_>,
-        mut b: BattleRow,
-        reason: &str,
+        b: BattleRow,
     ) -> Result<Outcome> {
-        let (g, side, battle) = (reply.g, reply.side, reply.battle);
+        let mut b = b;
+        let side = reply.side;
+        let gm_text = format!(
+            "the {side} player disputes battle {}'s result ({why}): the game master decides (dervish game battle-result {} {} FILE). Without a decision by {} the combat is resolved automatically.",
+            reply.battle,
+            reply.g.id,
+            reply.battle,
+            deadline_text(b.deadline)
+        );
         let tx = self.begin()?;
-        let deadline = deadline_text(b.deadline);
-        self.dispute_battle(
-            &tx,
-            g,
-            &mut b,
-            format!("the {side} player: {reason}"),
-            &format!(
-                "the {side} player disputes battle {battle}'s result ({reason}): the game master decides (dervish game battle-result {} {battle} FILE). Without a decision by {} the combat is resolved automatically.",
-                g.id,
-                deadline
-            ),
-        )?;
+        let dispute = format!("the {side} player: {why}");
+        self.dispute_battle(&tx, reply.g, &mut b, dispute, &gm_text)?;
         tx.commit()?;
         reply.receipt(
             self,

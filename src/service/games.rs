@@ -347,6 +347,37 @@ impl Service {
         Ok(out)
     }
 
+    /// A notice to every address of game `game` (its players and
+    /// observers), unique by `key`.
+    pub(super) fn notice_to_all(
+        &self,
+        tx: &rusqlite::Connection,
+        game: &str,
+        key: &str,
+        headline: &str,
+        text: &str,
+    ) -> Result<()> {
+        for a in self.game_addresses(tx, game)? {
+            self.queue(self.notice_draft(Some(game), key, &a, headline, text)?)?;
+        }
+        Ok(())
+    }
+
+    /// The player who leaves the `side` seat of game `id` told that the
+    /// game master gave it `to_whom`.
+    fn tell_leaving(&self, id: &str, key: &str, to: &str, side: Side, to_whom: &str) -> Result<()> {
+        self.queue(self.notice_draft(
+            Some(id),
+            key,
+            to,
+            &format!("you no longer play the {side} side"),
+            &format!(
+                "The game master gave the {side} side of game {id} to {to_whom}. Your secret no longer works in this game, and Dervish sends you no more mail about it."
+            ),
+        )?)?;
+        Ok(())
+    }
+
     fn welcome_draft(
         &self,
         g: &GameRow,
@@ -468,15 +499,7 @@ impl Service {
         self.supersede_welcome(&tx, id, side)?;
         let note = format!("replaced:{}:bot:{}", store::side_text(side), g.turn_no);
         if !old.address.is_empty() {
-            self.queue(self.notice_draft(
-                Some(id),
-                &note,
-                &old.address,
-                &format!("you no longer play the {side} side"),
-                &format!(
-                    "The game master gave the {side} side of game {id} to the programmed player. Your secret no longer works in this game, and Dervish sends you no more mail about it."
-                ),
-            )?)?;
+            self.tell_leaving(id, &note, &old.address, side, "the programmed player")?;
         }
         if !opponent.is_empty() {
             self.queue(self.notice_draft(
@@ -566,15 +589,7 @@ impl Service {
             secrets::sha256_hex(secret.as_bytes())
         );
         if let Some(old) = &old {
-            self.queue(self.notice_draft(
-                Some(id),
-                &key,
-                old,
-                &format!("you no longer play the {side} side"),
-                &format!(
-                    "The game master gave the {side} side of game {id} to another player. Your secret no longer works in this game, and Dervish sends you no more mail about it."
-                ),
-            )?)?;
+            self.tell_leaving(id, &key, old, side, "another player")?;
         }
         if !opponent.is_empty() {
             self.queue(self.notice_draft(

@@ -204,14 +204,7 @@ impl Service {
                 self.queue(self.setup_request_draft(&next, &shown, &p.address)?)?;
             }
         }
-        store::audit(
-            &tx,
-            self.now(),
-            Some(&g.id),
-            "service",
-            "set-up",
-            "Egyptian set-up sealed; the Mahdist sets up",
-        )?;
+        self.setup_audit(&tx, &g.id, "Egyptian set-up sealed; the Mahdist sets up")?;
         tx.commit()?;
         Ok(next)
     }
@@ -292,14 +285,8 @@ impl Service {
             d.attachments = vec![record.attachment()];
             self.queue(d)?;
         }
-        store::audit(
-            &tx,
-            self.now(),
-            Some(&g.id),
-            "service",
-            "set-up",
-            &format!("set-up placed; first turn {} opened", next.month),
-        )?;
+        let opened = format!("set-up placed; first turn {} opened", next.month);
+        self.setup_audit(&tx, &g.id, &opened)?;
         tx.commit()?;
         tracing::info!(game = g.id, "set-up placed");
         Ok(g.turn_no)
@@ -412,6 +399,12 @@ impl Service {
             None => format!("setup:{}:observer:{to}", next.id),
         };
         Ok(own_mail(&next.id, "setup", key, to, rendered))
+    }
+
+    /// A step of the set-up in the audit log, by the service.
+    fn setup_audit(&self, tx: &rusqlite::Connection, game: &str, detail: &str) -> Result<()> {
+        store::audit(tx, self.now(), Some(game), "service", "set-up", detail)?;
+        Ok(())
     }
 
     /// The set-up of a programmed Egyptian sealed when the game is made

@@ -1198,15 +1198,8 @@ impl Service {
                     "battle deadline extended after downtime",
                     &text,
                 )?;
-                for a in self.game_addresses(&tx, &g.id)? {
-                    self.queue(self.notice_draft(
-                        Some(&g.id),
-                        &format!("downtime:battle:{}:{}", b.id, store::time(old)),
-                        &a,
-                        "battle deadline extended",
-                        &text,
-                    )?)?;
-                }
+                let key = format!("downtime:battle:{}:{}", b.id, store::time(old));
+                self.notice_to_all(&tx, &g.id, &key, "battle deadline extended", &text)?;
                 tx.commit()?;
                 if !out.contains(&g.id) {
                     out.push(g.id.clone());
@@ -1227,15 +1220,8 @@ impl Service {
                 deadline_text(old),
                 deadline_text(g.deadline)
             );
-            for a in self.game_addresses(&tx, &g.id)? {
-                self.queue(self.notice_draft(
-                    Some(&g.id),
-                    &format!("downtime:{}:{}", g.turn_no, store::time(old)),
-                    &a,
-                    "deadline extended",
-                    &text,
-                )?)?;
-            }
+            let key = format!("downtime:{}:{}", g.turn_no, store::time(old));
+            self.notice_to_all(&tx, &g.id, &key, "deadline extended", &text)?;
             store::audit(
                 &tx,
                 now,
