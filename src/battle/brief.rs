@@ -144,6 +144,21 @@ pub fn brief_and_table(
     brief_with_resolver(data, None, scn, state, combat, rules, solo)
 }
 
+/// One side of the battle: its units and its leaders.
+type Forces<'a> = (Side, Vec<Entry<'a>>, Vec<&'a Leader>);
+
+/// What every section of a brief reads.
+struct Ctx<'a> {
+    scn: &'a Scenario,
+    state: &'a GameState,
+    combat: &'a Combat,
+    sys: &'a System,
+    rules: RuleSet,
+    /// The ETYFW resolver's tables, when the rules are ETYFW.
+    resolver: Option<&'a Tables>,
+    defender: Side,
+}
+
 /// As [`brief_and_table`], with the ETYFW tables' text (`etyfw.ron`) of a
 /// data folder, if it has its own.
 pub fn brief_with_resolver(
@@ -155,17 +170,7 @@ pub fn brief_with_resolver(
     rules: RuleSet,
     solo: Option<Side>,
 ) -> Result<Brief, BriefError> {
-    let (text, name) = etyfw.map_or((super::etyfw::EMBEDDED, "scenarios/etyfw.ron"), |t| {
-        (t.text.as_str(), t.name.as_str())
-    });
-    let resolver = match rules {
-        RuleSet::Etyfw => Some(
-            super::etyfw::data::load(text, name)
-                .map_err(|d| BriefError::Resolver(d.to_string()))?,
-        ),
-        _ => None,
-    };
-    let resolver = resolver.as_ref();
+    let resolver = resolver_tables(etyfw, rules)?;
     let sys = data
         .system(rules)
         .ok_or(BriefError::NoRuleSet(rules.title()))?;
@@ -173,41 +178,90 @@ pub fn brief_with_resolver(
     let light = data
         .light(month.month())
         .ok_or(BriefError::NoLight(month.month()))?;
-    let defender = combat.attacker.enemy();
-    let entry = |id: &UnitId, counted: bool| -> Result<Entry<'_>, BriefError> {
-        let unit = state
-            .unit(&id.0)
-            .ok_or_else(|| BriefError::UnknownUnit(id.clone()))?;
-        let ty = scn
-            .units
-            .get(&unit.unit_type)
-            .ok_or_else(|| BriefError::UnknownType {
-                unit: id.clone(),
-                unit_type: unit.unit_type.to_string(),
-            })?;
-        let troop = sys.troop(ty).ok_or_else(|| BriefError::NoTroop {
-            rules: rules.title(),
-            unit: id.clone(),
-            unit_type: ty.id.clone(),
-        })?;
-        Ok(Entry {
-            unit,
-            ty,
-            troop,
-            counted,
-        })
+    let cx = Ctx {
+        scn,
+        state,
+        combat,
+        sys,
+        rules,
+        resolver: resolver.as_ref(),
+        defender: combat.attacker.enemy(),
     };
-    let mut sides: Vec<(Side, Vec<Entry<'_>>, Vec<&Leader>)> = Vec::new();
+    let sides = gather_sides(&cx)?;
+    let mut out = String::new();
+    let o = &mut out;
+    heading(o, &cx);
+    field_section(o, &cx, &sides, light);
+    let layout = the_table(o, &cx, &sides)?;
+    forces_section(o, &cx, &sides);
+    what_wins(o, &cx, &sides);
+    reading_back(o, sys);
+    result_section(o, &sides);
+    if solo == Some(Side::Mahdist) {
+        solo_section(o, &cx);
+    }
+    Ok(Brief { text: out, layout })
+}
+
+/// The ETYFW resolver's tables when the rules are ETYFW: the data folder's
+/// own `etyfw.ron`, else the shipped one.
+fn resolver_tables(
+    etyfw: Option<&crate::scenario::NamedText>,
+    rules: RuleSet,
+) -> Result<Option<Tables>, BriefError> {
+    let (text, name) = etyfw.map_or((super::etyfw::EMBEDDED, "scenarios/etyfw.ron"), |t| {
+        (t.text.as_str(), t.name.as_str())
+    });
+    match rules {
+        RuleSet::Etyfw => super::etyfw::data::load(text, name)
+            .map(Some)
+            .map_err(|d| BriefError::Resolver(d.to_string())),
+        _ => Ok(None),
+    }
+}
+
+/// A unit of the combat with its type and its troop class in the rules.
+fn entry<'a>(cx: &Ctx<'a>, id: &UnitId, counted: bool) -> Result<Entry<'a>, BriefError> {
+    let unit = cx
+        .state
+        .unit(&id.0)
+        .ok_or_else(|| BriefError::UnknownUnit(id.clone()))?;
+    let ty = cx
+        .scn
+        .units
+        .get(&unit.unit_type)
+        .ok_or_else(|| BriefError::UnknownType {
+            unit: id.clone(),
+            unit_type: unit.unit_type.to_string(),
+        })?;
+    let troop = cx.sys.troop(ty).ok_or_else(|| BriefError::NoTroop {
+        rules: cx.rules.title(),
+        unit: id.clone(),
+        unit_type: ty.id.clone(),
+    })?;
+    Ok(Entry {
+        unit,
+        ty,
+        troop,
+        counted,
+    })
+}
+
+/// Both sides, the attacker first: the units that fight (then the side's
+/// river units, not counted) and the leaders.
+fn gather_sides<'a>(cx: &Ctx<'a>) -> Result<Vec<Forces<'a>>, BriefError> {
+    let combat = cx.combat;
+    let mut sides: Vec<Forces<'a>> = Vec::new();
     for (side, ids, leaders) in [
         (combat.attacker, &combat.attackers, &combat.attacker_leaders),
-        (defender, &combat.defenders, &combat.defender_leaders),
+        (cx.defender, &combat.defenders, &combat.defender_leaders),
     ] {
         let mut es = Vec::new();
         for id in ids {
-            es.push(entry(id, true)?);
+            es.push(entry(cx, id, true)?);
         }
         for id in &combat.river_units {
-            let e = entry(id, false)?;
+            let e = entry(cx, id, false)?;
             if e.unit.side == side {
                 es.push(e);
             }
@@ -215,18 +269,21 @@ pub fn brief_with_resolver(
         let mut ls = Vec::new();
         for name in leaders {
             ls.push(
-                scn.units
+                cx.scn
+                    .units
                     .leader(name)
                     .ok_or_else(|| BriefError::UnknownLeader(name.clone()))?,
             );
         }
         sides.push((side, es, ls));
     }
+    Ok(sides)
+}
 
-    let mut out = String::new();
-    let o = &mut out;
-    // The heading.
-    line(o, &format!("BATTLE BRIEF: {}", rules.title()));
+/// The heading: the rules, the key, where and when, who attacks from where.
+fn heading(o: &mut String, cx: &Ctx<'_>) {
+    let (scn, combat) = (cx.scn, cx.combat);
+    line(o, &format!("BATTLE BRIEF: {}", cx.rules.title()));
     line(
         o,
         &format!("Key: {} (quote it with the result)", combat.key),
@@ -235,7 +292,7 @@ pub fn brief_with_resolver(
     let at = scn.map.describe(combat.defender_hex);
     let mut head = format!(
         "{} at {at}. The {} side attacks from {}",
-        month.long_name(),
+        combat.key.month.long_name(),
         combat.attacker,
         scn.map.describe(combat.attacker_hex),
     );
@@ -245,7 +302,7 @@ pub fn brief_with_resolver(
                 head,
                 ", on the {} side of the {} hex, marching {d}.",
                 d.opposite(),
-                defender
+                cx.defender
             );
         }
         None => head.push('.'),
@@ -258,12 +315,22 @@ pub fn brief_with_resolver(
         head.push_str(" No ambush.");
     }
     para(o, "", &head);
+}
 
-    // The field.
+/// THE FIELD: the two hexes, the rivers, the boats, the season, the light
+/// and what the rules put on the table for them.
+fn field_section(
+    o: &mut String,
+    cx: &Ctx<'_>,
+    sides: &[Forces<'_>],
+    light: &super::tabletop::Light,
+) {
+    let (scn, combat) = (cx.scn, cx.combat);
+    let month = combat.key.month;
     line(o, "");
     line(o, "THE FIELD");
     for (who, hex) in [
-        (defender, combat.defender_hex),
+        (cx.defender, combat.defender_hex),
         (combat.attacker, combat.attacker_hex),
     ] {
         let ground = scn.map.terrain(hex).map_or("unknown", |t| t.name());
@@ -284,6 +351,52 @@ pub fn brief_with_resolver(
             &format!("{hex}: {t}."),
         );
     }
+    let rivers = river_lines(cx);
+    let river_text = if rivers.is_empty() {
+        "none at either hex.".to_string()
+    } else {
+        let crosses = if scn
+            .map
+            .crosses_river(combat.attacker_hex, combat.defender_hex)
+        {
+            "The attack crosses it."
+        } else {
+            "The attack does not cross it."
+        };
+        format!("{}. {crosses}", rivers.join("; "))
+    };
+    para(o, "  River     ", &river_text);
+    boats_line(o, sides);
+    let seasonal = if month.seasonal_rivers_navigable() {
+        "seasonal rivers navigable"
+    } else {
+        "seasonal rivers unnavigable"
+    };
+    para(
+        o,
+        "  Season    ",
+        &format!(
+            "{}: {}; {seasonal} (November to February, 8.23 III).",
+            month_name(month.month()),
+            light.weather
+        ),
+    );
+    para(
+        o,
+        "  Light     ",
+        &format!(
+            "first light {}, sunrise {}, sunset {}, last light {} (local solar time at 16°N, mid-month).",
+            light.first_light, light.sunrise, light.sunset, light.last_light
+        ),
+    );
+    table_line(o, cx, !rivers.is_empty());
+}
+
+/// Each river at either hex: its name, the sides of the hex it runs along,
+/// its class this month and its cataract.
+fn river_lines(cx: &Ctx<'_>) -> Vec<String> {
+    let (scn, combat) = (cx.scn, cx.combat);
+    let month = combat.key.month;
     let mut sides_of: Vec<(String, String, Vec<String>)> = Vec::new();
     for hex in [combat.defender_hex, combat.attacker_hex] {
         for (d, rs) in scn.map.river_sides_of(hex) {
@@ -318,7 +431,7 @@ pub fn brief_with_resolver(
             }
         }
     }
-    let rivers: Vec<String> = sides_of
+    sides_of
         .iter()
         .map(|(a, b, ds)| {
             let which = match ds.as_slice() {
@@ -328,21 +441,11 @@ pub fn brief_with_resolver(
             };
             format!("{a} {which} {b}")
         })
-        .collect();
-    let river_text = if rivers.is_empty() {
-        "none at either hex.".to_string()
-    } else {
-        let crosses = if scn
-            .map
-            .crosses_river(combat.attacker_hex, combat.defender_hex)
-        {
-            "The attack crosses it."
-        } else {
-            "The attack does not cross it."
-        };
-        format!("{}. {crosses}", rivers.join("; "))
-    };
-    para(o, "  River     ", &river_text);
+        .collect()
+}
+
+/// The boats and gunboats of the battle, which do not count (9.8).
+fn boats_line(o: &mut String, sides: &[Forces<'_>]) {
     let boats: Vec<String> = sides
         .iter()
         .flat_map(|(_, es, _)| es.iter().filter(|e| !e.counted))
@@ -360,28 +463,11 @@ pub fn brief_with_resolver(
             )
         },
     );
-    let seasonal = if month.seasonal_rivers_navigable() {
-        "seasonal rivers navigable"
-    } else {
-        "seasonal rivers unnavigable"
-    };
-    para(
-        o,
-        "  Season    ",
-        &format!(
-            "{}: {}; {seasonal} (November to February, 8.23 III).",
-            month_name(month.month()),
-            light.weather
-        ),
-    );
-    para(
-        o,
-        "  Light     ",
-        &format!(
-            "first light {}, sunrise {}, sunset {}, last light {} (local solar time at 16°N, mid-month).",
-            light.first_light, light.sunrise, light.sunset, light.last_light
-        ),
-    );
+}
+
+/// What the rules put on the table for the ground, the places and a river.
+fn table_line(o: &mut String, cx: &Ctx<'_>, any_river: bool) {
+    let (scn, combat, sys) = (cx.scn, cx.combat, cx.sys);
     let mut table = Vec::new();
     for hex in [combat.defender_hex, combat.attacker_hex] {
         if let Some(t) = scn.map.terrain(hex).and_then(|t| sys.ground(t))
@@ -397,34 +483,55 @@ pub fn brief_with_resolver(
             }
         }
     }
-    if !rivers.is_empty() {
+    if any_river {
         table.push(sys.river.clone());
     }
     para(o, "  Table     ", &format!("{}.", table.join("; ")));
+}
 
-    // The table.
+/// THE TABLE: laid out for the wider side's front (and ETYFW's opening).
+fn the_table(o: &mut String, cx: &Ctx<'_>, sides: &[Forces<'_>]) -> Result<Layout, BriefError> {
     let front = sides
         .iter()
         .map(|(_, es, _)| es.iter().filter(|e| e.counted).map(|e| e.elements()).sum())
         .max()
         .unwrap_or(0);
-    let opening = resolver.map(|t| opening(t, scn, combat, &sides));
-    let layout = lay_out(scn, combat, sys, front, opening.as_ref().map(|o| &o.0))?;
-    table_section(o, scn, combat, sys, &layout, resolver, opening.as_ref());
+    let opening = cx.resolver.map(|t| opening(t, cx.scn, cx.combat, sides));
+    let layout = lay_out(
+        cx.scn,
+        cx.combat,
+        cx.sys,
+        front,
+        opening.as_ref().map(|o| &o.0),
+    )?;
+    table_section(
+        o,
+        cx.scn,
+        cx.combat,
+        cx.sys,
+        &layout,
+        cx.resolver,
+        opening.as_ref(),
+    );
+    Ok(layout)
+}
 
-    // The scale.
+/// FORCES IN the rules: the scale, then each side's leaders, morale and
+/// units.
+fn forces_section(o: &mut String, cx: &Ctx<'_>, sides: &[Forces<'_>]) {
+    let sys = cx.sys;
     line(o, "");
-    line(o, &format!("FORCES IN {}", rules.title().to_uppercase()));
+    line(o, &format!("FORCES IN {}", cx.rules.title().to_uppercase()));
     para(o, "  ", &sys.scale);
     para(o, "  ", &sys.leader.rule);
-    if resolver.is_some_and(|t| t.leader_rally_rerolls) {
+    if cx.resolver.is_some_and(|t| t.leader_rally_rerolls) {
         para(
             o,
             "  ",
             "The resolver's leader re-rolls are on (scenarios/etyfw.ron): the leader whose tactical rating counts (7.3; a C-in-C's always) lets his side re-roll one failed rally die a move a point of it.",
         );
     }
-    for (side, es, leaders) in &sides {
+    for (side, es, leaders) in sides {
         let counted = es.iter().filter(|e| e.counted).count();
         let sp: u32 = es
             .iter()
@@ -432,7 +539,7 @@ pub fn brief_with_resolver(
             .map(|e| e.unit.strength)
             .sum();
         line(o, "");
-        let role = if *side == combat.attacker {
+        let role = if *side == cx.combat.attacker {
             "attacking"
         } else {
             "defending"
@@ -445,116 +552,135 @@ pub fn brief_with_resolver(
                 plural(counted, "unit")
             ),
         );
-        let ruling = ruling_leader(state, leaders);
-        if leaders.is_empty() {
-            line(o, "  Leader    none.");
-        }
-        let figures = sys.leader.of(*side);
-        // ETYFW's leaders lend a rating only when the resolver's re-rolls
-        // are on (scenarios/etyfw.ron).
-        let rated = resolver.is_none_or(|t| t.leader_rally_rerolls);
-        for l in leaders {
-            let mut t = format!(
-                "{}: strategic {}, tactical {}{}; ",
-                l.name,
-                l.strategic,
-                l.tactical,
-                if l.c_in_c { ", C-in-C" } else { "" }
-            );
-            if !rated {
-                let _ = write!(t, "{}; no rating in these rules.", figures.figure);
-            } else if ruling.is_some_and(|r| r.name == l.name) && l.tactical > 0 {
-                let _ = write!(
-                    t,
-                    "his rating counts (7.3): {} and {} x {}.",
-                    figures.figure, l.tactical, figures.per_point
-                );
-            } else {
-                let _ = write!(t, "{}, no rating.", figures.figure);
-            }
-            para(o, "  Leader    ", &t);
-        }
+        leader_lines(o, cx, *side, leaders);
         para(o, "  Morale    ", &format!("{}.", sys.morale.of(*side)));
-        // Units alike (type, strength, state, no name of their own) are
-        // shown once, with every ID.
-        let mut groups: Vec<Vec<&Entry<'_>>> = Vec::new();
-        for e in es {
-            let alike = |g: &Vec<&Entry<'_>>| {
-                let f = g[0];
-                f.ty.id == e.ty.id
-                    && f.unit.strength == e.unit.strength
-                    && f.unit.disrupted == e.unit.disrupted
-                    && f.unit.name.is_none()
-                    && e.unit.name.is_none()
-            };
-            match groups.iter_mut().find(|g| alike(g)) {
-                Some(g) => g.push(e),
-                None => groups.push(vec![e]),
-            }
-        }
-        for g in groups {
-            let e = g[0];
-            let ids: Vec<String> = g.iter().map(|x| x.unit.id.to_string()).collect();
-            let mut h = format!("{} {}", ids.join(" "), e.ty.name);
-            if let Some(n) = &e.unit.name {
-                let _ = write!(h, " \"{n}\"");
-            }
-            let _ = write!(
-                h,
-                ": {} {}, class {}, {} SP{}",
-                e.ty.nation,
-                e.ty.kind,
-                e.ty.quality.letter(),
-                e.unit.strength,
-                if g.len() > 1 { " each" } else { "" }
-            );
-            if e.unit.disrupted {
-                h.push_str(", DISRUPTED");
-            }
-            if !e.counted {
-                h.push_str(", not counted (9.8)");
-            }
-            let pad = "        ";
-            hanging(o, "  ", pad, &h);
-            let n = e.elements();
-            if n == 0 {
-                para(o, pad, &format!("{}.", e.troop.class));
-                continue;
-            }
-            let fielded = if e.unit.disrupted && sys.disrupted_halved {
-                n.div_ceil(2)
-            } else {
-                n
-            };
-            para(
-                o,
-                pad,
-                &format!("{fielded} {}: {}.", element(sys, fielded), e.troop.class),
-            );
-            let (d, el) = thresholds(sys, n);
-            if e.unit.disrupted {
-                para(
-                    o,
-                    pad,
-                    &format!(
-                        "ELIMINATED at {} more lost (disrupted again, 9.7).",
-                        plural(d as usize, "point")
-                    ),
-                );
-            } else {
-                para(
-                    o,
-                    pad,
-                    &format!(
-                        "DISRUPTED at {} lost, ELIMINATED at {el}.",
-                        plural(d as usize, "point")
-                    ),
-                );
-            }
+        for g in alike_groups(es) {
+            unit_lines(o, sys, &g);
         }
     }
+}
 
-    // What wins.
+/// A side's leaders, with the one whose rating counts (7.3).
+fn leader_lines(o: &mut String, cx: &Ctx<'_>, side: Side, leaders: &[&Leader]) {
+    let ruling = ruling_leader(cx.state, leaders);
+    if leaders.is_empty() {
+        line(o, "  Leader    none.");
+    }
+    let figures = cx.sys.leader.of(side);
+    // ETYFW's leaders lend a rating only when the resolver's re-rolls
+    // are on (scenarios/etyfw.ron).
+    let rated = cx.resolver.is_none_or(|t| t.leader_rally_rerolls);
+    for l in leaders {
+        let mut t = format!(
+            "{}: strategic {}, tactical {}{}; ",
+            l.name,
+            l.strategic,
+            l.tactical,
+            if l.c_in_c { ", C-in-C" } else { "" }
+        );
+        if !rated {
+            let _ = write!(t, "{}; no rating in these rules.", figures.figure);
+        } else if ruling.is_some_and(|r| r.name == l.name) && l.tactical > 0 {
+            let _ = write!(
+                t,
+                "his rating counts (7.3): {} and {} x {}.",
+                figures.figure, l.tactical, figures.per_point
+            );
+        } else {
+            let _ = write!(t, "{}, no rating.", figures.figure);
+        }
+        para(o, "  Leader    ", &t);
+    }
+}
+
+/// Units alike (type, strength, state, no name of their own), grouped to
+/// be shown once with every ID.
+fn alike_groups<'e, 'a>(es: &'e [Entry<'a>]) -> Vec<Vec<&'e Entry<'a>>> {
+    let mut groups: Vec<Vec<&Entry<'_>>> = Vec::new();
+    for e in es {
+        let alike = |g: &Vec<&Entry<'_>>| {
+            let f = g[0];
+            f.ty.id == e.ty.id
+                && f.unit.strength == e.unit.strength
+                && f.unit.disrupted == e.unit.disrupted
+                && f.unit.name.is_none()
+                && e.unit.name.is_none()
+        };
+        match groups.iter_mut().find(|g| alike(g)) {
+            Some(g) => g.push(e),
+            None => groups.push(vec![e]),
+        }
+    }
+    groups
+}
+
+/// A group of units alike: their IDs and type, then the elements they
+/// field and the losses that disrupt and eliminate each.
+fn unit_lines(o: &mut String, sys: &System, g: &[&Entry<'_>]) {
+    let e = g[0];
+    let ids: Vec<String> = g.iter().map(|x| x.unit.id.to_string()).collect();
+    let mut h = format!("{} {}", ids.join(" "), e.ty.name);
+    if let Some(n) = &e.unit.name {
+        let _ = write!(h, " \"{n}\"");
+    }
+    let _ = write!(
+        h,
+        ": {} {}, class {}, {} SP{}",
+        e.ty.nation,
+        e.ty.kind,
+        e.ty.quality.letter(),
+        e.unit.strength,
+        if g.len() > 1 { " each" } else { "" }
+    );
+    if e.unit.disrupted {
+        h.push_str(", DISRUPTED");
+    }
+    if !e.counted {
+        h.push_str(", not counted (9.8)");
+    }
+    let pad = "        ";
+    hanging(o, "  ", pad, &h);
+    let n = e.elements();
+    if n == 0 {
+        para(o, pad, &format!("{}.", e.troop.class));
+        return;
+    }
+    let fielded = if e.unit.disrupted && sys.disrupted_halved {
+        n.div_ceil(2)
+    } else {
+        n
+    };
+    para(
+        o,
+        pad,
+        &format!("{fielded} {}: {}.", element(sys, fielded), e.troop.class),
+    );
+    let (d, el) = thresholds(sys, n);
+    if e.unit.disrupted {
+        para(
+            o,
+            pad,
+            &format!(
+                "ELIMINATED at {} more lost (disrupted again, 9.7).",
+                plural(d as usize, "point")
+            ),
+        );
+    } else {
+        para(
+            o,
+            pad,
+            &format!(
+                "DISRUPTED at {} lost, ELIMINATED at {el}.",
+                plural(d as usize, "point")
+            ),
+        );
+    }
+}
+
+/// WHAT WINS: 9.8 for both sides, the captures of 9.9 and the leaders'
+/// and victory rules that this battle may bring about.
+fn what_wins(o: &mut String, cx: &Ctx<'_>, sides: &[Forces<'_>]) {
+    let (scn, combat, defender) = (cx.scn, cx.combat, cx.defender);
     line(o, "");
     line(o, "WHAT WINS: THE CAMPAIGN RULES");
     para(
@@ -595,60 +721,77 @@ pub fn brief_with_resolver(
         .find(|(s, _, _)| *s == Side::Egyptian)
         .map(|(_, es, ls)| (es, ls));
     if let Some((es, _)) = egyptians {
-        // By the roll each needs (9.9: Egyptian units 4-6, British 6;
-        // tables.ron gives it by nation).
-        let mut by_need: Vec<(i32, Vec<String>)> = Vec::new();
-        for e in es
+        capture_line(o, scn, es);
+    }
+    let egyptian_leaders = egyptians.map_or(&[][..], |(_, ls)| ls.as_slice());
+    para(
+        o,
+        "  ",
+        &victory_notes(scn, sides, egyptian_leaders).join(" "),
+    );
+}
+
+/// 9.9: the Egyptian gun and rifle units the Mahdists may capture if they
+/// win, by the roll each needs (Egyptian units 4-6, British 6; tables.ron
+/// gives it by nation).
+fn capture_line(o: &mut String, scn: &Scenario, es: &[Entry<'_>]) {
+    let mut by_need: Vec<(i32, Vec<String>)> = Vec::new();
+    for e in es
+        .iter()
+        .filter(|e| e.counted && e.ty.fires && e.ty.captured_as.is_some())
+    {
+        let Some(need) = scn
+            .tables
+            .capture
+            .guns_and_rifles
             .iter()
-            .filter(|e| e.counted && e.ty.fires && e.ty.captured_as.is_some())
-        {
-            let Some(need) = scn
-                .tables
-                .capture
-                .guns_and_rifles
-                .iter()
-                .find(|(n, _)| *n == e.ty.nation)
-                .map(|(_, v)| *v)
-            else {
-                continue;
-            };
-            match by_need.iter_mut().find(|(n, _)| *n == need) {
-                Some((_, ids)) => ids.push(e.unit.id.to_string()),
-                None => by_need.push((need, vec![e.unit.id.to_string()])),
-            }
-        }
-        by_need.sort();
-        let capturable: Vec<String> = by_need
-            .iter()
-            .map(|(need, ids)| {
-                let roll = if *need >= 6 {
-                    "6".to_string()
-                } else {
-                    format!("{need}-6")
-                };
-                format!("{} on {roll}", ids.join(" "))
-            })
-            .collect();
-        if !capturable.is_empty() {
-            para(
-                o,
-                "  ",
-                &format!(
-                    "9.9: \"When Mahdist units win a combat they may capture enemy gun and rifle units that they destroy in combat.\" If the Mahdists win, roll a D6 for each of these ELIMINATED: {}; name those taken on a CAPTURED line.",
-                    capturable.join("; ")
-                ),
-            );
+            .find(|(n, _)| *n == e.ty.nation)
+            .map(|(_, v)| *v)
+        else {
+            continue;
+        };
+        match by_need.iter_mut().find(|(n, _)| *n == need) {
+            Some((_, ids)) => ids.push(e.unit.id.to_string()),
+            None => by_need.push((need, vec![e.unit.id.to_string()])),
         }
     }
+    by_need.sort();
+    let capturable: Vec<String> = by_need
+        .iter()
+        .map(|(need, ids)| {
+            let roll = if *need >= 6 {
+                "6".to_string()
+            } else {
+                format!("{need}-6")
+            };
+            format!("{} on {roll}", ids.join(" "))
+        })
+        .collect();
+    if !capturable.is_empty() {
+        para(
+            o,
+            "  ",
+            &format!(
+                "9.9: \"When Mahdist units win a combat they may capture enemy gun and rifle units that they destroy in combat.\" If the Mahdists win, roll a D6 for each of these ELIMINATED: {}; name those taken on a CAPTURED line.",
+                capturable.join("; ")
+            ),
+        );
+    }
+}
+
+/// 7.2 and the scenario's victory conditions this battle may meet.
+fn victory_notes(
+    scn: &Scenario,
+    sides: &[Forces<'_>],
+    egyptian_leaders: &[&Leader],
+) -> Vec<String> {
     let mut notes = vec!["7.2: a leader whose units are all ELIMINATED is removed.".to_string()];
     for v in &scn.def.victory {
         match v {
-            VictoryCondition::BritishLeaderStackEliminated => {
-                if let Some((_, ls)) = egyptians
-                    && ls.iter().any(|l| l.nation == Nation::British)
-                {
-                    notes.push("4.2: \"The Mahdist player wins if any stack containing a British leader is totally eliminated in combat.\"".into());
-                }
+            VictoryCondition::BritishLeaderStackEliminated
+                if egyptian_leaders.iter().any(|l| l.nation == Nation::British) =>
+            {
+                notes.push("4.2: \"The Mahdist player wins if any stack containing a British leader is totally eliminated in combat.\"".into());
             }
             VictoryCondition::LeaderEliminated { leader, winner } => {
                 let here = sides
@@ -664,9 +807,11 @@ pub fn brief_with_resolver(
             _ => {}
         }
     }
-    para(o, "  ", &notes.join(" "));
+    notes
+}
 
-    // Reading the table back.
+/// FROM THE TABLE TO THE CAMPAIGN: how loss points become fates.
+fn reading_back(o: &mut String, sys: &System) {
     line(o, "");
     line(o, "FROM THE TABLE TO THE CAMPAIGN");
     para(
@@ -687,8 +832,10 @@ pub fn brief_with_resolver(
     let mut also = sys.also.join(" ");
     also.push_str(" Civilians are ELIMINATED only after every other unit of their side (9.4). Units not on the table keep their state.");
     para(o, "  ", also.trim_start());
+}
 
-    // The result.
+/// THE RESULT: the lines to mail back, filled in as "nothing happened".
+fn result_section(o: &mut String, sides: &[Forces<'_>]) {
     line(o, "");
     line(o, "THE RESULT");
     para(
@@ -697,25 +844,23 @@ pub fn brief_with_resolver(
         "Edit the lines below and mail them back: each unit's fate (GOOD ORDER, DISRUPTED or ELIMINATED), the winner 9.8 gives (WINNER EGYPTIAN, WINNER MAHDIST or DRAW), a CAPTURED line for units taken, a RETREAT TO line (a place or hex) if the loser's way back is chosen on the table. As printed they read: nothing happened.",
     );
     line(o, "");
-    let fates: Vec<(Side, bool, Fate)> = sides
-        .iter()
-        .flat_map(|(s, es, _)| {
-            es.iter().map(move |e| {
-                (
-                    *s,
-                    e.counted,
-                    if e.unit.disrupted {
-                        Fate::Disrupted
-                    } else {
-                        Fate::GoodOrder
-                    },
-                )
-            })
-        })
-        .collect();
+    let start_fate = |e: &Entry<'_>| {
+        if e.unit.disrupted {
+            Fate::Disrupted
+        } else {
+            Fate::GoodOrder
+        }
+    };
     let lost = |side: Side| {
-        let c: Vec<&(Side, bool, Fate)> = fates.iter().filter(|f| f.0 == side && f.1).collect();
-        let hurt = c.iter().filter(|f| f.2 != Fate::GoodOrder).count();
+        let c: Vec<&Entry<'_>> = sides
+            .iter()
+            .filter(|(s, _, _)| *s == side)
+            .flat_map(|(_, es, _)| es.iter().filter(|e| e.counted))
+            .collect();
+        let hurt = c
+            .iter()
+            .filter(|e| start_fate(e) != Fate::GoodOrder)
+            .count();
         !c.is_empty() && hurt * 2 >= c.len()
     };
     line(
@@ -726,37 +871,33 @@ pub fn brief_with_resolver(
             _ => "DRAW",
         },
     );
-    for (_, es, _) in &sides {
+    for (_, es, _) in sides {
         for e in es {
-            let fate = if e.unit.disrupted {
-                Fate::Disrupted
-            } else {
-                Fate::GoodOrder
-            };
-            line(o, &format!("{} {fate}", e.unit.id));
+            line(o, &format!("{} {}", e.unit.id, start_fate(e)));
         }
     }
     line(o, "END");
+}
 
-    if solo == Some(Side::Mahdist) {
-        line(o, "");
-        line(o, "THE MAHDISTS ON THE TABLE (programmed player, seed 002)");
-        let mut t = String::from(
-            "The umpire runs the Mahdists: each Mahdist unit in sight tests on the reaction table (2D6) each turn after the random event, \"Following a melee\", \"Second turn after arriving on board\" and \"Following any change in circumstances\"; the strength columns compare the enemy it sees with its own, in figures.",
-        );
-        if combat.ambush {
-            t.push_str(" This battle is an ambush: the ambushers test on the \"Enemy in Open\" rows (seed 002).");
-        }
-        para(o, "  ", &t);
-        line(o, "");
-        let tables = scn.reactions.table_text_narrow(WIDTH);
-        if sys.table.measure == Measure::Centimetres {
-            out.push_str(&in_centimetres(&tables));
-        } else {
-            out.push_str(&tables);
-        }
+/// THE MAHDISTS ON THE TABLE: the seed's reaction and ambush tables for a
+/// player who runs the programmed Mahdists himself.
+fn solo_section(o: &mut String, cx: &Ctx<'_>) {
+    line(o, "");
+    line(o, "THE MAHDISTS ON THE TABLE (programmed player, seed 002)");
+    let mut t = String::from(
+        "The umpire runs the Mahdists: each Mahdist unit in sight tests on the reaction table (2D6) each turn after the random event, \"Following a melee\", \"Second turn after arriving on board\" and \"Following any change in circumstances\"; the strength columns compare the enemy it sees with its own, in figures.",
+    );
+    if cx.combat.ambush {
+        t.push_str(" This battle is an ambush: the ambushers test on the \"Enemy in Open\" rows (seed 002).");
     }
-    Ok(Brief { text: out, layout })
+    para(o, "  ", &t);
+    line(o, "");
+    let tables = cx.scn.reactions.table_text_narrow(WIDTH);
+    if cx.sys.table.measure == Measure::Centimetres {
+        o.push_str(&in_centimetres(&tables));
+    } else {
+        o.push_str(&tables);
+    }
 }
 
 /// The leader whose tactical rating counts (7.3, 7.0): a C-in-C's values
@@ -861,12 +1002,7 @@ fn hanging(out: &mut String, head: &str, indent: &str, text: &str) {
 /// six Company-sized units. Brigade-sized unit - Seven or more"), "+1" if
 /// "the terrain is Open Terrain". Returns the table's opening and the
 /// words for it.
-fn opening(
-    t: &Tables,
-    scn: &Scenario,
-    combat: &Combat,
-    sides: &[(Side, Vec<Entry<'_>>, Vec<&Leader>)],
-) -> (Opening, String) {
+fn opening(t: &Tables, scn: &Scenario, combat: &Combat, sides: &[Forces<'_>]) -> (Opening, String) {
     let cm = |mm: i32| f64::from(mm) / 10.0;
     let behind = cm(t.table_depth);
     if combat.ambush {

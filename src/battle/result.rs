@@ -174,12 +174,7 @@ impl fmt::Display for ResultError {
 /// Read a result against the forces that fought; every error found, in
 /// line order (checks of the whole result last).
 pub fn read(text: &str, forces: &Forces, map: &Map) -> Result<TableResult, Vec<ResultError>> {
-    let mut errors = Vec::new();
-    let mut winner: Option<(usize, Option<Side>)> = None;
-    let mut fates: BTreeMap<UnitId, (usize, Fate)> = BTreeMap::new();
-    let mut captured: Vec<(usize, UnitId)> = Vec::new();
-    let mut retreat: Option<(usize, Hex)> = None;
-    let mut ignored = Vec::new();
+    let mut r = Reading::default();
     let ids: Vec<&str> = forces.units.iter().map(|u| u.id.0.as_ref()).collect();
     for (n, raw) in text.lines().enumerate() {
         let line = n + 1;
@@ -187,57 +182,134 @@ pub fn read(text: &str, forces: &Forces, map: &Map) -> Result<TableResult, Vec<R
         if trimmed.is_empty() || trimmed.starts_with('>') {
             continue;
         }
+        let upper = trimmed.to_ascii_uppercase();
+        let words: Vec<&str> = upper.split_whitespace().collect();
+        if words == ["END"] {
+            break;
+        }
+        if !is_result_line(&words, &ids) {
+            r.ignored.push((line, trimmed.to_string()));
+            continue;
+        }
+        r.read_line(line, trimmed, &words, forces, map, &ids);
+    }
+    let missing = r.check_fates(forces);
+    let Some((winner_line, said)) = r.winner else {
+        r.errors.push(whole(
+            "no result: add WINNER EGYPTIAN, WINNER MAHDIST or DRAW".into(),
+        ));
+        r.errors.sort_by_key(|e| (e.line == 0, e.line));
+        return Err(r.errors);
+    };
+    if !missing {
+        r.check_winner(forces, winner_line, said);
+    }
+    r.check_captures(forces, said);
+    if let Some((line, _)) = r.retreat
+        && said.is_none()
+    {
+        r.errors
+            .push(at_line(line, "a drawn battle has no retreat (9.8)".into()));
+    }
+    if !r.errors.is_empty() {
+        r.errors.sort_by_key(|e| (e.line == 0, e.line));
+        return Err(r.errors);
+    }
+    Ok(TableResult {
+        winner: said,
+        fates: r.fates.into_iter().map(|(id, (_, f))| (id, f)).collect(),
+        captured: r.captured.into_iter().map(|(_, id)| id).collect(),
+        retreat: r.retreat.map(|(_, h)| h),
+        ignored: r.ignored,
+    })
+}
+
+/// A line meant as part of the result: it starts with a keyword (or one
+/// nearly spelt) or names a unit or a fate; other lines are prose.
+fn is_result_line(words: &[&str], ids: &[&str]) -> bool {
+    let first = words.first().copied().unwrap_or("");
+    KEYWORDS.contains(&first)
+        || first == "DRAWN"
+        || words.iter().any(|w| {
+            ids.iter().any(|id| id.eq_ignore_ascii_case(w))
+                || ["DISRUPTED", "ELIMINATED", "ORDER"].contains(w)
+        })
+        || (first.chars().count() >= 4 && crate::diag::suggest(first, KEYWORDS).is_some())
+}
+
+/// An error of the result as a whole (line 0).
+fn whole(message: String) -> ResultError {
+    ResultError {
+        line: 0,
+        text: String::new(),
+        message,
+        suggestion: None,
+    }
+}
+
+/// An error of a check that points at a line without quoting it.
+fn at_line(line: usize, message: String) -> ResultError {
+    ResultError {
+        line,
+        text: String::new(),
+        message,
+        suggestion: None,
+    }
+}
+
+/// A result as read so far, each part with the line that gave it.
+#[derive(Default)]
+struct Reading {
+    errors: Vec<ResultError>,
+    winner: Option<(usize, Option<Side>)>,
+    fates: BTreeMap<UnitId, (usize, Fate)>,
+    captured: Vec<(usize, UnitId)>,
+    retreat: Option<(usize, Hex)>,
+    ignored: Vec<(usize, String)>,
+}
+
+impl Reading {
+    /// One line of the result: the winner, a capture, the retreat or
+    /// units' fates.
+    fn read_line(
+        &mut self,
+        line: usize,
+        trimmed: &str,
+        words: &[&str],
+        forces: &Forces,
+        map: &Map,
+        ids: &[&str],
+    ) {
         let err = |message: String, suggestion: Option<String>| ResultError {
             line,
             text: trimmed.to_string(),
             message,
             suggestion,
         };
-        let upper = trimmed.to_ascii_uppercase();
-        let words: Vec<&str> = upper.split_whitespace().collect();
-        if words == ["END"] {
-            break;
-        }
-        let first = words.first().copied().unwrap_or("");
-        let result_line = KEYWORDS.contains(&first)
-            || first == "DRAWN"
-            || words.iter().any(|w| {
-                ids.iter().any(|id| id.eq_ignore_ascii_case(w))
-                    || ["DISRUPTED", "ELIMINATED", "ORDER"].contains(w)
-            })
-            || (first.chars().count() >= 4 && crate::diag::suggest(first, KEYWORDS).is_some());
-        if !result_line {
-            ignored.push((line, trimmed.to_string()));
-            continue;
-        }
-        let mut say_winner = |w: Option<Side>, errors: &mut Vec<ResultError>| match winner {
-            Some((first, _)) => errors.push(err(
-                format!("the result is given twice (line {first} gave it first)"),
-                None,
-            )),
-            None => winner = Some((line, w)),
+        let no_unit = |id: &str| {
+            err(
+                format!("no unit {id} fought this battle"),
+                crate::diag::suggest(id, ids.iter().copied()).map(str::to_string),
+            )
         };
-        match words.as_slice() {
+        match words {
             ["WINNER", side] => match *side {
                 "EGYPTIAN" | "EGYPTIANS" | "BRITISH" => {
-                    say_winner(Some(Side::Egyptian), &mut errors)
+                    self.say_winner(line, Some(Side::Egyptian), &err)
                 }
-                "MAHDIST" | "MAHDISTS" => say_winner(Some(Side::Mahdist), &mut errors),
-                other => errors.push(err(
+                "MAHDIST" | "MAHDISTS" => self.say_winner(line, Some(Side::Mahdist), &err),
+                other => self.errors.push(err(
                     format!("no side called {other}: WINNER EGYPTIAN or WINNER MAHDIST"),
                     crate::diag::suggest(other, ["EGYPTIAN", "MAHDIST"])
                         .map(|s| format!("WINNER {s}")),
                 )),
             },
-            ["DRAW"] | ["DRAWN"] => say_winner(None, &mut errors),
+            ["DRAW"] | ["DRAWN"] => self.say_winner(line, None, &err),
             ["CAPTURED", rest @ ..] if !rest.is_empty() => {
                 for id in rest {
                     match forces.unit(id) {
-                        Some(u) => captured.push((line, u.id.clone())),
-                        None => errors.push(err(
-                            format!("no unit {id} fought this battle"),
-                            crate::diag::suggest(id, ids.iter().copied()).map(str::to_string),
-                        )),
+                        Some(u) => self.captured.push((line, u.id.clone())),
+                        None => self.errors.push(no_unit(id)),
                     }
                 }
             }
@@ -248,42 +320,28 @@ pub fn read(text: &str, forces: &Forces, map: &Map) -> Result<TableResult, Vec<R
                     .collect::<Vec<_>>()
                     .join(" ");
                 match map.resolve(&place) {
-                    Ok(h) => {
-                        if let Some((first, _)) = retreat {
-                            errors.push(err(
-                                format!("a second retreat (line {first} gave one)"),
-                                None,
-                            ));
-                        } else {
-                            retreat = Some((line, h));
-                        }
-                    }
-                    Err(e) => errors.push(err(format!("{e}"), None)),
+                    Ok(h) => match self.retreat {
+                        Some((first, _)) => self.errors.push(err(
+                            format!("a second retreat (line {first} gave one)"),
+                            None,
+                        )),
+                        None => self.retreat = Some((line, h)),
+                    },
+                    Err(e) => self.errors.push(err(format!("{e}"), None)),
                 }
             }
-            _ => match fate_line(&words) {
+            _ => match fate_line(words) {
                 Some((units, fate)) => {
                     for id in units {
                         match forces.unit(id) {
-                            Some(u) => {
-                                if let Some((first, _)) = fates.get(&u.id) {
-                                    errors.push(err(
-                                        format!("{} is given a second fate (line {first} gave one)", u.id.0),
-                                        None,
-                                    ));
-                                } else {
-                                    fates.insert(u.id.clone(), (line, fate));
-                                }
-                            }
-                            None => errors.push(err(
-                                format!("no unit {id} fought this battle"),
-                                crate::diag::suggest(id, ids.iter().copied()).map(str::to_string),
-                            )),
+                            Some(u) => self.say_fate(line, u, fate, &err),
+                            None => self.errors.push(no_unit(id)),
                         }
                     }
                 }
                 None => {
-                    errors.push(err(
+                    let first = words.first().copied().unwrap_or("");
+                    self.errors.push(err(
                         "not a line of a battle result: WINNER EGYPTIAN, WINNER MAHDIST or DRAW; units with GOOD ORDER, DISRUPTED or ELIMINATED; CAPTURED units; RETREAT TO a place; END".into(),
                         crate::diag::suggest(first, KEYWORDS)
                             .filter(|s| *s != first)
@@ -293,74 +351,105 @@ pub fn read(text: &str, forces: &Forces, map: &Map) -> Result<TableResult, Vec<R
             },
         }
     }
-    let whole = |message: String| ResultError {
-        line: 0,
-        text: String::new(),
-        message,
-        suggestion: None,
-    };
-    // Every unit once.
-    let missing: Vec<&str> = forces
-        .units
-        .iter()
-        .filter(|u| !fates.contains_key(&u.id))
-        .map(|u| u.id.0.as_ref())
-        .collect();
-    if !missing.is_empty() {
-        errors.push(whole(format!(
-            "every unit that fought needs its fate; not given: {}",
-            missing.join(" ")
-        )));
+
+    /// The winner (or a draw), given once.
+    fn say_winner(
+        &mut self,
+        line: usize,
+        w: Option<Side>,
+        err: &dyn Fn(String, Option<String>) -> ResultError,
+    ) {
+        match self.winner {
+            Some((first, _)) => self.errors.push(err(
+                format!("the result is given twice (line {first} gave it first)"),
+                None,
+            )),
+            None => self.winner = Some((line, w)),
+        }
     }
-    let fate_of = |u: &BattleUnit| fates.get(&u.id).map(|(_, f)| *f);
-    for u in &forces.units {
-        let Some((line, fate)) = fates.get(&u.id) else {
-            continue;
-        };
-        if u.disrupted && *fate == Fate::GoodOrder {
-            errors.push(ResultError {
-                line: *line,
-                text: String::new(),
-                message: format!(
-                    "{} was disrupted when the battle began: it ends it disrupted or eliminated (9.7; it recovers in the recovery phase)",
-                    u.id.0
-                ),
-                suggestion: None,
-            });
+
+    /// A unit's fate, given once.
+    fn say_fate(
+        &mut self,
+        line: usize,
+        u: &BattleUnit,
+        fate: Fate,
+        err: &dyn Fn(String, Option<String>) -> ResultError,
+    ) {
+        if let Some((first, _)) = self.fates.get(&u.id) {
+            self.errors.push(err(
+                format!("{} is given a second fate (line {first} gave one)", u.id.0),
+                None,
+            ));
+        } else {
+            self.fates.insert(u.id.clone(), (line, fate));
         }
-        if u.disrupted && *fate == Fate::Eliminated {
-            errors.extend(second_disruption(forces, u, *line, &fate_of));
+    }
+
+    fn fate_of(&self, u: &BattleUnit) -> Option<Fate> {
+        self.fates.get(&u.id).map(|(_, f)| *f)
+    }
+
+    /// Every unit given a fate the rules allow: a unit disrupted at the
+    /// start never ends in good order (9.7) nor is disrupted twice while
+    /// others stand (9.4), civilians go last (9.4). Whether a fate is
+    /// missing.
+    fn check_fates(&mut self, forces: &Forces) -> bool {
+        let missing: Vec<&str> = forces
+            .units
+            .iter()
+            .filter(|u| !self.fates.contains_key(&u.id))
+            .map(|u| u.id.0.as_ref())
+            .collect();
+        if !missing.is_empty() {
+            self.errors.push(whole(format!(
+                "every unit that fought needs its fate; not given: {}",
+                missing.join(" ")
+            )));
         }
-        if u.civilian && *fate == Fate::Eliminated {
-            let others = forces
-                .units
-                .iter()
-                .filter(|o| o.side == u.side && !o.civilian)
-                .filter(|o| fate_of(o) != Some(Fate::Eliminated))
-                .map(|o| o.id.0.as_ref())
-                .collect::<Vec<_>>();
-            if !others.is_empty() {
-                errors.push(ResultError {
-                    line: *line,
-                    text: String::new(),
-                    message: format!(
-                        "civilians are eliminated only after every other unit of their side (9.4); {} still stand",
-                        others.join(" ")
+        let fate_of = |u: &BattleUnit| self.fate_of(u);
+        let mut errors = Vec::new();
+        for u in &forces.units {
+            let Some((line, fate)) = self.fates.get(&u.id) else {
+                continue;
+            };
+            if u.disrupted && *fate == Fate::GoodOrder {
+                errors.push(at_line(
+                    *line,
+                    format!(
+                        "{} was disrupted when the battle began: it ends it disrupted or eliminated (9.7; it recovers in the recovery phase)",
+                        u.id.0
                     ),
-                    suggestion: None,
-                });
+                ));
+            }
+            if u.disrupted && *fate == Fate::Eliminated {
+                errors.extend(second_disruption(forces, u, *line, &fate_of));
+            }
+            if u.civilian && *fate == Fate::Eliminated {
+                let others = forces
+                    .units
+                    .iter()
+                    .filter(|o| o.side == u.side && !o.civilian)
+                    .filter(|o| fate_of(o) != Some(Fate::Eliminated))
+                    .map(|o| o.id.0.as_ref())
+                    .collect::<Vec<_>>();
+                if !others.is_empty() {
+                    errors.push(at_line(
+                        *line,
+                        format!(
+                            "civilians are eliminated only after every other unit of their side (9.4); {} still stand",
+                            others.join(" ")
+                        ),
+                    ));
+                }
             }
         }
+        self.errors.extend(errors);
+        !missing.is_empty()
     }
-    let Some((winner_line, said)) = winner else {
-        errors.push(whole(
-            "no result: add WINNER EGYPTIAN, WINNER MAHDIST or DRAW".into(),
-        ));
-        errors.sort_by_key(|e| (e.line == 0, e.line));
-        return Err(errors);
-    };
-    // 9.8: the winner the fates give.
-    if missing.is_empty() {
+
+    /// 9.8: the winner the fates give is the one said.
+    fn check_winner(&mut self, forces: &Forces, winner_line: usize, said: Option<Side>) {
         let lost = |side: Side| {
             let counted: Vec<&BattleUnit> = forces
                 .units
@@ -369,7 +458,7 @@ pub fn read(text: &str, forces: &Forces, map: &Map) -> Result<TableResult, Vec<R
                 .collect();
             let hurt = counted
                 .iter()
-                .filter(|u| fate_of(u) != Some(Fate::GoodOrder))
+                .filter(|u| self.fate_of(u) != Some(Fate::GoodOrder))
                 .count();
             !counted.is_empty() && hurt * 2 >= counted.len()
         };
@@ -384,7 +473,7 @@ pub fn read(text: &str, forces: &Forces, map: &Map) -> Result<TableResult, Vec<R
                 Some(Side::Mahdist) => "WINNER MAHDIST".to_string(),
                 None => "DRAW".to_string(),
             };
-            errors.push(ResultError {
+            self.errors.push(ResultError {
                 line: winner_line,
                 text: String::new(),
                 message: format!(
@@ -395,55 +484,35 @@ pub fn read(text: &str, forces: &Forces, map: &Map) -> Result<TableResult, Vec<R
             });
         }
     }
-    // 9.9: captures.
-    for (line, id) in &captured {
-        let Some(u) = forces.units.iter().find(|u| &u.id == id) else {
-            continue;
-        };
-        let why = if said != Some(Side::Mahdist) {
-            Some("only Mahdists who won the battle capture (9.9)".to_string())
-        } else if u.side != Side::Egyptian {
-            Some(format!("{} is a Mahdist unit", u.id.0))
-        } else if !u.capturable {
-            Some(format!("{} is not a gun or rifle unit (9.9)", u.id.0))
-        } else if fate_of(u) != Some(Fate::Eliminated) {
-            Some(format!(
-                "{} was not eliminated: only units destroyed in the battle are captured (9.9)",
-                u.id.0
-            ))
-        } else {
-            None
-        };
-        if let Some(message) = why {
-            errors.push(ResultError {
-                line: *line,
-                text: String::new(),
-                message,
-                suggestion: None,
-            });
+
+    /// 9.9: only Mahdists who won capture, and only Egyptian gun and rifle
+    /// units eliminated in the battle.
+    fn check_captures(&mut self, forces: &Forces, said: Option<Side>) {
+        let mut errors = Vec::new();
+        for (line, id) in &self.captured {
+            let Some(u) = forces.units.iter().find(|u| &u.id == id) else {
+                continue;
+            };
+            let why = if said != Some(Side::Mahdist) {
+                Some("only Mahdists who won the battle capture (9.9)".to_string())
+            } else if u.side != Side::Egyptian {
+                Some(format!("{} is a Mahdist unit", u.id.0))
+            } else if !u.capturable {
+                Some(format!("{} is not a gun or rifle unit (9.9)", u.id.0))
+            } else if self.fate_of(u) != Some(Fate::Eliminated) {
+                Some(format!(
+                    "{} was not eliminated: only units destroyed in the battle are captured (9.9)",
+                    u.id.0
+                ))
+            } else {
+                None
+            };
+            if let Some(message) = why {
+                errors.push(at_line(*line, message));
+            }
         }
+        self.errors.extend(errors);
     }
-    if let Some((line, _)) = retreat
-        && said.is_none()
-    {
-        errors.push(ResultError {
-            line,
-            text: String::new(),
-            message: "a drawn battle has no retreat (9.8)".into(),
-            suggestion: None,
-        });
-    }
-    if !errors.is_empty() {
-        errors.sort_by_key(|e| (e.line == 0, e.line));
-        return Err(errors);
-    }
-    Ok(TableResult {
-        winner: said,
-        fates: fates.into_iter().map(|(id, (_, f))| (id, f)).collect(),
-        captured: captured.into_iter().map(|(_, id)| id).collect(),
-        retreat: retreat.map(|(_, h)| h),
-        ignored,
-    })
 }
 
 /// 9.4: "no disrupted unit may suffer a 2nd disruption result until all

@@ -329,202 +329,18 @@ impl Tabletop {
         let src = Source::new(name, text);
         let file: File = src.parse_ron().map_err(|d| Diagnostics(vec![d]))?;
         let mut errors: Vec<Diagnostic> = Vec::new();
-        // The light.
-        let mut light: Vec<Light> = Vec::new();
-        for (i, l) in file.light.iter().enumerate() {
-            let line = src.line_of(&format!("month: {},", l.month), 1);
-            let field = format!("light[{i}]");
-            if !(1..=12).contains(&l.month) {
-                errors.push(src.error(
-                    line,
-                    format!("{field}.month"),
-                    format!("month {} is not a month", l.month),
-                    Some("months are 1 (January) to 12 (December)".into()),
-                ));
-                continue;
-            }
-            if light.iter().any(|o| o.month == l.month) {
-                errors.push(src.error(
-                    line,
-                    format!("{field}.month"),
-                    format!("month {} is given twice", l.month),
-                    Some("give each month once".into()),
-                ));
-                continue;
-            }
-            let times: Vec<(&str, Option<u32>)> = [
-                ("first_light", &l.first_light),
-                ("sunrise", &l.sunrise),
-                ("sunset", &l.sunset),
-                ("last_light", &l.last_light),
-            ]
-            .into_iter()
-            .map(|(f, t)| (f, minutes(t)))
-            .collect();
-            let mut ok = true;
-            for (f, m) in &times {
-                if m.is_none() {
-                    ok = false;
-                    errors.push(src.error(
-                        line,
-                        format!("{field}.{f}"),
-                        "not a time of day".to_string(),
-                        Some("write hours and minutes, such as \"06:22\"".into()),
-                    ));
-                }
-            }
-            if ok && !times.windows(2).all(|w| w[0].1 < w[1].1) {
-                errors.push(src.error(
-                    line,
-                    field.clone(),
-                    "the times are out of order".to_string(),
-                    Some("first_light, sunrise, sunset and last_light follow each other".into()),
-                ));
-            }
-            light.push(l.clone());
-        }
-        for m in 1..=12 {
-            if !file.light.iter().any(|l| l.month == m) {
-                errors.push(src.error(
-                    src.line_of("light:", 1),
-                    "light",
-                    format!("month {m} has no light"),
-                    Some("give all twelve months, 1 to 12".into()),
-                ));
-            }
-        }
-        light.sort_by_key(|l| l.month);
-        // The rule sets.
-        for r in RuleSet::ALL {
-            let n = file.rule_sets.iter().filter(|s| s.rules == r).count();
-            if n != 1 {
-                errors.push(
-                    src.error(
-                        src.line_of(&format!("rules: {r:?}"), 1)
-                            .or(src.line_of("rule_sets:", 1)),
-                        "rule_sets",
-                        format!("the rule set {r:?} ({}) is given {n} times", r.title()),
-                        Some("give each of VolleyFire, Pits1885 and Etyfw once".into()),
-                    ),
-                );
-            }
-        }
+        let light = check_light(&src, &file.light, &mut errors);
+        check_rule_sets(&src, &file.rule_sets, &mut errors);
         for (i, s) in file.rule_sets.iter().enumerate() {
             let at = src.line_of(&format!("rules: {:?}", s.rules), 1);
             let field = format!("rule_sets[{i}]");
             let err = |f: &str, message: String, hint: &str| {
                 src.error(at, format!("{field}.{f}"), message, Some(hint.to_string()))
             };
-            for (f, fr) in [
-                ("disrupted_from", s.disrupted_from),
-                ("eliminated_over", s.eliminated_over),
-            ] {
-                if fr.1 == 0 || fr.0 == 0 || fr.0 > fr.1 {
-                    errors.push(err(
-                        f,
-                        format!("({}, {}) is not a share of a unit", fr.0, fr.1),
-                        "write (numerator, denominator), more than 0 and at most 1, such as (1, 4)",
-                    ));
-                }
-            }
-            if s.disrupted_from.1 > 0
-                && s.eliminated_over.1 > 0
-                && s.disrupted_from.0 * s.eliminated_over.1
-                    > s.eliminated_over.0 * s.disrupted_from.1
-            {
-                errors.push(err(
-                    "disrupted_from",
-                    "a unit would be eliminated before it is disrupted".into(),
-                    "disrupted_from is at most eliminated_over",
-                ));
-            }
-            if s.points_per_element == 0 {
-                errors.push(err(
-                    "points_per_element",
-                    "an element must be worth at least 1 loss point".into(),
-                    "1 for a figure, the figures on it for a base or stand",
-                ));
-            }
-            for (f, v) in [
-                ("scale", &s.scale),
-                ("element", &s.element),
-                ("points", &s.points),
-            ] {
-                if v.trim().is_empty() {
-                    errors.push(err(f, "is empty".into(), "say it in words"));
-                }
-            }
-            for t in [Terrain::Clear, Terrain::Hills, Terrain::Mountains] {
-                if s.ground(t).is_none() {
-                    errors.push(err(
-                        "ground",
-                        format!("no words for {} ground", t.name()),
-                        &format!("add (terrain: {t:?}, text: \"...\")"),
-                    ));
-                }
-            }
-            for k in [
-                PlaceKind::Town,
-                PlaceKind::Village,
-                PlaceKind::Oasis,
-                PlaceKind::Landmark,
-            ] {
-                if s.place(k).is_none() {
-                    errors.push(err(
-                        "places",
-                        format!("no words for a {k:?}"),
-                        &format!("add (kind: {k:?}, text: \"...\")"),
-                    ));
-                }
-            }
+            errors.extend(check_losses(s, &err));
+            errors.extend(check_words(s, &err));
             errors.extend(check_table(&s.table, s.rules, &err));
-            for (j, tr) in s.troops.iter().enumerate() {
-                let dup = s.troops[..j]
-                    .iter()
-                    .any(|o| o.nation == tr.nation && o.kind == tr.kind && o.quality == tr.quality);
-                let q = tr
-                    .quality
-                    .map_or("any".to_string(), |q| q.letter().to_string());
-                if dup {
-                    errors.push(err(
-                        &format!("troops[{j}]"),
-                        format!("{} {} of quality {q} is given twice", tr.nation, tr.kind),
-                        "give each nation, kind and quality once",
-                    ));
-                }
-                if !units.types().iter().any(|t| tr.matches(t)) {
-                    errors.push(err(
-                        &format!("troops[{j}]"),
-                        format!(
-                            "no unit type of units.ron is {} {} of quality {q}",
-                            tr.nation, tr.kind
-                        ),
-                        "check the nation, kind and quality against scenarios/units.ron",
-                    ));
-                }
-            }
-            for t in units.types() {
-                if t.kind == UnitKind::Fleet {
-                    continue;
-                }
-                if s.troop(t).is_none() {
-                    errors.push(err(
-                        "troops",
-                        format!(
-                            "no entry for {} ({}: {} {}, quality {})",
-                            t.name,
-                            t.id,
-                            t.nation,
-                            t.kind,
-                            t.quality.letter()
-                        ),
-                        &format!(
-                            "add (nation: {:?}, kind: {:?}, quality: Some({:?}), per_sp: ..., per_unit: ..., class: \"...\")",
-                            t.nation, t.kind, t.quality
-                        ),
-                    ));
-                }
-            }
+            errors.extend(check_troops(s, units, &err));
         }
         if errors.is_empty() {
             let mut systems = file.rule_sets;
@@ -544,6 +360,227 @@ impl Tabletop {
     pub fn light(&self, month: u32) -> Option<&Light> {
         self.light.iter().find(|l| l.month == month)
     }
+}
+
+/// The light: every month 1 to 12 once, its times of day in order; the
+/// months sorted.
+fn check_light(src: &Source<'_>, given: &[Light], errors: &mut Vec<Diagnostic>) -> Vec<Light> {
+    let mut light: Vec<Light> = Vec::new();
+    for (i, l) in given.iter().enumerate() {
+        let line = src.line_of(&format!("month: {},", l.month), 1);
+        let field = format!("light[{i}]");
+        if !(1..=12).contains(&l.month) {
+            errors.push(src.error(
+                line,
+                format!("{field}.month"),
+                format!("month {} is not a month", l.month),
+                Some("months are 1 (January) to 12 (December)".into()),
+            ));
+            continue;
+        }
+        if light.iter().any(|o| o.month == l.month) {
+            errors.push(src.error(
+                line,
+                format!("{field}.month"),
+                format!("month {} is given twice", l.month),
+                Some("give each month once".into()),
+            ));
+            continue;
+        }
+        let times: Vec<(&str, Option<u32>)> = [
+            ("first_light", &l.first_light),
+            ("sunrise", &l.sunrise),
+            ("sunset", &l.sunset),
+            ("last_light", &l.last_light),
+        ]
+        .into_iter()
+        .map(|(f, t)| (f, minutes(t)))
+        .collect();
+        let mut ok = true;
+        for (f, m) in &times {
+            if m.is_none() {
+                ok = false;
+                errors.push(src.error(
+                    line,
+                    format!("{field}.{f}"),
+                    "not a time of day".to_string(),
+                    Some("write hours and minutes, such as \"06:22\"".into()),
+                ));
+            }
+        }
+        if ok && !times.windows(2).all(|w| w[0].1 < w[1].1) {
+            errors.push(src.error(
+                line,
+                field.clone(),
+                "the times are out of order".to_string(),
+                Some("first_light, sunrise, sunset and last_light follow each other".into()),
+            ));
+        }
+        light.push(l.clone());
+    }
+    for m in 1..=12 {
+        if !given.iter().any(|l| l.month == m) {
+            errors.push(src.error(
+                src.line_of("light:", 1),
+                "light",
+                format!("month {m} has no light"),
+                Some("give all twelve months, 1 to 12".into()),
+            ));
+        }
+    }
+    light.sort_by_key(|l| l.month);
+    light
+}
+
+/// Every rule set given once.
+fn check_rule_sets(src: &Source<'_>, rule_sets: &[System], errors: &mut Vec<Diagnostic>) {
+    for r in RuleSet::ALL {
+        let n = rule_sets.iter().filter(|s| s.rules == r).count();
+        if n != 1 {
+            errors.push(
+                src.error(
+                    src.line_of(&format!("rules: {r:?}"), 1)
+                        .or(src.line_of("rule_sets:", 1)),
+                    "rule_sets",
+                    format!("the rule set {r:?} ({}) is given {n} times", r.title()),
+                    Some("give each of VolleyFire, Pits1885 and Etyfw once".into()),
+                ),
+            );
+        }
+    }
+}
+
+/// A rule set's losses: fractions that are fractions, disrupted before
+/// eliminated, an element worth at least a point.
+fn check_losses(s: &System, err: &dyn Fn(&str, String, &str) -> Diagnostic) -> Vec<Diagnostic> {
+    let mut errors = Vec::new();
+    for (f, fr) in [
+        ("disrupted_from", s.disrupted_from),
+        ("eliminated_over", s.eliminated_over),
+    ] {
+        if fr.1 == 0 || fr.0 == 0 || fr.0 > fr.1 {
+            errors.push(err(
+                f,
+                format!("({}, {}) is not a share of a unit", fr.0, fr.1),
+                "write (numerator, denominator), more than 0 and at most 1, such as (1, 4)",
+            ));
+        }
+    }
+    if s.disrupted_from.1 > 0
+        && s.eliminated_over.1 > 0
+        && s.disrupted_from.0 * s.eliminated_over.1 > s.eliminated_over.0 * s.disrupted_from.1
+    {
+        errors.push(err(
+            "disrupted_from",
+            "a unit would be eliminated before it is disrupted".into(),
+            "disrupted_from is at most eliminated_over",
+        ));
+    }
+    if s.points_per_element == 0 {
+        errors.push(err(
+            "points_per_element",
+            "an element must be worth at least 1 loss point".into(),
+            "1 for a figure, the figures on it for a base or stand",
+        ));
+    }
+    errors
+}
+
+/// A rule set's words: the scale, element and points said, every terrain
+/// and kind of place given words.
+fn check_words(s: &System, err: &dyn Fn(&str, String, &str) -> Diagnostic) -> Vec<Diagnostic> {
+    let mut errors = Vec::new();
+    for (f, v) in [
+        ("scale", &s.scale),
+        ("element", &s.element),
+        ("points", &s.points),
+    ] {
+        if v.trim().is_empty() {
+            errors.push(err(f, "is empty".into(), "say it in words"));
+        }
+    }
+    for t in [Terrain::Clear, Terrain::Hills, Terrain::Mountains] {
+        if s.ground(t).is_none() {
+            errors.push(err(
+                "ground",
+                format!("no words for {} ground", t.name()),
+                &format!("add (terrain: {t:?}, text: \"...\")"),
+            ));
+        }
+    }
+    for k in [
+        PlaceKind::Town,
+        PlaceKind::Village,
+        PlaceKind::Oasis,
+        PlaceKind::Landmark,
+    ] {
+        if s.place(k).is_none() {
+            errors.push(err(
+                "places",
+                format!("no words for a {k:?}"),
+                &format!("add (kind: {k:?}, text: \"...\")"),
+            ));
+        }
+    }
+    errors
+}
+
+/// A rule set's troops: each nation, kind and quality once and matching a
+/// unit type, and every unit type but the fleet given an entry.
+fn check_troops(
+    s: &System,
+    units: &Units,
+    err: &dyn Fn(&str, String, &str) -> Diagnostic,
+) -> Vec<Diagnostic> {
+    let mut errors = Vec::new();
+    for (j, tr) in s.troops.iter().enumerate() {
+        let dup = s.troops[..j]
+            .iter()
+            .any(|o| o.nation == tr.nation && o.kind == tr.kind && o.quality == tr.quality);
+        let q = tr
+            .quality
+            .map_or("any".to_string(), |q| q.letter().to_string());
+        if dup {
+            errors.push(err(
+                &format!("troops[{j}]"),
+                format!("{} {} of quality {q} is given twice", tr.nation, tr.kind),
+                "give each nation, kind and quality once",
+            ));
+        }
+        if !units.types().iter().any(|t| tr.matches(t)) {
+            errors.push(err(
+                &format!("troops[{j}]"),
+                format!(
+                    "no unit type of units.ron is {} {} of quality {q}",
+                    tr.nation, tr.kind
+                ),
+                "check the nation, kind and quality against scenarios/units.ron",
+            ));
+        }
+    }
+    for t in units.types() {
+        if t.kind == UnitKind::Fleet {
+            continue;
+        }
+        if s.troop(t).is_none() {
+            errors.push(err(
+                "troops",
+                format!(
+                    "no entry for {} ({}: {} {}, quality {})",
+                    t.name,
+                    t.id,
+                    t.nation,
+                    t.kind,
+                    t.quality.letter()
+                ),
+                &format!(
+                    "add (nation: {:?}, kind: {:?}, quality: Some({:?}), per_sp: ..., per_unit: ..., class: \"...\")",
+                    t.nation, t.kind, t.quality
+                ),
+            ));
+        }
+    }
+    errors
 }
 
 /// The table of a rule set: sizes that make a table, a piece for every

@@ -179,8 +179,8 @@ impl Board {
                 "<text class=\"{}\"{} x=\"{}\" y=\"{}\" text-anchor=\"{}\">{}</text>",
                 l.class,
                 l.attrs,
-                super::svg::num(x),
-                super::svg::num(y),
+                super::num(x),
+                super::num(y),
                 a.as_str(),
                 super::escape(text)
             );

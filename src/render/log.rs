@@ -43,9 +43,19 @@ fn path(map: &Map, hexes: &[Hex]) -> String {
         .join(" - ")
 }
 
-/// One line (or a few) for an event.
+/// One line (or a few) for an event: each kind of event has its line in
+/// one of the groups below (a new kind of event needs one there).
 pub fn event_line(map: &Map, e: &Event) -> String {
-    match e {
+    [turn_line, march_line, unit_line, combat_line, arrival_line]
+        .iter()
+        .find_map(|line| line(map, e))
+        .unwrap_or_default()
+}
+
+/// The turn's frame: phases, rolls, events of the random table, notes,
+/// sieges and victory.
+fn turn_line(map: &Map, e: &Event) -> Option<String> {
+    let line = match e {
         Event::PhaseBegins { side, phase, month } => {
             let p = match phase {
                 Phase::RandomEvents => "I. random events",
@@ -74,6 +84,38 @@ pub fn event_line(map: &Map, e: &Event) -> String {
                 t.roll.kind, t.roll.purpose, t.total, t.table, t.line
             )
         }
+        Event::RandomEvent { table, title, text } => {
+            if text.is_empty() {
+                format!("  random event ({table}): {title}")
+            } else {
+                format!("  random event ({table}): {title}. {text}")
+            }
+        }
+        Event::Note { text } => format!("  {text}"),
+        Event::UnderSiege { hexes } => {
+            if hexes.is_empty() {
+                "  no town, village or oasis is under siege".into()
+            } else {
+                format!(
+                    "  under siege (9.12): {}",
+                    hexes
+                        .iter()
+                        .map(|h| map.describe(*h))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            }
+        }
+        Event::VictoryCheck { condition, status } => format!("  victory: {condition}: {status}"),
+        Event::GameOver { result } => format!("*** {result}"),
+        _ => return None,
+    };
+    Some(line)
+}
+
+/// The march phase: orders, marches, moves, stops and drop-offs.
+fn march_line(map: &Map, e: &Event) -> Option<String> {
+    let line = match e {
         Event::OrderSetAside { order, reason } => {
             format!("  order {} set aside: {reason}", order + 1)
         }
@@ -147,6 +189,15 @@ pub fn event_line(map: &Map, e: &Event) -> String {
                 map.describe(*at)
             )
         }
+        _ => return None,
+    };
+    Some(line)
+}
+
+/// What befalls units and leaders: disruption, elimination, supply,
+/// attrition, recovery, leaders removed and succeeded.
+fn unit_line(map: &Map, e: &Event) -> Option<String> {
+    let line = match e {
         Event::Disrupted {
             unit,
             hex,
@@ -189,6 +240,27 @@ pub fn event_line(map: &Map, e: &Event) -> String {
         Event::StillDisrupted { unit, hex } => {
             format!("  {unit} at {} stays disrupted", map.describe(*hex))
         }
+        Event::LeaderRemoved { leader, hex, how } if how.is_empty() => {
+            format!("  {leader} removed at {} (7.2)", map.describe(*hex))
+        }
+        Event::LeaderRemoved { leader, hex, how } => {
+            format!("  {leader} removed at {}: {how} (7.2)", map.describe(*hex))
+        }
+        Event::Succession { leader, hex } => match hex {
+            Some(h) => format!(
+                "  the {leader} succeeds the Mahdi, at {} (7.2)",
+                map.describe(*h)
+            ),
+            None => format!("  no Mahdist stack on the main map: the {leader} is lost too (7.2)"),
+        },
+        _ => return None,
+    };
+    Some(line)
+}
+
+/// Combats: who attacks whom, the result, retreats and captures.
+fn combat_line(map: &Map, e: &Event) -> Option<String> {
+    let line = match e {
         Event::CombatBegins {
             order,
             attacker,
@@ -252,6 +324,14 @@ pub fn event_line(map: &Map, e: &Event) -> String {
                 ),
             }
         }
+        _ => return None,
+    };
+    Some(line)
+}
+
+/// The reinforcement phase: arrivals and replacements.
+fn arrival_line(map: &Map, e: &Event) -> Option<String> {
+    let line = match e {
         Event::Arrived {
             id,
             hex,
@@ -285,44 +365,9 @@ pub fn event_line(map: &Map, e: &Event) -> String {
             "  {unit} returns as a replacement at {} (3.3)",
             map.describe(*hex)
         ),
-        Event::RandomEvent { table, title, text } => {
-            if text.is_empty() {
-                format!("  random event ({table}): {title}")
-            } else {
-                format!("  random event ({table}): {title}. {text}")
-            }
-        }
-        Event::Note { text } => format!("  {text}"),
-        Event::LeaderRemoved { leader, hex, how } if how.is_empty() => {
-            format!("  {leader} removed at {} (7.2)", map.describe(*hex))
-        }
-        Event::LeaderRemoved { leader, hex, how } => {
-            format!("  {leader} removed at {}: {how} (7.2)", map.describe(*hex))
-        }
-        Event::Succession { leader, hex } => match hex {
-            Some(h) => format!(
-                "  the {leader} succeeds the Mahdi, at {} (7.2)",
-                map.describe(*h)
-            ),
-            None => format!("  no Mahdist stack on the main map: the {leader} is lost too (7.2)"),
-        },
-        Event::UnderSiege { hexes } => {
-            if hexes.is_empty() {
-                "  no town, village or oasis is under siege".into()
-            } else {
-                format!(
-                    "  under siege (9.12): {}",
-                    hexes
-                        .iter()
-                        .map(|h| map.describe(*h))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                )
-            }
-        }
-        Event::VictoryCheck { condition, status } => format!("  victory: {condition}: {status}"),
-        Event::GameOver { result } => format!("*** {result}"),
-    }
+        _ => return None,
+    };
+    Some(line)
 }
 
 /// The whole log.

@@ -30,3 +30,22 @@ pub fn escape(s: &str) -> String {
     }
     out
 }
+
+/// A number with at most one decimal, without a trailing `.0`.
+pub(crate) struct N(pub(crate) f64);
+
+impl std::fmt::Display for N {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let t = (self.0 * 10.0).round() / 10.0;
+        if t == t.trunc() {
+            write!(f, "{}", t as i64)
+        } else {
+            write!(f, "{t:.1}")
+        }
+    }
+}
+
+/// A number as the SVG writes it: at most one decimal.
+pub(crate) fn num(v: f64) -> String {
+    N(v).to_string()
+}

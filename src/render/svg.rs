@@ -33,7 +33,7 @@
 //! - a key listing what this map shows.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::fmt::{self, Write as _};
+use std::fmt::Write as _;
 use std::sync::{Arc, OnceLock};
 
 use resvg::usvg::fontdb;
@@ -42,6 +42,7 @@ use crate::engine::events::Event;
 use crate::engine::victory;
 use crate::geo::{Hex, Hexside, Map, PlaceKind, RiverClass, Terrain};
 use crate::render::labels::{self, Anchor, Board, Label, Rect};
+use crate::render::{N, num};
 use crate::scenario::{Scenario, Side};
 use crate::state::GameState;
 
@@ -158,25 +159,6 @@ const ROW: i32 = 30;
 const KEY_W: i32 = 150;
 /// Height of the title band above the map.
 const TITLE_H: i32 = 22;
-
-/// A number with at most one decimal, without a trailing `.0`.
-struct N(f64);
-
-impl fmt::Display for N {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let t = (self.0 * 10.0).round() / 10.0;
-        if t == t.trunc() {
-            write!(f, "{}", t as i64)
-        } else {
-            write!(f, "{t:.1}")
-        }
-    }
-}
-
-/// A number as the SVG writes it: at most one decimal.
-pub(crate) fn num(v: f64) -> String {
-    N(v).to_string()
-}
 
 /// The type sizes of a picture drawn for mail, in map units, so that its
 /// smallest text is [`MIN_TEXT_PX`] high at its width in pixels.

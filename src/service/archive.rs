@@ -17,9 +17,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use super::bots::notes_action;
+use super::play::{adjudicate_watched, seed_bytes};
 use super::record::TurnRecord;
 use super::secrets::sha256_hex;
-use super::turns::{adjudicate_watched, seed_bytes};
 use super::{Result, Service, ServiceError};
 use crate::engine::events::Event;
 use crate::geo::{Hex, PlaceKind};
@@ -240,15 +240,16 @@ impl Service {
         let scn = self.scenario(&g.scenario)?;
         let turns = store::turns(&self.conn, &g.id)?;
         let players = store::players(&self.conn, &g.id)?;
-        let over = g.status == Status::Finished;
-        let audit = store::audit_log(&self.conn, &g.id)?;
-        let stand_ins = super::seats::stand_ins_played(&self.conn, &g.id)?;
-        let digest = self
-            .data
-            .digest(&g.scenario)
-            .unwrap_or_default()
-            .to_string();
-
+        let known = Known {
+            over: g.status == Status::Finished,
+            audit: store::audit_log(&self.conn, &g.id)?,
+            stand_ins: super::seats::stand_ins_played(&self.conn, &g.id)?,
+            digest: self
+                .data
+                .digest(&g.scenario)
+                .unwrap_or_default()
+                .to_string(),
+        };
         let mut months: Vec<MonthFile> = Vec::new();
         let mut records: Vec<SiteFile> = Vec::new();
         let mut besieged: BTreeSet<Hex> = BTreeSet::new();
@@ -260,177 +261,138 @@ impl Service {
             }
             let next_seed = match turns.get(i + 1) {
                 Some(n) => Some(n.seed_sha256.clone()),
-                None => (!over).then(|| g.seed_sha256.clone()),
+                None => (!known.over).then(|| g.seed_sha256.clone()),
             };
-            let eg = t
-                .egyptian_set
-                .map(|s| store::order_set(&self.conn, s))
-                .transpose()?
-                .flatten();
-            let md = t
-                .mahdist_set
-                .map(|s| store::order_set(&self.conn, s))
-                .transpose()?
-                .flatten();
-            let record = TurnRecord::of(
-                g,
-                t,
-                eg.as_ref(),
-                md.as_ref(),
-                &digest,
-                next_seed.as_deref(),
-            )
-            .with_rollback(&audit);
-            records.push((
-                format!("records/{}", super::record::file_name(&g.id, t.turn_no)),
-                record.json_text(),
-            ));
-            let notes = audit
-                .iter()
-                .find(|(_, actor, action, _)| actor == "bot" && *action == notes_action(t.turn_no))
-                .map(|(_, _, _, detail)| detail.clone());
-            let entry = TurnEntry {
-                turn_no: t.turn_no,
-                kind: t.turn_kind.as_str().to_string(),
-                seed_hex: t.seed_hex.clone(),
-                seed_sha256: t.seed_sha256.clone(),
-                next_seed_sha256: record.next_seed_sha256.clone(),
-                orders: record
-                    .orders
-                    .iter()
-                    .map(|o| SealedOrders {
-                        side: o.side.clone(),
-                        sealed_sha256: o.sealed_sha256.clone(),
-                        canonical: o.canonical.clone(),
-                    })
-                    .collect(),
-                state_before_sha256: record.state_before_sha256.clone(),
-                state_after_sha256: record.state_after_sha256.clone(),
-                events_sha256: record.events_sha256.clone(),
-                log_sha256: record.log_sha256.clone(),
-                log: t.log.clone(),
-                record: records
-                    .last()
-                    .map(|(name, _)| name.clone())
-                    .unwrap_or_default(),
-                umpire_sha256: notes.as_deref().map(|n| sha256_hex(n.as_bytes())),
-                umpire_notes: if over { notes } else { None },
-                stand_ins: stand_ins
-                    .iter()
-                    .filter(|(turn, _, _)| *turn == t.turn_no)
-                    .map(|(_, side, why)| format!("{side}: the programmed player ({why})"))
-                    .collect(),
-                rollback: record.rollback.as_ref().map(|r| {
-                    format!(
-                        "on {} the game master took back {}: {}",
-                        r.at, r.taken_back, r.why
-                    )
-                }),
-            };
-            let before = parse_state(g, &t.state_before)?;
-            let after = parse_state(g, &t.state_after)?;
-            let events: Vec<Event> =
-                serde_json::from_str(&t.events).map_err(|e| ServiceError::State {
-                    game: g.id.clone(),
-                    message: format!("the events of turn {}: {e}", t.turn_no),
-                })?;
-            let player_turns = self.player_turns(&scn, g, t, &before, after, events)?;
-            if months.last().is_none_or(|m| m.month != t.month) {
-                months.push(MonthFile {
-                    archive: page::MONTH_KIND.into(),
-                    format: page::FORMAT,
-                    game: g.id.clone(),
-                    scenario: g.scenario.clone(),
-                    month: t.month.clone(),
-                    name: t
-                        .month
-                        .parse::<crate::calendar::GameMonth>()
-                        .map_or_else(|_| t.month.clone(), |m| m.long_name()),
-                    player_turns: Vec::new(),
-                    turns: Vec::new(),
-                    strength: Vec::new(),
-                    timeline: Vec::new(),
-                });
-            }
-            let Some(m) = months.last_mut() else {
-                continue;
-            };
-            let mut prev = before;
-            for pt in &player_turns {
-                let side = store::parse_side(&pt.side)?;
-                m.timeline.extend(moments(
-                    &scn,
-                    &t.month,
-                    side,
-                    &pt.events,
-                    &prev,
-                    &pt.state,
-                    &mut besieged,
-                ));
-                prev = pt.state.clone();
-            }
-            m.strength = strength(&prev);
-            m.player_turns.extend(player_turns);
-            m.turns.push(entry);
+            let (record, entry) = self.turn_entry(g, t, next_seed.as_deref(), &known)?;
+            records.push(record);
+            self.add_turn(&scn, g, t, entry, &mut months, &mut besieged)?;
         }
-
-        let seats = players
-            .iter()
-            .map(|p: &PlayerRow| Seat {
-                side: side_key(p.side),
-                // Only with the player's consent (`ADDRESS PUBLIC`).
-                address: (p.bot.is_none() && p.show_address && !p.address.is_empty())
-                    .then(|| p.address.clone()),
-                programmed: p.bot.clone(),
-            })
-            .collect();
-        let open_turn = (g.status != Status::Finished).then(|| OpenTurn {
-            turn_no: g.turn_no,
-            month: g.month.clone(),
-            kind: g.turn_kind.as_str().to_string(),
-            seed_sha256: g.seed_sha256.clone(),
-        });
-        let programmed_keys = if over {
-            players
-                .iter()
-                .filter_map(|p| {
-                    p.bot_key.as_ref().map(|k| ProgrammedKey {
-                        side: side_key(p.side),
-                        key: k.clone(),
-                    })
-                })
-                .collect()
-        } else {
-            Vec::new()
-        };
-        let game = GameFile {
-            archive: page::GAME_KIND.into(),
-            format: page::FORMAT,
-            game: g.id.clone(),
-            scenario: g.scenario.clone(),
-            scenario_title: scn.def.title.clone(),
-            mode: g.mode.as_str().to_string(),
-            status: g.status.as_str().to_string(),
-            players: seats,
-            result: g.result.clone(),
-            months: months
-                .iter()
-                .map(|m| MonthSummary {
-                    month: m.month.clone(),
-                    name: m.name.clone(),
-                    strength: m.strength.clone(),
-                })
-                .collect(),
-            timeline: months.iter().flat_map(|m| m.timeline.clone()).collect(),
-            open_turn,
-            programmed_keys,
-        };
+        let game = game_file(g, &scn, &players, &months, known.over);
         Ok(Archive {
             scn,
             game,
             months,
             records,
         })
+    }
+
+    /// A played turn's record file and its entry in the month file.
+    fn turn_entry(
+        &self,
+        g: &GameRow,
+        t: &TurnRow,
+        next_seed: Option<&str>,
+        known: &Known,
+    ) -> Result<(SiteFile, TurnEntry)> {
+        let eg = t
+            .egyptian_set
+            .map(|s| store::order_set(&self.conn, s))
+            .transpose()?
+            .flatten();
+        let md = t
+            .mahdist_set
+            .map(|s| store::order_set(&self.conn, s))
+            .transpose()?
+            .flatten();
+        let record = TurnRecord::of(g, t, eg.as_ref(), md.as_ref(), &known.digest, next_seed)
+            .with_rollback(&known.audit);
+        let name = format!("records/{}", super::record::file_name(&g.id, t.turn_no));
+        let notes = known
+            .audit
+            .iter()
+            .find(|(_, actor, action, _)| actor == "bot" && *action == notes_action(t.turn_no))
+            .map(|(_, _, _, detail)| detail.clone());
+        let entry = TurnEntry {
+            turn_no: t.turn_no,
+            kind: t.turn_kind.as_str().to_string(),
+            seed_hex: t.seed_hex.clone(),
+            seed_sha256: t.seed_sha256.clone(),
+            next_seed_sha256: record.next_seed_sha256.clone(),
+            orders: record
+                .orders
+                .iter()
+                .map(|o| SealedOrders {
+                    side: o.side.clone(),
+                    sealed_sha256: o.sealed_sha256.clone(),
+                    canonical: o.canonical.clone(),
+                })
+                .collect(),
+            state_before_sha256: record.state_before_sha256.clone(),
+            state_after_sha256: record.state_after_sha256.clone(),
+            events_sha256: record.events_sha256.clone(),
+            log_sha256: record.log_sha256.clone(),
+            log: t.log.clone(),
+            record: name.clone(),
+            umpire_sha256: notes.as_deref().map(|n| sha256_hex(n.as_bytes())),
+            umpire_notes: if known.over { notes } else { None },
+            stand_ins: known
+                .stand_ins
+                .iter()
+                .filter(|(turn, _, _)| *turn == t.turn_no)
+                .map(|(_, side, why)| format!("{side}: the programmed player ({why})"))
+                .collect(),
+            rollback: record.rollback.as_ref().map(|r| {
+                format!(
+                    "on {} the game master took back {}: {}",
+                    r.at, r.taken_back, r.why
+                )
+            }),
+        };
+        Ok(((name, record.json_text()), entry))
+    }
+
+    /// A played turn added to its month's file (a new one for a new
+    /// month): its player turns, the moments of its timeline (the sieges
+    /// as they go on, in `besieged`), the strength at its end.
+    fn add_turn(
+        &self,
+        scn: &Scenario,
+        g: &GameRow,
+        t: &TurnRow,
+        entry: TurnEntry,
+        months: &mut Vec<MonthFile>,
+        besieged: &mut BTreeSet<Hex>,
+    ) -> Result<()> {
+        let before = parse_state(g, &t.state_before)?;
+        let after = parse_state(g, &t.state_after)?;
+        let events: Vec<Event> =
+            serde_json::from_str(&t.events).map_err(|e| ServiceError::State {
+                game: g.id.clone(),
+                message: format!("the events of turn {}: {e}", t.turn_no),
+            })?;
+        let player_turns = self.player_turns(scn, g, t, &before, after, events)?;
+        if months.last().is_none_or(|m| m.month != t.month) {
+            months.push(MonthFile {
+                archive: page::MONTH_KIND.into(),
+                format: page::FORMAT,
+                game: g.id.clone(),
+                scenario: g.scenario.clone(),
+                month: t.month.clone(),
+                name: t
+                    .month
+                    .parse::<crate::calendar::GameMonth>()
+                    .map_or_else(|_| t.month.clone(), |m| m.long_name()),
+                player_turns: Vec::new(),
+                turns: Vec::new(),
+                strength: Vec::new(),
+                timeline: Vec::new(),
+            });
+        }
+        let Some(m) = months.last_mut() else {
+            return Ok(());
+        };
+        let mut prev = before;
+        for pt in &player_turns {
+            let side = store::parse_side(&pt.side)?;
+            m.timeline.extend(moments(
+                scn, &t.month, side, &pt.events, &prev, &pt.state, besieged,
+            ));
+            prev = pt.state.clone();
+        }
+        m.strength = strength(&prev);
+        m.player_turns.extend(player_turns);
+        m.turns.push(entry);
+        Ok(())
     }
 
     /// The player turns of a stored turn, each with its events and the
@@ -482,7 +444,7 @@ impl Service {
             message: format!("the seed of turn {} is not 32 bytes of hex", t.turn_no),
         })?;
         let settled =
-            super::battles::settlements_from_json(&t.battles).map_err(|e| ServiceError::State {
+            super::play::settlements_from_json(&t.battles).map_err(|e| ServiceError::State {
                 game: g.id.clone(),
                 message: e,
             })?;
@@ -566,6 +528,79 @@ impl Service {
             files: files.len(),
             bytes,
         })
+    }
+}
+
+/// What the archive may say of a game's turns: whether it is over, its
+/// audit log (the programmed players' notes, rollbacks), the turns the
+/// stand-in played and the data's digest.
+struct Known {
+    over: bool,
+    audit: Vec<(String, String, String, String)>,
+    stand_ins: Vec<(u32, Side, String)>,
+    digest: String,
+}
+
+/// The campaign file: the game, its seats (an address only with its
+/// player's consent), its months, the open turn's fingerprint and, once
+/// the game is over, the programmed players' keys.
+fn game_file(
+    g: &GameRow,
+    scn: &Scenario,
+    players: &[PlayerRow],
+    months: &[MonthFile],
+    over: bool,
+) -> GameFile {
+    let seats = players
+        .iter()
+        .map(|p: &PlayerRow| Seat {
+            side: side_key(p.side),
+            // Only with the player's consent (`ADDRESS PUBLIC`).
+            address: (p.bot.is_none() && p.show_address && !p.address.is_empty())
+                .then(|| p.address.clone()),
+            programmed: p.bot.clone(),
+        })
+        .collect();
+    let open_turn = (g.status != Status::Finished).then(|| OpenTurn {
+        turn_no: g.turn_no,
+        month: g.month.clone(),
+        kind: g.turn_kind.as_str().to_string(),
+        seed_sha256: g.seed_sha256.clone(),
+    });
+    let programmed_keys = if over {
+        players
+            .iter()
+            .filter_map(|p| {
+                p.bot_key.as_ref().map(|k| ProgrammedKey {
+                    side: side_key(p.side),
+                    key: k.clone(),
+                })
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    GameFile {
+        archive: page::GAME_KIND.into(),
+        format: page::FORMAT,
+        game: g.id.clone(),
+        scenario: g.scenario.clone(),
+        scenario_title: scn.def.title.clone(),
+        mode: g.mode.as_str().to_string(),
+        status: g.status.as_str().to_string(),
+        players: seats,
+        result: g.result.clone(),
+        months: months
+            .iter()
+            .map(|m| MonthSummary {
+                month: m.month.clone(),
+                name: m.name.clone(),
+                strength: m.strength.clone(),
+            })
+            .collect(),
+        timeline: months.iter().flat_map(|m| m.timeline.clone()).collect(),
+        open_turn,
+        programmed_keys,
     }
 }
 

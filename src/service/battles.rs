@@ -15,14 +15,14 @@ use std::collections::BTreeMap;
 use chrono::Duration;
 use minijinja::context;
 
-use super::games::deadline_text;
+use super::games::{deadline_text, own_mail};
 use super::mail::Draft;
 use super::outcome::Outcome;
-use super::turns::erased;
+use super::play::erased;
 use super::{Result, Service, ServiceError};
 use crate::battle::result::{Forces, ResultError, TableResult, read};
 use crate::battle::table::{Settlement, Stopped};
-use crate::engine::elsewhere::{BattleKey, Combat};
+use crate::engine::elsewhere::Combat;
 use crate::mail::inbound::Inbound;
 use crate::mail::outbound::Attachment;
 use crate::scenario::{Scenario, Side};
@@ -30,21 +30,7 @@ use crate::state::{AutoResolver, GameState, TableSelect};
 use crate::store::battles::{self as bstore, BattleRow, BattleStatus};
 use crate::store::{self, GameRow, Status};
 
-/// The settlements a turn is played with, by combat.
-pub type Settlements = BTreeMap<BattleKey, Settlement>;
-
-/// Settlements as stored with a turn (a list: JSON keys are text).
-pub fn settlements_json(s: &Settlements) -> String {
-    let list: Vec<(&BattleKey, &Settlement)> = s.iter().collect();
-    serde_json::to_string(&list).unwrap_or_else(|_| "[]".into())
-}
-
-/// Settlements read back from a turn row or a turn record.
-pub fn settlements_from_json(text: &str) -> std::result::Result<Settlements, String> {
-    let list: Vec<(BattleKey, Settlement)> =
-        serde_json::from_str(text).map_err(|e| format!("table battles: {e}"))?;
-    Ok(list.into_iter().collect())
-}
+pub use super::play::{Settlements, settlements_from_json, settlements_json};
 
 /// What a battle mail asks.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -214,12 +200,7 @@ impl Service {
     ) -> Result<i64> {
         let now = self.now();
         let options = &stopped.state.options.table_battles;
-        let json = |v: &dyn erased::Json| {
-            v.json().map_err(|message| ServiceError::State {
-                game: g.id.clone(),
-                message,
-            })
-        };
+        let json = |v: &dyn erased::Json| super::play::json_of(&g.id, v);
         let row = BattleRow {
             id: 0,
             game_id: g.id.clone(),
@@ -309,17 +290,10 @@ impl Service {
                     fallback => fallback,
                 },
             )?;
+            let key = format!("battle:{}:{id}:brief:{who}", g.id);
             self.queue(Draft {
-                game_id: Some(g.id.clone()),
-                kind: "battle",
-                dedupe_key: format!("battle:{}:{id}:brief:{who}", g.id),
-                to: address,
-                rendered,
-                html: true,
-                in_reply_to: None,
-                refs: Vec::new(),
-                reply: false,
                 attachments: files.clone(),
+                ..own_mail(&g.id, "battle", key, &address, rendered)
             })?;
         }
         store::audit(
@@ -436,15 +410,8 @@ impl Service {
         step: &str,
         text: &str,
     ) -> Result<()> {
-        for a in self.game_addresses(tx, &g.id)? {
-            self.queue(self.notice_draft(
-                Some(&g.id),
-                &format!("battle:{}:{step}", b.id),
-                &a,
-                &format!("battle {}", b.id),
-                text,
-            )?)?;
-        }
+        let key = format!("battle:{}:{step}", b.id);
+        self.notice_to_all(tx, &g.id, &key, &format!("battle {}", b.id), text)?;
         store::audit(
             tx,
             self.now(),
@@ -526,258 +493,233 @@ impl Service {
             | BattleMail::Confirm { battle }
             | BattleMail::Dispute { battle, .. } => *battle,
         };
-        let receipt = |headline: &str,
-                       errors: Vec<String>,
-                       ignored: Vec<String>,
-                       result: Option<String>,
-                       text: String|
-         -> Result<()> {
-            let rendered = self.templates.render(
-                "battle_receipt.txt",
-                context! {
-                    game => g.id.clone(),
-                    battle => battle,
-                    headline => headline,
-                    errors => errors,
-                    ignored => ignored,
-                    result => result,
-                    text => text,
-                },
-            )?;
-            self.queue(self.reply_draft(
-                &g.id,
-                "battle",
-                &format!("battle-receipt:{message_id}"),
-                sender,
-                rendered,
-                mail,
-            ))?;
-            Ok(())
+        let reply = BattleReply {
+            g,
+            side,
+            battle,
+            sender,
+            message_id,
+            mail,
         };
         let b = match self.battle_of(g, battle)? {
             Ok(b) => b,
-            Err(reason) => {
-                receipt(
-                    "not taken",
-                    vec![reason.clone()],
-                    vec![],
-                    None,
-                    String::new(),
-                )?;
-                return Ok(Outcome::Refused(reason));
-            }
+            Err(reason) => return reply.refuse(self, reason),
         };
+        match ask {
+            BattleMail::Result { text, .. } => self.battle_result_from(&reply, b, &text),
+            BattleMail::Confirm { .. } => self.battle_confirmed_by(&reply, b),
+            BattleMail::Dispute { reason, .. } => self.battle_disputed_by(&reason, &reply, b),
+        }
+    }
+
+    /// A result from a player: refused with its errors, disputed when it
+    /// differs from the other player's, settled when both agree or the
+    /// other side is a programmed player, else proposed to the other
+    /// player to confirm.
+    fn battle_result_from(
+        &self,
+        reply: &BattleReply<'_>,
+        mut b: BattleRow,
+        text: &str,
+    ) -> Result<Outcome> {
+        let (g, side, battle) = (reply.g, reply.side, reply.battle);
         let rules = self.state_of(g)?.options.table_battles.rules;
         let players = store::players(&self.conn, &g.id)?;
         let other = players.iter().find(|p| p.side == side.enemy());
         let solo = other.is_none_or(|p| p.bot.is_some() || p.address.is_empty());
-        let mut b = b;
-        match ask {
-            BattleMail::Result { text, .. } => {
-                let r = match self.read_result(&b, &text)? {
-                    Ok(r) => r,
-                    Err(errors) => {
-                        let lines: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
-                        receipt("the result has errors", lines, vec![], None, String::new())?;
-                        return Ok(Outcome::Refused(format!(
-                            "battle {battle}: {} error(s) in the result",
-                            errors.len()
-                        )));
-                    }
-                };
-                let ignored: Vec<String> =
-                    r.ignored.iter().map(|(n, l)| format!("{n}: {l}")).collect();
-                let words = result_text(&r);
-                let tx = self.begin()?;
-                // The other side sent the same result already: agreed.
-                let other_proposed = b.status == BattleStatus::Proposed
-                    && b.proposed_by.as_deref() != Some(side_key(side));
-                let same_as_other =
-                    other_proposed && b.result_text.as_deref() == Some(words.as_str());
-                let differs_from_other = other_proposed && !same_as_other;
-                if differs_from_other {
-                    let first = b.result_text.clone().unwrap_or_default();
-                    self.dispute_battle(
-                        &tx,
-                        g,
-                        &mut b,
-                        format!("the {side} player sent another result:\n{words}"),
-                        &format!(
-                            "the two players sent different results for battle {battle}: the game master decides (dervish game battle-result {} {battle} FILE).\n\nFirst result:\n{}\n\nSecond result ({side}):\n{words}",
-                            g.id,
-                            first
-                        ),
-                    )?;
-                    tx.commit()?;
-                    receipt(
-                        "a different result: the game master decides",
-                        vec![],
-                        ignored,
-                        Some(words),
-                        "Your result differs from the one the other player sent; both go to the game master.".into(),
-                    )?;
-                    return Ok(Outcome::Battle {
-                        game: g.id.clone(),
-                        battle,
-                        what: "disputed".into(),
-                    });
-                }
-                let resolved = r.resolved(Self::how(
-                    rules,
-                    &if solo {
-                        format!("result sent by the {side} player")
-                    } else {
-                        "result agreed by both players".to_string()
-                    },
-                ));
-                b.result_text = Some(words.clone());
-                b.proposed_by = Some(side_key(side).to_string());
-                b.resolved =
-                    Some(
-                        serde_json::to_string(&resolved).map_err(|e| ServiceError::State {
-                            game: g.id.clone(),
-                            message: e.to_string(),
-                        })?,
-                    );
-                if solo || same_as_other {
-                    self.settle_with(
-                        &tx,
-                        g,
-                        &mut b,
-                        if solo {
-                            "sent by the player; the other side is a programmed player"
-                        } else {
-                            "both players sent the same result"
-                        },
-                    )?;
-                    tx.commit()?;
-                    receipt(
-                        "result taken",
-                        vec![],
-                        ignored,
-                        Some(words),
-                        "The result is settled; the turn is played on at the next pass.".into(),
-                    )?;
-                    return Ok(Outcome::Battle {
-                        game: g.id.clone(),
-                        battle,
-                        what: "settled".into(),
-                    });
-                }
-                b.status = BattleStatus::Proposed;
-                bstore::update_battle(&tx, &b)?;
-                if let Some(o) = other {
-                    let rendered = self.templates.render(
-                        "battle_receipt.txt",
-                        context! {
-                            game => g.id.clone(),
-                            battle => battle,
-                            headline => format!("the {side} player's result, to confirm"),
-                            errors => Vec::<String>::new(),
-                            ignored => Vec::<String>::new(),
-                            result => words.clone(),
-                            text => format!(
-                                "The {side} player sent this result. Reply with CONFIRM BATTLE {battle} (and your secret) if it is right, or DISPUTE BATTLE {battle} and your reason: the game master then decides. Without either by {} it stands.",
-                                deadline_text(b.deadline)
-                            ),
-                        },
-                    )?;
-                    self.queue(Draft {
-                        game_id: Some(g.id.clone()),
-                        kind: "battle",
-                        dedupe_key: format!("battle:{}:{battle}:confirm:{message_id}", g.id),
-                        to: o.address.clone(),
-                        rendered,
-                        html: true,
-                        in_reply_to: None,
-                        refs: Vec::new(),
-                        reply: false,
-                        attachments: Vec::new(),
-                    })?;
-                }
-                tx.commit()?;
-                receipt(
-                    "result received",
+        let r = match self.read_result(&b, text)? {
+            Ok(r) => r,
+            Err(errors) => {
+                let lines: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
+                reply.receipt(
+                    self,
+                    "the result has errors",
+                    lines,
                     vec![],
-                    ignored,
-                    Some(words),
-                    format!(
-                        "The {} player is asked to confirm it; a new result from you replaces this one until then.",
-                        side.enemy()
-                    ),
-                )?;
-                Ok(Outcome::Battle {
-                    game: g.id.clone(),
-                    battle,
-                    what: "proposed".into(),
-                })
-            }
-            BattleMail::Confirm { .. } => {
-                if b.status != BattleStatus::Proposed
-                    || b.proposed_by.as_deref() == Some(side_key(side))
-                {
-                    let reason = if b.status == BattleStatus::Proposed {
-                        format!(
-                            "you sent this result: the {} player confirms it",
-                            side.enemy()
-                        )
-                    } else {
-                        format!("battle {battle} has no result from the other player to confirm")
-                    };
-                    receipt(
-                        "not taken",
-                        vec![reason.clone()],
-                        vec![],
-                        None,
-                        String::new(),
-                    )?;
-                    return Ok(Outcome::Refused(reason));
-                }
-                let tx = self.begin()?;
-                self.settle_with(&tx, g, &mut b, "confirmed by the other player")?;
-                tx.commit()?;
-                receipt(
-                    "result confirmed",
-                    vec![],
-                    vec![],
-                    b.result_text.clone(),
-                    "The result is settled; the turn is played on at the next pass.".into(),
-                )?;
-                Ok(Outcome::Battle {
-                    game: g.id.clone(),
-                    battle,
-                    what: "settled".into(),
-                })
-            }
-            BattleMail::Dispute { reason, .. } => {
-                let tx = self.begin()?;
-                let deadline = deadline_text(b.deadline);
-                self.dispute_battle(
-                    &tx,
-                    g,
-                    &mut b,
-                    format!("the {side} player: {reason}"),
-                    &format!(
-                        "the {side} player disputes battle {battle}'s result ({reason}): the game master decides (dervish game battle-result {} {battle} FILE). Without a decision by {} the combat is resolved automatically.",
-                        g.id,
-                        deadline
-                    ),
-                )?;
-                tx.commit()?;
-                receipt(
-                    "dispute sent to the game master",
-                    vec![],
-                    vec![],
-                    b.result_text.clone(),
+                    None,
                     String::new(),
                 )?;
-                Ok(Outcome::Battle {
-                    game: g.id.clone(),
-                    battle,
-                    what: "disputed".into(),
-                })
+                return Ok(Outcome::Refused(format!(
+                    "battle {battle}: {} error(s) in the result",
+                    errors.len()
+                )));
             }
+        };
+        let ignored: Vec<String> = r.ignored.iter().map(|(n, l)| format!("{n}: {l}")).collect();
+        let words = result_text(&r);
+        let tx = self.begin()?;
+        // The other side sent the same result already: agreed.
+        let other_proposed =
+            b.status == BattleStatus::Proposed && b.proposed_by.as_deref() != Some(side_key(side));
+        let same_as_other = other_proposed && b.result_text.as_deref() == Some(words.as_str());
+        if other_proposed && !same_as_other {
+            let first = b.result_text.clone().unwrap_or_default();
+            self.dispute_battle(
+                &tx,
+                g,
+                &mut b,
+                format!("the {side} player sent another result:\n{words}"),
+                &format!(
+                    "the two players sent different results for battle {battle}: the game master decides (dervish game battle-result {} {battle} FILE).\n\nFirst result:\n{}\n\nSecond result ({side}):\n{words}",
+                    g.id,
+                    first
+                ),
+            )?;
+            tx.commit()?;
+            reply.receipt(
+                self,
+                "a different result: the game master decides",
+                vec![],
+                ignored,
+                Some(words),
+                "Your result differs from the one the other player sent; both go to the game master.".into(),
+            )?;
+            return Ok(reply.outcome("disputed"));
         }
+        let resolved = r.resolved(Self::how(
+            rules,
+            &if solo {
+                format!("result sent by the {side} player")
+            } else {
+                "result agreed by both players".to_string()
+            },
+        ));
+        b.result_text = Some(words.clone());
+        b.proposed_by = Some(side_key(side).to_string());
+        b.resolved = Some(
+            serde_json::to_string(&resolved).map_err(|e| ServiceError::State {
+                game: g.id.clone(),
+                message: e.to_string(),
+            })?,
+        );
+        if solo || same_as_other {
+            self.settle_with(
+                &tx,
+                g,
+                &mut b,
+                if solo {
+                    "sent by the player; the other side is a programmed player"
+                } else {
+                    "both players sent the same result"
+                },
+            )?;
+            tx.commit()?;
+            reply.receipt(
+                self,
+                "result taken",
+                vec![],
+                ignored,
+                Some(words),
+                "The result is settled; the turn is played on at the next pass.".into(),
+            )?;
+            return Ok(reply.outcome("settled"));
+        }
+        b.status = BattleStatus::Proposed;
+        bstore::update_battle(&tx, &b)?;
+        if let Some(o) = other {
+            self.ask_to_confirm(reply, &b, &o.address, &words)?;
+        }
+        tx.commit()?;
+        reply.receipt(
+            self,
+            "result received",
+            vec![],
+            ignored,
+            Some(words),
+            format!(
+                "The {} player is asked to confirm it; a new result from you replaces this one until then.",
+                side.enemy()
+            ),
+        )?;
+        Ok(reply.outcome("proposed"))
+    }
+
+    /// The other player asked to confirm or dispute a proposed result.
+    fn ask_to_confirm(
+        &self,
+        reply: &BattleReply<'_>,
+        b: &BattleRow,
+        to: &str,
+        words: &str,
+    ) -> Result<()> {
+        let (g, side, battle) = (reply.g, reply.side, reply.battle);
+        let rendered = self.templates.render(
+            "battle_receipt.txt",
+            context! {
+                game => g.id.clone(),
+                battle => battle,
+                headline => format!("the {side} player's result, to confirm"),
+                errors => Vec::<String>::new(),
+                ignored => Vec::<String>::new(),
+                result => words,
+                text => format!(
+                    "The {side} player sent this result. Reply with CONFIRM BATTLE {battle} (and your secret) if it is right, or DISPUTE BATTLE {battle} and your reason: the game master then decides. Without either by {} it stands.",
+                    deadline_text(b.deadline)
+                ),
+            },
+        )?;
+        let key = format!("battle:{}:{battle}:confirm:{}", g.id, reply.message_id);
+        self.queue(own_mail(&g.id, "battle", key, to, rendered))?;
+        Ok(())
+    }
+
+    /// CONFIRM BATTLE: the other player's proposed result settled.
+    fn battle_confirmed_by(&self, reply: &BattleReply<'_>, mut b: BattleRow) -> Result<Outcome> {
+        let (side, battle) = (reply.side, reply.battle);
+        if b.status != BattleStatus::Proposed || b.proposed_by.as_deref() == Some(side_key(side)) {
+            let reason = if b.status == BattleStatus::Proposed {
+                format!(
+                    "you sent this result: the {} player confirms it",
+                    side.enemy()
+                )
+            } else {
+                format!("battle {battle} has no result from the other player to confirm")
+            };
+            return reply.refuse(self, reason);
+        }
+        let tx = self.begin()?;
+        self.settle_with(&tx, reply.g, &mut b, "confirmed by the other player")?;
+        tx.commit()?;
+        reply.receipt(
+            self,
+            "result confirmed",
+            vec![],
+            vec![],
+            b.result_text.clone(),
+            "The result is settled; the turn is played on at the next pass.".into(),
+        )?;
+        Ok(reply.outcome("settled"))
+    }
+
+    /// DISPUTE BATTLE: the game master decides.
+    fn battle_disputed_by(
+        &self,
+        why: &str,
+        reply: &BattleReply<'_>,
+        b: BattleRow,
+    ) -> Result<Outcome> {
+        let mut b = b;
+        let side = reply.side;
+        let gm_text = format!(
+            "the {side} player disputes battle {}'s result ({why}): the game master decides (dervish game battle-result {} {} FILE). Without a decision by {} the combat is resolved automatically.",
+            reply.battle,
+            reply.g.id,
+            reply.battle,
+            deadline_text(b.deadline)
+        );
+        let tx = self.begin()?;
+        let dispute = format!("the {side} player: {why}");
+        self.dispute_battle(&tx, reply.g, &mut b, dispute, &gm_text)?;
+        tx.commit()?;
+        reply.receipt(
+            self,
+            "dispute sent to the game master",
+            vec![],
+            vec![],
+            b.result_text.clone(),
+            String::new(),
+        )?;
+        Ok(reply.outcome("disputed"))
     }
 
     /// The game master enters a battle's result (a dispute decided, or a
@@ -854,6 +796,74 @@ impl Service {
         tx.commit()?;
         self.forget_state(game);
         Ok(text)
+    }
+}
+
+/// A player's battle mail being answered: who sent it, about which battle.
+struct BattleReply<'a> {
+    g: &'a GameRow,
+    side: Side,
+    battle: i64,
+    sender: &'a str,
+    message_id: &'a str,
+    mail: &'a Inbound,
+}
+
+impl BattleReply<'_> {
+    /// The receipt of the battle mail (`battle_receipt.txt`).
+    fn receipt(
+        &self,
+        svc: &Service,
+        headline: &str,
+        errors: Vec<String>,
+        ignored: Vec<String>,
+        result: Option<String>,
+        text: String,
+    ) -> Result<()> {
+        let rendered = svc.templates.render(
+            "battle_receipt.txt",
+            context! {
+                game => self.g.id.clone(),
+                battle => self.battle,
+                headline => headline,
+                errors => errors,
+                ignored => ignored,
+                result => result,
+                text => text,
+            },
+        )?;
+        svc.queue(svc.reply_draft(
+            &self.g.id,
+            "battle",
+            &format!("battle-receipt:{}", self.message_id),
+            self.sender,
+            rendered,
+            self.mail,
+        ))?;
+        Ok(())
+    }
+
+    /// The mail not taken, for `reason`, which the receipt gives.
+    fn refuse(&self, svc: &Service, reason: String) -> Result<Outcome> {
+        self.receipt(
+            svc,
+            "not taken",
+            vec![reason.clone()],
+            vec![],
+            None,
+            String::new(),
+        )?;
+        Ok(Outcome::Refused(reason))
+    }
+
+    /// What became of the mail: the battle `what` (proposed, settled,
+    /// disputed).
+    fn outcome(&self, what: &str) -> Outcome {
+        Outcome::Battle {
+            game: self.g.id.clone(),
+            battle: self.battle,
+            what: what.into(),
+        }
     }
 }
 

@@ -18,6 +18,7 @@ use super::record::sealed_text;
 use super::secrets::{sha256_hex, unhex};
 use super::{Result, Service, ServiceError};
 use crate::dice::{Dice, SeededDice};
+use crate::engine::orders::Orders;
 use crate::orders::{print, written};
 use crate::players::egyptian::{self, Persona};
 use crate::players::mahdist::{self, Opponents};
@@ -32,6 +33,15 @@ pub const MAHDIST: &str = "mahdist";
 pub const EGYPTIAN_HISTORICAL: &str = "egyptian-historical";
 /// The programmed Egyptian player that concentrates and strikes.
 pub const EGYPTIAN_COMPETENT: &str = "egyptian-competent";
+
+/// The orders of a set-up set kept for a programmed player: its SETUP
+/// orders alone (its month's marches are made when the month opens).
+pub fn setup_only(orders: Orders) -> Orders {
+    Orders {
+        setup: orders.setup,
+        ..Orders::default()
+    }
+}
 
 /// The audit action that holds a turn's umpire's notes.
 pub fn notes_action(turn_no: u32) -> String {
@@ -144,7 +154,7 @@ impl Service {
         // orders are made when the month opens, from the set-up then).
         let mut d = d;
         if g.turn_kind.is_setup() {
-            d.orders = super::setup::setup_only(d.orders);
+            d.orders = setup_only(d.orders);
         }
         let canonical = format!(
             "{}READY\n",

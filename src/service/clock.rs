@@ -211,9 +211,7 @@ impl Service {
             }
         );
         store::audit(&tx, now, Some(id), actor, "time bank", &text)?;
-        for a in self.game_addresses(&tx, id)? {
-            self.queue(self.notice_draft(Some(id), "clock", &a, "time bank", &text)?)?;
-        }
+        self.notice_to_all(&tx, id, "clock", "time bank", &text)?;
         tx.commit()?;
         Ok(g)
     }

@@ -58,6 +58,54 @@ pub fn valid_address(a: &str) -> bool {
         && !a.contains(['<', '>', ','])
 }
 
+/// A mail of our own about game `game` (not an answer to one), with an
+/// HTML alternative and no files.
+pub(super) fn own_mail(
+    game: &str,
+    kind: &'static str,
+    dedupe_key: String,
+    to: &str,
+    rendered: super::templates::Rendered,
+) -> Draft {
+    Draft {
+        game_id: Some(game.to_string()),
+        kind,
+        dedupe_key,
+        to: to.to_string(),
+        rendered,
+        html: true,
+        in_reply_to: None,
+        refs: Vec::new(),
+        reply: false,
+        attachments: Vec::new(),
+    }
+}
+
+/// Each seat of a new game an address, `open` or a programmed player,
+/// and not both programmed.
+fn check_seats(req: &NewGame) -> Result<()> {
+    for (side, a) in [
+        (Side::Egyptian, &req.egyptian),
+        (Side::Mahdist, &req.mahdist),
+    ] {
+        if is_bot(a) {
+            bot_kind(a, side)?;
+            if is_bot(&req.egyptian) && is_bot(&req.mahdist) {
+                return Err(ServiceError::Game(
+                    "a game by mail needs a player: both sides cannot be programmed players (`dervish simulate --egyptian ... --mahdist bot` plays them against each other)".into(),
+                ));
+            }
+            continue;
+        }
+        if !is_open(a) && !valid_address(a) {
+            return Err(ServiceError::Game(format!(
+                "{a} is not a mail address (for the {side} player); `open` leaves the seat for a player who sends JOIN, `bot` gives it to the programmed Mahdist player"
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// Whether a seat is given as open (`open`), for a player who sends JOIN.
 pub fn is_open(address: &str) -> bool {
     address.trim().eq_ignore_ascii_case("open")
@@ -156,48 +204,8 @@ impl Service {
                 scn.id()
             )));
         }
-        for (side, a) in [
-            (Side::Egyptian, &req.egyptian),
-            (Side::Mahdist, &req.mahdist),
-        ] {
-            if is_bot(a) {
-                bot_kind(a, side)?;
-                if is_bot(&req.egyptian) && is_bot(&req.mahdist) {
-                    return Err(ServiceError::Game(
-                        "a game by mail needs a player: both sides cannot be programmed players (`dervish simulate --egyptian ... --mahdist bot` plays them against each other)".into(),
-                    ));
-                }
-                continue;
-            }
-            if !is_open(a) && !valid_address(a) {
-                return Err(ServiceError::Game(format!(
-                    "{a} is not a mail address (for the {side} player); `open` leaves the seat for a player who sends JOIN, `bot` gives it to the programmed Mahdist player"
-                )));
-            }
-        }
-        let id = match &req.id {
-            Some(id) => {
-                if !valid_game_id(id) {
-                    return Err(ServiceError::Game(format!(
-                        "{id} is not a game id: use 1-40 lower-case letters, digits and dashes, starting with a letter"
-                    )));
-                }
-                if store::game(&self.conn, id)?.is_some() {
-                    return Err(ServiceError::Game(format!("a game called {id} exists")));
-                }
-                id.clone()
-            }
-            None => {
-                let mut n = 1;
-                loop {
-                    let id = format!("{}-{n}", req.scenario);
-                    if store::game(&self.conn, &id)?.is_none() {
-                        break id;
-                    }
-                    n += 1;
-                }
-            }
-        };
+        check_seats(req)?;
+        let id = self.new_game_id(req)?;
         let from_situation = situation.is_some();
         // A new game starts in the set-up step (2.1), unless it starts from
         // a situation (its board already placed) or the step is turned off.
@@ -239,39 +247,7 @@ impl Service {
         };
         let tx = self.begin()?;
         store::insert_game(&tx, &g)?;
-        let mut out = Vec::new();
-        for (side, address) in [
-            (Side::Egyptian, &req.egyptian),
-            (Side::Mahdist, &req.mahdist),
-        ] {
-            if is_open(address) {
-                // An open seat: no address and no secret until a player
-                // sends JOIN.
-                store::upsert_player(&tx, &seat(&id, side, "", None))?;
-                continue;
-            }
-            if is_bot(address) {
-                let key = self.new_bot_key(&id, side)?;
-                store::upsert_player(&tx, &bot_seat(&id, side, bot_kind(address, side)?, key))?;
-                continue;
-            }
-            let secret = secrets::new_secret().map_err(|e| ServiceError::Random(e.to_string()))?;
-            store::upsert_player(&tx, &seat(&id, side, address, Some(&secret)))?;
-            let opponent = if side == Side::Egyptian {
-                &req.mahdist
-            } else {
-                &req.egyptian
-            };
-            let opponent = if is_open(opponent) {
-                "not yet known (the seat is open)"
-            } else if is_bot(opponent) {
-                "the programmed player (docs/opponents.md): its orders are ready as soon as each turn opens"
-            } else {
-                opponent.as_str()
-            };
-            self.queue(self.welcome_draft(&g, &state, side, address, opponent, &secret)?)?;
-            out.push((side, secret));
-        }
+        let out = self.seat_players(&tx, &g, req, &state)?;
         store::audit(
             &tx,
             now,
@@ -295,6 +271,111 @@ impl Service {
         self.settle_programmed_setup(&id)?;
         tx.commit()?;
         Ok(Created { id, secrets: out })
+    }
+
+    /// The new game's id: the one asked for, if it is free and well made,
+    /// else the scenario's name and the first free number.
+    fn new_game_id(&self, req: &NewGame) -> Result<String> {
+        match &req.id {
+            Some(id) => {
+                if !valid_game_id(id) {
+                    return Err(ServiceError::Game(format!(
+                        "{id} is not a game id: use 1-40 lower-case letters, digits and dashes, starting with a letter"
+                    )));
+                }
+                if store::game(&self.conn, id)?.is_some() {
+                    return Err(ServiceError::Game(format!("a game called {id} exists")));
+                }
+                Ok(id.clone())
+            }
+            None => {
+                let mut n = 1;
+                loop {
+                    let id = format!("{}-{n}", req.scenario);
+                    if store::game(&self.conn, &id)?.is_none() {
+                        break Ok(id);
+                    }
+                    n += 1;
+                }
+            }
+        }
+    }
+
+    /// The new game's seats, in `tx`: an open seat, a programmed player,
+    /// or a player with a new secret and a welcome mail. Each player's
+    /// side and secret.
+    fn seat_players(
+        &self,
+        tx: &rusqlite::Connection,
+        g: &GameRow,
+        req: &NewGame,
+        state: &GameState,
+    ) -> Result<Vec<(Side, String)>> {
+        let mut out = Vec::new();
+        for (side, address) in [
+            (Side::Egyptian, &req.egyptian),
+            (Side::Mahdist, &req.mahdist),
+        ] {
+            if is_open(address) {
+                // An open seat: no address and no secret until a player
+                // sends JOIN.
+                store::upsert_player(tx, &seat(&g.id, side, "", None))?;
+                continue;
+            }
+            if is_bot(address) {
+                let key = self.new_bot_key(&g.id, side)?;
+                store::upsert_player(tx, &bot_seat(&g.id, side, bot_kind(address, side)?, key))?;
+                continue;
+            }
+            let secret = secrets::new_secret().map_err(|e| ServiceError::Random(e.to_string()))?;
+            store::upsert_player(tx, &seat(&g.id, side, address, Some(&secret)))?;
+            let opponent = if side == Side::Egyptian {
+                &req.mahdist
+            } else {
+                &req.egyptian
+            };
+            let opponent = if is_open(opponent) {
+                "not yet known (the seat is open)"
+            } else if is_bot(opponent) {
+                "the programmed player (docs/opponents.md): its orders are ready as soon as each turn opens"
+            } else {
+                opponent.as_str()
+            };
+            self.queue(self.welcome_draft(g, state, side, address, opponent, &secret)?)?;
+            out.push((side, secret));
+        }
+        Ok(out)
+    }
+
+    /// A notice to every address of game `game` (its players and
+    /// observers), unique by `key`.
+    pub(super) fn notice_to_all(
+        &self,
+        tx: &rusqlite::Connection,
+        game: &str,
+        key: &str,
+        headline: &str,
+        text: &str,
+    ) -> Result<()> {
+        for a in self.game_addresses(tx, game)? {
+            self.queue(self.notice_draft(Some(game), key, &a, headline, text)?)?;
+        }
+        Ok(())
+    }
+
+    /// The player who leaves the `side` seat of game `id` told that the
+    /// game master gave it `to_whom`.
+    fn tell_leaving(&self, id: &str, key: &str, to: &str, side: Side, to_whom: &str) -> Result<()> {
+        self.queue(self.notice_draft(
+            Some(id),
+            key,
+            to,
+            &format!("you no longer play the {side} side"),
+            &format!(
+                "The game master gave the {side} side of game {id} to {to_whom}. Your secret no longer works in this game, and Dervish sends you no more mail about it."
+            ),
+        )?)?;
+        Ok(())
     }
 
     fn welcome_draft(
@@ -332,18 +413,13 @@ impl Service {
                 map => ascii::overview(&scn, Some(state)),
             },
         )?;
-        Ok(Draft {
-            game_id: Some(g.id.clone()),
-            kind: "welcome",
-            dedupe_key: format!("welcome:{}:{}", g.id, store::side_text(side)),
-            to: to.to_string(),
+        Ok(own_mail(
+            &g.id,
+            "welcome",
+            format!("welcome:{}:{}", g.id, store::side_text(side)),
+            to,
             rendered,
-            html: true,
-            in_reply_to: None,
-            refs: Vec::new(),
-            reply: false,
-            attachments: Vec::new(),
-        })
+        ))
     }
 
     /// Push a game's deadline back by `hours`.
@@ -423,15 +499,7 @@ impl Service {
         self.supersede_welcome(&tx, id, side)?;
         let note = format!("replaced:{}:bot:{}", store::side_text(side), g.turn_no);
         if !old.address.is_empty() {
-            self.queue(self.notice_draft(
-                Some(id),
-                &note,
-                &old.address,
-                &format!("you no longer play the {side} side"),
-                &format!(
-                    "The game master gave the {side} side of game {id} to the programmed player. Your secret no longer works in this game, and Dervish sends you no more mail about it."
-                ),
-            )?)?;
+            self.tell_leaving(id, &note, &old.address, side, "the programmed player")?;
         }
         if !opponent.is_empty() {
             self.queue(self.notice_draft(
@@ -521,15 +589,7 @@ impl Service {
             secrets::sha256_hex(secret.as_bytes())
         );
         if let Some(old) = &old {
-            self.queue(self.notice_draft(
-                Some(id),
-                &key,
-                old,
-                &format!("you no longer play the {side} side"),
-                &format!(
-                    "The game master gave the {side} side of game {id} to another player. Your secret no longer works in this game, and Dervish sends you no more mail about it."
-                ),
-            )?)?;
+            self.tell_leaving(id, &key, old, side, "another player")?;
         }
         if !opponent.is_empty() {
             self.queue(self.notice_draft(

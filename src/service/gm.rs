@@ -284,100 +284,13 @@ impl Service {
         let upper = w.first().map(|x| x.to_uppercase()).unwrap_or_default();
         match (upper.as_str(), &w[w.len().min(1)..]) {
             ("NEW", [scenario, egyptian, mahdist, rest @ ..]) => {
-                let mut req = NewGame {
-                    scenario: scenario.to_string(),
-                    egyptian: egyptian.to_string(),
-                    mahdist: mahdist.to_string(),
-                    id: None,
-                    mode: Mode::Monthly,
-                    deadline_hours: None,
-                    ambushes: false,
-                    table_battles: Default::default(),
-                    resolver: Default::default(),
-                };
-                for r in rest {
-                    if r.eq_ignore_ascii_case("ambushes") {
-                        req.ambushes = true;
-                    } else if let Some(m) = Mode::parse(&r.to_lowercase()) {
-                        req.mode = m;
-                    } else if let Ok(h) = r.parse::<u32>() {
-                        req.deadline_hours = Some(h);
-                    } else {
-                        req.id = Some(r.to_lowercase());
-                    }
-                }
-                let c = self.new_game(&req, actor)?;
-                let g = self.game(&c.id)?;
-                Ok(format!(
-                    "game {} created; first deadline {}; the players' secrets are in their welcome mails",
-                    g.id,
-                    deadline_text(g.deadline)
-                ))
+                self.gm_new(scenario, egyptian, mahdist, rest, actor)
             }
             ("NEW", _) => usage(
                 "NEW SCENARIO EGYPTIAN-ADDRESS MAHDIST-ADDRESS [ID] [monthly|alternating] [HOURS] [AMBUSHES]",
             ),
-            ("LIST", []) => {
-                let games = store::games(&self.conn)?;
-                if games.is_empty() {
-                    return Ok("no games".into());
-                }
-                Ok(games
-                    .iter()
-                    .map(|g| {
-                        format!(
-                            "{} {} {} {} turn {} {} deadline {}",
-                            g.id,
-                            g.scenario,
-                            g.mode.as_str(),
-                            g.status.as_str(),
-                            g.turn_no,
-                            g.month,
-                            deadline_text(g.deadline)
-                        )
-                    })
-                    .collect::<Vec<_>>()
-                    .join("\n"))
-            }
-            ("SHOW", [id]) => {
-                let g = self.game(id)?;
-                let mut s = format!(
-                    "{} {} {} {}: turn {} ({}), deadline {}",
-                    g.id,
-                    g.scenario,
-                    g.mode.as_str(),
-                    g.status.as_str(),
-                    g.turn_no,
-                    g.month,
-                    deadline_text(g.deadline)
-                );
-                for p in store::players(&self.conn, id)? {
-                    let set = store::latest_order_set(&self.conn, id, g.turn_no, p.side)?;
-                    let _ = write!(
-                        s,
-                        "\n{} {}: {}{}",
-                        p.side,
-                        p.address,
-                        set.map_or("no orders".to_string(), |x| format!(
-                            "orders v{}{}",
-                            x.version,
-                            if x.ready { " READY" } else { "" }
-                        )),
-                        if p.unreachable { ", unreachable" } else { "" }
-                    );
-                }
-                for line in self
-                    .seat_lines(id)?
-                    .into_iter()
-                    .chain(self.clock_lines(id)?)
-                {
-                    let _ = write!(s, "\n{line}");
-                }
-                for line in self.rollback_lines(id)? {
-                    let _ = write!(s, "\n{line}");
-                }
-                Ok(s)
-            }
+            ("LIST", []) => self.gm_list(),
+            ("SHOW", [id]) => self.gm_show(id),
             ("PROCESS", [id]) => {
                 let n = self.play_turn(id)?;
                 store::audit(
@@ -398,11 +311,7 @@ impl Service {
                 Ok(format!("deadline now {}", deadline_text(g.deadline)))
             }
             ("REPLACE", [id, side, address]) => {
-                let side = match side.to_lowercase().as_str() {
-                    "egyptian" => Side::Egyptian,
-                    "mahdist" => Side::Mahdist,
-                    other => return Err(ServiceError::Game(format!("{other} is not a side"))),
-                };
+                let side = side_named(side)?;
                 if super::games::is_bot(address) {
                     self.replace_with_bot(id, side, address, actor)?;
                     return Ok(format!(
@@ -415,11 +324,7 @@ impl Service {
                 ))
             }
             ("SECRET", [id, side]) => {
-                let side = match side.to_lowercase().as_str() {
-                    "egyptian" => Side::Egyptian,
-                    "mahdist" => Side::Mahdist,
-                    other => return Err(ServiceError::Game(format!("{other} is not a side"))),
-                };
+                let side = side_named(side)?;
                 self.reissue_secret(id, side, actor)?;
                 Ok(format!(
                     "the {side} player has a new secret, in a new welcome mail; the old one no longer works"
@@ -455,35 +360,7 @@ impl Service {
             ("UNFLAG", [id, place @ ..]) if !place.is_empty() => {
                 self.flag_place(id, &place.join(" "), false)
             }
-            ("BATTLES", [id]) => {
-                let battles = self.battles(id)?;
-                if battles.is_empty() {
-                    return Ok(format!("game {id} has had no table battle"));
-                }
-                let mut out = Vec::new();
-                for b in battles {
-                    let (combat, _) = self.battle_parts(&b)?;
-                    out.push(format!(
-                        "battle {} turn {} {}: {}, deadline {}",
-                        b.id,
-                        b.turn_no,
-                        b.status.as_str(),
-                        combat.key,
-                        deadline_text(b.deadline)
-                    ));
-                    if let Some(r) = &b.result_text {
-                        out.push(format!(
-                            "  result ({}): {}",
-                            b.proposed_by.as_deref().unwrap_or("?"),
-                            r.replace('\n', " / ")
-                        ));
-                    }
-                    if let Some(d) = &b.dispute {
-                        out.push(format!("  dispute: {}", d.replace('\n', " / ")));
-                    }
-                }
-                Ok(out.join("\n"))
-            }
+            ("BATTLES", [id]) => self.gm_battles(id),
             ("OBSERVE", [id, address]) => {
                 self.add_observer(id, address, actor)?;
                 Ok(format!("{address} now gets the results"))
@@ -493,4 +370,155 @@ impl Service {
             ),
         }
     }
+
+    /// GM NEW: a game of `scenario` between two addresses; the words after
+    /// them give its ID, mode, deadline hours and AMBUSHES.
+    fn gm_new(
+        &self,
+        scenario: &str,
+        egyptian: &str,
+        mahdist: &str,
+        rest: &[&str],
+        actor: &str,
+    ) -> Result<String> {
+        let mut req = NewGame {
+            scenario: scenario.to_string(),
+            egyptian: egyptian.to_string(),
+            mahdist: mahdist.to_string(),
+            id: None,
+            mode: Mode::Monthly,
+            deadline_hours: None,
+            ambushes: false,
+            table_battles: Default::default(),
+            resolver: Default::default(),
+        };
+        for r in rest {
+            if r.eq_ignore_ascii_case("ambushes") {
+                req.ambushes = true;
+            } else if let Some(m) = Mode::parse(&r.to_lowercase()) {
+                req.mode = m;
+            } else if let Ok(h) = r.parse::<u32>() {
+                req.deadline_hours = Some(h);
+            } else {
+                req.id = Some(r.to_lowercase());
+            }
+        }
+        let c = self.new_game(&req, actor)?;
+        let g = self.game(&c.id)?;
+        Ok(format!(
+            "game {} created; first deadline {}; the players' secrets are in their welcome mails",
+            g.id,
+            deadline_text(g.deadline)
+        ))
+    }
+
+    /// GM LIST: every game, one a line.
+    fn gm_list(&self) -> Result<String> {
+        let games = store::games(&self.conn)?;
+        if games.is_empty() {
+            return Ok("no games".into());
+        }
+        Ok(games
+            .iter()
+            .map(|g| {
+                format!(
+                    "{} turn {} {} deadline {}",
+                    game_head(g),
+                    g.turn_no,
+                    g.month,
+                    deadline_text(g.deadline)
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("\n"))
+    }
+
+    /// GM SHOW: a game, its players' orders, seats, clock and rollbacks.
+    fn gm_show(&self, id: &str) -> Result<String> {
+        let g = self.game(id)?;
+        let mut s = format!(
+            "{}: turn {} ({}), deadline {}",
+            game_head(&g),
+            g.turn_no,
+            g.month,
+            deadline_text(g.deadline)
+        );
+        for p in store::players(&self.conn, id)? {
+            let set = store::latest_order_set(&self.conn, id, g.turn_no, p.side)?;
+            let _ = write!(
+                s,
+                "\n{} {}: {}{}",
+                p.side,
+                p.address,
+                set.map_or("no orders".to_string(), |x| format!(
+                    "orders v{}{}",
+                    x.version,
+                    if x.ready { " READY" } else { "" }
+                )),
+                if p.unreachable { ", unreachable" } else { "" }
+            );
+        }
+        for line in self
+            .seat_lines(id)?
+            .into_iter()
+            .chain(self.clock_lines(id)?)
+        {
+            let _ = write!(s, "\n{line}");
+        }
+        for line in self.rollback_lines(id)? {
+            let _ = write!(s, "\n{line}");
+        }
+        Ok(s)
+    }
+
+    /// GM BATTLES: a game's table battles with their results and disputes.
+    fn gm_battles(&self, id: &str) -> Result<String> {
+        let battles = self.battles(id)?;
+        if battles.is_empty() {
+            return Ok(format!("game {id} has had no table battle"));
+        }
+        let mut out = Vec::new();
+        for b in battles {
+            let (combat, _) = self.battle_parts(&b)?;
+            out.push(format!(
+                "battle {} turn {} {}: {}, deadline {}",
+                b.id,
+                b.turn_no,
+                b.status.as_str(),
+                combat.key,
+                deadline_text(b.deadline)
+            ));
+            if let Some(r) = &b.result_text {
+                out.push(format!(
+                    "  result ({}): {}",
+                    b.proposed_by.as_deref().unwrap_or("?"),
+                    r.replace('\n', " / ")
+                ));
+            }
+            if let Some(d) = &b.dispute {
+                out.push(format!("  dispute: {}", d.replace('\n', " / ")));
+            }
+        }
+        Ok(out.join("\n"))
+    }
+}
+
+/// A side by its name, as a game master writes it.
+fn side_named(side: &str) -> Result<Side> {
+    match side.to_lowercase().as_str() {
+        "egyptian" => Ok(Side::Egyptian),
+        "mahdist" => Ok(Side::Mahdist),
+        other => Err(ServiceError::Game(format!("{other} is not a side"))),
+    }
+}
+
+/// A game as the game master's lists begin it: id, scenario, mode, status.
+fn game_head(g: &store::GameRow) -> String {
+    format!(
+        "{} {} {} {}",
+        g.id,
+        g.scenario,
+        g.mode.as_str(),
+        g.status.as_str()
+    )
 }

@@ -21,6 +21,7 @@ pub mod intake;
 pub mod mail;
 pub mod outcome;
 pub mod picture;
+pub mod play;
 mod ready;
 pub mod record;
 pub mod rollback;

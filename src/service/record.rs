@@ -19,8 +19,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::play::{NO_ORDERS, adjudicate};
 use super::secrets::{sha256_hex, unhex};
-use super::turns::{NO_ORDERS, adjudicate};
 use crate::engine::orders::Orders;
 use crate::mail::outbound::Attachment;
 use crate::orders::{self, Input, Vocabulary};
@@ -318,6 +318,19 @@ pub struct MailText {
 /// record's digests, and the log with the one in the mail, if given.
 pub fn verify(data: &DataSet, rec: &TurnRecord, mail: Option<&MailText>) -> Vec<Check> {
     let mut out = Vec::new();
+    // `None`: a check failed that the ones after it need; they are left out.
+    let _ = verify_into(data, rec, mail, &mut out);
+    out
+}
+
+/// The checks of [`verify`] in order, stopping where the rest cannot be
+/// made.
+fn verify_into(
+    data: &DataSet,
+    rec: &TurnRecord,
+    mail: Option<&MailText>,
+    out: &mut Vec<Check>,
+) -> Option<()> {
     if let Some(rb) = &rec.rollback {
         out.push(Check::new(
             "rollback",
@@ -328,6 +341,76 @@ pub fn verify(data: &DataSet, rec: &TurnRecord, mail: Option<&MailText>) -> Vec<
             ),
         ));
     }
+    let scn = scenario_checks(data, rec, out)?;
+    let seed = seed_check(rec, out);
+    let before = state_before_check(rec, out)?;
+    let Some(kind) = TurnKind::parse(&rec.turn_kind) else {
+        out.push(Check::new(
+            "turn",
+            false,
+            format!(
+                "{:?} is not a kind of turn (month, egyptian, mahdist)",
+                rec.turn_kind
+            ),
+        ));
+        return None;
+    };
+    let (eg, md) = orders_checks(&scn, rec, kind, &before, out);
+    let seed = seed?;
+    let settled = if rec.battles.is_empty() {
+        Default::default()
+    } else {
+        match super::play::settlements_from_json(&rec.battles) {
+            Ok(s) => s,
+            Err(e) => {
+                out.push(Check::new("table battles", false, e));
+                return None;
+            }
+        }
+    };
+    let played = adjudicate(
+        &scn,
+        before,
+        kind,
+        &eg,
+        &md,
+        seed,
+        &settled,
+        data.etyfw.as_ref(),
+    );
+    let r = match played {
+        Ok((r, None)) => r,
+        Ok((_, Some(_))) => {
+            out.push(Check::new(
+                "table battles",
+                false,
+                "the turn stops at a table battle the record has no result for",
+            ));
+            return None;
+        }
+        Err(e) => {
+            out.push(Check::new(
+                "the turn",
+                false,
+                format!("it cannot be played: {e}"),
+            ));
+            return None;
+        }
+    };
+    let text = log::render(&scn.map, &r.events);
+    played_again_checks(rec, &r, &text, out);
+    if let Some(m) = mail {
+        out.push(mail_log_check(m, &text));
+    }
+    Some(())
+}
+
+/// The record's scenario in this Dervish, and its data the game's.
+fn scenario_checks(
+    data: &DataSet,
+    rec: &TurnRecord,
+    out: &mut Vec<Check>,
+) -> Option<crate::scenario::Scenario> {
     let Some(scn) = data.scenario(&rec.scenario) else {
         out.push(Check::new(
             "scenario",
@@ -338,7 +421,7 @@ pub fn verify(data: &DataSet, rec: &TurnRecord, mail: Option<&MailText>) -> Vec<
                 data.scenario_ids().join(", ")
             ),
         ));
-        return out;
+        return None;
     };
     match data.digest(&rec.scenario) {
         Some(d) if d == rec.data_sha256 => out.push(Check::new(
@@ -356,6 +439,11 @@ pub fn verify(data: &DataSet, rec: &TurnRecord, mail: Option<&MailText>) -> Vec<
             ),
         )),
     }
+    Some(scn)
+}
+
+/// The seed against the fingerprint published when the turn opened.
+fn seed_check(rec: &TurnRecord, out: &mut Vec<Check>) -> Option<[u8; 32]> {
     let seed: Option<[u8; 32]> = unhex(&rec.seed_hex).and_then(|b| b.try_into().ok());
     match seed {
         Some(s) if sha256_hex(&s) == rec.seed_sha256 => out.push(Check::new(
@@ -376,6 +464,11 @@ pub fn verify(data: &DataSet, rec: &TurnRecord, mail: Option<&MailText>) -> Vec<
         )),
         None => out.push(Check::new("seed", false, "it is not 32 bytes of hex")),
     }
+    seed
+}
+
+/// The state before the turn against its digest, and read.
+fn state_before_check(rec: &TurnRecord, out: &mut Vec<Check>) -> Option<GameState> {
     let before_ok = sha256_hex(rec.state_before.as_bytes()) == rec.state_before_sha256;
     out.push(Check::new(
         "state before the turn",
@@ -390,167 +483,130 @@ pub fn verify(data: &DataSet, rec: &TurnRecord, mail: Option<&MailText>) -> Vec<
             )
         },
     ));
-    let before: GameState = match serde_json::from_str(&rec.state_before) {
-        Ok(s) => s,
+    match serde_json::from_str(&rec.state_before) {
+        Ok(s) => Some(s),
         Err(e) => {
             out.push(Check::new(
                 "state before the turn",
                 false,
                 format!("it cannot be read: {e}"),
             ));
-            return out;
+            None
         }
-    };
-    let Some(kind) = TurnKind::parse(&rec.turn_kind) else {
-        out.push(Check::new(
-            "turn",
-            false,
-            format!(
-                "{:?} is not a kind of turn (month, egyptian, mahdist)",
-                rec.turn_kind
-            ),
-        ));
-        return out;
-    };
+    }
+}
+
+/// Each side's sealed orders against their hash, read again by the order
+/// checker: the Egyptian and Mahdist orders that the turn is played with
+/// (none where a check failed).
+fn orders_checks(
+    scn: &crate::scenario::Scenario,
+    rec: &TurnRecord,
+    kind: TurnKind,
+    before: &GameState,
+    out: &mut Vec<Check>,
+) -> (Orders, Orders) {
     let mut eg = Orders::default();
     let mut md = Orders::default();
     for side in kind.sides() {
-        let name = crate::store::side_text(side);
         let what = format!("{side} orders");
-        let Some(sealed) = rec.orders.iter().find(|o| o.side == name) else {
-            out.push(Check::new(what, false, "the record has none for this side"));
-            continue;
-        };
-        let Some(canonical) = &sealed.canonical else {
-            let ok = sealed.sealed_sha256 == NO_ORDERS;
-            out.push(Check::new(
-                what,
-                ok,
-                if ok {
-                    "none sent: the side held".to_string()
-                } else {
-                    format!(
-                        "the record gives no orders, and a sealed hash {}",
-                        sealed.sealed_sha256
-                    )
-                },
-            ));
-            continue;
-        };
-        let hash = sha256_hex(sealed_text(&rec.game, rec.turn_no, side, canonical).as_bytes());
-        if hash != sealed.sealed_sha256 {
-            out.push(Check::new(
-                what,
-                false,
-                format!(
-                    "their SHA-256 is {hash}, not {}, the hash sealed in the receipt",
-                    sealed.sealed_sha256
-                ),
-            ));
-            continue;
-        }
-        let vocab = Vocabulary::new(&scn).in_play(&before);
-        let parsed = match orders::parse(&Input::text(canonical), &vocab) {
-            Ok(p) => p,
-            Err(e) => {
-                out.push(Check::new(what, false, format!("they cannot be read: {e}")));
-                continue;
+        let check = match sealed_orders(scn, rec, kind, side, before, &eg) {
+            Ok((check, Some(orders))) => {
+                match side {
+                    Side::Egyptian => eg = orders,
+                    Side::Mahdist => md = orders,
+                }
+                check
             }
+            Ok((check, None)) | Err(check) => check,
         };
-        if let Some(e) = parsed.errors.first() {
-            out.push(Check::new(
-                what,
-                false,
-                format!("they do not read back: {e}"),
-            ));
-            continue;
-        }
-        // The Mahdist set up knowing the Egyptian set-up (2.1): his set-up
-        // orders were checked with the Egyptian's placed.
-        let against = if kind.is_setup() && side == Side::Mahdist {
-            crate::engine::set_up(&scn, before.clone(), Side::Egyptian, &eg, &mut Vec::new())
+        out.push(Check { what, ..check });
+    }
+    (eg, md)
+}
+
+/// One side's sealed orders: the check, and the orders checked (`None`
+/// when the side held); `Err` for a check failed.
+fn sealed_orders(
+    scn: &crate::scenario::Scenario,
+    rec: &TurnRecord,
+    kind: TurnKind,
+    side: Side,
+    before: &GameState,
+    egyptian: &Orders,
+) -> Result<(Check, Option<Orders>), Check> {
+    let fail = |detail: String| Check::new("", false, detail);
+    let name = crate::store::side_text(side);
+    let Some(sealed) = rec.orders.iter().find(|o| o.side == name) else {
+        return Err(fail("the record has none for this side".into()));
+    };
+    let Some(canonical) = &sealed.canonical else {
+        let ok = sealed.sealed_sha256 == NO_ORDERS;
+        let detail = if ok {
+            "none sent: the side held".to_string()
         } else {
-            before.clone()
-        };
-        let checked = orders::check(&parsed.sheet, &scn, &against, side);
-        if checked.refused {
-            out.push(Check::new(
-                what,
-                false,
-                "the order checker refuses them against the state before the turn",
-            ));
-            continue;
-        }
-        out.push(Check::new(
-            what,
-            true,
             format!(
-                "{}, SHA-256 {hash} as sealed in the receipt, read again by the order checker",
-                crate::words::count(
-                    parsed
-                        .sheet
-                        .items
-                        .iter()
-                        .filter(|i| !matches!(
-                            i.order,
-                            orders::Order::Ready | orders::Order::ReadyAsIs
-                        ))
-                        .count(),
-                    "order",
-                    "orders"
-                ),
-            ),
-        ));
-        match side {
-            Side::Egyptian => eg = checked.orders,
-            Side::Mahdist => md = checked.orders,
-        }
-    }
-    let Some(seed) = seed else {
-        return out;
+                "the record gives no orders, and a sealed hash {}",
+                sealed.sealed_sha256
+            )
+        };
+        return Ok((Check::new("", ok, detail), None));
     };
-    let settled = if rec.battles.is_empty() {
-        Default::default()
+    let hash = sha256_hex(sealed_text(&rec.game, rec.turn_no, side, canonical).as_bytes());
+    if hash != sealed.sealed_sha256 {
+        return Err(fail(format!(
+            "their SHA-256 is {hash}, not {}, the hash sealed in the receipt",
+            sealed.sealed_sha256
+        )));
+    }
+    let vocab = Vocabulary::new(scn).in_play(before);
+    let parsed = orders::parse(&Input::text(canonical), &vocab)
+        .map_err(|e| fail(format!("they cannot be read: {e}")))?;
+    if let Some(e) = parsed.errors.first() {
+        return Err(fail(format!("they do not read back: {e}")));
+    }
+    // The Mahdist set up knowing the Egyptian set-up (2.1): his set-up
+    // orders were checked with the Egyptian's placed.
+    let against = if kind.is_setup() && side == Side::Mahdist {
+        crate::engine::set_up(
+            scn,
+            before.clone(),
+            Side::Egyptian,
+            egyptian,
+            &mut Vec::new(),
+        )
     } else {
-        match super::battles::settlements_from_json(&rec.battles) {
-            Ok(s) => s,
-            Err(e) => {
-                out.push(Check::new("table battles", false, e));
-                return out;
-            }
-        }
+        before.clone()
     };
-    let (r, stopped) = match adjudicate(
-        &scn,
-        before,
-        kind,
-        &eg,
-        &md,
-        seed,
-        &settled,
-        data.etyfw.as_ref(),
-    ) {
-        Ok(played) => played,
-        Err(e) => {
-            out.push(Check::new(
-                "the turn",
-                false,
-                format!("it cannot be played: {e}"),
-            ));
-            return out;
-        }
-    };
-    if stopped.is_some() {
-        out.push(Check::new(
-            "table battles",
-            false,
-            "the turn stops at a table battle the record has no result for",
+    let checked = orders::check(&parsed.sheet, scn, &against, side);
+    if checked.refused {
+        return Err(fail(
+            "the order checker refuses them against the state before the turn".into(),
         ));
-        return out;
     }
+    let count = parsed
+        .sheet
+        .items
+        .iter()
+        .filter(|i| !matches!(i.order, orders::Order::Ready | orders::Order::ReadyAsIs))
+        .count();
+    let detail = format!(
+        "{}, SHA-256 {hash} as sealed in the receipt, read again by the order checker",
+        crate::words::count(count, "order", "orders"),
+    );
+    Ok((Check::new("", true, detail), Some(checked.orders)))
+}
+
+/// The state, events and log of the turn played again against the
+/// record's digests.
+fn played_again_checks(
+    rec: &TurnRecord,
+    r: &crate::engine::TurnResult,
+    text: &str,
+    out: &mut Vec<Check>,
+) {
     let state = serde_json::to_string(&r.state).unwrap_or_default();
     let events = serde_json::to_string(&r.events).unwrap_or_default();
-    let text = log::render(&scn.map, &r.events);
     for (what, got, want) in [
         (
             "state after the turn",
@@ -575,24 +631,26 @@ pub fn verify(data: &DataSet, rec: &TurnRecord, mail: Option<&MailText>) -> Vec<
             },
         ));
     }
-    if let Some(m) = mail {
-        let (ok, detail) = match &m.log_attachment {
-            Some(a) if *a == text => (true, "the log attached is the log the turn gives"),
-            Some(_) => (
-                false,
-                "the log attached differs from the log the turn gives",
-            ),
-            None if m.body.contains(text.trim_end()) => {
-                (true, "the log in the mail is the log the turn gives")
-            }
-            None => (
-                false,
-                "the mail does not hold the log the turn gives, neither in its text nor attached",
-            ),
-        };
-        out.push(Check::new("log in the mail", ok, detail));
-    }
-    out
+}
+
+/// The log the mail carries (attached, or in its text) against the log
+/// the turn gives.
+fn mail_log_check(m: &MailText, text: &str) -> Check {
+    let (ok, detail) = match &m.log_attachment {
+        Some(a) if *a == text => (true, "the log attached is the log the turn gives"),
+        Some(_) => (
+            false,
+            "the log attached differs from the log the turn gives",
+        ),
+        None if m.body.contains(text.trim_end()) => {
+            (true, "the log in the mail is the log the turn gives")
+        }
+        None => (
+            false,
+            "the mail does not hold the log the turn gives, neither in its text nor attached",
+        ),
+    };
+    Check::new("log in the mail", ok, detail)
 }
 
 /// Read the turn records of a results mail (RFC 5322 bytes, as saved by a

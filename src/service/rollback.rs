@@ -15,8 +15,8 @@
 use chrono::Duration;
 use minijinja::context;
 
+use super::play::{adjudicate, seed_bytes};
 use super::record::{rollback_action, rollback_detail};
-use super::turns::{adjudicate, seed_bytes};
 use super::{Result, Service, ServiceError};
 use crate::render::log;
 use crate::scenario::Side;

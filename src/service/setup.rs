@@ -15,12 +15,11 @@
 use chrono::Duration;
 use minijinja::context;
 
-use super::games::{deadline_text, example_march};
+use super::games::{deadline_text, example_march, own_mail};
 use super::mail::Draft;
+use super::play::{adjudicate, erased, json_of, sealed_hash, seed_bytes};
 use super::record::TurnRecord;
-use super::turns::{NO_ORDERS, adjudicate, seed_bytes};
 use super::{Result, Service, ServiceError};
-use crate::engine::orders::Orders;
 use crate::orders::{CheckError, Checked, Order, Parsed, Sheet};
 use crate::render::{ascii, log};
 use crate::scenario::{Scenario, Side};
@@ -205,14 +204,7 @@ impl Service {
                 self.queue(self.setup_request_draft(&next, &shown, &p.address)?)?;
             }
         }
-        store::audit(
-            &tx,
-            self.now(),
-            Some(&g.id),
-            "service",
-            "set-up",
-            "Egyptian set-up sealed; the Mahdist sets up",
-        )?;
+        self.setup_audit(&tx, &g.id, "Egyptian set-up sealed; the Mahdist sets up")?;
         tx.commit()?;
         Ok(next)
     }
@@ -293,14 +285,8 @@ impl Service {
             d.attachments = vec![record.attachment()];
             self.queue(d)?;
         }
-        store::audit(
-            &tx,
-            self.now(),
-            Some(&g.id),
-            "service",
-            "set-up",
-            &format!("set-up placed; first turn {} opened", next.month),
-        )?;
+        let opened = format!("set-up placed; first turn {} opened", next.month);
+        self.setup_audit(&tx, &g.id, &opened)?;
         tx.commit()?;
         tracing::info!(game = g.id, "set-up placed");
         Ok(g.turn_no)
@@ -315,16 +301,8 @@ impl Service {
         r: &crate::engine::TurnResult,
         sets: (&Option<OrderSetRow>, &Option<OrderSetRow>),
     ) -> Result<TurnRow> {
-        let json = |v: &dyn super::turns::erased::Json| {
-            v.json().map_err(|e| ServiceError::State {
-                game: g.id.clone(),
-                message: e,
-            })
-        };
-        let hash = |s: &Option<OrderSetRow>| {
-            s.as_ref()
-                .map_or(NO_ORDERS.to_string(), |s| s.sha256.clone())
-        };
+        let json = |v: &dyn erased::Json| json_of(&g.id, v);
+        let hash = sealed_hash;
         Ok(TurnRow {
             game_id: g.id.clone(),
             turn_no: g.turn_no,
@@ -341,7 +319,7 @@ impl Service {
             events: json(&r.events)?,
             log: log::render(&scn.map, &r.events),
             played_at: self.now(),
-            battles: super::battles::settlements_json(&Default::default()),
+            battles: super::play::settlements_json(&Default::default()),
         })
     }
 
@@ -380,18 +358,13 @@ impl Service {
                 map => ascii::overview(&scn, Some(shown)),
             },
         )?;
-        Ok(Draft {
-            game_id: Some(g.id.clone()),
-            kind: "setup",
-            dedupe_key: format!("setup-request:{}", g.id),
-            to: to.to_string(),
+        Ok(own_mail(
+            &g.id,
+            "setup",
+            format!("setup-request:{}", g.id),
+            to,
             rendered,
-            html: true,
-            in_reply_to: None,
-            refs: Vec::new(),
-            reply: false,
-            attachments: Vec::new(),
-        })
+        ))
     }
 
     /// The set-up mail: both sides' placement, the log of the set-up, the
@@ -421,21 +394,17 @@ impl Service {
                 map => ascii::overview(scn, Some(state)),
             },
         )?;
-        Ok(Draft {
-            game_id: Some(next.id.clone()),
-            kind: "setup",
-            dedupe_key: match side {
-                Some(s) => format!("setup:{}:{}", next.id, store::side_text(s)),
-                None => format!("setup:{}:observer:{to}", next.id),
-            },
-            to: to.to_string(),
-            rendered,
-            html: true,
-            in_reply_to: None,
-            refs: Vec::new(),
-            reply: false,
-            attachments: Vec::new(),
-        })
+        let key = match side {
+            Some(s) => format!("setup:{}:{}", next.id, store::side_text(s)),
+            None => format!("setup:{}:observer:{to}", next.id),
+        };
+        Ok(own_mail(&next.id, "setup", key, to, rendered))
+    }
+
+    /// A step of the set-up in the audit log, by the service.
+    fn setup_audit(&self, tx: &rusqlite::Connection, game: &str, detail: &str) -> Result<()> {
+        store::audit(tx, self.now(), Some(game), "service", "set-up", detail)?;
+        Ok(())
     }
 
     /// The set-up of a programmed Egyptian sealed when the game is made
@@ -456,14 +425,5 @@ impl Service {
             self.play_setup_step(&g)?;
         }
         Ok(())
-    }
-}
-
-/// The orders of a set-up set kept for a programmed player: its SETUP
-/// orders alone (its month's marches are made when the month opens).
-pub fn setup_only(orders: Orders) -> Orders {
-    Orders {
-        setup: orders.setup,
-        ..Orders::default()
     }
 }

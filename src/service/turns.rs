@@ -5,17 +5,17 @@
 use chrono::Duration;
 use minijinja::context;
 
-use super::battles::{Settlements, settlements_from_json, settlements_json};
 use super::games::deadline_text;
 use super::mail::Draft;
+pub use super::play::{NO_ORDERS, adjudicate, adjudicate_watched};
+use super::play::{Settlements, erased, seed_bytes, settlements_from_json, settlements_json};
 use super::record::TurnRecord;
 use super::secrets::{sha256_hex, unhex};
 use super::{Result, Service, ServiceError};
-use crate::battle::table::{Stopped, TableResolver};
+use crate::battle::table::Stopped;
 use crate::calendar::GameMonth;
-use crate::dice::{Dice, SeededDice};
+use crate::engine::TurnResult;
 use crate::engine::orders::Orders;
-use crate::engine::{TurnResult, play_month_resolving, play_player_turn_resolving};
 use crate::mail::outbound::Attachment;
 use crate::render::ascii::{self, Sector};
 use crate::render::log;
@@ -23,105 +23,6 @@ use crate::scenario::{Scenario, Side};
 use crate::state::GameState;
 use crate::state::setup::{Placements, initial_state};
 use crate::store::{self, GameRow, Mode, OrderSetRow, PlayerRow, Status, TurnKind, TurnRow};
-
-/// The hash recorded for a side that sent no orders (it holds).
-pub const NO_ORDERS: &str = "none (no orders: the side held)";
-
-/// Play one turn: the pure engine with the stored seed. The whole month
-/// (Egyptian then Mahdist player turn), or one player turn in alternating
-/// mode; after the Mahdist player turn the calendar moves on (5.1).
-/// Combats go to the table as the game's options say, with the results of
-/// the battles already `settled`; the turn stops at a table battle not yet
-/// settled, and the combat and the state then are returned with it.
-#[allow(clippy::too_many_arguments)]
-pub fn adjudicate(
-    scn: &Scenario,
-    state: GameState,
-    kind: TurnKind,
-    egyptian: &Orders,
-    mahdist: &Orders,
-    seed: [u8; 32],
-    settled: &Settlements,
-    etyfw: Option<&crate::scenario::NamedText>,
-) -> Result<(TurnResult, Option<Stopped>)> {
-    adjudicate_watched(
-        scn,
-        state,
-        kind,
-        egyptian,
-        mahdist,
-        seed,
-        settled,
-        etyfw,
-        &mut |_, _| {},
-    )
-}
-
-/// As [`adjudicate`], showing `watch` the state each side's orders are
-/// asked for as its player turn begins: in a month, the state after the
-/// Egyptian player turn is the last one shown for the Mahdist side (the
-/// archive draws the map after each player turn from it).
-#[allow(clippy::too_many_arguments)]
-pub fn adjudicate_watched(
-    scn: &Scenario,
-    state: GameState,
-    kind: TurnKind,
-    egyptian: &Orders,
-    mahdist: &Orders,
-    seed: [u8; 32],
-    settled: &Settlements,
-    etyfw: Option<&crate::scenario::NamedText>,
-    watch: &mut dyn FnMut(&GameState, Side),
-) -> Result<(TurnResult, Option<Stopped>)> {
-    let mut dice = Dice::new(SeededDice::from_seed_bytes(seed));
-    let options = state.options.clone();
-    let mut auto = crate::battle::auto_resolver(options.resolver, etyfw)
-        .map_err(|d| ServiceError::Data(d.to_string()))?;
-    let mut resolver = TableResolver::new(&options.table_battles, settled, auto.as_mut());
-    let r = match kind {
-        TurnKind::Month => play_month_resolving(
-            scn,
-            state,
-            &mut |s, side| {
-                watch(s, side);
-                if side == Side::Egyptian {
-                    egyptian.clone()
-                } else {
-                    mahdist.clone()
-                }
-            },
-            &mut dice,
-            &mut resolver,
-        ),
-        TurnKind::SetUp(_) => {
-            watch(&state, Side::Egyptian);
-            crate::engine::place_set_ups(scn, state, egyptian, &mut |s| {
-                watch(s, Side::Mahdist);
-                mahdist.clone()
-            })
-        }
-        TurnKind::Player(side) => {
-            let orders = if side == Side::Egyptian {
-                egyptian
-            } else {
-                mahdist
-            };
-            let mut r =
-                play_player_turn_resolving(scn, state, side, orders, &mut dice, &mut resolver);
-            if side == Side::Mahdist
-                && !r.halted
-                && r.state.result.is_none()
-                && let Some(next) = r.state.month.next()
-            {
-                r.state.month = next;
-                r.state.effects = Default::default();
-            }
-            r
-        }
-    };
-    let stopped = resolver.stopped.take();
-    Ok((r, stopped))
-}
 
 /// A side's drawn maps, or why there are none.
 type Drawn = std::result::Result<Vec<super::picture::Picture>, String>;
@@ -222,10 +123,6 @@ pub struct Verified {
     pub kind: TurnKind,
     /// Problems found; empty when the turn plays again byte for byte.
     pub drift: Vec<String>,
-}
-
-pub(super) fn seed_bytes(hex: &str) -> Option<[u8; 32]> {
-    unhex(hex)?.try_into().ok()
 }
 
 impl Service {
@@ -831,16 +728,8 @@ impl Desk<'_> {
         now: chrono::DateTime<chrono::Utc>,
     ) -> Result<TurnRow> {
         let g = &p.g;
-        let json = |v: &dyn erased::Json| {
-            v.json().map_err(|e| ServiceError::State {
-                game: g.id.clone(),
-                message: e,
-            })
-        };
-        let hash = |s: &Option<OrderSetRow>| {
-            s.as_ref()
-                .map_or(NO_ORDERS.to_string(), |s| s.sha256.clone())
-        };
+        let json = |v: &dyn erased::Json| super::play::json_of(&g.id, v);
+        let hash = super::play::sealed_hash;
         Ok(TurnRow {
             game_id: g.id.clone(),
             turn_no: g.turn_no,
@@ -1309,15 +1198,8 @@ impl Service {
                     "battle deadline extended after downtime",
                     &text,
                 )?;
-                for a in self.game_addresses(&tx, &g.id)? {
-                    self.queue(self.notice_draft(
-                        Some(&g.id),
-                        &format!("downtime:battle:{}:{}", b.id, store::time(old)),
-                        &a,
-                        "battle deadline extended",
-                        &text,
-                    )?)?;
-                }
+                let key = format!("downtime:battle:{}:{}", b.id, store::time(old));
+                self.notice_to_all(&tx, &g.id, &key, "battle deadline extended", &text)?;
                 tx.commit()?;
                 if !out.contains(&g.id) {
                     out.push(g.id.clone());
@@ -1338,15 +1220,8 @@ impl Service {
                 deadline_text(old),
                 deadline_text(g.deadline)
             );
-            for a in self.game_addresses(&tx, &g.id)? {
-                self.queue(self.notice_draft(
-                    Some(&g.id),
-                    &format!("downtime:{}:{}", g.turn_no, store::time(old)),
-                    &a,
-                    "deadline extended",
-                    &text,
-                )?)?;
-            }
+            let key = format!("downtime:{}:{}", g.turn_no, store::time(old));
+            self.notice_to_all(&tx, &g.id, &key, "deadline extended", &text)?;
             store::audit(
                 &tx,
                 now,
@@ -1517,18 +1392,6 @@ impl Service {
 }
 
 /// Serialising values to JSON for storage, with the error as text.
-pub(super) mod erased {
-    pub trait Json {
-        fn json(&self) -> Result<String, String>;
-    }
-
-    impl<T: serde::Serialize> Json for T {
-        fn json(&self) -> Result<String, String> {
-            serde_json::to_string(self).map_err(|e| e.to_string())
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -364,299 +364,20 @@ fn mm(cm: f64) -> i32 {
 pub fn load(text: &str, file: &str) -> Result<Tables, Diagnostic> {
     let src = Source::new(file, text);
     let f: File = src.parse_ron()?;
-    let err = |anchor: &str, field: String, message: String, hint: &str| {
-        src.error(
-            src.line_of(anchor, 1),
-            field,
-            message,
-            Some(hint.to_string()),
-        )
-    };
-
-    // T1: one row per class and kind, dice counts at least 1 and rising.
-    let mut movement = [[MoveDice { dice: [0; 3] }; 3]; 2];
-    let mut seen = [[false; 3]; 2];
-    for (i, r) in f.movement.iter().enumerate() {
-        let (c, k) = (class_index(r.class), kind_index(r.kind));
-        if seen[c][k] {
-            return Err(err(
-                "movement:",
-                format!("movement[{i}]"),
-                format!("{:?} {:?} is given twice", r.class, r.kind),
-                "keep one row for each class and kind",
-            ));
-        }
-        seen[c][k] = true;
-        if r.march == 0 || r.march > r.double || r.double > r.charge {
-            return Err(err(
-                "movement:",
-                format!("movement[{i}]"),
-                format!(
-                    "{:?} {:?}: the dice must be at least 1 and never fewer at a faster rate (march {}, double {}, charge {})",
-                    r.class, r.kind, r.march, r.double, r.charge
-                ),
-                "T1 of the seed: March <= Double & Trot <= Charge & Retreat",
-            ));
-        }
-        movement[c][k] = MoveDice {
-            dice: [r.march, r.double, r.charge],
-        };
-    }
-    for (c, class) in [Class::Regular, Class::Irregular].iter().enumerate() {
-        for (k, kind) in [MoveKind::Infantry, MoveKind::Cavalry, MoveKind::Artillery]
-            .iter()
-            .enumerate()
-        {
-            if !seen[c][k] {
-                return Err(err(
-                    "movement:",
-                    "movement".into(),
-                    format!("no row for {class:?} {kind:?}"),
-                    "add `(class: ..., kind: ..., march: n, double: n, charge: n)` for it",
-                ));
-            }
-        }
-    }
-
-    // T3: rows 1 to 7 in order, distances never falling.
-    let mut recon: [Vec<[Option<i32>; 3]>; 2] = [Vec::new(), Vec::new()];
-    for (c, (name, rows)) in [
-        ("regular", &f.reconnaissance.regular),
-        ("irregular", &f.reconnaissance.irregular),
-    ]
-    .into_iter()
-    .enumerate()
-    {
-        for (i, r) in rows.iter().enumerate() {
-            if r.score != i as i32 + 1 {
-                return Err(err(
-                    &format!("{name}: ["),
-                    format!("reconnaissance.{name}[{i}].score"),
-                    format!("row {} has score {}", i + 1, r.score),
-                    "list the rows in order from score 1, one per score",
-                ));
-            }
-            let cells = [r.company, r.battalion, r.brigade];
-            if cells.iter().any(|d| d.is_some_and(|d| d <= 0.0)) {
-                return Err(err(
-                    &format!("{name}: ["),
-                    format!("reconnaissance.{name}[{i}]"),
-                    "a distance must be more than 0".into(),
-                    "write None for \"-\" (not seen)",
-                ));
-            }
-            recon[c].push(cells.map(|d| d.map(mm)));
-        }
-        if rows.len() != 7 {
-            return Err(err(
-                &format!("{name}: ["),
-                format!("reconnaissance.{name}"),
-                format!(
-                    "{} rows; the table has 7 (D6 1-6, 7 with +1 for open terrain)",
-                    rows.len()
-                ),
-                "give one row for each score 1 to 7",
-            ));
-        }
-    }
-
-    // T4/T5: every weapon once, ranges rising, adjustments not positive.
-    let mut weapons = [None; 7];
-    for (i, w) in f.weapons.iter().enumerate() {
-        let at = weapon_index(w.weapon);
-        let field = format!("weapons[{i}]");
-        if weapons[at].is_some() {
-            return Err(err(
-                "weapons:",
-                field,
-                format!("{:?} is given twice", w.weapon),
-                "keep one row a weapon",
-            ));
-        }
-        if !(0.0 < w.short && w.short < w.effective && w.effective < w.long) {
-            return Err(err(
-                "weapons:",
-                field,
-                format!(
-                    "{:?}: ranges must rise: short {} < effective {} < long {}",
-                    w.weapon, w.short, w.effective, w.long
-                ),
-                "T4 of the seed: Short, Effective, Long in cm",
-            ));
-        }
-        if w.effective_adjust > 0 || w.long_adjust > w.effective_adjust {
-            return Err(err(
-                "weapons:",
-                field,
-                format!(
-                    "{:?}: the range adjustments must not be positive, nor Long better than Effective ({}, {})",
-                    w.weapon, w.effective_adjust, w.long_adjust
-                ),
-                "T5 of the seed reads \"-1-2\": effective_adjust: -1, long_adjust: -2",
-            ));
-        }
-        weapons[at] = Some(WeaponStats {
-            short: mm(w.short),
-            effective: mm(w.effective),
-            long: mm(w.long),
-            attack: w.attack,
-            effective_adjust: w.effective_adjust,
-            long_adjust: w.long_adjust,
-        });
-    }
-    let mut checked_weapons = Vec::new();
-    for (i, w) in weapons.iter().enumerate() {
-        match w {
-            Some(w) => checked_weapons.push(*w),
-            None => {
-                return Err(err(
-                    "weapons:",
-                    "weapons".into(),
-                    format!("no row for {:?}", WEAPONS[i]),
-                    "every weapon of T4 needs a row",
-                ));
-            }
-        }
-    }
-    let weapons: [WeaponStats; 7] = match checked_weapons.try_into() {
-        Ok(w) => w,
-        Err(_) => {
-            return Err(err(
-                "weapons:",
-                "weapons".into(),
-                "the weapons table is incomplete".into(),
-                "every weapon of T4 needs a row",
-            ));
-        }
-    };
-
+    let movement = movement_table(&src, &f.movement)?;
+    let recon = recon_table(&src, &f.reconnaissance)?;
+    let weapons = weapons_table(&src, &f.weapons)?;
     let fire_regular = combat_table(&src, "fire_regular", &f.fire_regular)?;
     let fire_irregular = combat_table(&src, "fire_irregular", &f.fire_irregular)?;
     let close_regular = combat_table(&src, "close_regular", &f.close_regular)?;
     let close_irregular = combat_table(&src, "close_irregular", &f.close_irregular)?;
-    for (name, t) in [
-        ("close_regular", &close_regular),
-        ("close_irregular", &close_irregular),
-    ] {
-        if t.blocks[1].is_some() || t.blocks[2].is_some() || t.blocks[0].is_none() {
-            return Err(err(
-                &format!("{name}:"),
-                name.to_string(),
-                "close combat has no attack grading: write every row with `attack: Light`".into(),
-                "section 12 of the seed prints defence gradings only",
-            ));
-        }
-    }
-
-    // T10/T11: each class's lost and beaten faces cover 1-6 once.
-    for (name, r) in [
-        ("regular", &f.results.regular),
-        ("irregular", &f.results.irregular),
-    ] {
-        for (what, parts) in [
-            (
-                "lost",
-                vec![
-                    &r.lost_retreat_at_once,
-                    &r.lost_retreat_next_move,
-                    &r.lost_halt,
-                ],
-            ),
-            ("beaten", vec![&r.beaten_rout, &r.beaten_retreat_at_once]),
-        ] {
-            let mut faces: Vec<i32> = parts.iter().flat_map(|p| p.iter().copied()).collect();
-            faces.sort_unstable();
-            if faces != [1, 2, 3, 4, 5, 6] {
-                return Err(err(
-                    &format!("{name}: ("),
-                    format!("results.{name}.{what}_*"),
-                    format!("the {what} results give the D6 faces {faces:?}"),
-                    "each face 1-6 must lead to exactly one result",
-                ));
-            }
-        }
-        if r.won_advance_at_once.iter().any(|f| !(1..=6).contains(f)) {
-            return Err(err(
-                &format!("{name}: ("),
-                format!("results.{name}.won_advance_at_once"),
-                "a face must be 1 to 6".into(),
-                "list D6 faces",
-            ));
-        }
-    }
-    for (name, r) in [
-        ("regular", f.rally.regular),
-        ("irregular", f.rally.irregular),
-    ] {
-        let (lo, hi) = r.die.kind().range();
-        if r.rallies_from <= lo || r.rallies_from > hi {
-            return Err(err(
-                "rally:",
-                format!("rally.{name}.rallies_from"),
-                format!(
-                    "{} on a {:?} would make every stand rally or none",
-                    r.rallies_from, r.die
-                ),
-                "T12: Regular AvD 4, Irregular D6 5",
-            ));
-        }
-    }
-    if f.recovery_round_up.iter().any(|x| !(1..=6).contains(x)) {
-        return Err(err(
-            "recovery_round_up",
-            "recovery_round_up".into(),
-            "a face must be 1 to 6".into(),
-            "T13: [1, 2, 3]",
-        ));
-    }
+    check_close(&src, &close_regular, &close_irregular)?;
+    check_results(&src, &f.results)?;
+    check_rally(&src, &f.rally, &f.recovery_round_up)?;
     let c = f.conversion;
-    if c.figures_per_stand == 0
-        || c.regular_stands_per_sp == 0
-        || c.irregular_stands_per_sp == 0
-        || c.fleet_stands == 0
-    {
-        return Err(err(
-            "conversion:",
-            "conversion".into(),
-            "figures a stand, stands a strength point and fleet stands must be at least 1".into(),
-            "the seed mounts 2 figures a stand",
-        ));
-    }
+    check_conversion(&src, &c)?;
     let b = f.battle;
-    if b.break_denominator == 0 || b.break_numerator == 0 || b.break_numerator > b.break_denominator
-    {
-        return Err(err(
-            "break_numerator",
-            "battle.break_numerator".into(),
-            format!(
-                "the break fraction {}/{} must be more than 0 and at most 1",
-                b.break_numerator, b.break_denominator
-            ),
-            "half: break_numerator: 1, break_denominator: 2",
-        ));
-    }
-    if b.move_limit == 0 || b.move_limit > 100 {
-        return Err(err(
-            "move_limit",
-            "battle.move_limit".into(),
-            format!("{} moves: give 1 to 100", b.move_limit),
-            "the draft fights at most 12 moves",
-        ));
-    }
-    for (name, v) in [
-        ("unseen_distance", b.unseen_distance),
-        ("ambush_distance", b.ambush_distance),
-        ("table_depth", b.table_depth),
-    ] {
-        if !(v > 0.0 && v <= 1000.0) {
-            return Err(err(
-                name,
-                format!("battle.{name}"),
-                format!("{v} cm: give a distance above 0 and at most 1000"),
-                "distances are the seed's centimetres",
-            ));
-        }
-    }
+    check_battle(&src, &b)?;
     Ok(Tables {
         movement,
         recon,
@@ -677,6 +398,353 @@ pub fn load(text: &str, file: &str) -> Result<Tables, Diagnostic> {
         fire_results_at_once: b.fire_results_at_once,
         leader_rally_rerolls: b.leader_rally_rerolls,
     })
+}
+
+/// A problem of the file at the first line holding `anchor`.
+fn err(src: &Source<'_>, anchor: &str, field: String, message: String, hint: &str) -> Diagnostic {
+    src.error(
+        src.line_of(anchor, 1),
+        field,
+        message,
+        Some(hint.to_string()),
+    )
+}
+
+/// T1: one row per class and kind, dice counts at least 1 and rising.
+fn movement_table(src: &Source<'_>, rows: &[MoveRow]) -> Result<[[MoveDice; 3]; 2], Diagnostic> {
+    let mut movement = [[MoveDice { dice: [0; 3] }; 3]; 2];
+    let mut seen = [[false; 3]; 2];
+    for (i, r) in rows.iter().enumerate() {
+        let (c, k) = (class_index(r.class), kind_index(r.kind));
+        if seen[c][k] {
+            return Err(err(
+                src,
+                "movement:",
+                format!("movement[{i}]"),
+                format!("{:?} {:?} is given twice", r.class, r.kind),
+                "keep one row for each class and kind",
+            ));
+        }
+        seen[c][k] = true;
+        if r.march == 0 || r.march > r.double || r.double > r.charge {
+            return Err(err(
+                src,
+                "movement:",
+                format!("movement[{i}]"),
+                format!(
+                    "{:?} {:?}: the dice must be at least 1 and never fewer at a faster rate (march {}, double {}, charge {})",
+                    r.class, r.kind, r.march, r.double, r.charge
+                ),
+                "T1 of the seed: March <= Double & Trot <= Charge & Retreat",
+            ));
+        }
+        movement[c][k] = MoveDice {
+            dice: [r.march, r.double, r.charge],
+        };
+    }
+    for (c, class) in [Class::Regular, Class::Irregular].iter().enumerate() {
+        for (k, kind) in [MoveKind::Infantry, MoveKind::Cavalry, MoveKind::Artillery]
+            .iter()
+            .enumerate()
+        {
+            if !seen[c][k] {
+                return Err(err(
+                    src,
+                    "movement:",
+                    "movement".into(),
+                    format!("no row for {class:?} {kind:?}"),
+                    "add `(class: ..., kind: ..., march: n, double: n, charge: n)` for it",
+                ));
+            }
+        }
+    }
+    Ok(movement)
+}
+
+/// T3: rows 1 to 7 in order, distances never falling.
+fn recon_table(
+    src: &Source<'_>,
+    file: &ReconFile,
+) -> Result<[Vec<[Option<i32>; 3]>; 2], Diagnostic> {
+    let mut recon: [Vec<[Option<i32>; 3]>; 2] = [Vec::new(), Vec::new()];
+    for (c, (name, rows)) in [("regular", &file.regular), ("irregular", &file.irregular)]
+        .into_iter()
+        .enumerate()
+    {
+        for (i, r) in rows.iter().enumerate() {
+            if r.score != i as i32 + 1 {
+                return Err(err(
+                    src,
+                    &format!("{name}: ["),
+                    format!("reconnaissance.{name}[{i}].score"),
+                    format!("row {} has score {}", i + 1, r.score),
+                    "list the rows in order from score 1, one per score",
+                ));
+            }
+            let cells = [r.company, r.battalion, r.brigade];
+            if cells.iter().any(|d| d.is_some_and(|d| d <= 0.0)) {
+                return Err(err(
+                    src,
+                    &format!("{name}: ["),
+                    format!("reconnaissance.{name}[{i}]"),
+                    "a distance must be more than 0".into(),
+                    "write None for \"-\" (not seen)",
+                ));
+            }
+            recon[c].push(cells.map(|d| d.map(mm)));
+        }
+        if rows.len() != 7 {
+            return Err(err(
+                src,
+                &format!("{name}: ["),
+                format!("reconnaissance.{name}"),
+                format!(
+                    "{} rows; the table has 7 (D6 1-6, 7 with +1 for open terrain)",
+                    rows.len()
+                ),
+                "give one row for each score 1 to 7",
+            ));
+        }
+    }
+    Ok(recon)
+}
+
+/// T4/T5: every weapon once, ranges rising, adjustments not positive.
+fn weapons_table(src: &Source<'_>, rows: &[WeaponRow]) -> Result<[WeaponStats; 7], Diagnostic> {
+    let mut weapons = [None; 7];
+    for (i, w) in rows.iter().enumerate() {
+        let at = weapon_index(w.weapon);
+        if weapons[at].is_some() {
+            return Err(err(
+                src,
+                "weapons:",
+                format!("weapons[{i}]"),
+                format!("{:?} is given twice", w.weapon),
+                "keep one row a weapon",
+            ));
+        }
+        weapons[at] = Some(weapon_stats(src, i, w)?);
+    }
+    let mut checked_weapons = Vec::new();
+    for (i, w) in weapons.iter().enumerate() {
+        match w {
+            Some(w) => checked_weapons.push(*w),
+            None => {
+                return Err(err(
+                    src,
+                    "weapons:",
+                    "weapons".into(),
+                    format!("no row for {:?}", WEAPONS[i]),
+                    "every weapon of T4 needs a row",
+                ));
+            }
+        }
+    }
+    checked_weapons.try_into().map_err(|_| {
+        err(
+            src,
+            "weapons:",
+            "weapons".into(),
+            "the weapons table is incomplete".into(),
+            "every weapon of T4 needs a row",
+        )
+    })
+}
+
+/// One weapon's row of T4/T5, checked: ranges rising, adjustments not
+/// positive.
+fn weapon_stats(src: &Source<'_>, i: usize, w: &WeaponRow) -> Result<WeaponStats, Diagnostic> {
+    let field = format!("weapons[{i}]");
+    if !(0.0 < w.short && w.short < w.effective && w.effective < w.long) {
+        return Err(err(
+            src,
+            "weapons:",
+            field,
+            format!(
+                "{:?}: ranges must rise: short {} < effective {} < long {}",
+                w.weapon, w.short, w.effective, w.long
+            ),
+            "T4 of the seed: Short, Effective, Long in cm",
+        ));
+    }
+    if w.effective_adjust > 0 || w.long_adjust > w.effective_adjust {
+        return Err(err(
+            src,
+            "weapons:",
+            field,
+            format!(
+                "{:?}: the range adjustments must not be positive, nor Long better than Effective ({}, {})",
+                w.weapon, w.effective_adjust, w.long_adjust
+            ),
+            "T5 of the seed reads \"-1-2\": effective_adjust: -1, long_adjust: -2",
+        ));
+    }
+    Ok(WeaponStats {
+        short: mm(w.short),
+        effective: mm(w.effective),
+        long: mm(w.long),
+        attack: w.attack,
+        effective_adjust: w.effective_adjust,
+        long_adjust: w.long_adjust,
+    })
+}
+
+/// Close combat has defence gradings only (section 12): one block, Light.
+fn check_close(
+    src: &Source<'_>,
+    close_regular: &CombatTable,
+    close_irregular: &CombatTable,
+) -> Result<(), Diagnostic> {
+    for (name, t) in [
+        ("close_regular", close_regular),
+        ("close_irregular", close_irregular),
+    ] {
+        if t.blocks[1].is_some() || t.blocks[2].is_some() || t.blocks[0].is_none() {
+            return Err(err(
+                src,
+                &format!("{name}:"),
+                name.to_string(),
+                "close combat has no attack grading: write every row with `attack: Light`".into(),
+                "section 12 of the seed prints defence gradings only",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// T10/T11: each class's lost and beaten faces cover 1-6 once.
+fn check_results(src: &Source<'_>, results: &ResultsFile) -> Result<(), Diagnostic> {
+    for (name, r) in [
+        ("regular", &results.regular),
+        ("irregular", &results.irregular),
+    ] {
+        for (what, parts) in [
+            (
+                "lost",
+                vec![
+                    &r.lost_retreat_at_once,
+                    &r.lost_retreat_next_move,
+                    &r.lost_halt,
+                ],
+            ),
+            ("beaten", vec![&r.beaten_rout, &r.beaten_retreat_at_once]),
+        ] {
+            let mut faces: Vec<i32> = parts.iter().flat_map(|p| p.iter().copied()).collect();
+            faces.sort_unstable();
+            if faces != [1, 2, 3, 4, 5, 6] {
+                return Err(err(
+                    src,
+                    &format!("{name}: ("),
+                    format!("results.{name}.{what}_*"),
+                    format!("the {what} results give the D6 faces {faces:?}"),
+                    "each face 1-6 must lead to exactly one result",
+                ));
+            }
+        }
+        if r.won_advance_at_once.iter().any(|f| !(1..=6).contains(f)) {
+            return Err(err(
+                src,
+                &format!("{name}: ("),
+                format!("results.{name}.won_advance_at_once"),
+                "a face must be 1 to 6".into(),
+                "list D6 faces",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// T12: a rally score some stands make and some miss; T13: D6 faces.
+fn check_rally(
+    src: &Source<'_>,
+    rally: &RallyFile,
+    recovery_round_up: &[i32],
+) -> Result<(), Diagnostic> {
+    for (name, r) in [("regular", rally.regular), ("irregular", rally.irregular)] {
+        let (lo, hi) = r.die.kind().range();
+        if r.rallies_from <= lo || r.rallies_from > hi {
+            return Err(err(
+                src,
+                "rally:",
+                format!("rally.{name}.rallies_from"),
+                format!(
+                    "{} on a {:?} would make every stand rally or none",
+                    r.rallies_from, r.die
+                ),
+                "T12: Regular AvD 4, Irregular D6 5",
+            ));
+        }
+    }
+    if recovery_round_up.iter().any(|x| !(1..=6).contains(x)) {
+        return Err(err(
+            src,
+            "recovery_round_up",
+            "recovery_round_up".into(),
+            "a face must be 1 to 6".into(),
+            "T13: [1, 2, 3]",
+        ));
+    }
+    Ok(())
+}
+
+/// Figures, stands and fleet stands of the conversion at least 1.
+fn check_conversion(src: &Source<'_>, c: &Conversion) -> Result<(), Diagnostic> {
+    if c.figures_per_stand == 0
+        || c.regular_stands_per_sp == 0
+        || c.irregular_stands_per_sp == 0
+        || c.fleet_stands == 0
+    {
+        return Err(err(
+            src,
+            "conversion:",
+            "conversion".into(),
+            "figures a stand, stands a strength point and fleet stands must be at least 1".into(),
+            "the seed mounts 2 figures a stand",
+        ));
+    }
+    Ok(())
+}
+
+/// The battle's break fraction, move limit and distances within bounds.
+fn check_battle(src: &Source<'_>, b: &BattleParams) -> Result<(), Diagnostic> {
+    if b.break_denominator == 0 || b.break_numerator == 0 || b.break_numerator > b.break_denominator
+    {
+        return Err(err(
+            src,
+            "break_numerator",
+            "battle.break_numerator".into(),
+            format!(
+                "the break fraction {}/{} must be more than 0 and at most 1",
+                b.break_numerator, b.break_denominator
+            ),
+            "half: break_numerator: 1, break_denominator: 2",
+        ));
+    }
+    if b.move_limit == 0 || b.move_limit > 100 {
+        return Err(err(
+            src,
+            "move_limit",
+            "battle.move_limit".into(),
+            format!("{} moves: give 1 to 100", b.move_limit),
+            "the draft fights at most 12 moves",
+        ));
+    }
+    for (name, v) in [
+        ("unseen_distance", b.unseen_distance),
+        ("ambush_distance", b.ambush_distance),
+        ("table_depth", b.table_depth),
+    ] {
+        if !(v > 0.0 && v <= 1000.0) {
+            return Err(err(
+                src,
+                name,
+                format!("battle.{name}"),
+                format!("{v} cm: give a distance above 0 and at most 1000"),
+                "distances are the seed's centimetres",
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// A fire or close-combat table: rows of each grading consecutive from

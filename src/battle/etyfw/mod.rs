@@ -156,7 +156,7 @@ impl Etyfw {
         });
         f.open(roll, recon, open_terrain, closing_stands, combat.ambush);
         let ending = f.fight(roll, combat.ambush);
-        self.read_back(scn, state, combat, f, ending, roll)
+        self.read_back(scn, state, f, ending, roll)
     }
 
     /// Counters as stands (docs "Campaign units as stands").
@@ -169,20 +169,6 @@ impl Etyfw {
         cover: Grading,
     ) -> (Vec<Counter>, Vec<Group>) {
         let c = self.tables.conversion;
-        let mut ids: Vec<(usize, &UnitId, bool)> = Vec::new();
-        for (list, counted) in [
-            (&combat.attackers, true),
-            (&combat.defenders, true),
-            (&combat.river_units, false),
-        ] {
-            for id in list {
-                if let Some(i) = state.units.iter().position(|u| &u.id == id) {
-                    ids.push((i, id, counted));
-                }
-            }
-        }
-        // "Groups are always taken in the campaign's unit order".
-        ids.sort_by_key(|x| x.0);
         let enemy_riverside = |side: Side| {
             let hex = if side == combat.attacker {
                 combat.defender_hex
@@ -193,155 +179,109 @@ impl Etyfw {
         };
         let mut counters = Vec::new();
         let mut groups = Vec::new();
-        for (i, id, counted) in ids {
+        for (i, id, counted) in battle_units(state, combat) {
             let unit = &state.units[i];
             let Some(ty) = scn.units.get(&unit.unit_type) else {
                 continue;
             };
             let side = unit.side;
-            let label = id.0.to_string();
-            // Section 17: "British Troops Move, Reconnoitre, Fire Combat,
-            // Close Combat, and Rally as Regulars. Egyptian and Indian Troops
-            // Move and Reconnoitre as Regulars and Fire Combat, Close Combat,
-            // and Rally as Irregulars. Mahdist Troops Move, Reconnoitre, Fire
-            // Combat, Close Combat, and Rally as Irregulars."
-            let (moves, fights) = match ty.nation {
-                Nation::British | Nation::Australian => (Class::Regular, Class::Regular),
-                // Sudanese irregulars (S) are irregulars in everything (6.11).
-                Nation::Egyptian if ty.quality == Quality::S => {
-                    (Class::Irregular, Class::Irregular)
-                }
-                Nation::Egyptian | Nation::Indian => (Class::Regular, Class::Irregular),
-                Nation::Mahdist => (Class::Irregular, Class::Irregular),
+            let (moves, fights) = classes(ty);
+            let at = Mustering {
+                counter: counters.len(),
+                side,
+                holding: side == holding,
+                moves,
+                fights,
+                cover,
+                label: id.0.to_string(),
             };
-            let per_sp = match fights {
-                Class::Regular => c.regular_stands_per_sp,
-                Class::Irregular => c.irregular_stands_per_sp,
+            let stands = unit.strength.max(1) * at.per_sp(c);
+            let Some(stands_total) =
+                self.unit_groups(&at, ty, stands, enemy_riverside(side), &mut groups)
+            else {
+                continue;
             };
-            let strength = unit.strength.max(1);
-            let figures_per = u32::from(c.figures_per_stand);
             let transport = matches!(
                 ty.kind,
                 UnitKind::Supply | UnitKind::Camel | UnitKind::Civilian
             );
-            let push = |groups: &mut Vec<Group>,
-                        counters: &Vec<Counter>,
-                        kind: MoveKind,
-                        weapon: Option<data::Weapon>,
-                        stands: u32,
-                        afloat: bool,
-                        label: String| {
-                groups.push(Group::new(
-                    counters.len(),
-                    side,
-                    side == holding,
-                    kind,
-                    moves,
-                    fights,
-                    weapon,
-                    stands as usize,
-                    cover,
-                    afloat,
-                    label,
-                ));
-            };
-            let mut stands_total = 0;
-            match ty.kind {
-                UnitKind::Boat | UnitKind::Fleet => continue,
-                UnitKind::Gunboat => {
-                    // Gunboats fire only when the enemy stands beside a
-                    // river (9.4); never hit, never counted.
-                    if !enemy_riverside(side) {
-                        continue;
-                    }
-                    push(
-                        &mut groups,
-                        &counters,
-                        MoveKind::Artillery,
-                        Some(c.gun),
-                        1,
-                        true,
-                        label,
-                    );
-                    stands_total = 1;
-                }
-                UnitKind::Supply | UnitKind::Camel | UnitKind::Civilian => {}
-                UnitKind::Gun => {
-                    push(
-                        &mut groups,
-                        &counters,
-                        MoveKind::Artillery,
-                        ty.fires.then_some(c.gun),
-                        1,
-                        false,
-                        label,
-                    );
-                    stands_total = 1;
-                }
-                UnitKind::Cavalry => {
-                    let n = strength * per_sp;
-                    push(
-                        &mut groups,
-                        &counters,
-                        MoveKind::Cavalry,
-                        None,
-                        n,
-                        false,
-                        label,
-                    );
-                    stands_total = n;
-                }
-                UnitKind::NavalInfantry if c.naval_machine_guns && per_sp >= 2 => {
-                    let n = strength * per_sp;
-                    let guns = n / 2;
-                    push(
-                        &mut groups,
-                        &counters,
-                        MoveKind::Infantry,
-                        ty.fires.then_some(c.rifle),
-                        n - guns,
-                        false,
-                        label.clone(),
-                    );
-                    push(
-                        &mut groups,
-                        &counters,
-                        MoveKind::Artillery,
-                        ty.fires.then_some(data::Weapon::MachineGun),
-                        guns,
-                        false,
-                        format!("{label} (machine guns)"),
-                    );
-                    stands_total = n;
-                }
-                UnitKind::Infantry
-                | UnitKind::CamelCorps
-                | UnitKind::Engineer
-                | UnitKind::NavalInfantry => {
-                    let n = strength * per_sp;
-                    push(
-                        &mut groups,
-                        &counters,
-                        MoveKind::Infantry,
-                        ty.fires.then_some(c.rifle),
-                        n,
-                        false,
-                        label,
-                    );
-                    stands_total = n;
-                }
-            }
             counters.push(Counter {
                 label: id.0.to_string(),
                 side,
                 counted: counted && !transport,
                 transport,
                 disrupted: unit.disrupted,
-                figures: stands_total * figures_per,
+                figures: stands_total * u32::from(c.figures_per_stand),
                 start_markers: 0,
             });
         }
         (counters, groups)
+    }
+
+    /// The groups of stands of one counter of `stands` stands (its
+    /// strength times the stands a strength point), pushed onto `groups`;
+    /// the stands in all, or `None` for a counter that does not fight
+    /// (boats, the fleet, a gunboat with no enemy beside a river).
+    fn unit_groups(
+        &self,
+        at: &Mustering,
+        ty: &crate::scenario::UnitType,
+        stands: u32,
+        enemy_riverside: bool,
+        groups: &mut Vec<Group>,
+    ) -> Option<u32> {
+        let c = self.tables.conversion;
+        let rifle = ty.fires.then_some(c.rifle);
+        match ty.kind {
+            UnitKind::Boat | UnitKind::Fleet => None,
+            UnitKind::Gunboat => {
+                // Gunboats fire only when the enemy stands beside a
+                // river (9.4); never hit, never counted.
+                if !enemy_riverside {
+                    return None;
+                }
+                at.push(groups, MoveKind::Artillery, Some(c.gun), 1, true, None);
+                Some(1)
+            }
+            UnitKind::Supply | UnitKind::Camel | UnitKind::Civilian => Some(0),
+            UnitKind::Gun => {
+                let gun = ty.fires.then_some(c.gun);
+                at.push(groups, MoveKind::Artillery, gun, 1, false, None);
+                Some(1)
+            }
+            UnitKind::Cavalry => {
+                at.push(groups, MoveKind::Cavalry, None, stands, false, None);
+                Some(stands)
+            }
+            UnitKind::NavalInfantry if c.naval_machine_guns && at.per_sp(c) >= 2 => {
+                let guns = stands / 2;
+                at.push(
+                    groups,
+                    MoveKind::Infantry,
+                    rifle,
+                    stands - guns,
+                    false,
+                    None,
+                );
+                let mg = ty.fires.then_some(data::Weapon::MachineGun);
+                at.push(
+                    groups,
+                    MoveKind::Artillery,
+                    mg,
+                    guns,
+                    false,
+                    Some("(machine guns)"),
+                );
+                Some(stands)
+            }
+            UnitKind::Infantry
+            | UnitKind::CamelCorps
+            | UnitKind::Engineer
+            | UnitKind::NavalInfantry => {
+                at.push(groups, MoveKind::Infantry, rifle, stands, false, None);
+                Some(stands)
+            }
+        }
     }
 
     /// Section 16 at the end, each counter's fate from its casualty
@@ -352,17 +292,10 @@ impl Etyfw {
         &self,
         scn: &Scenario,
         state: &GameState,
-        combat: &Combat,
         mut f: Field<'_>,
         ending: Ending,
         roll: &mut dyn FnMut(DiceKind, String) -> Roll,
     ) -> Resolved {
-        let t = &self.tables;
-        let (eg_broken, md_broken) = ending.broken;
-        let broken = |s: Side| match s {
-            Side::Egyptian => eg_broken,
-            Side::Mahdist => md_broken,
-        };
         f.note(|| {
             format!(
                 "ETYFW: the battle ends after move {}: {}",
@@ -375,6 +308,56 @@ impl Etyfw {
                 }
             )
         });
+        let (fates, markers) = self.fates(&mut f, ending.broken, roll);
+        // 9.9 capture, rolled here when the Mahdists won: the winner is
+        // read from the fates by 9.8, as the engine reads it.
+        let lost = |side: Side| lost_by_9_8(&f, &fates, side);
+        let captured = if lost(Side::Egyptian) && !lost(Side::Mahdist) {
+            captures(scn, state, &mut f, &fates, roll)
+        } else {
+            Vec::new()
+        };
+        let summary: Vec<String> = f
+            .counters
+            .iter()
+            .zip(&markers)
+            .filter(|(c, _)| c.counted)
+            .map(|(c, m)| {
+                let fate = fates
+                    .get(&UnitId(c.label.clone().into()))
+                    .copied()
+                    .unwrap_or(Fate::GoodOrder);
+                format!("{} {m}/{} {fate}", c.label, c.figures)
+            })
+            .collect();
+        f.note(|| {
+            format!(
+                "ETYFW: casualties of figures and fates: {}",
+                summary.join(", ")
+            )
+        });
+        Resolved {
+            fates,
+            captured,
+            retreat: None,
+            how: HOW.to_string(),
+            log: f.log.take().unwrap_or_default(),
+        }
+    }
+
+    /// Each counter's casualty markers after the recovery of section 16
+    /// and its fate (counted units and transport), with a unit disrupted
+    /// before the battle and again in it held as 9.7 says.
+    fn fates(
+        &self,
+        f: &mut Field<'_>,
+        broken: (bool, bool),
+        roll: &mut dyn FnMut(DiceKind, String) -> Roll,
+    ) -> (BTreeMap<UnitId, Fate>, Vec<u32>) {
+        let broken = |s: Side| match s {
+            Side::Egyptian => broken.0,
+            Side::Mahdist => broken.1,
+        };
         let state_of = f.counter_state();
         let mut fates: BTreeMap<UnitId, Fate> = BTreeMap::new();
         let mut markers: Vec<u32> = Vec::new();
@@ -382,41 +365,8 @@ impl Etyfw {
         let mut seconds: Vec<usize> = Vec::new();
         for (k, c) in f.counters.clone().iter().enumerate() {
             let (mut m, routed) = state_of[k];
-            // Section 16: "To recover casualties, a unit removes half the
-            // casualty markers it has suffered. If there are an odd number
-            // of casualty markers, a D6 is thrown; If the score is 1, 2, or
-            // 3, the odd number of casualty markers is rounded up; If the
-            // score is 4, 5, or 6, the odd number of casualty markers is
-            // rounded down." Once, at the end, for a side not broken.
-            let new = m.saturating_sub(c.start_markers);
-            if !broken(c.side) && new > 0 && !c.transport {
-                let mut off = new / 2;
-                if new % 2 == 1 {
-                    let label = c.label.clone();
-                    let up = &t.recovery_round_up;
-                    let total = roll_logged(
-                        &mut f,
-                        roll,
-                        DiceKind::D6,
-                        || {
-                            format!(
-                                "ETYFW casualty recovery of {label}: {new} casualties, an odd half"
-                            )
-                        },
-                        "ETYFW casualty recovery (T13)",
-                        |v| {
-                            if up.contains(&v) {
-                                format!("{v}: rounded up")
-                            } else {
-                                format!("{v}: rounded down")
-                            }
-                        },
-                    );
-                    if t.recovery_round_up.contains(&total) {
-                        off += 1;
-                    }
-                }
-                m -= off;
+            if !broken(c.side) && !c.transport {
+                m -= self.recovered(f, roll, c, m);
             }
             markers.push(m);
             let fate = if c.transport {
@@ -444,84 +394,194 @@ impl Etyfw {
                 fates.insert(UnitId(c.label.clone().into()), fate);
             }
         }
-        hold_second_disruptions(&mut f, &mut fates, &seconds);
-        // 9.9 capture, rolled here when the Mahdists won: the winner is
-        // read from the fates by 9.8, as the engine reads it.
-        let lost = |side: Side| lost_by_9_8(&f, &fates, side);
-        let mut captured = Vec::new();
-        if lost(Side::Egyptian) && !lost(Side::Mahdist) {
-            for (k, c) in f.counters.clone().iter().enumerate() {
-                let id = UnitId(c.label.clone().into());
-                if c.side != Side::Egyptian || fates.get(&id) != Some(&Fate::Eliminated) {
-                    continue;
-                }
-                let Some(ty) = state
-                    .unit(&c.label)
-                    .and_then(|u| scn.units.get(&u.unit_type))
-                else {
-                    continue;
-                };
-                if !ty.fires || ty.kind == UnitKind::Fleet || ty.captured_as.is_none() {
-                    continue;
-                }
-                let Some(&(_, need)) = scn
-                    .tables
-                    .capture
-                    .guns_and_rifles
-                    .iter()
-                    .find(|(n, _)| *n == ty.nation)
-                else {
-                    continue;
-                };
-                let label = c.label.clone();
-                let total = roll_logged(
-                    &mut f,
-                    roll,
-                    DiceKind::D6,
-                    || format!("capture of {label}"),
-                    "capture (9.9)",
-                    |v| {
-                        if v >= need {
-                            format!("{need}+: captured")
-                        } else {
-                            format!("under {need}: not captured")
-                        }
-                    },
-                );
-                let _ = k;
-                if total >= need {
-                    captured.push(id);
-                }
+        hold_second_disruptions(f, &mut fates, &seconds);
+        (fates, markers)
+    }
+
+    /// The casualty markers a counter of a side not broken takes off with
+    /// `m` on it. Section 16: "To recover casualties, a unit removes half
+    /// the casualty markers it has suffered. If there are an odd number
+    /// of casualty markers, a D6 is thrown; If the score is 1, 2, or 3,
+    /// the odd number of casualty markers is rounded up; If the score is
+    /// 4, 5, or 6, the odd number of casualty markers is rounded down."
+    /// Once, at the end, for the markers of this battle.
+    fn recovered(
+        &self,
+        f: &mut Field<'_>,
+        roll: &mut dyn FnMut(DiceKind, String) -> Roll,
+        c: &Counter,
+        m: u32,
+    ) -> u32 {
+        let t = &self.tables;
+        let new = m.saturating_sub(c.start_markers);
+        if new == 0 {
+            return 0;
+        }
+        let mut off = new / 2;
+        if new % 2 == 1 {
+            let label = c.label.clone();
+            let up = &t.recovery_round_up;
+            let total = roll_logged(
+                f,
+                roll,
+                DiceKind::D6,
+                || format!("ETYFW casualty recovery of {label}: {new} casualties, an odd half"),
+                "ETYFW casualty recovery (T13)",
+                |v| {
+                    if up.contains(&v) {
+                        format!("{v}: rounded up")
+                    } else {
+                        format!("{v}: rounded down")
+                    }
+                },
+            );
+            if t.recovery_round_up.contains(&total) {
+                off += 1;
             }
         }
-        let summary: Vec<String> = f
-            .counters
-            .iter()
-            .zip(&markers)
-            .filter(|(c, _)| c.counted)
-            .map(|(c, m)| {
-                let fate = fates
-                    .get(&UnitId(c.label.clone().into()))
-                    .copied()
-                    .unwrap_or(Fate::GoodOrder);
-                format!("{} {m}/{} {fate}", c.label, c.figures)
-            })
-            .collect();
-        f.note(|| {
-            format!(
-                "ETYFW: casualties of figures and fates: {}",
-                summary.join(", ")
-            )
-        });
-        let _ = combat;
-        Resolved {
-            fates,
-            captured,
-            retreat: None,
-            how: HOW.to_string(),
-            log: f.log.take().unwrap_or_default(),
+        off
+    }
+}
+
+/// The units of the combat with their place in the state's unit list and
+/// whether they count (river units do not), in the campaign's unit order:
+/// "Groups are always taken in the campaign's unit order".
+fn battle_units<'c>(state: &GameState, combat: &'c Combat) -> Vec<(usize, &'c UnitId, bool)> {
+    let mut ids: Vec<(usize, &UnitId, bool)> = Vec::new();
+    for (list, counted) in [
+        (&combat.attackers, true),
+        (&combat.defenders, true),
+        (&combat.river_units, false),
+    ] {
+        for id in list {
+            if let Some(i) = state.units.iter().position(|u| &u.id == id) {
+                ids.push((i, id, counted));
+            }
         }
     }
+    ids.sort_by_key(|x| x.0);
+    ids
+}
+
+/// How a unit moves and how it fights. Section 17: "British Troops Move,
+/// Reconnoitre, Fire Combat, Close Combat, and Rally as Regulars. Egyptian
+/// and Indian Troops Move and Reconnoitre as Regulars and Fire Combat,
+/// Close Combat, and Rally as Irregulars. Mahdist Troops Move, Reconnoitre,
+/// Fire Combat, Close Combat, and Rally as Irregulars."
+fn classes(ty: &crate::scenario::UnitType) -> (Class, Class) {
+    match ty.nation {
+        Nation::British | Nation::Australian => (Class::Regular, Class::Regular),
+        // Sudanese irregulars (S) are irregulars in everything (6.11).
+        Nation::Egyptian if ty.quality == Quality::S => (Class::Irregular, Class::Irregular),
+        Nation::Egyptian | Nation::Indian => (Class::Regular, Class::Irregular),
+        Nation::Mahdist => (Class::Irregular, Class::Irregular),
+    }
+}
+
+/// One counter being mustered: what every group of its stands shares.
+struct Mustering {
+    counter: usize,
+    side: Side,
+    holding: bool,
+    moves: Class,
+    fights: Class,
+    cover: Grading,
+    label: String,
+}
+
+impl Mustering {
+    /// Stands a strength point for the counter's fighting class.
+    fn per_sp(&self, c: data::Conversion) -> u32 {
+        match self.fights {
+            Class::Regular => c.regular_stands_per_sp,
+            Class::Irregular => c.irregular_stands_per_sp,
+        }
+    }
+
+    /// A group of the counter's stands; `part` names a part of it after
+    /// the counter's label.
+    fn push(
+        &self,
+        groups: &mut Vec<Group>,
+        kind: MoveKind,
+        weapon: Option<data::Weapon>,
+        stands: u32,
+        afloat: bool,
+        part: Option<&str>,
+    ) {
+        let label = match part {
+            Some(p) => format!("{} {p}", self.label),
+            None => self.label.clone(),
+        };
+        groups.push(Group::new(
+            self.counter,
+            self.side,
+            self.holding,
+            kind,
+            self.moves,
+            self.fights,
+            weapon,
+            stands as usize,
+            self.cover,
+            afloat,
+            label,
+        ));
+    }
+}
+
+/// 9.9: the capture roll for each Egyptian gun and rifle unit ELIMINATED,
+/// when the Mahdists won.
+fn captures(
+    scn: &Scenario,
+    state: &GameState,
+    f: &mut Field<'_>,
+    fates: &BTreeMap<UnitId, Fate>,
+    roll: &mut dyn FnMut(DiceKind, String) -> Roll,
+) -> Vec<UnitId> {
+    let mut captured = Vec::new();
+    for c in f.counters.clone() {
+        let id = UnitId(c.label.clone().into());
+        if c.side != Side::Egyptian || fates.get(&id) != Some(&Fate::Eliminated) {
+            continue;
+        }
+        let Some(ty) = state
+            .unit(&c.label)
+            .and_then(|u| scn.units.get(&u.unit_type))
+        else {
+            continue;
+        };
+        if !ty.fires || ty.kind == UnitKind::Fleet || ty.captured_as.is_none() {
+            continue;
+        }
+        let Some(&(_, need)) = scn
+            .tables
+            .capture
+            .guns_and_rifles
+            .iter()
+            .find(|(n, _)| *n == ty.nation)
+        else {
+            continue;
+        };
+        let label = c.label.clone();
+        let total = roll_logged(
+            f,
+            roll,
+            DiceKind::D6,
+            || format!("capture of {label}"),
+            "capture (9.9)",
+            |v| {
+                if v >= need {
+                    format!("{need}+: captured")
+                } else {
+                    format!("under {need}: not captured")
+                }
+            },
+        );
+        if total >= need {
+            captured.push(id);
+        }
+    }
+    captured
 }
 
 /// Rule 9.8: "A stack loses a combat if it ends a melee round with at
