@@ -6,23 +6,20 @@ use std::path::{Path, PathBuf};
 use chrono::{DateTime, Duration, Utc};
 use dervish::mail::inbound::{self, Limits};
 use dervish::mail::maildir::Maildir;
-use dervish::mail::outbound::{Sender, TransportConfig};
+use dervish::mail::outbound::Sender;
 use dervish::orders::{print, written};
 use dervish::players::simple::simple_orders;
 use dervish::scenario::{DataSet, Side};
 use dervish::service::games::NewGame;
 use dervish::service::record;
 use dervish::service::{Config, Service};
-use dervish::store::{self, Mode, Status};
+use dervish::store::{self, Status};
+
+#[path = "common/mailbox.rs"]
+mod mailbox;
 
 fn temp_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!(
-        "dervish-solo-{name}-{}-{}",
-        std::process::id(),
-        Utc::now().timestamp_nanos_opt().unwrap_or_default()
-    ));
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    mailbox::folder("dervish-solo", name)
 }
 
 /// Every mail in the outbox folder, as (bytes, read).
@@ -59,16 +56,7 @@ fn flat(text: &str) -> String {
 /// month until the game ends; every results mail is checked.
 fn play_solo(scenario: &str, human: Side, bot: &str) {
     let dir = temp_dir(scenario);
-    let mut cfg = Config {
-        database: dir.join("dervish.sqlite"),
-        outgoing: TransportConfig::File {
-            dir: dir.join("outbox"),
-        },
-        ..Config::default()
-    };
-    cfg.inbox.maildir = dir.join("inbox");
-    cfg.host.address = "dervish@example.org".into();
-    cfg.host.game_master = "gm@example.org".into();
+    let cfg = mailbox::config(&dir);
     let sender = Sender::new(&cfg.outgoing).unwrap();
     let mut inbox = Maildir::open(&cfg.inbox.maildir).unwrap();
     let mut svc = Service::open(cfg).unwrap();
@@ -90,15 +78,9 @@ fn play_solo(scenario: &str, human: Side, bot: &str) {
     let created = svc
         .new_game(
             &NewGame {
-                scenario: scenario.into(),
                 egyptian: egyptian.into(),
                 mahdist: mahdist.into(),
-                id: Some("solo".into()),
-                mode: Mode::Monthly,
-                deadline_hours: Some(72),
-                ambushes: false,
-                table_battles: Default::default(),
-                resolver: Default::default(),
+                ..mailbox::game(scenario, "solo")
             },
             "test",
         )
@@ -285,15 +267,11 @@ fn bots_are_asked_for_by_name_and_one_side_is_a_player() {
     let new = |egyptian: &str, mahdist: &str| {
         svc.new_game(
             &NewGame {
-                scenario: "khartoum".into(),
+                id: None,
                 egyptian: egyptian.into(),
                 mahdist: mahdist.into(),
-                id: None,
-                mode: Mode::Monthly,
                 deadline_hours: None,
-                ambushes: false,
-                table_battles: Default::default(),
-                resolver: Default::default(),
+                ..mailbox::game("khartoum", "")
             },
             "test",
         )
@@ -321,16 +299,7 @@ fn bots_are_asked_for_by_name_and_one_side_is_a_player() {
 #[test]
 fn the_game_master_switches_a_seat_between_a_player_and_the_bot() {
     let dir = temp_dir("switch");
-    let mut cfg = Config {
-        database: dir.join("dervish.sqlite"),
-        outgoing: TransportConfig::File {
-            dir: dir.join("outbox"),
-        },
-        ..Config::default()
-    };
-    cfg.inbox.maildir = dir.join("inbox");
-    cfg.host.address = "dervish@example.org".into();
-    cfg.host.game_master = "gm@example.org".into();
+    let mut cfg = mailbox::config(&dir);
     // The seats change in the first month (the set-up step is tested in
     // tests/setup_step.rs).
     cfg.turns.setup_hours = 0;
@@ -338,20 +307,7 @@ fn the_game_master_switches_a_seat_between_a_player_and_the_bot() {
     let mut inbox = Maildir::open(&cfg.inbox.maildir).unwrap();
     let svc = Service::open(cfg).unwrap();
     let created = svc
-        .new_game(
-            &NewGame {
-                scenario: "khartoum".into(),
-                egyptian: "gordon@example.org".into(),
-                mahdist: "mahdi@example.org".into(),
-                id: Some("sw".into()),
-                mode: Mode::Monthly,
-                deadline_hours: Some(72),
-                ambushes: false,
-                table_battles: Default::default(),
-                resolver: Default::default(),
-            },
-            "test",
-        )
+        .new_game(&mailbox::game("khartoum", "sw"), "test")
         .unwrap();
     let egyptian_secret = created.secrets[0].1.clone();
     let mut svc = svc;
