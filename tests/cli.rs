@@ -492,22 +492,9 @@ fn submit_exits_0_for_a_handled_message_and_75_when_the_service_is_busy() {
 /// game master's commands that change a game.
 #[test]
 fn reading_commands_and_submit_work_while_the_daemon_runs() {
-    let dir = std::env::temp_dir().join(format!("dervish-cli-busy-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let (dir, config) = config_file("busy", "");
+    let config = config.as_str();
     let db = dir.join("db.sqlite");
-    let config = dir.join("dervish.toml");
-    std::fs::write(
-        &config,
-        format!(
-            "database = \"{}\"\n[outgoing]\nkind = \"file\"\ndir = \"{}\"\n[inbox]\nmaildir = \"{}\"\n",
-            db.display(),
-            dir.join("outbox").display(),
-            dir.join("inbox").display()
-        ),
-    )
-    .unwrap();
-    let config = config.to_str().unwrap();
     ok(&[
         "--config",
         config,
@@ -526,11 +513,36 @@ fn reading_commands_and_submit_work_while_the_daemon_runs() {
         ok(&["--config", config, "game", "process", "g1"]);
     }
     let held = dervish::service::lock(&db).unwrap();
+    reading_commands_work(config, &db);
+    // The game master's commands that change a game work too: the lock
+    // keeps daemons apart, not short commands.
+    let paused = ok(&["--config", config, "game", "pause", "g1"]);
+    assert!(paused.contains("g1 paused"), "{paused}");
+    ok(&["--config", config, "game", "resume", "g1"]);
+    submitted_mail_waits_in_the_spool(&dir, config, held);
+    // The game master sees the strangers' mail and why it was not
+    // answered, also while the daemon runs.
+    let held = dervish::service::lock(&db).unwrap();
+    let listed = ok(&["--config", config, "mail", "list", "--ignored"]);
+    assert!(
+        listed.contains("busy4@example.net from stranger@example.net"),
+        "{listed}"
+    );
+    assert!(listed.contains("ignored: "), "{listed}");
+    let one = ok(&["--config", config, "mail", "list", "--limit", "1"]);
+    assert_eq!(one.lines().count(), 2, "{one}");
+    drop(held);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// verify (every month form the orders take), replay, game list and game
+/// show of game g1, its database held by another: a running game, then a
+/// finished one, which has no open turn (no deadline and no seed shown).
+fn reading_commands_work(config: &str, db: &std::path::Path) {
     let verified = ok(&[
         "--config", config, "verify", "--game", "g1", "--month", "1884-02",
     ]);
     assert!(verified.contains("byte for byte"), "{verified}");
-    // Every month form the orders take.
     for month in ["February 1884", "Feb 1884"] {
         let v = ok(&[
             "--config", config, "verify", "--game", "g1", "--month", month,
@@ -549,15 +561,15 @@ fn reading_commands_and_submit_work_while_the_daemon_runs() {
     let show = ok(&["--config", config, "game", "show", "g1"]);
     assert!(show.contains("g1"), "{show}");
     assert!(show.contains("Seed fingerprint of the open turn"), "{show}");
-    // A finished game has no open turn: no deadline and no seed shown.
-    {
-        let c = rusqlite::Connection::open(&db).unwrap();
-        c.execute(
-            "UPDATE games SET status = 'finished', result = 'Mahdist victory: Khartoum fell' WHERE id = 'g1'",
-            [],
-        )
-        .unwrap();
-    }
+    let set = |sql: &str| {
+        rusqlite::Connection::open(db)
+            .unwrap()
+            .execute(sql, [])
+            .unwrap();
+    };
+    set(
+        "UPDATE games SET status = 'finished', result = 'Mahdist victory: Khartoum fell' WHERE id = 'g1'",
+    );
     let show = ok(&["--config", config, "game", "show", "g1"]);
     assert!(
         show.contains("The game is over. Result: Mahdist victory: Khartoum fell"),
@@ -567,32 +579,33 @@ fn reading_commands_and_submit_work_while_the_daemon_runs() {
         !show.contains("deadline") && !show.contains("Seed fingerprint"),
         "{show}"
     );
-    {
-        let c = rusqlite::Connection::open(&db).unwrap();
-        c.execute(
-            "UPDATE games SET status = 'running', result = NULL WHERE id = 'g1'",
-            [],
-        )
-        .unwrap();
-    }
-    // The game master's commands that change a game work too: the lock
-    // keeps daemons apart, not short commands.
-    let paused = ok(&["--config", config, "game", "pause", "g1"]);
-    assert!(paused.contains("g1 paused"), "{paused}");
-    ok(&["--config", config, "game", "resume", "g1"]);
-    // Two messages while the daemon runs: spooled, not lost.
-    let stranger = |n: u32| {
-        format!(
+    set("UPDATE games SET status = 'running', result = NULL WHERE id = 'g1'");
+}
+
+/// A stranger's mail `busy{n}` given to `dervish submit -`.
+fn submit_stranger(config: &str, n: u32) -> std::process::Output {
+    Command::cargo_bin("dervish")
+        .unwrap()
+        .args(["--config", config, "submit", "-"])
+        .write_stdin(format!(
             "From: stranger@example.net\r\nSubject: hello\r\nMessage-ID: <busy{n}@example.net>\r\n\r\nhello\r\n"
-        )
-    };
+        ))
+        .output()
+        .unwrap()
+}
+
+/// Two messages while the daemon (`held`) runs: spooled, not lost, and
+/// taken in by its next pass; a message spooled just as the holder lets
+/// go is read by the next process that takes the database, here a plain
+/// `submit`.
+fn submitted_mail_waits_in_the_spool(
+    dir: &std::path::Path,
+    config: &str,
+    held: dervish::service::Lock,
+) {
+    let db = dir.join("db.sqlite");
     for n in 1..=2 {
-        let out = Command::cargo_bin("dervish")
-            .unwrap()
-            .args(["--config", config, "submit", "-"])
-            .write_stdin(stranger(n))
-            .output()
-            .unwrap();
+        let out = submit_stranger(config, n);
         let text = String::from_utf8_lossy(&out.stdout);
         assert_eq!(out.status.code(), Some(0), "{text}");
         assert!(text.contains("queued for the running dervish"), "{text}");
@@ -622,24 +635,10 @@ fn reading_commands_and_submit_work_while_the_daemon_runs() {
         outcomes.iter().all(|o| o.starts_with("ignored")),
         "{outcomes:?}"
     );
-    // A message spooled just as the holder lets go is read by the next
-    // process that takes the database, here a plain `submit`.
     let held = dervish::service::lock(&db).unwrap();
-    let out = Command::cargo_bin("dervish")
-        .unwrap()
-        .args(["--config", config, "submit", "-"])
-        .write_stdin(stranger(3))
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(submit_stranger(config, 3).status.code(), Some(0));
     drop(held);
-    let out = Command::cargo_bin("dervish")
-        .unwrap()
-        .args(["--config", config, "submit", "-"])
-        .write_stdin(stranger(4))
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(submit_stranger(config, 4).status.code(), Some(0));
     let n: i64 = conn
         .query_row(
             "SELECT count(*) FROM messages WHERE message_id LIKE 'busy%'",
@@ -648,19 +647,6 @@ fn reading_commands_and_submit_work_while_the_daemon_runs() {
         )
         .unwrap();
     assert_eq!(n, 4);
-    // The game master sees the strangers' mail and why it was not
-    // answered, also while the daemon runs.
-    let held = dervish::service::lock(&db).unwrap();
-    let listed = ok(&["--config", config, "mail", "list", "--ignored"]);
-    assert!(
-        listed.contains("busy4@example.net from stranger@example.net"),
-        "{listed}"
-    );
-    assert!(listed.contains("ignored: "), "{listed}");
-    let one = ok(&["--config", config, "mail", "list", "--limit", "1"]);
-    assert_eq!(one.lines().count(), 2, "{one}");
-    drop(held);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The lock follows the database's real path: a symbolic link or another
@@ -724,21 +710,8 @@ fn run_once_fails_when_mail_could_not_be_sent() {
 /// `simulate --ambushes` plays it, every roll in the log.
 #[test]
 fn the_ambush_rule_from_the_command_line() {
-    let dir = std::env::temp_dir().join(format!("dervish-cli-ambush-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let config = dir.join("dervish.toml");
-    std::fs::write(
-        &config,
-        format!(
-            "database = \"{}\"\n[outgoing]\nkind = \"file\"\ndir = \"{}\"\n[inbox]\nmaildir = \"{}\"\n",
-            dir.join("db.sqlite").display(),
-            dir.join("outbox").display(),
-            dir.join("inbox").display()
-        ),
-    )
-    .unwrap();
-    let config = config.to_str().unwrap();
+    let (dir, config) = config_file("ambush", "");
+    let config = config.as_str();
     for (id, extra) in [("a1", Some("--ambushes")), ("a2", None)] {
         let mut args = vec![
             "--config",

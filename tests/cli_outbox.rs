@@ -5,17 +5,14 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use chrono::Utc;
-use dervish::service::games::NewGame;
 use dervish::service::{Config, Service};
-use dervish::store::{self, Mode};
+use dervish::store::{self};
+
+#[path = "common/mailbox.rs"]
+mod mailbox;
 
 fn setup(name: &str) -> (PathBuf, PathBuf) {
-    let dir = std::env::temp_dir().join(format!(
-        "dervish-cli-outbox-{name}-{}-{}",
-        std::process::id(),
-        Utc::now().timestamp_nanos_opt().unwrap_or_default()
-    ));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = mailbox::folder("dervish-cli-outbox", name);
     let cfg_path = dir.join("dervish.toml");
     std::fs::write(
         &cfg_path,
@@ -46,21 +43,8 @@ fn dervish(config: &Path, args: &[&str]) -> (String, String, i32) {
 fn the_outbox_is_listed_retried_and_dropped() {
     let (dir, config) = setup("list");
     let svc = Service::open(Config::read(&config).unwrap()).unwrap();
-    svc.new_game(
-        &NewGame {
-            scenario: "khartoum".into(),
-            egyptian: "gordon@example.org".into(),
-            mahdist: "mahdi@example.org".into(),
-            id: Some("k-1".into()),
-            mode: Mode::Monthly,
-            deadline_hours: Some(72),
-            ambushes: false,
-            table_battles: Default::default(),
-            resolver: Default::default(),
-        },
-        "test",
-    )
-    .unwrap();
+    svc.new_game(&mailbox::game("khartoum", "k-1"), "test")
+        .unwrap();
     let mail = store::mail_for(&svc.conn, Some("k-1")).unwrap();
     assert_eq!(mail.len(), 2);
     let (egyptian, mahdist) = (mail[0].id, mail[1].id);

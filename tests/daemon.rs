@@ -8,29 +8,21 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use dervish::mail::maildir::Maildir;
-use dervish::mail::outbound::TransportConfig;
 use dervish::service::Config;
 use dervish::service::daemon::Daemon;
 use dervish::service::spool::Spool;
 
+#[path = "common/mailbox.rs"]
+mod mailbox;
+
 fn temp_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("dervish-daemon-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    mailbox::folder("dervish-daemon", name)
 }
 
+/// The table's configuration, polling the inbox once an hour: what wakes
+/// the daemon sooner is the spool or a stop request.
 fn config(dir: &Path) -> Config {
-    let mut cfg = Config {
-        database: dir.join("dervish.sqlite"),
-        outgoing: TransportConfig::File {
-            dir: dir.join("outbox"),
-        },
-        ..Config::default()
-    };
-    cfg.inbox.maildir = dir.join("inbox");
-    cfg.host.address = "dervish@example.org".into();
-    cfg.host.game_master = "gm@example.org".into();
+    let mut cfg = mailbox::config(dir);
     cfg.run.poll_seconds = 3600;
     cfg
 }

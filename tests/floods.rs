@@ -12,7 +12,7 @@ mod mailbox;
 use dervish::scenario::Side;
 use dervish::service::games::NewGame;
 use dervish::service::intake::Outcome;
-use dervish::store::{self, Mode};
+use dervish::store::{self};
 use mailbox::{Sent, Table};
 
 /// The cap of answers to one address an hour, by default.
@@ -48,15 +48,9 @@ impl Host {
         self.svc
             .new_game(
                 &NewGame {
-                    scenario: scenario.into(),
                     egyptian: egyptian.into(),
                     mahdist: mahdist.into(),
-                    id: Some(id.into()),
-                    mode: Mode::Monthly,
-                    deadline_hours: Some(72),
-                    ambushes: false,
-                    table_battles: Default::default(),
-                    resolver: Default::default(),
+                    ..mailbox::game(scenario, id)
                 },
                 "gm",
             )

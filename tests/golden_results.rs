@@ -8,26 +8,21 @@
 use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
-use dervish::mail::inbound::{self, Limits};
 use dervish::mail::maildir::Maildir;
 use dervish::mail::outbound::{Sender, TransportConfig};
 use dervish::scenario::Side;
-use dervish::service::games::{NewGame, example_march};
+use dervish::service::Service;
+use dervish::service::games::example_march;
 use dervish::service::record::TurnRecord;
-use dervish::service::{Config, Service};
 use dervish::store::Mode;
 use mail_parser::{MessageParser, MimeHeaders};
 
 mod common;
+#[path = "common/mailbox.rs"]
+mod mailbox;
 
 fn temp_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!(
-        "dervish-golden-{name}-{}-{}",
-        std::process::id(),
-        Utc::now().timestamp_nanos_opt().unwrap_or_default()
-    ));
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    mailbox::folder("dervish-golden", name)
 }
 
 /// Start a game of `scenario`, play its first turn with each side's
@@ -35,16 +30,7 @@ fn temp_dir(name: &str) -> PathBuf {
 /// mails as golden text, by name (`results-khartoum-egyptian`).
 fn first_results(scenario: &str) -> Vec<(String, String)> {
     let dir = temp_dir(scenario);
-    let mut cfg = Config {
-        database: dir.join("dervish.sqlite"),
-        outgoing: TransportConfig::File {
-            dir: dir.join("outbox"),
-        },
-        ..Config::default()
-    };
-    cfg.inbox.maildir = dir.join("inbox");
-    cfg.host.address = "dervish@example.org".into();
-    cfg.host.game_master = "gm@example.org".into();
+    let mut cfg = mailbox::config(&dir);
     // The first month's results (the set-up step is tested in
     // tests/setup_step.rs).
     cfg.turns.setup_hours = 0;
@@ -61,27 +47,14 @@ fn first_results(scenario: &str) -> Vec<(String, String)> {
         [n; 32]
     }));
     let created = svc
-        .new_game(
-            &NewGame {
-                scenario: scenario.into(),
-                egyptian: "gordon@example.org".into(),
-                mahdist: "mahdi@example.org".into(),
-                id: Some(format!("{scenario}-1")),
-                mode: Mode::Monthly,
-                deadline_hours: Some(72),
-                ambushes: false,
-                table_battles: Default::default(),
-                resolver: Default::default(),
-            },
-            "test",
-        )
+        .new_game(&mailbox::game(scenario, &format!("{scenario}-1")), "test")
         .unwrap();
     svc.pass(&mut inbox, &sender).unwrap();
     // The welcome mails, with each secret (random) masked.
     let mut out = Vec::new();
-    for (raw, m) in sent(&dir) {
+    for m in mailbox::sent(&dir) {
         if m.subject.contains("welcome") {
-            let mut text = golden_text(&raw);
+            let mut text = golden_text(&m.raw);
             for (_, secret) in &created.secrets {
                 text = text.replace(secret.as_str(), "<the player's secret>");
             }
@@ -105,36 +78,17 @@ fn first_results(scenario: &str) -> Vec<(String, String)> {
     }
     let report = svc.pass(&mut inbox, &sender).unwrap();
     assert_eq!(report.turns_played.len(), 1, "{report:?}");
-    for (raw, m) in sent(&dir) {
+    for m in mailbox::sent(&dir) {
         if m.subject.contains(" results") {
             out.push((
                 format!("results-{scenario}-{}", side_of(&m.to)),
-                golden_text(&raw),
+                golden_text(&m.raw),
             ));
         }
     }
     out.sort();
     let _ = std::fs::remove_dir_all(&dir);
     out
-}
-
-/// Every mail written to the outbox folder: its bytes and as read.
-fn sent(dir: &Path) -> Vec<(Vec<u8>, inbound::Inbound)> {
-    std::fs::read_dir(dir.join("outbox"))
-        .unwrap()
-        .map(|entry| {
-            let raw = std::fs::read(entry.unwrap().path()).unwrap();
-            let m = inbound::read(
-                &raw,
-                &Limits {
-                    max_bytes: 10 << 20,
-                },
-                "nobody",
-            )
-            .unwrap();
-            (raw, m)
-        })
-        .collect()
 }
 
 fn side_of(to: &[String]) -> &'static str {
@@ -328,12 +282,12 @@ fn results_of_a_later_month_with_the_relief_expedition() {
     })
     .unwrap();
     svc.flush(&sender).unwrap();
-    let mails: Vec<(Vec<u8>, inbound::Inbound)> = sent(&dir)
+    let mails: Vec<mailbox::Sent> = mailbox::sent(&dir)
         .into_iter()
-        .filter(|(_, m)| m.subject.contains("September 1884 results"))
+        .filter(|m| m.subject.contains("September 1884 results"))
         .collect();
     assert_eq!(mails.len(), 1, "one results mail, to the Egyptian");
-    let text = golden_text(&mails[0].0);
+    let text = golden_text(&mails[0].raw);
     let name = "results-khartoum-1884-09-egyptian";
     check_first_screen(name, &text);
     let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");

@@ -11,12 +11,14 @@ use chrono::{DateTime, Utc};
 use dervish::mail::Inbox;
 use dervish::mail::inbound::{self, HTML_MAX_DEPTH, Limits};
 use dervish::mail::maildir::Maildir;
-use dervish::mail::outbound::TransportConfig;
 use dervish::scenario::Side;
 use dervish::service::games::NewGame;
 use dervish::service::intake::{MAX_INBOX_ATTEMPTS, Outcome};
 use dervish::service::{Config, Service};
-use dervish::store::{self, Mode};
+use dervish::store::{self};
+
+#[path = "common/mailbox.rs"]
+mod mailbox;
 
 struct Harness {
     dir: PathBuf,
@@ -40,22 +42,8 @@ fn harness(name: &str, mahdist: &str) -> Harness {
 }
 
 fn harness_with(name: &str, mahdist: &str, edit: impl FnOnce(&mut Config)) -> Harness {
-    let dir = std::env::temp_dir().join(format!(
-        "dervish-intake-{name}-{}-{}",
-        std::process::id(),
-        Utc::now().timestamp_nanos_opt().unwrap_or_default()
-    ));
-    std::fs::create_dir_all(&dir).unwrap();
-    let mut cfg = Config {
-        database: dir.join("dervish.sqlite"),
-        outgoing: TransportConfig::File {
-            dir: dir.join("outbox"),
-        },
-        ..Config::default()
-    };
-    cfg.inbox.maildir = dir.join("inbox");
-    cfg.host.address = "dervish@example.org".into();
-    cfg.host.game_master = "gm@example.org".into();
+    let dir = mailbox::folder("dervish-intake", name);
+    let mut cfg = mailbox::config(&dir);
     // The games begin at the first month's orders (the set-up step is
     // tested in tests/setup_step.rs).
     cfg.turns.setup_hours = 0;
@@ -69,15 +57,8 @@ fn harness_with(name: &str, mahdist: &str, edit: impl FnOnce(&mut Config)) -> Ha
     let created = svc
         .new_game(
             &NewGame {
-                scenario: "khartoum".into(),
-                egyptian: "gordon@example.org".into(),
                 mahdist: mahdist.into(),
-                id: Some("k-1".into()),
-                mode: Mode::Monthly,
-                deadline_hours: Some(72),
-                ambushes: false,
-                table_battles: Default::default(),
-                resolver: Default::default(),
+                ..mailbox::game("khartoum", "k-1")
             },
             "test",
         )

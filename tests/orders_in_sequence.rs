@@ -10,9 +10,7 @@ mod mailbox;
 use std::path::Path;
 
 use dervish::scenario::{DataSet, Side};
-use dervish::service::games::NewGame;
 use dervish::state::{GameState, Status as UnitStatus};
-use dervish::store::Mode;
 
 use mailbox::{Sent, Table, flat};
 
@@ -41,17 +39,7 @@ impl Harness {
         let created = table
             .svc
             .new_game_from(
-                &NewGame {
-                    scenario: "khartoum".into(),
-                    egyptian: "gordon@example.org".into(),
-                    mahdist: "mahdi@example.org".into(),
-                    id: Some("seq".into()),
-                    mode: Mode::Monthly,
-                    deadline_hours: Some(72),
-                    ambushes: false,
-                    table_battles: Default::default(),
-                    resolver: Default::default(),
-                },
+                &mailbox::game("khartoum", "seq"),
                 Some(situation.state),
                 "test",
             )

@@ -15,17 +15,14 @@ use dervish::service::games::NewGame;
 use dervish::service::mail::SCRUBBED_WELCOME;
 use dervish::service::secrets::secret_matches;
 use dervish::service::{Config, Service};
-use dervish::store::{self, Mode, OutboxRow};
+use dervish::store::{self, OutboxRow};
 use lettre::address::Envelope;
 
+#[path = "common/mailbox.rs"]
+mod mailbox;
+
 fn temp_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!(
-        "dervish-outbox-{name}-{}-{}",
-        std::process::id(),
-        Utc::now().timestamp_nanos_opt().unwrap_or_default()
-    ));
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    mailbox::folder("dervish-outbox", name)
 }
 
 fn start() -> DateTime<Utc> {
@@ -58,22 +55,9 @@ fn queue_notices(svc: &Service, n: usize) {
 }
 
 fn new_game(svc: &Service) -> Vec<(Side, String)> {
-    svc.new_game(
-        &NewGame {
-            scenario: "khartoum".into(),
-            egyptian: "gordon@example.org".into(),
-            mahdist: "mahdi@example.org".into(),
-            id: Some("k-1".into()),
-            mode: Mode::Monthly,
-            deadline_hours: Some(72),
-            ambushes: false,
-            table_battles: Default::default(),
-            resolver: Default::default(),
-        },
-        "test",
-    )
-    .unwrap()
-    .secrets
+    svc.new_game(&mailbox::game("khartoum", "k-1"), "test")
+        .unwrap()
+        .secrets
 }
 
 fn all_mail(svc: &Service) -> Vec<OutboxRow> {
@@ -554,15 +538,8 @@ fn a_secret_given_anew_replaces_the_old_one_and_its_mail() {
     let open = svc
         .new_game(
             &NewGame {
-                scenario: "khartoum".into(),
-                egyptian: "gordon@example.org".into(),
                 mahdist: "open".into(),
-                id: Some("k-2".into()),
-                mode: Mode::Monthly,
-                deadline_hours: Some(72),
-                ambushes: false,
-                table_battles: Default::default(),
-                resolver: Default::default(),
+                ..mailbox::game("khartoum", "k-2")
             },
             "test",
         )

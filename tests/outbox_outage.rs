@@ -17,10 +17,12 @@ use dervish::mail::maildir::Maildir;
 use dervish::mail::outbound::{Attachment, Security, Sender, TransportConfig};
 use dervish::scenario::Side;
 use dervish::service::daemon::Daemon;
-use dervish::service::games::NewGame;
 use dervish::service::mail::{mail_digest, prune_sent};
 use dervish::service::{Config, Service};
-use dervish::store::{self, Mode, OutboxRow};
+use dervish::store::{self, OutboxRow};
+
+#[path = "common/mailbox.rs"]
+mod mailbox;
 
 fn temp_dir(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("dervish-outage-{name}-{}", std::process::id()));
@@ -68,22 +70,9 @@ fn service_at(cfg: Config, at: DateTime<Utc>) -> Service {
 }
 
 fn new_game(svc: &Service) -> Vec<(Side, String)> {
-    svc.new_game(
-        &NewGame {
-            scenario: "khartoum".into(),
-            egyptian: "gordon@example.org".into(),
-            mahdist: "mahdi@example.org".into(),
-            id: Some("k-1".into()),
-            mode: Mode::Monthly,
-            deadline_hours: Some(72),
-            ambushes: false,
-            table_battles: Default::default(),
-            resolver: Default::default(),
-        },
-        "test",
-    )
-    .unwrap()
-    .secrets
+    svc.new_game(&mailbox::game("khartoum", "k-1"), "test")
+        .unwrap()
+        .secrets
 }
 
 fn queue_notice(svc: &Service, key: &str, to: &str) {

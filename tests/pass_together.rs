@@ -8,33 +8,21 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use chrono::{DateTime, Duration, Utc};
-use dervish::mail::outbound::{Sender, TransportConfig};
+use dervish::mail::outbound::Sender;
 use dervish::service::games::NewGame;
 use dervish::service::{Config, Service};
 use dervish::state::{TableBattles, TableSelect};
 use dervish::store::Mode;
 
+#[path = "common/mailbox.rs"]
+mod mailbox;
+
 fn temp_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!(
-        "dervish-pass-together-{name}-{}-{}",
-        std::process::id(),
-        Utc::now().timestamp_nanos_opt().unwrap_or_default()
-    ));
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    mailbox::folder("dervish-pass-together", name)
 }
 
 fn config(dir: &Path) -> Config {
-    let mut cfg = Config {
-        database: dir.join("dervish.sqlite"),
-        outgoing: TransportConfig::File {
-            dir: dir.join("outbox"),
-        },
-        ..Config::default()
-    };
-    cfg.inbox.maildir = dir.join("inbox");
-    cfg.host.address = "dervish@example.org".into();
-    cfg.host.game_master = "gm@example.org".into();
+    let mut cfg = mailbox::config(dir);
     cfg.turns.setup_hours = 0;
     // Small pictures: drawn for every player, quick in a test build.
     cfg.turns.map_picture_px = dervish::service::picture::MIN_WIDTH_PX;

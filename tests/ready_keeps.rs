@@ -10,7 +10,7 @@ mod mailbox;
 use chrono::Duration;
 use dervish::scenario::Side;
 use dervish::service::games::NewGame;
-use dervish::store::{self, Mode};
+use dervish::store::{self};
 
 use mailbox::{Table, flat};
 
@@ -45,15 +45,9 @@ impl Harness {
             .svc
             .new_game(
                 &NewGame {
-                    scenario: "khartoum".into(),
                     egyptian: GORDON.into(),
                     mahdist: mahdist.into(),
-                    id: Some("k-1".into()),
-                    mode: Mode::Monthly,
-                    deadline_hours: Some(72),
-                    ambushes: false,
-                    table_battles: Default::default(),
-                    resolver: Default::default(),
+                    ..mailbox::game("khartoum", "k-1")
                 },
                 "test",
             )

@@ -12,11 +12,13 @@ use std::time::Duration;
 
 use dervish::mail::maildir::Maildir;
 use dervish::scenario::Side;
-use dervish::service::games::NewGame;
 use dervish::service::{Config, Service};
-use dervish::store::{self, Mode};
+use dervish::store::{self};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+
+#[path = "common/mailbox.rs"]
+mod mailbox;
 
 /// A fake sendmail: reads the whole message, takes a moment (as a real one
 /// does), then keeps it as `handed/msg.N`.
@@ -58,20 +60,7 @@ fn setup(name: &str) -> (PathBuf, PathBuf) {
     let cfg = Config::read(&cfg_path).unwrap();
     let svc = Service::open(cfg.clone()).unwrap();
     let created = svc
-        .new_game(
-            &NewGame {
-                scenario: "khartoum".into(),
-                egyptian: "gordon@example.org".into(),
-                mahdist: "mahdi@example.org".into(),
-                id: Some("k-1".into()),
-                mode: Mode::Monthly,
-                deadline_hours: Some(72),
-                ambushes: false,
-                table_battles: Default::default(),
-                resolver: Default::default(),
-            },
-            "test",
-        )
+        .new_game(&mailbox::game("khartoum", "k-1"), "test")
         .unwrap();
     let secret = |side| {
         created

@@ -2,31 +2,33 @@
 //! SQLite, outgoing mail written to a folder. Time is a fixed clock moved
 //! by the tests.
 
-use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+#[path = "common/mailbox.rs"]
+mod mailbox;
 
-use chrono::{DateTime, Duration, Utc};
-use dervish::mail::inbound::{self, Limits};
-use dervish::mail::maildir::Maildir;
-use dervish::mail::outbound::{Sender, TransportConfig};
+use std::path::{Path, PathBuf};
+
+use chrono::{Duration, Utc};
+use dervish::mail::outbound::TransportConfig;
 use dervish::scenario::Side;
 use dervish::service::games::NewGame;
 use dervish::service::intake::Outcome;
 use dervish::service::{Config, Service};
 use dervish::store::{self, Mode, Status};
+use mailbox::{Table, at_table, flat};
 
+/// The service's table (`mailbox::Table`) with a game `k-1` of Khartoum
+/// between gordon@example.org and mahdi@example.org on it.
 struct Harness {
-    dir: PathBuf,
-    svc: Service,
-    inbox: Maildir,
-    sender: Sender,
-    now: Arc<Mutex<DateTime<Utc>>>,
+    table: Table,
     game: String,
     secrets: Vec<(Side, String)>,
     n: u32,
 }
 
-/// A sent mail as read back from the outbox folder.
+at_table!(Harness);
+
+/// A sent mail as read back from the outbox folder, the whole of it as
+/// text.
 #[derive(Debug)]
 struct Sent {
     to: Vec<String>,
@@ -35,40 +37,13 @@ struct Sent {
     raw: String,
 }
 
-fn temp_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!(
-        "dervish-service-{name}-{}-{}",
-        std::process::id(),
-        Utc::now().timestamp_nanos_opt().unwrap_or_default()
-    ));
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-fn config(dir: &Path) -> Config {
-    let mut cfg = Config {
-        database: dir.join("dervish.sqlite"),
-        outgoing: TransportConfig::File {
-            dir: dir.join("outbox"),
-        },
-        ..Config::default()
-    };
-    cfg.inbox.maildir = dir.join("inbox");
-    cfg.host.address = "dervish@example.org".into();
-    cfg.host.game_master = "gm@example.org".into();
-    // These games begin at the first month's orders; the set-up step
-    // (2.1) is played by mail in tests/setup_step.rs.
-    cfg.turns.setup_hours = 0;
-    // The tests read every mail stored, months of play later.
-    cfg.outbox.keep_sent_days = 0;
-    cfg
-}
-
-impl Drop for Harness {
-    fn drop(&mut self) {
-        // Keep the folder of a failed test for a look; clean up otherwise.
-        if !std::thread::panicking() {
-            let _ = std::fs::remove_dir_all(&self.dir);
+impl From<mailbox::Sent> for Sent {
+    fn from(m: mailbox::Sent) -> Sent {
+        Sent {
+            to: m.to,
+            subject: m.subject,
+            text: m.text,
+            raw: String::from_utf8_lossy(&m.raw).into_owned(),
         }
     }
 }
@@ -89,48 +64,31 @@ impl Harness {
     }
 
     fn build(name: &str, mode: Mode, change: impl FnOnce(&mut Config), seeded: bool) -> Harness {
-        let dir = temp_dir(name);
-        let mut cfg = config(&dir);
-        change(&mut cfg);
-        let sender = Sender::new(&cfg.outgoing).unwrap();
-        let inbox = Maildir::open(&cfg.inbox.maildir).unwrap();
-        let mut svc = Service::open(cfg).unwrap();
+        let mut table = Table::open("dervish-service", name, |cfg| {
+            // These games begin at the first month's orders; the set-up
+            // step (2.1) is played by mail in tests/setup_step.rs.
+            cfg.turns.setup_hours = 0;
+            change(cfg);
+        });
         if seeded {
             let mut n = 0u8;
-            svc.set_seeds(Box::new(move || {
+            table.svc.set_seeds(Box::new(move || {
                 n = n.wrapping_add(1);
                 [n; 32]
             }));
         }
-        let now = Arc::new(Mutex::new(
-            DateTime::parse_from_rfc3339("2026-03-01T12:00:00Z")
-                .unwrap()
-                .with_timezone(&Utc),
-        ));
-        let clock = Arc::clone(&now);
-        svc.set_clock(Box::new(move || *clock.lock().unwrap()));
-        let created = svc
+        let created = table
+            .svc
             .new_game(
                 &NewGame {
-                    scenario: "khartoum".into(),
-                    egyptian: "gordon@example.org".into(),
-                    mahdist: "mahdi@example.org".into(),
-                    id: Some("k-1".into()),
                     mode,
-                    deadline_hours: Some(72),
-                    ambushes: false,
-                    table_battles: Default::default(),
-                    resolver: Default::default(),
+                    ..mailbox::game("khartoum", "k-1")
                 },
                 "test",
             )
             .unwrap();
         Harness {
-            dir,
-            svc,
-            inbox,
-            sender,
-            now,
+            table,
             game: created.id,
             secrets: created.secrets,
             n: 0,
@@ -138,12 +96,7 @@ impl Harness {
     }
 
     fn secret(&self, side: Side) -> String {
-        self.secrets
-            .iter()
-            .find(|(s, _)| *s == side)
-            .unwrap()
-            .1
-            .clone()
+        mailbox::secret(&self.secrets, side)
     }
 
     fn advance(&self, hours: i64) {
@@ -182,37 +135,8 @@ impl Harness {
         self.inbox.deliver(raw).unwrap();
     }
 
-    fn pass(&mut self) -> dervish::service::PassReport {
-        self.svc.pass(&mut self.inbox, &self.sender).unwrap()
-    }
-
     fn sent(&self) -> Vec<Sent> {
-        let dir = self.dir.join("outbox");
-        let mut names: Vec<PathBuf> = std::fs::read_dir(&dir)
-            .map(|rd| rd.filter_map(|e| e.ok()).map(|e| e.path()).collect())
-            .unwrap_or_default();
-        names.sort();
-        names
-            .into_iter()
-            .filter(|p| p.extension().is_some_and(|e| e == "eml"))
-            .map(|p| {
-                let raw = std::fs::read(&p).unwrap();
-                let m = inbound::read(
-                    &raw,
-                    &Limits {
-                        max_bytes: 10 << 20,
-                    },
-                    "nobody",
-                )
-                .unwrap();
-                Sent {
-                    to: m.to.clone(),
-                    subject: m.subject.clone(),
-                    text: m.body.text.clone(),
-                    raw: String::from_utf8_lossy(&raw).into_owned(),
-                }
-            })
-            .collect()
+        self.table.sent().into_iter().map(Sent::from).collect()
     }
 
     fn sent_to(&self, addr: &str) -> Vec<Sent> {
@@ -221,12 +145,6 @@ impl Harness {
             .filter(|s| s.to.iter().any(|t| t == addr))
             .collect()
     }
-}
-
-/// The text with every run of white space one space: prose is wrapped to
-/// the width after the values are in, so a phrase may span two lines.
-fn flat(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 fn raw_mail(from: &str, subject: &str, body: &str, id: &str, extra: &str) -> Vec<u8> {
@@ -517,7 +435,7 @@ fn each_bad_input_has_its_exact_outcome() {
     h.advance(73);
     let late = h.orders(Side::Mahdist, "READY\n");
     assert!(matches!(svc(&mut h, &late), Outcome::Refused(r) if r.contains("deadline")));
-    h.svc.flush(&h.sender).unwrap();
+    h.flush();
     assert!(h.sent_to("stranger@example.com").is_empty());
     let receipts = h
         .sent_to("gordon@example.org")
@@ -543,7 +461,7 @@ fn repeated_failed_secrets_are_reported_and_then_not_answered() {
             assert!(matches!(out, Outcome::Ignored(_)), "{i}: {out:?}");
         }
     }
-    h.svc.flush(&h.sender).unwrap();
+    h.flush();
     let gm = h.sent_to("gm@example.org");
     assert_eq!(gm.len(), 1);
     assert!(gm[0].text.contains("without the right secret"));
@@ -571,7 +489,7 @@ fn a_bounce_marks_the_player_unreachable_and_tells_the_others() {
     );
     let p = store::players(&h.svc.conn, "k-1").unwrap();
     assert!(p.iter().any(|p| p.side == Side::Mahdist && p.unreachable));
-    h.svc.flush(&h.sender).unwrap();
+    h.flush();
     assert!(
         h.sent_to("gm@example.org")
             .iter()
@@ -604,7 +522,7 @@ fn a_forged_bounce_is_ignored() {
     }
     let p = store::players(&h.svc.conn, "k-1").unwrap();
     assert!(p.iter().all(|p| !p.unreachable));
-    h.svc.flush(&h.sender).unwrap();
+    h.flush();
     assert_eq!(h.sent().len(), before, "nobody is written to");
 }
 
@@ -809,7 +727,7 @@ fn game_master_commands_are_audited() {
             "game replace"
         ]
     );
-    h.svc.flush(&h.sender).unwrap();
+    h.flush();
     assert!(
         h.sent_to("khalifa@example.org")
             .iter()
@@ -919,15 +837,10 @@ fn a_zero_hour_deadline_is_refused() {
         .svc
         .new_game(
             &NewGame {
-                scenario: "khartoum".into(),
                 egyptian: "a@example.org".into(),
                 mahdist: "b@example.org".into(),
-                id: Some("z-1".into()),
-                mode: Mode::Monthly,
                 deadline_hours: Some(0),
-                ambushes: false,
-                table_battles: Default::default(),
-                resolver: Default::default(),
+                ..mailbox::game("khartoum", "z-1")
             },
             "test",
         )
@@ -989,7 +902,7 @@ fn game_master_commands_by_mail_need_the_password() {
         store::observers(&h.svc.conn, "k-1").unwrap(),
         vec!["slatin@example.org".to_string()]
     );
-    h.svc.flush(&h.sender).unwrap();
+    h.flush();
     let answer = h
         .sent_to("gm@example.org")
         .into_iter()
@@ -1044,15 +957,9 @@ fn join_takes_an_open_seat() {
     h.svc
         .new_game(
             &NewGame {
-                scenario: "el-obeid".into(),
                 egyptian: "hicks@example.org".into(),
                 mahdist: "open".into(),
-                id: Some("obeid-1".into()),
-                mode: Mode::Monthly,
-                deadline_hours: Some(72),
-                ambushes: false,
-                table_battles: Default::default(),
-                resolver: Default::default(),
+                ..mailbox::game("el-obeid", "obeid-1")
             },
             "gm",
         )
@@ -1080,7 +987,7 @@ fn join_takes_an_open_seat() {
     // Only once.
     let raw = h.mail("other@example.org", "[dervish obeid-1] join", "JOIN\n");
     assert!(matches!(h.svc.receive(&raw).unwrap(), Outcome::Ignored(_)));
-    h.svc.flush(&h.sender).unwrap();
+    h.flush();
     // The request to confirm and the welcome.
     let to = h.sent_to("abdallahi@example.org");
     assert_eq!(to.len(), 2);
@@ -1101,7 +1008,7 @@ fn join_takes_an_open_seat() {
 /// Reply to the last JOIN confirmation request sent to `from` with its
 /// token (docs/orders.md, "Joining a game").
 fn confirm_join(h: &mut Harness, from: &str) -> Outcome {
-    h.svc.flush(&h.sender).unwrap();
+    h.flush();
     let token = h
         .sent_to(from)
         .iter()
@@ -1122,35 +1029,16 @@ fn notices_of_the_same_kind_in_two_games_are_each_sent() {
     let mut h = Harness::new("notices-two-games", Mode::Monthly);
     // The same Egyptian player in a second game; both miss the deadline.
     h.svc
-        .new_game(
-            &NewGame {
-                scenario: "khartoum".into(),
-                egyptian: "gordon@example.org".into(),
-                mahdist: "mahdi@example.org".into(),
-                id: Some("k-2".into()),
-                mode: Mode::Monthly,
-                deadline_hours: Some(72),
-                ambushes: false,
-                table_battles: Default::default(),
-                resolver: Default::default(),
-            },
-            "test",
-        )
+        .new_game(&mailbox::game("khartoum", "k-2"), "test")
         .unwrap();
     // Two games with an open Mahdist seat, joined one after the other.
     for id in ["obeid-1", "obeid-2"] {
         h.svc
             .new_game(
                 &NewGame {
-                    scenario: "el-obeid".into(),
                     egyptian: "hicks@example.org".into(),
                     mahdist: "open".into(),
-                    id: Some(id.into()),
-                    mode: Mode::Monthly,
-                    deadline_hours: Some(72),
-                    ambushes: false,
-                    table_battles: Default::default(),
-                    resolver: Default::default(),
+                    ..mailbox::game("el-obeid", id)
                 },
                 "gm",
             )
@@ -1256,7 +1144,7 @@ fn the_size_limits_in_the_guide_config_and_refusals_agree() {
     let raw = h.mail("gordon@example.org", "[dervish k-1] orders", &body);
     let out = h.svc.receive(&raw).unwrap();
     assert!(matches!(out, Outcome::Refused(_)), "{out:?}");
-    h.svc.flush(&h.sender).unwrap();
+    h.flush();
     let told = h.sent_to("gordon@example.org");
     assert!(
         told.iter().any(|s| s
@@ -1307,7 +1195,7 @@ fn wrong_game_master_passwords_lock_game_master_mail_for_a_growing_wait() {
     // The right password cleared the count.
     let out = send(&mut h, "wrong horse battery");
     assert!(matches!(out, Outcome::Refused(_)), "{out:?}");
-    h.svc.flush(&h.sender).unwrap();
+    h.flush();
     let locked = h
         .sent_to("gm@example.org")
         .into_iter()
@@ -1333,20 +1221,7 @@ mod robustness {
         };
         let svc = Service::with_connection(cfg, store::open_in_memory().unwrap()).unwrap();
         let c = svc
-            .new_game(
-                &NewGame {
-                    scenario: "khartoum".into(),
-                    egyptian: "gordon@example.org".into(),
-                    mahdist: "mahdi@example.org".into(),
-                    id: Some("k-1".into()),
-                    mode: Mode::Monthly,
-                    deadline_hours: Some(72),
-                    ambushes: false,
-                    table_battles: Default::default(),
-                    resolver: Default::default(),
-                },
-                "test",
-            )
+            .new_game(&mailbox::game("khartoum", "k-1"), "test")
             .unwrap();
         (svc, c.secrets)
     }
@@ -1471,28 +1346,9 @@ fn a_receipt_goes_out_whatever_the_players_message_id() {
 /// mails alone, on a machine without the database.
 #[test]
 fn results_mails_carry_a_turn_record_that_verifies_without_the_database() {
-    use dervish::scenario::DataSet;
-    use dervish::service::record::{self, MailText};
+    use dervish::service::record;
     let mut h = Harness::new("record", Mode::Monthly);
-    h.pass();
-    for (eg, md) in [
-        (
-            "MARCH STACK Sinkat TO Souakim\nREADY\n",
-            "MARCH LEADER Osman Digma TO Tamai\nREADY\n",
-        ),
-        ("READY\n", "MARCH LEADER Osman Digma TO Sinkat\nREADY\n"),
-    ] {
-        let e = h.orders(Side::Egyptian, eg);
-        let m = h.orders(Side::Mahdist, md);
-        h.deliver(&e);
-        h.deliver(&m);
-        h.pass();
-    }
-    let results: Vec<Sent> = h
-        .sent_to("gordon@example.org")
-        .into_iter()
-        .filter(|s| s.subject.contains("results"))
-        .collect();
+    let results = two_months_played(&mut h);
     assert_eq!(results.len(), 2);
     assert!(
         results[0].text.contains("dervish verify --from-mail FILE")
@@ -1513,21 +1369,7 @@ fn results_mails_carry_a_turn_record_that_verifies_without_the_database() {
             p
         })
         .collect();
-    let verify = |files: &[&Path]| {
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_dervish"))
-            .current_dir(&elsewhere)
-            .arg("verify")
-            .arg("--from-mail")
-            .args(files)
-            .output()
-            .unwrap();
-        (
-            out.status.code(),
-            String::from_utf8_lossy(&out.stdout).into_owned()
-                + &String::from_utf8_lossy(&out.stderr),
-        )
-    };
-    let (code, out) = verify(&[&files[0], &files[1]]);
+    let (code, out) = verify_from_mail(&elsewhere, &[&files[0], &files[1]]);
     assert_eq!(code, Some(0), "{out}");
     for line in [
         "game k-1, turn 1 (1884-02, month)",
@@ -1556,82 +1398,14 @@ fn results_mails_carry_a_turn_record_that_verifies_without_the_database() {
         rec.orders[0].canonical.as_deref(),
         Some("MARCH STACK Sinkat (5021) TO Souakim (5419)\nREADY\n")
     );
-
-    // Anything changed is found, and said.
-    let data = DataSet::embedded().unwrap();
-    let failed = |r: &record::TurnRecord, t: Option<&MailText>| -> Vec<String> {
-        record::verify(&data, r, t)
-            .into_iter()
-            .filter(|c| !c.ok)
-            .map(|c| format!("{}: {}", c.what, c.detail))
-            .collect()
-    };
-    assert_eq!(failed(rec, Some(&text)), Vec::<String>::new());
-    let mut other = rec.clone();
-    other.orders[0].canonical = Some("MARCH STACK Sinkat (5021) TO Tokar (5321)\n".into());
-    let f = failed(&other, Some(&text));
-    assert!(
-        f.iter()
-            .any(|f| f.starts_with("Egyptian orders: their SHA-256 is")),
-        "{f:?}"
+    a_changed_record_is_found(rec, &text);
+    a_doctored_mail_and_a_mail_without_a_record_fail(
+        &elsewhere,
+        rec,
+        &text,
+        &results[0].subject,
+        &receipt,
     );
-    let mut other = rec.clone();
-    other.seed_hex = "00".repeat(32);
-    let f = failed(&other, Some(&text));
-    assert!(f.iter().any(|f| f.starts_with("seed:")), "{f:?}");
-    assert!(f.iter().any(|f| f.starts_with("result log:")), "{f:?}");
-    let mut other = rec.clone();
-    other.state_before =
-        other
-            .state_before
-            .replacen("\"month\":\"1884-02\"", "\"month\":\"1884-03\"", 1);
-    assert_ne!(
-        other.state_before, rec.state_before,
-        "the state names its month"
-    );
-    let f = failed(&other, Some(&text));
-    assert!(
-        f.iter().any(|f| f.starts_with("state before the turn:")),
-        "{f:?}"
-    );
-    let mut doctored = text.clone();
-    let log = doctored
-        .log_attachment
-        .clone()
-        .expect("the full log attached");
-    assert!(log.contains("roll"), "{log}");
-    doctored.log_attachment = Some(log.replacen("roll", "rolls", 2));
-    let f = failed(rec, Some(&doctored));
-    assert!(f.iter().any(|f| f.starts_with("log in the mail:")), "{f:?}");
-    // The binary says DIFFERENT and fails on a doctored mail, and refuses
-    // a mail with no record with the reason.
-    let doctored_file = elsewhere.join("doctored.eml");
-    let mut bad = rec.clone();
-    bad.seed_hex = "11".repeat(32);
-    let raw = dervish::mail::outbound::to_bytes(&dervish::mail::outbound::Outgoing {
-        from: "dervish@example.org".into(),
-        to: vec!["gordon@example.org".into()],
-        subject: results[0].subject.clone(),
-        text: text.body.clone(),
-        html: None,
-        message_id: "doctored@example.org".into(),
-        in_reply_to: None,
-        references: Vec::new(),
-        auto_submitted: dervish::mail::outbound::AutoSubmitted::AutoGenerated,
-        loop_id: "dervish@example.org".into(),
-        date: Utc::now(),
-        attachments: vec![bad.attachment()],
-    })
-    .unwrap();
-    std::fs::write(&doctored_file, raw).unwrap();
-    let (code, out) = verify(&[&doctored_file]);
-    assert_eq!(code, Some(1), "{out}");
-    assert!(out.contains("DIFFERENT seed:"), "{out}");
-    let receipt_file = elsewhere.join("receipt.eml");
-    std::fs::write(&receipt_file, &receipt.raw).unwrap();
-    let (code, out) = verify(&[&receipt_file]);
-    assert_eq!(code, Some(1), "{out}");
-    assert!(out.contains("has no turn record attached"), "{out}");
     // Two turns out of order in the chain are found.
     let (recs2, _) = record::from_mail(results[1].raw.as_bytes()).unwrap();
     let mut later = recs2[0].clone();
@@ -1650,8 +1424,140 @@ fn results_mails_carry_a_turn_record_that_verifies_without_the_database() {
         .expect("an answer with the turn record");
     let p = elsewhere.join("history.eml");
     std::fs::write(&p, &answer.raw).unwrap();
-    let (code, out) = verify(&[&p]);
+    let (code, out) = verify_from_mail(&elsewhere, &[&p]);
     assert_eq!(code, Some(0), "{out}");
+}
+
+/// Two months played with orders from both sides: the Egyptian player's
+/// results mails.
+fn two_months_played(h: &mut Harness) -> Vec<Sent> {
+    h.pass();
+    for (eg, md) in [
+        (
+            "MARCH STACK Sinkat TO Souakim\nREADY\n",
+            "MARCH LEADER Osman Digma TO Tamai\nREADY\n",
+        ),
+        ("READY\n", "MARCH LEADER Osman Digma TO Sinkat\nREADY\n"),
+    ] {
+        let e = h.orders(Side::Egyptian, eg);
+        let m = h.orders(Side::Mahdist, md);
+        h.deliver(&e);
+        h.deliver(&m);
+        h.pass();
+    }
+    h.sent_to("gordon@example.org")
+        .into_iter()
+        .filter(|s| s.subject.contains("results"))
+        .collect()
+}
+
+/// `dervish verify --from-mail FILES` in folder `dir`: its exit status and
+/// what it printed.
+fn verify_from_mail(dir: &Path, files: &[&Path]) -> (Option<i32>, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_dervish"))
+        .current_dir(dir)
+        .arg("verify")
+        .arg("--from-mail")
+        .args(files)
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr),
+    )
+}
+
+/// Anything changed in a turn record or its mail is found, and said: the
+/// orders, the seed, the state before, the log attached.
+fn a_changed_record_is_found(
+    rec: &dervish::service::record::TurnRecord,
+    text: &dervish::service::record::MailText,
+) {
+    use dervish::scenario::DataSet;
+    use dervish::service::record::{self, MailText};
+    let data = DataSet::embedded().unwrap();
+    let failed = |r: &record::TurnRecord, t: Option<&MailText>| -> Vec<String> {
+        record::verify(&data, r, t)
+            .into_iter()
+            .filter(|c| !c.ok)
+            .map(|c| format!("{}: {}", c.what, c.detail))
+            .collect()
+    };
+    assert_eq!(failed(rec, Some(text)), Vec::<String>::new());
+    let mut other = rec.clone();
+    other.orders[0].canonical = Some("MARCH STACK Sinkat (5021) TO Tokar (5321)\n".into());
+    let f = failed(&other, Some(text));
+    assert!(
+        f.iter()
+            .any(|f| f.starts_with("Egyptian orders: their SHA-256 is")),
+        "{f:?}"
+    );
+    let mut other = rec.clone();
+    other.seed_hex = "00".repeat(32);
+    let f = failed(&other, Some(text));
+    assert!(f.iter().any(|f| f.starts_with("seed:")), "{f:?}");
+    assert!(f.iter().any(|f| f.starts_with("result log:")), "{f:?}");
+    let mut other = rec.clone();
+    other.state_before =
+        other
+            .state_before
+            .replacen("\"month\":\"1884-02\"", "\"month\":\"1884-03\"", 1);
+    assert_ne!(
+        other.state_before, rec.state_before,
+        "the state names its month"
+    );
+    let f = failed(&other, Some(text));
+    assert!(
+        f.iter().any(|f| f.starts_with("state before the turn:")),
+        "{f:?}"
+    );
+    let mut doctored = text.clone();
+    let log = doctored
+        .log_attachment
+        .clone()
+        .expect("the full log attached");
+    assert!(log.contains("roll"), "{log}");
+    doctored.log_attachment = Some(log.replacen("roll", "rolls", 2));
+    let f = failed(rec, Some(&doctored));
+    assert!(f.iter().any(|f| f.starts_with("log in the mail:")), "{f:?}");
+}
+
+/// The binary says DIFFERENT and fails on a doctored mail, and refuses a
+/// mail with no record (the `receipt`) with the reason.
+fn a_doctored_mail_and_a_mail_without_a_record_fail(
+    elsewhere: &Path,
+    rec: &dervish::service::record::TurnRecord,
+    text: &dervish::service::record::MailText,
+    subject: &str,
+    receipt: &Sent,
+) {
+    let doctored_file = elsewhere.join("doctored.eml");
+    let mut bad = rec.clone();
+    bad.seed_hex = "11".repeat(32);
+    let raw = dervish::mail::outbound::to_bytes(&dervish::mail::outbound::Outgoing {
+        from: "dervish@example.org".into(),
+        to: vec!["gordon@example.org".into()],
+        subject: subject.to_string(),
+        text: text.body.clone(),
+        html: None,
+        message_id: "doctored@example.org".into(),
+        in_reply_to: None,
+        references: Vec::new(),
+        auto_submitted: dervish::mail::outbound::AutoSubmitted::AutoGenerated,
+        loop_id: "dervish@example.org".into(),
+        date: Utc::now(),
+        attachments: vec![bad.attachment()],
+    })
+    .unwrap();
+    std::fs::write(&doctored_file, raw).unwrap();
+    let (code, out) = verify_from_mail(elsewhere, &[&doctored_file]);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(out.contains("DIFFERENT seed:"), "{out}");
+    let receipt_file = elsewhere.join("receipt.eml");
+    std::fs::write(&receipt_file, &receipt.raw).unwrap();
+    let (code, out) = verify_from_mail(elsewhere, &[&receipt_file]);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(out.contains("has no turn record attached"), "{out}");
 }
 
 /// The full log goes as an attachment and in the HTML part, never in the
@@ -1964,7 +1870,7 @@ fn address_public_and_hidden_are_stored_and_answered() {
     ));
     assert!(shown(&h, Side::Egyptian));
     assert!(!shown(&h, Side::Mahdist));
-    h.svc.flush(&h.sender).unwrap();
+    h.flush();
     let answer = h
         .sent_to("gordon@example.org")
         .into_iter()
@@ -1998,7 +1904,7 @@ fn address_public_and_hidden_are_stored_and_answered() {
     let late = h.orders(Side::Egyptian, "ADDRESS PUBLIC\nREADY\n");
     assert!(matches!(h.svc.receive(&late).unwrap(), Outcome::Refused(r) if r.contains("deadline")));
     assert!(shown(&h, Side::Egyptian));
-    h.svc.flush(&h.sender).unwrap();
+    h.flush();
     let answers: Vec<Sent> = h
         .sent_to("gordon@example.org")
         .into_iter()
@@ -2038,7 +1944,7 @@ fn a_slip_in_a_setting_is_answered_by_line_and_replaces_no_orders() {
         h.svc.receive(&raw).unwrap(),
         Outcome::Commands { .. }
     ));
-    h.svc.flush(&h.sender).unwrap();
+    h.flush();
     let to = h.sent_to("gordon@example.org");
     let answer = to
         .iter()
@@ -2091,20 +1997,7 @@ fn a_finished_game_is_not_offered_when_the_mail_names_no_game() {
     let mut h = Harness::new("finished-not-offered", Mode::Monthly);
     let second = h
         .svc
-        .new_game(
-            &NewGame {
-                scenario: "khartoum".into(),
-                egyptian: "gordon@example.org".into(),
-                mahdist: "mahdi@example.org".into(),
-                id: Some("k-2".into()),
-                mode: Mode::Monthly,
-                deadline_hours: Some(72),
-                ambushes: false,
-                table_battles: Default::default(),
-                resolver: Default::default(),
-            },
-            "test",
-        )
+        .new_game(&mailbox::game("khartoum", "k-2"), "test")
         .unwrap();
     let (_, secret) = second
         .secrets

@@ -22,6 +22,8 @@ use dervish::store::battles::BattleStatus;
 use dervish::store::{self, Mode};
 
 mod common;
+#[path = "common/mailbox.rs"]
+mod mailbox;
 
 /// The text with every run of white space one space: prose is wrapped.
 fn flat(text: &str) -> String {
@@ -87,12 +89,7 @@ impl Harness {
         mahdist: &str,
         resolver: dervish::state::AutoResolver,
     ) -> Harness {
-        let dir = std::env::temp_dir().join(format!(
-            "dervish-battles-{name}-{}-{}",
-            std::process::id(),
-            Utc::now().timestamp_nanos_opt().unwrap_or_default()
-        ));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = mailbox::folder("dervish-battles", name);
         let mut cfg = config(&dir);
         // The tests move the clock by days between passes: only a gap of
         // over a week counts as the service being down.

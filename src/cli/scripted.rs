@@ -91,7 +91,7 @@ fn read_folder(dir: &Path) -> Result<Vec<OrderFile>> {
         }
         files.push(OrderFile {
             name: name.to_string(),
-            text: super::read_text(&p)?,
+            text: crate::cli::common::read_text(&p)?,
         });
     }
     Ok(files)

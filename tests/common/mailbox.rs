@@ -14,7 +14,9 @@ use dervish::mail::inbound::{self, Limits};
 use dervish::mail::maildir::Maildir;
 use dervish::mail::outbound::{Sender, TransportConfig};
 use dervish::scenario::Side;
+use dervish::service::games::NewGame;
 use dervish::service::{Config, PassReport, Service};
+use dervish::store::Mode;
 
 /// The service's own address, where players send their mail.
 pub const HOST: &str = "dervish@example.org";
@@ -35,28 +37,61 @@ pub struct Table {
     keep: bool,
 }
 
+/// A new folder of the temporary directory named after `prefix`, `name`,
+/// this process and the time, so that no two tests share one.
+pub fn folder(prefix: &str, name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "{prefix}-{name}-{}-{}",
+        std::process::id(),
+        Utc::now().timestamp_nanos_opt().unwrap_or_default()
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// The service's configuration in `dir`: the database, a Maildir inbox,
+/// outgoing mail written to files, the service's and the game master's
+/// addresses.
+pub fn config(dir: &Path) -> Config {
+    let mut cfg = Config {
+        database: dir.join("dervish.sqlite"),
+        outgoing: TransportConfig::File {
+            dir: dir.join("outbox"),
+        },
+        ..Config::default()
+    };
+    cfg.inbox.maildir = dir.join("inbox");
+    cfg.host.address = HOST.into();
+    cfg.host.game_master = "gm@example.org".into();
+    cfg
+}
+
+/// A monthly game of `scenario` called `id` between Gordon and the Mahdi,
+/// 72 hours a turn, without the optional rules: what most tests start
+/// (`NewGame { mahdist: "bot".into(), ..game("khartoum", "k-1") }` for
+/// another).
+pub fn game(scenario: &str, id: &str) -> NewGame {
+    NewGame {
+        scenario: scenario.into(),
+        egyptian: "gordon@example.org".into(),
+        mahdist: "mahdi@example.org".into(),
+        id: Some(id.into()),
+        mode: Mode::Monthly,
+        deadline_hours: Some(72),
+        ambushes: false,
+        table_battles: Default::default(),
+        resolver: Default::default(),
+    }
+}
+
 impl Table {
     /// A table in a new folder of the temporary directory named after
     /// `prefix` and `name`: the database, a Maildir inbox, outgoing mail
     /// written to files, the service's and the game master's addresses;
     /// `tune` changes the configuration before the service opens.
     pub fn open(prefix: &str, name: &str, tune: impl FnOnce(&mut Config)) -> Table {
-        let dir = std::env::temp_dir().join(format!(
-            "{prefix}-{name}-{}-{}",
-            std::process::id(),
-            Utc::now().timestamp_nanos_opt().unwrap_or_default()
-        ));
-        std::fs::create_dir_all(&dir).unwrap();
-        let mut cfg = Config {
-            database: dir.join("dervish.sqlite"),
-            outgoing: TransportConfig::File {
-                dir: dir.join("outbox"),
-            },
-            ..Config::default()
-        };
-        cfg.inbox.maildir = dir.join("inbox");
-        cfg.host.address = HOST.into();
-        cfg.host.game_master = "gm@example.org".into();
+        let dir = folder(prefix, name);
+        let mut cfg = config(&dir);
         // The tests read every mail stored, months of play later.
         cfg.outbox.keep_sent_days = 0;
         tune(&mut cfg);
@@ -97,6 +132,11 @@ impl Table {
     /// mail sent.
     pub fn pass(&mut self) -> PassReport {
         self.svc.pass(&mut self.inbox, &self.sender).unwrap()
+    }
+
+    /// The outbox sent: what is due goes out, as at the end of a pass.
+    pub fn flush(&mut self) -> (usize, usize) {
+        self.svc.flush(&self.sender).unwrap()
     }
 
     /// Every mail sent so far, oldest first.

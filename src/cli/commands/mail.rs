@@ -7,11 +7,19 @@ use std::process::ExitCode;
 use anyhow::Result;
 use clap::Subcommand;
 
-use dervish::service::Config;
 use dervish::store;
 
+use crate::cli::common::{self, Env};
+
+/// The mail received and what became of it (strangers' mail too).
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    #[command(subcommand)]
+    command: MailCommand,
+}
+
 #[derive(Subcommand, Debug)]
-pub enum MailCommand {
+enum MailCommand {
     /// The mail received, newest first: when, from whom, the subject, the
     /// game and what was done with it.
     List {
@@ -25,10 +33,10 @@ pub enum MailCommand {
     },
 }
 
-pub fn mail(cfg: Config, command: MailCommand) -> Result<ExitCode> {
-    match command {
+pub fn run(args: Args, env: Env) -> Result<ExitCode> {
+    match args.command {
         MailCommand::List { ignored, limit } => {
-            let s = super::service::open_to_read(cfg)?;
+            let s = common::open_to_read(env.cfg)?;
             let rows = store::recent_messages(&s.conn, limit, ignored)?;
             if rows.is_empty() {
                 outln!(

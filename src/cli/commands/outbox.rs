@@ -14,12 +14,20 @@ use chrono::Utc;
 use clap::Subcommand;
 use rusqlite::Connection;
 
-use dervish::service::Config;
 use dervish::service::mail::{SCRUBBED_WELCOME, welcome_seat};
 use dervish::store::{self, OutboxRow};
 
+use crate::cli::common::Env;
+
+/// The mail waiting to be sent: list it, send a mail again, drop one.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    #[command(subcommand)]
+    command: OutboxCommand,
+}
+
 #[derive(Subcommand, Debug)]
-pub enum OutboxCommand {
+enum OutboxCommand {
     /// List the mail not sent yet (with --all, the sent mail too): id,
     /// state (queued, sending, given up, sent), attempts, next try, kind,
     /// recipient, subject and the last error.
@@ -55,7 +63,8 @@ pub enum OutboxCommand {
     },
 }
 
-pub fn outbox(cfg: &Config, command: OutboxCommand) -> Result<ExitCode> {
+pub fn run(args: Args, env: Env) -> Result<ExitCode> {
+    let cfg = &env.cfg;
     if !cfg.database.exists() {
         bail!(
             "there is no database at {}; nothing was ever queued",
@@ -63,7 +72,7 @@ pub fn outbox(cfg: &Config, command: OutboxCommand) -> Result<ExitCode> {
         );
     }
     let conn = store::open(&cfg.database).map_err(|e| anyhow!("{e}"))?;
-    match command {
+    match args.command {
         OutboxCommand::List { all } => list(&conn, all),
         OutboxCommand::Retry { all, ids } => {
             let ids = if all {

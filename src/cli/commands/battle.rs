@@ -11,11 +11,20 @@ use clap::Subcommand;
 use dervish::battle::{brief, diagram, standalone, tabletop::Tabletop};
 use dervish::state::RuleSet;
 
+use crate::cli::common::{self, Env};
+
 /// The width of the diagram's PNG, in pixels.
 const PNG_PX: u32 = 1200;
 
+/// Table battles without a game: the brief of a situation's battle.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    #[command(subcommand)]
+    command: BattleCommand,
+}
+
 #[derive(Subcommand, Debug)]
-pub enum BattleCommand {
+enum BattleCommand {
     /// Print the battle brief of one stack attacking another in a
     /// situation (a rule case's file, docs/cases.md): the field, the table
     /// and its set-up, the forces in the rules' terms, what wins, and the
@@ -38,14 +47,14 @@ pub enum BattleCommand {
 }
 
 /// Run a `battle` command.
-pub fn battle(data: &Option<PathBuf>, command: BattleCommand) -> Result<ExitCode> {
-    match command {
+pub fn run(args: Args, env: Env) -> Result<ExitCode> {
+    match args.command {
         BattleCommand::Brief {
             situation,
             attack,
             rules,
             out,
-        } => brief_command(data, &situation, &attack, &rules, out.as_deref()),
+        } => brief_command(&env.data, &situation, &attack, &rules, out.as_deref()),
     }
 }
 
@@ -63,8 +72,8 @@ fn brief_command(
     if !situation.is_file() {
         return Err(anyhow!("{}: no such situation file", situation.display()));
     }
-    let files = super::files(data)?;
-    let data = super::data(data)?;
+    let files = common::files(data)?;
+    let data = common::data(data)?;
     let case = dervish::cases::load(situation, &data).map_err(|d| {
         let first = d.0.first().map(ToString::to_string).unwrap_or_default();
         anyhow!(
@@ -76,8 +85,8 @@ fn brief_command(
         )
     })?;
     let (scn, state) = (&case.scn, &case.state);
-    let from = super::place(scn, from)?;
-    let to = super::place(scn, to)?;
+    let from = common::place(scn, from)?;
+    let to = common::place(scn, to)?;
     let combat = standalone::combat_between(scn, state, from, to).map_err(|e| anyhow!("{e}"))?;
     // A data folder's own brief data and ETYFW tables, as a game with it
     // would use them.
