@@ -782,8 +782,8 @@ pub fn retreat<S: DieSource>(t: &mut Turn<'_, S>, r: Retreat<'_>) -> Option<Hex>
         return Some(hex);
     }
     let enemy = side.enemy();
-    let occ = super::march::Occupancy::for_side(t, side);
-    let allowance = super::march::allowance_of(t, &units);
+    let occ = super::movement::Occupancy::for_side(t, side);
+    let allowance = super::movement::allowance_of(t, &units);
     let threatened =
         |t: &Turn<'_, S>, h: Hex| h.neighbours().iter().any(|n| t.land_occupied_by(*n, enemy));
     // A hex holding enemy boats or gunboats is an enemy hex to a retreat:
@@ -806,7 +806,7 @@ pub fn retreat<S: DieSource>(t: &mut Turn<'_, S>, r: Retreat<'_>) -> Option<Hex>
                         ));
                         return None;
                     }
-                    super::march::enter_cost(t, &occ, at, *h)
+                    super::movement::enter_cost(t, &occ, at, *h)
                         .map_err(|e| first_blocked = Some(e.reason(&t.scn.map, &occ, at, *h)))
                         .ok()
                         .map(|c| (*h, c))
@@ -818,7 +818,7 @@ pub fn retreat<S: DieSource>(t: &mut Turn<'_, S>, r: Retreat<'_>) -> Option<Hex>
                 .into_iter()
                 .filter(|h| *h != hex && !path.contains(h) && !river_enemy(t, *h))
                 .filter_map(|h| {
-                    super::march::enter_cost(t, &occ, at, h)
+                    super::movement::enter_cost(t, &occ, at, h)
                         .ok()
                         .map(|c| (h, c))
                 })

@@ -14,6 +14,7 @@ pub mod events;
 pub mod losses;
 pub mod march;
 pub mod modifiers;
+pub mod movement;
 pub mod orders;
 pub mod plan;
 pub mod rail;

@@ -9,7 +9,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::Turn;
 use super::events::Event;
-use super::march::{Occupancy, allowance, enter_cost, group_legs, route_on, select, targets};
+use super::march::{allowance, group_legs, select, targets};
+use super::movement::{Occupancy, enter_cost, route_on};
 use super::orders::{Leg, MarchOrder, OnContact, Selection};
 use super::{rail, river};
 use crate::dice::{Dice, FixedDice};

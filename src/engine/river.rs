@@ -39,7 +39,7 @@ pub fn displace<S: DieSource>(t: &mut Turn<'_, S>, hex: Hex) {
     // 2.2: "No Mahdist unit may ever enter any hex adjacent to the Nile
     // above ... Abou Hamed": a displaced Mahdist river unit is not pushed
     // into one either (with nowhere else to go it is lost).
-    let occ = super::march::Occupancy::for_side(t, enemy);
+    let occ = super::movement::Occupancy::for_side(t, enemy);
     let mut options: Vec<Hex> = hex
         .neighbours()
         .into_iter()
@@ -259,7 +259,7 @@ fn river_path<S: DieSource>(t: &Turn<'_, S>, from: Hex, to: Hex) -> Option<(Way,
     bank(t, from)?;
     // 2.2: "No Mahdist unit may ever enter any hex adjacent to the Nile above
     // (flowing North from) and including Abou Hamed", by river as by land.
-    let occ = (t.side == Side::Mahdist).then(|| super::march::Occupancy::of(t));
+    let occ = (t.side == Side::Mahdist).then(|| super::movement::Occupancy::of(t));
     let banned = |n: Hex| occ.as_ref().is_some_and(|o| o.forbidden(t, n));
     for dir in [Way::Down, Way::Up] {
         let mut prev: BTreeMap<Hex, RiverStep> = BTreeMap::new();

@@ -1,0 +1,340 @@
+//! How a stack may move, shared by the march, retreats, river moves,
+//! ambushes, arrivals and the order checker's plans: who stands where
+//! (`Occupancy`), what a step costs or why it is barred (8.2, 8.21, 9.1,
+//! 9.12, scenario rules of 2.2), the cheapest legal route, and a stack's
+//! movement allowance (8.31, 8.24, 9.7). It reads the turn and changes
+//! nothing.
+
+use super::Turn;
+use crate::dice::DieSource;
+use crate::geo::Hex;
+use crate::geo::route::cheapest_route;
+use crate::scenario::definition::SpecialRule;
+use crate::scenario::{Side, UnitKind};
+
+/// Movement allowance of the slowest of `units` (8.31, 8.24, 9.7).
+pub(super) fn allowance_of<S: DieSource>(t: &Turn<'_, S>, units: &[usize]) -> u32 {
+    let mp = |u: usize| {
+        let unit = &t.state.units[u];
+        t.unit_type(unit).map(|ty| {
+            if unit.disrupted {
+                ty.movement / 2
+            } else {
+                ty.movement
+            }
+        })
+    };
+    // Rule 8.24: each camel carries one supply unit at the camel's rate.
+    let camels = units
+        .iter()
+        .filter(|&&u| t.type_at(u).is_some_and(|ty| ty.kind == UnitKind::Camel))
+        .count();
+    let mut carried = 0;
+    units
+        .iter()
+        .filter(|&&u| {
+            let supply = t.type_at(u).is_some_and(|ty| ty.kind == UnitKind::Supply);
+            if supply && carried < camels {
+                carried += 1;
+                return false;
+            }
+            true
+        })
+        .filter_map(|&u| mp(u))
+        .min()
+        .unwrap_or(0)
+}
+
+/// Who stands where, taken once so that route searches look up hexes
+/// instead of scanning every counter: a byte of flags for each hex of the
+/// map.
+pub(crate) struct Occupancy {
+    columns: i32,
+    rows: i32,
+    flags: Vec<u8>,
+    /// Hexes beside the river named by rule 2.2 where this side may not go.
+    forbidden: Option<(crate::geo::map::RiverId, usize, String, String)>,
+}
+
+/// A unit of the side whose view this is stands in the hex.
+const FRIENDLY: u8 = 1;
+/// One of its boats or gunboats stands there.
+const FRIENDLY_BOAT: u8 = 2;
+/// An enemy unit other than a boat or gunboat stands there.
+const ENEMY_LAND: u8 = 4;
+/// An enemy gunboat stands there or next to it.
+const GUNBOAT_NEAR: u8 = 8;
+/// A friendly settlement with enemy land units next to it (9.12).
+const BESIEGED: u8 = 16;
+
+impl Occupancy {
+    pub(crate) fn of<S: DieSource>(t: &Turn<'_, S>) -> Occupancy {
+        Occupancy::for_side(t, t.side)
+    }
+
+    /// Who stands where, seen by `side` (the retreating side may be the
+    /// one not moving this turn, 9.8).
+    pub(crate) fn for_side<S: DieSource>(t: &Turn<'_, S>, side: Side) -> Occupancy {
+        let map = &t.scn.map;
+        let mut o = Occupancy {
+            columns: map.columns(),
+            rows: map.rows(),
+            flags: vec![0; usize::try_from(map.columns() * map.rows()).unwrap_or(0)],
+            forbidden: None,
+        };
+        let mut friendly = Vec::new();
+        for (_, u, h, ty) in t.on_map() {
+            let kind = ty.map(|ty| ty.kind);
+            // The fleet holds no hex and blocks nothing (8.25).
+            if kind == Some(UnitKind::Fleet) {
+                continue;
+            }
+            if u.side == side {
+                o.set(h, FRIENDLY);
+                friendly.push(h);
+                if kind.is_some_and(UnitKind::is_river_unit) {
+                    o.set(h, FRIENDLY_BOAT);
+                }
+            } else {
+                if !kind.is_some_and(UnitKind::is_river_unit) {
+                    o.set(h, ENEMY_LAND);
+                }
+                if kind == Some(UnitKind::Gunboat) {
+                    o.set(h, GUNBOAT_NEAR);
+                    for n in h.neighbours() {
+                        o.set(n, GUNBOAT_NEAR);
+                    }
+                }
+            }
+        }
+        for h in friendly {
+            if map.settlement_at(h).is_some()
+                && h.neighbours().iter().any(|n| o.has(*n, ENEMY_LAND))
+            {
+                o.set(h, BESIEGED);
+            }
+        }
+        o.forbidden = river_ban(t.scn, side);
+        o
+    }
+
+    fn index(&self, hex: Hex) -> Option<usize> {
+        ((0..self.columns).contains(&hex.col) && (0..self.rows).contains(&hex.row))
+            .then(|| usize::try_from(hex.row * self.columns + hex.col).unwrap_or(0))
+    }
+
+    fn set(&mut self, hex: Hex, flag: u8) {
+        if let Some(i) = self.index(hex) {
+            self.flags[i] |= flag;
+        }
+    }
+
+    fn has(&self, hex: Hex, flag: u8) -> bool {
+        self.index(hex).is_some_and(|i| self.flags[i] & flag != 0)
+    }
+
+    /// An enemy unit other than a boat or gunboat stands in `hex`.
+    fn enemy_land(&self, hex: Hex) -> bool {
+        self.has(hex, ENEMY_LAND)
+    }
+
+    /// A friendly settlement under siege: held by this side, with enemy
+    /// land units next to it (9.12).
+    pub(super) fn besieged(&self, hex: Hex) -> bool {
+        self.has(hex, BESIEGED)
+    }
+
+    /// An enemy gunboat stands in `hex` or next to it.
+    fn gunboat_beside(&self, hex: Hex) -> bool {
+        self.has(hex, GUNBOAT_NEAR)
+    }
+
+    pub(crate) fn forbidden<S: DieSource>(&self, t: &Turn<'_, S>, hex: Hex) -> bool {
+        self.forbidden.as_ref().is_some_and(|(r, limit, _, _)| {
+            t.scn.map.touches_river(hex)
+                && t.scn
+                    .map
+                    .river_sides_of(hex)
+                    .iter()
+                    .any(|(_, s)| s.river == *r && s.order >= *limit)
+        })
+    }
+}
+
+/// The scenario rule of 2.2 that bars `side` from the hexes beside a river
+/// from a place downstream: the river, the first hexside order barred, and
+/// the river's and the place's names as written.
+fn river_ban(
+    scn: &crate::scenario::Scenario,
+    side: Side,
+) -> Option<(crate::geo::map::RiverId, usize, String, String)> {
+    let map = &scn.map;
+    let mut ban = None;
+    for rule in &scn.def.special_rules {
+        if let SpecialRule::NoMahdistBesideRiverDownstreamOf { river, from } = rule {
+            if side != Side::Mahdist {
+                continue;
+            }
+            let (Some(r), Ok(start)) = (map.find_river(river), map.resolve(from)) else {
+                continue;
+            };
+            let limit = map
+                .river_sides_of(start)
+                .iter()
+                .filter(|(_, s)| s.river == r)
+                .map(|(_, s)| s.order)
+                .min();
+            if let Some(limit) = limit {
+                ban = Some((r, limit, river.clone(), from.clone()));
+            }
+        }
+    }
+    ban
+}
+
+/// Whether a scenario rule bars `side` from ever entering `hex` (2.2), as
+/// route searches apply it; for programmed players planning far marches.
+pub fn barred_by_scenario(
+    scn: &crate::scenario::Scenario,
+    side: Side,
+) -> impl Fn(Hex) -> bool + '_ {
+    let ban = river_ban(scn, side);
+    move |hex: Hex| {
+        ban.as_ref().is_some_and(|(r, limit, _, _)| {
+            scn.map.touches_river(hex)
+                && scn
+                    .map
+                    .river_sides_of(hex)
+                    .iter()
+                    .any(|(_, s)| s.river == *r && s.order >= *limit)
+        })
+    }
+}
+
+/// Why a step may not be taken.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Blocked {
+    NotAdjacent,
+    OffMap,
+    Sea,
+    Enemy,
+    Gunboat,
+    Besieged,
+    Forbidden,
+}
+
+impl Blocked {
+    pub(super) fn reason(
+        self,
+        map: &crate::geo::Map,
+        occ: &Occupancy,
+        from: Hex,
+        to: Hex,
+    ) -> String {
+        match self {
+            Blocked::NotAdjacent => {
+                format!(
+                    "{} is not next to {}: hexes may not be skipped (8.2)",
+                    map.describe(to),
+                    map.describe(from)
+                )
+            }
+            Blocked::OffMap => format!("{to} is off the map"),
+            Blocked::Sea => format!("{} is sea and may not be entered (8.2)", map.describe(to)),
+            Blocked::Enemy => {
+                format!(
+                    "{} is held by the enemy: combat is fought from the adjacent hex (9.1)",
+                    map.describe(to)
+                )
+            }
+            Blocked::Gunboat => {
+                "no crossing of a river into or from a hex next to an enemy gunboat (8.21)".into()
+            }
+            Blocked::Besieged => format!(
+                "{} is under siege: no new unit may enter until the besiegers are driven off (9.12)",
+                map.describe(to)
+            ),
+            Blocked::Forbidden => match &occ.forbidden {
+                Some((_, _, river, from)) => format!(
+                    "no Mahdist unit may enter a hex beside the {river} from {from} northwards (scenario rule, 2.2)"
+                ),
+                None => "forbidden by a scenario rule".into(),
+            },
+        }
+    }
+}
+
+/// The cost to move from `from` into the adjacent `to`, or why not.
+pub(super) fn enter_cost<S: DieSource>(
+    t: &Turn<'_, S>,
+    occ: &Occupancy,
+    from: Hex,
+    to: Hex,
+) -> Result<u32, Blocked> {
+    let map = &t.scn.map;
+    if from.distance(to) != 1 {
+        return Err(Blocked::NotAdjacent);
+    }
+    if !map.contains(to) {
+        return Err(Blocked::OffMap);
+    }
+    // The terrain's cost: none for the sea.
+    let Some(enter) = map.terrain(to).and_then(|x| x.entry_cost()) else {
+        return Err(Blocked::Sea);
+    };
+    if occ.enemy_land(to) {
+        return Err(Blocked::Enemy);
+    }
+    let crosses = map.crosses_river(from, to);
+    if crosses && (occ.gunboat_beside(from) || occ.gunboat_beside(to)) {
+        return Err(Blocked::Gunboat);
+    }
+    if occ.besieged(to) {
+        return Err(Blocked::Besieged);
+    }
+    if occ.forbidden(t, to) {
+        return Err(Blocked::Forbidden);
+    }
+    // As `geo::route::step_cost` reckons it (8.21), the river looked at once.
+    let boat = |h| occ.has(h, FRIENDLY_BOAT);
+    let river = if crosses && !boat(from) && !boat(to) {
+        crate::geo::route::RIVER_CROSSING_COST
+    } else {
+        0
+    };
+    Ok(enter + river)
+}
+
+/// The cheapest legal route (without its start hex). A destination held
+/// by the enemy (or a besieged friendly hex) is routed to its edge: the
+/// stack goes as far as the hex before it.
+pub(super) fn route_to<S: DieSource>(t: &Turn<'_, S>, from: Hex, to: Hex) -> Option<Vec<Hex>> {
+    route_on(t, &Occupancy::of(t), from, to)
+}
+
+/// [`route_to`] with who stands where already known (`occ`, of `t`'s
+/// position): the order checker plans several marches on one position.
+pub(super) fn route_on<S: DieSource>(
+    t: &Turn<'_, S>,
+    occ: &Occupancy,
+    from: Hex,
+    to: Hex,
+) -> Option<Vec<Hex>> {
+    let blocked_goal = occ.enemy_land(to) || occ.besieged(to);
+    let r = cheapest_route(&t.scn.map, from, to, &|a, b| {
+        if b == to && blocked_goal {
+            if a.distance(b) == 1 {
+                t.scn.map.terrain(b).and_then(|x| x.entry_cost())
+            } else {
+                None
+            }
+        } else {
+            enter_cost(t, occ, a, b).ok()
+        }
+    })?;
+    let mut hexes: Vec<Hex> = r.hexes.into_iter().skip(1).collect();
+    if blocked_goal {
+        hexes.pop();
+    }
+    Some(hexes)
+}
