@@ -116,6 +116,58 @@ fn rule_2_3_no_coldstream_guards_while_the_guards_camel_corps_is_in_play() {
     );
 }
 
+#[test]
+fn rule_2_3_the_first_field_force_comes_on_its_event() {
+    let (scn, mut state) = start("khartoum");
+    state.month = "1884-03".parse().unwrap();
+    // 2,1 = 21: the 1st Souakim Field Force.
+    let r = play(&scn, &state, Side::Egyptian, &Orders::default(), &[2, 1]);
+    let souakim = hex(&scn, "Souakim");
+    assert_eq!(named_at(&r, "Rifles"), Some(souakim));
+    let graham = r.state.leaders.iter().find(|l| l.name == "Graham").unwrap();
+    assert_eq!(graham.hex, Some(souakim));
+    assert!(
+        r.state
+            .units
+            .iter()
+            .filter(|u| u.origin.as_deref() == Some("souakim-field-force-1"))
+            .count()
+            >= 10
+    );
+    // Rolled again: it has come, nothing happens.
+    state = r.state;
+    let r = play(&scn, &state, Side::Egyptian, &Orders::default(), &[2, 1]);
+    assert!(
+        notes(&r).iter().any(|n| n.contains("already")),
+        "{:?}",
+        notes(&r)
+    );
+}
+
+#[test]
+fn rule_7_2_the_mahdi_dies_by_event_and_the_khalifa_succeeds() {
+    let (scn, mut state) = start("khartoum");
+    state.month = "1885-06".parse().unwrap();
+    // 6,6 = 66: the Mahdi dies (once).
+    let r = play(&scn, &state, Side::Mahdist, &Orders::default(), &[6, 6, 2]);
+    assert!(
+        r.state
+            .leaders
+            .iter()
+            .any(|l| l.name == "Mahdi" && l.removed)
+    );
+    let k = r
+        .state
+        .leaders
+        .iter()
+        .find(|l| l.name == "Khalifa")
+        .unwrap();
+    assert!(k.hex.is_some());
+    state = r.state;
+    let r = play(&scn, &state, Side::Mahdist, &Orders::default(), &[6, 6, 2]);
+    assert!(notes(&r).iter().any(|n| n.contains("already happened")));
+}
+
 mod rail_and_fleet {
     use super::*;
     use dervish::engine::orders::{Leg, MarchOrder};

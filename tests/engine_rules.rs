@@ -277,7 +277,8 @@ fn rule_2_2_a_displaced_mahdist_boat_is_not_pushed_past_the_nile_ban() {
 //
 // A case's orders go through the receipt, which refuses these (their cases:
 // 8.1-no-second-march, 8.3-drop-off, 8.31-three-marches,
-// 6.1-land-attack-on-river-units-refused,
+// 6.1-land-attack-on-river-units-refused, 7.0-a-leader-alone-with-no-
+// friendly-stack-there,
 // 9.12-no-steamer-sails-into-a-besieged-town). Orders made by a program
 // reach the engine as typed `Orders`; the engine sets them aside itself.
 
@@ -422,6 +423,28 @@ fn rule_9_12_no_steamer_sails_into_a_besieged_town() {
         "{:?}",
         set_aside(&r)
     );
+}
+
+/// 7.0: a leader may not stand alone; a leader ordered alone to a hex with
+/// no friendly stack is set aside (the receipt refuses it:
+/// 7.0-a-leader-alone-with-no-friendly-stack-there).
+#[test]
+fn rule_7_0_a_leader_alone_does_not_ride_to_a_hex_with_no_friendly_stack() {
+    let mut b = Bench::new("khartoum");
+    b.place("egy-inf-R", 1, "Metammeh");
+    b.leader("J. Stewart", "Metammeh");
+    let orders = Orders {
+        marches: vec![MarchOrder {
+            units: Selection::Units {
+                units: vec![],
+                leaders: vec!["J. Stewart".into()],
+            },
+            ..MarchOrder::stack(b.hex("Metammeh"), vec![Leg::To(b.hex("Korti"))])
+        }],
+        ..Orders::default()
+    };
+    let r = b.play(Side::Egyptian, &orders, &[6, 6]);
+    assert!(set_aside(&r)[0].contains("no friendly stack at Korti"));
 }
 
 mod rivers {
