@@ -3,6 +3,10 @@
 //! A D66 roll of 4,4 (44) is "no event" on every table.
 
 mod common;
+#[path = "common/engine.rs"]
+mod engine;
+
+use engine::{assert_noted, first_of_type, notes, place_from_pool};
 
 use dervish::dice::{Dice, FixedDice};
 use dervish::engine::events::Event;
@@ -44,19 +48,6 @@ fn named_at(r: &TurnResult, name: &str) -> Option<Hex> {
         .and_then(|u| u.hex())
 }
 
-fn notes(r: &TurnResult) -> Vec<String> {
-    r.events
-        .iter()
-        .filter_map(|e| {
-            if let Event::Note { text } = e {
-                Some(text.clone())
-            } else {
-                None
-            }
-        })
-        .collect()
-}
-
 #[test]
 fn rule_3_3_one_supply_unit_a_turn_from_november_1884() {
     let (scn, mut state) = start("khartoum");
@@ -93,12 +84,7 @@ fn rule_2_3_no_coldstream_guards_while_the_guards_camel_corps_is_in_play() {
     state.arrived.insert("gordon-relief".into());
     state.arrived.insert("boats-1884-10".into());
     state.arrived.insert("souakim-field-force-1".into());
-    let i = state
-        .units
-        .iter()
-        .position(|u| &*u.unit_type == "brit-camel-corps" && u.status == Status::Pool)
-        .unwrap();
-    state.units[i].status = Status::OnMap(hex(&scn, "Korti"));
+    let i = place_from_pool(&mut state, "brit-camel-corps", hex(&scn, "Korti"));
     state.units[i].name = Some("Guards Camel Corps".into());
     // 1,4 = 14: the 2nd Souakim Field Force (January to March 1885).
     let r = play(&scn, &state, Side::Egyptian, &Orders::default(), &[1, 4]);
@@ -109,11 +95,7 @@ fn rule_2_3_no_coldstream_guards_while_the_guards_camel_corps_is_in_play() {
     );
     assert_eq!(named_at(&r, "Scots Guards"), Some(hex(&scn, "Souakim")));
     assert_eq!(named_at(&r, "Coldstream Guards"), None);
-    assert!(
-        notes(&r)
-            .iter()
-            .any(|n| n.contains("Guards Camel Corps is still in play"))
-    );
+    assert_noted(&r, "Guards Camel Corps is still in play");
 }
 
 #[test]
@@ -137,11 +119,7 @@ fn rule_2_3_the_first_field_force_comes_on_its_event() {
     // Rolled again: it has come, nothing happens.
     state = r.state;
     let r = play(&scn, &state, Side::Egyptian, &Orders::default(), &[2, 1]);
-    assert!(
-        notes(&r).iter().any(|n| n.contains("already")),
-        "{:?}",
-        notes(&r)
-    );
+    assert_noted(&r, "already");
 }
 
 #[test]
@@ -165,7 +143,7 @@ fn rule_7_2_the_mahdi_dies_by_event_and_the_khalifa_succeeds() {
     assert!(k.hex.is_some());
     state = r.state;
     let r = play(&scn, &state, Side::Mahdist, &Orders::default(), &[6, 6, 2]);
-    assert!(notes(&r).iter().any(|n| n.contains("already happened")));
+    assert_noted(&r, "already happened");
 }
 
 mod rail_and_fleet {
@@ -186,12 +164,7 @@ mod rail_and_fleet {
         let (scn, mut state) = start("khartoum");
         let sarras = hex(&scn, "Sarras");
         let akasha = hex(&scn, "Akasha");
-        state
-            .units
-            .iter_mut()
-            .find(|u| &*u.unit_type == "egy-inf-R" && u.status == Status::Pool)
-            .unwrap()
-            .status = Status::OnMap(sarras);
+        place_from_pool(&mut state, "egy-inf-R", sarras);
         let orders = Orders {
             marches: vec![MarchOrder::stack(sarras, vec![Leg::Rail(akasha)])],
             ..Orders::default()
@@ -240,18 +213,9 @@ mod rail_and_fleet {
             .clone();
         let on_track = line.hexes[1];
         clear_hex(&mut state, on_track);
-        state
-            .units
-            .iter_mut()
-            .find(|u| &*u.unit_type == "mah-S" && u.status == Status::Pool)
-            .unwrap()
-            .status = Status::OnMap(on_track);
+        place_from_pool(&mut state, "mah-S", on_track);
         let r = play(&scn, &state, Side::Egyptian, &Orders::default(), &QUIET);
-        assert!(
-            notes(&r).iter().any(|n| n.contains("no railway building")),
-            "{:?}",
-            notes(&r)
-        );
+        assert_noted(&r, "no railway building");
         assert_eq!(r.state.rail_built.get("Souakim - Berber"), Some(&3));
     }
 
@@ -283,13 +247,7 @@ mod rail_and_fleet {
         // goes too rather than stand alone at Souakim.
         let baker = r.state.leaders.iter().find(|l| l.name == "Baker").unwrap();
         assert_eq!(baker.hex, Some(trinkitat));
-        assert!(
-            notes(&r)
-                .iter()
-                .any(|n| n.contains("Baker goes with the stack")),
-            "{:?}",
-            notes(&r)
-        );
+        assert_noted(&r, "Baker goes with the stack");
     }
 
     #[test]
@@ -298,29 +256,12 @@ mod rail_and_fleet {
         let souakim = hex(&scn, "Souakim");
         state.control.insert(souakim, Side::Mahdist);
         let r = play(&scn, &state, Side::Egyptian, &Orders::default(), &QUIET);
-        let fleet = r
-            .state
-            .units
-            .iter()
-            .find(|u| &*u.unit_type == "fleet")
-            .unwrap();
-        assert_eq!(fleet.status, Status::Reserve);
+        assert_eq!(first_of_type(&r.state, "fleet").status, Status::Reserve);
         let mut state = r.state;
         state.control.insert(souakim, Side::Egyptian);
-        let i = state
-            .units
-            .iter()
-            .position(|u| &*u.unit_type == "brit-inf" && u.status == Status::Pool)
-            .unwrap();
-        state.units[i].status = Status::OnMap(souakim);
+        place_from_pool(&mut state, "brit-inf", souakim);
         let r = play(&scn, &state, Side::Egyptian, &Orders::default(), &QUIET);
-        let fleet = r
-            .state
-            .units
-            .iter()
-            .find(|u| &*u.unit_type == "fleet")
-            .unwrap();
-        assert_eq!(fleet.hex(), Some(souakim));
+        assert_eq!(first_of_type(&r.state, "fleet").hex(), Some(souakim));
     }
 }
 

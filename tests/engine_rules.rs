@@ -2,6 +2,10 @@
 //! map with fixed dice. Each test names the rule it checks.
 
 mod common;
+#[path = "common/engine.rs"]
+mod engine;
+
+use engine::{assert_set_aside, assert_stopped};
 
 use common::bench::{Bench, march, set_aside, stopped};
 
@@ -416,13 +420,7 @@ fn rule_9_12_no_steamer_sails_into_a_besieged_town() {
     let o = march(start, vec![Leg::River(khartoum)]);
     let r = b.play(Side::Egyptian, &o, &[]);
     assert_ne!(b.at(&r, &supply[0]), Some(khartoum));
-    assert!(
-        set_aside(&r)
-            .iter()
-            .any(|s| s.contains("under siege: no new unit may enter")),
-        "{:?}",
-        set_aside(&r)
-    );
+    assert_set_aside(&r, "under siege: no new unit may enter");
 }
 
 /// 7.0: a leader may not stand alone; a leader ordered alone to a hex with
@@ -499,11 +497,7 @@ mod rivers {
         });
         assert!(!banned, "{at} is beside the Nile below Abou Hamed");
         assert_eq!(at, berber);
-        assert!(
-            set_aside(&r).iter().any(|s| s.contains("(8.23, 2.2)")),
-            "{:?}",
-            set_aside(&r)
-        );
+        assert_set_aside(&r, "(8.23, 2.2)");
     }
 
     #[test]
@@ -567,11 +561,7 @@ mod rivers {
             ),
             &[],
         );
-        assert!(
-            set_aside(&r)
-                .iter()
-                .any(|s| s.contains("only one march a turn may be by river"))
-        );
+        assert_set_aside(&r, "only one march a turn may be by river");
     }
 
     #[test]
@@ -584,13 +574,7 @@ mod rivers {
         // Downstream through the Sixth Cataract at Sabaloka: the gunboat
         // rolls a 6 there and is wrecked; the passengers stop beside it.
         let r = b.play(Side::Egyptian, &river_order(k, metammeh), &[6, 3, 4]);
-        assert!(
-            stopped(&r)
-                .iter()
-                .any(|s| s.contains("wrecked at the Sixth Cataract")),
-            "{:?}",
-            stopped(&r)
-        );
+        assert_stopped(&r, "wrecked at the Sixth Cataract");
         let at = b.at(&r, &inf[0]).unwrap();
         let beside_cataract = b
             .scn
@@ -703,13 +687,7 @@ mod rivers {
         );
         let r = b.play(Side::Egyptian, &o, &[]);
         assert_eq!(b.at(&r, &inf[0]), Some(k), "{:?}", r.events);
-        assert!(
-            set_aside(&r)
-                .iter()
-                .any(|s| s.contains("began the march phase with them")),
-            "{:?}",
-            set_aside(&r)
-        );
+        assert_set_aside(&r, "began the march phase with them");
     }
 
     #[test]

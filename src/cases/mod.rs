@@ -177,25 +177,21 @@ struct CaseFile {
 }
 
 #[derive(Deserialize, Debug, Default)]
-#[serde(deny_unknown_fields)]
+// Every field may be left out: `default` for the whole table.
+#[serde(default, deny_unknown_fields)]
 struct SituationFile {
     month: Option<String>,
     board: Option<String>,
     events: Option<String>,
     state: Option<String>,
-    #[serde(default)]
     units: Vec<UnitFile>,
-    #[serde(default)]
     leaders: Vec<LeaderFile>,
-    #[serde(default)]
     control: BTreeMap<String, String>,
-    #[serde(default)]
     counters: BTreeMap<String, u32>,
     british_attrition_loss: Option<bool>,
     british_leader_stack_destroyed: Option<bool>,
     ended_by_event: Option<bool>,
     railhead: Option<RailheadFile>,
-    #[serde(default)]
     rail_built: BTreeMap<String, usize>,
     arrived: Option<Vec<String>>,
     /// The optional ambush rule (seed 002) is in play.
@@ -283,30 +279,20 @@ struct DiceFile {
 }
 
 #[derive(Deserialize, Debug, Default)]
-#[serde(deny_unknown_fields)]
+// Every field may be left out: `default` for the whole table.
+#[serde(default, deny_unknown_fields)]
 struct ExpectFile {
-    #[serde(default)]
     log: Vec<String>,
-    #[serde(default)]
     not_log: Vec<String>,
-    #[serde(default)]
     log_order: Vec<String>,
-    #[serde(default)]
     receipt_egyptian: Vec<String>,
-    #[serde(default)]
     receipt_mahdist: Vec<String>,
-    #[serde(default)]
     not_receipt_egyptian: Vec<String>,
-    #[serde(default)]
     not_receipt_mahdist: Vec<String>,
     result: Option<String>,
-    #[serde(default)]
     units: Vec<UnitExpectFile>,
-    #[serde(default)]
     leaders: Vec<LeaderExpectFile>,
-    #[serde(default)]
     control: BTreeMap<String, String>,
-    #[serde(default)]
     counters: BTreeMap<String, u32>,
     month: Option<String>,
     british_attrition_loss: Option<bool>,
@@ -473,9 +459,10 @@ pub fn parse(name: &str, text: &str, dir: &Path, data: &DataSet) -> Result<Case,
             );
         }
     }
-    if !b.problems.is_empty() {
-        return Err(Diagnostics(b.problems));
-    }
+    let state = match state {
+        Some(state) if b.problems.is_empty() => state,
+        _ => return Err(Diagnostics(b.problems)),
+    };
     Ok(Case {
         file: name.to_string(),
         name: file.name,
@@ -710,11 +697,10 @@ impl Builder<'_> {
     }
 
     /// The state of the situation: the board, then each thing the file
-    /// places or sets on it.
-    fn situation(&mut self, scn: &Scenario, sit: SituationFile, dir: &Path) -> GameState {
-        let Some(mut state) = self.board(scn, &sit, dir) else {
-            return empty_state(scn);
-        };
+    /// places or sets on it. `None` when there is no board to start from
+    /// (the problem is reported).
+    fn situation(&mut self, scn: &Scenario, sit: SituationFile, dir: &Path) -> Option<GameState> {
+        let mut state = self.board(scn, &sit, dir)?;
         if let Some(m) = &sit.month
             && let Some(m) = self.month("situation.month", m)
         {
@@ -730,7 +716,7 @@ impl Builder<'_> {
         if let Some(arrived) = &sit.arrived {
             self.arrived(arrived, &mut state);
         }
-        state
+        Some(state)
     }
 
     /// The board the situation starts from: a stored state, the empty
@@ -1189,47 +1175,11 @@ impl Builder<'_> {
                 Some(r)
             }
         });
-        let all = empty_state(scn);
-        for (i, u) in e.units.into_iter().enumerate() {
-            let field = format!("expect.units[{i}]");
-            if self.unit_id(&all, &format!("{field}.id"), &u.id).is_none() {
-                continue;
-            }
-            let at = match &u.at {
-                Some(a) => match self.whereabouts(scn, &format!("{field}.at"), a) {
-                    Some(p) => Some(p),
-                    None => continue,
-                },
-                None => None,
-            };
-            out.units.push(UnitExpect {
-                id: UnitId(u.id.trim().to_ascii_uppercase().into()),
-                at_text: u.at.unwrap_or_default(),
-                at,
-                disrupted: u.disrupted,
-                name: u.name,
-                strength: u.strength,
-            });
-        }
-        for (i, l) in e.leaders.into_iter().enumerate() {
-            let field = format!("expect.leaders[{i}]");
-            let Some(k) = self.leader(&all, scn, &format!("{field}.name"), &l.name) else {
-                continue;
-            };
-            let at = match &l.at {
-                Some(a) if a.trim().eq_ignore_ascii_case("off map") => Some(None),
-                Some(a) => match self.place(scn, &format!("{field}.at"), a) {
-                    Some(h) => Some(Some(h)),
-                    None => continue,
-                },
-                None => None,
-            };
-            out.leaders.push(LeaderExpect {
-                name: all.leaders[k].name.clone(),
-                at_text: l.at.unwrap_or_default(),
-                at,
-                removed: l.removed,
-            });
+        // With no scenario set-up there is nothing to look names up in
+        // (the situation reports it).
+        if let Some(all) = empty_state(scn) {
+            self.expect_units(scn, &all, e.units, &mut out);
+            self.expect_leaders(scn, &all, e.leaders, &mut out);
         }
         out.control = self.control(scn, "expect", &e.control);
         self.counters(scn, "expect.counters", &e.counters);
@@ -1250,6 +1200,67 @@ impl Builder<'_> {
             }
         }
         out
+    }
+
+    /// The counters expected somewhere, named as on the board `all`.
+    fn expect_units(
+        &mut self,
+        scn: &Scenario,
+        all: &GameState,
+        units: Vec<UnitExpectFile>,
+        out: &mut Expect,
+    ) {
+        for (i, u) in units.into_iter().enumerate() {
+            let field = format!("expect.units[{i}]");
+            if self.unit_id(all, &format!("{field}.id"), &u.id).is_none() {
+                continue;
+            }
+            let at = match &u.at {
+                Some(a) => match self.whereabouts(scn, &format!("{field}.at"), a) {
+                    Some(p) => Some(p),
+                    None => continue,
+                },
+                None => None,
+            };
+            out.units.push(UnitExpect {
+                id: UnitId(u.id.trim().to_ascii_uppercase().into()),
+                at_text: u.at.unwrap_or_default(),
+                at,
+                disrupted: u.disrupted,
+                name: u.name,
+                strength: u.strength,
+            });
+        }
+    }
+
+    /// The leaders expected somewhere, named as on the board `all`.
+    fn expect_leaders(
+        &mut self,
+        scn: &Scenario,
+        all: &GameState,
+        leaders: Vec<LeaderExpectFile>,
+        out: &mut Expect,
+    ) {
+        for (i, l) in leaders.into_iter().enumerate() {
+            let field = format!("expect.leaders[{i}]");
+            let Some(k) = self.leader(all, scn, &format!("{field}.name"), &l.name) else {
+                continue;
+            };
+            let at = match &l.at {
+                Some(a) if a.trim().eq_ignore_ascii_case("off map") => Some(None),
+                Some(a) => match self.place(scn, &format!("{field}.at"), a) {
+                    Some(h) => Some(Some(h)),
+                    None => continue,
+                },
+                None => None,
+            };
+            out.leaders.push(LeaderExpect {
+                name: all.leaders[k].name.clone(),
+                at_text: l.at.unwrap_or_default(),
+                at,
+                removed: l.removed,
+            });
+        }
     }
 }
 
@@ -1284,36 +1295,12 @@ fn clear_board(s: &mut GameState) {
     s.control.clear();
 }
 
-/// An empty board, or (when even the set-up fails) a state with no
-/// counters, for looking up IDs and names.
-fn empty_state(scn: &Scenario) -> GameState {
-    match initial_state(scn, &Placements::new()) {
-        Ok((mut s, _)) => {
-            clear_board(&mut s);
-            s
-        }
-        Err(_) => GameState {
-            scenario: scn.id().to_string(),
-            month: scn.def.start,
-            units: Vec::new(),
-            leaders: Vec::new(),
-            control: BTreeMap::new(),
-            british_attrition_loss: false,
-            british_leader_stack_destroyed: false,
-            ended_by_event: false,
-            counters: BTreeMap::new(),
-            result: None,
-            arrived: BTreeSet::new(),
-            called: Vec::new(),
-            happened: BTreeSet::new(),
-            effects: Default::default(),
-            rail_built: BTreeMap::new(),
-            railhead: None,
-            standing_lose_first: BTreeMap::new(),
-            options: Default::default(),
-            setup_placed: false,
-        },
-    }
+/// The empty board, for looking up IDs and names; `None` when the
+/// scenario cannot be set up (a problem the situation reports).
+fn empty_state(scn: &Scenario) -> Option<GameState> {
+    let (mut s, _) = initial_state(scn, &Placements::new()).ok()?;
+    clear_board(&mut s);
+    Some(s)
 }
 
 /// The situation's stacks with every counter's ID, for a case writer who
