@@ -5,7 +5,7 @@ mod common;
 #[path = "common/engine.rs"]
 mod engine;
 
-use engine::{assert_set_aside, assert_stopped};
+use engine::assert_set_aside;
 
 use common::bench::{Bench, march, set_aside, stopped};
 
@@ -453,29 +453,6 @@ mod rivers {
     }
 
     #[test]
-    fn rule_8_23_i_gunboats_carry_a_stack_downstream_any_distance_with_no_roll() {
-        let mut b = Bench::new("khartoum");
-        let inf = b.place("egy-inf-R", 2, "Duem");
-        b.place("egy-gunboat", 2, "Duem");
-        let k = b.hex("Khartoum");
-        let r = b.play(Side::Egyptian, &river_order(b.hex("Duem"), k), &[]);
-        assert_eq!(set_aside(&r), Vec::<String>::new());
-        assert_eq!(b.at(&r, &inf[0]), Some(k));
-        assert!(
-            !r.events
-                .iter()
-                .any(|e| matches!(e, Event::Rolled(t) if t.table.starts_with("march")))
-        );
-        let gunboats_at_k = r
-            .state
-            .units
-            .iter()
-            .filter(|u| &*u.unit_type == "egy-gunboat" && u.hex() == Some(k))
-            .count();
-        assert_eq!(gunboats_at_k, 2, "the boats go with their passengers");
-    }
-
-    #[test]
     fn rule_2_2_mahdist_river_moves_obey_the_nile_ban() {
         // "No Mahdist unit may ever enter any hex adjacent to the Nile above
         // (flowing North from) and including Abou Hamed": by river too.
@@ -498,27 +475,6 @@ mod rivers {
         assert!(!banned, "{at} is beside the Nile below Abou Hamed");
         assert_eq!(at, berber);
         assert_set_aside(&r, "(8.23, 2.2)");
-    }
-
-    #[test]
-    fn rule_8_23_i_boats_go_upstream_only_2d6_plus_6_hexes() {
-        let mut b = Bench::new("khartoum");
-        let inf = b.place("egy-inf-R", 1, "Khartoum");
-        b.place("brit-boat", 1, "Khartoum");
-        let k = b.hex("Khartoum");
-        let duem = b.hex("Duem");
-        // 2D6 = 1+1, +6: 8 hexes upstream.
-        let r = b.play(Side::Egyptian, &river_order(k, duem), &[1, 1]);
-        let s = stopped(&r);
-        assert!(
-            s.iter()
-                .any(|x| x.contains("upstream move of 8 hexes is spent")),
-            "{s:?} {:?}",
-            set_aside(&r)
-        );
-        let at = b.at(&r, &inf[0]).unwrap();
-        assert_ne!(at, duem);
-        assert!(at.distance(k) >= 5);
     }
 
     #[test]
@@ -562,89 +518,6 @@ mod rivers {
             &[],
         );
         assert_set_aside(&r, "only one march a turn may be by river");
-    }
-
-    #[test]
-    fn rule_8_23_iv_a_cataract_stops_the_boats_and_may_wreck_them() {
-        let mut b = Bench::new("khartoum");
-        let inf = b.place("egy-inf-R", 1, "Khartoum");
-        let gb = b.place("egy-gunboat", 1, "Khartoum");
-        let k = b.hex("Khartoum");
-        let metammeh = b.hex("Metammeh");
-        // Downstream through the Sixth Cataract at Sabaloka: the gunboat
-        // rolls a 6 there and is wrecked; the passengers stop beside it.
-        let r = b.play(Side::Egyptian, &river_order(k, metammeh), &[6, 3, 4]);
-        assert_stopped(&r, "wrecked at the Sixth Cataract");
-        let at = b.at(&r, &inf[0]).unwrap();
-        let beside_cataract = b
-            .scn
-            .map
-            .river_sides_of(at)
-            .iter()
-            .any(|(_, s)| s.cataract.is_some());
-        assert!(beside_cataract, "{at}");
-        let status = r.state.units.iter().find(|u| u.id == gb[0]).unwrap().status;
-        assert!(matches!(status, Status::Wrecked(_)), "{status:?}");
-    }
-
-    #[test]
-    fn rule_8_23_iv_a_wrecked_spare_carrier_strands_no_passenger() {
-        // "If a unit is wrecked at a cataract hex it[s] passengers stop
-        // adjacent to the cataract": one carrier a passenger, so a wrecked
-        // spare gunboat leaves the stack to go on with the other.
-        let mut b = Bench::new("khartoum");
-        let inf = b.place("egy-inf-R", 1, "Khartoum");
-        b.place("egy-gunboat", 2, "Khartoum");
-        let k = b.hex("Khartoum");
-        let metammeh = b.hex("Metammeh");
-        // At the Sixth Cataract: the first gunboat rolls 6 (wrecked, out
-        // 1+2 turns), the second 1 (safe).
-        let r = b.play(Side::Egyptian, &river_order(k, metammeh), &[6, 1, 2, 1]);
-        assert_eq!(b.at(&r, &inf[0]), Some(metammeh), "{:?}", stopped(&r));
-        let wrecked = r
-            .state
-            .units
-            .iter()
-            .filter(|u| &*u.unit_type == "egy-gunboat" && matches!(u.status, Status::Wrecked(_)))
-            .count();
-        assert!(wrecked >= 1);
-    }
-
-    #[test]
-    fn rule_8_23_iv_a_wrecked_carriers_passenger_stops_and_the_rest_sail_on() {
-        // "If a unit is wrecked at a cataract hex it[s] passengers stop
-        // adjacent to the cataract." Two units named one by one board the
-        // two gunboats in the hex (8.3); one is wrecked at the Sixth
-        // Cataract: its passenger stops beside it, the other sails on.
-        let mut b = Bench::new("khartoum");
-        let inf = b.place("egy-inf-L", 2, "Khartoum");
-        b.place("egy-gunboat", 2, "Khartoum");
-        let k = b.hex("Khartoum");
-        let o = Orders {
-            marches: vec![MarchOrder {
-                units: Selection::Units {
-                    units: inf.clone(),
-                    leaders: vec![],
-                },
-                ..MarchOrder::stack(k, vec![Leg::River(b.hex("Metammeh"))])
-            }],
-            ..Orders::default()
-        };
-        let r = b.play(Side::Egyptian, &o, &[6, 1, 2, 1]);
-        let metammeh = b.hex("Metammeh");
-        let ends: Vec<Hex> = inf.iter().map(|id| b.at(&r, id).unwrap()).collect();
-        assert_eq!(
-            ends.iter().filter(|h| **h == metammeh).count(),
-            1,
-            "{ends:?} {:?}",
-            stopped(&r)
-        );
-        let left = ends.iter().find(|h| **h != metammeh).unwrap();
-        assert!(left.distance(metammeh) > 0);
-        let said = r.events.iter().any(|e| {
-            matches!(e, Event::Note { text } if text.contains("wrecked at the Sixth Cataract") && text.contains("1 unit without a carrier stops"))
-        });
-        assert!(said, "{:?}", r.events);
     }
 
     #[test]
