@@ -177,25 +177,21 @@ struct CaseFile {
 }
 
 #[derive(Deserialize, Debug, Default)]
-#[serde(deny_unknown_fields)]
+// Every field may be left out: `default` for the whole table.
+#[serde(default, deny_unknown_fields)]
 struct SituationFile {
     month: Option<String>,
     board: Option<String>,
     events: Option<String>,
     state: Option<String>,
-    #[serde(default)]
     units: Vec<UnitFile>,
-    #[serde(default)]
     leaders: Vec<LeaderFile>,
-    #[serde(default)]
     control: BTreeMap<String, String>,
-    #[serde(default)]
     counters: BTreeMap<String, u32>,
     british_attrition_loss: Option<bool>,
     british_leader_stack_destroyed: Option<bool>,
     ended_by_event: Option<bool>,
     railhead: Option<RailheadFile>,
-    #[serde(default)]
     rail_built: BTreeMap<String, usize>,
     arrived: Option<Vec<String>>,
     /// The optional ambush rule (seed 002) is in play.
@@ -283,30 +279,20 @@ struct DiceFile {
 }
 
 #[derive(Deserialize, Debug, Default)]
-#[serde(deny_unknown_fields)]
+// Every field may be left out: `default` for the whole table.
+#[serde(default, deny_unknown_fields)]
 struct ExpectFile {
-    #[serde(default)]
     log: Vec<String>,
-    #[serde(default)]
     not_log: Vec<String>,
-    #[serde(default)]
     log_order: Vec<String>,
-    #[serde(default)]
     receipt_egyptian: Vec<String>,
-    #[serde(default)]
     receipt_mahdist: Vec<String>,
-    #[serde(default)]
     not_receipt_egyptian: Vec<String>,
-    #[serde(default)]
     not_receipt_mahdist: Vec<String>,
     result: Option<String>,
-    #[serde(default)]
     units: Vec<UnitExpectFile>,
-    #[serde(default)]
     leaders: Vec<LeaderExpectFile>,
-    #[serde(default)]
     control: BTreeMap<String, String>,
-    #[serde(default)]
     counters: BTreeMap<String, u32>,
     month: Option<String>,
     british_attrition_loss: Option<bool>,
@@ -473,9 +459,10 @@ pub fn parse(name: &str, text: &str, dir: &Path, data: &DataSet) -> Result<Case,
             );
         }
     }
-    if !b.problems.is_empty() {
-        return Err(Diagnostics(b.problems));
-    }
+    let state = match state {
+        Some(state) if b.problems.is_empty() => state,
+        _ => return Err(Diagnostics(b.problems)),
+    };
     Ok(Case {
         file: name.to_string(),
         name: file.name,
@@ -709,56 +696,72 @@ impl Builder<'_> {
         }
     }
 
-    /// The state of the situation.
-    fn situation(&mut self, scn: &Scenario, sit: SituationFile, dir: &Path) -> GameState {
-        let base = initial_state(scn, &Placements::new());
-        let mut state = match (&sit.state, base) {
-            (Some(file), _) => {
-                if sit.board.is_some() {
-                    self.err(
-                        "situation.board",
-                        sit.board.as_deref().unwrap_or_default(),
-                        "`board` and `state` are both given".to_string(),
-                        "a stored state is the whole board: leave `board` out",
-                    );
-                }
-                match self.stored_state(scn, file, dir) {
-                    Some(s) => s,
-                    None => return empty_state(scn),
-                }
+    /// The state of the situation: the board, then each thing the file
+    /// places or sets on it. `None` when there is no board to start from
+    /// (the problem is reported).
+    fn situation(&mut self, scn: &Scenario, sit: SituationFile, dir: &Path) -> Option<GameState> {
+        let mut state = self.board(scn, &sit, dir)?;
+        if let Some(m) = &sit.month
+            && let Some(m) = self.month("situation.month", m)
+        {
+            state.month = m;
+        }
+        self.place_units(scn, &sit.units, &mut state);
+        self.place_leaders(scn, &sit.leaders, &mut state);
+        self.set_control(scn, &sit.control, &mut state);
+        self.counters(scn, "situation.counters", &sit.counters);
+        state.counters.extend(sit.counters.clone());
+        set_flags(&sit, &mut state);
+        self.railways(scn, &sit, &mut state);
+        if let Some(arrived) = &sit.arrived {
+            self.arrived(arrived, &mut state);
+        }
+        Some(state)
+    }
+
+    /// The board the situation starts from: a stored state, the empty
+    /// board or the scenario's set-up. `None` when it cannot be made.
+    fn board(&mut self, scn: &Scenario, sit: &SituationFile, dir: &Path) -> Option<GameState> {
+        if let Some(file) = &sit.state {
+            if let Some(board) = &sit.board {
+                self.err(
+                    "situation.board",
+                    board,
+                    "`board` and `state` are both given".to_string(),
+                    "a stored state is the whole board: leave `board` out",
+                );
             }
-            (None, Ok((mut s, _))) => {
-                match sit.board.as_deref().unwrap_or("empty") {
-                    "empty" => clear_board(&mut s),
-                    "setup" => {}
-                    other => self.err(
-                        "situation.board",
-                        other,
-                        format!("`{other}` is not a board"),
-                        "use \"empty\" (every counter off the map) or \"setup\" (the scenario's set-up)",
-                    ),
-                }
-                s
-            }
-            (None, Err(e)) => {
+            return self.stored_state(scn, file, dir);
+        }
+        let mut s = match initial_state(scn, &Placements::new()) {
+            Ok((s, _)) => s,
+            Err(e) => {
                 self.problems.push(self.src.error(
                     None,
                     "scenario",
                     format!("the scenario cannot be set up: {e}"),
                     None,
                 ));
-                return empty_state(scn);
+                return None;
             }
         };
-        if let Some(m) = &sit.month
-            && let Some(m) = self.month("situation.month", m)
-        {
-            state.month = m;
+        match sit.board.as_deref().unwrap_or("empty") {
+            "empty" => clear_board(&mut s),
+            "setup" => {}
+            other => self.err(
+                "situation.board",
+                other,
+                format!("`{other}` is not a board"),
+                "use \"empty\" (every counter off the map) or \"setup\" (the scenario's set-up)",
+            ),
         }
-        // Counters named by ID are taken first, so a count of a type never
-        // takes one of them.
-        let named: BTreeSet<usize> = sit
-            .units
+        Some(s)
+    }
+
+    /// Place the counters of `units`. Counters named by ID are taken
+    /// first, so a count of a type never takes one of them.
+    fn place_units(&mut self, scn: &Scenario, units: &[UnitFile], state: &mut GameState) {
+        let named: BTreeSet<usize> = units
             .iter()
             .filter_map(|u| u.id.as_deref())
             .filter_map(|id| {
@@ -769,149 +772,196 @@ impl Builder<'_> {
             })
             .collect();
         let mut used: BTreeSet<usize> = BTreeSet::new();
-        for (i, u) in sit.units.iter().enumerate() {
-            let field = |f: &str| format!("situation.units[{i}].{f}");
-            let status = match (&u.at, &u.status) {
-                (Some(at), None) => self.place(scn, &field("at"), at).map(Status::OnMap),
-                (None, Some(st)) => match self.status(&field("status"), st, true) {
-                    Some(Place::Pool) => Some(Status::Pool),
-                    Some(Place::Reserve) => Some(Status::Reserve),
-                    Some(Place::Eliminated) => Some(Status::Eliminated),
-                    Some(Place::Awaiting(Some(m))) => Some(Status::AwaitingReplacement(m)),
-                    Some(Place::Wrecked(Some(m))) => Some(Status::Wrecked(m)),
-                    _ => None,
-                },
-                _ => {
-                    self.problems.push(self.src.error(
-                        None,
-                        format!("situation.units[{i}]"),
-                        "give exactly one of `at` (a place or hex) and `status`",
-                        Some("at = \"Khartoum\", or status = \"pool\", \"reserve\", \"eliminated\", \"awaiting 1884-05\", \"wrecked 1884-05\"".to_string()),
-                    ));
-                    None
+        for (i, u) in units.iter().enumerate() {
+            let status = self.unit_status(scn, i, u);
+            let picked = self.pick_counters(scn, state, i, u, &used, &named);
+            self.check_origin_and_name(i, u, picked.len());
+            let Some(status) = status else { continue };
+            for k in picked {
+                used.insert(k);
+                let c = &mut state.units[k];
+                c.status = status;
+                c.disrupted = u.disrupted;
+                if u.origin.is_some() {
+                    c.origin = u.origin.as_deref().map(Into::into);
                 }
-            };
-            let status = match (status, &u.at) {
-                (Some(Status::OnMap(h)), Some(at)) if !scn.map.is_land(h) => {
-                    self.err(
-                        &field("at"),
-                        at,
-                        format!("{} is sea or off the land map", scn.map.describe(h)),
-                        "counters stand on land hexes (boats and gunboats too: beside the river)",
-                    );
-                    None
-                }
-                (s, _) => s,
-            };
-            let picked: Vec<usize> = match (&u.id, &u.unit_type) {
-                (Some(id), None) => {
-                    if u.count.is_some_and(|c| c != 1) {
-                        self.err(
-                            &field("count"),
-                            id,
-                            "`count` goes with `type`, not with `id`".to_string(),
-                            "leave `count` out for a named counter",
-                        );
-                    }
-                    match self.unit_id(&state, &field("id"), id) {
-                        Some(k) if used.contains(&k) => {
-                            self.err(
-                                &field("id"),
-                                id,
-                                format!("{id} is placed twice"),
-                                "name each counter once",
-                            );
-                            vec![]
-                        }
-                        Some(k) => vec![k],
-                        None => vec![],
-                    }
-                }
-                (None, Some(ty)) => {
-                    if scn.units.get(ty).is_none() {
-                        let types: Vec<&str> =
-                            scn.units.types().iter().map(|t| t.id.as_str()).collect();
-                        let hint = match suggest(ty, types.iter().copied()) {
-                            Some(s) => format!("did you mean {s}?"),
-                            None => format!("the types are {}", types.join(", ")),
-                        };
-                        self.err(&field("type"), ty, format!("no unit type {ty}"), &hint);
-                        vec![]
-                    } else {
-                        let n = u.count.unwrap_or(1);
-                        let free: Vec<usize> = state
-                            .units
-                            .iter()
-                            .enumerate()
-                            .filter(|(k, c)| {
-                                *c.unit_type == *ty
-                                    && c.hex().is_none()
-                                    && !used.contains(k)
-                                    && !named.contains(k)
-                            })
-                            .map(|(k, _)| k)
-                            .take(n)
-                            .collect();
-                        if free.len() < n {
-                            self.err(
-                                &field("count"),
-                                ty,
-                                format!(
-                                    "only {} free {ty} counters are left for {n} asked",
-                                    free.len()
-                                ),
-                                "the counter mix limits each type (docs/rules.md, Counter mix); a counter is free while it is off the map and not named elsewhere in the case",
-                            );
-                        }
-                        free
-                    }
-                }
-                _ => {
-                    self.problems.push(self.src.error(
-                        None,
-                        format!("situation.units[{i}]"),
-                        "give exactly one of `type` (with `count`) and `id`",
-                        Some("type = \"brit-inf\", count = 3; or id = \"BI01\"".to_string()),
-                    ));
-                    vec![]
-                }
-            };
-            if let Some(o) = &u.origin
-                && !self.reinforcements.contains(o)
-            {
-                let ids = self.reinforcements.join(", ");
-                self.err(
-                    &field("origin"),
-                    o,
-                    format!("no reinforcement called {o}"),
-                    &format!("the reinforcements are {ids}"),
-                );
-            }
-            if u.name.is_some() && picked.len() > 1 {
-                self.err(
-                    &field("name"),
-                    u.name.as_deref().unwrap_or_default(),
-                    "a name is one counter's".to_string(),
-                    "name one counter: `id = \"BI01\"` or `count = 1`",
-                );
-            }
-            if let Some(status) = status {
-                for k in picked {
-                    used.insert(k);
-                    state.units[k].status = status;
-                    state.units[k].disrupted = u.disrupted;
-                    if u.origin.is_some() {
-                        state.units[k].origin = u.origin.as_deref().map(Into::into);
-                    }
-                    if u.name.is_some() {
-                        state.units[k].name = u.name.as_deref().map(Into::into);
-                    }
+                if u.name.is_some() {
+                    c.name = u.name.as_deref().map(Into::into);
                 }
             }
         }
-        for (i, l) in sit.leaders.iter().enumerate() {
+    }
+
+    /// Where the `i`-th entry of `units` puts its counters: `at` a land
+    /// hex, or a `status` off the map.
+    fn unit_status(&mut self, scn: &Scenario, i: usize, u: &UnitFile) -> Option<Status> {
+        let field = |f: &str| format!("situation.units[{i}].{f}");
+        let status = match (&u.at, &u.status) {
+            (Some(at), None) => self.place(scn, &field("at"), at).map(Status::OnMap),
+            (None, Some(st)) => match self.status(&field("status"), st, true) {
+                Some(Place::Pool) => Some(Status::Pool),
+                Some(Place::Reserve) => Some(Status::Reserve),
+                Some(Place::Eliminated) => Some(Status::Eliminated),
+                Some(Place::Awaiting(Some(m))) => Some(Status::AwaitingReplacement(m)),
+                Some(Place::Wrecked(Some(m))) => Some(Status::Wrecked(m)),
+                _ => None,
+            },
+            _ => {
+                self.problems.push(self.src.error(
+                    None,
+                    format!("situation.units[{i}]"),
+                    "give exactly one of `at` (a place or hex) and `status`",
+                    Some("at = \"Khartoum\", or status = \"pool\", \"reserve\", \"eliminated\", \"awaiting 1884-05\", \"wrecked 1884-05\"".to_string()),
+                ));
+                None
+            }
+        };
+        match (status, &u.at) {
+            (Some(Status::OnMap(h)), Some(at)) if !scn.map.is_land(h) => {
+                self.err(
+                    &field("at"),
+                    at,
+                    format!("{} is sea or off the land map", scn.map.describe(h)),
+                    "counters stand on land hexes (boats and gunboats too: beside the river)",
+                );
+                None
+            }
+            (s, _) => s,
+        }
+    }
+
+    /// The counters the `i`-th entry of `units` places: the one named by
+    /// `id`, or `count` free counters of a `type`.
+    fn pick_counters(
+        &mut self,
+        scn: &Scenario,
+        state: &GameState,
+        i: usize,
+        u: &UnitFile,
+        used: &BTreeSet<usize>,
+        named: &BTreeSet<usize>,
+    ) -> Vec<usize> {
+        match (&u.id, &u.unit_type) {
+            (Some(id), None) => self.pick_named(state, i, u, id, used),
+            (None, Some(ty)) => {
+                let taken = |k: usize| used.contains(&k) || named.contains(&k);
+                self.pick_free(scn, state, i, u, ty, taken)
+            }
+            _ => {
+                self.problems.push(self.src.error(
+                    None,
+                    format!("situation.units[{i}]"),
+                    "give exactly one of `type` (with `count`) and `id`",
+                    Some("type = \"brit-inf\", count = 3; or id = \"BI01\"".to_string()),
+                ));
+                vec![]
+            }
+        }
+    }
+
+    /// The counter an entry names by `id`, once only.
+    fn pick_named(
+        &mut self,
+        state: &GameState,
+        i: usize,
+        u: &UnitFile,
+        id: &str,
+        used: &BTreeSet<usize>,
+    ) -> Vec<usize> {
+        let field = |f: &str| format!("situation.units[{i}].{f}");
+        if u.count.is_some_and(|c| c != 1) {
+            self.err(
+                &field("count"),
+                id,
+                "`count` goes with `type`, not with `id`".to_string(),
+                "leave `count` out for a named counter",
+            );
+        }
+        match self.unit_id(state, &field("id"), id) {
+            Some(k) if used.contains(&k) => {
+                self.err(
+                    &field("id"),
+                    id,
+                    format!("{id} is placed twice"),
+                    "name each counter once",
+                );
+                vec![]
+            }
+            Some(k) => vec![k],
+            None => vec![],
+        }
+    }
+
+    /// `count` free counters of type `ty`, in counter order: off the map
+    /// and not `taken` by another entry.
+    fn pick_free(
+        &mut self,
+        scn: &Scenario,
+        state: &GameState,
+        i: usize,
+        u: &UnitFile,
+        ty: &str,
+        taken: impl Fn(usize) -> bool,
+    ) -> Vec<usize> {
+        let field = |f: &str| format!("situation.units[{i}].{f}");
+        if scn.units.get(ty).is_none() {
+            let types: Vec<&str> = scn.units.types().iter().map(|t| t.id.as_str()).collect();
+            let hint = match suggest(ty, types.iter().copied()) {
+                Some(s) => format!("did you mean {s}?"),
+                None => format!("the types are {}", types.join(", ")),
+            };
+            self.err(&field("type"), ty, format!("no unit type {ty}"), &hint);
+            return vec![];
+        }
+        let n = u.count.unwrap_or(1);
+        let free: Vec<usize> = state
+            .units
+            .iter()
+            .enumerate()
+            .filter(|(k, c)| *c.unit_type == *ty && c.hex().is_none() && !taken(*k))
+            .map(|(k, _)| k)
+            .take(n)
+            .collect();
+        if free.len() < n {
+            self.err(
+                &field("count"),
+                ty,
+                format!("only {} free {ty} counters are left for {n} asked", free.len()),
+                "the counter mix limits each type (docs/rules.md, Counter mix); a counter is free while it is off the map and not named elsewhere in the case",
+            );
+        }
+        free
+    }
+
+    /// An entry's `origin` must be a reinforcement, and its `name` one
+    /// counter's.
+    fn check_origin_and_name(&mut self, i: usize, u: &UnitFile, picked: usize) {
+        let field = |f: &str| format!("situation.units[{i}].{f}");
+        if let Some(o) = &u.origin
+            && !self.reinforcements.contains(o)
+        {
+            let ids = self.reinforcements.join(", ");
+            self.err(
+                &field("origin"),
+                o,
+                format!("no reinforcement called {o}"),
+                &format!("the reinforcements are {ids}"),
+            );
+        }
+        if u.name.is_some() && picked > 1 {
+            self.err(
+                &field("name"),
+                u.name.as_deref().unwrap_or_default(),
+                "a name is one counter's".to_string(),
+                "name one counter: `id = \"BI01\"` or `count = 1`",
+            );
+        }
+    }
+
+    fn place_leaders(&mut self, scn: &Scenario, leaders: &[LeaderFile], state: &mut GameState) {
+        for (i, l) in leaders.iter().enumerate() {
             let field = format!("situation.leaders[{i}]");
-            let Some(k) = self.leader(&state, scn, &format!("{field}.name"), &l.name) else {
+            let Some(k) = self.leader(state, scn, &format!("{field}.name"), &l.name) else {
                 continue;
             };
             if l.removed && l.at.is_some() {
@@ -928,63 +978,75 @@ impl Builder<'_> {
                 None => None,
             };
         }
-        for (place, side) in &sit.control {
-            let field = format!("situation.control.{place}");
+    }
+
+    /// Who holds each place named in a `control` table (of the situation
+    /// or the expectations: `section`).
+    fn control(
+        &mut self,
+        scn: &Scenario,
+        section: &str,
+        control: &BTreeMap<String, String>,
+    ) -> Vec<(String, Hex, Option<Side>)> {
+        let mut out = Vec::new();
+        for (place, side) in control {
+            let field = format!("{section}.control.{place}");
             let hex = self.place(scn, &field, place);
             let side = self.control_side(&field, side, true);
             if let (Some(h), Some(s)) = (hex, side) {
-                if scn.map.settlement_at(h).is_none() {
-                    self.err(
-                        &field,
-                        place,
-                        format!("{place} is not a settlement"),
-                        "control is kept for towns, villages and forts",
-                    );
-                }
-                match s {
-                    Some(s) => {
-                        state.control.insert(h, s);
-                    }
-                    None => {
-                        state.control.remove(&h);
-                    }
-                }
+                out.push((place.clone(), h, s));
             }
         }
-        self.counters(scn, "situation.counters", &sit.counters);
-        state.counters.extend(sit.counters.clone());
-        if let Some(v) = sit.ambushes {
-            state.options.ambushes = v;
-        }
-        if let Some(v) = sit.british_attrition_loss {
-            state.british_attrition_loss = v;
-        }
-        if let Some(v) = sit.british_leader_stack_destroyed {
-            state.british_leader_stack_destroyed = v;
-        }
-        if let Some(v) = sit.ended_by_event {
-            state.ended_by_event = v;
-        }
-        let lines: Vec<&str> = scn.map.railways().iter().map(|r| r.name.as_str()).collect();
-        let line_of = |b: &mut Self, field: &str, name: &str| -> Option<String> {
-            let found = scn
-                .map
-                .railways()
-                .iter()
-                .find(|r| r.name.eq_ignore_ascii_case(name.trim()));
-            if found.is_none() {
-                b.err(
-                    field,
-                    name,
-                    format!("no railway line called {name}"),
-                    &format!("the lines are {}", lines.join(", ")),
+        out
+    }
+
+    /// Control of settlements as the situation gives it.
+    fn set_control(
+        &mut self,
+        scn: &Scenario,
+        control: &BTreeMap<String, String>,
+        state: &mut GameState,
+    ) {
+        for (place, h, side) in self.control(scn, "situation", control) {
+            if scn.map.settlement_at(h).is_none() {
+                self.err(
+                    &format!("situation.control.{place}"),
+                    &place,
+                    format!("{place} is not a settlement"),
+                    "control is kept for towns, villages and forts",
                 );
             }
-            found.map(|r| r.name.clone())
-        };
+            match side {
+                Some(s) => state.control.insert(h, s),
+                None => state.control.remove(&h),
+            };
+        }
+    }
+
+    /// The railway line called `name`, by its map name.
+    fn railway(&mut self, scn: &Scenario, field: &str, name: &str) -> Option<String> {
+        let found = scn
+            .map
+            .railways()
+            .iter()
+            .find(|r| r.name.eq_ignore_ascii_case(name.trim()));
+        if found.is_none() {
+            let lines: Vec<&str> = scn.map.railways().iter().map(|r| r.name.as_str()).collect();
+            self.err(
+                field,
+                name,
+                format!("no railway line called {name}"),
+                &format!("the lines are {}", lines.join(", ")),
+            );
+        }
+        found.map(|r| r.name.clone())
+    }
+
+    /// The railhead marker and the track built (3.41).
+    fn railways(&mut self, scn: &Scenario, sit: &SituationFile, state: &mut GameState) {
         if let Some(r) = &sit.railhead {
             let line = match &r.line {
-                Some(l) => line_of(self, "situation.railhead.line", l),
+                Some(l) => self.railway(scn, "situation.railhead.line", l),
                 None => None,
             };
             if let Some(from) = self.month("situation.railhead.from", &r.from) {
@@ -993,40 +1055,42 @@ impl Builder<'_> {
         }
         for (name, n) in &sit.rail_built {
             let field = format!("situation.rail_built.{name}");
-            if let Some(l) = line_of(self, &field, name) {
-                let len = scn
-                    .map
-                    .railways()
-                    .iter()
-                    .find(|r| r.name == l)
-                    .map_or(0, |r| r.hexes.len());
-                if *n > len {
-                    self.err(
-                        &field,
-                        name,
-                        format!("{l} has {len} hexes, and {n} are said to be built"),
-                        &format!("a number from 0 to {len}"),
-                    );
-                }
-                state.rail_built.insert(l, *n);
+            let Some(l) = self.railway(scn, &field, name) else {
+                continue;
+            };
+            let len = scn
+                .map
+                .railways()
+                .iter()
+                .find(|r| r.name == l)
+                .map_or(0, |r| r.hexes.len());
+            if *n > len {
+                self.err(
+                    &field,
+                    name,
+                    format!("{l} has {len} hexes, and {n} are said to be built"),
+                    &format!("a number from 0 to {len}"),
+                );
             }
+            state.rail_built.insert(l, *n);
         }
-        if let Some(arrived) = &sit.arrived {
-            let ids = self.reinforcements.clone();
-            state.arrived.clear();
-            for a in arrived {
-                if !ids.iter().any(|i| i == a) {
-                    self.err(
-                        "situation.arrived",
-                        a,
-                        format!("no reinforcement called {a}"),
-                        &format!("the reinforcements are {}", ids.join(", ")),
-                    );
-                }
-                state.arrived.insert(a.clone());
+    }
+
+    /// The reinforcements that have come: they replace the state's list.
+    fn arrived(&mut self, arrived: &[String], state: &mut GameState) {
+        let ids = self.reinforcements.clone();
+        state.arrived.clear();
+        for a in arrived {
+            if !ids.iter().any(|i| i == a) {
+                self.err(
+                    "situation.arrived",
+                    a,
+                    format!("no reinforcement called {a}"),
+                    &format!("the reinforcements are {}", ids.join(", ")),
+                );
             }
+            state.arrived.insert(a.clone());
         }
-        state
     }
 
     fn counters(&mut self, scn: &Scenario, field: &str, counters: &BTreeMap<String, u32>) {
@@ -1111,56 +1175,13 @@ impl Builder<'_> {
                 Some(r)
             }
         });
-        let all = empty_state(scn);
-        for (i, u) in e.units.into_iter().enumerate() {
-            let field = format!("expect.units[{i}]");
-            if self.unit_id(&all, &format!("{field}.id"), &u.id).is_none() {
-                continue;
-            }
-            let at = match &u.at {
-                Some(a) => match self.whereabouts(scn, &format!("{field}.at"), a) {
-                    Some(p) => Some(p),
-                    None => continue,
-                },
-                None => None,
-            };
-            out.units.push(UnitExpect {
-                id: UnitId(u.id.trim().to_ascii_uppercase().into()),
-                at_text: u.at.unwrap_or_default(),
-                at,
-                disrupted: u.disrupted,
-                name: u.name,
-                strength: u.strength,
-            });
+        // With no scenario set-up there is nothing to look names up in
+        // (the situation reports it).
+        if let Some(all) = empty_state(scn) {
+            self.expect_units(scn, &all, e.units, &mut out);
+            self.expect_leaders(scn, &all, e.leaders, &mut out);
         }
-        for (i, l) in e.leaders.into_iter().enumerate() {
-            let field = format!("expect.leaders[{i}]");
-            let Some(k) = self.leader(&all, scn, &format!("{field}.name"), &l.name) else {
-                continue;
-            };
-            let at = match &l.at {
-                Some(a) if a.trim().eq_ignore_ascii_case("off map") => Some(None),
-                Some(a) => match self.place(scn, &format!("{field}.at"), a) {
-                    Some(h) => Some(Some(h)),
-                    None => continue,
-                },
-                None => None,
-            };
-            out.leaders.push(LeaderExpect {
-                name: all.leaders[k].name.clone(),
-                at_text: l.at.unwrap_or_default(),
-                at,
-                removed: l.removed,
-            });
-        }
-        for (place, side) in &e.control {
-            let field = format!("expect.control.{place}");
-            let hex = self.place(scn, &field, place);
-            let side = self.control_side(&field, side, true);
-            if let (Some(h), Some(s)) = (hex, side) {
-                out.control.push((place.clone(), h, s));
-            }
-        }
+        out.control = self.control(scn, "expect", &e.control);
         self.counters(scn, "expect.counters", &e.counters);
         out.counters = e.counters;
         if let Some(m) = &e.month {
@@ -1180,6 +1201,83 @@ impl Builder<'_> {
         }
         out
     }
+
+    /// The counters expected somewhere, named as on the board `all`.
+    fn expect_units(
+        &mut self,
+        scn: &Scenario,
+        all: &GameState,
+        units: Vec<UnitExpectFile>,
+        out: &mut Expect,
+    ) {
+        for (i, u) in units.into_iter().enumerate() {
+            let field = format!("expect.units[{i}]");
+            if self.unit_id(all, &format!("{field}.id"), &u.id).is_none() {
+                continue;
+            }
+            let at = match &u.at {
+                Some(a) => match self.whereabouts(scn, &format!("{field}.at"), a) {
+                    Some(p) => Some(p),
+                    None => continue,
+                },
+                None => None,
+            };
+            out.units.push(UnitExpect {
+                id: UnitId(u.id.trim().to_ascii_uppercase().into()),
+                at_text: u.at.unwrap_or_default(),
+                at,
+                disrupted: u.disrupted,
+                name: u.name,
+                strength: u.strength,
+            });
+        }
+    }
+
+    /// The leaders expected somewhere, named as on the board `all`.
+    fn expect_leaders(
+        &mut self,
+        scn: &Scenario,
+        all: &GameState,
+        leaders: Vec<LeaderExpectFile>,
+        out: &mut Expect,
+    ) {
+        for (i, l) in leaders.into_iter().enumerate() {
+            let field = format!("expect.leaders[{i}]");
+            let Some(k) = self.leader(all, scn, &format!("{field}.name"), &l.name) else {
+                continue;
+            };
+            let at = match &l.at {
+                Some(a) if a.trim().eq_ignore_ascii_case("off map") => Some(None),
+                Some(a) => match self.place(scn, &format!("{field}.at"), a) {
+                    Some(h) => Some(Some(h)),
+                    None => continue,
+                },
+                None => None,
+            };
+            out.leaders.push(LeaderExpect {
+                name: all.leaders[k].name.clone(),
+                at_text: l.at.unwrap_or_default(),
+                at,
+                removed: l.removed,
+            });
+        }
+    }
+}
+
+/// The situation's 4.2 flags and the optional ambush rule.
+fn set_flags(sit: &SituationFile, state: &mut GameState) {
+    if let Some(v) = sit.ambushes {
+        state.options.ambushes = v;
+    }
+    if let Some(v) = sit.british_attrition_loss {
+        state.british_attrition_loss = v;
+    }
+    if let Some(v) = sit.british_leader_stack_destroyed {
+        state.british_leader_stack_destroyed = v;
+    }
+    if let Some(v) = sit.ended_by_event {
+        state.ended_by_event = v;
+    }
 }
 
 /// Every counter off the map, no leader on it, no town held: the board
@@ -1197,36 +1295,12 @@ fn clear_board(s: &mut GameState) {
     s.control.clear();
 }
 
-/// An empty board, or (when even the set-up fails) a state with no
-/// counters, for looking up IDs and names.
-fn empty_state(scn: &Scenario) -> GameState {
-    match initial_state(scn, &Placements::new()) {
-        Ok((mut s, _)) => {
-            clear_board(&mut s);
-            s
-        }
-        Err(_) => GameState {
-            scenario: scn.id().to_string(),
-            month: scn.def.start,
-            units: Vec::new(),
-            leaders: Vec::new(),
-            control: BTreeMap::new(),
-            british_attrition_loss: false,
-            british_leader_stack_destroyed: false,
-            ended_by_event: false,
-            counters: BTreeMap::new(),
-            result: None,
-            arrived: BTreeSet::new(),
-            called: Vec::new(),
-            happened: BTreeSet::new(),
-            effects: Default::default(),
-            rail_built: BTreeMap::new(),
-            railhead: None,
-            standing_lose_first: BTreeMap::new(),
-            options: Default::default(),
-            setup_placed: false,
-        },
-    }
+/// The empty board, for looking up IDs and names; `None` when the
+/// scenario cannot be set up (a problem the situation reports).
+fn empty_state(scn: &Scenario) -> Option<GameState> {
+    let (mut s, _) = initial_state(scn, &Placements::new()).ok()?;
+    clear_board(&mut s);
+    Some(s)
 }
 
 /// The situation's stacks with every counter's ID, for a case writer who

@@ -13,7 +13,7 @@ use crate::render::log::render;
 use crate::scenario::Side;
 use crate::state::{GameState, Status};
 
-use super::{Case, DiceSpec, Turns};
+use super::{Case, DiceSpec, Expect, Turns};
 
 /// What a run of a case gave, and how it differs from what was expected.
 #[derive(Clone, Debug)]
@@ -271,6 +271,8 @@ fn status_text(case: &Case, s: Status) -> String {
     }
 }
 
+/// Every expectation of the case against the outcome; each one not met
+/// is a failure.
 fn compare(
     case: &Case,
     state: &GameState,
@@ -279,7 +281,16 @@ fn compare(
     failures: &mut Vec<String>,
 ) {
     let x = &case.expect;
-    let map = &case.scn.map;
+    compare_log(x, log, failures);
+    compare_receipts(x, receipts, failures);
+    compare_result(x, state, failures);
+    compare_units(case, state, failures);
+    compare_leaders(case, state, failures);
+    compare_board(x, state, failures);
+}
+
+/// The log's fragments: there, not there, in order.
+fn compare_log(x: &Expect, log: &str, failures: &mut Vec<String>) {
     for f in &x.log {
         if !log.contains(f.as_str()) {
             failures.push(missing("the log", log, f));
@@ -302,6 +313,14 @@ fn compare(
             None => failures.push(missing("the log", log, f)),
         }
     }
+}
+
+/// Each side's receipts, over all months.
+fn compare_receipts(
+    x: &Expect,
+    receipts: &[(Side, GameMonth, String)],
+    failures: &mut Vec<String>,
+) {
     for side in [Side::Egyptian, Side::Mahdist] {
         let text: String = receipts
             .iter()
@@ -327,6 +346,10 @@ fn compare(
             }
         }
     }
+}
+
+/// The result of the game, or none.
+fn compare_result(x: &Expect, state: &GameState, failures: &mut Vec<String>) {
     let result = state.result.as_ref().map(|r| match r.winner {
         Some(s) => format!("{s} victory: {}", r.reason),
         None => format!("Draw: {}", r.reason),
@@ -348,6 +371,11 @@ fn compare(
             }
         }
     }
+}
+
+/// Each counter's place, name, strength and order.
+fn compare_units(case: &Case, state: &GameState, failures: &mut Vec<String>) {
+    let x = &case.expect;
     for u in &x.units {
         let Some(actual) = state.unit(&u.id.0) else {
             failures.push(format!("no counter {} in the state", u.id));
@@ -395,6 +423,12 @@ fn compare(
             ));
         }
     }
+}
+
+/// Each leader's place and whether he is removed.
+fn compare_leaders(case: &Case, state: &GameState, failures: &mut Vec<String>) {
+    let x = &case.expect;
+    let map = &case.scn.map;
     for l in &x.leaders {
         let Some(actual) = state.leaders.iter().find(|a| a.name == l.name) else {
             failures.push(format!("no leader {} in the state", l.name));
@@ -426,6 +460,10 @@ fn compare(
             ));
         }
     }
+}
+
+/// Control of places, the victory counters, the month and the 4.2 flags.
+fn compare_board(x: &Expect, state: &GameState, failures: &mut Vec<String>) {
     for (place, hex, side) in &x.control {
         let actual = state.control.get(hex).copied();
         if actual != *side {
