@@ -25,17 +25,101 @@ where
 /// "    " for an item whose continuation is indented under it). Each line
 /// ends with a newline.
 pub fn hanging(text: &str, width: usize, first: &str, rest: &str) -> String {
-    let opts = textwrap::Options::new(width)
-        .initial_indent(first)
-        .subsequent_indent(rest)
-        .break_words(false)
-        .word_splitter(textwrap::WordSplitter::NoHyphenation);
     let mut out = String::with_capacity(text.len() + 16);
-    for line in textwrap::wrap(text, &opts) {
+    for line in wrap_words(text, width, first, rest) {
         out.push_str(line.trim_end());
         out.push('\n');
     }
     out
+}
+
+/// `text` wrapped at spaces to `width` columns, never inside a word, the
+/// first line after `first` and the others after `rest`: what
+/// `textwrap::wrap` gives with those indents, no hyphenation and words
+/// kept whole. Plain ASCII text (most of a mail) is wrapped here, line by
+/// line as textwrap does and to the same lines, without textwrap's work
+/// for any script; anything else goes to textwrap itself.
+pub fn wrap_words(text: &str, width: usize, first: &str, rest: &str) -> Vec<String> {
+    let plain = |s: &str| s.bytes().all(|b| b == b'\n' || (b' '..=b'~').contains(&b));
+    if !(plain(text) && plain(first) && plain(rest)) {
+        let opts = textwrap::Options::new(width)
+            .initial_indent(first)
+            .subsequent_indent(rest)
+            .break_words(false)
+            .word_splitter(textwrap::WordSplitter::NoHyphenation);
+        return textwrap::wrap(text, &opts)
+            .into_iter()
+            .map(|l| l.into_owned())
+            .collect();
+    }
+    let mut lines: Vec<String> = Vec::new();
+    for line in text.split('\n') {
+        let indent = if lines.is_empty() { first } else { rest };
+        if line.len() < width && indent.is_empty() {
+            lines.push(line.trim_end_matches(' ').to_string());
+        } else {
+            first_fit(line, width, first, rest, &mut lines);
+        }
+    }
+    lines
+}
+
+/// One line of plain ASCII text wrapped first-fit, as textwrap's
+/// `wrap_single_line_slow_path` does: words are runs of letters with the
+/// spaces after them (a leading run of spaces an empty word); a word goes
+/// to the next line when it does not fit and the line has one already.
+/// The first line of each input line has the width left by `first` (and
+/// the indent `first` only when it is the first line of all).
+fn first_fit(line: &str, width: usize, first: &str, rest: &str, lines: &mut Vec<String>) {
+    // (start, end of the word, end with its spaces)
+    let mut words: Vec<(usize, usize, usize)> = Vec::new();
+    let bytes = line.as_bytes();
+    let mut start = 0;
+    let mut in_space = false;
+    for (i, &b) in bytes.iter().enumerate() {
+        if in_space && b != b' ' {
+            words.push(word_at(line, start, i));
+            start = i;
+        }
+        in_space = b == b' ';
+    }
+    if start < line.len() {
+        words.push(word_at(line, start, line.len()));
+    }
+    let widths = [
+        width.saturating_sub(first.len()),
+        width.saturating_sub(rest.len()),
+    ];
+    let mut breaks: Vec<(usize, usize)> = Vec::new();
+    let (mut from, mut used) = (0, 0);
+    for (k, &(s, e, ws)) in words.iter().enumerate() {
+        let room = widths[breaks.len().min(1)];
+        if used + (e - s) > room && k > from {
+            breaks.push((from, k));
+            from = k;
+            used = 0;
+        }
+        used += ws - s;
+    }
+    breaks.push((from, words.len()));
+    for (a, b) in breaks {
+        let Some(last) = b.checked_sub(1).and_then(|l| words.get(l)) else {
+            lines.push(String::new());
+            continue;
+        };
+        let indent = if lines.is_empty() { first } else { rest };
+        let mut out = String::with_capacity(indent.len() + last.1 - words[a].0);
+        out.push_str(indent);
+        out.push_str(&line[words[a].0..last.1]);
+        lines.push(out);
+    }
+}
+
+/// A word of `line` from `start` to `end`: where its text ends, before its
+/// trailing spaces.
+fn word_at(line: &str, start: usize, end: usize) -> (usize, usize, usize) {
+    let trimmed = line[start..end].trim_end_matches(' ');
+    (start, start + trimmed.len(), end)
 }
 
 /// `text` with every line over `max` characters wrapped to `width` (but
@@ -74,6 +158,70 @@ pub fn wrap_long_lines(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every wrap of plain text is textwrap's, over many texts of words,
+    /// runs of spaces and lines, with and without indents.
+    #[test]
+    fn plain_text_wraps_as_textwrap_wraps_it() {
+        let pieces = [
+            "a",
+            "word",
+            "Khartoum",
+            "(8.31,",
+            "9.8);",
+            "-",
+            "x-y",
+            "supercalifragilistic",
+            " ",
+            "  ",
+            "\n",
+            "\n\n",
+            "SHA-256",
+            "0123456789abcdef0123456789abcdef",
+            "Mahdiyya\u{e000}x",
+            "\t",
+            "Wad\u{0101}",
+        ];
+        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        let indents = [("", ""), ("- ", "  "), ("", "    "), ("  ", "      ")];
+        for round in 0..3000 {
+            // One text in four may hold what is not plain ASCII (textwrap's).
+            let pool = if round % 4 == 0 { pieces.len() } else { 14 };
+            let len = next(40);
+            let text: String = (0..len)
+                .map(|_| {
+                    let p = pieces[next(pool)];
+                    if p.trim().is_empty() {
+                        p.to_string()
+                    } else {
+                        format!("{p} ")
+                    }
+                })
+                .collect();
+            let width = 1 + next(80);
+            let (first, rest) = indents[next(indents.len())];
+            let opts = textwrap::Options::new(width)
+                .initial_indent(first)
+                .subsequent_indent(rest)
+                .break_words(false)
+                .word_splitter(textwrap::WordSplitter::NoHyphenation);
+            let theirs: Vec<String> = textwrap::wrap(&text, &opts)
+                .into_iter()
+                .map(|l| l.into_owned())
+                .collect();
+            assert_eq!(
+                wrap_words(&text, width, first, rest),
+                theirs,
+                "{text:?} at {width} after {first:?}, {rest:?}"
+            );
+        }
+    }
 
     #[test]
     fn a_long_item_hangs_under_its_first_line() {

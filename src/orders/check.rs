@@ -97,9 +97,64 @@ pub fn march_order(m: &March) -> MarchOrder {
     }
 }
 
-/// Check a sheet for `side` against the game in `state`.
+/// Check a sheet for `side` against the game in `state`: the header, the
+/// set-up, the marches planned together, then every other order in the
+/// sheet's order, and last what the arrivals foreseen add.
 pub fn check(sheet: &super::Sheet, scn: &Scenario, state: &GameState, side: Side) -> Checked {
     let mut out = Checked::default();
+    if refuse_header(sheet, state, side, &mut out) {
+        return out;
+    }
+    // Marches are planned together, in order, as the engine plays them.
+    let marches: Vec<(usize, MarchOrder)> = sheet
+        .items
+        .iter()
+        .enumerate()
+        .filter_map(|(i, it)| match &it.order {
+            Order::March(m) => Some((i, march_order(m))),
+            _ => None,
+        })
+        .collect();
+    let (set_up, setup_results) = place_setups(sheet, scn, state, side);
+    let mut dice = no_dice();
+    let mut start = Start::new(scn, set_up.as_ref().unwrap_or(state), side, &mut dice);
+    let plans = start.plan_marches(&marches.iter().map(|(_, m)| m.clone()).collect::<Vec<_>>());
+    if set_up.is_none() {
+        out.besieged = Some(start.besieged());
+    }
+    let marching = take_plans(sheet, &scn.map, marches, plans, &mut out);
+    let mut others = Others {
+        scn,
+        state,
+        side,
+        marching,
+        setup_results: setup_results.into_iter(),
+        no_supply_now: Vec::new(),
+    };
+    for item in &sheet.items {
+        others.check(item, &mut out);
+    }
+    let no_supply_now = others.no_supply_now;
+    // Who arrives this month, foreseen once for both uses below.
+    let arrivals = if no_supply_now.is_empty() && out.plans.is_empty() {
+        BTreeMap::new()
+    } else {
+        start.foreseen_arrivals(&out.orders)
+    };
+    let start = set_up.as_ref().unwrap_or(state);
+    warn_no_supply(scn, start, side, &no_supply_now, &arrivals, &mut out);
+    if !out.plans.is_empty() {
+        let mut plans: Vec<&mut MarchPlan> = out.plans.iter_mut().map(|(_, p)| p).collect();
+        add_arrivals(start, side, &arrivals, &mut plans);
+    }
+    out.errors.sort_by_key(|e| e.line);
+    out.warnings.sort_by_key(|e| e.line);
+    out
+}
+
+/// A SIDE or month header that is not this side's or the game's month
+/// refuses the whole set: the errors are added and the set marked refused.
+fn refuse_header(sheet: &super::Sheet, state: &GameState, side: Side, out: &mut Checked) -> bool {
     let header_line = |message: String| CheckError {
         line: 0,
         text: print::header(&sheet.header, false),
@@ -121,342 +176,151 @@ pub fn check(sheet: &super::Sheet, scn: &Scenario, state: &GameState, side: Side
             state.month.long_name()
         )));
     }
-    if !out.errors.is_empty() {
-        out.refused = true;
-        return out;
-    }
-    let map = &scn.map;
-    // Marches are planned together, in order, as the engine plays them.
-    let marches: Vec<(usize, MarchOrder)> = sheet
-        .items
-        .iter()
-        .enumerate()
-        .filter_map(|(i, it)| match &it.order {
-            Order::March(m) => Some((i, march_order(m))),
-            _ => None,
-        })
-        .collect();
-    // In the opening month the set-up comes first (2.1): marches start
-    // where the sheet's SETUP orders put the units, as the engine plays
-    // them (a SETUP refused here is reported below and moves nothing).
-    // Each SETUP is checked on the set-up as the earlier ones leave it, as
-    // the engine places them; the results are reported in the sheet's
-    // order below.
+    out.refused = !out.errors.is_empty();
+    out.refused
+}
+
+/// In the opening month the set-up comes first (2.1): marches start where
+/// the sheet's SETUP orders put the units, as the engine plays them (a
+/// SETUP refused here is reported with its line and moves nothing). Each
+/// SETUP is checked on the set-up as the earlier ones leave it, as the
+/// engine places them. Returns the position after them (`None` when the
+/// sheet has none) and each one's result, in the sheet's order.
+fn place_setups(
+    sheet: &super::Sheet,
+    scn: &Scenario,
+    state: &GameState,
+    side: Side,
+) -> (Option<GameState>, Vec<Result<(), String>>) {
     let mut set_up = None;
     let mut index = None;
-    let mut setup_results = Vec::new();
+    let mut results = Vec::new();
     for it in &sheet.items {
         if let Order::Setup(o) = &it.order {
             let s = set_up.get_or_insert_with(|| state.clone());
             let ix = index.get_or_insert_with(|| crate::state::setup::SetupIndex::new(scn));
-            setup_results.push(crate::state::setup::apply_setup_order_with(
+            results.push(crate::state::setup::apply_setup_order_with(
                 scn, s, side, o, ix,
             ));
         }
     }
-    let mut setup_results = setup_results.into_iter();
-    let mut dice = no_dice();
-    let mut start = Start::new(scn, set_up.as_ref().unwrap_or(state), side, &mut dice);
-    let plans = start.plan_marches(&marches.iter().map(|(_, m)| m.clone()).collect::<Vec<_>>());
-    if set_up.is_none() {
-        out.besieged = Some(start.besieged());
-    }
+    (set_up, results)
+}
+
+/// The marches' plans into the outcome: an impossible march is an error;
+/// a possible one (unless it goes the wrong way up a river) is given to the
+/// engine with its conditions, warnings and notes. Returns the units that
+/// march.
+fn take_plans(
+    sheet: &super::Sheet,
+    map: &crate::geo::Map,
+    marches: Vec<(usize, MarchOrder)>,
+    plans: Vec<Result<MarchPlan, String>>,
+    out: &mut Checked,
+) -> BTreeSet<UnitId> {
     let march_items: Vec<usize> = marches.iter().map(|(i, _)| *i).collect();
     let mut marching: BTreeSet<UnitId> = BTreeSet::new();
     for ((i, order), plan) in marches.into_iter().zip(plans) {
         let item = &sheet.items[i];
-        match plan {
-            Err(reason) => out.error(item, reason),
-            Ok(p) => {
-                if let Order::March(m) = &item.order {
-                    for (k, l) in m.legs.iter().enumerate() {
-                        if let (LegOrder::River { way: Some(w), .. }, Some(lp)) = (l, p.legs.get(k))
-                            && let Some(actual) = lp.river_way
-                            && actual != (*w == RiverWay::Up)
-                        {
-                            out.error(
-                                item,
-                                format!(
-                                    "march {}: the river runs the other way: from {} that is {}stream",
-                                    k + 1,
-                                    map.describe(if k == 0 { p.from } else { p.legs[k - 1].end }),
-                                    if actual { "up" } else { "down" }
-                                ),
-                            );
-                        }
-                    }
-                }
-                if out.errors.last().is_some_and(|e| e.line == item.line) {
-                    continue;
-                }
-                if let Some(c) = &p.condition {
-                    let on = &sheet.items[march_items[c.on]];
-                    out.conditional.push(CheckError {
-                        line: item.line,
-                        text: item.text.clone(),
-                        message: format!(
-                            "conditional on line {}: possible only if that order succeeds ({})\n    now: {}",
-                            on.line, c.needs, c.now
-                        ),
-                    });
-                }
-                for w in &p.warnings {
-                    out.warn(item, w.clone());
-                }
-                for l in &p.legs {
-                    for n in &l.notes {
-                        out.warn(item, n.clone());
-                    }
-                }
-                marching.extend(p.units.iter().cloned());
-                out.orders.marches.push(order);
-                out.plans.push((i, p));
+        let p = match plan {
+            Err(reason) => {
+                out.error(item, reason);
+                continue;
             }
+            Ok(p) => p,
+        };
+        if let Order::March(m) = &item.order {
+            river_way_errors(map, item, m, &p, out);
+        }
+        if out.errors.last().is_some_and(|e| e.line == item.line) {
+            continue;
+        }
+        if let Some(c) = &p.condition {
+            let on = &sheet.items[march_items[c.on]];
+            out.conditional.push(CheckError {
+                line: item.line,
+                text: item.text.clone(),
+                message: format!(
+                    "conditional on line {}: possible only if that order succeeds ({})\n    now: {}",
+                    on.line, c.needs, c.now
+                ),
+            });
+        }
+        for w in &p.warnings {
+            out.warn(item, w.clone());
+        }
+        for l in &p.legs {
+            for n in &l.notes {
+                out.warn(item, n.clone());
+            }
+        }
+        marching.extend(p.units.iter().cloned());
+        out.orders.marches.push(order);
+        out.plans.push((i, p));
+    }
+    marching
+}
+
+/// A river leg written UPSTREAM or DOWNSTREAM where the river runs the
+/// other way is an error of its march.
+fn river_way_errors(
+    map: &crate::geo::Map,
+    item: &Item,
+    m: &March,
+    p: &MarchPlan,
+    out: &mut Checked,
+) {
+    for (k, l) in m.legs.iter().enumerate() {
+        if let (LegOrder::River { way: Some(w), .. }, Some(lp)) = (l, p.legs.get(k))
+            && let Some(actual) = lp.river_way
+            && actual != (*w == RiverWay::Up)
+        {
+            out.error(
+                item,
+                format!(
+                    "march {}: the river runs the other way: from {} that is {}stream",
+                    k + 1,
+                    map.describe(if k == 0 { p.from } else { p.legs[k - 1].end }),
+                    if actual { "up" } else { "down" }
+                ),
+            );
         }
     }
-    let ours = |id: &UnitId| -> Result<usize, String> {
-        let i = state
-            .units
-            .iter()
-            .position(|u| u.id == *id)
-            .ok_or_else(|| format!("no unit {id}"))?;
-        let u = &state.units[i];
-        if u.side != side {
-            return Err(format!("{id} is not {} unit", side.a()));
-        }
-        if u.hex().is_none() {
-            return Err(format!("{id} is not on the map"));
-        }
-        Ok(i)
-    };
-    let kind = |i: usize| scn.units.get(&state.units[i].unit_type).map(|t| t.kind);
-    let mut no_supply_now = Vec::new();
-    for item in &sheet.items {
+}
+
+/// The orders other than marches, checked one by one in the sheet's order
+/// on the position at the start of the turn.
+struct Others<'a> {
+    scn: &'a Scenario,
+    state: &'a GameState,
+    side: Side,
+    /// The units of the marches given to the engine.
+    marching: BTreeSet<UnitId>,
+    /// The results of the sheet's SETUP orders, in its order.
+    setup_results: std::vec::IntoIter<Result<(), String>>,
+    /// EXPEND or KEEP SUPPLY orders for hexes with no supply unit now.
+    no_supply_now: Vec<(&'a Item, Hex)>,
+}
+
+impl<'a> Others<'a> {
+    fn check(&mut self, item: &'a Item, out: &mut Checked) {
         match &item.order {
             Order::March(_) | Order::Ready | Order::ReadyAsIs | Order::Command(_) => {}
-            Order::ExpendSupply(h) | Order::KeepSupply(h) => {
-                let side_has_supply = scn
-                    .units
-                    .types()
-                    .iter()
-                    .any(|t| t.side == side && t.kind == UnitKind::Supply);
-                if !side_has_supply {
-                    out.error(item, format!("the {side} side has no supply units (5.3)"));
-                    continue;
-                }
-                let is_supply = |id: &UnitId| {
-                    state
-                        .units
-                        .iter()
-                        .position(|u| u.id == *id)
-                        .is_some_and(|i| kind(i) == Some(UnitKind::Supply))
-                };
-                let has_supply = state.units.iter().enumerate().any(|(i, u)| {
-                    u.side == side && u.hex() == Some(*h) && kind(i) == Some(UnitKind::Supply)
-                }) || out.plans.iter().any(|(_, p)| {
-                    p.legs.last().is_some_and(|l| l.end == *h) && p.units.iter().any(is_supply)
-                });
-                let expend = matches!(item.order, Order::ExpendSupply(_));
-                let clash = if expend {
-                    out.orders.keep_supply.contains(h)
-                } else {
-                    out.orders.expend_supply.contains(h)
-                };
-                if !has_supply {
-                    // A supply unit may still arrive or march there this
-                    // turn: the engine decides in the attrition phase.
-                    no_supply_now.push((item, *h));
-                }
-                if clash {
-                    out.error(
-                        item,
-                        format!(
-                            "the supply at {} is both expended and kept",
-                            map.describe(*h)
-                        ),
-                    );
-                    continue;
-                }
-                if expend {
-                    out.orders.expend_supply.push(*h);
-                } else {
-                    out.orders.keep_supply.push(*h);
-                }
-            }
+            Order::ExpendSupply(h) | Order::KeepSupply(h) => self.supply(item, *h, out),
             Order::Place { reinforcement, at } if reinforcement == MONTHLY_SUPPLY => {
-                let rp = &scn.def.replacements;
-                let allowed: Vec<Hex> = rp
-                    .free_supply_places
-                    .iter()
-                    .filter_map(|p| map.resolve(p).ok())
-                    .collect();
-                if side != Side::Egyptian || rp.free_supply_unit.is_none() {
-                    out.error(
-                        item,
-                        "only the Egyptian player has a monthly supply unit (3.3)",
-                    );
-                    continue;
-                }
-                if !allowed.contains(at) {
-                    let list: Vec<String> = allowed.iter().map(|h| map.describe(*h)).collect();
-                    out.error(
-                        item,
-                        format!(
-                            "the monthly supply unit may not arrive at {}; it arrives at {} (3.3)",
-                            map.describe(*at),
-                            list.join(" or ")
-                        ),
-                    );
-                    continue;
-                }
-                out.orders.place.insert(reinforcement.clone(), *at);
+                self.monthly_supply(item, reinforcement, *at, out)
             }
             Order::Place { reinforcement, at } if reinforcement == RECRUITS => {
-                if side != Side::Mahdist {
-                    out.error(item, "only the Mahdist player places recruits (3.21)");
-                    continue;
-                }
-                if !state
-                    .units
-                    .iter()
-                    .any(|u| u.side == side && u.hex() == Some(*at))
-                {
-                    out.warn(
-                        item,
-                        format!(
-                            "new Mahdist units join a friendly stack and none stands at {} now; if none is there when they come, they join the largest stack (3.21)",
-                            map.describe(*at)
-                        ),
-                    );
-                }
-                out.orders.place.insert(reinforcement.clone(), *at);
+                self.recruits(item, reinforcement, *at, out)
             }
-            Order::Place { reinforcement, at } => {
-                let Some(r) = scn
-                    .def
-                    .reinforcements
-                    .iter()
-                    .find(|r| r.id == *reinforcement)
-                else {
-                    out.error(item, format!("no reinforcement called {reinforcement}"));
-                    continue;
-                };
-                if r.side != side {
-                    out.error(
-                        item,
-                        format!("{reinforcement} is {} reinforcement", r.side.a()),
-                    );
-                    continue;
-                }
-                if r.zone == Zone::FriendlyStack {
-                    if !state
-                        .units
-                        .iter()
-                        .any(|u| u.side == side && u.hex() == Some(*at))
-                    {
-                        out.warn(
-                            item,
-                            format!(
-                                "{reinforcement} joins a friendly stack and none stands at {} now",
-                                map.describe(*at)
-                            ),
-                        );
-                    }
-                } else {
-                    let allowed = zone_hexes(map, &r.zone).unwrap_or_default();
-                    if !allowed.contains(at) {
-                        let list: Vec<String> =
-                            allowed.iter().take(6).map(|h| map.describe(*h)).collect();
-                        let more = if allowed.len() > 6 { ", ..." } else { "" };
-                        out.error(
-                            item,
-                            format!(
-                                "{reinforcement} may not arrive at {}; its places are {}{more}",
-                                map.describe(*at),
-                                list.join(", ")
-                            ),
-                        );
-                        continue;
-                    }
-                }
-                out.orders.place.insert(reinforcement.clone(), *at);
-            }
+            Order::Place { reinforcement, at } => self.place(item, reinforcement, *at, out),
             Order::PlacePart {
                 reinforcement,
                 part,
                 at,
-            } => {
-                let Some(r) = scn
-                    .def
-                    .reinforcements
-                    .iter()
-                    .find(|r| r.id == *reinforcement && r.side == side)
-                else {
-                    out.error(
-                        item,
-                        format!("{reinforcement} is not one of your reinforcements"),
-                    );
-                    continue;
-                };
-                let Some(key) = crate::engine::arrivals::reinforcement_part(scn, r, part) else {
-                    out.error(
-                        item,
-                        format!(
-                            "{reinforcement} has no part called {part}: name a unit, a unit type code or a leader of it"
-                        ),
-                    );
-                    continue;
-                };
-                let allowed = zone_hexes(map, &r.zone).unwrap_or_default();
-                if r.zone == Zone::FriendlyStack || !allowed.contains(at) {
-                    out.error(
-                        item,
-                        format!(
-                            "{part} of {reinforcement} may not arrive at {}",
-                            map.describe(*at)
-                        ),
-                    );
-                    continue;
-                }
-                let river = scn
-                    .units
-                    .get(&key)
-                    .is_some_and(|ty| ty.kind.is_river_unit());
-                let barred = scn.def.special_rules.iter().any(|rule| {
-                    matches!(rule, crate::scenario::definition::SpecialRule::NoRiverUnitsPlacedAt(p)
-                        if p.iter().any(|p| map.resolve(p) == Ok(*at)))
-                });
-                if river && (barred || !map.is_riverside(*at)) {
-                    out.warn(
-                        item,
-                        format!(
-                            "boats and gunboats may not be placed at {} (2.3, 6.0); they go to the next of the places",
-                            map.describe(*at)
-                        ),
-                    );
-                }
-                out.orders
-                    .place_parts
-                    .entry(reinforcement.clone())
-                    .or_default()
-                    .insert(key, *at);
-            }
+            } => self.place_part(item, reinforcement, part, *at, out),
             Order::Withdraw(units) => {
-                let mut ok = true;
-                for u in units {
-                    if let Err(m) = ours(u) {
-                        out.error(item, m);
-                        ok = false;
-                    } else if marching.contains(u) {
-                        out.warn(
-                            item,
-                            format!(
-                                "{u} is withdrawn in the reinforcement phase, before it could march"
-                            ),
-                        );
-                    }
-                }
-                if ok {
+                if self.all_ours(item, units, out) {
                     for u in units {
                         if !out.orders.withdraw.contains(u) {
                             out.orders.withdraw.push(u.clone());
@@ -464,58 +328,26 @@ pub fn check(sheet: &super::Sheet, scn: &Scenario, state: &GameState, side: Side
                     }
                 }
             }
-            Order::Dismount(a, b) => {
-                let (ia, ib) = match (ours(a), ours(b)) {
-                    (Ok(ia), Ok(ib)) => (ia, ib),
-                    (Err(m), _) | (_, Err(m)) => {
-                        out.error(item, m);
-                        continue;
-                    }
-                };
-                if kind(ia) != Some(UnitKind::CamelCorps) || kind(ib) != Some(UnitKind::CamelCorps)
-                {
-                    out.error(item, "only Camel Corps units dismount (8.24)");
-                    continue;
-                }
-                if state.units[ia].hex() != state.units[ib].hex() {
-                    out.error(item, format!("{a} and {b} are not in the same hex (8.24)"));
-                    continue;
-                }
-                out.orders.dismount.push((a.clone(), b.clone()));
-            }
+            Order::Dismount(a, b) => self.dismount(item, a, b, out),
             Order::Railway(name) => {
-                if side != Side::Egyptian {
+                if self.side != Side::Egyptian {
                     out.error(item, "only the Egyptian player builds railways (3.41)");
-                    continue;
+                    return;
                 }
                 out.orders.railway = Some(name.clone());
             }
             Order::EventLosses(units) => {
-                let mut ok = true;
-                for u in units {
-                    if let Err(m) = ours(u) {
-                        out.error(item, m);
-                        ok = false;
-                    }
-                }
-                if ok {
+                if self.all_ours(item, units, out) {
                     out.orders.event_losses.extend(units.iter().cloned());
                 }
             }
-            Order::Setup(o) => match setup_results.next() {
+            Order::Setup(o) => match self.setup_results.next() {
                 Some(Ok(())) => out.orders.setup.push(o.clone()),
                 Some(Err(m)) => out.error(item, m),
                 None => out.error(item, "this set-up order was not checked".to_string()),
             },
             Order::DefendLoseFirst(units) => {
-                let mut ok = true;
-                for u in units {
-                    if let Err(m) = ours(u) {
-                        out.error(item, m);
-                        ok = false;
-                    }
-                }
-                if ok {
+                if self.all_ours(item, units, out) {
                     for u in units {
                         if !out.orders.standing_lose_first.contains(u) {
                             out.orders.standing_lose_first.push(u.clone());
@@ -525,21 +357,288 @@ pub fn check(sheet: &super::Sheet, scn: &Scenario, state: &GameState, side: Side
             }
         }
     }
-    // Who arrives this month, foreseen once for both uses below.
-    let arrivals = if no_supply_now.is_empty() && out.plans.is_empty() {
-        BTreeMap::new()
-    } else {
-        start.foreseen_arrivals(&out.orders)
-    };
-    let start = set_up.as_ref().unwrap_or(state);
-    warn_no_supply(scn, start, side, &no_supply_now, &arrivals, &mut out);
-    if !out.plans.is_empty() {
-        let mut plans: Vec<&mut MarchPlan> = out.plans.iter_mut().map(|(_, p)| p).collect();
-        add_arrivals(start, side, &arrivals, &mut plans);
+
+    /// The index of one of the side's units on the map, or why not.
+    fn ours(&self, id: &UnitId) -> Result<usize, String> {
+        let i = self
+            .state
+            .units
+            .iter()
+            .position(|u| u.id == *id)
+            .ok_or_else(|| format!("no unit {id}"))?;
+        let u = &self.state.units[i];
+        if u.side != self.side {
+            return Err(format!("{id} is not {} unit", self.side.a()));
+        }
+        if u.hex().is_none() {
+            return Err(format!("{id} is not on the map"));
+        }
+        Ok(i)
     }
-    out.errors.sort_by_key(|e| e.line);
-    out.warnings.sort_by_key(|e| e.line);
-    out
+
+    /// Whether every unit named is one of the side's on the map; an error
+    /// for each that is not.
+    fn all_ours(&self, item: &Item, units: &[UnitId], out: &mut Checked) -> bool {
+        let mut ok = true;
+        for u in units {
+            if let Err(m) = self.ours(u) {
+                out.error(item, m);
+                ok = false;
+            } else if matches!(item.order, Order::Withdraw(_)) && self.marching.contains(u) {
+                out.warn(
+                    item,
+                    format!("{u} is withdrawn in the reinforcement phase, before it could march"),
+                );
+            }
+        }
+        ok
+    }
+
+    fn kind(&self, i: usize) -> Option<UnitKind> {
+        self.scn
+            .units
+            .get(&self.state.units[i].unit_type)
+            .map(|t| t.kind)
+    }
+
+    /// Whether one of the side's units stands at `at` now.
+    fn friends_at(&self, at: Hex) -> bool {
+        self.state
+            .units
+            .iter()
+            .any(|u| u.side == self.side && u.hex() == Some(at))
+    }
+
+    /// EXPEND SUPPLY or KEEP SUPPLY at `h` (5.2 IV).
+    fn supply(&mut self, item: &'a Item, h: Hex, out: &mut Checked) {
+        let (scn, state, side) = (self.scn, self.state, self.side);
+        let side_has_supply = scn
+            .units
+            .types()
+            .iter()
+            .any(|t| t.side == side && t.kind == UnitKind::Supply);
+        if !side_has_supply {
+            out.error(item, format!("the {side} side has no supply units (5.3)"));
+            return;
+        }
+        let is_supply = |id: &UnitId| {
+            state
+                .units
+                .iter()
+                .position(|u| u.id == *id)
+                .is_some_and(|i| self.kind(i) == Some(UnitKind::Supply))
+        };
+        let has_supply = state.units.iter().enumerate().any(|(i, u)| {
+            u.side == side && u.hex() == Some(h) && self.kind(i) == Some(UnitKind::Supply)
+        }) || out.plans.iter().any(|(_, p)| {
+            p.legs.last().is_some_and(|l| l.end == h) && p.units.iter().any(is_supply)
+        });
+        let expend = matches!(item.order, Order::ExpendSupply(_));
+        let clash = if expend {
+            out.orders.keep_supply.contains(&h)
+        } else {
+            out.orders.expend_supply.contains(&h)
+        };
+        if !has_supply {
+            // A supply unit may still arrive or march there this turn: the
+            // engine decides in the attrition phase.
+            self.no_supply_now.push((item, h));
+        }
+        if clash {
+            out.error(
+                item,
+                format!(
+                    "the supply at {} is both expended and kept",
+                    scn.map.describe(h)
+                ),
+            );
+            return;
+        }
+        if expend {
+            out.orders.expend_supply.push(h);
+        } else {
+            out.orders.keep_supply.push(h);
+        }
+    }
+
+    /// PLACE of the Egyptian monthly supply unit (3.3).
+    fn monthly_supply(&self, item: &Item, reinforcement: &str, at: Hex, out: &mut Checked) {
+        let map = &self.scn.map;
+        let rp = &self.scn.def.replacements;
+        let allowed: Vec<Hex> = rp
+            .free_supply_places
+            .iter()
+            .filter_map(|p| map.resolve(p).ok())
+            .collect();
+        if self.side != Side::Egyptian || rp.free_supply_unit.is_none() {
+            out.error(
+                item,
+                "only the Egyptian player has a monthly supply unit (3.3)",
+            );
+            return;
+        }
+        if !allowed.contains(&at) {
+            let list: Vec<String> = allowed.iter().map(|h| map.describe(*h)).collect();
+            out.error(
+                item,
+                format!(
+                    "the monthly supply unit may not arrive at {}; it arrives at {} (3.3)",
+                    map.describe(at),
+                    list.join(" or ")
+                ),
+            );
+            return;
+        }
+        out.orders.place.insert(reinforcement.to_string(), at);
+    }
+
+    /// PLACE of the Mahdist recruits (3.21).
+    fn recruits(&self, item: &Item, reinforcement: &str, at: Hex, out: &mut Checked) {
+        if self.side != Side::Mahdist {
+            out.error(item, "only the Mahdist player places recruits (3.21)");
+            return;
+        }
+        if !self.friends_at(at) {
+            out.warn(
+                item,
+                format!(
+                    "new Mahdist units join a friendly stack and none stands at {} now; if none is there when they come, they join the largest stack (3.21)",
+                    self.scn.map.describe(at)
+                ),
+            );
+        }
+        out.orders.place.insert(reinforcement.to_string(), at);
+    }
+
+    /// PLACE of a reinforcement where its zone allows.
+    fn place(&self, item: &Item, reinforcement: &str, at: Hex, out: &mut Checked) {
+        let map = &self.scn.map;
+        let Some(r) = self
+            .scn
+            .def
+            .reinforcements
+            .iter()
+            .find(|r| r.id == *reinforcement)
+        else {
+            out.error(item, format!("no reinforcement called {reinforcement}"));
+            return;
+        };
+        if r.side != self.side {
+            out.error(
+                item,
+                format!("{reinforcement} is {} reinforcement", r.side.a()),
+            );
+            return;
+        }
+        if r.zone == Zone::FriendlyStack {
+            if !self.friends_at(at) {
+                out.warn(
+                    item,
+                    format!(
+                        "{reinforcement} joins a friendly stack and none stands at {} now",
+                        map.describe(at)
+                    ),
+                );
+            }
+        } else {
+            let allowed = zone_hexes(map, &r.zone).unwrap_or_default();
+            if !allowed.contains(&at) {
+                let list: Vec<String> = allowed.iter().take(6).map(|h| map.describe(*h)).collect();
+                let more = if allowed.len() > 6 { ", ..." } else { "" };
+                out.error(
+                    item,
+                    format!(
+                        "{reinforcement} may not arrive at {}; its places are {}{more}",
+                        map.describe(at),
+                        list.join(", ")
+                    ),
+                );
+                return;
+            }
+        }
+        out.orders.place.insert(reinforcement.to_string(), at);
+    }
+
+    /// PLACE of a part of a reinforcement (a unit, a type or a leader).
+    fn place_part(&self, item: &Item, reinforcement: &str, part: &str, at: Hex, out: &mut Checked) {
+        let (scn, map) = (self.scn, &self.scn.map);
+        let Some(r) = scn
+            .def
+            .reinforcements
+            .iter()
+            .find(|r| r.id == *reinforcement && r.side == self.side)
+        else {
+            out.error(
+                item,
+                format!("{reinforcement} is not one of your reinforcements"),
+            );
+            return;
+        };
+        let Some(key) = crate::engine::arrivals::reinforcement_part(scn, r, part) else {
+            out.error(
+                item,
+                format!(
+                    "{reinforcement} has no part called {part}: name a unit, a unit type code or a leader of it"
+                ),
+            );
+            return;
+        };
+        let allowed = zone_hexes(map, &r.zone).unwrap_or_default();
+        if r.zone == Zone::FriendlyStack || !allowed.contains(&at) {
+            out.error(
+                item,
+                format!(
+                    "{part} of {reinforcement} may not arrive at {}",
+                    map.describe(at)
+                ),
+            );
+            return;
+        }
+        let river = scn
+            .units
+            .get(&key)
+            .is_some_and(|ty| ty.kind.is_river_unit());
+        let barred = scn.def.special_rules.iter().any(|rule| {
+            matches!(rule, crate::scenario::definition::SpecialRule::NoRiverUnitsPlacedAt(p)
+                if p.iter().any(|p| map.resolve(p) == Ok(at)))
+        });
+        if river && (barred || !map.is_riverside(at)) {
+            out.warn(
+                item,
+                format!(
+                    "boats and gunboats may not be placed at {} (2.3, 6.0); they go to the next of the places",
+                    map.describe(at)
+                ),
+            );
+        }
+        out.orders
+            .place_parts
+            .entry(reinforcement.to_string())
+            .or_default()
+            .insert(key, at);
+    }
+
+    /// DISMOUNT of two Camel Corps units in one hex (8.24).
+    fn dismount(&self, item: &Item, a: &UnitId, b: &UnitId, out: &mut Checked) {
+        let (ia, ib) = match (self.ours(a), self.ours(b)) {
+            (Ok(ia), Ok(ib)) => (ia, ib),
+            (Err(m), _) | (_, Err(m)) => {
+                out.error(item, m);
+                return;
+            }
+        };
+        if self.kind(ia) != Some(UnitKind::CamelCorps)
+            || self.kind(ib) != Some(UnitKind::CamelCorps)
+        {
+            out.error(item, "only Camel Corps units dismount (8.24)");
+            return;
+        }
+        if self.state.units[ia].hex() != self.state.units[ib].hex() {
+            out.error(item, format!("{a} and {b} are not in the same hex (8.24)"));
+            return;
+        }
+        out.orders.dismount.push((a.clone(), b.clone()));
+    }
 }
 
 /// EXPEND or KEEP SUPPLY for a hex with no supply unit of the side now
@@ -594,7 +693,6 @@ pub fn acknowledge(
     side: Side,
     state: &GameState,
 ) -> String {
-    let map = &scn.map;
     let mut out = String::new();
     let game = parsed
         .sheet
@@ -610,14 +708,33 @@ pub fn acknowledge(
         state.month.long_name()
     );
     let _ = writeln!(out);
-    enum Entry<'a> {
-        Item(usize, &'a Item),
-        Syntax(&'a SyntaxError),
-        SyntaxWarning(&'a SyntaxError),
-        Header(&'a CheckError),
-        HeaderWarning(&'a CheckError),
-        Ignored(usize, &'a str),
+    for e in &receipt_entries(parsed, checked) {
+        match e {
+            Entry::Item(i, it) => write_item(&mut out, scn, checked, *i, it),
+            other => write_note(&mut out, other),
+        }
     }
+    write_summary(&mut out, parsed, checked, side);
+    out.push_str(&super::defaults::receipt(scn, state, side, checked));
+    // No line over MAX_LINE characters: a longer line is wrapped near 78.
+    // An order's echo (`line 3: MARCH ...`) stays whole, so it can be
+    // copied back into a mail as one order.
+    crate::words::wrap_long_lines(&out, (MAX_LINE, WRAP_AT, 0), |l| l.starts_with("line "))
+}
+
+/// One entry of the receipt's list, in the order of the lines of the mail.
+enum Entry<'a> {
+    Item(usize, &'a Item),
+    Syntax(&'a SyntaxError),
+    SyntaxWarning(&'a SyntaxError),
+    Header(&'a CheckError),
+    HeaderWarning(&'a CheckError),
+    Ignored(usize, &'a str),
+}
+
+/// Everything the receipt lists, by line: on one line the parser's words
+/// first, then the header's, then the order.
+fn receipt_entries<'a>(parsed: &'a Parsed, checked: &'a Checked) -> Vec<Entry<'a>> {
     let mut entries: Vec<(usize, usize, Entry<'_>)> = Vec::new();
     for e in &parsed.errors {
         entries.push((e.line, 0, Entry::Syntax(e)));
@@ -638,103 +755,111 @@ pub fn acknowledge(
         entries.push((it.line, 2, Entry::Item(i, it)));
     }
     entries.sort_by_key(|(l, k, _)| (*l, *k));
-    let indent = |text: &str| -> String {
-        text.lines()
-            .map(|l| format!("    {l}"))
-            .collect::<Vec<_>>()
-            .join("\n")
-    };
-    for (_, _, e) in &entries {
-        match e {
-            Entry::Ignored(line, text) => {
-                let _ = writeln!(out, "line {line}: passed over, not an order: {text}");
+    entries.into_iter().map(|(_, _, e)| e).collect()
+}
+
+/// A line passed over, not understood, or a warning or error of the
+/// header or subject.
+fn write_note(out: &mut String, e: &Entry<'_>) {
+    match e {
+        Entry::Item(..) => {}
+        Entry::Ignored(line, text) => {
+            let _ = writeln!(out, "line {line}: passed over, not an order: {text}");
+        }
+        Entry::Syntax(s) if s.line == 0 => {
+            let _ = writeln!(out, "subject: ERROR: {}", s.message);
+        }
+        Entry::Syntax(s) => {
+            let _ = writeln!(out, "line {}: NOT UNDERSTOOD: {}", s.line, s.text);
+            let mut m = s.message.clone();
+            if !s.expected.is_empty() {
+                let _ = write!(m, "; expected {}", s.expected);
             }
-            Entry::Syntax(s) if s.line == 0 => {
-                let _ = writeln!(out, "subject: ERROR: {}", s.message);
+            if let Some(sug) = &s.suggestion {
+                let _ = write!(m, "; did you mean {sug}?");
             }
-            Entry::Syntax(s) => {
-                let _ = writeln!(out, "line {}: NOT UNDERSTOOD: {}", s.line, s.text);
-                let mut m = s.message.clone();
-                if !s.expected.is_empty() {
-                    let _ = write!(m, "; expected {}", s.expected);
-                }
-                if let Some(sug) = &s.suggestion {
-                    let _ = write!(m, "; did you mean {sug}?");
-                }
-                let _ = writeln!(out, "    {m}");
-            }
-            Entry::SyntaxWarning(s) => {
-                let where_ = if s.line == 0 {
-                    "subject".to_string()
-                } else {
-                    format!("line {}", s.line)
-                };
-                let _ = writeln!(out, "{where_}: warning: {}", s.message);
-            }
-            Entry::Header(h) => {
-                let _ = writeln!(out, "header: ERROR: {}", h.message);
-            }
-            Entry::HeaderWarning(h) => {
-                let _ = writeln!(out, "header: warning: {}", h.message);
-            }
-            Entry::Item(i, it) => {
-                let errors: Vec<&CheckError> = checked
-                    .errors
-                    .iter()
-                    .filter(|e| e.line == it.line)
-                    .collect();
-                let warnings: Vec<&CheckError> = checked
-                    .warnings
-                    .iter()
-                    .filter(|e| e.line == it.line)
-                    .collect();
-                let conditions: Vec<&CheckError> = checked
-                    .conditional
-                    .iter()
-                    .filter(|e| e.line == it.line)
-                    .collect();
-                let mark = if !errors.is_empty() {
-                    "NOT POSSIBLE: "
-                } else if !conditions.is_empty() {
-                    "CONDITIONAL: "
-                } else {
-                    ""
-                };
-                let canonical = print::order(map, &it.order);
-                let mut lines = canonical.lines();
-                let _ = writeln!(
-                    out,
-                    "line {}: {mark}{}",
-                    it.line,
-                    lines.next().unwrap_or_default()
-                );
-                for l in lines {
-                    let _ = writeln!(out, "        {}", l.trim_start());
-                }
-                for e in &errors {
-                    let _ = writeln!(out, "    error: {}", e.message);
-                }
-                if errors.is_empty() {
-                    for c in &conditions {
-                        let _ = writeln!(out, "    {}", c.message);
-                    }
-                }
-                if errors.is_empty()
-                    && let Some((_, p)) = checked.plans.iter().find(|(k, _)| k == i)
-                {
-                    let _ = writeln!(out, "{}", indent(&describe_plan(scn, p)));
-                }
-                // In a set refused as a whole nothing is carried out, so
-                // no order is described as if it would be.
-                if errors.is_empty() && !checked.refused && !matches!(it.order, Order::March(_)) {
-                    let _ = writeln!(out, "    {}", describe_order(scn, &it.order));
-                }
-                for w in &warnings {
-                    let _ = writeln!(out, "    warning: {}", w.message);
-                }
-            }
+            let _ = writeln!(out, "    {m}");
+        }
+        Entry::SyntaxWarning(s) => {
+            let where_ = if s.line == 0 {
+                "subject".to_string()
+            } else {
+                format!("line {}", s.line)
+            };
+            let _ = writeln!(out, "{where_}: warning: {}", s.message);
+        }
+        Entry::Header(h) => {
+            let _ = writeln!(out, "header: ERROR: {}", h.message);
+        }
+        Entry::HeaderWarning(h) => {
+            let _ = writeln!(out, "header: warning: {}", h.message);
         }
     }
+}
+
+/// An order of the sheet (item `i`) in canonical form, marked NOT
+/// POSSIBLE or CONDITIONAL, with its errors or its conditions, what it
+/// will do, and its warnings.
+fn write_item(out: &mut String, scn: &Scenario, checked: &Checked, i: usize, it: &Item) {
+    let on_line = |list: &'_ [CheckError]| -> Vec<String> {
+        list.iter()
+            .filter(|e| e.line == it.line)
+            .map(|e| e.message.clone())
+            .collect()
+    };
+    let errors = on_line(&checked.errors);
+    let warnings = on_line(&checked.warnings);
+    let conditions = on_line(&checked.conditional);
+    let mark = if !errors.is_empty() {
+        "NOT POSSIBLE: "
+    } else if !conditions.is_empty() {
+        "CONDITIONAL: "
+    } else {
+        ""
+    };
+    let canonical = print::order(&scn.map, &it.order);
+    let mut lines = canonical.lines();
+    let _ = writeln!(
+        out,
+        "line {}: {mark}{}",
+        it.line,
+        lines.next().unwrap_or_default()
+    );
+    for l in lines {
+        let _ = writeln!(out, "        {}", l.trim_start());
+    }
+    for e in &errors {
+        let _ = writeln!(out, "    error: {e}");
+    }
+    if errors.is_empty() {
+        for c in &conditions {
+            let _ = writeln!(out, "    {c}");
+        }
+        if let Some((_, p)) = checked.plans.iter().find(|(k, _)| *k == i) {
+            let _ = writeln!(out, "{}", indent(&describe_plan(scn, p)));
+        }
+        // In a set refused as a whole nothing is carried out, so no order
+        // is described as if it would be.
+        if !checked.refused && !matches!(it.order, Order::March(_)) {
+            let _ = writeln!(out, "    {}", describe_order(scn, &it.order));
+        }
+    }
+    for w in &warnings {
+        let _ = writeln!(out, "    warning: {w}");
+    }
+}
+
+/// Every line of `text` four spaces in.
+fn indent(text: &str) -> String {
+    text.lines()
+        .map(|l| format!("    {l}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The receipt's summary: the counts, what becomes of the lines refused
+/// and the conditional ones, READY, and where the turn may differ.
+fn write_summary(out: &mut String, parsed: &Parsed, checked: &Checked, side: Side) {
     let orders = parsed
         .sheet
         .items
@@ -799,11 +924,6 @@ pub fn acknowledge(
             }
         );
     }
-    out.push_str(&super::defaults::receipt(scn, state, side, checked));
-    // No line over MAX_LINE characters: a longer line is wrapped near 78.
-    // An order's echo (`line 3: MARCH ...`) stays whole, so it can be
-    // copied back into a mail as one order.
-    crate::words::wrap_long_lines(&out, (MAX_LINE, WRAP_AT, 0), |l| l.starts_with("line "))
 }
 
 /// The longest line a receipt keeps as it is; a longer one is wrapped.

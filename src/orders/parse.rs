@@ -763,6 +763,31 @@ fn line(c: &mut Cur<'_>) -> R<LineOut> {
     let Some(first) = c.peek().map(|w| w.trim_end_matches(':').to_uppercase()) else {
         return Err(c.err("an empty line", "an order"));
     };
+    if let Some(field) = header_line(c, &first) {
+        return field.map(LineOut::Header);
+    }
+    if matches!(
+        first.as_str(),
+        "THEN"
+            | "ATTACK"
+            | "AVOID"
+            | "CONTINUE"
+            | "STOP"
+            | "RETREAT"
+            | "LED"
+            | "BOOST"
+            | "DROP"
+            | "LOSE"
+    ) {
+        return Ok(LineOut::Options(options(c)?));
+    }
+    c.pos += 1;
+    Ok(LineOut::Order(order_line(c, &first)?))
+}
+
+/// A header line (GAME, SIDE, SECRET, MONTH) read whole; `None` when the
+/// line starts with another word.
+fn header_line(c: &mut Cur<'_>, first: &str) -> Option<R<HeaderField>> {
     let header_value = |c: &mut Cur<'_>, what: &str| -> R<String> {
         c.pos += 1;
         let v = c.rest();
@@ -775,50 +800,40 @@ fn line(c: &mut Cur<'_>) -> R<LineOut> {
             Ok(v)
         }
     };
-    match first.as_str() {
-        "GAME" => {
-            let v = header_value(c, "GAME")?;
+    let field = match first {
+        "GAME" => header_value(c, "GAME").and_then(|v| {
             if v.split_whitespace().count() != 1 {
                 return Err(c.err(format!("{v} is not a game id"), "GAME id (one word)"));
             }
-            return Ok(LineOut::Header(HeaderField::Game(v.to_lowercase())));
-        }
-        "SIDE" => {
-            let v = header_value(c, "SIDE")?;
-            return side(&v)
-                .map(|s| LineOut::Header(HeaderField::Side(s)))
-                .ok_or_else(|| {
-                    c.err(
-                        format!("{v} is not a side"),
-                        "SIDE EGYPTIAN or SIDE MAHDIST",
-                    )
-                });
-        }
-        "SECRET" | "PASSWORD" => {
-            let v = header_value(c, "SECRET")?;
-            return Ok(LineOut::Header(HeaderField::Secret(v)));
-        }
-        "MONTH" | "TURN" => {
-            let v = header_value(c, "MONTH")?;
-            return month(&v)
-                .map(|m| LineOut::Header(HeaderField::Month(m)))
-                .ok_or_else(|| {
-                    c.err(
-                        format!("{v} is not a month of the war"),
-                        "MONTH 1884-03 or MONTH March 1884 (October 1882 to October 1885)",
-                    )
-                });
-        }
-        _ => {}
-    }
-    c.pos += 1;
-    let order = match first.as_str() {
+            Ok(HeaderField::Game(v.to_lowercase()))
+        }),
+        "SIDE" => header_value(c, "SIDE").and_then(|v| {
+            side(&v).map(HeaderField::Side).ok_or_else(|| {
+                c.err(
+                    format!("{v} is not a side"),
+                    "SIDE EGYPTIAN or SIDE MAHDIST",
+                )
+            })
+        }),
+        "SECRET" | "PASSWORD" => header_value(c, "SECRET").map(HeaderField::Secret),
+        "MONTH" | "TURN" => header_value(c, "MONTH").and_then(|v| {
+            month(&v).map(HeaderField::Month).ok_or_else(|| {
+                c.err(
+                    format!("{v} is not a month of the war"),
+                    "MONTH 1884-03 or MONTH March 1884 (October 1882 to October 1885)",
+                )
+            })
+        }),
+        _ => return None,
+    };
+    Some(field)
+}
+
+/// The rest of a line that starts with the order word `first` (already
+/// read): an order, or a command.
+fn order_line(c: &mut Cur<'_>, first: &str) -> R<Order> {
+    Ok(match first {
         "MARCH" | "MOVE" => Order::March(march(c)?),
-        "THEN" | "ATTACK" | "AVOID" | "CONTINUE" | "STOP" | "RETREAT" | "LED" | "BOOST"
-        | "DROP" | "LOSE" => {
-            c.pos -= 1;
-            return Ok(LineOut::Options(options(c)?));
-        }
         "EXPEND" | "KEEP" => {
             c.expect("SUPPLY", &format!("{first} SUPPLY AT place"))?;
             let _ = c.eat("AT");
@@ -830,63 +845,9 @@ fn line(c: &mut Cur<'_>) -> R<LineOut> {
                 Order::KeepSupply(at)
             }
         }
-        "PLACE" => {
-            let Some(w) = c.peek().map(str::to_string) else {
-                return Err(c.err("no reinforcement named", "PLACE reinforcement AT place"));
-            };
-            let (id, _) = c.vocab.reinforcement(&w).map_err(|m| {
-                let mut e = c.err(m, "PLACE reinforcement AT place");
-                e.suggestion = None;
-                e
-            })?;
-            c.pos += 1;
-            // A part of the reinforcement (2.3: the expedition may be split):
-            // the words up to AT.
-            let mut part = Vec::new();
-            while let Some(w) = c.peek().filter(|w| !w.eq_ignore_ascii_case("AT")) {
-                part.push(w.to_string());
-                c.pos += 1;
-            }
-            c.expect("AT", "PLACE reinforcement [part] AT place")?;
-            let at = c.place("where the reinforcement arrives")?;
-            c.end()?;
-            if part.is_empty() {
-                Order::Place {
-                    reinforcement: id,
-                    at,
-                }
-            } else {
-                Order::PlacePart {
-                    reinforcement: id,
-                    part: part.join(" "),
-                    at,
-                }
-            }
-        }
-        "WITHDRAW" => {
-            let units = c.units()?;
-            c.end()?;
-            if units.is_empty() {
-                return Err(c.err("no units named", "WITHDRAW unit ..."));
-            }
-            Order::Withdraw(units)
-        }
-        "DISMOUNT" => {
-            let units = c.units()?;
-            c.end()?;
-            match units.as_slice() {
-                [a, b] if a != b => Order::Dismount(a.clone(), b.clone()),
-                _ => {
-                    return Err(c.err(
-                        format!(
-                            "{} named",
-                            crate::words::count(units.len(), "unit", "units")
-                        ),
-                        "DISMOUNT and two different Camel Corps units (8.24)",
-                    ));
-                }
-            }
-        }
+        "PLACE" => place(c)?,
+        "WITHDRAW" => Order::Withdraw(named_units(c, "WITHDRAW unit ...")?),
+        "DISMOUNT" => dismount(c)?,
         "RAILWAY" | "BUILD" => {
             let _ = c.eat("RAILWAY");
             let name = c.rest();
@@ -898,192 +859,268 @@ fn line(c: &mut Cur<'_>) -> R<LineOut> {
         }
         "EVENT" => {
             c.expect("LOSSES", "EVENT LOSSES unit ...")?;
-            let units = c.units()?;
-            c.end()?;
-            if units.is_empty() {
-                return Err(c.err("no units named", "EVENT LOSSES unit ..."));
-            }
-            Order::EventLosses(units)
+            Order::EventLosses(named_units(c, "EVENT LOSSES unit ...")?)
         }
-        "SETUP" | "SET" => {
-            const FORM: &str = "SETUP unit ... [WITH leader ...] AT place";
-            if first == "SET" {
-                c.expect("UP", FORM)?;
-            }
-            let units = c.units()?;
-            let leaders = if c.eat("WITH") {
-                c.leaders()?
-            } else {
-                Vec::new()
-            };
-            if units.is_empty() && leaders.is_empty() {
-                return Err(c.err("nothing to set up", FORM));
-            }
-            c.expect("AT", FORM)?;
-            let at = c.place("the hex where they are set up")?;
-            c.end()?;
-            Order::Setup(crate::engine::orders::SetupOrder { units, leaders, at })
-        }
+        "SETUP" | "SET" => setup(c, first)?,
         "DEFEND" => {
             const FORM: &str = "DEFEND LOSE FIRST unit ...";
             c.expect("LOSE", FORM)?;
             let _ = c.eat("FIRST");
-            let units = c.units()?;
-            c.end()?;
-            if units.is_empty() {
-                return Err(c.err("no units named", FORM));
-            }
-            Order::DefendLoseFirst(units)
+            Order::DefendLoseFirst(named_units(c, FORM)?)
         }
         "READY" | "DONE" => ready(c)?,
+        _ => Order::Command(command(c, first)?),
+    })
+}
+
+/// The units named to the end of the line, at least one.
+fn named_units(c: &mut Cur<'_>, form: &str) -> R<Vec<UnitId>> {
+    let units = c.units()?;
+    c.end()?;
+    if units.is_empty() {
+        return Err(c.err("no units named", form));
+    }
+    Ok(units)
+}
+
+/// `PLACE reinforcement [part] AT place`.
+fn place(c: &mut Cur<'_>) -> R<Order> {
+    let Some(w) = c.peek().map(str::to_string) else {
+        return Err(c.err("no reinforcement named", "PLACE reinforcement AT place"));
+    };
+    let (id, _) = c.vocab.reinforcement(&w).map_err(|m| {
+        let mut e = c.err(m, "PLACE reinforcement AT place");
+        e.suggestion = None;
+        e
+    })?;
+    c.pos += 1;
+    // A part of the reinforcement (2.3: the expedition may be split): the
+    // words up to AT.
+    let mut part = Vec::new();
+    while let Some(w) = c.peek().filter(|w| !w.eq_ignore_ascii_case("AT")) {
+        part.push(w.to_string());
+        c.pos += 1;
+    }
+    c.expect("AT", "PLACE reinforcement [part] AT place")?;
+    let at = c.place("where the reinforcement arrives")?;
+    c.end()?;
+    Ok(if part.is_empty() {
+        Order::Place {
+            reinforcement: id,
+            at,
+        }
+    } else {
+        Order::PlacePart {
+            reinforcement: id,
+            part: part.join(" "),
+            at,
+        }
+    })
+}
+
+/// `DISMOUNT` and two different Camel Corps units (8.24).
+fn dismount(c: &mut Cur<'_>) -> R<Order> {
+    let units = c.units()?;
+    c.end()?;
+    match units.as_slice() {
+        [a, b] if a != b => Ok(Order::Dismount(a.clone(), b.clone())),
+        _ => Err(c.err(
+            format!(
+                "{} named",
+                crate::words::count(units.len(), "unit", "units")
+            ),
+            "DISMOUNT and two different Camel Corps units (8.24)",
+        )),
+    }
+}
+
+/// `SETUP unit ... [WITH leader ...] AT place` (or `SET UP`).
+fn setup(c: &mut Cur<'_>, first: &str) -> R<Order> {
+    const FORM: &str = "SETUP unit ... [WITH leader ...] AT place";
+    if first == "SET" {
+        c.expect("UP", FORM)?;
+    }
+    let units = c.units()?;
+    let leaders = if c.eat("WITH") {
+        c.leaders()?
+    } else {
+        Vec::new()
+    };
+    if units.is_empty() && leaders.is_empty() {
+        return Err(c.err("nothing to set up", FORM));
+    }
+    c.expect("AT", FORM)?;
+    let at = c.place("the hex where they are set up")?;
+    c.end()?;
+    Ok(Order::Setup(crate::engine::orders::SetupOrder {
+        units,
+        leaders,
+        at,
+    }))
+}
+
+/// The rest of a line that starts with a command word, or why the line
+/// starts with no order at all.
+fn command(c: &mut Cur<'_>, first: &str) -> R<Command> {
+    Ok(match first {
         "HELP" => {
             let _ = c.rest();
-            Order::Command(Command::Help)
+            Command::Help
         }
-        "MAP" => {
-            const FORM: &str = "MAP, MAP place, MAP TEXT or MAP PICTURE";
-            // TEXT and PICTURE are the settings whatever the map calls its
-            // places (a place of that name is written by its hex).
-            if c.at_end() {
-                Order::Command(Command::Map(None))
-            } else if let Some(setting) = c.peek().and_then(map_setting) {
-                c.pos += 1;
-                c.end().map_err(|e| SyntaxError {
-                    expected: FORM.into(),
-                    ..e
-                })?;
-                Order::Command(Command::Set(setting))
-            } else {
-                let one_word = c.toks.len() == c.pos + 1;
-                let word = c.peek().unwrap_or_default().to_string();
-                let h = c.place("a place to centre the map on").map_err(|mut e| {
-                    // `MAP TXT`: a slip of a setting rather than of a place
-                    // when one letter off, or when no place is near.
-                    let upper = word.to_uppercase();
-                    let setting = MAP_SETTINGS
-                        .iter()
-                        .copied()
-                        .find(|w| crate::diag::edit_distance(&upper, w) <= 1)
-                        .or_else(|| {
-                            e.suggestion
-                                .is_none()
-                                .then(|| suggest(&word, MAP_SETTINGS.iter().copied()))
-                                .flatten()
-                        });
-                    if one_word && let Some(w) = setting {
-                        e.expected = "a place to centre the map on, or TEXT or PICTURE".into();
-                        e.suggestion = Some(format!("MAP {w}"));
-                    }
-                    e
-                })?;
-                c.end()?;
-                Order::Command(Command::Map(Some(h)))
-            }
-        }
-        "ADDRESS" => {
-            const FORM: &str = "ADDRESS PUBLIC or ADDRESS HIDDEN";
-            let Some(word) = c.peek().map(str::to_string) else {
-                return Err(c.err("the line ends before PUBLIC or HIDDEN", FORM));
-            };
-            let Some(setting) = address_setting(&word) else {
-                let mut e = c.err(format!("{word} is not PUBLIC or HIDDEN"), FORM);
-                e.suggestion = suggest(&word, ADDRESS_SETTINGS.iter().copied())
-                    .map(|w| format!("ADDRESS {w}"));
-                return Err(e);
-            };
-            c.pos += 1;
-            c.end().map_err(|e| SyntaxError {
-                expected: FORM.into(),
-                ..e
-            })?;
-            Order::Command(Command::Set(setting))
-        }
+        "MAP" => map_command(c)?,
+        "ADDRESS" => address_command(c)?,
         "ROUTE" => {
             let a = c.place("where the route starts")?;
             let _ = c.eat("TO");
             let b = c.place("where the route ends")?;
             c.end()?;
-            Order::Command(Command::Route(a, b))
+            Command::Route(a, b)
         }
         "STATUS" => {
             c.end()?;
-            Order::Command(Command::Status)
+            Command::Status
         }
         "HISTORY" => {
             let rest = c.rest();
             if rest.is_empty() {
-                Order::Command(Command::History(None))
+                Command::History(None)
             } else {
                 let m = month(&rest)
                     .ok_or_else(|| c.err(format!("{rest} is not a month"), "HISTORY [1884-03]"))?;
-                Order::Command(Command::History(Some(m)))
+                Command::History(Some(m))
             }
         }
         "RESEND" => {
             c.end()?;
-            Order::Command(Command::Resend)
+            Command::Resend
         }
         "JOIN" => {
             let rest = c.rest();
             if rest.is_empty() {
-                Order::Command(Command::Join(None))
+                Command::Join(None)
             } else {
                 let s = side(&rest).ok_or_else(|| {
                     c.err(format!("{rest} is not a side"), "JOIN [EGYPTIAN|MAHDIST]")
                 })?;
-                Order::Command(Command::Join(Some(s)))
+                Command::Join(Some(s))
             }
         }
-        "ABSENT" => Order::Command(Command::Seat(
-            absent(&c.rest()).map_err(|e| c.err(e, ABSENT_FORM))?,
-        )),
+        "ABSENT" => Command::Seat(absent(&c.rest()).map_err(|e| c.err(e, ABSENT_FORM))?),
         "RESIGN" => {
             c.end().map_err(|e| SyntaxError {
                 expected: "RESIGN alone on its line".into(),
                 ..e
             })?;
-            Order::Command(Command::Seat(SeatRequest::Resign))
+            Command::Seat(SeatRequest::Resign)
         }
-        "DRAW" => {
-            const FORM: &str = "DRAW PROPOSE, DRAW ACCEPT or DRAW WITHDRAW";
-            let rest = c.rest();
-            let step = match rest.to_uppercase().as_str() {
-                "PROPOSE" | "OFFER" => DrawStep::Propose,
-                "ACCEPT" | "ACCEPTED" | "AGREE" => DrawStep::Accept,
-                "WITHDRAW" | "WITHDRAWN" | "CANCEL" => DrawStep::Withdraw,
-                "" => return Err(c.err("the line ends before PROPOSE, ACCEPT or WITHDRAW", FORM)),
-                other => {
-                    let mut e = c.err(format!("{other} is not PROPOSE, ACCEPT or WITHDRAW"), FORM);
-                    e.suggestion = suggest(other, ["PROPOSE", "ACCEPT", "WITHDRAW"])
-                        .map(|w| format!("DRAW {w}"));
-                    return Err(e);
-                }
-            };
-            Order::Command(Command::Seat(SeatRequest::Draw(step)))
+        "DRAW" => Command::Seat(SeatRequest::Draw(draw_step(c)?)),
+        _ => return Err(not_an_order(c, first)),
+    })
+}
+
+/// `MAP`, `MAP place`, or the setting `MAP TEXT` / `MAP PICTURE`.
+fn map_command(c: &mut Cur<'_>) -> R<Command> {
+    const FORM: &str = "MAP, MAP place, MAP TEXT or MAP PICTURE";
+    // TEXT and PICTURE are the settings whatever the map calls its places
+    // (a place of that name is written by its hex).
+    if c.at_end() {
+        return Ok(Command::Map(None));
+    }
+    if let Some(setting) = c.peek().and_then(map_setting) {
+        c.pos += 1;
+        c.end().map_err(|e| SyntaxError {
+            expected: FORM.into(),
+            ..e
+        })?;
+        return Ok(Command::Set(setting));
+    }
+    let one_word = c.toks.len() == c.pos + 1;
+    let word = c.peek().unwrap_or_default().to_string();
+    let h = c.place("a place to centre the map on").map_err(|mut e| {
+        // `MAP TXT`: a slip of a setting rather than of a place when one
+        // letter off, or when no place is near.
+        let upper = word.to_uppercase();
+        let setting = MAP_SETTINGS
+            .iter()
+            .copied()
+            .find(|w| crate::diag::edit_distance(&upper, w) <= 1)
+            .or_else(|| {
+                e.suggestion
+                    .is_none()
+                    .then(|| suggest(&word, MAP_SETTINGS.iter().copied()))
+                    .flatten()
+            });
+        if one_word && let Some(w) = setting {
+            e.expected = "a place to centre the map on, or TEXT or PICTURE".into();
+            e.suggestion = Some(format!("MAP {w}"));
         }
-        _ => {
-            let word = c.toks[0].word.clone();
-            let mut e = c.err(
-                format!("{word} does not start an order"),
-                "an order (MARCH, EXPEND SUPPLY, KEEP SUPPLY, PLACE, WITHDRAW, DISMOUNT, RAILWAY, EVENT LOSSES, DEFEND LOSE FIRST, SETUP, READY) or a command (HELP, MAP, ROUTE, STATUS, HISTORY, RESEND, JOIN, ADDRESS)",
-            );
-            // A march written without MARCH?
-            let mut probe = Cur {
-                toks: c.toks.clone(),
-                pos: 0,
-                vocab: c.vocab,
-                line: c.line,
-                text: c.text,
-            };
-            if march(&mut probe).is_ok() {
-                e.suggestion = Some(format!("MARCH {}", c.text));
-            } else {
-                e.suggestion = suggest(&first, STARTS.iter().copied()).map(str::to_string);
-            }
-            return Err(e);
-        }
+        e
+    })?;
+    c.end()?;
+    Ok(Command::Map(Some(h)))
+}
+
+/// `ADDRESS PUBLIC` or `ADDRESS HIDDEN`.
+fn address_command(c: &mut Cur<'_>) -> R<Command> {
+    const FORM: &str = "ADDRESS PUBLIC or ADDRESS HIDDEN";
+    let Some(word) = c.peek().map(str::to_string) else {
+        return Err(c.err("the line ends before PUBLIC or HIDDEN", FORM));
     };
-    Ok(LineOut::Order(order))
+    let Some(setting) = address_setting(&word) else {
+        let mut e = c.err(format!("{word} is not PUBLIC or HIDDEN"), FORM);
+        e.suggestion =
+            suggest(&word, ADDRESS_SETTINGS.iter().copied()).map(|w| format!("ADDRESS {w}"));
+        return Err(e);
+    };
+    c.pos += 1;
+    c.end().map_err(|e| SyntaxError {
+        expected: FORM.into(),
+        ..e
+    })?;
+    Ok(Command::Set(setting))
+}
+
+/// `DRAW PROPOSE`, `DRAW ACCEPT` or `DRAW WITHDRAW`.
+fn draw_step(c: &mut Cur<'_>) -> R<DrawStep> {
+    const FORM: &str = "DRAW PROPOSE, DRAW ACCEPT or DRAW WITHDRAW";
+    let rest = c.rest();
+    match rest.to_uppercase().as_str() {
+        "PROPOSE" | "OFFER" => Ok(DrawStep::Propose),
+        "ACCEPT" | "ACCEPTED" | "AGREE" => Ok(DrawStep::Accept),
+        "WITHDRAW" | "WITHDRAWN" | "CANCEL" => Ok(DrawStep::Withdraw),
+        "" => Err(c.err("the line ends before PROPOSE, ACCEPT or WITHDRAW", FORM)),
+        other => {
+            let mut e = c.err(format!("{other} is not PROPOSE, ACCEPT or WITHDRAW"), FORM);
+            e.suggestion =
+                suggest(other, ["PROPOSE", "ACCEPT", "WITHDRAW"]).map(|w| format!("DRAW {w}"));
+            Err(e)
+        }
+    }
+}
+
+/// A line that starts with no order word: what was expected, and a
+/// suggestion (`MARCH` before a march written without it, or the order
+/// word nearest the first word).
+fn not_an_order(c: &Cur<'_>, first: &str) -> SyntaxError {
+    let word = c.toks[0].word.clone();
+    let mut e = c.err(
+        format!("{word} does not start an order"),
+        "an order (MARCH, EXPEND SUPPLY, KEEP SUPPLY, PLACE, WITHDRAW, DISMOUNT, RAILWAY, EVENT LOSSES, DEFEND LOSE FIRST, SETUP, READY) or a command (HELP, MAP, ROUTE, STATUS, HISTORY, RESEND, JOIN, ADDRESS)",
+    );
+    // A march written without MARCH?
+    let mut probe = Cur {
+        toks: c.toks.clone(),
+        pos: 0,
+        vocab: c.vocab,
+        line: c.line,
+        text: c.text,
+    };
+    if march(&mut probe).is_ok() {
+        e.suggestion = Some(format!("MARCH {}", c.text));
+    } else {
+        e.suggestion = suggest(first, STARTS.iter().copied()).map(str::to_string);
+    }
+    e
 }
 
 /// How an absence is written.

@@ -42,13 +42,8 @@ impl Service {
     ) -> Result<()> {
         let g = self.game(&g.id)?;
         let reply = |headline: &str, text: &str| -> Result<()> {
-            let rendered = self.templates.render(
-                "notice.txt",
-                context! { game => g.id.clone(), headline => headline, text => text },
-            )?;
-            let mut d = self.reply_draft(&g.id, "answer", key, &cx.sender, rendered, cx.mail);
-            d.html = false;
-            self.queue(d)?;
+            let d = self.notice_draft(Some(&g.id), key, &cx.sender, headline, text)?;
+            self.queue(d.answering(cx.mail, "answer", key))?;
             Ok(())
         };
         if g.status == Status::Finished {

@@ -612,19 +612,7 @@ impl Service {
         }
         let game_id = match self.which_game(cx, &seats)? {
             Ok(g) => g,
-            Err(reason) => {
-                let g = self
-                    .games_to_offer(&seats)?
-                    .into_iter()
-                    .next()
-                    .unwrap_or_else(|| seats[0].game_id.clone());
-                let out = if self.holds_a_secret_of(cx, &seats) {
-                    self.refuse(cx, &g, reason, "")?
-                } else {
-                    self.refuse_unverified(cx, &g, reason)?
-                };
-                return Ok((None, out));
-            }
+            Err(reason) => return Ok((None, self.refuse_no_game(cx, &seats, reason)?)),
         };
         let g = self.game(&game_id)?;
         let scn = self.scenario(&g.scenario)?;
@@ -639,17 +627,71 @@ impl Service {
                 return Ok((Some(game_id), out));
             }
         };
-        let my_seats: Vec<&PlayerRow> = seats.iter().filter(|p| p.game_id == game_id).collect();
+        let seat = match self.verified_seat(cx, &seats, &g, &parsed)? {
+            Ok(seat) => seat,
+            Err(done) => return Ok(done),
+        };
+        // A table battle's result, confirmation or dispute (docs/tabletop.md).
+        if let Some(ask) =
+            super::battles::battle_mail(&cx.mail.body.text, cx.mail.body.flowed, cx.mail.body.delsp)
+        {
+            let out =
+                self.battle_mail_from(&g, seat.side, &cx.sender, &cx.message_id, cx.mail, ask)?;
+            return Ok((Some(game_id), out));
+        }
+        self.orders_and_commands(cx, &g, seat.side, &parsed)
+    }
+
+    /// The refusal of a mail from a player that says no game of his, or
+    /// that could be about several: sent in the name of the first game
+    /// still played, and counted against the cap unless the mail holds
+    /// one of the sender's secrets.
+    fn refuse_no_game(
+        &self,
+        cx: &Context<'_>,
+        seats: &[PlayerRow],
+        reason: String,
+    ) -> Result<Outcome> {
+        let g = self
+            .games_to_offer(seats)?
+            .into_iter()
+            .next()
+            .unwrap_or_else(|| seats[0].game_id.clone());
+        if self.holds_a_secret_of(cx, seats) {
+            self.refuse(cx, &g, reason, "")
+        } else {
+            self.refuse_unverified(cx, &g, reason)
+        }
+    }
+
+    /// The seat the mail is from, its secret checked: the SIDE line, else
+    /// the seat whose secret matches, else the only seat. `Err` holds what
+    /// became of a mail that goes no further: refused, HELP alone answered
+    /// without the secret, or a failed secret.
+    fn verified_seat(
+        &self,
+        cx: &Context<'_>,
+        seats: &[PlayerRow],
+        g: &GameRow,
+        parsed: &Parsed,
+    ) -> Result<std::result::Result<PlayerRow, (Option<String>, Outcome)>> {
+        let game_id = &g.id;
+        let my_seats: Vec<&PlayerRow> = seats.iter().filter(|p| p.game_id == *game_id).collect();
         let secret = parsed.sheet.header.secret.clone().unwrap_or_default();
-        // The seat: the SIDE line, else the seat whose secret matches, else
-        // the only seat.
-        let seat = match parsed.sheet.header.side {
-            Some(s) => my_seats.iter().find(|p| p.side == s).copied(),
-            None => my_seats
+        // The secret is hashed once a seat (`verified`: it matched).
+        let (seat, verified) = match parsed.sheet.header.side {
+            Some(s) => {
+                let seat = my_seats.iter().find(|p| p.side == s).copied();
+                let ok = seat.is_some_and(|p| secret_matches(&secret, &p.secret_sha256));
+                (seat, ok)
+            }
+            None => match my_seats
                 .iter()
                 .find(|p| secret_matches(&secret, &p.secret_sha256))
-                .or(my_seats.first())
-                .copied(),
+            {
+                Some(p) => (Some(*p), true),
+                None => (my_seats.first().copied(), false),
+            },
         };
         let Some(seat) = seat.cloned() else {
             let reason = format!(
@@ -660,13 +702,13 @@ impl Service {
                     .side
                     .map_or("named".to_string(), |s| s.to_string())
             );
-            let out = self.refuse_unverified(cx, &game_id, reason)?;
-            return Ok((Some(game_id), out));
+            let out = self.refuse_unverified(cx, game_id, reason)?;
+            return Ok(Err((Some(game_id.clone()), out)));
         };
         // HELP alone is answered without a secret: it reveals nothing of
         // the game. Anyone can send it in the player's name, so it counts
         // against the hourly cap on answers without a valid secret.
-        if only_help(&parsed) && !secret_matches(&secret, &seat.secret_sha256) {
+        if only_help(parsed) && !verified {
             let rendered = self.templates.render(
                 "help.txt",
                 context! { game => g.id.clone(), guide => super::templates::GUIDE },
@@ -675,10 +717,13 @@ impl Service {
             self.queue_unverified(
                 self.reply_draft(&g.id, "answer", &key, &cx.sender, rendered, cx.mail),
             )?;
-            return Ok((Some(game_id.clone()), Outcome::Commands { game: game_id }));
+            let out = Outcome::Commands {
+                game: game_id.clone(),
+            };
+            return Ok(Err((Some(game_id.clone()), out)));
         }
-        if !secret_matches(&secret, &seat.secret_sha256) {
-            return self.auth_failure(cx, &g, seat, secret.is_empty());
+        if !verified {
+            return Ok(Err(self.auth_failure(cx, g, seat, secret.is_empty())?));
         }
         if seat.auth_failures > 0 || seat.unreachable {
             let mut s = seat.clone();
@@ -686,39 +731,21 @@ impl Service {
             s.unreachable = false;
             store::upsert_player(&self.conn, &s)?;
         }
-        // A table battle's result, confirmation or dispute (docs/tabletop.md).
-        if let Some(ask) =
-            super::battles::battle_mail(&cx.mail.body.text, cx.mail.body.flowed, cx.mail.body.delsp)
-        {
-            let out =
-                self.battle_mail_from(&g, seat.side, &cx.sender, &cx.message_id, cx.mail, ask)?;
-            return Ok((Some(game_id), out));
-        }
-        let side = seat.side;
-        let mut answered = false;
-        let mut chosen: Vec<&Command> = Vec::new();
-        let mut settings: Vec<(usize, Setting)> = Vec::new();
-        for (n, item) in parsed.sheet.items.iter().enumerate() {
-            match &item.order {
-                Order::Command(Command::Set(s)) => {
-                    answered = true;
-                    settings.push((item.line, *s));
-                }
-                Order::Command(c) => {
-                    answered = true;
-                    if answer_once(&chosen, c) {
-                        self.answer(cx, &g, side, c, n)?;
-                        chosen.push(c);
-                    }
-                }
-                _ => {}
-            }
-        }
-        let now_set = if settings.is_empty() {
-            None
-        } else {
-            Some(self.apply_settings(cx, &g, side, &settings)?)
-        };
+        Ok(Ok(seat))
+    }
+
+    /// A verified mail's commands answered and settings made, then its
+    /// orders taken (or, for a mail of commands alone, the orders standing
+    /// as they were).
+    fn orders_and_commands(
+        &self,
+        cx: &Context<'_>,
+        g: &GameRow,
+        side: Side,
+        parsed: &Parsed,
+    ) -> Result<(Option<String>, Outcome)> {
+        let game_id = g.id.clone();
+        let (answered, now_set) = self.commands(cx, g, side, parsed)?;
         let has_orders = parsed
             .sheet
             .items
@@ -742,15 +769,15 @@ impl Service {
             if now_set.is_some() || !parsed.errors.is_empty() || keeps_standing {
                 self.answer_settings(
                     cx,
-                    &g,
-                    &parsed,
+                    g,
+                    parsed,
                     now_set.as_ref(),
                     "This mail held no orders: the orders Dervish has from you stand as they were.",
                 )?;
             }
             return Ok((Some(game_id.clone()), Outcome::Commands { game: game_id }));
         }
-        let out = self.take_orders(cx, &g, side, &parsed, now_set.as_ref())?;
+        let out = self.take_orders(cx, g, side, parsed, now_set.as_ref())?;
         // Refused orders get no receipt: the settings, made all the same,
         // are told in a mail of their own.
         if now_set.is_some() && matches!(out.1, Outcome::Refused(_)) {
@@ -769,13 +796,50 @@ impl Service {
             };
             self.answer_settings(
                 cx,
-                &g,
+                g,
                 &only_settings,
                 now_set.as_ref(),
                 "The orders in this mail were not taken (another answer says why); the settings are made all the same.",
             )?;
         }
         Ok(out)
+    }
+
+    /// Each command of the mail answered once ([`answer_once`]) and its
+    /// settings made: whether it held any command, and the seat's
+    /// settings as they now stand if it set any.
+    fn commands(
+        &self,
+        cx: &Context<'_>,
+        g: &GameRow,
+        side: Side,
+        parsed: &Parsed,
+    ) -> Result<(bool, Option<Vec<Setting>>)> {
+        let mut answered = false;
+        let mut chosen: Vec<&Command> = Vec::new();
+        let mut settings: Vec<(usize, Setting)> = Vec::new();
+        for (n, item) in parsed.sheet.items.iter().enumerate() {
+            match &item.order {
+                Order::Command(Command::Set(s)) => {
+                    answered = true;
+                    settings.push((item.line, *s));
+                }
+                Order::Command(c) => {
+                    answered = true;
+                    if answer_once(&chosen, c) {
+                        self.answer(cx, g, side, c, n)?;
+                        chosen.push(c);
+                    }
+                }
+                _ => {}
+            }
+        }
+        let now_set = if settings.is_empty() {
+            None
+        } else {
+            Some(self.apply_settings(cx, g, side, &settings)?)
+        };
+        Ok((answered, now_set))
     }
 
     /// Store the settings of a mail for the sender's seat (the last line
@@ -866,30 +930,16 @@ impl Service {
         }
         text.push(String::new());
         text.push(closing.to_string());
-        let rendered = self.templates.render(
-            "notice.txt",
-            context! {
-                game => g.id.clone(),
-                headline => if now_set.is_some() {
-                    "your settings"
-                } else if parsed.errors.is_empty() {
-                    "no orders in this mail"
-                } else {
-                    "commands not understood"
-                },
-                text => text.join("\n"),
-            },
-        )?;
-        let mut d = self.reply_draft(
-            &g.id,
-            "answer",
-            &format!("answer:{}:settings", cx.message_id),
-            &cx.sender,
-            rendered,
-            cx.mail,
-        );
-        d.html = false;
-        self.queue(d)?;
+        let headline = if now_set.is_some() {
+            "your settings"
+        } else if parsed.errors.is_empty() {
+            "no orders in this mail"
+        } else {
+            "commands not understood"
+        };
+        let key = format!("answer:{}:settings", cx.message_id);
+        let d = self.notice_draft(Some(&g.id), &key, &cx.sender, headline, &text.join("\n"))?;
+        self.queue(d.answering(cx.mail, "answer", &key))?;
         Ok(())
     }
 
@@ -1197,7 +1247,9 @@ impl Service {
         ))
     }
 
-    /// Answer a command.
+    /// Answer a command: the answer goes back in reply to the mail, with
+    /// an HTML part for maps, the status, a resent results mail and a
+    /// month's history.
     fn answer(
         &self,
         cx: &Context<'_>,
@@ -1209,212 +1261,36 @@ impl Service {
         let scn = self.scenario(&g.scenario)?;
         let state = self.state_shown(g)?;
         let key = format!("answer:{}:{n}", cx.message_id);
-        let notice =
-            |s: &Service, headline: &str, text: &str| -> Result<super::templates::Rendered> {
-                Ok(s.templates.render(
-                    "notice.txt",
-                    context! { game => g.id.clone(), headline => headline, text => text },
-                )?)
-            };
-        // Files sent with the answer: a month's logs and turn records
-        // (HISTORY), the results mail's own files (RESEND).
-        let mut files: Vec<Attachment> = Vec::new();
-        let rendered = match c {
+        let notice = |headline: &str, text: &str| {
+            self.notice_draft(Some(&g.id), &key, &cx.sender, headline, text)
+        };
+        let reply =
+            |rendered| self.reply_draft(&g.id, "answer", &key, &cx.sender, rendered, cx.mail);
+        let d = match c {
             // Absence, resignation and draws (`service::seats`).
             Command::Seat(r) => return self.seat_request(cx, g, side, *r, &key),
-            Command::Help => self.templates.render(
+            Command::Help => reply(self.templates.render(
                 "help.txt",
                 context! { game => g.id.clone(), guide => super::templates::GUIDE },
-            )?,
-            Command::Status => {
-                let players: Vec<minijinja::Value> = store::players(&self.conn, &g.id)?
-                    .iter()
-                    .map(|p| {
-                        let set = store::latest_order_set(&self.conn, &g.id, g.turn_no, p.side)
-                            .ok()
-                            .flatten();
-                        let st = match set {
-                            Some(s) if s.ready => {
-                                format!("orders in (version {}), READY", s.version)
-                            }
-                            Some(s) => format!("orders in (version {}), not yet READY", s.version),
-                            None if g.turn_kind.waits_for().contains(&p.side) => {
-                                "no orders yet".to_string()
-                            }
-                            None => "not this player turn".to_string(),
-                        };
-                        let st = if p.bot.is_some() {
-                            format!("the programmed player; {st}")
-                        } else {
-                            st
-                        };
-                        let st = if p.unreachable {
-                            format!("{st}; unreachable")
-                        } else {
-                            st
-                        };
-                        context! { side => p.side.to_string(), state => st }
-                    })
-                    .collect();
-                self.templates.render(
-                    "status.txt",
-                    context! {
-                        game => g.id.clone(),
-                        title => scn.def.title.clone(),
-                        scenario => g.scenario.clone(),
-                        mode => g.mode.as_str(),
-                        status => g.status.as_str(),
-                        turn_no => g.turn_no,
-                        month => state.month.long_name(),
-                        turn_kind => match g.turn_kind {
-                            TurnKind::Month => "both player turns".to_string(),
-                            TurnKind::Player(s) => format!("the {s} player turn"),
-                            TurnKind::SetUp(s) => format!("the set-up (2.1): the {s} player's"),
-                        },
-                        deadline => deadline_text(g.deadline),
-                        result => (g.status == Status::Finished).then(|| g.result.clone()).flatten(),
-                        players => players,
-                        victory => crate::engine::victory::standing(&scn, &state),
-                        roster => crate::render::roster::roster(&scn, &state, side),
-                        seats => self.seat_lines(&g.id)?,
-                        clock => self.clock_lines(&g.id)?,
-                        map => ascii::overview(&scn, Some(&state)),
-                    },
-                )?
-            }
-            Command::Map(at) => {
-                let text = match at {
-                    Some(h) => ascii::sector(
-                        &scn,
-                        Some(&state),
-                        Sector {
-                            centre: *h,
-                            radius: 6,
-                        },
-                    ),
-                    None => ascii::overview(&scn, Some(&state)),
-                };
-                let text = match Service::setup_label(g) {
-                    Some(label) => format!("{label}\n\n{text}"),
-                    None => text,
-                };
-                notice(self, "map", &text)?
-            }
-            Command::Route(a, b) => {
-                let text = match land_route(&scn.map, *a, *b) {
-                    Some(r) => format!(
-                        "Route from {} to {}:\n{}",
-                        scn.map.describe(*a),
-                        scn.map.describe(*b),
-                        ascii::route_text(&scn.map, &r)
-                    ),
-                    None => format!(
-                        "No land route from {} to {}.",
-                        scn.map.describe(*a),
-                        scn.map.describe(*b)
-                    ),
-                };
-                notice(self, "route", &text)?
-            }
+            )?),
+            Command::Status => reply(self.status_answer(g, side, &scn, &state)?),
+            Command::Map(at) => notice("map", &map_answer(g, &scn, &state, *at))?,
+            Command::Route(a, b) => notice("route", &route_answer(&scn, *a, *b))?,
             Command::History(month) => {
-                let turns = store::turns(&self.conn, &g.id)?;
-                let text = match month {
-                    Some(m) => {
-                        let mut logs: Vec<String> = Vec::new();
-                        for (i, t) in turns.iter().enumerate() {
-                            if t.month != m.to_string() {
-                                continue;
-                            }
-                            let next_seed = match turns.get(i + 1) {
-                                Some(n) => Some(n.seed_sha256.as_str()),
-                                None if g.status != Status::Finished => {
-                                    Some(g.seed_sha256.as_str())
-                                }
-                                None => None,
-                            };
-                            let set = |id: Option<i64>| -> Result<Option<store::OrderSetRow>> {
-                                Ok(match id {
-                                    Some(id) => store::order_set(&self.conn, id)?,
-                                    None => None,
-                                })
-                            };
-                            let record = TurnRecord::of(
-                                g,
-                                t,
-                                set(t.egyptian_set)?.as_ref(),
-                                set(t.mahdist_set)?.as_ref(),
-                                self.data.digest(&g.scenario).unwrap_or_default(),
-                                next_seed,
-                            );
-                            let these = super::turns::turn_files(t, &record);
-                            logs.push(format!(
-                                "Turn {}: the full log ({} lines) is attached as {}.",
-                                t.turn_no,
-                                t.log.lines().count(),
-                                these[0].name
-                            ));
-                            files.extend(these);
-                        }
-                        if logs.is_empty() {
-                            format!("No turn of game {} was played in {}.", g.id, m.long_name())
-                        } else {
-                            logs.push(format!(
-                                "The turn record of each turn is attached ({}): `dervish verify --from-mail` on this mail plays the turn again.",
-                                files
-                                    .iter()
-                                    .filter(|f| f.name.ends_with(".json"))
-                                    .map(|f| f.name.as_str())
-                                    .collect::<Vec<_>>()
-                                    .join(", ")
-                            ));
-                            logs.join("\n")
-                        }
-                    }
-                    None if turns.is_empty() => "No turn has been played yet.".to_string(),
-                    None => {
-                        turns
-                            .iter()
-                            .map(|t| {
-                                format!(
-                                    "turn {}: {} ({}), seed SHA-256 {}",
-                                    t.turn_no,
-                                    t.month,
-                                    t.turn_kind.as_str(),
-                                    t.seed_sha256
-                                )
-                            })
-                            .collect::<Vec<_>>()
-                            .join("\n")
-                            + "\n\nSend HISTORY and a month (HISTORY 1884-03) for that month's full log."
-                    }
-                };
-                notice(self, "history", &text)?
+                // A month's logs and turn records go as files.
+                let (text, files) = self.history_answer(g, *month)?;
+                let mut d = notice("history", &text)?;
+                d.attachments = files;
+                d
             }
-            Command::Resend => {
-                let last = store::mail_for(&self.conn, Some(&g.id))?
-                    .into_iter()
-                    .rev()
-                    .find(|m| m.kind == "results" && m.recipient == cx.sender);
-                match last {
-                    Some(m) => {
-                        files = super::mail::attachments_of(&m);
-                        super::templates::Rendered {
-                            subject: m.subject,
-                            text: m.body_text,
-                        }
-                    }
-                    None => notice(self, "resend", "There are no results for you yet.")?,
-                }
-            }
+            Command::Resend => self.resend(cx, g, &key)?,
             // Settings are made by `apply_settings` and told in the
             // receipt; were one asked here, it is said what it sets.
             Command::Set(s) => notice(
-                self,
                 "settings",
                 &format!("{}: from now on {}.", s.words(), s.meaning()),
             )?,
             Command::Join(_) => notice(
-                self,
                 "join",
                 &format!(
                     "You already play the {side} side of game {}. An open seat is taken with JOIN from an address that has none in the game.",
@@ -1422,14 +1298,192 @@ impl Service {
                 ),
             )?,
         };
-        let mut d = self.reply_draft(&g.id, "answer", &key, &cx.sender, rendered, cx.mail);
-        d.attachments = files;
+        let mut d = d.answering(cx.mail, "answer", &key);
         d.html = matches!(
             c,
             Command::Map(_) | Command::Status | Command::Resend | Command::History(_)
         );
         self.queue(d)?;
         Ok(())
+    }
+
+    /// STATUS: the game, its turn and deadline, each seat's orders, where
+    /// victory stands, the side's roster, the seats' records, the clock
+    /// and the overview map.
+    fn status_answer(
+        &self,
+        g: &GameRow,
+        side: Side,
+        scn: &crate::scenario::Scenario,
+        state: &crate::state::GameState,
+    ) -> Result<super::templates::Rendered> {
+        let players: Vec<minijinja::Value> = store::players(&self.conn, &g.id)?
+            .iter()
+            .map(|p| context! { side => p.side.to_string(), state => self.seat_state(g, p) })
+            .collect();
+        Ok(self.templates.render(
+            "status.txt",
+            context! {
+                game => g.id.clone(),
+                title => scn.def.title.clone(),
+                scenario => g.scenario.clone(),
+                mode => g.mode.as_str(),
+                status => g.status.as_str(),
+                turn_no => g.turn_no,
+                month => state.month.long_name(),
+                turn_kind => match g.turn_kind {
+                    TurnKind::Month => "both player turns".to_string(),
+                    TurnKind::Player(s) => format!("the {s} player turn"),
+                    TurnKind::SetUp(s) => format!("the set-up (2.1): the {s} player's"),
+                },
+                deadline => deadline_text(g.deadline),
+                result => (g.status == Status::Finished).then(|| g.result.clone()).flatten(),
+                players => players,
+                victory => crate::engine::victory::standing(scn, state),
+                roster => crate::render::roster::roster(scn, state, side),
+                seats => self.seat_lines(&g.id)?,
+                clock => self.clock_lines(&g.id)?,
+                map => ascii::overview(scn, Some(state)),
+            },
+        )?)
+    }
+
+    /// Where a seat's orders stand, for STATUS.
+    fn seat_state(&self, g: &GameRow, p: &PlayerRow) -> String {
+        let set = store::latest_order_set(&self.conn, &g.id, g.turn_no, p.side)
+            .ok()
+            .flatten();
+        let st = match set {
+            Some(s) if s.ready => format!("orders in (version {}), READY", s.version),
+            Some(s) => format!("orders in (version {}), not yet READY", s.version),
+            None if g.turn_kind.waits_for().contains(&p.side) => "no orders yet".to_string(),
+            None => "not this player turn".to_string(),
+        };
+        let st = if p.bot.is_some() {
+            format!("the programmed player; {st}")
+        } else {
+            st
+        };
+        if p.unreachable {
+            format!("{st}; unreachable")
+        } else {
+            st
+        }
+    }
+
+    /// HISTORY: the list of turns played, or one month's turns, each with
+    /// its full log and turn record as files.
+    fn history_answer(
+        &self,
+        g: &GameRow,
+        month: Option<crate::calendar::GameMonth>,
+    ) -> Result<(String, Vec<Attachment>)> {
+        let turns = store::turns(&self.conn, &g.id)?;
+        let Some(m) = month else {
+            if turns.is_empty() {
+                return Ok(("No turn has been played yet.".to_string(), Vec::new()));
+            }
+            let list = turns
+                .iter()
+                .map(|t| {
+                    format!(
+                        "turn {}: {} ({}), seed SHA-256 {}",
+                        t.turn_no,
+                        t.month,
+                        t.turn_kind.as_str(),
+                        t.seed_sha256
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join("\n");
+            return Ok((
+                list + "\n\nSend HISTORY and a month (HISTORY 1884-03) for that month's full log.",
+                Vec::new(),
+            ));
+        };
+        let mut files: Vec<Attachment> = Vec::new();
+        let mut logs: Vec<String> = Vec::new();
+        for (i, t) in turns.iter().enumerate() {
+            if t.month != m.to_string() {
+                continue;
+            }
+            let next_seed = match turns.get(i + 1) {
+                Some(n) => Some(n.seed_sha256.as_str()),
+                None if g.status != Status::Finished => Some(g.seed_sha256.as_str()),
+                None => None,
+            };
+            let these = self.turn_files(g, t, next_seed)?;
+            logs.push(format!(
+                "Turn {}: the full log ({} lines) is attached as {}.",
+                t.turn_no,
+                t.log.lines().count(),
+                these[0].name
+            ));
+            files.extend(these);
+        }
+        if logs.is_empty() {
+            let text = format!("No turn of game {} was played in {}.", g.id, m.long_name());
+            return Ok((text, files));
+        }
+        logs.push(format!(
+            "The turn record of each turn is attached ({}): `dervish verify --from-mail` on this mail plays the turn again.",
+            files
+                .iter()
+                .filter(|f| f.name.ends_with(".json"))
+                .map(|f| f.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+        Ok((logs.join("\n"), files))
+    }
+
+    /// A played turn's log and turn record, as files of a mail.
+    fn turn_files(
+        &self,
+        g: &GameRow,
+        t: &store::TurnRow,
+        next_seed: Option<&str>,
+    ) -> Result<Vec<Attachment>> {
+        let set = |id: Option<i64>| -> Result<Option<store::OrderSetRow>> {
+            Ok(match id {
+                Some(id) => store::order_set(&self.conn, id)?,
+                None => None,
+            })
+        };
+        let record = TurnRecord::of(
+            g,
+            t,
+            set(t.egyptian_set)?.as_ref(),
+            set(t.mahdist_set)?.as_ref(),
+            self.data.digest(&g.scenario).unwrap_or_default(),
+            next_seed,
+        );
+        Ok(super::turns::turn_files(t, &record))
+    }
+
+    /// RESEND: the sender's last results mail again, with its files.
+    fn resend(&self, cx: &Context<'_>, g: &GameRow, key: &str) -> Result<Draft> {
+        let last = store::mail_for(&self.conn, Some(&g.id))?
+            .into_iter()
+            .rev()
+            .find(|m| m.kind == "results" && m.recipient == cx.sender);
+        let Some(m) = last else {
+            return self.notice_draft(
+                Some(&g.id),
+                key,
+                &cx.sender,
+                "resend",
+                "There are no results for you yet.",
+            );
+        };
+        let files = super::mail::attachments_of(&m);
+        let rendered = super::templates::Rendered {
+            subject: m.subject,
+            text: m.body_text,
+        };
+        let mut d = self.reply_draft(&g.id, "answer", key, &cx.sender, rendered, cx.mail);
+        d.attachments = files;
+        Ok(d)
     }
 
     pub(super) fn reply_draft(
@@ -1441,10 +1495,6 @@ impl Service {
         rendered: super::templates::Rendered,
         mail: &Inbound,
     ) -> Draft {
-        let mut refs = mail.references.clone();
-        if let Some(id) = &mail.message_id {
-            refs.push(id.clone());
-        }
         Draft {
             game_id: Some(game.to_string()),
             kind,
@@ -1452,11 +1502,12 @@ impl Service {
             to: to.to_string(),
             rendered,
             html: kind == "receipt",
-            in_reply_to: mail.message_id.clone(),
-            refs,
+            in_reply_to: None,
+            refs: Vec::new(),
             reply: true,
             attachments: Vec::new(),
         }
+        .answering(mail, kind, key)
     }
 
     /// Answer the message with a refusal (the reason and a hint) and say
@@ -1540,10 +1591,11 @@ impl Service {
             "refusal.txt",
             context! { game => game, subject => subject, reason => reason, hint => hint },
         )?;
-        let mut d = Draft {
+        let key = format!("refusal:{message_id}");
+        let d = Draft {
             game_id: Some(game.to_string()),
             kind: "refusal",
-            dedupe_key: format!("refusal:{message_id}"),
+            dedupe_key: key.clone(),
             to: to.to_string(),
             rendered,
             html: false,
@@ -1552,12 +1604,52 @@ impl Service {
             reply: true,
             attachments: Vec::new(),
         };
-        if let Some(m) = mail {
-            d.in_reply_to = m.message_id.clone();
-            d.refs = m.references.clone();
-            d.refs.extend(m.message_id.clone());
-        }
-        Ok(d)
+        Ok(match mail {
+            Some(m) => d.answering(m, "refusal", &key),
+            None => d,
+        })
+    }
+}
+
+/// MAP: the sector around a place, or the overview; during the set-up
+/// step, with the words that say what position it shows.
+fn map_answer(
+    g: &GameRow,
+    scn: &crate::scenario::Scenario,
+    state: &crate::state::GameState,
+    at: Option<crate::geo::Hex>,
+) -> String {
+    let text = match at {
+        Some(h) => ascii::sector(
+            scn,
+            Some(state),
+            Sector {
+                centre: h,
+                radius: 6,
+            },
+        ),
+        None => ascii::overview(scn, Some(state)),
+    };
+    match Service::setup_label(g) {
+        Some(label) => format!("{label}\n\n{text}"),
+        None => text,
+    }
+}
+
+/// ROUTE: the cheapest land route between two places, step by step.
+fn route_answer(scn: &crate::scenario::Scenario, a: crate::geo::Hex, b: crate::geo::Hex) -> String {
+    match land_route(&scn.map, a, b) {
+        Some(r) => format!(
+            "Route from {} to {}:\n{}",
+            scn.map.describe(a),
+            scn.map.describe(b),
+            ascii::route_text(&scn.map, &r)
+        ),
+        None => format!(
+            "No land route from {} to {}.",
+            scn.map.describe(a),
+            scn.map.describe(b)
+        ),
     }
 }
 

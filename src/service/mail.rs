@@ -6,6 +6,7 @@ use chrono::{DateTime, Duration, Utc};
 
 use super::templates::Rendered;
 use super::{Result, Service};
+use crate::mail::inbound::Inbound;
 use crate::mail::outbound::{
     Attachment, AutoSubmitted, Content, Handed, Outgoing, SendError, Sender, Staged, escape_html,
     html_with_pictures,
@@ -33,6 +34,21 @@ pub struct Draft {
     pub reply: bool,
     /// Files sent with the text (see [`Attachment`]).
     pub attachments: Vec<Attachment>,
+}
+
+impl Draft {
+    /// This mail as the answer to `mail`: threaded under it (In-Reply-To
+    /// and References), sent as an automatic reply (RFC 3834), of `kind`
+    /// and queued once under `key`.
+    pub fn answering(mut self, mail: &Inbound, kind: &'static str, key: &str) -> Draft {
+        self.kind = kind;
+        self.dedupe_key = key.to_string();
+        self.in_reply_to = mail.message_id.clone();
+        self.refs = mail.references.clone();
+        self.refs.extend(mail.message_id.clone());
+        self.reply = true;
+        self
+    }
 }
 
 /// The files of an outbox row. The column is written only by
@@ -655,9 +671,11 @@ impl Service {
         Ok(to)
     }
 
-    /// A short notice from the `notice.txt` template. The dedupe key holds
-    /// the game as well as `key`, so the same kind of notice (a JOIN, a
-    /// missed turn, an unreachable player) in two games is two notices.
+    /// A short notice from the `notice.txt` template, the one way such a
+    /// mail is written. The dedupe key holds the game as well as `key`, so
+    /// the same kind of notice (a JOIN, a missed turn, an unreachable
+    /// player) in two games is two notices. Sent in answer to a message, it
+    /// takes that message's threading and key with [`Draft::answering`].
     pub fn notice_draft(
         &self,
         game_id: Option<&str>,

@@ -90,9 +90,6 @@ pub fn wrap(text: &str, width: usize) -> String {
     // A space that is not a break point while wrapping: a private-use
     // character, turned back into a space after.
     const GLUE: char = '\u{e000}';
-    let opts = textwrap::Options::new(width)
-        .break_words(false)
-        .word_splitter(textwrap::WordSplitter::NoHyphenation);
     let mut out = String::with_capacity(text.len() + 16);
     let mut prose: Vec<&str> = Vec::new();
     let flush = |prose: &mut Vec<&str>, out: &mut String| {
@@ -110,7 +107,7 @@ pub fn wrap(text: &str, width: usize) -> String {
             }
             joined.push(if c == ' ' && (quote || tick) { GLUE } else { c });
         }
-        for line in textwrap::wrap(&joined, &opts) {
+        for line in crate::words::wrap_words(&joined, width, "", "") {
             out.push_str(&line.replace(GLUE, " "));
             out.push('\n');
         }
