@@ -250,12 +250,12 @@ pub struct Map {
     /// `Direction::ALL` order) whose hexside is a river.
     river_bits: Vec<u8>,
     /// Land routes on the empty map, found once ([`super::route::land_route`]).
-    land_routes: std::sync::Arc<super::route::RouteMemo>,
+    land_routes: std::sync::Arc<super::memo::RouteMemo>,
 }
 
 impl Map {
     /// The land routes found so far on this map with no one on it.
-    pub(crate) fn land_routes(&self) -> &super::route::RouteMemo {
+    pub(crate) fn land_routes(&self) -> &super::memo::RouteMemo {
         &self.land_routes
     }
 
