@@ -158,7 +158,7 @@ pub struct MapFile {
 }
 
 /// A named place on the checked map.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Place {
     pub name: String,
     pub hex: Hex,
@@ -167,11 +167,11 @@ pub struct Place {
 }
 
 /// Index of a river in [`Map::rivers`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct RiverId(pub usize);
 
 /// A river on the checked map.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct River {
     pub name: String,
     pub flows_into: Option<RiverId>,
@@ -180,7 +180,7 @@ pub struct River {
 }
 
 /// What the map knows about one river hexside.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RiverSide {
     pub river: RiverId,
     /// Position along the river from its source: larger is downstream.
@@ -191,14 +191,14 @@ pub struct RiverSide {
 }
 
 /// A cataract on the checked map.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Cataract {
     pub name: String,
     pub hexsides: Vec<Hexside>,
 }
 
 /// State of the track in a hex at the start of a scenario (rules 3.4, 8.22).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Track {
     Built,
     /// Marked on the map; may be built (rule 3.4).
@@ -206,7 +206,7 @@ pub enum Track {
 }
 
 /// A railway line on the checked map.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Railway {
     pub name: String,
     pub hexes: Vec<Hex>,
@@ -226,8 +226,9 @@ pub enum LookupError {
     OffMap(Hex, i32, i32),
 }
 
-/// The checked theatre map.
-#[derive(Clone, Debug)]
+/// The checked theatre map. It is written and read back only as part of
+/// the data cache (`scenario::cache`), which holds maps the builder made.
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Map {
     name: String,
     columns: i32,
@@ -250,12 +251,13 @@ pub struct Map {
     /// `Direction::ALL` order) whose hexside is a river.
     river_bits: Vec<u8>,
     /// Land routes on the empty map, found once ([`super::route::land_route`]).
-    land_routes: std::sync::Arc<super::route::RouteMemo>,
+    #[serde(skip)]
+    land_routes: std::sync::Arc<super::memo::RouteMemo>,
 }
 
 impl Map {
     /// The land routes found so far on this map with no one on it.
-    pub(crate) fn land_routes(&self) -> &super::route::RouteMemo {
+    pub(crate) fn land_routes(&self) -> &super::memo::RouteMemo {
         &self.land_routes
     }
 

@@ -3,6 +3,7 @@
 
 pub mod hex;
 pub mod map;
+mod memo;
 pub mod route;
 
 pub use hex::{Direction, Hex, Hexside};

@@ -3,34 +3,16 @@
 use std::cell::RefCell;
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
-use std::sync::Mutex;
-
-use rustc_hash::FxHashMap;
 
 use pathfinding::prelude::dijkstra;
 
 use super::hex::Hex;
 use super::map::Map;
+pub use super::memo::{Route, RouteMemo};
 
 /// Extra movement points to cross a river hexside without a boat or
 /// gunboat in the hex moved from or to (rule 8.21).
 pub const RIVER_CROSSING_COST: u32 = 3;
-
-/// A land route and its cost.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Route {
-    /// Hexes from start to end, both included.
-    pub hexes: Vec<Hex>,
-    /// Movement points spent.
-    pub cost: u32,
-}
-
-impl Route {
-    /// Number of hexes moved (steps), not counting the start.
-    pub fn steps(&self) -> usize {
-        self.hexes.len().saturating_sub(1)
-    }
-}
 
 /// Movement points to move from `from` into the adjacent `to` by land
 /// (rule 8.21), or `None` if the move is not allowed (sea, off the map).
@@ -250,38 +232,5 @@ impl Scratch {
             hexes,
             cost: u32::try_from(self.cost[end] / STEP_SCALE).unwrap_or(u32::MAX),
         })
-    }
-}
-
-/// Routes found on a map with no one on it, kept for the next time they
-/// are asked for. Shared by clones of the map; emptied when it reaches
-/// [`RouteMemo::LIMIT`] routes, so it never grows without bound.
-#[derive(Debug, Default)]
-pub struct RouteMemo {
-    routes: Mutex<FxHashMap<(Hex, Hex), Option<Route>>>,
-}
-
-impl RouteMemo {
-    /// The most routes kept at once.
-    pub const LIMIT: usize = 20_000;
-
-    fn get_or_insert(
-        &self,
-        key: (Hex, Hex),
-        find: impl FnOnce() -> Option<Route>,
-    ) -> Option<Route> {
-        if let Ok(routes) = self.routes.lock()
-            && let Some(r) = routes.get(&key)
-        {
-            return r.clone();
-        }
-        let found = find();
-        if let Ok(mut routes) = self.routes.lock() {
-            if routes.len() >= Self::LIMIT {
-                routes.clear();
-            }
-            routes.insert(key, found.clone());
-        }
-        found
     }
 }

@@ -6,6 +6,7 @@
 //! [`DataFiles::load`] checks everything and reports every problem with its
 //! file, line and field.
 
+mod cache;
 pub mod check;
 pub mod definition;
 pub mod events;
@@ -61,7 +62,7 @@ impl FileKind {
 }
 
 /// A named text: a file's name as shown in messages and its contents.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct NamedText {
     pub name: String,
     pub text: String,
@@ -306,7 +307,7 @@ fn scenario_id(text: &str) -> Option<String> {
 }
 
 /// Unit values and leaders, checked and indexed.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Units {
     types: Vec<UnitType>,
     by_id: rustc_hash::FxHashMap<String, usize>,
@@ -414,8 +415,10 @@ impl Scenario {
     }
 }
 
-/// All checked data.
-#[derive(Clone, Debug)]
+/// All checked data. It is written and read back only by the data cache
+/// ([`DataFiles::load_cached`]), which holds only what [`DataFiles::load`]
+/// checked.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct DataSet {
     pub map: Arc<Map>,
     pub units: Arc<Units>,

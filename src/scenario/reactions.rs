@@ -25,7 +25,7 @@ pub const REACTIONS_RON: &str = include_str!("../../scenarios/reactions.ron");
 
 /// The strength of the enemy in sight against the Mahdists' own, the
 /// columns "Strength (in figures)" of the seed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub enum Band {
     /// "Up to 1/4 own"
     UpToQuarter,
@@ -80,7 +80,7 @@ impl Band {
 }
 
 /// A row of the reaction table: the situation the Mahdists are in.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub enum Situation {
     /// "No Enemy in Sight" / "Enemy not Visible".
     NoEnemy,
@@ -146,7 +146,7 @@ impl fmt::Display for Situation {
 }
 
 /// A letter of the seed's "Character and Code Definitions".
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub enum Letter {
     A,
     B,
@@ -206,7 +206,7 @@ impl fmt::Display for Letter {
 
 /// One cell: one or two letters, both to be carried out, in order ("FE":
 /// head for and join known friends, head for high ground).
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct Reaction(pub Vec<Letter>);
 
 impl fmt::Display for Reaction {
@@ -230,7 +230,7 @@ pub enum AmbushKind {
 }
 
 /// One line of the ambush composition table.
-#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AmbushParty {
     /// The d10 roll, 1 to 10.
     pub roll: u32,
@@ -268,7 +268,7 @@ struct File {
 }
 
 /// The checked tables.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Reactions {
     rows: BTreeMap<Situation, [Reaction; 11]>,
     codes: BTreeMap<Letter, String>,

@@ -132,7 +132,8 @@ impl Service {
     /// migrated if needed), scenario data and templates.
     pub fn open(cfg: Config) -> Result<Service> {
         let conn = store::open(&cfg.database)?;
-        Service::with_connection(cfg, conn)
+        let cache = data_cache_path(&cfg.database);
+        Service::assemble(cfg, conn, Some(&cache))
     }
 
     /// Open the service for writing, holding the lock that keeps any other
@@ -152,7 +153,8 @@ impl Service {
     /// that would write fails with SQLite's "read-only database".
     pub fn open_read_only(cfg: Config) -> Result<Service> {
         let conn = store::open_read_only(&cfg.database)?;
-        Service::with_connection(cfg, conn)
+        let cache = data_cache_path(&cfg.database);
+        Service::assemble(cfg, conn, Some(&cache))
     }
 
     /// The lock-free opening when another dervish holds the lock, else the
@@ -170,13 +172,21 @@ impl Service {
 
     /// The service over an open database (tests use one in memory).
     pub fn with_connection(cfg: Config, conn: Connection) -> Result<Service> {
+        Service::assemble(cfg, conn, None)
+    }
+
+    /// The service over an open database, its data loaded through the data
+    /// cache `cache` if given (`scenario::cache`).
+    fn assemble(cfg: Config, conn: Connection, cache: Option<&Path>) -> Result<Service> {
         let files = match &cfg.data_dir {
             Some(d) => DataFiles::from_dir(d).map_err(|e| ServiceError::Data(e.to_string()))?,
             None => DataFiles::embedded(),
         };
-        let data = files
-            .load()
-            .map_err(|e| ServiceError::Data(e.to_string()))?;
+        let data = match cache {
+            Some(cache) => files.load_cached(cache),
+            None => files.load(),
+        }
+        .map_err(|e| ServiceError::Data(e.to_string()))?;
         // A data folder's own battle-brief data, checked now.
         let tabletop = match files.extra("tabletop.ron") {
             Some(t) => Some(
@@ -572,6 +582,12 @@ fn file_key(database: &Path, _: &std::fs::Metadata) -> FileKey {
 
 /// The real path of a database that may not exist yet: the file's own if
 /// it exists, else its folder's real path with the file name.
+/// The data cache of a database (`dervish.sqlite` → `dervish.data-cache`):
+/// the checked data set in a fast form (`scenario::cache`).
+fn data_cache_path(database: &Path) -> std::path::PathBuf {
+    database.with_extension("data-cache")
+}
+
 fn real_path(database: &Path) -> std::path::PathBuf {
     if let Ok(p) = std::fs::canonicalize(database) {
         return p;
