@@ -277,31 +277,7 @@ fn a_table_battle_stops_the_turn_is_briefed_reported_confirmed_and_resumed() {
     let id = h.battle_id();
     let open = h.svc.open_battle("abu-klea").unwrap().expect("open battle");
     assert_eq!(open.status, BattleStatus::Waiting);
-    for to in [EGYPTIAN, MAHDIST, GM] {
-        let brief = h.sent_to(to, &format!("battle {id} to the table"));
-        assert_eq!(brief.len(), 1, "brief to {to}");
-        let text = &brief[0].text;
-        assert!(text.contains("BATTLE BRIEF: Volley Fire"), "{text}");
-        // Two players: no reaction table for solo play.
-        assert!(!text.contains("Mahdist Reaction Table"), "{text}");
-        assert!(text.contains(&format!("BATTLE {id}")), "{text}");
-        for unit in ["BI01", "BI03", "BG01", "CIV01", "MS001", "MS006"] {
-            assert!(text.contains(unit), "{unit} in {text}");
-        }
-        // The table laid out, and drawn: the diagram as a picture shown in
-        // the HTML part and as an SVG.
-        assert!(text.contains("THE TABLE"), "{text}");
-        let raw = &brief[0].raw;
-        let name = format!("abu-klea-battle-{id}-table");
-        assert!(raw.contains(&format!("{name}.png")), "no PNG diagram");
-        assert!(raw.contains("image/png"), "no PNG diagram");
-        assert!(raw.contains(&format!("{name}.svg")), "no SVG diagram");
-        assert!(raw.contains("image/svg+xml"), "no SVG diagram");
-        assert!(
-            raw.contains(&format!("cid:{name}.png@")),
-            "the picture not shown"
-        );
-    }
+    every_brief_shows_the_battle_and_its_table(&h, id);
     // Orders for the stopped turn are refused: they are fixed.
     h.send(
         Side::Egyptian,
@@ -362,8 +338,57 @@ fn a_table_battle_stops_the_turn_is_briefed_reported_confirmed_and_resumed() {
     let results = h.sent_to(MAHDIST, "results");
     assert_eq!(results.len(), 1);
 
-    // The archive shows the battle's table on its month's page, as the
-    // brief drew it.
+    the_archive_shows_the_table(&h, id);
+
+    the_turn_plays_again_as_an_uninterrupted_run(&h, &turns[0]);
+    // verify and replay reproduce it byte for byte.
+    let v = h.svc.verify("abu-klea", "1885-01").unwrap();
+    assert!(v.iter().all(|v| v.drift.is_empty()), "{v:?}");
+    assert!(
+        h.svc
+            .replay("abu-klea")
+            .unwrap()
+            .iter()
+            .all(|v| v.drift.is_empty())
+    );
+    // The turn record in the results mail carries the settlement.
+    assert!(results[0].text.contains("abu-klea"));
+}
+
+/// The brief to each player and the game master: the battle, its forces,
+/// the table laid out and drawn (the diagram as a picture shown in the
+/// HTML part and as an SVG).
+fn every_brief_shows_the_battle_and_its_table(h: &Harness, id: i64) {
+    for to in [EGYPTIAN, MAHDIST, GM] {
+        let brief = h.sent_to(to, &format!("battle {id} to the table"));
+        assert_eq!(brief.len(), 1, "brief to {to}");
+        let text = &brief[0].text;
+        assert!(text.contains("BATTLE BRIEF: Volley Fire"), "{text}");
+        // Two players: no reaction table for solo play.
+        assert!(!text.contains("Mahdist Reaction Table"), "{text}");
+        assert!(text.contains(&format!("BATTLE {id}")), "{text}");
+        for unit in ["BI01", "BI03", "BG01", "CIV01", "MS001", "MS006"] {
+            assert!(text.contains(unit), "{unit} in {text}");
+        }
+        // The table laid out, and drawn: the diagram as a picture shown in
+        // the HTML part and as an SVG.
+        assert!(text.contains("THE TABLE"), "{text}");
+        let raw = &brief[0].raw;
+        let name = format!("abu-klea-battle-{id}-table");
+        assert!(raw.contains(&format!("{name}.png")), "no PNG diagram");
+        assert!(raw.contains("image/png"), "no PNG diagram");
+        assert!(raw.contains(&format!("{name}.svg")), "no SVG diagram");
+        assert!(raw.contains("image/svg+xml"), "no SVG diagram");
+        assert!(
+            raw.contains(&format!("cid:{name}.png@")),
+            "the picture not shown"
+        );
+    }
+}
+
+/// The archive shows the battle's table on its month's page, as the brief
+/// drew it.
+fn the_archive_shows_the_table(h: &Harness, id: i64) {
     let site = h.dir.join("site");
     h.svc.archive("abu-klea", &site).unwrap();
     let tables: Vec<PathBuf> = std::fs::read_dir(site.join("abu-klea/tables"))
@@ -377,10 +402,11 @@ fn a_table_battle_stops_the_turn_is_briefed_reported_confirmed_and_resumed() {
     let page = std::fs::read_to_string(site.join(format!("abu-klea/{month}.html"))).unwrap();
     assert!(page.contains("<h2>The table battles</h2>"), "{page}");
     assert!(page.contains(&format!("tables/{name}")), "{page}");
+}
 
-    // The same turn, played again from the database, equals an
-    // uninterrupted run given that result from the start.
-    let t = &turns[0];
+/// The same turn `t`, played again from the database, equals an
+/// uninterrupted run given that result from the start.
+fn the_turn_plays_again_as_an_uninterrupted_run(h: &Harness, t: &store::TurnRow) {
     let before: GameState = serde_json::from_str(&t.state_before).unwrap();
     let settled = dervish::service::battles::settlements_from_json(&t.battles).unwrap();
     assert!(matches!(
@@ -418,18 +444,6 @@ fn a_table_battle_stops_the_turn_is_briefed_reported_confirmed_and_resumed() {
         serde_json::to_string(&uninterrupted.events).unwrap(),
         t.events
     );
-    // verify and replay reproduce it byte for byte.
-    let v = h.svc.verify("abu-klea", "1885-01").unwrap();
-    assert!(v.iter().all(|v| v.drift.is_empty()), "{v:?}");
-    assert!(
-        h.svc
-            .replay("abu-klea")
-            .unwrap()
-            .iter()
-            .all(|v| v.drift.is_empty())
-    );
-    // The turn record in the results mail carries the settlement.
-    assert!(results[0].text.contains("abu-klea"));
 }
 
 #[test]
