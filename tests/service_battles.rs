@@ -648,30 +648,8 @@ fn the_command_line_makes_a_flagged_game_lists_its_battles_and_refuses_bad_optio
     let dir = std::env::temp_dir().join(format!("dervish-battles-cli-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    let config = dir.join("dervish.toml");
-    std::fs::write(
-        &config,
-        format!(
-            "database = \"{}\"\n[outgoing]\nkind = \"file\"\ndir = \"{}\"\n[inbox]\nmaildir = \"{}\"\n",
-            dir.join("db.sqlite").display(),
-            dir.join("outbox").display(),
-            dir.join("inbox").display()
-        ),
-    )
-    .unwrap();
-    let run = |args: &[&str]| {
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_dervish"))
-            .arg("--config")
-            .arg(&config)
-            .args(args)
-            .output()
-            .unwrap();
-        (
-            String::from_utf8_lossy(&out.stdout).into_owned(),
-            String::from_utf8_lossy(&out.stderr).into_owned(),
-            out.status.code().unwrap_or(-1),
-        )
-    };
+    let config = common::process::config_file(&dir, &dir.join("db.sqlite"), "");
+    let run = |args: &[&str]| common::process::dervish_with(&config, args);
     let new = |extra: &[&str]| {
         let mut args = vec![
             "game",
