@@ -7,13 +7,9 @@
 //! the log says so; a dispute goes to the game master.
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
 
-use chrono::{DateTime, Duration, Utc};
+use chrono::{Duration, Utc};
 use dervish::battle::table::Settlement;
-use dervish::mail::inbound::{self, Limits};
-use dervish::mail::maildir::Maildir;
-use dervish::mail::outbound::{Sender, TransportConfig};
 use dervish::scenario::Side;
 use dervish::service::games::NewGame;
 use dervish::service::{Config, Service};
@@ -30,51 +26,21 @@ fn flat(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// The service's table (`mailbox::Table`) with the game `abu-klea` on it.
 struct Harness {
-    dir: PathBuf,
-    svc: Service,
-    inbox: Maildir,
-    sender: Sender,
-    now: Arc<Mutex<DateTime<Utc>>>,
+    table: mailbox::Table,
     secrets: Vec<(Side, String)>,
     n: u32,
 }
 
-impl Drop for Harness {
-    fn drop(&mut self) {
-        if !std::thread::panicking() {
-            let _ = std::fs::remove_dir_all(&self.dir);
-        }
-    }
-}
+mailbox::at_table!(Harness);
 
-#[derive(Debug)]
-struct Sent {
-    to: Vec<String>,
-    subject: String,
-    text: String,
-    /// The whole message as sent.
-    raw: String,
-}
+use mailbox::SentText as Sent;
 
 const SEED: u8 = 0;
 const EGYPTIAN: &str = "wolseley@example.org";
 const MAHDIST: &str = "mahdi@example.org";
 const GM: &str = "gm@example.org";
-
-fn config(dir: &Path) -> Config {
-    let mut cfg = Config {
-        database: dir.join("dervish.sqlite"),
-        outgoing: TransportConfig::File {
-            dir: dir.join("outbox"),
-        },
-        ..Config::default()
-    };
-    cfg.inbox.maildir = dir.join("inbox");
-    cfg.host.address = "dervish@example.org".into();
-    cfg.host.game_master = GM.into();
-    cfg
-}
 
 impl Harness {
     /// A game from the Abu Klea situation (tests/case-fixtures/
@@ -89,29 +55,21 @@ impl Harness {
         mahdist: &str,
         resolver: dervish::state::AutoResolver,
     ) -> Harness {
-        let dir = mailbox::folder("dervish-battles", name);
-        let mut cfg = config(&dir);
-        // The tests move the clock by days between passes: only a gap of
-        // over a week counts as the service being down.
-        cfg.turns.downtime_minutes = 7 * 24 * 60;
-        let sender = Sender::new(&cfg.outgoing).unwrap();
-        let inbox = Maildir::open(&cfg.inbox.maildir).unwrap();
-        let mut svc = Service::open(cfg).unwrap();
-        let now = Arc::new(Mutex::new(
-            DateTime::parse_from_rfc3339("2026-03-01T12:00:00Z")
-                .unwrap()
-                .with_timezone(&Utc),
-        ));
-        let clock = Arc::clone(&now);
-        svc.set_clock(Box::new(move || *clock.lock().unwrap()));
+        let mut table = mailbox::Table::open("dervish-battles", name, |cfg| {
+            cfg.host.game_master = GM.into();
+            // The tests move the clock by days between passes: only a gap
+            // of over a week counts as the service being down.
+            cfg.turns.downtime_minutes = 7 * 24 * 60;
+        });
         // Fixed seeds: the column's march roll lets it attack.
         let mut n = SEED;
-        svc.set_seeds(Box::new(move || {
+        table.svc.set_seeds(Box::new(move || {
             n = n.wrapping_add(1);
             [n; 32]
         }));
         let (_, state) = common::fixture("table-battle.toml");
-        let created = svc
+        let created = table
+            .svc
             .new_game_from(
                 &NewGame {
                     scenario: "khartoum".into(),
@@ -135,22 +93,14 @@ impl Harness {
             )
             .unwrap();
         Harness {
-            dir,
-            svc,
-            inbox,
-            sender,
-            now,
+            table,
             secrets: created.secrets,
             n: 0,
         }
     }
 
     fn secret(&self, side: Side) -> String {
-        self.secrets
-            .iter()
-            .find(|(s, _)| *s == side)
-            .map(|(_, s)| s.clone())
-            .unwrap()
+        mailbox::secret(&self.secrets, side)
     }
 
     fn advance(&self, hours: i64) {
@@ -173,40 +123,8 @@ impl Harness {
         self.inbox.deliver(raw.as_bytes()).unwrap();
     }
 
-    fn pass(&mut self) -> dervish::service::PassReport {
-        self.svc.pass(&mut self.inbox, &self.sender).unwrap()
-    }
-
-    fn sent(&self) -> Vec<Sent> {
-        let mut names: Vec<PathBuf> = std::fs::read_dir(self.dir.join("outbox"))
-            .map(|rd| rd.filter_map(|e| e.ok()).map(|e| e.path()).collect())
-            .unwrap_or_default();
-        names.sort();
-        names
-            .into_iter()
-            .filter(|p| p.extension().is_some_and(|e| e == "eml"))
-            .map(|p| {
-                let raw = std::fs::read(&p).unwrap();
-                let m = inbound::read(
-                    &raw,
-                    &Limits {
-                        max_bytes: 10 << 20,
-                    },
-                    "nobody",
-                )
-                .unwrap();
-                Sent {
-                    to: m.to.clone(),
-                    subject: m.subject.clone(),
-                    text: m.body.text.clone(),
-                    raw: String::from_utf8_lossy(&raw).into_owned(),
-                }
-            })
-            .collect()
-    }
-
     fn sent_to(&self, addr: &str, subject_has: &str) -> Vec<Sent> {
-        self.sent()
+        self.sent_text()
             .into_iter()
             .filter(|s| s.to.iter().any(|t| t == addr) && s.subject.contains(subject_has))
             .collect()
@@ -807,7 +725,7 @@ fn a_data_folder_brings_its_own_brief_data_checked_when_the_service_starts() {
         }
     }
     let open = |dir: &Path| {
-        let mut cfg = config(dir);
+        let mut cfg = mailbox::config(dir);
         cfg.data_dir = Some(dir.join("scenarios"));
         Service::open(cfg)
     };

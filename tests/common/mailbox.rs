@@ -144,6 +144,11 @@ impl Table {
         sent(&self.dir)
     }
 
+    /// Every mail sent so far, the whole of each as text, oldest first.
+    pub fn sent_text(&self) -> Vec<SentText> {
+        self.sent().into_iter().map(SentText::from).collect()
+    }
+
     /// Every mail sent so far to `addr`, oldest first.
     pub fn sent_to(&self, addr: &str) -> Vec<Sent> {
         self.sent()
@@ -198,6 +203,28 @@ pub struct Sent {
     pub subject: String,
     pub text: String,
     pub raw: Vec<u8>,
+}
+
+/// A sent mail with the whole of it as text, for tests that look for a
+/// header or a part in it.
+#[derive(Debug)]
+pub struct SentText {
+    pub to: Vec<String>,
+    pub subject: String,
+    pub text: String,
+    /// The whole message as sent.
+    pub raw: String,
+}
+
+impl From<Sent> for SentText {
+    fn from(m: Sent) -> SentText {
+        SentText {
+            to: m.to,
+            subject: m.subject,
+            text: m.text,
+            raw: String::from_utf8_lossy(&m.raw).into_owned(),
+        }
+    }
 }
 
 /// The mail sent by the service on `dir` (its outbox folder), in the
