@@ -37,6 +37,21 @@ pub struct Table {
     keep: bool,
 }
 
+/// When the tests' clock starts: 2026-03-01 12:00 UTC.
+pub fn start() -> DateTime<Utc> {
+    DateTime::parse_from_rfc3339("2026-03-01T12:00:00Z")
+        .unwrap()
+        .with_timezone(&Utc)
+}
+
+/// Every mail of the outbox, the service's own and game `k-1`'s, by id.
+pub fn all_mail(svc: &Service) -> Vec<dervish::store::OutboxRow> {
+    let mut all = dervish::store::mail_for(&svc.conn, None).unwrap();
+    all.extend(dervish::store::mail_for(&svc.conn, Some("k-1")).unwrap());
+    all.sort_by_key(|m| m.id);
+    all
+}
+
 /// A new folder of the temporary directory named after `prefix`, `name`,
 /// this process and the time, so that no two tests share one.
 pub fn folder(prefix: &str, name: &str) -> PathBuf {
@@ -98,11 +113,7 @@ impl Table {
         let sender = Sender::new(&cfg.outgoing).unwrap();
         let inbox = Maildir::open(&cfg.inbox.maildir).unwrap();
         let mut svc = Service::open(cfg).unwrap();
-        let now = Arc::new(Mutex::new(
-            DateTime::parse_from_rfc3339("2026-03-01T12:00:00Z")
-                .unwrap()
-                .with_timezone(&Utc),
-        ));
+        let now = Arc::new(Mutex::new(start()));
         let clock = Arc::clone(&now);
         svc.set_clock(Box::new(move || *clock.lock().unwrap()));
         Table {
@@ -255,6 +266,16 @@ pub fn sent(dir: &Path) -> Vec<Sent> {
             }
         })
         .collect()
+}
+
+/// The service of the configuration file `cfg_path` with game `k-1` made
+/// on it (and the service closed again): the configuration and the
+/// players' secrets.
+pub fn game_on(cfg_path: &Path) -> (Config, Vec<(Side, String)>) {
+    let cfg = Config::read(cfg_path).unwrap();
+    let svc = Service::open(cfg.clone()).unwrap();
+    let created = svc.new_game(&game("khartoum", "k-1"), "test").unwrap();
+    (cfg, created.secrets)
 }
 
 /// The secret of `side`'s seat among a new game's `secrets`.
