@@ -269,8 +269,94 @@ fn build(
 ) -> Vec<u8> {
     let egyptian = rng.below(2) == 0;
     let (from, secret) = if egyptian { &g.egyptian } else { &g.mahdist };
-    let orders = |rng: &mut Rng| {
-        let list = if egyptian {
+    let w = Writer {
+        g,
+        egyptian,
+        from,
+        secret,
+        soak_id,
+        mid: format!("<{soak_id}@soak.test>"),
+        subject: format!("[dervish {}] orders", g.id),
+    };
+    let draft = match kind {
+        "stranger" | "auto-reply" | "bounce" | "nested-html" | "huge-subject" => {
+            w.not_a_players(kind, rng, nested)
+        }
+        _ => w.a_players(kind, rng),
+    };
+    let _ = games;
+    draft.wire(soak_id)
+}
+
+/// What a soak mail says: its headers' values and its body.
+struct Draft {
+    from: String,
+    mid: Option<String>,
+    subject: String,
+    body: String,
+    /// Headers written before MIME-Version (an auto-reply's).
+    extra: String,
+    content_type: String,
+}
+
+impl Draft {
+    /// A plain-text mail.
+    fn plain(from: &str, mid: Option<String>, subject: String, body: String) -> Draft {
+        Draft {
+            from: from.to_string(),
+            mid,
+            subject,
+            body,
+            extra: String::new(),
+            content_type: "text/plain; charset=utf-8".to_string(),
+        }
+    }
+
+    /// The mail as it arrives: the headers, and the body with CRLF line
+    /// ends (a multipart body is written with them already).
+    fn wire(&self, soak_id: &str) -> Vec<u8> {
+        let Draft {
+            from,
+            mid,
+            subject,
+            body,
+            extra,
+            content_type,
+        } = self;
+        let mut m = format!(
+            "X-Soak-Id: {soak_id}\r\nFrom: {from}\r\nTo: game@localhost\r\nSubject: {subject}\r\n"
+        );
+        if let Some(id) = mid {
+            m.push_str(&format!("Message-ID: {id}\r\n"));
+        }
+        m.push_str(&format!(
+            "Date: Tue, 24 Nov 2026 12:00:00 +0000\r\n{extra}MIME-Version: 1.0\r\nContent-Type: {content_type}\r\n\r\n"
+        ));
+        if content_type.starts_with("multipart") {
+            m.push_str(body);
+        } else {
+            m.push_str(&body.replace('\n', "\r\n"));
+        }
+        m.into_bytes()
+    }
+}
+
+/// What the mails of one game are written from: the game, the side whose
+/// player sends it, and the ids.
+struct Writer<'a> {
+    g: &'a Game,
+    egyptian: bool,
+    from: &'a str,
+    secret: &'a str,
+    soak_id: &'a str,
+    mid: String,
+    subject: String,
+}
+
+impl Writer<'_> {
+    /// A few of the side's orders, READY seven times in ten.
+    fn orders(&self, rng: &mut Rng) -> String {
+        let list = if self.egyptian {
             EGYPTIAN_ORDERS
         } else {
             MAHDIST_ORDERS
@@ -283,172 +369,173 @@ fn build(
             body.push_str("READY\n");
         }
         body
-    };
-    let mid = format!("<{soak_id}@soak.test>");
-    let subject = format!("[dervish {}] orders", g.id);
-    let mut extra = String::new();
-    let mut content_type = "text/plain; charset=utf-8".to_string();
-    let (from, mid, subject, body): (String, Option<String>, String, String) = match kind {
-        "orders" => (
-            from.clone(),
-            Some(mid),
-            subject,
-            format!("SECRET {secret}\n\n{}\n-- \nA player\n", orders(rng)),
-        ),
-        "commands" => {
-            let c = ["STATUS", "HELP", "MAP Khartoum", "HISTORY"][rng.below(4)];
-            (
-                from.clone(),
-                Some(mid),
-                format!("[dervish {}] question", g.id),
-                format!("SECRET {secret}\n{c}\n"),
-            )
-        }
-        "stranger" => (
-            "gone@localhost".into(),
-            Some(mid),
-            "Business proposal".into(),
-            "Dear sir, I have a proposal for you.\n".into(),
-        ),
-        "bad-secret" => (
-            from.clone(),
-            Some(mid),
-            subject,
-            format!("SECRET wrong-{soak_id}\n{}", orders(rng)),
-        ),
-        "other-game" => {
-            let other = format!("nosuchgame{}", rng.below(1000));
-            (
-                from.clone(),
-                Some(mid),
-                format!("[dervish {other}] orders"),
-                format!("SECRET {secret}\nREADY\n"),
-            )
-        }
-        "auto-reply" => {
-            extra = if rng.below(2) == 0 {
-                "Auto-Submitted: auto-replied\r\n".into()
-            } else {
-                "X-Autoreply: yes\r\nPrecedence: bulk\r\n".into()
-            };
-            (
-                from.clone(),
-                Some(mid),
-                format!("Out of office: Re: [dervish {}] results", g.id),
-                "I am away until Monday.\n".into(),
-            )
-        }
-        "bounce" => {
-            // Forged or stale: the returned Message-ID was never sent.
-            let boundary = "soakbound";
-            content_type =
-                format!("multipart/report; report-type=delivery-status; boundary=\"{boundary}\"");
-            let body = format!(
-                "--{boundary}\r\nContent-Type: text/plain\r\n\r\nDelivery to {from} failed.\r\n--{boundary}\r\nContent-Type: message/delivery-status\r\n\r\nReporting-MTA: dns; localhost\r\n\r\nFinal-Recipient: rfc822; {from}\r\nAction: failed\r\nStatus: 5.1.1\r\n\r\n--{boundary}\r\nContent-Type: text/rfc822-headers\r\n\r\nMessage-ID: <forged-{soak_id}@localhost>\r\nTo: {from}\r\nSubject: [dervish {}] results\r\n\r\n--{boundary}--\r\n",
-                g.id
-            );
-            (
-                "MAILER-DAEMON@localhost".into(),
-                Some(mid),
-                "Undelivered Mail Returned to Sender".into(),
-                body,
-            )
-        }
-        "odd-id" => {
-            let odd = match rng.below(4) {
-                0 => format!("<{soak_id} with spaces@soak.test>"),
-                1 => format!("<{soak_id}-ünïcode@høst.test>"),
-                2 => format!("{soak_id}-no-brackets@soak.test"),
-                _ => format!("<{soak_id}-{}@soak.test>", "x".repeat(900)),
-            };
-            (
-                from.clone(),
-                Some(odd),
-                subject,
-                format!("SECRET {secret}\n{}", orders(rng)),
-            )
-        }
-        "no-id" => (
-            from.clone(),
-            None,
-            subject,
-            format!("SECRET {secret}\n{}", orders(rng)),
-        ),
-        "pgp" => {
-            let o = orders(rng);
-            (
-                from.clone(),
-                Some(mid),
-                subject,
-                format!(
-                    "-----BEGIN PGP SIGNED MESSAGE-----\nHash: SHA256\n\nSECRET {secret}\n{o}- -- \n-----BEGIN PGP SIGNATURE-----\n\niQEzBAEBCAAdFiEEsoak{soak_id}\n=abcd\n-----END PGP SIGNATURE-----\n"
-                ),
-            )
-        }
-        "many-status" => (
-            from.clone(),
-            Some(mid),
-            subject,
-            format!("SECRET {secret}\n{}", "STATUS\n".repeat(495)),
-        ),
-        "html" => {
-            content_type = "text/html; charset=utf-8".into();
-            let o = orders(rng).replace('\n', "</p><p>");
-            (
-                from.clone(),
-                Some(mid),
-                subject,
-                format!("<html><body><p>SECRET {secret}</p><p>{o}</p></body></html>\n"),
-            )
-        }
-        "nested-html" => {
-            content_type = "text/html; charset=utf-8".into();
-            let body = format!(
-                "<html><body>{}x{}</body></html>\n",
-                "<ul><li>".repeat(nested),
-                "</li></ul>".repeat(nested)
-            );
-            (
-                "gone@localhost".into(),
-                Some(mid),
-                "Nested lists".into(),
-                body,
-            )
-        }
-        "huge-subject" => (
-            "gone@localhost".into(),
-            Some(mid),
-            format!("[dervish {}] {}", g.id, "A".repeat(1 << 20)),
-            "hello\n".into(),
-        ),
-        "oversized" => {
-            let line = "0123456789".repeat(7) + "\n";
-            (
-                from.clone(),
-                Some(mid),
-                subject,
-                format!(
-                    "SECRET {secret}\nREADY\n{}",
-                    line.repeat(2 * 1024 * 1024 / line.len())
-                ),
-            )
-        }
-        _ => unreachable!("kind {kind}"),
-    };
-    let _ = games;
-    let mut m = format!(
-        "X-Soak-Id: {soak_id}\r\nFrom: {from}\r\nTo: game@localhost\r\nSubject: {subject}\r\n"
-    );
-    if let Some(id) = mid {
-        m.push_str(&format!("Message-ID: {id}\r\n"));
     }
-    m.push_str(&format!(
-        "Date: Tue, 24 Nov 2026 12:00:00 +0000\r\n{extra}MIME-Version: 1.0\r\nContent-Type: {content_type}\r\n\r\n"
-    ));
-    if content_type.starts_with("multipart") {
-        m.push_str(&body);
-    } else {
-        m.push_str(&body.replace('\n', "\r\n"));
+
+    /// A mail from the player's address: orders, commands, a wrong
+    /// secret or game, odd or no Message-ID, signed, HTML, too many
+    /// commands, too large.
+    fn a_players(&self, kind: &str, rng: &mut Rng) -> Draft {
+        let (from, secret, soak_id, g) = (self.from, self.secret, self.soak_id, self.g);
+        let mid = Some(self.mid.clone());
+        let subject = self.subject.clone();
+        match kind {
+            "orders" => Draft::plain(
+                from,
+                mid,
+                subject,
+                format!("SECRET {secret}\n\n{}\n-- \nA player\n", self.orders(rng)),
+            ),
+            "commands" => {
+                let c = ["STATUS", "HELP", "MAP Khartoum", "HISTORY"][rng.below(4)];
+                Draft::plain(
+                    from,
+                    mid,
+                    format!("[dervish {}] question", g.id),
+                    format!("SECRET {secret}\n{c}\n"),
+                )
+            }
+            "bad-secret" => Draft::plain(
+                from,
+                mid,
+                subject,
+                format!("SECRET wrong-{soak_id}\n{}", self.orders(rng)),
+            ),
+            "other-game" => {
+                let other = format!("nosuchgame{}", rng.below(1000));
+                Draft::plain(
+                    from,
+                    mid,
+                    format!("[dervish {other}] orders"),
+                    format!("SECRET {secret}\nREADY\n"),
+                )
+            }
+            "odd-id" => {
+                let odd = match rng.below(4) {
+                    0 => format!("<{soak_id} with spaces@soak.test>"),
+                    1 => format!("<{soak_id}-ünïcode@høst.test>"),
+                    2 => format!("{soak_id}-no-brackets@soak.test"),
+                    _ => format!("<{soak_id}-{}@soak.test>", "x".repeat(900)),
+                };
+                Draft::plain(
+                    from,
+                    Some(odd),
+                    subject,
+                    format!("SECRET {secret}\n{}", self.orders(rng)),
+                )
+            }
+            "no-id" => Draft::plain(
+                from,
+                None,
+                subject,
+                format!("SECRET {secret}\n{}", self.orders(rng)),
+            ),
+            "pgp" => {
+                let o = self.orders(rng);
+                Draft::plain(
+                    from,
+                    mid,
+                    subject,
+                    format!(
+                        "-----BEGIN PGP SIGNED MESSAGE-----\nHash: SHA256\n\nSECRET {secret}\n{o}- -- \n-----BEGIN PGP SIGNATURE-----\n\niQEzBAEBCAAdFiEEsoak{soak_id}\n=abcd\n-----END PGP SIGNATURE-----\n"
+                    ),
+                )
+            }
+            "many-status" => Draft::plain(
+                from,
+                mid,
+                subject,
+                format!("SECRET {secret}\n{}", "STATUS\n".repeat(495)),
+            ),
+            "html" => {
+                let o = self.orders(rng).replace('\n', "</p><p>");
+                Draft {
+                    content_type: "text/html; charset=utf-8".into(),
+                    ..Draft::plain(
+                        from,
+                        mid,
+                        subject,
+                        format!("<html><body><p>SECRET {secret}</p><p>{o}</p></body></html>\n"),
+                    )
+                }
+            }
+            "oversized" => {
+                let line = "0123456789".repeat(7) + "\n";
+                Draft::plain(
+                    from,
+                    mid,
+                    subject,
+                    format!(
+                        "SECRET {secret}\nREADY\n{}",
+                        line.repeat(2 * 1024 * 1024 / line.len())
+                    ),
+                )
+            }
+            _ => unreachable!("kind {kind}"),
+        }
     }
-    m.into_bytes()
+
+    /// A mail from elsewhere: a stranger's, an auto-reply, a forged
+    /// bounce, deeply nested HTML, a huge subject.
+    fn not_a_players(&self, kind: &str, rng: &mut Rng, nested: usize) -> Draft {
+        let (from, soak_id, g) = (self.from, self.soak_id, self.g);
+        let mid = Some(self.mid.clone());
+        match kind {
+            "stranger" => Draft::plain(
+                "gone@localhost",
+                mid,
+                "Business proposal".into(),
+                "Dear sir, I have a proposal for you.\n".into(),
+            ),
+            "auto-reply" => Draft {
+                extra: if rng.below(2) == 0 {
+                    "Auto-Submitted: auto-replied\r\n".into()
+                } else {
+                    "X-Autoreply: yes\r\nPrecedence: bulk\r\n".into()
+                },
+                ..Draft::plain(
+                    from,
+                    mid,
+                    format!("Out of office: Re: [dervish {}] results", g.id),
+                    "I am away until Monday.\n".into(),
+                )
+            },
+            "bounce" => {
+                // Forged or stale: the returned Message-ID was never sent.
+                let boundary = "soakbound";
+                let body = format!(
+                    "--{boundary}\r\nContent-Type: text/plain\r\n\r\nDelivery to {from} failed.\r\n--{boundary}\r\nContent-Type: message/delivery-status\r\n\r\nReporting-MTA: dns; localhost\r\n\r\nFinal-Recipient: rfc822; {from}\r\nAction: failed\r\nStatus: 5.1.1\r\n\r\n--{boundary}\r\nContent-Type: text/rfc822-headers\r\n\r\nMessage-ID: <forged-{soak_id}@localhost>\r\nTo: {from}\r\nSubject: [dervish {}] results\r\n\r\n--{boundary}--\r\n",
+                    g.id
+                );
+                Draft {
+                    content_type: format!(
+                        "multipart/report; report-type=delivery-status; boundary=\"{boundary}\""
+                    ),
+                    ..Draft::plain(
+                        "MAILER-DAEMON@localhost",
+                        mid,
+                        "Undelivered Mail Returned to Sender".into(),
+                        body,
+                    )
+                }
+            }
+            "nested-html" => {
+                let body = format!(
+                    "<html><body>{}x{}</body></html>\n",
+                    "<ul><li>".repeat(nested),
+                    "</li></ul>".repeat(nested)
+                );
+                Draft {
+                    content_type: "text/html; charset=utf-8".into(),
+                    ..Draft::plain("gone@localhost", mid, "Nested lists".into(), body)
+                }
+            }
+            "huge-subject" => Draft::plain(
+                "gone@localhost",
+                mid,
+                format!("[dervish {}] {}", g.id, "A".repeat(1 << 20)),
+                "hello\n".into(),
+            ),
+            _ => unreachable!("kind {kind}"),
+        }
+    }
 }

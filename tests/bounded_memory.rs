@@ -15,6 +15,9 @@ use std::process::Command;
 use dervish::mail::maildir::Maildir;
 use dervish::store;
 
+#[path = "common/process.rs"]
+mod process;
+
 /// The limit, in KiB as `ulimit -v` takes it.
 const LIMIT_KIB: u64 = 256 * 1024;
 
@@ -26,17 +29,7 @@ fn setup(name: &str) -> (PathBuf, PathBuf) {
     let dir = std::env::temp_dir().join(format!("dervish-bounded-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    let config = dir.join("dervish.toml");
-    std::fs::write(
-        &config,
-        format!(
-            "database = \"{}\"\n[outgoing]\nkind = \"file\"\ndir = \"{}\"\n[inbox]\nmaildir = \"{}\"\n",
-            dir.join("db.sqlite").display(),
-            dir.join("outbox").display(),
-            dir.join("inbox").display()
-        ),
-    )
-    .unwrap();
+    let config = process::config_file(&dir, &dir.join("db.sqlite"), "");
     let out = Command::new(dervish())
         .arg("--config")
         .arg(&config)

@@ -950,17 +950,7 @@ fn config_file(name: &str, extra: &str) -> (std::path::PathBuf, String) {
     let dir = std::env::temp_dir().join(format!("dervish-cli-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    let config = dir.join("dervish.toml");
-    std::fs::write(
-        &config,
-        format!(
-            "database = \"{}\"\n[outgoing]\nkind = \"file\"\ndir = \"{}\"\n[inbox]\nmaildir = \"{}\"\n{extra}",
-            dir.join("db.sqlite").display(),
-            dir.join("outbox").display(),
-            dir.join("inbox").display()
-        ),
-    )
-    .unwrap();
+    let config = common::process::config_file(&dir, &dir.join("db.sqlite"), extra);
     let path = config.to_string_lossy().into_owned();
     (dir, path)
 }

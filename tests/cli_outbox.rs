@@ -2,7 +2,6 @@
 //! command line.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use chrono::Utc;
 use dervish::service::{Config, Service};
@@ -10,6 +9,8 @@ use dervish::store::{self};
 
 #[path = "common/mailbox.rs"]
 mod mailbox;
+#[path = "common/process.rs"]
+mod process;
 
 fn setup(name: &str) -> (PathBuf, PathBuf) {
     let dir = mailbox::folder("dervish-cli-outbox", name);
@@ -26,17 +27,7 @@ fn setup(name: &str) -> (PathBuf, PathBuf) {
 }
 
 fn dervish(config: &Path, args: &[&str]) -> (String, String, i32) {
-    let out = Command::new(env!("CARGO_BIN_EXE_dervish"))
-        .arg("--config")
-        .arg(config)
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-        out.status.code().unwrap_or(-1),
-    )
+    process::dervish_with(config, args)
 }
 
 #[test]

@@ -25,22 +25,13 @@ fn temp_dir(name: &str) -> PathBuf {
     mailbox::folder("dervish-outbox", name)
 }
 
-fn start() -> DateTime<Utc> {
-    DateTime::parse_from_rfc3339("2026-03-01T12:00:00Z")
-        .unwrap()
-        .with_timezone(&Utc)
-}
+use mailbox::{all_mail, start};
 
 fn config(dir: &Path, outgoing: TransportConfig) -> Config {
-    let mut cfg = Config {
-        database: dir.join("dervish.sqlite"),
+    Config {
         outgoing,
-        ..Config::default()
-    };
-    cfg.inbox.maildir = dir.join("inbox");
-    cfg.host.address = "dervish@example.org".into();
-    cfg.host.game_master = "gm@example.org".into();
-    cfg
+        ..mailbox::config(dir)
+    }
 }
 
 fn service(cfg: Config, at: DateTime<Utc>) -> Service {
@@ -58,13 +49,6 @@ fn new_game(svc: &Service) -> Vec<(Side, String)> {
     svc.new_game(&mailbox::game("khartoum", "k-1"), "test")
         .unwrap()
         .secrets
-}
-
-fn all_mail(svc: &Service) -> Vec<OutboxRow> {
-    let mut all = store::mail_for(&svc.conn, None).unwrap();
-    all.extend(store::mail_for(&svc.conn, Some("k-1")).unwrap());
-    all.sort_by_key(|m| m.id);
-    all
 }
 
 /// A server that accepts connections and never says a word; counts them.

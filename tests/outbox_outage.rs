@@ -25,17 +25,10 @@ use dervish::store::{self, OutboxRow};
 mod mailbox;
 
 fn temp_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("dervish-outage-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    mailbox::folder("dervish-outage", name)
 }
 
-fn start() -> DateTime<Utc> {
-    DateTime::parse_from_rfc3339("2026-03-01T12:00:00Z")
-        .unwrap()
-        .with_timezone(&Utc)
-}
+use mailbox::{all_mail, start};
 
 fn smtp(port: u16, timeout_secs: u64) -> TransportConfig {
     TransportConfig::Smtp {
@@ -52,15 +45,10 @@ fn smtp(port: u16, timeout_secs: u64) -> TransportConfig {
 }
 
 fn config(dir: &Path, outgoing: TransportConfig) -> Config {
-    let mut cfg = Config {
-        database: dir.join("dervish.sqlite"),
+    Config {
         outgoing,
-        ..Config::default()
-    };
-    cfg.inbox.maildir = dir.join("inbox");
-    cfg.host.address = "dervish@example.org".into();
-    cfg.host.game_master = "gm@example.org".into();
-    cfg
+        ..mailbox::config(dir)
+    }
 }
 
 fn service_at(cfg: Config, at: DateTime<Utc>) -> Service {
@@ -80,13 +68,6 @@ fn queue_notice(svc: &Service, key: &str, to: &str) {
         .notice_draft(None, key, to, "a test", "A test notice.")
         .unwrap();
     assert!(svc.queue(d).unwrap());
-}
-
-fn all_mail(svc: &Service) -> Vec<OutboxRow> {
-    let mut all = store::mail_for(&svc.conn, None).unwrap();
-    all.extend(store::mail_for(&svc.conn, Some("k-1")).unwrap());
-    all.sort_by_key(|m| m.id);
-    all
 }
 
 fn to_gm(svc: &Service) -> Vec<OutboxRow> {

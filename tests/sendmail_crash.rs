@@ -12,7 +12,6 @@ use std::time::Duration;
 
 use dervish::mail::maildir::Maildir;
 use dervish::scenario::Side;
-use dervish::service::{Config, Service};
 use dervish::store::{self};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -57,20 +56,8 @@ fn setup(name: &str) -> (PathBuf, PathBuf) {
         ),
     )
     .unwrap();
-    let cfg = Config::read(&cfg_path).unwrap();
-    let svc = Service::open(cfg.clone()).unwrap();
-    let created = svc
-        .new_game(&mailbox::game("khartoum", "k-1"), "test")
-        .unwrap();
-    let secret = |side| {
-        created
-            .secrets
-            .iter()
-            .find(|(s, _)| *s == side)
-            .unwrap()
-            .1
-            .clone()
-    };
+    let (cfg, secrets) = mailbox::game_on(&cfg_path);
+    let secret = |side| mailbox::secret(&secrets, side);
     let inbox = Maildir::open(&cfg.inbox.maildir).unwrap();
     for n in 0..30 {
         let (from, side) = if n % 2 == 0 {

@@ -27,26 +27,7 @@ struct Harness {
 
 at_table!(Harness);
 
-/// A sent mail as read back from the outbox folder, the whole of it as
-/// text.
-#[derive(Debug)]
-struct Sent {
-    to: Vec<String>,
-    subject: String,
-    text: String,
-    raw: String,
-}
-
-impl From<mailbox::Sent> for Sent {
-    fn from(m: mailbox::Sent) -> Sent {
-        Sent {
-            to: m.to,
-            subject: m.subject,
-            text: m.text,
-            raw: String::from_utf8_lossy(&m.raw).into_owned(),
-        }
-    }
-}
+use mailbox::SentText as Sent;
 
 impl Harness {
     fn new(name: &str, mode: Mode) -> Harness {
@@ -136,7 +117,7 @@ impl Harness {
     }
 
     fn sent(&self) -> Vec<Sent> {
-        self.table.sent().into_iter().map(Sent::from).collect()
+        self.table.sent_text()
     }
 
     fn sent_to(&self, addr: &str) -> Vec<Sent> {

@@ -7,13 +7,9 @@
 //! the log says so; a dispute goes to the game master.
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
 
-use chrono::{DateTime, Duration, Utc};
+use chrono::{Duration, Utc};
 use dervish::battle::table::Settlement;
-use dervish::mail::inbound::{self, Limits};
-use dervish::mail::maildir::Maildir;
-use dervish::mail::outbound::{Sender, TransportConfig};
 use dervish::scenario::Side;
 use dervish::service::games::NewGame;
 use dervish::service::{Config, Service};
@@ -30,51 +26,21 @@ fn flat(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// The service's table (`mailbox::Table`) with the game `abu-klea` on it.
 struct Harness {
-    dir: PathBuf,
-    svc: Service,
-    inbox: Maildir,
-    sender: Sender,
-    now: Arc<Mutex<DateTime<Utc>>>,
+    table: mailbox::Table,
     secrets: Vec<(Side, String)>,
     n: u32,
 }
 
-impl Drop for Harness {
-    fn drop(&mut self) {
-        if !std::thread::panicking() {
-            let _ = std::fs::remove_dir_all(&self.dir);
-        }
-    }
-}
+mailbox::at_table!(Harness);
 
-#[derive(Debug)]
-struct Sent {
-    to: Vec<String>,
-    subject: String,
-    text: String,
-    /// The whole message as sent.
-    raw: String,
-}
+use mailbox::SentText as Sent;
 
 const SEED: u8 = 0;
 const EGYPTIAN: &str = "wolseley@example.org";
 const MAHDIST: &str = "mahdi@example.org";
 const GM: &str = "gm@example.org";
-
-fn config(dir: &Path) -> Config {
-    let mut cfg = Config {
-        database: dir.join("dervish.sqlite"),
-        outgoing: TransportConfig::File {
-            dir: dir.join("outbox"),
-        },
-        ..Config::default()
-    };
-    cfg.inbox.maildir = dir.join("inbox");
-    cfg.host.address = "dervish@example.org".into();
-    cfg.host.game_master = GM.into();
-    cfg
-}
 
 impl Harness {
     /// A game from the Abu Klea situation (tests/case-fixtures/
@@ -89,29 +55,21 @@ impl Harness {
         mahdist: &str,
         resolver: dervish::state::AutoResolver,
     ) -> Harness {
-        let dir = mailbox::folder("dervish-battles", name);
-        let mut cfg = config(&dir);
-        // The tests move the clock by days between passes: only a gap of
-        // over a week counts as the service being down.
-        cfg.turns.downtime_minutes = 7 * 24 * 60;
-        let sender = Sender::new(&cfg.outgoing).unwrap();
-        let inbox = Maildir::open(&cfg.inbox.maildir).unwrap();
-        let mut svc = Service::open(cfg).unwrap();
-        let now = Arc::new(Mutex::new(
-            DateTime::parse_from_rfc3339("2026-03-01T12:00:00Z")
-                .unwrap()
-                .with_timezone(&Utc),
-        ));
-        let clock = Arc::clone(&now);
-        svc.set_clock(Box::new(move || *clock.lock().unwrap()));
+        let mut table = mailbox::Table::open("dervish-battles", name, |cfg| {
+            cfg.host.game_master = GM.into();
+            // The tests move the clock by days between passes: only a gap
+            // of over a week counts as the service being down.
+            cfg.turns.downtime_minutes = 7 * 24 * 60;
+        });
         // Fixed seeds: the column's march roll lets it attack.
         let mut n = SEED;
-        svc.set_seeds(Box::new(move || {
+        table.svc.set_seeds(Box::new(move || {
             n = n.wrapping_add(1);
             [n; 32]
         }));
         let (_, state) = common::fixture("table-battle.toml");
-        let created = svc
+        let created = table
+            .svc
             .new_game_from(
                 &NewGame {
                     scenario: "khartoum".into(),
@@ -135,22 +93,14 @@ impl Harness {
             )
             .unwrap();
         Harness {
-            dir,
-            svc,
-            inbox,
-            sender,
-            now,
+            table,
             secrets: created.secrets,
             n: 0,
         }
     }
 
     fn secret(&self, side: Side) -> String {
-        self.secrets
-            .iter()
-            .find(|(s, _)| *s == side)
-            .map(|(_, s)| s.clone())
-            .unwrap()
+        mailbox::secret(&self.secrets, side)
     }
 
     fn advance(&self, hours: i64) {
@@ -173,40 +123,8 @@ impl Harness {
         self.inbox.deliver(raw.as_bytes()).unwrap();
     }
 
-    fn pass(&mut self) -> dervish::service::PassReport {
-        self.svc.pass(&mut self.inbox, &self.sender).unwrap()
-    }
-
-    fn sent(&self) -> Vec<Sent> {
-        let mut names: Vec<PathBuf> = std::fs::read_dir(self.dir.join("outbox"))
-            .map(|rd| rd.filter_map(|e| e.ok()).map(|e| e.path()).collect())
-            .unwrap_or_default();
-        names.sort();
-        names
-            .into_iter()
-            .filter(|p| p.extension().is_some_and(|e| e == "eml"))
-            .map(|p| {
-                let raw = std::fs::read(&p).unwrap();
-                let m = inbound::read(
-                    &raw,
-                    &Limits {
-                        max_bytes: 10 << 20,
-                    },
-                    "nobody",
-                )
-                .unwrap();
-                Sent {
-                    to: m.to.clone(),
-                    subject: m.subject.clone(),
-                    text: m.body.text.clone(),
-                    raw: String::from_utf8_lossy(&raw).into_owned(),
-                }
-            })
-            .collect()
-    }
-
     fn sent_to(&self, addr: &str, subject_has: &str) -> Vec<Sent> {
-        self.sent()
+        self.sent_text()
             .into_iter()
             .filter(|s| s.to.iter().any(|t| t == addr) && s.subject.contains(subject_has))
             .collect()
@@ -277,31 +195,7 @@ fn a_table_battle_stops_the_turn_is_briefed_reported_confirmed_and_resumed() {
     let id = h.battle_id();
     let open = h.svc.open_battle("abu-klea").unwrap().expect("open battle");
     assert_eq!(open.status, BattleStatus::Waiting);
-    for to in [EGYPTIAN, MAHDIST, GM] {
-        let brief = h.sent_to(to, &format!("battle {id} to the table"));
-        assert_eq!(brief.len(), 1, "brief to {to}");
-        let text = &brief[0].text;
-        assert!(text.contains("BATTLE BRIEF: Volley Fire"), "{text}");
-        // Two players: no reaction table for solo play.
-        assert!(!text.contains("Mahdist Reaction Table"), "{text}");
-        assert!(text.contains(&format!("BATTLE {id}")), "{text}");
-        for unit in ["BI01", "BI03", "BG01", "CIV01", "MS001", "MS006"] {
-            assert!(text.contains(unit), "{unit} in {text}");
-        }
-        // The table laid out, and drawn: the diagram as a picture shown in
-        // the HTML part and as an SVG.
-        assert!(text.contains("THE TABLE"), "{text}");
-        let raw = &brief[0].raw;
-        let name = format!("abu-klea-battle-{id}-table");
-        assert!(raw.contains(&format!("{name}.png")), "no PNG diagram");
-        assert!(raw.contains("image/png"), "no PNG diagram");
-        assert!(raw.contains(&format!("{name}.svg")), "no SVG diagram");
-        assert!(raw.contains("image/svg+xml"), "no SVG diagram");
-        assert!(
-            raw.contains(&format!("cid:{name}.png@")),
-            "the picture not shown"
-        );
-    }
+    every_brief_shows_the_battle_and_its_table(&h, id);
     // Orders for the stopped turn are refused: they are fixed.
     h.send(
         Side::Egyptian,
@@ -362,8 +256,57 @@ fn a_table_battle_stops_the_turn_is_briefed_reported_confirmed_and_resumed() {
     let results = h.sent_to(MAHDIST, "results");
     assert_eq!(results.len(), 1);
 
-    // The archive shows the battle's table on its month's page, as the
-    // brief drew it.
+    the_archive_shows_the_table(&h, id);
+
+    the_turn_plays_again_as_an_uninterrupted_run(&h, &turns[0]);
+    // verify and replay reproduce it byte for byte.
+    let v = h.svc.verify("abu-klea", "1885-01").unwrap();
+    assert!(v.iter().all(|v| v.drift.is_empty()), "{v:?}");
+    assert!(
+        h.svc
+            .replay("abu-klea")
+            .unwrap()
+            .iter()
+            .all(|v| v.drift.is_empty())
+    );
+    // The turn record in the results mail carries the settlement.
+    assert!(results[0].text.contains("abu-klea"));
+}
+
+/// The brief to each player and the game master: the battle, its forces,
+/// the table laid out and drawn (the diagram as a picture shown in the
+/// HTML part and as an SVG).
+fn every_brief_shows_the_battle_and_its_table(h: &Harness, id: i64) {
+    for to in [EGYPTIAN, MAHDIST, GM] {
+        let brief = h.sent_to(to, &format!("battle {id} to the table"));
+        assert_eq!(brief.len(), 1, "brief to {to}");
+        let text = &brief[0].text;
+        assert!(text.contains("BATTLE BRIEF: Volley Fire"), "{text}");
+        // Two players: no reaction table for solo play.
+        assert!(!text.contains("Mahdist Reaction Table"), "{text}");
+        assert!(text.contains(&format!("BATTLE {id}")), "{text}");
+        for unit in ["BI01", "BI03", "BG01", "CIV01", "MS001", "MS006"] {
+            assert!(text.contains(unit), "{unit} in {text}");
+        }
+        // The table laid out, and drawn: the diagram as a picture shown in
+        // the HTML part and as an SVG.
+        assert!(text.contains("THE TABLE"), "{text}");
+        let raw = &brief[0].raw;
+        let name = format!("abu-klea-battle-{id}-table");
+        assert!(raw.contains(&format!("{name}.png")), "no PNG diagram");
+        assert!(raw.contains("image/png"), "no PNG diagram");
+        assert!(raw.contains(&format!("{name}.svg")), "no SVG diagram");
+        assert!(raw.contains("image/svg+xml"), "no SVG diagram");
+        assert!(
+            raw.contains(&format!("cid:{name}.png@")),
+            "the picture not shown"
+        );
+    }
+}
+
+/// The archive shows the battle's table on its month's page, as the brief
+/// drew it.
+fn the_archive_shows_the_table(h: &Harness, id: i64) {
     let site = h.dir.join("site");
     h.svc.archive("abu-klea", &site).unwrap();
     let tables: Vec<PathBuf> = std::fs::read_dir(site.join("abu-klea/tables"))
@@ -377,10 +320,11 @@ fn a_table_battle_stops_the_turn_is_briefed_reported_confirmed_and_resumed() {
     let page = std::fs::read_to_string(site.join(format!("abu-klea/{month}.html"))).unwrap();
     assert!(page.contains("<h2>The table battles</h2>"), "{page}");
     assert!(page.contains(&format!("tables/{name}")), "{page}");
+}
 
-    // The same turn, played again from the database, equals an
-    // uninterrupted run given that result from the start.
-    let t = &turns[0];
+/// The same turn `t`, played again from the database, equals an
+/// uninterrupted run given that result from the start.
+fn the_turn_plays_again_as_an_uninterrupted_run(h: &Harness, t: &store::TurnRow) {
     let before: GameState = serde_json::from_str(&t.state_before).unwrap();
     let settled = dervish::service::battles::settlements_from_json(&t.battles).unwrap();
     assert!(matches!(
@@ -418,18 +362,6 @@ fn a_table_battle_stops_the_turn_is_briefed_reported_confirmed_and_resumed() {
         serde_json::to_string(&uninterrupted.events).unwrap(),
         t.events
     );
-    // verify and replay reproduce it byte for byte.
-    let v = h.svc.verify("abu-klea", "1885-01").unwrap();
-    assert!(v.iter().all(|v| v.drift.is_empty()), "{v:?}");
-    assert!(
-        h.svc
-            .replay("abu-klea")
-            .unwrap()
-            .iter()
-            .all(|v| v.drift.is_empty())
-    );
-    // The turn record in the results mail carries the settlement.
-    assert!(results[0].text.contains("abu-klea"));
 }
 
 #[test]
@@ -634,30 +566,8 @@ fn the_command_line_makes_a_flagged_game_lists_its_battles_and_refuses_bad_optio
     let dir = std::env::temp_dir().join(format!("dervish-battles-cli-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    let config = dir.join("dervish.toml");
-    std::fs::write(
-        &config,
-        format!(
-            "database = \"{}\"\n[outgoing]\nkind = \"file\"\ndir = \"{}\"\n[inbox]\nmaildir = \"{}\"\n",
-            dir.join("db.sqlite").display(),
-            dir.join("outbox").display(),
-            dir.join("inbox").display()
-        ),
-    )
-    .unwrap();
-    let run = |args: &[&str]| {
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_dervish"))
-            .arg("--config")
-            .arg(&config)
-            .args(args)
-            .output()
-            .unwrap();
-        (
-            String::from_utf8_lossy(&out.stdout).into_owned(),
-            String::from_utf8_lossy(&out.stderr).into_owned(),
-            out.status.code().unwrap_or(-1),
-        )
-    };
+    let config = common::process::config_file(&dir, &dir.join("db.sqlite"), "");
+    let run = |args: &[&str]| common::process::dervish_with(&config, args);
     let new = |extra: &[&str]| {
         let mut args = vec![
             "game",
@@ -815,7 +725,7 @@ fn a_data_folder_brings_its_own_brief_data_checked_when_the_service_starts() {
         }
     }
     let open = |dir: &Path| {
-        let mut cfg = config(dir);
+        let mut cfg = mailbox::config(dir);
         cfg.data_dir = Some(dir.join("scenarios"));
         Service::open(cfg)
     };

@@ -10,7 +10,6 @@ use std::time::Duration;
 
 use dervish::mail::maildir::Maildir;
 use dervish::scenario::Side;
-use dervish::service::{Config, Service};
 use dervish::store::{self};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -19,9 +18,7 @@ use rand_chacha::ChaCha8Rng;
 mod mailbox;
 
 fn setup(name: &str) -> (PathBuf, PathBuf) {
-    let dir = std::env::temp_dir().join(format!("dervish-crash-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = mailbox::folder("dervish-crash", name);
     let cfg_path = dir.join("dervish.toml");
     std::fs::write(
         &cfg_path,
@@ -31,20 +28,8 @@ fn setup(name: &str) -> (PathBuf, PathBuf) {
         ),
     )
     .unwrap();
-    let cfg = Config::read(&cfg_path).unwrap();
-    let svc = Service::open(cfg.clone()).unwrap();
-    let created = svc
-        .new_game(&mailbox::game("khartoum", "k-1"), "test")
-        .unwrap();
-    let secret = |side| {
-        created
-            .secrets
-            .iter()
-            .find(|(s, _)| *s == side)
-            .unwrap()
-            .1
-            .clone()
-    };
+    let (cfg, secrets) = mailbox::game_on(&cfg_path);
+    let secret = |side| mailbox::secret(&secrets, side);
     let inbox = Maildir::open(&cfg.inbox.maildir).unwrap();
     let mut n = 0;
     let mut mail = |from: &str, body: String| {

@@ -7,6 +7,8 @@
 
 #[path = "common/mailbox.rs"]
 mod mailbox;
+#[path = "common/process.rs"]
+mod process;
 
 use std::path::PathBuf;
 
@@ -480,30 +482,11 @@ fn rule_2_1_alternating_turns_open_with_the_egyptian_player_turn_after_the_set_u
 #[test]
 fn rule_2_1_the_map_command_shows_the_set_up_step() {
     let dir = Table::open("dervish-setup-step", "cli-map", |_| {}).close();
-    let config = dir.join("dervish.toml");
-    std::fs::write(
-        &config,
-        format!(
-            "database = \"{}\"\n[outgoing]\nkind = \"file\"\ndir = \"{}\"\n[inbox]\nmaildir = \"{}\"\n",
-            dir.join("dervish.sqlite").display(),
-            dir.join("outbox").display(),
-            dir.join("inbox").display()
-        ),
-    )
-    .unwrap();
+    let config = process::config_file(&dir, &dir.join("dervish.sqlite"), "");
     let run = |args: &[&str]| {
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_dervish"))
-            .arg("--config")
-            .arg(&config)
-            .args(args)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout).into_owned()
+        let (out, err, code) = process::dervish_with(&config, args);
+        assert_eq!(code, 0, "{args:?}: {err}");
+        out
     };
     run(&[
         "game",

@@ -37,6 +37,21 @@ pub struct Table {
     keep: bool,
 }
 
+/// When the tests' clock starts: 2026-03-01 12:00 UTC.
+pub fn start() -> DateTime<Utc> {
+    DateTime::parse_from_rfc3339("2026-03-01T12:00:00Z")
+        .unwrap()
+        .with_timezone(&Utc)
+}
+
+/// Every mail of the outbox, the service's own and game `k-1`'s, by id.
+pub fn all_mail(svc: &Service) -> Vec<dervish::store::OutboxRow> {
+    let mut all = dervish::store::mail_for(&svc.conn, None).unwrap();
+    all.extend(dervish::store::mail_for(&svc.conn, Some("k-1")).unwrap());
+    all.sort_by_key(|m| m.id);
+    all
+}
+
 /// A new folder of the temporary directory named after `prefix`, `name`,
 /// this process and the time, so that no two tests share one.
 pub fn folder(prefix: &str, name: &str) -> PathBuf {
@@ -98,11 +113,7 @@ impl Table {
         let sender = Sender::new(&cfg.outgoing).unwrap();
         let inbox = Maildir::open(&cfg.inbox.maildir).unwrap();
         let mut svc = Service::open(cfg).unwrap();
-        let now = Arc::new(Mutex::new(
-            DateTime::parse_from_rfc3339("2026-03-01T12:00:00Z")
-                .unwrap()
-                .with_timezone(&Utc),
-        ));
+        let now = Arc::new(Mutex::new(start()));
         let clock = Arc::clone(&now);
         svc.set_clock(Box::new(move || *clock.lock().unwrap()));
         Table {
@@ -142,6 +153,11 @@ impl Table {
     /// Every mail sent so far, oldest first.
     pub fn sent(&self) -> Vec<Sent> {
         sent(&self.dir)
+    }
+
+    /// Every mail sent so far, the whole of each as text, oldest first.
+    pub fn sent_text(&self) -> Vec<SentText> {
+        self.sent().into_iter().map(SentText::from).collect()
     }
 
     /// Every mail sent so far to `addr`, oldest first.
@@ -200,6 +216,28 @@ pub struct Sent {
     pub raw: Vec<u8>,
 }
 
+/// A sent mail with the whole of it as text, for tests that look for a
+/// header or a part in it.
+#[derive(Debug)]
+pub struct SentText {
+    pub to: Vec<String>,
+    pub subject: String,
+    pub text: String,
+    /// The whole message as sent.
+    pub raw: String,
+}
+
+impl From<Sent> for SentText {
+    fn from(m: Sent) -> SentText {
+        SentText {
+            to: m.to,
+            subject: m.subject,
+            text: m.text,
+            raw: String::from_utf8_lossy(&m.raw).into_owned(),
+        }
+    }
+}
+
 /// The mail sent by the service on `dir` (its outbox folder), in the
 /// order of the files' names, oldest first.
 pub fn sent(dir: &Path) -> Vec<Sent> {
@@ -228,6 +266,16 @@ pub fn sent(dir: &Path) -> Vec<Sent> {
             }
         })
         .collect()
+}
+
+/// The service of the configuration file `cfg_path` with game `k-1` made
+/// on it (and the service closed again): the configuration and the
+/// players' secrets.
+pub fn game_on(cfg_path: &Path) -> (Config, Vec<(Side, String)>) {
+    let cfg = Config::read(cfg_path).unwrap();
+    let svc = Service::open(cfg.clone()).unwrap();
+    let created = svc.new_game(&game("khartoum", "k-1"), "test").unwrap();
+    (cfg, created.secrets)
 }
 
 /// The secret of `side`'s seat among a new game's `secrets`.

@@ -1,4 +1,7 @@
 //! The `dervish` binary run as a mail server or a shell would run it.
+//! Included by `mod common` or by `#[path]`.
+
+#![allow(dead_code)]
 
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
@@ -38,6 +41,41 @@ pub fn dervish(args: &[&str]) -> (String, String, i32) {
     (
         String::from_utf8(out.stdout).unwrap(),
         String::from_utf8(out.stderr).unwrap(),
+        out.status.code().unwrap_or(-1),
+    )
+}
+
+/// A configuration file `dervish.toml` in `dir` for a service there: the
+/// database `database`, a file outbox and a Maildir inbox in `dir`, then
+/// `extra` TOML. Its path.
+pub fn config_file(dir: &Path, database: &Path, extra: &str) -> std::path::PathBuf {
+    let config = dir.join("dervish.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "database = \"{}\"\n[outgoing]\nkind = \"file\"\ndir = \"{}\"\n[inbox]\nmaildir = \"{}\"\n{extra}",
+            database.display(),
+            dir.join("outbox").display(),
+            dir.join("inbox").display()
+        ),
+    )
+    .unwrap();
+    config
+}
+
+/// `dervish --config CONFIG ARGS` in this folder: what it printed on
+/// standard output and standard error, and its exit status (-1 if a
+/// signal ended it). Output that is not UTF-8 is shown lossily.
+pub fn dervish_with(config: &Path, args: &[&str]) -> (String, String, i32) {
+    let out = Command::new(env!("CARGO_BIN_EXE_dervish"))
+        .arg("--config")
+        .arg(config)
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
         out.status.code().unwrap_or(-1),
     )
 }
