@@ -215,6 +215,8 @@ struct UnitFile {
     /// The counter's name (a named regiment such as the Black Watch, 2.3);
     /// one counter only.
     name: Option<String>,
+    /// The counter's strength (1.4), where it is not the type's.
+    strength: Option<u32>,
 }
 
 #[derive(Deserialize, Debug)]
@@ -775,7 +777,7 @@ impl Builder<'_> {
         for (i, u) in units.iter().enumerate() {
             let status = self.unit_status(scn, i, u);
             let picked = self.pick_counters(scn, state, i, u, &used, &named);
-            self.check_origin_and_name(i, u, picked.len());
+            self.check_entry(i, u, picked.len());
             let Some(status) = status else { continue };
             for k in picked {
                 used.insert(k);
@@ -787,6 +789,9 @@ impl Builder<'_> {
                 }
                 if u.name.is_some() {
                     c.name = u.name.as_deref().map(Into::into);
+                }
+                if let Some(n) = u.strength {
+                    c.strength = n;
                 }
             }
         }
@@ -933,9 +938,9 @@ impl Builder<'_> {
         free
     }
 
-    /// An entry's `origin` must be a reinforcement, and its `name` one
-    /// counter's.
-    fn check_origin_and_name(&mut self, i: usize, u: &UnitFile, picked: usize) {
+    /// An entry's `origin` must be a reinforcement, its `name` one
+    /// counter's and its `strength` 1 or more.
+    fn check_entry(&mut self, i: usize, u: &UnitFile, picked: usize) {
         let field = |f: &str| format!("situation.units[{i}].{f}");
         if let Some(o) = &u.origin
             && !self.reinforcements.contains(o)
@@ -946,6 +951,14 @@ impl Builder<'_> {
                 o,
                 format!("no reinforcement called {o}"),
                 &format!("the reinforcements are {ids}"),
+            );
+        }
+        if u.strength == Some(0) {
+            self.err(
+                &field("strength"),
+                "strength",
+                "a counter's strength is 1 or more".to_string(),
+                "leave `strength` out for the type's, or give 1 or more",
             );
         }
         if u.name.is_some() && picked > 1 {
