@@ -13,6 +13,9 @@ use dervish::mail::outbound::{
 };
 use mail_parser::{MessageParser, MimeHeaders};
 
+#[path = "common/mailbox.rs"]
+mod mailbox;
+
 fn outgoing() -> Outgoing {
     Outgoing {
         from: "Dervish <dervish@example.org>".to_owned(),
@@ -411,18 +414,7 @@ fn smtp_to_a_closed_port_is_transient() {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         listener.local_addr().unwrap().port()
     };
-    let sender = Sender::new(&TransportConfig::Smtp {
-        host: "127.0.0.1".to_owned(),
-        port,
-        security: Security::None,
-        username: None,
-        password: None,
-        password_env: None,
-        password_file: None,
-        ca_file: None,
-        timeout_secs: 5,
-    })
-    .unwrap();
+    let sender = Sender::new(&mailbox::smtp(port, 5)).unwrap();
     let err = sender.send(&outgoing()).unwrap_err();
     assert!(err.transient, "{err:?}");
     assert!(err.message.starts_with("SMTP"), "{}", err.message);

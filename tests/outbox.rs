@@ -8,13 +8,13 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
-use chrono::{DateTime, Duration, Utc};
-use dervish::mail::outbound::{Security, Sender, TransportConfig};
+use chrono::Duration;
+use dervish::mail::outbound::{Sender, TransportConfig};
 use dervish::scenario::Side;
+use dervish::service::Service;
 use dervish::service::games::NewGame;
 use dervish::service::mail::SCRUBBED_WELCOME;
 use dervish::service::secrets::secret_matches;
-use dervish::service::{Config, Service};
 use dervish::store::{self, OutboxRow};
 use lettre::address::Envelope;
 
@@ -25,20 +25,7 @@ fn temp_dir(name: &str) -> PathBuf {
     mailbox::folder("dervish-outbox", name)
 }
 
-use mailbox::{all_mail, start};
-
-fn config(dir: &Path, outgoing: TransportConfig) -> Config {
-    Config {
-        outgoing,
-        ..mailbox::config(dir)
-    }
-}
-
-fn service(cfg: Config, at: DateTime<Utc>) -> Service {
-    let mut svc = Service::open(cfg).unwrap();
-    svc.set_clock(Box::new(move || at));
-    svc
-}
+use mailbox::{all_mail, config_sending as config, service_at as service, start};
 
 /// Queue `n` short notices to players.
 fn queue_notices(svc: &Service, n: usize) {
@@ -67,18 +54,9 @@ fn silent_server() -> (u16, Arc<AtomicUsize>) {
     (port, accepted)
 }
 
+/// SMTP to the server on loopback at `port`, waiting a second at most.
 fn smtp(port: u16) -> TransportConfig {
-    TransportConfig::Smtp {
-        host: "127.0.0.1".into(),
-        port,
-        security: Security::None,
-        username: None,
-        password: None,
-        password_env: None,
-        password_file: None,
-        ca_file: None,
-        timeout_secs: 1,
-    }
+    mailbox::smtp(port, 1)
 }
 
 /// A fake `sendmail`: each run stores its standard input as `msg.N` and

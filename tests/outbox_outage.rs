@@ -12,9 +12,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration as StdDuration, Instant};
 
-use chrono::{DateTime, Duration, Utc};
+use chrono::Duration;
 use dervish::mail::maildir::Maildir;
-use dervish::mail::outbound::{Attachment, Security, Sender, TransportConfig};
+use dervish::mail::outbound::{Attachment, Sender, TransportConfig};
 use dervish::scenario::Side;
 use dervish::service::daemon::Daemon;
 use dervish::service::mail::{mail_digest, prune_sent};
@@ -28,34 +28,7 @@ fn temp_dir(name: &str) -> PathBuf {
     mailbox::folder("dervish-outage", name)
 }
 
-use mailbox::{all_mail, start};
-
-fn smtp(port: u16, timeout_secs: u64) -> TransportConfig {
-    TransportConfig::Smtp {
-        host: "127.0.0.1".into(),
-        port,
-        security: Security::None,
-        username: None,
-        password: None,
-        password_env: None,
-        password_file: None,
-        ca_file: None,
-        timeout_secs,
-    }
-}
-
-fn config(dir: &Path, outgoing: TransportConfig) -> Config {
-    Config {
-        outgoing,
-        ..mailbox::config(dir)
-    }
-}
-
-fn service_at(cfg: Config, at: DateTime<Utc>) -> Service {
-    let mut svc = Service::open(cfg).unwrap();
-    svc.set_clock(Box::new(move || at));
-    svc
-}
+use mailbox::{all_mail, config_sending as config, service_at, smtp, start};
 
 fn new_game(svc: &Service) -> Vec<(Side, String)> {
     svc.new_game(&mailbox::game("khartoum", "k-1"), "test")

@@ -1,10 +1,10 @@
 //! One person plays a whole campaign by email against the programmed
 //! Mahdist player: scenario 2, every month, through the mail service.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use chrono::Duration;
-use dervish::mail::inbound::{self, Limits};
+use dervish::mail::inbound::{self};
 use dervish::mail::maildir::Maildir;
 use dervish::mail::outbound::Sender;
 use dervish::orders::{print, written};
@@ -22,29 +22,7 @@ fn temp_dir(name: &str) -> PathBuf {
     mailbox::folder("dervish-solo", name)
 }
 
-/// Every mail in the outbox folder, as (bytes, read).
-fn sent(dir: &Path) -> Vec<(Vec<u8>, inbound::Inbound)> {
-    let mut names: Vec<PathBuf> = std::fs::read_dir(dir.join("outbox"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    names.sort();
-    names
-        .into_iter()
-        .map(|p| {
-            let raw = std::fs::read(p).unwrap();
-            let m = inbound::read(
-                &raw,
-                &Limits {
-                    max_bytes: 10 << 20,
-                },
-                "nobody",
-            )
-            .unwrap();
-            (raw, m)
-        })
-        .collect()
-}
+use mailbox::sent_read as sent;
 
 /// Text with every run of white space one space (prose is wrapped).
 fn flat(text: &str) -> String {

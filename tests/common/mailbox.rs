@@ -81,6 +81,36 @@ pub fn config(dir: &Path) -> Config {
     cfg
 }
 
+/// The configuration of [`config`] sending its mail by `outgoing`.
+pub fn config_sending(dir: &Path, outgoing: TransportConfig) -> Config {
+    Config {
+        outgoing,
+        ..config(dir)
+    }
+}
+
+/// The service of `cfg`, its clock stopped at `at`.
+pub fn service_at(cfg: Config, at: DateTime<Utc>) -> Service {
+    let mut svc = Service::open(cfg).unwrap();
+    svc.set_clock(Box::new(move || at));
+    svc
+}
+
+/// Plain SMTP to a server on loopback at `port`, without TLS or a login.
+pub fn smtp(port: u16, timeout_secs: u64) -> TransportConfig {
+    TransportConfig::Smtp {
+        host: "127.0.0.1".into(),
+        port,
+        security: dervish::mail::outbound::Security::None,
+        username: None,
+        password: None,
+        password_env: None,
+        password_file: None,
+        ca_file: None,
+        timeout_secs,
+    }
+}
+
 /// A monthly game of `scenario` called `id` between Gordon and the Mahdi,
 /// 72 hours a turn, without the optional rules: what most tests start
 /// (`NewGame { mahdist: "bot".into(), ..game("khartoum", "k-1") }` for
@@ -241,6 +271,20 @@ impl From<Sent> for SentText {
 /// The mail sent by the service on `dir` (its outbox folder), in the
 /// order of the files' names, oldest first.
 pub fn sent(dir: &Path) -> Vec<Sent> {
+    sent_read(dir)
+        .into_iter()
+        .map(|(raw, m)| Sent {
+            to: m.to.clone(),
+            subject: m.subject.clone(),
+            text: m.body.text.clone(),
+            raw,
+        })
+        .collect()
+}
+
+/// The mail sent by the service on `dir`, oldest first: each as bytes and
+/// as read (its parts and attachments).
+pub fn sent_read(dir: &Path) -> Vec<(Vec<u8>, inbound::Inbound)> {
     let mut names: Vec<PathBuf> = std::fs::read_dir(dir.join("outbox"))
         .map(|rd| rd.filter_map(|e| e.ok()).map(|e| e.path()).collect())
         .unwrap_or_default();
@@ -258,12 +302,7 @@ pub fn sent(dir: &Path) -> Vec<Sent> {
                 "nobody",
             )
             .unwrap();
-            Sent {
-                to: m.to.clone(),
-                subject: m.subject.clone(),
-                text: m.body.text.clone(),
-                raw,
-            }
+            (raw, m)
         })
         .collect()
 }
