@@ -58,6 +58,22 @@ pub fn valid_address(a: &str) -> bool {
         && !a.contains(['<', '>', ','])
 }
 
+/// The opponent of `side` as a welcome mail names them: their address,
+/// or that the seat is open.
+fn opponent_named(players: &[PlayerRow], side: Side) -> String {
+    players
+        .iter()
+        .find(|p| p.side != side)
+        .map(|p| {
+            if p.address.is_empty() {
+                "not yet known (the seat is open)".to_string()
+            } else {
+                p.address.clone()
+            }
+        })
+        .unwrap_or_default()
+}
+
 /// A mail of our own about game `game` (not an answer to one), with an
 /// HTML alternative and no files.
 pub(super) fn own_mail(
@@ -463,8 +479,6 @@ impl Service {
         Ok(g)
     }
 
-    /// Give a side's seat to another address, with a new secret (mailed to
-    /// the new player). Returns the new secret.
     /// Give a seat to the programmed player (a player dropped out): it
     /// makes its orders for the open turn at once, and for every turn
     /// after. The player who leaves and the opponent are told.
@@ -532,6 +546,8 @@ impl Service {
         Ok(())
     }
 
+    /// Give a side's seat to another address, with a new secret (mailed to
+    /// the new player). Returns the new secret.
     pub fn replace_player(
         &self,
         id: &str,
@@ -640,17 +656,7 @@ impl Service {
         }
         let state = self.state_shown(&g)?;
         let secret = secrets::new_secret().map_err(|e| ServiceError::Random(e.to_string()))?;
-        let opponent = players
-            .iter()
-            .find(|p| p.side != side)
-            .map(|p| {
-                if p.address.is_empty() {
-                    "not yet known (the seat is open)".to_string()
-                } else {
-                    p.address.clone()
-                }
-            })
-            .unwrap_or_default();
+        let opponent = opponent_named(&players, side);
         let tx = self.begin()?;
         store::upsert_player(
             &tx,
@@ -711,17 +717,7 @@ impl Service {
         };
         let state = self.state_shown(&g)?;
         let secret = secrets::new_secret().map_err(|e| ServiceError::Random(e.to_string()))?;
-        let opponent = players
-            .iter()
-            .find(|p| p.side != seat.side)
-            .map(|p| {
-                if p.address.is_empty() {
-                    "not yet known (the seat is open)".to_string()
-                } else {
-                    p.address.clone()
-                }
-            })
-            .unwrap_or_default();
+        let opponent = opponent_named(&players, seat.side);
         let tx = self.begin()?;
         store::upsert_player(
             &tx,
