@@ -46,10 +46,38 @@ fn path(map: &Map, hexes: &[Hex]) -> String {
 /// One line (or a few) for an event: each kind of event has its line in
 /// one of the groups below (a new kind of event needs one there).
 pub fn event_line(map: &Map, e: &Event) -> String {
-    [turn_line, march_line, unit_line, combat_line, arrival_line]
-        .iter()
-        .find_map(|line| line(map, e))
-        .unwrap_or_default()
+    // Every kind of event named here, so that a new kind fails to compile
+    // until it is given its group and its line.
+    let line = match e {
+        Event::PhaseBegins { .. }
+        | Event::Rolled { .. }
+        | Event::RandomEvent { .. }
+        | Event::Note { .. }
+        | Event::UnderSiege { .. }
+        | Event::VictoryCheck { .. }
+        | Event::GameOver { .. } => turn_line(map, e),
+        Event::OrderSetAside { .. }
+        | Event::MarchBegins { .. }
+        | Event::LeaderHelps { .. }
+        | Event::MarchResult { .. }
+        | Event::Moved { .. }
+        | Event::Stopped { .. }
+        | Event::DroppedOff { .. } => march_line(map, e),
+        Event::Disrupted { .. }
+        | Event::Eliminated { .. }
+        | Event::SupplyExpended { .. }
+        | Event::AttritionExempt { .. }
+        | Event::Recovered { .. }
+        | Event::StillDisrupted { .. }
+        | Event::LeaderRemoved { .. }
+        | Event::Succession { .. } => unit_line(map, e),
+        Event::CombatBegins { .. }
+        | Event::CombatResult { .. }
+        | Event::Retreat { .. }
+        | Event::Captured { .. } => combat_line(map, e),
+        Event::Arrived { .. } | Event::Replaced { .. } => arrival_line(map, e),
+    };
+    line.unwrap_or_default()
 }
 
 /// The turn's frame: phases, rolls, events of the random table, notes,
