@@ -4,6 +4,7 @@ use std::cell::RefCell;
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering as AtomicOrdering};
 
 use rustc_hash::FxHashMap;
 
@@ -256,14 +257,32 @@ impl Scratch {
 /// Routes found on a map with no one on it, kept for the next time they
 /// are asked for. Shared by clones of the map; emptied when it reaches
 /// [`RouteMemo::LIMIT`] routes, so it never grows without bound.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct RouteMemo {
     routes: Mutex<FxHashMap<(Hex, Hex), Option<Route>>>,
+    /// The map's number among the maps built by this process (clones share
+    /// it): what a memo of routes on an occupied map knows the map by.
+    id: u64,
+}
+
+impl Default for RouteMemo {
+    fn default() -> Self {
+        static BUILT: AtomicU64 = AtomicU64::new(0);
+        RouteMemo {
+            routes: Mutex::default(),
+            id: BUILT.fetch_add(1, AtomicOrdering::Relaxed),
+        }
+    }
 }
 
 impl RouteMemo {
     /// The most routes kept at once.
     pub const LIMIT: usize = 20_000;
+
+    /// The map's number: two maps with the same number are one map.
+    pub(crate) fn map_id(&self) -> u64 {
+        self.id
+    }
 
     fn get_or_insert(
         &self,
@@ -284,4 +303,73 @@ impl RouteMemo {
         }
         found
     }
+}
+
+/// Routes found on a map with people on it, kept on this thread for the
+/// few positions met last. The order checker plans a set of marches on one
+/// position, a programmed player checks several sets on it, and the march
+/// phase searches again on much the same one. A route depends only on the
+/// map, on what its search reads of the position (`key`, made by the
+/// caller, who answers for it holding all of that) and on its ends, so a
+/// route kept is the one the search would find again.
+pub fn occupied_route(
+    map: &Map,
+    key: &[u8],
+    from: Hex,
+    to: Hex,
+    find: impl FnOnce() -> Option<Vec<Hex>>,
+) -> Option<Vec<Hex>> {
+    let map_id = map.land_routes().map_id();
+    let kept = POSITIONS.with(|cell| {
+        let mut positions = cell.borrow_mut();
+        let k = positions
+            .iter()
+            .position(|p| p.map == map_id && p.key == key)?;
+        // The position met last goes first: it is the likeliest next.
+        let p = positions.remove(k);
+        let route = p.routes.get(&(from, to)).cloned();
+        positions.insert(0, p);
+        route
+    });
+    if let Some(route) = kept {
+        return route;
+    }
+    let found = find();
+    POSITIONS.with(|cell| {
+        let mut positions = cell.borrow_mut();
+        if positions
+            .first()
+            .is_none_or(|p| p.map != map_id || p.key != key)
+        {
+            positions.truncate(Position::KEPT - 1);
+            positions.insert(
+                0,
+                Position {
+                    map: map_id,
+                    key: key.to_vec(),
+                    routes: FxHashMap::default(),
+                },
+            );
+        }
+        if let Some(p) = positions.first_mut() {
+            p.routes.insert((from, to), found.clone());
+        }
+    });
+    found
+}
+
+/// A position met lately and the routes found on it.
+struct Position {
+    map: u64,
+    key: Vec<u8>,
+    routes: FxHashMap<(Hex, Hex), Option<Vec<Hex>>>,
+}
+
+impl Position {
+    /// How many positions a thread keeps.
+    const KEPT: usize = 8;
+}
+
+thread_local! {
+    static POSITIONS: RefCell<Vec<Position>> = const { RefCell::new(Vec::new()) };
 }
