@@ -2,7 +2,7 @@
 //! it must find exactly the route the `pathfinding` crate's Dijkstra finds
 //! (the same hexes, so the same ties), whatever the costs and blocks.
 
-use dervish::geo::route::{cheapest_route, reference_route, step_cost};
+use dervish::geo::route::{cheapest_route, occupied_route, reference_route, step_cost};
 use dervish::geo::{Hex, Map};
 use dervish::scenario::DataSet;
 use rand::{RngExt, SeedableRng};
@@ -70,4 +70,39 @@ fn a_search_to_its_own_start_and_off_the_map() {
     let off = Hex::new(-3, -3);
     assert_eq!(cheapest_route(&map, off, h, &step), None);
     assert_eq!(cheapest_route(&map, h, off, &step), None);
+}
+
+/// A route kept for a position is given back only for the same map, the
+/// same position (its key) and the same ends; anything else is searched.
+#[test]
+fn a_route_kept_for_a_position_is_given_only_for_that_position() {
+    let map = DataSet::embedded().expect("the embedded data loads").map;
+    let other_map = DataSet::embedded().expect("the embedded data loads").map;
+    let (a, b, c) = (Hex::new(10, 10), Hex::new(12, 11), Hex::new(14, 12));
+    let searched = std::cell::Cell::new(0);
+    let search = |route: Vec<Hex>| {
+        searched.set(searched.get() + 1);
+        Some(route)
+    };
+    let first = occupied_route(&map, &[1, 2, 3], a, b, || search(vec![b]));
+    assert_eq!(first, Some(vec![b]));
+    assert_eq!(
+        occupied_route(&map, &[1, 2, 3], a, b, || search(vec![c])),
+        first
+    );
+    assert_eq!(
+        searched.get(),
+        1,
+        "the same position and ends: the route kept"
+    );
+    let answers = [
+        occupied_route(&map, &[1, 2, 4], a, b, || search(vec![c])),
+        occupied_route(&map, &[1, 2, 3], a, c, || search(vec![c])),
+        occupied_route(&other_map, &[1, 2, 3], a, b, || search(vec![c])),
+    ];
+    assert_eq!(answers, [Some(vec![c]), Some(vec![c]), Some(vec![c])]);
+    assert_eq!(searched.get(), 4, "another position, end or map: searched");
+    // None found is kept too.
+    assert_eq!(occupied_route(&map, &[9], a, b, || None), None);
+    assert_eq!(occupied_route(&map, &[9], a, b, || search(vec![b])), None);
 }

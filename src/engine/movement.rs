@@ -149,6 +149,17 @@ impl Occupancy {
         self.has(hex, GUNBOAT_NEAR)
     }
 
+    /// All that [`route_on`] reads of the position: every hex's flags but
+    /// a friendly unit's presence, and the river ban (2.2).
+    fn route_key(&self) -> Vec<u8> {
+        let mut key: Vec<u8> = self.flags.iter().map(|f| f & !FRIENDLY).collect();
+        if let Some((r, limit, _, _)) = &self.forbidden {
+            key.extend(r.0.to_le_bytes());
+            key.extend(limit.to_le_bytes());
+        }
+        key
+    }
+
     pub(crate) fn forbidden<S: DieSource>(&self, t: &Turn<'_, S>, hex: Hex) -> bool {
         self.forbidden.as_ref().is_some_and(|(r, limit, _, _)| {
             t.scn.map.touches_river(hex)
@@ -315,6 +326,19 @@ pub(super) fn route_to<S: DieSource>(t: &Turn<'_, S>, from: Hex, to: Hex) -> Opt
 /// [`route_to`] with who stands where already known (`occ`, of `t`'s
 /// position): the order checker plans several marches on one position.
 pub(super) fn route_on<S: DieSource>(
+    t: &Turn<'_, S>,
+    occ: &Occupancy,
+    from: Hex,
+    to: Hex,
+) -> Option<Vec<Hex>> {
+    let key = occ.route_key();
+    crate::geo::route::occupied_route(&t.scn.map, &key, from, to, || {
+        search_route_on(t, occ, from, to)
+    })
+}
+
+/// [`route_on`]'s search, when no route is kept for its position.
+fn search_route_on<S: DieSource>(
     t: &Turn<'_, S>,
     occ: &Occupancy,
     from: Hex,

@@ -499,33 +499,17 @@ fn plan_one(t: &Turn<'_, FixedDice>, order: &MarchOrder) -> Result<MarchPlan, St
     plan_on_position(t, &Occupancy::of(t), order)
 }
 
-/// [`plan_one`] with who stands where in `t`'s position (`occ`) known.
+/// [`plan_one`] with who stands where in `t`'s position (`occ`) known:
+/// the order's shape, the stack it selects, whether that stack may leave
+/// and attack as ordered, each leg, then what of the order will be
+/// ignored.
 fn plan_on_position(
     t: &Turn<'_, FixedDice>,
     occ: &Occupancy,
     order: &MarchOrder,
 ) -> Result<MarchPlan, String> {
-    if order.legs.is_empty() {
-        return Err("no march given".into());
-    }
-    let groups = group_legs(&order.legs);
-    if groups.len() > 3 {
-        return Err(format!(
-            "{} marches ordered; a stack marches at most three times a turn (5.2 III)",
-            groups.len()
-        ));
-    }
-    let march_of = |k: usize| groups.iter().position(|g| g.contains(&k)).unwrap_or(k);
-    let mut warnings = Vec::new();
-    if let Selection::Units { units, .. } = &order.units {
-        for id in units {
-            if t.marched.contains(id) {
-                warnings.push(format!(
-                    "{id} already marches in an earlier order and stays out of this one (8.1)"
-                ));
-            }
-        }
-    }
+    let groups = march_groups(order)?;
+    let mut warnings = marched_before(t, order);
     let with_river = order
         .legs
         .iter()
@@ -537,6 +521,99 @@ fn plan_on_position(
         return Err(reason);
     }
     let leader_alone = m.units.is_empty() && m.river.is_empty();
+    leaving(t, occ, order, &m, &mut warnings)?;
+    attacks_allowed(t, order, &m)?;
+    let ids: Vec<UnitId> = m
+        .units
+        .iter()
+        .map(|&u| t.state.units[u].id.clone())
+        .collect();
+    let full = if leader_alone {
+        m.leaders
+            .first()
+            .and_then(|n| t.scn.units.leader(n))
+            .map_or(0, |l| l.movement)
+    } else {
+        allowance(t, &m)
+    };
+    let stack = Stack {
+        t,
+        occ,
+        order,
+        m: &m,
+        groups,
+        leader_alone,
+        full,
+    };
+    let legs = stack.legs()?;
+    let at = legs.last().map_or(m.hex, |l| l.end);
+    if leader_alone && !t.occupied_by(at, t.side) {
+        return Err(format!(
+            "a leader may not stand alone: no friendly stack at {} (7.0)",
+            t.scn.map.describe(at)
+        ));
+    }
+    ignored(t, order, &m, &ids, &legs, &mut warnings);
+    let river = m
+        .river
+        .iter()
+        .map(|&u| t.state.units[u].id.clone())
+        .collect();
+    Ok(MarchPlan {
+        from: m.hex,
+        units: ids,
+        river,
+        leaders: m.leaders,
+        allowance: full,
+        legs,
+        warnings,
+        condition: None,
+        arriving: Vec::new(),
+        joining: Vec::new(),
+    })
+}
+
+/// The order's legs grouped into the stack's marches (5.2 III: at most
+/// three a turn).
+fn march_groups(order: &MarchOrder) -> Result<Vec<Vec<usize>>, String> {
+    if order.legs.is_empty() {
+        return Err("no march given".into());
+    }
+    let groups = group_legs(&order.legs);
+    if groups.len() > 3 {
+        return Err(format!(
+            "{} marches ordered; a stack marches at most three times a turn (5.2 III)",
+            groups.len()
+        ));
+    }
+    Ok(groups)
+}
+
+/// A warning for each unit named that an earlier order already marches
+/// (8.1).
+fn marched_before(t: &Turn<'_, FixedDice>, order: &MarchOrder) -> Vec<String> {
+    let Selection::Units { units, .. } = &order.units else {
+        return Vec::new();
+    };
+    units
+        .iter()
+        .filter(|id| t.marched.contains(*id))
+        .map(|id| {
+            format!("{id} already marches in an earlier order and stays out of this one (8.1)")
+        })
+        .collect()
+}
+
+/// Whether the stack may leave its hex: a besieged stack only by
+/// attacking the besiegers (9.12); enemy boats next to it besiege no one
+/// (ruling on 9.12 with 6.1).
+fn leaving(
+    t: &Turn<'_, FixedDice>,
+    occ: &Occupancy,
+    order: &MarchOrder,
+    m: &super::march::Marching,
+    warnings: &mut Vec<String>,
+) -> Result<(), String> {
     // Who stands where tells a siege as `Turn::is_besieged` does (9.12).
     if occ.besieged(m.hex) {
         if order.on_contact == OnContact::Avoid {
@@ -560,263 +637,317 @@ fn plan_on_position(
             t.scn.map.describe(m.hex)
         ));
     }
-    // 6.1: "Land units may not attack enemy boats or gunboats, friendly
-    // gunboats may, boats never attack."
-    if let OnContact::AttackHexes(hs) = &order.on_contact {
-        let has_gunboats = m.river.iter().chain(&m.units).any(|&u| {
-            t.type_at(u)
-                .is_some_and(|ty| ty.kind == crate::scenario::UnitKind::Gunboat)
-        });
-        for h in hs {
-            let enemy = t.units_at(*h, t.side.enemy());
-            let river_only = !enemy.is_empty()
-                && enemy
-                    .iter()
-                    .all(|&u| t.type_at(u).is_some_and(|ty| ty.kind.is_river_unit()));
-            if river_only && !has_gunboats {
-                return Err(format!(
-                    "ATTACK {}: only enemy boats or gunboats are there; land units may not attack them, only gunboats may (6.1)",
-                    t.scn.map.describe(*h)
-                ));
-            }
+    Ok(())
+}
+
+/// 6.1: "Land units may not attack enemy boats or gunboats, friendly
+/// gunboats may, boats never attack."
+fn attacks_allowed(
+    t: &Turn<'_, FixedDice>,
+    order: &MarchOrder,
+    m: &super::march::Marching,
+) -> Result<(), String> {
+    let OnContact::AttackHexes(hs) = &order.on_contact else {
+        return Ok(());
+    };
+    let has_gunboats = m.river.iter().chain(&m.units).any(|&u| {
+        t.type_at(u)
+            .is_some_and(|ty| ty.kind == crate::scenario::UnitKind::Gunboat)
+    });
+    for h in hs {
+        let enemy = t.units_at(*h, t.side.enemy());
+        let river_only = !enemy.is_empty()
+            && enemy
+                .iter()
+                .all(|&u| t.type_at(u).is_some_and(|ty| ty.kind.is_river_unit()));
+        if river_only && !has_gunboats {
+            return Err(format!(
+                "ATTACK {}: only enemy boats or gunboats are there; land units may not attack them, only gunboats may (6.1)",
+                t.scn.map.describe(*h)
+            ));
         }
     }
-    let ids: Vec<UnitId> = m
-        .units
-        .iter()
-        .map(|&u| t.state.units[u].id.clone())
-        .collect();
-    let full = if leader_alone {
-        m.leaders
-            .first()
-            .and_then(|n| t.scn.units.leader(n))
-            .map_or(0, |l| l.movement)
-    } else {
-        allowance(t, &m)
-    };
-    let map = &t.scn.map;
-    let mut at = m.hex;
-    let mut legs = Vec::new();
-    let mut rivers = 0;
-    for (k, leg) in order.legs.iter().enumerate() {
+    Ok(())
+}
+
+/// The stack an order marches, as its legs are planned one after another.
+struct Stack<'s, 't> {
+    t: &'s Turn<'t, FixedDice>,
+    occ: &'s Occupancy,
+    order: &'s MarchOrder,
+    m: &'s super::march::Marching,
+    /// The order's legs grouped into marches ([`group_legs`]).
+    groups: Vec<Vec<usize>>,
+    /// A leader with no unit (7.0).
+    leader_alone: bool,
+    /// Movement points of a full march.
+    full: u32,
+}
+
+impl Stack<'_, '_> {
+    /// Each leg of the order, from where the one before it ends.
+    fn legs(&self) -> Result<Vec<LegPlan>, String> {
+        let mut at = self.m.hex;
+        let mut legs = Vec::new();
+        let mut rivers = 0;
+        for (k, leg) in self.order.legs.iter().enumerate() {
+            let plan = match leg {
+                Leg::To(_) | Leg::Path(_) => self.land_leg(k, leg, at)?,
+                Leg::Rail(dest) => self.rail_leg(k, at, *dest)?,
+                Leg::River(dest) => {
+                    rivers += 1;
+                    if rivers > 1 {
+                        return Err(format!(
+                            "march {}: only one march a turn may be by river (8.23)",
+                            k + 1
+                        ));
+                    }
+                    self.river_leg(k, at, *dest)?
+                }
+                Leg::Fleet(dest) => self.fleet_leg(k, at, *dest)?,
+            };
+            at = plan.end;
+            legs.push(plan);
+        }
+        Ok(legs)
+    }
+
+    /// Which of the stack's marches leg `k` belongs to.
+    fn march_of(&self, k: usize) -> usize {
+        self.groups.iter().position(|g| g.contains(&k)).unwrap_or(k)
+    }
+
+    /// Whether leg `k` begins a march, which rolls on the march table.
+    fn rolls(&self, k: usize) -> bool {
+        self.groups.iter().any(|g| g[0] == k)
+    }
+
+    /// A leg that moves no movement points: by rail, river or fleet.
+    fn water_leg(&self, k: usize, path: Vec<Hex>, end: Hex, notes: Vec<String>) -> LegPlan {
+        LegPlan {
+            end,
+            path,
+            cost: 0,
+            rolls: false,
+            river_way: None,
+            notes,
+            march: self.march_of(k),
+            by_fleet: false,
+            already_there: false,
+        }
+    }
+
+    /// A march by land (8.21), to a hex or along a path, from `at`.
+    fn land_leg(&self, k: usize, leg: &Leg, at: Hex) -> Result<LegPlan, String> {
+        let (t, occ, map) = (self.t, self.occ, &self.t.scn.map);
         let n = k + 1;
+        let path = self.land_path(k, leg, at)?;
+        let mut cost = 0;
+        let mut here = at;
+        for &h in &path {
+            let c = enter_cost(t, occ, here, h)
+                .map_err(|b| format!("march {n}: {}", b.reason(map, occ, here, h)))?;
+            // A leader alone moves 8 hexes, whatever they cost (7.0).
+            cost += if self.leader_alone { 1 } else { c };
+            here = h;
+        }
+        let already_there = k > 0
+            && match leg {
+                Leg::To(dest) => *dest == at,
+                Leg::Path(_) => path.is_empty(),
+                _ => false,
+            };
         let mut notes = Vec::new();
-        let plan = match leg {
-            Leg::To(_) | Leg::Path(_) => {
-                let path = match leg {
-                    Leg::Path(p) => {
-                        if p.is_empty() {
-                            return Err(format!("march {n}: an empty path"));
-                        }
-                        let p = super::march::path_from(p, at);
-                        if p.is_empty() && k == 0 {
-                            return Err(format!(
-                                "march {n}: the stack is already at {}",
-                                map.describe(at)
-                            ));
-                        }
-                        p
-                    }
-                    Leg::To(dest) => {
-                        if *dest == at && k == 0 {
-                            return Err(format!(
-                                "march {n}: the stack is already at {}",
-                                map.describe(at)
-                            ));
-                        }
-                        let found = if *dest == at {
-                            Some(Vec::new())
-                        } else if leader_alone {
-                            crate::geo::route::cheapest_route(map, at, *dest, &|a, b| {
-                                enter_cost(t, occ, a, b).ok().map(|_| 1)
-                            })
-                            .map(|r| r.hexes.into_iter().skip(1).collect())
-                        } else {
-                            route_on(t, occ, at, *dest)
-                        };
-                        found.ok_or_else(|| {
-                            format!(
-                                "march {n}: no way by land from {} to {} (sea, the enemy or a scenario rule bars every route)",
-                                map.describe(at),
-                                map.describe(*dest)
-                            )
-                        })?
-                    }
-                    _ => Vec::new(),
-                };
-                let mut cost = 0;
-                let mut here = at;
-                for &h in &path {
-                    let c = enter_cost(t, occ, here, h)
-                        .map_err(|b| format!("march {n}: {}", b.reason(map, occ, here, h)))?;
-                    // A leader alone moves 8 hexes, whatever they cost (7.0).
-                    cost += if leader_alone { 1 } else { c };
-                    here = h;
+        if already_there {
+            notes.push(format!(
+                "march {n}: if march {k} gets to {}, this march has nothing left to do; it carries the stack on only if march {k} stops short",
+                map.describe(at)
+            ));
+        } else if let Leg::To(dest) = leg
+            && here != *dest
+        {
+            notes.push(format!(
+                "{} is held by the enemy or under siege: the march ends next to it",
+                map.describe(*dest)
+            ));
+        }
+        let full = self.full;
+        if cost > full && self.leader_alone {
+            notes.push(format!(
+                "{cost} hexes and a leader moves {full} (7.0): he cannot reach it this march"
+            ));
+        } else if cost > full {
+            notes.push(format!(
+                "costs {cost} movement points and a full march gives {full}: the stack stops on the way"
+            ));
+        }
+        Ok(LegPlan {
+            end: here,
+            path,
+            cost,
+            rolls: self.rolls(k),
+            river_way: None,
+            notes,
+            march: self.march_of(k),
+            by_fleet: false,
+            already_there,
+        })
+    }
+
+    /// The hexes a land leg enters: its path as written, or the cheapest
+    /// route to its hex (a leader alone counts hexes, 7.0).
+    fn land_path(&self, k: usize, leg: &Leg, at: Hex) -> Result<Vec<Hex>, String> {
+        let (t, occ, map) = (self.t, self.occ, &self.t.scn.map);
+        let n = k + 1;
+        let already_at = || format!("march {n}: the stack is already at {}", map.describe(at));
+        match leg {
+            Leg::Path(p) => {
+                if p.is_empty() {
+                    return Err(format!("march {n}: an empty path"));
                 }
-                let already_there = k > 0
-                    && match leg {
-                        Leg::To(dest) => *dest == at,
-                        Leg::Path(_) => path.is_empty(),
-                        _ => false,
-                    };
-                if already_there {
-                    notes.push(format!(
-                        "march {n}: if march {k} gets to {}, this march has nothing left to do; it carries the stack on only if march {k} stops short",
-                        map.describe(at)
-                    ));
-                } else if let Leg::To(dest) = leg
-                    && here != *dest
-                {
-                    notes.push(format!(
-                        "{} is held by the enemy or under siege: the march ends next to it",
-                        map.describe(*dest)
-                    ));
+                let p = super::march::path_from(p, at);
+                if p.is_empty() && k == 0 {
+                    return Err(already_at());
                 }
-                if cost > full && leader_alone {
-                    notes.push(format!(
-                        "{cost} hexes and a leader moves {full} (7.0): he cannot reach it this march"
-                    ));
-                } else if cost > full {
-                    notes.push(format!(
-                        "costs {cost} movement points and a full march gives {full}: the stack stops on the way"
-                    ));
-                }
-                LegPlan {
-                    end: here,
-                    path,
-                    cost,
-                    rolls: groups.iter().any(|g| g[0] == k),
-                    river_way: None,
-                    notes,
-                    march: march_of(k),
-                    by_fleet: matches!(leg, Leg::Fleet(_)),
-                    already_there,
-                }
+                Ok(p)
             }
-            Leg::Rail(dest) => {
-                let path = rail::rail_path(t, at, *dest).ok_or_else(|| {
+            Leg::To(dest) => {
+                if *dest == at && k == 0 {
+                    return Err(already_at());
+                }
+                let found = if *dest == at {
+                    Some(Vec::new())
+                } else if self.leader_alone {
+                    crate::geo::route::cheapest_route(map, at, *dest, &|a, b| {
+                        enter_cost(t, occ, a, b).ok().map(|_| 1)
+                    })
+                    .map(|r| r.hexes.into_iter().skip(1).collect())
+                } else {
+                    route_on(t, occ, at, *dest)
+                };
+                found.ok_or_else(|| {
                     format!(
-                        "march {n}: no built railway from {} to {} clear of the enemy (8.22)",
+                        "march {n}: no way by land from {} to {} (sea, the enemy or a scenario rule bars every route)",
                         map.describe(at),
                         map.describe(*dest)
                     )
-                })?;
-                LegPlan {
-                    end: *dest,
-                    path,
-                    cost: 0,
-                    rolls: false,
-                    river_way: None,
-                    notes,
-                    march: march_of(k),
-                    by_fleet: matches!(leg, Leg::Fleet(_)),
-                    already_there: false,
-                }
+                })
             }
-            Leg::River(dest) => {
-                rivers += 1;
-                if rivers > 1 {
-                    return Err(format!(
-                        "march {n}: only one march a turn may be by river (8.23)"
-                    ));
-                }
-                if !map.is_riverside(at) || !map.is_riverside(*dest) {
-                    return Err(format!(
-                        "march {n}: a river march runs between hexes next to a river (8.23); {} is not",
-                        map.describe(if map.is_riverside(at) { *dest } else { at })
-                    ));
-                }
-                if occ.besieged(*dest) && *dest != at {
-                    return Err(format!(
-                        "march {n}: {} is under siege: no new unit may enter until the besiegers are driven off (9.12)",
-                        map.describe(*dest)
-                    ));
-                }
-                let (way, path) = if k == 0 {
-                    let carriers = river::carriers(t, at, &m.units, &m.river)
-                        .map_err(|e| format!("march {n}: {e}"))?;
-                    river::preview(t, at, &carriers, *dest)
-                        .map_err(|e| format!("march {n}: {e}"))?
-                } else if order.legs[..k]
-                    .iter()
-                    .any(|l| matches!(l, Leg::To(_) | Leg::Path(_) | Leg::Fleet(_)))
-                {
-                    // 8.23: "To move by boat a unit or stack must begin its
-                    // march phase stacked with sufficient boat or gunboat
-                    // units"; boats do not march by land (6.0), so after a
-                    // land march none are with the stack.
-                    return Err(format!(
-                        "march {n}: by river after a march by land: the boats stay where the stack began, and a stack boards only boats it began its march phase with (6.0, 8.23); put the river march first"
-                    ));
-                } else {
-                    // After a rail march the boats' place is not known
-                    // yet: only the river itself is checked.
-                    (None, vec![*dest])
-                };
-                if *dest == at {
-                    notes.push(
-                        "a river march to the stack's own hex: its gunboats attack river units next to it if ordered (6.1)"
-                            .into(),
-                    );
-                }
-                LegPlan {
-                    end: *dest,
-                    path,
-                    cost: 0,
-                    rolls: false,
-                    river_way: way,
-                    notes,
-                    march: march_of(k),
-                    by_fleet: matches!(leg, Leg::Fleet(_)),
-                    already_there: false,
-                }
-            }
-            Leg::Fleet(dest) => {
-                if t.side != Side::Egyptian {
-                    return Err(format!(
-                        "march {n}: only Egyptian and British units sail with the fleet (8.25)"
-                    ));
-                }
-                let zone = rail::fleet_zone(t);
-                if !zone.contains(&at) || !zone.contains(dest) {
-                    return Err(format!(
-                        "march {n}: the fleet sails only between Souakim, Trinkitat and the hexes next to them (8.25)"
-                    ));
-                }
-                if k == 0 && rail::fleet_at(t, at).is_none() {
-                    return Err(format!(
-                        "march {n}: the British fleet is not at {} (8.25)",
-                        map.describe(at)
-                    ));
-                }
-                if occ.besieged(*dest) {
-                    return Err(format!(
-                        "march {n}: {} is under siege: no new unit may enter until the besiegers are driven off (9.12)",
-                        map.describe(*dest)
-                    ));
-                }
-                LegPlan {
-                    end: *dest,
-                    path: vec![*dest],
-                    cost: 0,
-                    rolls: groups.iter().any(|g| g[0] == k),
-                    river_way: None,
-                    notes,
-                    march: march_of(k),
-                    by_fleet: matches!(leg, Leg::Fleet(_)),
-                    already_there: false,
-                }
-            }
+            _ => Ok(Vec::new()),
+        }
+    }
+
+    /// A march by railway (8.22) from `at` to `dest`.
+    fn rail_leg(&self, k: usize, at: Hex, dest: Hex) -> Result<LegPlan, String> {
+        let map = &self.t.scn.map;
+        let path = rail::rail_path(self.t, at, dest).ok_or_else(|| {
+            format!(
+                "march {}: no built railway from {} to {} clear of the enemy (8.22)",
+                k + 1,
+                map.describe(at),
+                map.describe(dest)
+            )
+        })?;
+        Ok(self.water_leg(k, path, dest, Vec::new()))
+    }
+
+    /// A march by river (8.23) from `at` to `dest`, the stack's one river
+    /// march of the turn.
+    fn river_leg(&self, k: usize, at: Hex, dest: Hex) -> Result<LegPlan, String> {
+        let (t, m, map) = (self.t, self.m, &self.t.scn.map);
+        let n = k + 1;
+        if !map.is_riverside(at) || !map.is_riverside(dest) {
+            return Err(format!(
+                "march {n}: a river march runs between hexes next to a river (8.23); {} is not",
+                map.describe(if map.is_riverside(at) { dest } else { at })
+            ));
+        }
+        if self.occ.besieged(dest) && dest != at {
+            return Err(format!(
+                "march {n}: {} is under siege: no new unit may enter until the besiegers are driven off (9.12)",
+                map.describe(dest)
+            ));
+        }
+        let (way, path) = if k == 0 {
+            let carriers = river::carriers(t, at, &m.units, &m.river)
+                .map_err(|e| format!("march {n}: {e}"))?;
+            river::preview(t, at, &carriers, dest).map_err(|e| format!("march {n}: {e}"))?
+        } else if self.order.legs[..k]
+            .iter()
+            .any(|l| matches!(l, Leg::To(_) | Leg::Path(_) | Leg::Fleet(_)))
+        {
+            // 8.23: "To move by boat a unit or stack must begin its
+            // march phase stacked with sufficient boat or gunboat
+            // units"; boats do not march by land (6.0), so after a
+            // land march none are with the stack.
+            return Err(format!(
+                "march {n}: by river after a march by land: the boats stay where the stack began, and a stack boards only boats it began its march phase with (6.0, 8.23); put the river march first"
+            ));
+        } else {
+            // After a rail march the boats' place is not known
+            // yet: only the river itself is checked.
+            (None, vec![dest])
         };
-        at = plan.end;
-        legs.push(plan);
+        let mut notes = Vec::new();
+        if dest == at {
+            notes.push(
+                "a river march to the stack's own hex: its gunboats attack river units next to it if ordered (6.1)"
+                    .into(),
+            );
+        }
+        Ok(LegPlan {
+            river_way: way,
+            ..self.water_leg(k, path, dest, notes)
+        })
     }
-    if leader_alone && !t.occupied_by(at, t.side) {
-        return Err(format!(
-            "a leader may not stand alone: no friendly stack at {} (7.0)",
-            map.describe(at)
-        ));
+
+    /// A move with the British fleet (8.25) from `at` to `dest`.
+    fn fleet_leg(&self, k: usize, at: Hex, dest: Hex) -> Result<LegPlan, String> {
+        let (t, map) = (self.t, &self.t.scn.map);
+        let n = k + 1;
+        if t.side != Side::Egyptian {
+            return Err(format!(
+                "march {n}: only Egyptian and British units sail with the fleet (8.25)"
+            ));
+        }
+        let zone = rail::fleet_zone(t);
+        if !zone.contains(&at) || !zone.contains(&dest) {
+            return Err(format!(
+                "march {n}: the fleet sails only between Souakim, Trinkitat and the hexes next to them (8.25)"
+            ));
+        }
+        if k == 0 && rail::fleet_at(t, at).is_none() {
+            return Err(format!(
+                "march {n}: the British fleet is not at {} (8.25)",
+                map.describe(at)
+            ));
+        }
+        if self.occ.besieged(dest) {
+            return Err(format!(
+                "march {n}: {} is under siege: no new unit may enter until the besiegers are driven off (9.12)",
+                map.describe(dest)
+            ));
+        }
+        Ok(LegPlan {
+            rolls: self.rolls(k),
+            by_fleet: true,
+            ..self.water_leg(k, vec![dest], dest, Vec::new())
+        })
     }
+}
+
+/// Warnings for the parts of an order the engine will ignore: drop-offs
+/// of units or leaders not in the stack or off its route, a loss order
+/// naming units not in it, a leader's bonus it cannot have (7.0, 7.1).
+fn ignored(
+    t: &Turn<'_, FixedDice>,
+    order: &MarchOrder,
+    m: &super::march::Marching,
+    ids: &[UnitId],
+    legs: &[LegPlan],
+    warnings: &mut Vec<String>,
+) {
+    let map = &t.scn.map;
     let in_stack: BTreeSet<&UnitId> = ids.iter().collect();
     for d in &order.drop_offs {
         for u in &d.units {
@@ -849,42 +980,32 @@ fn plan_on_position(
         }
     }
     if let Some(l) = &order.leader_bonus {
-        let name = t
-            .scn
-            .units
-            .leader(l)
-            .map_or(l.as_str(), |d| d.name.as_str());
-        let c_in_c = m
-            .leaders
-            .iter()
-            .filter_map(|x| t.scn.units.leader(x))
-            .find(|x| x.c_in_c && x.name != name);
-        if !m.leaders.iter().any(|x| x == name) {
-            warnings.push(format!(
-                "{name} does not march with this stack and cannot help its march rolls (7.1)"
-            ));
-        } else if let Some(c) = c_in_c {
-            warnings.push(format!(
-                "{} is a C-in-C and his values are always used while he is in the stack (7.0): LED BY {name} has no effect",
-                c.name
-            ));
-        }
+        leader_bonus_warning(t, m, l, warnings);
     }
-    let river = m
-        .river
+}
+
+/// 7.1: LED BY a leader who does not march with the stack, or beside a
+/// C-in-C whose values are always used (7.0), has no effect.
+fn leader_bonus_warning(
+    t: &Turn<'_, FixedDice>,
+    m: &super::march::Marching,
+    l: &str,
+    warnings: &mut Vec<String>,
+) {
+    let name = t.scn.units.leader(l).map_or(l, |d| d.name.as_str());
+    let c_in_c = m
+        .leaders
         .iter()
-        .map(|&u| t.state.units[u].id.clone())
-        .collect();
-    Ok(MarchPlan {
-        from: m.hex,
-        units: ids,
-        river,
-        leaders: m.leaders,
-        allowance: full,
-        legs,
-        warnings,
-        condition: None,
-        arriving: Vec::new(),
-        joining: Vec::new(),
-    })
+        .filter_map(|x| t.scn.units.leader(x))
+        .find(|x| x.c_in_c && x.name != name);
+    if !m.leaders.iter().any(|x| x == name) {
+        warnings.push(format!(
+            "{name} does not march with this stack and cannot help its march rolls (7.1)"
+        ));
+    } else if let Some(c) = c_in_c {
+        warnings.push(format!(
+            "{} is a C-in-C and his values are always used while he is in the stack (7.0): LED BY {name} has no effect",
+            c.name
+        ));
+    }
 }

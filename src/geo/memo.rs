@@ -3,6 +3,7 @@
 //! `map.rs` and `route.rs` use this module; it uses neither.
 
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use rustc_hash::FxHashMap;
 
@@ -27,14 +28,32 @@ impl Route {
 /// Routes found on a map with no one on it, kept for the next time they
 /// are asked for. Shared by clones of the map; emptied when it reaches
 /// [`RouteMemo::LIMIT`] routes, so it never grows without bound.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct RouteMemo {
     routes: Mutex<FxHashMap<(Hex, Hex), Option<Route>>>,
+    /// The map's number among the maps built by this process (clones share
+    /// it): what a memo of routes on an occupied map knows the map by.
+    id: u64,
+}
+
+impl Default for RouteMemo {
+    fn default() -> Self {
+        static BUILT: AtomicU64 = AtomicU64::new(0);
+        RouteMemo {
+            routes: Mutex::default(),
+            id: BUILT.fetch_add(1, Ordering::Relaxed),
+        }
+    }
 }
 
 impl RouteMemo {
     /// The most routes kept at once.
     pub const LIMIT: usize = 20_000;
+
+    /// The map's number: two maps with the same number are one map.
+    pub(crate) fn map_id(&self) -> u64 {
+        self.id
+    }
 
     pub(super) fn get_or_insert(
         &self,

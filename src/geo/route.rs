@@ -5,6 +5,7 @@ use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
 use pathfinding::prelude::dijkstra;
+use rustc_hash::FxHashMap;
 
 use super::hex::Hex;
 use super::map::Map;
@@ -233,4 +234,73 @@ impl Scratch {
             cost: u32::try_from(self.cost[end] / STEP_SCALE).unwrap_or(u32::MAX),
         })
     }
+}
+
+/// Routes found on a map with people on it, kept on this thread for the
+/// few positions met last. The order checker plans a set of marches on one
+/// position, a programmed player checks several sets on it, and the march
+/// phase searches again on much the same one. A route depends only on the
+/// map, on what its search reads of the position (`key`, made by the
+/// caller, who answers for it holding all of that) and on its ends, so a
+/// route kept is the one the search would find again.
+pub fn occupied_route(
+    map: &Map,
+    key: &[u8],
+    from: Hex,
+    to: Hex,
+    find: impl FnOnce() -> Option<Vec<Hex>>,
+) -> Option<Vec<Hex>> {
+    let map_id = map.land_routes().map_id();
+    let kept = POSITIONS.with(|cell| {
+        let mut positions = cell.borrow_mut();
+        let k = positions
+            .iter()
+            .position(|p| p.map == map_id && p.key == key)?;
+        // The position met last goes first: it is the likeliest next.
+        let p = positions.remove(k);
+        let route = p.routes.get(&(from, to)).cloned();
+        positions.insert(0, p);
+        route
+    });
+    if let Some(route) = kept {
+        return route;
+    }
+    let found = find();
+    POSITIONS.with(|cell| {
+        let mut positions = cell.borrow_mut();
+        if positions
+            .first()
+            .is_none_or(|p| p.map != map_id || p.key != key)
+        {
+            positions.truncate(Position::KEPT - 1);
+            positions.insert(
+                0,
+                Position {
+                    map: map_id,
+                    key: key.to_vec(),
+                    routes: FxHashMap::default(),
+                },
+            );
+        }
+        if let Some(p) = positions.first_mut() {
+            p.routes.insert((from, to), found.clone());
+        }
+    });
+    found
+}
+
+/// A position met lately and the routes found on it.
+struct Position {
+    map: u64,
+    key: Vec<u8>,
+    routes: FxHashMap<(Hex, Hex), Option<Vec<Hex>>>,
+}
+
+impl Position {
+    /// How many positions a thread keeps.
+    const KEPT: usize = 8;
+}
+
+thread_local! {
+    static POSITIONS: RefCell<Vec<Position>> = const { RefCell::new(Vec::new()) };
 }
