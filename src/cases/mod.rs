@@ -375,31 +375,29 @@ pub fn parse(name: &str, text: &str, dir: &Path, data: &DataSet) -> Result<Case,
         .map(|r| r.id.clone())
         .collect();
     let sit = file.situation;
-    match sit.events.as_deref().unwrap_or("quiet") {
-        "quiet" => quieten(&mut scn),
-        "scenario" => {}
-        other => b.err(
-            "situation.events",
-            other,
-            format!("`{other}` is not an events setting"),
-            "use \"quiet\" (every random event is nothing, no scheduled reinforcements) or \"scenario\"",
-        ),
+    let events = Word {
+        field: "situation.events",
+        given: sit.events.as_deref(),
+        allowed: &["quiet", "scenario"],
+        what: "an events setting",
+        hint: "use \"quiet\" (every random event is nothing, no scheduled reinforcements) or \"scenario\"",
+    };
+    if b.word(events) == "quiet" {
+        quieten(&mut scn);
     }
     b.reinforcements = reinforcements;
     let state = b.situation(&scn, sit, dir);
-    let turns = match file.play.turns.as_deref().unwrap_or("month") {
+    let turns = Word {
+        field: "play.turns",
+        given: file.play.turns.as_deref(),
+        allowed: &["month", "egyptian", "mahdist"],
+        what: "a choice of turns",
+        hint: "use \"egyptian\", \"mahdist\" or \"month\"",
+    };
+    let turns = match b.word(turns) {
         "egyptian" => Turns::Egyptian,
         "mahdist" => Turns::Mahdist,
-        "month" => Turns::Month,
-        other => {
-            b.err(
-                "play.turns",
-                other,
-                format!("`{other}` is not a choice of turns"),
-                "use \"egyptian\", \"mahdist\" or \"month\"",
-            );
-            Turns::Month
-        }
+        _ => Turns::Month,
     };
     let months = file.play.months.unwrap_or(1);
     if months == 0 || (months > 1 && turns != Turns::Month) {
@@ -528,6 +526,18 @@ fn side_of(text: &str) -> Option<Side> {
     }
 }
 
+/// A setting that is one word of a few (`board`, `events`, `turns`).
+struct Word<'a> {
+    field: &'a str,
+    /// As written; `None`: left out.
+    given: Option<&'a str>,
+    /// The words allowed, the default first.
+    allowed: &'a [&'a str],
+    /// What the setting is, for the message: "a board".
+    what: &'a str,
+    hint: &'a str,
+}
+
 /// Collects problems while building a case.
 struct Builder<'a> {
     src: &'a Source<'a>,
@@ -537,6 +547,25 @@ struct Builder<'a> {
 }
 
 impl Builder<'_> {
+    /// The word a setting gives, or its default when it is left out or
+    /// is not one of the words allowed (a problem then).
+    fn word<'a>(&mut self, w: Word<'a>) -> &'a str {
+        let default = w.allowed[0];
+        match w.given {
+            None => default,
+            Some(given) if w.allowed.contains(&given) => given,
+            Some(other) => {
+                self.err(
+                    w.field,
+                    other,
+                    format!("`{other}` is not {}", w.what),
+                    w.hint,
+                );
+                default
+            }
+        }
+    }
+
     /// A problem with a value, placed on the line that holds it.
     fn err(&mut self, field: &str, value: &str, message: String, allowed: &str) {
         let line = self
@@ -747,15 +776,15 @@ impl Builder<'_> {
                 return None;
             }
         };
-        match sit.board.as_deref().unwrap_or("empty") {
-            "empty" => clear_board(&mut s),
-            "setup" => {}
-            other => self.err(
-                "situation.board",
-                other,
-                format!("`{other}` is not a board"),
-                "use \"empty\" (every counter off the map) or \"setup\" (the scenario's set-up)",
-            ),
+        let board = Word {
+            field: "situation.board",
+            given: sit.board.as_deref(),
+            allowed: &["empty", "setup"],
+            what: "a board",
+            hint: "use \"empty\" (every counter off the map) or \"setup\" (the scenario's set-up)",
+        };
+        if self.word(board) == "empty" {
+            clear_board(&mut s);
         }
         Some(s)
     }
