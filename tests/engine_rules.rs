@@ -269,12 +269,17 @@ fn beside(b: &Bench, hex: Hex, not: &[Hex]) -> Hex {
         .expect("a land hex beside it")
 }
 
-#[test]
-fn rule_8_1_a_stack_that_has_marched_may_not_march_again() {
+/// One Egyptian battalion at Berber, and Berber and Khartoum.
+fn a_battalion_at_berber() -> (Bench, Hex, Hex) {
     let mut b = Bench::new("khartoum");
     b.place("egy-inf-R", 1, "Berber");
-    let from = b.hex("Berber");
-    let k = b.hex("Khartoum");
+    let (berber, khartoum) = (b.hex("Berber"), b.hex("Khartoum"));
+    (b, berber, khartoum)
+}
+
+#[test]
+fn rule_8_1_a_stack_that_has_marched_may_not_march_again() {
+    let (b, from, k) = a_battalion_at_berber();
     let mut orders = march(from, vec![Leg::To(k)]);
     orders
         .marches
@@ -331,10 +336,7 @@ fn rule_8_3_a_stack_may_split_and_drop_off_units_that_then_stay() {
 
 #[test]
 fn rule_8_31_three_marches_at_most() {
-    let mut b = Bench::new("khartoum");
-    b.place("egy-inf-R", 1, "Berber");
-    let from = b.hex("Berber");
-    let k = b.hex("Khartoum");
+    let (b, from, k) = a_battalion_at_berber();
     let r = b.play(Side::Egyptian, &march(from, vec![Leg::To(k); 4]), &[]);
     assert_eq!(
         set_aside(&r),

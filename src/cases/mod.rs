@@ -187,10 +187,10 @@ struct SituationFile {
     units: Vec<UnitFile>,
     leaders: Vec<LeaderFile>,
     control: BTreeMap<String, String>,
-    counters: BTreeMap<String, u32>,
     british_attrition_loss: Option<bool>,
     british_leader_stack_destroyed: Option<bool>,
     ended_by_event: Option<bool>,
+    counters: BTreeMap<String, u32>,
     railhead: Option<RailheadFile>,
     rail_built: BTreeMap<String, usize>,
     arrived: Option<Vec<String>>,
@@ -375,29 +375,31 @@ pub fn parse(name: &str, text: &str, dir: &Path, data: &DataSet) -> Result<Case,
         .map(|r| r.id.clone())
         .collect();
     let sit = file.situation;
-    let events = Word {
-        field: "situation.events",
-        given: sit.events.as_deref(),
-        allowed: &["quiet", "scenario"],
-        what: "an events setting",
-        hint: "use \"quiet\" (every random event is nothing, no scheduled reinforcements) or \"scenario\"",
-    };
-    if b.word(events) == "quiet" {
-        quieten(&mut scn);
+    match sit.events.as_deref().unwrap_or("quiet") {
+        "quiet" => quieten(&mut scn),
+        "scenario" => {}
+        other => b.err(
+            "situation.events",
+            other,
+            format!("`{other}` is not an events setting"),
+            "use \"quiet\" (every random event is nothing, no scheduled reinforcements) or \"scenario\"",
+        ),
     }
     b.reinforcements = reinforcements;
     let state = b.situation(&scn, sit, dir);
-    let turns = Word {
-        field: "play.turns",
-        given: file.play.turns.as_deref(),
-        allowed: &["month", "egyptian", "mahdist"],
-        what: "a choice of turns",
-        hint: "use \"egyptian\", \"mahdist\" or \"month\"",
-    };
-    let turns = match b.word(turns) {
+    let turns = match file.play.turns.as_deref().unwrap_or("month") {
         "egyptian" => Turns::Egyptian,
         "mahdist" => Turns::Mahdist,
-        _ => Turns::Month,
+        "month" => Turns::Month,
+        other => {
+            b.err(
+                "play.turns",
+                other,
+                format!("`{other}` is not a choice of turns"),
+                "use \"egyptian\", \"mahdist\" or \"month\"",
+            );
+            Turns::Month
+        }
     };
     let months = file.play.months.unwrap_or(1);
     if months == 0 || (months > 1 && turns != Turns::Month) {
@@ -526,18 +528,6 @@ fn side_of(text: &str) -> Option<Side> {
     }
 }
 
-/// A setting that is one word of a few (`board`, `events`, `turns`).
-struct Word<'a> {
-    field: &'a str,
-    /// As written; `None`: left out.
-    given: Option<&'a str>,
-    /// The words allowed, the default first.
-    allowed: &'a [&'a str],
-    /// What the setting is, for the message: "a board".
-    what: &'a str,
-    hint: &'a str,
-}
-
 /// Collects problems while building a case.
 struct Builder<'a> {
     src: &'a Source<'a>,
@@ -547,25 +537,6 @@ struct Builder<'a> {
 }
 
 impl Builder<'_> {
-    /// The word a setting gives, or its default when it is left out or
-    /// is not one of the words allowed (a problem then).
-    fn word<'a>(&mut self, w: Word<'a>) -> &'a str {
-        let default = w.allowed[0];
-        match w.given {
-            None => default,
-            Some(given) if w.allowed.contains(&given) => given,
-            Some(other) => {
-                self.err(
-                    w.field,
-                    other,
-                    format!("`{other}` is not {}", w.what),
-                    w.hint,
-                );
-                default
-            }
-        }
-    }
-
     /// A problem with a value, placed on the line that holds it.
     fn err(&mut self, field: &str, value: &str, message: String, allowed: &str) {
         let line = self
@@ -776,15 +747,15 @@ impl Builder<'_> {
                 return None;
             }
         };
-        let board = Word {
-            field: "situation.board",
-            given: sit.board.as_deref(),
-            allowed: &["empty", "setup"],
-            what: "a board",
-            hint: "use \"empty\" (every counter off the map) or \"setup\" (the scenario's set-up)",
-        };
-        if self.word(board) == "empty" {
-            clear_board(&mut s);
+        match sit.board.as_deref() {
+            None | Some("empty") => clear_board(&mut s),
+            Some("setup") => {}
+            Some(other) => self.err(
+                "situation.board",
+                other,
+                format!("`{other}` is not a board"),
+                "use \"empty\" (every counter off the map) or \"setup\" (the scenario's set-up)",
+            ),
         }
         Some(s)
     }
@@ -841,12 +812,11 @@ impl Builder<'_> {
                 _ => None,
             },
             _ => {
-                self.problems.push(self.src.error(
-                    None,
-                    format!("situation.units[{i}]"),
+                self.entry_error(
+                    i,
                     "give exactly one of `at` (a place or hex) and `status`",
-                    Some("at = \"Khartoum\", or status = \"pool\", \"reserve\", \"eliminated\", \"awaiting 1884-05\", \"wrecked 1884-05\"".to_string()),
-                ));
+                    "at = \"Khartoum\", or status = \"pool\", \"reserve\", \"eliminated\", \"awaiting 1884-05\", \"wrecked 1884-05\"",
+                );
                 None
             }
         };
@@ -862,6 +832,15 @@ impl Builder<'_> {
             }
             (s, _) => s,
         }
+    }
+
+    /// A problem with the `i`-th entry of `units` as a whole.
+    fn entry_error(&mut self, i: usize, message: &str, example: &str) {
+        let field = format!("situation.units[{i}]");
+        let error = self
+            .src
+            .error(None, field, message, Some(example.to_string()));
+        self.problems.push(error);
     }
 
     /// The counters the `i`-th entry of `units` places: the one named by
@@ -882,12 +861,11 @@ impl Builder<'_> {
                 self.pick_free(scn, state, i, u, ty, taken)
             }
             _ => {
-                self.problems.push(self.src.error(
-                    None,
-                    format!("situation.units[{i}]"),
+                self.entry_error(
+                    i,
                     "give exactly one of `type` (with `count`) and `id`",
-                    Some("type = \"brit-inf\", count = 3; or id = \"BI01\"".to_string()),
-                ));
+                    "type = \"brit-inf\", count = 3; or id = \"BI01\"",
+                );
                 vec![]
             }
         }
