@@ -19,36 +19,6 @@ use dervish::state::Status;
 use dervish::state::setup::{Placements, initial_state};
 
 #[test]
-fn rule_8_2_no_unit_enters_a_hex_it_cannot_pay_for() {
-    let mut b = Bench::new("khartoum");
-    b.place("egy-gun", 1, "Metammeh");
-    let from = b.hex("Metammeh");
-    // 4 MP left after... a gun has 5 MP: Shendi costs 4, the next clear hex fits, a sixth MP does not.
-    let shendi = b.hex("Shendi");
-    let beyond = shendi
-        .neighbours()
-        .into_iter()
-        .find(|h| *h != from && b.scn.map.is_land(*h) && !b.scn.map.crosses_river(shendi, *h))
-        .unwrap();
-    let further = beyond
-        .neighbours()
-        .into_iter()
-        .find(|h| *h != shendi && b.scn.map.is_land(*h) && !b.scn.map.crosses_river(beyond, *h))
-        .unwrap();
-    let r = b.play(
-        Side::Egyptian,
-        &march(from, vec![Leg::Path(vec![shendi, beyond, further])]),
-        &[6, 6],
-    );
-    let s = stopped(&r);
-    assert_eq!(s.len(), 1, "{s:?}");
-    assert!(
-        s[0].contains("movement points and 0 are left (8.2)") || s[0].contains("are left"),
-        "{s:?}"
-    );
-}
-
-#[test]
 fn rule_9_1_enemy_hexes_are_never_entered() {
     let mut b = Bench::new("khartoum");
     b.place("egy-inf-R", 1, "Metammeh");
@@ -299,12 +269,17 @@ fn beside(b: &Bench, hex: Hex, not: &[Hex]) -> Hex {
         .expect("a land hex beside it")
 }
 
-#[test]
-fn rule_8_1_a_stack_that_has_marched_may_not_march_again() {
+/// One Egyptian battalion at Berber, and Berber and Khartoum.
+fn a_battalion_at_berber() -> (Bench, Hex, Hex) {
     let mut b = Bench::new("khartoum");
     b.place("egy-inf-R", 1, "Berber");
-    let from = b.hex("Berber");
-    let k = b.hex("Khartoum");
+    let (berber, khartoum) = (b.hex("Berber"), b.hex("Khartoum"));
+    (b, berber, khartoum)
+}
+
+#[test]
+fn rule_8_1_a_stack_that_has_marched_may_not_march_again() {
+    let (b, from, k) = a_battalion_at_berber();
     let mut orders = march(from, vec![Leg::To(k)]);
     orders
         .marches
@@ -361,10 +336,7 @@ fn rule_8_3_a_stack_may_split_and_drop_off_units_that_then_stay() {
 
 #[test]
 fn rule_8_31_three_marches_at_most() {
-    let mut b = Bench::new("khartoum");
-    b.place("egy-inf-R", 1, "Berber");
-    let from = b.hex("Berber");
-    let k = b.hex("Khartoum");
+    let (b, from, k) = a_battalion_at_berber();
     let r = b.play(Side::Egyptian, &march(from, vec![Leg::To(k); 4]), &[]);
     assert_eq!(
         set_aside(&r),

@@ -187,10 +187,10 @@ struct SituationFile {
     units: Vec<UnitFile>,
     leaders: Vec<LeaderFile>,
     control: BTreeMap<String, String>,
-    counters: BTreeMap<String, u32>,
     british_attrition_loss: Option<bool>,
     british_leader_stack_destroyed: Option<bool>,
     ended_by_event: Option<bool>,
+    counters: BTreeMap<String, u32>,
     railhead: Option<RailheadFile>,
     rail_built: BTreeMap<String, usize>,
     arrived: Option<Vec<String>>,
@@ -747,10 +747,10 @@ impl Builder<'_> {
                 return None;
             }
         };
-        match sit.board.as_deref().unwrap_or("empty") {
-            "empty" => clear_board(&mut s),
-            "setup" => {}
-            other => self.err(
+        match sit.board.as_deref() {
+            None | Some("empty") => clear_board(&mut s),
+            Some("setup") => {}
+            Some(other) => self.err(
                 "situation.board",
                 other,
                 format!("`{other}` is not a board"),
@@ -812,12 +812,11 @@ impl Builder<'_> {
                 _ => None,
             },
             _ => {
-                self.problems.push(self.src.error(
-                    None,
-                    format!("situation.units[{i}]"),
+                self.entry_error(
+                    i,
                     "give exactly one of `at` (a place or hex) and `status`",
-                    Some("at = \"Khartoum\", or status = \"pool\", \"reserve\", \"eliminated\", \"awaiting 1884-05\", \"wrecked 1884-05\"".to_string()),
-                ));
+                    "at = \"Khartoum\", or status = \"pool\", \"reserve\", \"eliminated\", \"awaiting 1884-05\", \"wrecked 1884-05\"",
+                );
                 None
             }
         };
@@ -833,6 +832,15 @@ impl Builder<'_> {
             }
             (s, _) => s,
         }
+    }
+
+    /// A problem with the `i`-th entry of `units` as a whole.
+    fn entry_error(&mut self, i: usize, message: &str, example: &str) {
+        let field = format!("situation.units[{i}]");
+        let error = self
+            .src
+            .error(None, field, message, Some(example.to_string()));
+        self.problems.push(error);
     }
 
     /// The counters the `i`-th entry of `units` places: the one named by
@@ -853,12 +861,11 @@ impl Builder<'_> {
                 self.pick_free(scn, state, i, u, ty, taken)
             }
             _ => {
-                self.problems.push(self.src.error(
-                    None,
-                    format!("situation.units[{i}]"),
+                self.entry_error(
+                    i,
                     "give exactly one of `type` (with `count`) and `id`",
-                    Some("type = \"brit-inf\", count = 3; or id = \"BI01\"".to_string()),
-                ));
+                    "type = \"brit-inf\", count = 3; or id = \"BI01\"",
+                );
                 vec![]
             }
         }

@@ -12,13 +12,13 @@ use crate::common::bench::{set_aside, stopped};
 
 /// The text of every note in the log.
 pub fn notes(r: &TurnResult) -> Vec<String> {
-    r.events
-        .iter()
-        .filter_map(|e| match e {
-            Event::Note { text } => Some(text.clone()),
-            _ => None,
-        })
-        .collect()
+    let mut out = Vec::new();
+    for e in &r.events {
+        if let Event::Note { text } = e {
+            out.push(text.clone());
+        }
+    }
+    out
 }
 
 /// An order was set aside for a reason that says `fragment`.
