@@ -7,7 +7,7 @@
 
 use minijinja::context;
 
-use super::intake::Context;
+use super::outcome::Context;
 use super::{Result, Service};
 use crate::orders::{DrawStep, SeatRequest};
 use crate::scenario::Side;

@@ -13,6 +13,7 @@ use minijinja::context;
 use super::games::deadline_text;
 use super::mail::Draft;
 pub use super::outcome::Outcome;
+pub(super) use super::outcome::Context;
 use super::secrets::{secret_matches, sha256_hex};
 use super::{Result, Service};
 use crate::geo::route::land_route;
@@ -103,14 +104,6 @@ enum Reading {
     Mail(Box<Inbound>),
     TooLarge { size: usize, limit: usize },
     Unparseable(String),
-}
-
-/// Who sent the message and where the conversation stands.
-pub(super) struct Context<'a> {
-    pub(super) mail: &'a Inbound,
-    pub(super) message_id: String,
-    pub(super) row: i64,
-    pub(super) sender: String,
 }
 
 impl Service {

@@ -1,7 +1,19 @@
-//! What became of an incoming message: the one outcome stored with it.
-//! Both the intake and the game master's commands end in one.
+//! An incoming message as the files that answer it see it (its
+//! [`Context`]) and what became of it: the one outcome stored with it.
+//! Both the intake and the game master's commands end in one. The intake
+//! and the files it hands a message to (ready, seats, ending) share these
+//! types from here, so they do not import each other in a circle.
 
+use crate::mail::inbound::Inbound;
 use crate::scenario::Side;
+
+/// Who sent the message and where the conversation stands.
+pub(super) struct Context<'a> {
+    pub(super) mail: &'a Inbound,
+    pub(super) message_id: String,
+    pub(super) row: i64,
+    pub(super) sender: String,
+}
 
 /// What became of a message.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -9,7 +9,7 @@
 //! player with nothing to do says just that), and the receipt says so
 //! plainly.
 
-use super::intake::{Context, Outcome};
+use super::outcome::{Context, Outcome};
 use super::{Result, Service};
 use crate::orders::defaults::ready_sentence;
 use crate::orders::{self, Checked, Input, Order, Parsed, Setting, Sheet, Vocabulary, parse};

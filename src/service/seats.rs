@@ -16,7 +16,7 @@ use rusqlite::Connection;
 
 use super::bots::{Holder, stand_in_kind};
 use super::games::deadline_text;
-use super::intake::Context;
+use super::outcome::Context;
 use super::{Result, Service};
 use crate::orders::SeatRequest;
 use crate::scenario::Side;
