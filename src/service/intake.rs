@@ -12,8 +12,8 @@ use minijinja::context;
 
 use super::games::deadline_text;
 use super::mail::Draft;
-pub use super::outcome::Outcome;
 pub(super) use super::outcome::Context;
+pub use super::outcome::Outcome;
 use super::secrets::{secret_matches, sha256_hex};
 use super::{Result, Service};
 use crate::geo::route::land_route;
