@@ -238,6 +238,11 @@ enum Command {
         /// Play with the optional ambush rule (docs/rules.md, "Ambushes").
         #[arg(long)]
         ambushes: bool,
+        /// A house rule, off by default (repeatable): `gordon-stays` (no
+        /// order may take Gordon out of Khartoum); docs/rules.md, "House
+        /// rules (optional variants)".
+        #[arg(long = "variant", value_name = "NAME")]
+        variant: Vec<dervish::state::variant::Variant>,
     },
     /// Play many campaigns of programmed players against each other on all
     /// cores and compare them with history: who wins, why games end, the
@@ -268,6 +273,11 @@ enum Command {
         /// Play with the optional ambush rule (docs/rules.md, "Ambushes").
         #[arg(long)]
         ambushes: bool,
+        /// A house rule, off by default (repeatable): `gordon-stays` (no
+        /// order may take Gordon out of Khartoum); docs/rules.md, "House
+        /// rules (optional variants)".
+        #[arg(long = "variant", value_name = "NAME")]
+        variant: Vec<dervish::state::variant::Variant>,
         /// How many times to fight each typical battle of
         /// `scenarios/battles/` (British infantry against as many and
         /// twice as many ansar in the open, Egyptian L-class troops against
@@ -670,6 +680,7 @@ fn run(mut cli: Cli) -> Result<ExitCode> {
             mahdist,
             out,
             ambushes,
+            variant,
             battle_runs,
             resolver,
         } => {
@@ -730,6 +741,7 @@ fn run(mut cli: Cli) -> Result<ExitCode> {
                     mahdist: md,
                     options: dervish::state::Options {
                         ambushes,
+                        variants: variant.iter().copied().collect(),
                         ..Default::default()
                     },
                 },
@@ -762,11 +774,15 @@ fn run(mut cli: Cli) -> Result<ExitCode> {
                 bar.finish_and_clear();
             }
             let command = format!(
-                "dervish{} balance --scenario {id} --games {games} --battle-runs {battle_runs} --seed {seed} --egyptian {egyptian} --mahdist {mahdist}{}{}",
+                "dervish{} balance --scenario {id} --games {games} --battle-runs {battle_runs} --seed {seed} --egyptian {egyptian} --mahdist {mahdist}{}{}{}",
                 cli.data
                     .as_ref()
                     .map_or(String::new(), |d| format!(" --data {}", d.display())),
                 if ambushes { " --ambushes" } else { "" },
+                variant
+                    .iter()
+                    .map(|v| format!(" --variant {v}"))
+                    .collect::<String>(),
                 if resolver == "tables" {
                     String::new()
                 } else {
@@ -813,6 +829,7 @@ fn run(mut cli: Cli) -> Result<ExitCode> {
             mahdist,
             egyptian,
             ambushes,
+            variant,
         } => {
             let data = data(&cli.data)?;
             let scn = scenario(&data, &id)?;
@@ -820,6 +837,7 @@ fn run(mut cli: Cli) -> Result<ExitCode> {
             let (mut state, _) =
                 initial_state(&scn, &Placements::new()).map_err(|e| anyhow!("{e}"))?;
             state.options.ambushes = ambushes;
+            state.options.variants = variant.into_iter().collect();
             let mut dice = Dice::new(SeededDice::from_seed(seed));
             let limit = months.unwrap_or(u32::MAX);
             outln!(
@@ -827,6 +845,10 @@ fn run(mut cli: Cli) -> Result<ExitCode> {
                 scn.def.title,
                 scn.id()
             );
+            if !state.options.variants.is_empty() {
+                let names: Vec<&str> = state.options.variants.iter().map(|v| v.key()).collect();
+                outln!("House rules: {} (docs/rules.md)", names.join(", "));
+            }
             // The data folder's reaction table and programmed players'
             // data, if it has them (`--data DIR`).
             let opponents = match files(&cli.data)?.extra("opponents.ron") {

@@ -57,6 +57,11 @@ pub enum GameCommand {
         /// (docs/rules.md, "Ambushes").
         #[arg(long)]
         ambushes: bool,
+        /// A house rule, off by default (repeatable): `gordon-stays` (no
+        /// order may take Gordon out of Khartoum); docs/rules.md, "House
+        /// rules (optional variants)".
+        #[arg(long = "variant", value_name = "NAME")]
+        variant: Vec<dervish::state::variant::Variant>,
         /// Which combats are fought on the tabletop (docs/tabletop.md):
         /// none, all, above:N (more than N strength points, both sides
         /// together) or flagged (places the game master flags with
@@ -544,6 +549,7 @@ fn game_command(s: &Service, command: GameCommand) -> Result<ExitCode> {
             mode,
             deadline_hours,
             ambushes,
+            variant,
             table_battles,
             table_cap,
             table_rules,
@@ -583,7 +589,7 @@ fn game_command(s: &Service, command: GameCommand) -> Result<ExitCode> {
                 None => scenario.unwrap_or_else(|| "khartoum".to_string()),
             };
             let created = s
-                .new_game_from(
+                .new_game_with(
                     &NewGame {
                         scenario,
                         egyptian,
@@ -596,6 +602,7 @@ fn game_command(s: &Service, command: GameCommand) -> Result<ExitCode> {
                         resolver,
                     },
                     situation.map(|c| c.state),
+                    &variant.into_iter().collect(),
                     &actor(),
                 )
                 .map_err(e)?;
