@@ -90,6 +90,13 @@ pub(super) fn plan(scn: &Scenario, state: &GameState) -> Option<Plan> {
             ));
             continue;
         }
+        if let Some(leader) = kept_at(scn, state, from) {
+            plan.notes.push(format!(
+                "the civilians at {} stay with the whole garrison: {leader} may not leave (house rule), and an escort taken from his stack would leave it to be stormed",
+                scn.map.describe(from)
+            ));
+            continue;
+        }
         let Some(goal) = safest(scn, state, from, &safe) else {
             plan.notes.push(format!(
                 "the civilians at {} have no way by land to {}",
@@ -204,6 +211,24 @@ fn march_out(scn: &Scenario, state: &GameState, from: Hex, goal: Hex, plan: &mut
         return;
     }
     leaders_by_river(scn, from, goal, river, british, plan);
+}
+
+/// A British leader a house rule of the game keeps at `from` who stands
+/// there (house rule `gordon-stays`: Gordon in Khartoum).
+fn kept_at(scn: &Scenario, state: &GameState, from: Hex) -> Option<&'static str> {
+    state
+        .options
+        .variants
+        .iter()
+        .map(|v| v.kept())
+        .filter(|(_, town)| scn.map.resolve(town) == Ok(from))
+        .map(|(leader, _)| leader)
+        .find(|leader| {
+            state
+                .leaders
+                .iter()
+                .any(|l| l.name.eq_ignore_ascii_case(leader) && !l.removed && l.hex == Some(from))
+        })
 }
 
 /// `leaders` less those a house rule of the game keeps at `from` (house
