@@ -147,6 +147,7 @@ pub fn check(sheet: &super::Sheet, scn: &Scenario, state: &GameState, side: Side
         let mut plans: Vec<&mut MarchPlan> = out.plans.iter_mut().map(|(_, p)| p).collect();
         add_arrivals(start, side, &arrivals, &mut plans);
     }
+    super::house::refuse(&sheet.items, scn, state, &mut out);
     out.errors.sort_by_key(|e| e.line);
     out.warnings.sort_by_key(|e| e.line);
     out

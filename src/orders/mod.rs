@@ -71,6 +71,7 @@
 pub mod check;
 pub mod clean;
 pub mod defaults;
+pub mod house;
 pub mod parse;
 pub mod print;
 pub mod vocab;

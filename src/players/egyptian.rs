@@ -154,126 +154,217 @@ pub fn decide_with(
     persona: Persona,
     opponents: Option<&super::mahdist::Opponents>,
 ) -> Decision {
-    let mut notes = Vec::new();
-    let mut columns: Vec<Column> = Vec::new();
-    let mut mahdist: Vec<(Hex, u32)> = Vec::new();
-    let mut mahdist_land: BTreeSet<Hex> = BTreeSet::new();
-    for s in state.stacks() {
-        let land: Vec<_> = s
+    let survey = Survey::of(scn, state);
+    let mut d = Draft {
+        scn,
+        state,
+        persona,
+        used: BTreeSet::new(),
+        marches: Vec::new(),
+        notes: Vec::new(),
+    };
+    let evacuating = persona == Persona::Competent && d.evacuate();
+    d.relieve(&survey);
+    if let Some(op) = opponents {
+        d.expedition(&survey, op);
+    }
+    d.columns_in_the_open(&survey);
+    if persona == Persona::Competent {
+        d.garrisons_strike(&survey);
+        d.garrisons_join(&survey);
+        d.garrisons_sally(&survey);
+    }
+    let keep_supply =
+        if !evacuating && opponents.is_some_and(|op| matches!(op.expedition(scn), Ok(Some(_)))) {
+            supply_kept(scn, state, &survey, &d.used)
+        } else {
+            Vec::new()
+        };
+    d.finish(keep_supply, evacuating)
+}
+
+/// The position as the Egyptian player reads it: its columns, the
+/// Mahdist stacks, its towns and which of them are besieged.
+struct Survey {
+    /// The Egyptian stacks with land units that march, strongest first.
+    columns: Vec<Column>,
+    /// Every Mahdist stack and its strength.
+    mahdist: Vec<(Hex, u32)>,
+    /// The Mahdist stacks with land units that march.
+    mahdist_land: BTreeSet<Hex>,
+    /// The towns (settlements) an Egyptian column stands in.
+    own_towns: Vec<Hex>,
+    /// Besieged towns (9.12: a Mahdist land unit next to them) with the
+    /// besiegers' and the garrison's strength, the most threatened
+    /// (strongest besiegers against the garrison) first.
+    besieged: Vec<(Hex, u32, u32)>,
+}
+
+impl Survey {
+    fn of(scn: &Scenario, state: &GameState) -> Survey {
+        let mut columns: Vec<Column> = Vec::new();
+        let mut mahdist: Vec<(Hex, u32)> = Vec::new();
+        let mut mahdist_land: BTreeSet<Hex> = BTreeSet::new();
+        for s in state.stacks() {
+            let land: Vec<_> = s
+                .units
+                .iter()
+                .filter(|u| {
+                    scn.units
+                        .get(&u.unit_type)
+                        .is_some_and(|t| !t.kind.is_river_unit() && t.movement > 0)
+                })
+                .collect();
+            if s.side == Side::Egyptian {
+                if !land.is_empty() {
+                    columns.push(Column::of(scn, &s, &land));
+                }
+            } else {
+                mahdist.push((s.hex, s.units.iter().map(|u| u.strength).sum()));
+                if !land.is_empty() {
+                    mahdist_land.insert(s.hex);
+                }
+            }
+        }
+        columns.sort_by_key(|c| (std::cmp::Reverse(c.strength), c.hex.row, c.hex.col));
+        let own_towns: Vec<Hex> = columns
+            .iter()
+            .filter(|c| c.in_town)
+            .map(|c| c.hex)
+            .collect();
+        let mut besieged: Vec<(Hex, u32, u32)> = columns
+            .iter()
+            .filter(|c| c.in_town)
+            .filter_map(|c| {
+                let besiegers: u32 = mahdist
+                    .iter()
+                    .filter(|(h, _)| h.distance(c.hex) == 1 && mahdist_land.contains(h))
+                    .map(|(_, s)| *s)
+                    .sum();
+                (besiegers > 0).then_some((c.hex, besiegers, c.strength))
+            })
+            .collect();
+        besieged.sort_by_key(|(h, b, g)| (std::cmp::Reverse(b.saturating_sub(*g)), h.row, h.col));
+        Survey {
+            columns,
+            mahdist,
+            mahdist_land,
+            own_towns,
+            besieged,
+        }
+    }
+
+    fn is_besieged(&self, hex: Hex) -> bool {
+        self.besieged.iter().any(|(b, ..)| *b == hex)
+    }
+
+    /// The nearest Mahdist land stack within `reach` of `from` with at most
+    /// half of `strength`.
+    fn weak_enemy(&self, from: Hex, reach: u32, strength: u32) -> Option<(Hex, u32)> {
+        self.mahdist
+            .iter()
+            .filter(|(h, s)| {
+                self.mahdist_land.contains(h) && h.distance(from) <= reach && s * 2 <= strength
+            })
+            .min_by_key(|(h, _)| (h.distance(from), h.row, h.col))
+            .copied()
+    }
+}
+
+impl Column {
+    /// The column of stack `s`, whose land units that march are `land`.
+    fn of(scn: &Scenario, s: &crate::state::Stack<'_>, land: &[&&crate::state::Unit]) -> Column {
+        let kind = |u: &crate::state::Unit| scn.units.get(&u.unit_type);
+        let mut units: Vec<(crate::state::UnitId, u32)> =
+            land.iter().map(|u| (u.id.clone(), u.strength)).collect();
+        units.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.0.cmp(&b.0.0)));
+        let supply = s
             .units
             .iter()
             .filter(|u| {
-                scn.units
-                    .get(&u.unit_type)
-                    .is_some_and(|t| !t.kind.is_river_unit() && t.movement > 0)
+                kind(u).is_some_and(|t| t.kind == UnitKind::Supply && t.nation == Nation::British)
             })
+            .map(|u| u.id.clone())
             .collect();
-        let strength: u32 = land.iter().map(|u| u.strength).sum();
-        if s.side == Side::Egyptian {
-            if !land.is_empty() {
-                let mut units: Vec<(crate::state::UnitId, u32)> =
-                    land.iter().map(|u| (u.id.clone(), u.strength)).collect();
-                units.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.0.cmp(&b.0.0)));
-                let supply = s
-                    .units
-                    .iter()
-                    .filter(|u| {
-                        scn.units.get(&u.unit_type).is_some_and(|t| {
-                            t.kind == UnitKind::Supply && t.nation == Nation::British
+        let camels = s
+            .units
+            .iter()
+            .filter(|u| kind(u).is_some_and(|t| t.kind == UnitKind::Camel))
+            .map(|u| u.id.clone())
+            .collect();
+        let mounted = units
+            .iter()
+            .filter(|(id, _)| {
+                s.units.iter().any(|u| {
+                    u.id == *id
+                        && kind(u).is_some_and(|t| {
+                            matches!(t.kind, UnitKind::CamelCorps | UnitKind::Cavalry)
                         })
-                    })
-                    .map(|u| u.id.clone())
-                    .collect();
-                let camels = s
-                    .units
-                    .iter()
-                    .filter(|u| {
-                        scn.units
-                            .get(&u.unit_type)
-                            .is_some_and(|t| t.kind == UnitKind::Camel)
-                    })
-                    .map(|u| u.id.clone())
-                    .collect();
-                let mounted = units
-                    .iter()
-                    .filter(|(id, _)| {
-                        s.units.iter().any(|u| {
-                            u.id == *id
-                                && scn.units.get(&u.unit_type).is_some_and(|t| {
-                                    matches!(t.kind, UnitKind::CamelCorps | UnitKind::Cavalry)
-                                })
-                        })
-                    })
-                    .map(|(id, _)| id.clone())
-                    .collect();
-                columns.push(Column {
-                    hex: s.hex,
-                    mounted,
-                    strength,
-                    in_town: scn.map.settlement_at(s.hex).is_some(),
-                    units,
-                    supply,
-                    camels,
-                    all: s.units.iter().map(|u| u.id.clone()).collect(),
-                    leaders: s.leaders.iter().map(|l| l.name.clone()).collect(),
-                });
-            }
-        } else {
-            mahdist.push((s.hex, s.units.iter().map(|u| u.strength).sum()));
-            if !land.is_empty() {
-                mahdist_land.insert(s.hex);
-            }
+                })
+            })
+            .map(|(id, _)| id.clone())
+            .collect();
+        Column {
+            hex: s.hex,
+            mounted,
+            strength: land.iter().map(|u| u.strength).sum(),
+            in_town: scn.map.settlement_at(s.hex).is_some(),
+            units,
+            supply,
+            camels,
+            all: s.units.iter().map(|u| u.id.clone()).collect(),
+            leaders: s.leaders.iter().map(|l| l.name.clone()).collect(),
         }
     }
-    columns.sort_by_key(|c| (std::cmp::Reverse(c.strength), c.hex.row, c.hex.col));
-    let own_towns: Vec<Hex> = columns
-        .iter()
-        .filter(|c| c.in_town)
-        .map(|c| c.hex)
-        .collect();
-    // Besieged towns (9.12: a Mahdist land unit next to them), the most
-    // threatened (strongest besiegers against the garrison) first.
-    let mut besieged: Vec<(Hex, u32, u32)> = columns
-        .iter()
-        .filter(|c| c.in_town)
-        .filter_map(|c| {
-            let besiegers: u32 = mahdist
-                .iter()
-                .filter(|(h, _)| h.distance(c.hex) == 1 && mahdist_land.contains(h))
-                .map(|(_, s)| *s)
-                .sum();
-            (besiegers > 0).then_some((c.hex, besiegers, c.strength))
-        })
-        .collect();
-    besieged.sort_by_key(|(h, b, g)| (std::cmp::Reverse(b.saturating_sub(*g)), h.row, h.col));
-    let march = |from: Hex, to: Hex, on: OnContact| MarchOrder {
-        units: Selection::Stack(from),
-        legs: super::legs_to(
-            &scn.map,
-            from,
-            to,
-            super::reach_at(scn, state, Side::Egyptian, from),
-        ),
-        continue_after_win: false,
-        on_contact: on,
-        ..MarchOrder::stack(from, Vec::new())
-    };
-    // Units of a garrison sent out against the Mahdist stack at `h`.
-    let sortie = |from: Hex, out: &[Strength], h: Hex| MarchOrder {
-        units: Selection::Units {
-            units: out.iter().map(|(u, _)| u.clone()).collect(),
-            leaders: Vec::new(),
-        },
-        ..march(from, h, OnContact::AttackHexes(vec![h]))
-    };
-    // A far march goes by rail, by river or with the fleet if the checker
-    // allows it (8.22, 8.23, 8.25), else by land.
-    let by_any = |m: MarchOrder, to: Hex, from: Hex| -> Vec<MarchOrder> {
+}
+
+/// The orders being written: each march a slot of choices in order of
+/// preference, the hexes whose stacks have orders, and the reasons.
+struct Draft<'a> {
+    scn: &'a Scenario,
+    state: &'a GameState,
+    persona: Persona,
+    used: BTreeSet<Hex>,
+    marches: Vec<Vec<MarchOrder>>,
+    notes: Vec<String>,
+}
+
+impl Draft<'_> {
+    /// The stack at `from` marches to `to` by land.
+    fn march(&self, from: Hex, to: Hex, on: OnContact) -> MarchOrder {
+        MarchOrder {
+            units: Selection::Stack(from),
+            legs: super::legs_to(
+                &self.scn.map,
+                from,
+                to,
+                super::reach_at(self.scn, self.state, Side::Egyptian, from),
+            ),
+            continue_after_win: false,
+            on_contact: on,
+            ..MarchOrder::stack(from, Vec::new())
+        }
+    }
+
+    /// Units of a garrison sent out against the Mahdist stack at `h`.
+    fn sortie(&self, from: Hex, out: &[Strength], h: Hex) -> MarchOrder {
+        MarchOrder {
+            units: Selection::Units {
+                units: out.iter().map(|(u, _)| u.clone()).collect(),
+                leaders: Vec::new(),
+            },
+            ..self.march(from, h, OnContact::AttackHexes(vec![h]))
+        }
+    }
+
+    /// A far march goes by rail, by river or with the fleet if the checker
+    /// allows it (8.22, 8.23, 8.25), else by land.
+    fn by_any(&self, m: MarchOrder, to: Hex, from: Hex) -> Vec<MarchOrder> {
         let mut v = Vec::new();
         if from.distance(to) > super::NEAR {
             for leg in [Leg::Rail(to), Leg::River(to), Leg::Fleet(to)]
                 .into_iter()
-                .filter(|leg| may_go_by(scn, state, from, leg))
+                .filter(|leg| may_go_by(self.scn, self.state, from, leg))
             {
                 v.push(MarchOrder {
                     legs: vec![leg],
@@ -283,266 +374,273 @@ pub fn decide_with(
         }
         v.push(m);
         v
-    };
-    let mut used: BTreeSet<Hex> = BTreeSet::new();
-    let mut marches = Vec::new();
-    // Competent: the civilians leave for a place that wins (4.2) before
-    // the siege closes, the British leaders by river.
-    let mut evacuating = false;
-    if persona == Persona::Competent
-        && let Some(plan) = super::evacuation::plan(scn, state)
-    {
-        evacuating = !plan.slots.is_empty();
-        used.extend(plan.used);
-        marches.extend(plan.slots);
-        notes.extend(plan.notes);
     }
-    // Relief: for each besieged town, the strongest column (a field force,
-    // or the garrison of a town not besieged) marches to it and attacks,
-    // if strong enough against the besiegers.
-    for (town, besiegers, _) in &besieged {
-        let relief = columns.iter().find(|c| {
-            !used.contains(&c.hex)
-                && c.hex != *town
-                && !besieged.iter().any(|(b, ..)| *b == c.hex)
-                && c.strength * 10 >= besiegers * persona.relief_ratio()
-                && c.hex.distance(*town) <= 20
-        });
-        match relief {
-            Some(c) => {
-                used.insert(c.hex);
-                let keep = garrison_left(c);
-                notes.push(format!(
-                    "the column at {} ({} strength) relieves {} ({} strength besieging it){}",
-                    scn.map.describe(c.hex),
-                    c.strength,
-                    scn.map.describe(*town),
-                    besiegers,
-                    leaving(scn, &keep, c.hex)
+
+    /// Competent: the civilians leave for a place that wins (4.2) before
+    /// the siege closes, the British leaders by river. Whether they do.
+    fn evacuate(&mut self) -> bool {
+        let Some(plan) = super::evacuation::plan(self.scn, self.state) else {
+            return false;
+        };
+        let evacuating = !plan.slots.is_empty();
+        self.used.extend(plan.used);
+        self.marches.extend(plan.slots);
+        self.notes.extend(plan.notes);
+        evacuating
+    }
+
+    /// Relief: for each besieged town, the strongest column (a field
+    /// force, or the garrison of a town not besieged) marches to it and
+    /// attacks, if strong enough against the besiegers.
+    fn relieve(&mut self, sv: &Survey) {
+        let scn = self.scn;
+        for (town, besiegers, _) in &sv.besieged {
+            let relief = sv.columns.iter().find(|c| {
+                !self.used.contains(&c.hex)
+                    && c.hex != *town
+                    && !sv.is_besieged(c.hex)
+                    && c.strength * 10 >= besiegers * self.persona.relief_ratio()
+                    && c.hex.distance(*town) <= 20
+            });
+            let Some(c) = relief else {
+                self.notes.push(format!(
+                    "{} is besieged by {besiegers} strength: no column strong enough to relieve it",
+                    scn.map.describe(*town)
                 ));
-                marches.push(by_any(
-                    MarchOrder {
-                        units: without(c, &keep, true),
-                        ..march(c.hex, *town, OnContact::AttackAny)
-                    },
-                    *town,
-                    c.hex,
-                ));
-            }
-            None => notes.push(format!(
-                "{} is besieged by {besiegers} strength: no column strong enough to relieve it",
-                scn.map.describe(*town)
-            )),
-        }
-    }
-    // The expedition (opponents.ron): the column with a British supply
-    // unit nearest the goal, if strong enough, carries it there (scenario
-    // 2: "an Egyptian victory ... when a British supply unit is in
-    // Khartoum", 4.1), by rail, river or the fleet where the checker
-    // allows, else by land, with its camels (8.24) and boats.
-    if let Some(op) = opponents {
-        match op.expedition(scn) {
-            Err(e) => notes.push(e),
-            Ok(None) => {}
-            Ok(Some((exp, route))) => {
-                let goal = route.goal;
-                let need = match persona {
-                    Persona::Historical => exp.strength_historical,
-                    Persona::Competent => exp.strength_competent,
-                };
-                let pick = columns
-                    .iter()
-                    .filter(|c| {
-                        !used.contains(&c.hex)
-                            && c.hex != goal
-                            && !c.supply.is_empty()
-                            && !besieged.iter().any(|(b, ..)| *b == c.hex)
-                    })
-                    .min_by_key(|c| (c.hex.distance(goal), c.hex.row, c.hex.col));
-                // A column sets out from a town far from the goal (not a
-                // village or oasis it stopped at on the way, nor a place
-                // the expedition goes by, opponents.ron `via`); elsewhere,
-                // and near the goal, it is under way.
-                let setting_out = |c: &Column| {
-                    scn.map
-                        .settlement_at(c.hex)
-                        .is_some_and(|p| p.kind == crate::geo::map::PlaceKind::Town)
-                        && !route.via.contains(&c.hex)
-                        && c.hex.distance(goal) > super::NEAR
-                };
-                // Setting out the historical persona needs a supply unit a
-                // month of the way and one to deliver, and the strength
-                // the data asks; under way it goes on while it has a supply
-                // unit, whatever its strength (it falls back, below, when
-                // it has none).
-                let supplies = |c: &Column| {
-                    if setting_out(c) && persona == Persona::Competent {
-                        // The competent persona takes the risk: one supply
-                        // unit to spend on the way, one to deliver.
-                        2
-                    } else if setting_out(c) {
-                        usize::try_from(
-                            route.length_from(c.hex).div_ceil(exp.hexes_a_month.max(1)) + 1,
-                        )
-                        .unwrap_or(usize::MAX)
-                    } else {
-                        1
-                    }
-                };
-                match pick {
-                    Some(c)
-                        if (!setting_out(c) || c.strength >= need)
-                            && c.supply.len() >= supplies(c) =>
-                    {
-                        used.insert(c.hex);
-                        // The next stage of the way (the goal, or a place
-                        // the expedition goes by).
-                        let stage = route.next_stage(c.hex);
-                        // A town it sets out from keeps a garrison.
-                        let keep = if setting_out(c) {
-                            garrison_left(c)
-                        } else {
-                            Vec::new()
-                        };
-                        let units = without(c, &keep, false);
-                        notes.push(format!(
-                            "the expedition at {} ({} strength, with {}) marches on {} to deliver its supply{}{}",
-                            scn.map.describe(c.hex),
-                            c.strength,
-                            c.supply.iter().map(|u| u.0.as_ref()).collect::<Vec<_>>().join(" "),
-                            scn.map.describe(goal),
-                            if stage == goal {
-                                String::new()
-                            } else {
-                                format!(", by {}", scn.map.describe(stage))
-                            },
-                            leaving(scn, &keep, c.hex)
-                        ));
-                        // First choice, the river column (8.23): its boats
-                        // and gunboats carry the supply and the strongest
-                        // fighting units, one each, up the river towards
-                        // the stage; the rest of the column stays. Past
-                        // the places it goes by, the river is left for the
-                        // desert: the flying column (camel corps, cavalry,
-                        // camels with the supply) marches on by land. If
-                        // the checker refuses both, the whole column
-                        // marches. A besieged goal may not be entered
-                        // (9.12): the boats then make for a riverside hex
-                        // short of it.
-                        let mut slot: Vec<MarchOrder> = Vec::new();
-                        // Under way with its last supply unit in a stack
-                        // that would spend it (5.2 IV), the flying column
-                        // makes straight for the goal with it.
-                        let last = !setting_out(c)
-                            && c.supply.len() == 1
-                            && c.all.len() >= crate::engine::upkeep::DEFAULT_SUPPLY_STACK;
-                        let by_river = !last && (stage != goal || route.via.is_empty());
-                        let river = by_river.then(|| river_column(scn, state, c, stage)).flatten();
-                        let fly_to = if last { goal } else { stage };
-                        let flying = (!setting_out(c) && c.hex.distance(fly_to) > super::NEAR)
-                            .then(|| flying_column(c))
-                            .flatten();
-                        let said = |n: &mut String, how: &str, units: &Selection| {
-                            if let Selection::Units { units: ids, .. } = units {
-                                n.push_str(&format!(
-                                    "; {how}: {}, the rest staying",
-                                    ids.iter().map(|u| u.0.as_ref()).collect::<Vec<_>>().join(" ")
-                                ));
-                            }
-                        };
-                        if let Some(units) = river {
-                            if let Some(n) = notes.last_mut() {
-                                said(n, "first choice, by river (8.23)", &units);
-                            }
-                            for to in river_goals(scn, c.hex, stage) {
-                                slot.push(MarchOrder {
-                                    units: units.clone(),
-                                    legs: vec![Leg::River(to)],
-                                    ..march(c.hex, stage, OnContact::AttackAny)
-                                });
-                            }
-                        }
-                        if let Some(units) = flying {
-                            if let Some(n) = notes.last_mut() {
-                                said(n, "the flying column by land (8.24)", &units);
-                            }
-                            slot.push(MarchOrder {
-                                units,
-                                ..march(c.hex, fly_to, OnContact::AttackAny)
-                            });
-                        }
-                        slot.extend(by_any(
-                            MarchOrder {
-                                units,
-                                ..march(c.hex, stage, OnContact::AttackAny)
-                            },
-                            stage,
-                            c.hex,
-                        ));
-                        marches.push(slot);
-                    }
-                    Some(c) => notes.push(format!(
-                        "the column at {} waits: {} strength and {} supply unit{} for {}; the expedition needs {need} strength and {} supply units",
-                        scn.map.describe(c.hex),
-                        c.strength,
-                        c.supply.len(),
-                        if c.supply.len() == 1 { "" } else { "s" },
-                        scn.map.describe(goal),
-                        supplies(c)
-                    )),
-                    None => {}
-                }
-            }
-        }
-    }
-    for c in &columns {
-        if used.contains(&c.hex) || c.in_town {
-            continue;
-        }
-        // Competent: strike a weak Mahdist stack within reach.
-        if persona == Persona::Competent
-            && let Some((h, s)) = mahdist
-                .iter()
-                .filter(|(h, s)| {
-                    mahdist_land.contains(h) && h.distance(c.hex) <= 4 && s * 2 <= c.strength
-                })
-                .min_by_key(|(h, _)| (h.distance(c.hex), h.row, h.col))
-        {
-            used.insert(c.hex);
-            notes.push(format!(
-                "the column at {} ({} strength) attacks the Mahdists at {} ({s} strength)",
+                continue;
+            };
+            self.used.insert(c.hex);
+            let keep = garrison_left(c);
+            self.notes.push(format!(
+                "the column at {} ({} strength) relieves {} ({} strength besieging it){}",
                 scn.map.describe(c.hex),
                 c.strength,
-                scn.map.describe(*h)
+                scn.map.describe(*town),
+                besiegers,
+                leaving(scn, &keep, c.hex)
             ));
-            marches.push(vec![march(c.hex, *h, OnContact::AttackHexes(vec![*h]))]);
-            continue;
+            let slot = self.by_any(
+                MarchOrder {
+                    units: without(c, &keep, true),
+                    ..self.march(c.hex, *town, OnContact::AttackAny)
+                },
+                *town,
+                c.hex,
+            );
+            self.marches.push(slot);
         }
-        // Out in the open: back to the nearest town held that it can
-        // reach (the enemy may bar every way to the nearest, 8.31).
-        let mut back: Vec<Hex> = own_towns.iter().copied().filter(|t| *t != c.hex).collect();
+    }
+
+    /// The expedition (opponents.ron): the column with a British supply
+    /// unit nearest the goal, if strong enough, carries it there (scenario
+    /// 2: "an Egyptian victory ... when a British supply unit is in
+    /// Khartoum", 4.1), by rail, river or the fleet where the checker
+    /// allows, else by land, with its camels (8.24) and boats.
+    fn expedition(&mut self, sv: &Survey, op: &super::mahdist::Opponents) {
+        let scn = self.scn;
+        let (exp, route) = match op.expedition(scn) {
+            Err(e) => return self.notes.push(e),
+            Ok(None) => return,
+            Ok(Some(found)) => found,
+        };
+        let goal = route.goal;
+        let need = match self.persona {
+            Persona::Historical => exp.strength_historical,
+            Persona::Competent => exp.strength_competent,
+        };
+        let Some(c) = sv
+            .columns
+            .iter()
+            .filter(|c| {
+                !self.used.contains(&c.hex)
+                    && c.hex != goal
+                    && !c.supply.is_empty()
+                    && !sv.is_besieged(c.hex)
+            })
+            .min_by_key(|c| (c.hex.distance(goal), c.hex.row, c.hex.col))
+        else {
+            return;
+        };
+        let way = Way {
+            setting_out: setting_out(scn, &route, c),
+            goal,
+        };
+        let supplies = way.supplies(self.persona, &route, exp.hexes_a_month, c);
+        if (way.setting_out && c.strength < need) || c.supply.len() < supplies {
+            self.notes.push(format!(
+                "the column at {} waits: {} strength and {} supply unit{} for {}; the expedition needs {need} strength and {} supply units",
+                scn.map.describe(c.hex),
+                c.strength,
+                c.supply.len(),
+                if c.supply.len() == 1 { "" } else { "s" },
+                scn.map.describe(goal),
+                supplies
+            ));
+            return;
+        }
+        self.used.insert(c.hex);
+        let slot = self.expedition_marches(c, &way, route.next_stage(c.hex), route.via.is_empty());
+        self.marches.push(slot);
+    }
+
+    /// The expedition's column `c` marches on: to `stage`, the next stage
+    /// of the way (the goal, or a place the expedition goes by); `direct`
+    /// when the way goes by no place. Its choices, best first.
+    fn expedition_marches(
+        &mut self,
+        c: &Column,
+        way: &Way,
+        stage: Hex,
+        direct: bool,
+    ) -> Vec<MarchOrder> {
+        let (scn, goal) = (self.scn, way.goal);
+        // A town it sets out from keeps a garrison.
+        let keep = if way.setting_out {
+            garrison_left(c)
+        } else {
+            Vec::new()
+        };
+        let units = without(c, &keep, false);
+        self.notes.push(format!(
+            "the expedition at {} ({} strength, with {}) marches on {} to deliver its supply{}{}",
+            scn.map.describe(c.hex),
+            c.strength,
+            c.supply
+                .iter()
+                .map(|u| u.0.as_ref())
+                .collect::<Vec<_>>()
+                .join(" "),
+            scn.map.describe(goal),
+            if stage == goal {
+                String::new()
+            } else {
+                format!(", by {}", scn.map.describe(stage))
+            },
+            leaving(scn, &keep, c.hex)
+        ));
+        // First choice, the river column (8.23): its boats and gunboats
+        // carry the supply and the strongest fighting units, one each, up
+        // the river towards the stage; the rest of the column stays. Past
+        // the places it goes by, the river is left for the desert: the
+        // flying column (camel corps, cavalry, camels with the supply)
+        // marches on by land. If the checker refuses both, the whole
+        // column marches. A besieged goal may not be entered (9.12): the
+        // boats then make for a riverside hex short of it.
+        let mut slot: Vec<MarchOrder> = Vec::new();
+        // Under way with its last supply unit in a stack that would spend
+        // it (5.2 IV), the flying column makes straight for the goal with
+        // it.
+        let last = !way.setting_out
+            && c.supply.len() == 1
+            && c.all.len() >= crate::engine::upkeep::DEFAULT_SUPPLY_STACK;
+        let by_river = !last && (stage != goal || direct);
+        let river = by_river
+            .then(|| river_column(scn, self.state, c, stage))
+            .flatten();
+        let fly_to = if last { goal } else { stage };
+        let flying = (!way.setting_out && c.hex.distance(fly_to) > super::NEAR)
+            .then(|| flying_column(c))
+            .flatten();
+        let said = |n: &mut String, how: &str, units: &Selection| {
+            if let Selection::Units { units: ids, .. } = units {
+                n.push_str(&format!(
+                    "; {how}: {}, the rest staying",
+                    ids.iter()
+                        .map(|u| u.0.as_ref())
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                ));
+            }
+        };
+        if let Some(units) = river {
+            if let Some(n) = self.notes.last_mut() {
+                said(n, "first choice, by river (8.23)", &units);
+            }
+            for to in river_goals(scn, c.hex, stage) {
+                slot.push(MarchOrder {
+                    units: units.clone(),
+                    legs: vec![Leg::River(to)],
+                    ..self.march(c.hex, stage, OnContact::AttackAny)
+                });
+            }
+        }
+        if let Some(units) = flying {
+            if let Some(n) = self.notes.last_mut() {
+                said(n, "the flying column by land (8.24)", &units);
+            }
+            slot.push(MarchOrder {
+                units,
+                ..self.march(c.hex, fly_to, OnContact::AttackAny)
+            });
+        }
+        slot.extend(self.by_any(
+            MarchOrder {
+                units,
+                ..self.march(c.hex, stage, OnContact::AttackAny)
+            },
+            stage,
+            c.hex,
+        ));
+        slot
+    }
+
+    /// Columns in the open: the competent persona strikes a weak Mahdist
+    /// stack within reach; else they fall back on a town held.
+    fn columns_in_the_open(&mut self, sv: &Survey) {
+        for c in &sv.columns {
+            if self.used.contains(&c.hex) || c.in_town {
+                continue;
+            }
+            if self.persona == Persona::Competent
+                && let Some((h, s)) = sv.weak_enemy(c.hex, 4, c.strength)
+            {
+                self.used.insert(c.hex);
+                self.notes.push(format!(
+                    "the column at {} ({} strength) attacks the Mahdists at {} ({s} strength)",
+                    self.scn.map.describe(c.hex),
+                    c.strength,
+                    self.scn.map.describe(h)
+                ));
+                let m = self.march(c.hex, h, OnContact::AttackHexes(vec![h]));
+                self.marches.push(vec![m]);
+                continue;
+            }
+            self.fall_back(sv, c);
+        }
+    }
+
+    /// A column out in the open goes back to the nearest town held that
+    /// it can reach (the enemy may bar every way to the nearest, 8.31).
+    fn fall_back(&mut self, sv: &Survey, c: &Column) {
+        let scn = self.scn;
+        let mut back: Vec<Hex> = sv
+            .own_towns
+            .iter()
+            .copied()
+            .filter(|t| *t != c.hex)
+            .collect();
         back.sort_by_key(|t| (t.distance(c.hex), t.row, t.col));
         // By land: the way a column in the open mostly goes (the slot
         // below still offers rail, river and the fleet first).
         let reachable = |t: Hex| {
             let alone = crate::engine::orders::Orders {
-                marches: vec![march(c.hex, t, OnContact::Avoid)],
+                marches: vec![self.march(c.hex, t, OnContact::Avoid)],
                 ..Default::default()
             };
-            super::through_the_checker(scn, state, Side::Egyptian, &alone).is_ok()
+            super::through_the_checker(scn, self.state, Side::Egyptian, &alone).is_ok()
         };
         let target = back.iter().copied().take(4).find(|t| reachable(*t));
         if target.is_none() && !back.is_empty() {
-            used.insert(c.hex);
-            notes.push(format!(
+            self.used.insert(c.hex);
+            self.notes.push(format!(
                 "the column at {} is cut off from the towns held nearest it: it stays",
                 scn.map.describe(c.hex)
             ));
-            continue;
+            return;
         }
         if let Some(t) = target {
-            used.insert(c.hex);
-            notes.push(format!(
+            self.used.insert(c.hex);
+            self.notes.push(format!(
                 "the column at {} falls back on {}{}",
                 scn.map.describe(c.hex),
                 scn.map.describe(t),
@@ -552,157 +650,214 @@ pub fn decide_with(
                     ""
                 }
             ));
-            marches.push(by_any(march(c.hex, t, OnContact::Avoid), t, c.hex));
+            let slot = self.by_any(self.march(c.hex, t, OnContact::Avoid), t, c.hex);
+            self.marches.push(slot);
         }
     }
-    // Competent: a strong garrison of a town not besieged sends all but
-    // its two weakest units against a weak Mahdist stack within 5 hexes.
-    if persona == Persona::Competent {
-        for c in &columns {
-            if used.contains(&c.hex)
+
+    /// Competent: a strong garrison of a town not besieged sends all but
+    /// its two weakest units against a weak Mahdist stack within 5 hexes.
+    fn garrisons_strike(&mut self, sv: &Survey) {
+        for c in &sv.columns {
+            if self.used.contains(&c.hex)
                 || !c.in_town
                 || c.units.len() < 4
-                || besieged.iter().any(|(b, ..)| *b == c.hex)
+                || sv.is_besieged(c.hex)
             {
                 continue;
             }
             let (out, stay, striking) = striking_force(c);
-            let Some((h, s)) = mahdist
-                .iter()
-                .filter(|(h, s)| {
-                    mahdist_land.contains(h) && h.distance(c.hex) <= 5 && s * 2 <= striking
-                })
-                .min_by_key(|(h, _)| (h.distance(c.hex), h.row, h.col))
-            else {
+            let Some((h, s)) = sv.weak_enemy(c.hex, 5, striking) else {
                 continue;
             };
-            used.insert(c.hex);
-            notes.push(format!(
+            self.used.insert(c.hex);
+            self.notes.push(format!(
                 "the garrison of {} sends {striking} strength against the Mahdists at {} ({s} strength), keeping {}",
-                scn.map.describe(c.hex),
-                scn.map.describe(*h),
+                self.scn.map.describe(c.hex),
+                self.scn.map.describe(h),
                 stay.iter().map(|(u, _)| u.0.as_ref()).collect::<Vec<_>>().join(" ")
             ));
-            marches.push(vec![sortie(c.hex, out, *h)]);
+            let m = self.sortie(c.hex, out, h);
+            self.marches.push(vec![m]);
         }
     }
-    // Competent: small garrisons close to a larger one not besieged join
-    // it (concentration), unless that leaves a besieged town.
-    if persona == Persona::Competent {
-        for c in columns.iter().rev() {
-            if used.contains(&c.hex) || !c.in_town || besieged.iter().any(|(b, ..)| *b == c.hex) {
+
+    /// Competent: small garrisons close to a larger one not besieged join
+    /// it (concentration), unless that leaves a besieged town.
+    fn garrisons_join(&mut self, sv: &Survey) {
+        for c in sv.columns.iter().rev() {
+            if self.used.contains(&c.hex) || !c.in_town || sv.is_besieged(c.hex) {
                 continue;
             }
-            if let Some(big) = columns.iter().find(|b| {
+            let Some(big) = sv.columns.iter().find(|b| {
                 b.hex != c.hex
                     && b.in_town
                     && b.strength >= 3 * c.strength
                     && b.hex.distance(c.hex) <= 2
-                    && !used.contains(&b.hex)
-            }) {
-                used.insert(c.hex);
-                notes.push(format!(
-                    "the garrison of {} joins the larger one at {}",
-                    scn.map.describe(c.hex),
-                    scn.map.describe(big.hex)
-                ));
-                marches.push(vec![march(c.hex, big.hex, OnContact::Avoid)]);
-            }
-        }
-    }
-    // Competent: a besieged garrison strong enough sallies against the
-    // weakest stack besieging it (9.12: it may leave only by attacking
-    // the besiegers), all but its two weakest units, when they have twice
-    // that stack's strength.
-    if persona == Persona::Competent {
-        for (town, ..) in &besieged {
-            let Some(c) = columns.iter().find(|c| c.hex == *town) else {
+                    && !self.used.contains(&b.hex)
+            }) else {
                 continue;
             };
-            if used.contains(&c.hex) || c.units.len() < 3 {
+            self.used.insert(c.hex);
+            self.notes.push(format!(
+                "the garrison of {} joins the larger one at {}",
+                self.scn.map.describe(c.hex),
+                self.scn.map.describe(big.hex)
+            ));
+            let m = self.march(c.hex, big.hex, OnContact::Avoid);
+            self.marches.push(vec![m]);
+        }
+    }
+
+    /// Competent: a besieged garrison strong enough sallies against the
+    /// weakest stack besieging it (9.12: it may leave only by attacking
+    /// the besiegers), all but its two weakest units, when they have twice
+    /// that stack's strength.
+    fn garrisons_sally(&mut self, sv: &Survey) {
+        for (town, ..) in &sv.besieged {
+            let Some(c) = sv.columns.iter().find(|c| c.hex == *town) else {
+                continue;
+            };
+            if self.used.contains(&c.hex) || c.units.len() < 3 {
                 continue;
             }
             let (out, stay, striking) = striking_force(c);
-            let Some((h, s)) = mahdist
+            let Some((h, s)) = sv
+                .mahdist
                 .iter()
                 .filter(|(h, s)| {
-                    mahdist_land.contains(h) && h.distance(c.hex) == 1 && s * 2 <= striking
+                    sv.mahdist_land.contains(h) && h.distance(c.hex) == 1 && s * 2 <= striking
                 })
                 .min_by_key(|(h, s)| (*s, h.row, h.col))
             else {
                 continue;
             };
-            used.insert(c.hex);
-            notes.push(format!(
+            self.used.insert(c.hex);
+            self.notes.push(format!(
                 "the garrison of {} sallies with {striking} strength against the besiegers at {} ({s} strength), keeping {}",
-                scn.map.describe(c.hex),
-                scn.map.describe(*h),
+                self.scn.map.describe(c.hex),
+                self.scn.map.describe(*h),
                 stay.iter().map(|(u, _)| u.0.as_ref()).collect::<Vec<_>>().join(" ")
             ));
-            marches.push(vec![sortie(c.hex, out, *h)]);
+            let m = self.sortie(c.hex, out, *h);
+            self.marches.push(vec![m]);
         }
     }
-    // Where an expedition must carry supply (opponents.ron), a column that
-    // stays in a town not besieged keeps its supply units for the march
-    // (5.2 IV: KEEP SUPPLY) rather than spend one a month on the town's
-    // attrition roll, which its wells and markets soften: Wolseley's army
-    // gathered its stores at Wady Halfa and Korti for months.
-    let mut keep_supply = Vec::new();
-    if !evacuating && opponents.is_some_and(|op| matches!(op.expedition(scn), Ok(Some(_)))) {
-        let arriving = supply_arriving(scn, state);
-        for c in &columns {
-            if c.in_town
-                && (!c.supply.is_empty() || arriving.contains(&c.hex))
-                && !used.contains(&c.hex)
-                && !besieged.iter().any(|(b, ..)| *b == c.hex)
-            {
-                keep_supply.push(c.hex);
-            }
-        }
-        // Supply arriving where no column stands yet (the Gordon Relief
-        // Expedition reaching Wady Halfa with its supply): kept too.
-        for h in arriving {
-            if !keep_supply.contains(&h) && !columns.iter().any(|c| c.hex == h) {
-                keep_supply.push(h);
-            }
-        }
-    }
-    let (mut orders, dropped) = super::choose_marches(scn, state, Side::Egyptian, marches);
-    notes.extend(dropped);
-    if !keep_supply.is_empty() {
-        notes.push(format!(
-            "keeps the supply of {} for the march",
-            keep_supply
-                .iter()
-                .map(|h| scn.map.describe(*h))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ));
-        // The supply orders through the checker too, as a player's mail
-        // (on their own: they do not depend on the marches, and the
-        // marches were checked above).
-        let (checked, dropped) = super::keep_checked(
-            scn,
-            state,
-            Side::Egyptian,
-            crate::engine::orders::Orders {
-                keep_supply,
-                ..Default::default()
-            },
-        );
+
+    /// The marches chosen through the checker, the supply kept for the
+    /// march, and, while evacuating, the British spared attrition.
+    fn finish(self, keep_supply: Vec<Hex>, evacuating: bool) -> Decision {
+        let (scn, state) = (self.scn, self.state);
+        let mut notes = self.notes;
+        let (mut orders, dropped) = super::choose_marches(scn, state, Side::Egyptian, self.marches);
         notes.extend(dropped);
-        orders.keep_supply = checked.keep_supply;
+        if !keep_supply.is_empty() {
+            notes.push(format!(
+                "keeps the supply of {} for the march",
+                keep_supply
+                    .iter()
+                    .map(|h| scn.map.describe(*h))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+            // The supply orders through the checker too, as a player's
+            // mail (on their own: they do not depend on the marches, and
+            // the marches were checked above).
+            let (checked, dropped) = super::keep_checked(
+                scn,
+                state,
+                Side::Egyptian,
+                crate::engine::orders::Orders {
+                    keep_supply,
+                    ..Default::default()
+                },
+            );
+            notes.extend(dropped);
+            orders.keep_supply = checked.keep_supply;
+        }
+        if evacuating {
+            let (spared, why) = super::evacuation::with_british_spared(scn, state, orders);
+            notes.extend(why);
+            orders = spared;
+        }
+        Decision {
+            orders,
+            notes,
+            rolls: Vec::new(),
+        }
     }
-    if evacuating {
-        let (spared, why) = super::evacuation::with_british_spared(scn, state, orders);
-        notes.extend(why);
-        orders = spared;
+}
+
+/// Where the expedition's column stands on its way.
+struct Way {
+    /// It sets out from a town far from the goal (not a village or oasis
+    /// it stopped at on the way, nor a place the expedition goes by,
+    /// opponents.ron `via`); elsewhere, and near the goal, it is under
+    /// way.
+    setting_out: bool,
+    goal: Hex,
+}
+
+impl Way {
+    /// The supply units the column needs to march on. Setting out, the
+    /// historical persona needs a supply unit a month of the way and one
+    /// to deliver (and the strength the data asks); under way it goes on
+    /// while it has a supply unit, whatever its strength (it falls back
+    /// when it has none).
+    fn supplies(
+        &self,
+        persona: Persona,
+        route: &super::mahdist::ExpeditionRoute,
+        hexes_a_month: u32,
+        c: &Column,
+    ) -> usize {
+        if self.setting_out && persona == Persona::Competent {
+            // The competent persona takes the risk: one supply unit to
+            // spend on the way, one to deliver.
+            2
+        } else if self.setting_out {
+            usize::try_from(route.length_from(c.hex).div_ceil(hexes_a_month.max(1)) + 1)
+                .unwrap_or(usize::MAX)
+        } else {
+            1
+        }
     }
-    Decision {
-        orders,
-        notes,
-        rolls: Vec::new(),
+}
+
+/// Whether column `c` sets out on the expedition's way (see [`Way`]).
+fn setting_out(scn: &Scenario, route: &super::mahdist::ExpeditionRoute, c: &Column) -> bool {
+    scn.map
+        .settlement_at(c.hex)
+        .is_some_and(|p| p.kind == crate::geo::map::PlaceKind::Town)
+        && !route.via.contains(&c.hex)
+        && c.hex.distance(route.goal) > super::NEAR
+}
+
+/// Where an expedition must carry supply (opponents.ron), a column that
+/// stays in a town not besieged keeps its supply units for the march
+/// (5.2 IV: KEEP SUPPLY) rather than spend one a month on the town's
+/// attrition roll, which its wells and markets soften: Wolseley's army
+/// gathered its stores at Wady Halfa and Korti for months.
+fn supply_kept(scn: &Scenario, state: &GameState, sv: &Survey, used: &BTreeSet<Hex>) -> Vec<Hex> {
+    let mut keep_supply = Vec::new();
+    let arriving = supply_arriving(scn, state);
+    for c in &sv.columns {
+        if c.in_town
+            && (!c.supply.is_empty() || arriving.contains(&c.hex))
+            && !used.contains(&c.hex)
+            && !sv.is_besieged(c.hex)
+        {
+            keep_supply.push(c.hex);
+        }
     }
+    // Supply arriving where no column stands yet (the Gordon Relief
+    // Expedition reaching Wady Halfa with its supply): kept too.
+    for h in arriving {
+        if !keep_supply.contains(&h) && !sv.columns.iter().any(|c| c.hex == h) {
+            keep_supply.push(h);
+        }
+    }
+    keep_supply
 }
 
 /// Where the Egyptian side's supply units arrive this month: the monthly

@@ -90,6 +90,13 @@ pub(super) fn plan(scn: &Scenario, state: &GameState) -> Option<Plan> {
             ));
             continue;
         }
+        if let Some(leader) = kept_at(scn, state, from) {
+            plan.notes.push(format!(
+                "the civilians at {} stay with the whole garrison: {leader} may not leave (house rule), and an escort taken from his stack would leave it to be stormed",
+                scn.map.describe(from)
+            ));
+            continue;
+        }
         let Some(goal) = safest(scn, state, from, &safe) else {
             plan.notes.push(format!(
                 "the civilians at {} have no way by land to {}",
@@ -199,10 +206,60 @@ fn march_out(scn: &Scenario, state: &GameState, from: Hex, goal: Hex, plan: &mut
         on_contact: OnContact::Avoid,
         ..MarchOrder::stack(from, Vec::new())
     }]);
+    let british = not_kept(scn, state, from, british, plan);
     if british.is_empty() {
         return;
     }
     leaders_by_river(scn, from, goal, river, british, plan);
+}
+
+/// A British leader a house rule of the game keeps at `from` who stands
+/// there (house rule `gordon-stays`: Gordon in Khartoum).
+fn kept_at(scn: &Scenario, state: &GameState, from: Hex) -> Option<&'static str> {
+    state
+        .options
+        .variants
+        .iter()
+        .map(|v| v.kept())
+        .filter(|(_, town)| scn.map.resolve(town) == Ok(from))
+        .map(|(leader, _)| leader)
+        .find(|leader| {
+            state
+                .leaders
+                .iter()
+                .any(|l| l.name.eq_ignore_ascii_case(leader) && !l.removed && l.hex == Some(from))
+        })
+}
+
+/// `leaders` less those a house rule of the game keeps at `from` (house
+/// rule `gordon-stays`: no order may take Gordon out of Khartoum), with a
+/// note for each kept.
+fn not_kept(
+    scn: &Scenario,
+    state: &GameState,
+    from: Hex,
+    leaders: Vec<String>,
+    plan: &mut Plan,
+) -> Vec<String> {
+    let kept: Vec<(&str, &str)> = state
+        .options
+        .variants
+        .iter()
+        .map(|v| v.kept())
+        .filter(|(_, town)| scn.map.resolve(town) == Ok(from))
+        .collect();
+    leaders
+        .into_iter()
+        .filter(|name| {
+            let Some((_, town)) = kept.iter().find(|(l, _)| name.eq_ignore_ascii_case(l)) else {
+                return true;
+            };
+            plan.notes.push(format!(
+                "{name} stays in {town} (house rule: no order may take him out of it)"
+            ));
+            false
+        })
+        .collect()
 }
 
 /// The civilians and their escort: the strongest fighting land units of

@@ -411,68 +411,7 @@ fn decide_turn<S: DieSource>(
         Vec::new()
     });
     let barred = crate::engine::march::barred_by_scenario(scn, Side::Mahdist);
-    let mut mine: Vec<Mine> = Vec::new();
-    let mut theirs: Vec<Theirs> = Vec::new();
-    for s in state.stacks() {
-        let land: Vec<_> = s
-            .units
-            .iter()
-            .filter(|u| {
-                scn.units
-                    .get(&u.unit_type)
-                    .is_some_and(|t| !t.kind.is_river_unit() && t.movement > 0)
-            })
-            .collect();
-        // The British fleet holds no hex and fights no one (8.25).
-        let holding: Vec<_> = s
-            .units
-            .iter()
-            .filter(|u| {
-                scn.units
-                    .get(&u.unit_type)
-                    .is_none_or(|t| t.kind != UnitKind::Fleet)
-            })
-            .collect();
-        let strength = holding.iter().map(|u| u.strength).sum();
-        if s.side == Side::Mahdist {
-            if !land.is_empty() {
-                mine.push(Mine {
-                    hex: s.hex,
-                    strength: land.iter().map(|u| u.strength).sum(),
-                    units: land.iter().map(|u| u.id.clone()).collect(),
-                    disrupted: land.iter().filter(|u| u.disrupted).count(),
-                    reach: super::reach_at(scn, state, Side::Mahdist, s.hex),
-                });
-            }
-        } else if !holding.is_empty() {
-            theirs.push(Theirs {
-                hex: s.hex,
-                strength,
-                british: land.iter().any(|u| {
-                    scn.units
-                        .get(&u.unit_type)
-                        .is_some_and(|t| t.nation == crate::scenario::Nation::British)
-                }),
-                leader_in_town: scn.map.settlement_at(s.hex).is_some()
-                    && s.leaders.iter().any(|l| {
-                        scn.units
-                            .leader(&l.name)
-                            .is_some_and(|d| d.nation == crate::scenario::Nation::British)
-                    }),
-                prize: !land.is_empty()
-                    && scn.map.settlement_at(s.hex).is_none()
-                    && (land.iter().any(|u| {
-                        scn.units
-                            .get(&u.unit_type)
-                            .is_some_and(|t| t.kind == UnitKind::Civilian)
-                    }) || s.leaders.iter().any(|l| {
-                        scn.units
-                            .leader(&l.name)
-                            .is_some_and(|d| d.nation == crate::scenario::Nation::British)
-                    })),
-            });
-        }
-    }
+    let (mut mine, theirs) = stacks(scn, state);
     // The largest stacks first, then by hex: the same state gives the same
     // order of rolls.
     mine.sort_by_key(|m| (std::cmp::Reverse(m.strength), m.hex.row, m.hex.col));
@@ -493,25 +432,7 @@ fn decide_turn<S: DieSource>(
         .copied()
         .filter(|h| !theirs.iter().any(|t| t.hex == *h))
         .collect();
-    // 9.12: a settlement is under siege when an enemy land unit is next
-    // to it (river units alone do not besiege: docs/rules.md 9.12).
-    let enemy_land: std::collections::BTreeSet<Hex> = state
-        .units
-        .iter()
-        .filter(|u| u.side == Side::Egyptian)
-        .filter(|u| {
-            scn.units
-                .get(&u.unit_type)
-                .is_some_and(|t| !t.kind.is_river_unit())
-        })
-        .filter_map(|u| u.hex())
-        .collect();
-    let besieged: Vec<Hex> = mine
-        .iter()
-        .map(|m| m.hex)
-        .filter(|h| scn.map.settlement_at(*h).is_some())
-        .filter(|h| h.neighbours().iter().any(|n| enemy_land.contains(n)))
-        .collect();
+    let besieged = besieged(scn, state, &mine);
     let close_siege = opponents.close_siege(scn).unwrap_or_else(|e| {
         notes.push(e);
         Vec::new()
@@ -580,22 +501,8 @@ fn decide_turn<S: DieSource>(
             close: closers.get(&m.hex).copied(),
         };
         let (order, what) = act(&cx, &reaction);
-        notes.push(format!(
-            "{} ({} strength): {situation}; 2D6 {} = {}: {reaction} ({}): {what}",
-            scn.map.describe(m.hex),
-            m.strength,
-            roll.dice
-                .iter()
-                .map(u32::to_string)
-                .collect::<Vec<_>>()
-                .join("+"),
-            roll.result,
-            reaction
-                .0
-                .iter()
-                .map(|l| table.code(*l).trim_end_matches('.'))
-                .collect::<Vec<_>>()
-                .join("; then ")
+        notes.push(reaction_note(
+            scn, table, m, &situation, &roll, &reaction, &what,
         ));
         if let Some(o) = order {
             marches.push(o);
@@ -619,6 +526,126 @@ fn decide_turn<S: DieSource>(
         notes,
         rolls: dice.take_rolls(),
     }
+}
+
+/// Each side's stacks as the Mahdist player reads them: its own with
+/// land units that march, and the enemy's that hold a hex.
+fn stacks(scn: &Scenario, state: &GameState) -> (Vec<Mine>, Vec<Theirs>) {
+    let mut mine: Vec<Mine> = Vec::new();
+    let mut theirs: Vec<Theirs> = Vec::new();
+    for s in state.stacks() {
+        let land: Vec<_> = s
+            .units
+            .iter()
+            .filter(|u| {
+                scn.units
+                    .get(&u.unit_type)
+                    .is_some_and(|t| !t.kind.is_river_unit() && t.movement > 0)
+            })
+            .collect();
+        // The British fleet holds no hex and fights no one (8.25).
+        let holding: Vec<_> = s
+            .units
+            .iter()
+            .filter(|u| {
+                scn.units
+                    .get(&u.unit_type)
+                    .is_none_or(|t| t.kind != UnitKind::Fleet)
+            })
+            .collect();
+        let strength = holding.iter().map(|u| u.strength).sum();
+        if s.side == Side::Mahdist {
+            if !land.is_empty() {
+                mine.push(Mine {
+                    hex: s.hex,
+                    strength: land.iter().map(|u| u.strength).sum(),
+                    units: land.iter().map(|u| u.id.clone()).collect(),
+                    disrupted: land.iter().filter(|u| u.disrupted).count(),
+                    reach: super::reach_at(scn, state, Side::Mahdist, s.hex),
+                });
+            }
+        } else if !holding.is_empty() {
+            theirs.push(Theirs {
+                hex: s.hex,
+                strength,
+                british: land.iter().any(|u| {
+                    scn.units
+                        .get(&u.unit_type)
+                        .is_some_and(|t| t.nation == crate::scenario::Nation::British)
+                }),
+                leader_in_town: scn.map.settlement_at(s.hex).is_some()
+                    && s.leaders.iter().any(|l| {
+                        scn.units
+                            .leader(&l.name)
+                            .is_some_and(|d| d.nation == crate::scenario::Nation::British)
+                    }),
+                prize: !land.is_empty()
+                    && scn.map.settlement_at(s.hex).is_none()
+                    && (land.iter().any(|u| {
+                        scn.units
+                            .get(&u.unit_type)
+                            .is_some_and(|t| t.kind == UnitKind::Civilian)
+                    }) || s.leaders.iter().any(|l| {
+                        scn.units
+                            .leader(&l.name)
+                            .is_some_and(|d| d.nation == crate::scenario::Nation::British)
+                    })),
+            });
+        }
+    }
+    (mine, theirs)
+}
+
+/// The settlements a Mahdist stack holds that are besieged.
+fn besieged(scn: &Scenario, state: &GameState, mine: &[Mine]) -> Vec<Hex> {
+    // 9.12: a settlement is under siege when an enemy land unit is next
+    // to it (river units alone do not besiege: docs/rules.md 9.12).
+    let enemy_land: std::collections::BTreeSet<Hex> = state
+        .units
+        .iter()
+        .filter(|u| u.side == Side::Egyptian)
+        .filter(|u| {
+            scn.units
+                .get(&u.unit_type)
+                .is_some_and(|t| !t.kind.is_river_unit())
+        })
+        .filter_map(|u| u.hex())
+        .collect();
+    mine.iter()
+        .map(|m| m.hex)
+        .filter(|h| scn.map.settlement_at(*h).is_some())
+        .filter(|h| h.neighbours().iter().any(|n| enemy_land.contains(n)))
+        .collect()
+}
+
+/// The umpire's note for a stack's reaction: its situation, the roll,
+/// the letters read and what the stack does.
+fn reaction_note(
+    scn: &Scenario,
+    table: &Reactions,
+    m: &Mine,
+    situation: &Situation,
+    roll: &crate::dice::Roll,
+    reaction: &Reaction,
+    what: &str,
+) -> String {
+    format!(
+        "{} ({} strength): {situation}; 2D6 {} = {}: {reaction} ({}): {what}",
+        scn.map.describe(m.hex),
+        m.strength,
+        roll.dice
+            .iter()
+            .map(u32::to_string)
+            .collect::<Vec<_>>()
+            .join("+"),
+        roll.result,
+        reaction
+            .0
+            .iter()
+            .map(|l| table.code(*l).trim_end_matches('.'))
+            .collect::<Vec<_>>()
+            .join("; then ")
+    )
 }
 
 /// The most units a month's losses "of the player's choice" can take: a
@@ -694,7 +721,6 @@ fn set_up(
     ratio: &dyn Fn(Hex) -> u32,
     notes: &mut Vec<String>,
 ) -> Vec<crate::engine::orders::SetupOrder> {
-    use crate::engine::orders::SetupOrder;
     use crate::state::UnitId;
     use std::collections::BTreeMap;
     let lines = crate::state::setup::setup_lines(scn);
@@ -784,47 +810,7 @@ fn set_up(
                 continue;
             }
         }
-        // The shares: (objective, units), the strongest units first.
-        let mut pool: Vec<(UnitId, u32)> = units.clone();
-        pool.sort_by_key(|(id, s)| (std::cmp::Reverse(*s), id.clone()));
-        let mut shares: Vec<(Hex, Vec<UnitId>)> = Vec::new();
-        let total: u32 = pool.iter().map(|(_, s)| s).sum();
-        let mut left = total;
-        for &h in &ours {
-            let need = (ratio(h) * garrison(h)).max(1);
-            if need > left || pool.is_empty() {
-                continue;
-            }
-            let mut got = 0;
-            let mut share = Vec::new();
-            // The weakest units that make up the need, so that the
-            // strongest stay for the siege.
-            while got < need {
-                let Some((id, st)) = pool.pop() else { break };
-                got += st;
-                share.push(id);
-            }
-            left = left.saturating_sub(got);
-            shares.push((h, share));
-        }
-        if !pool.is_empty() {
-            // The rest besiege the most important objective not served if
-            // they make a third of its storming strength, else join the
-            // most important share.
-            let siege = ours
-                .iter()
-                .copied()
-                .find(|h| {
-                    !shares.iter().any(|(s, _)| s == h) && 3 * left >= ratio(*h) * garrison(*h)
-                })
-                .or_else(|| shares.first().map(|(h, _)| *h))
-                .unwrap_or(ours[0]);
-            let rest: Vec<UnitId> = pool.into_iter().map(|(id, _)| id).collect();
-            match shares.iter_mut().find(|(s, _)| *s == siege) {
-                Some((_, v)) => v.extend(rest),
-                None => shares.push((siege, rest)),
-            }
-        }
+        let shares = shares(&ours, &units, &|h| ratio(h) * garrison(h));
         // Hexes holding no one but this line's own units.
         let others: std::collections::BTreeSet<Hex> = state
             .units
@@ -866,92 +852,171 @@ fn set_up(
         if !fits {
             continue;
         }
-        // Which unit goes where: a unit already in a planned hex stays
-        // there while the hex has room; the others fill the rest. Only
-        // the counts of the shares matter, so residents need not move.
-        let mut room: BTreeMap<Hex, usize> = plan.iter().copied().collect();
-        let mut placed: BTreeMap<Hex, Vec<UnitId>> = BTreeMap::new();
-        let mut movers = Vec::new();
-        for (id, _) in &units {
-            match hex_of.get(id).copied() {
-                Some(h) if room.get(&h).is_some_and(|r| *r > 0) => {
-                    if let Some(r) = room.get_mut(&h) {
-                        *r -= 1;
-                    }
-                    placed.entry(h).or_default().push(id.clone());
+        orders.extend(placements(
+            &units,
+            &hex_of,
+            &plan,
+            &shares,
+            limit,
+            &def.leaders,
+        ));
+    }
+    orders
+}
+
+/// A set-up line's units shared among the objectives `ours` (most
+/// important first): each the weakest units that make up its storming
+/// strength (`storming`: its assault ratio times its garrison), the rest
+/// besieging the first objective not served if they make a third of its
+/// storming strength, else joining the first share.
+fn shares(
+    ours: &[Hex],
+    units: &[(crate::state::UnitId, u32)],
+    storming: &dyn Fn(Hex) -> u32,
+) -> Vec<(Hex, Vec<crate::state::UnitId>)> {
+    use crate::state::UnitId;
+    // The shares: (objective, units), the strongest units first.
+    let mut pool: Vec<(UnitId, u32)> = units.to_vec();
+    pool.sort_by_key(|(id, s)| (std::cmp::Reverse(*s), id.clone()));
+    let mut shares: Vec<(Hex, Vec<UnitId>)> = Vec::new();
+    let total: u32 = pool.iter().map(|(_, s)| s).sum();
+    let mut left = total;
+    for &h in ours {
+        let need = storming(h).max(1);
+        if need > left || pool.is_empty() {
+            continue;
+        }
+        let mut got = 0;
+        let mut share = Vec::new();
+        // The weakest units that make up the need, so that the
+        // strongest stay for the siege.
+        while got < need {
+            let Some((id, st)) = pool.pop() else { break };
+            got += st;
+            share.push(id);
+        }
+        left = left.saturating_sub(got);
+        shares.push((h, share));
+    }
+    if !pool.is_empty() {
+        // The rest besiege the most important objective not served if
+        // they make a third of its storming strength, else join the
+        // most important share.
+        let siege = ours
+            .iter()
+            .copied()
+            .find(|h| !shares.iter().any(|(s, _)| s == h) && 3 * left >= storming(*h))
+            .or_else(|| shares.first().map(|(h, _)| *h))
+            .unwrap_or(ours[0]);
+        let rest: Vec<UnitId> = pool.into_iter().map(|(id, _)| id).collect();
+        match shares.iter_mut().find(|(s, _)| *s == siege) {
+            Some((_, v)) => v.extend(rest),
+            None => shares.push((siege, rest)),
+        }
+    }
+    shares
+}
+
+/// The set-up orders that put a line's `units` in the hexes of `plan`
+/// (each hex and how many it takes), the `leaders` with the largest of
+/// the `shares`.
+fn placements(
+    units: &[(crate::state::UnitId, u32)],
+    hex_of: &std::collections::BTreeMap<&crate::state::UnitId, Hex>,
+    plan: &[(Hex, usize)],
+    shares: &[(Hex, Vec<crate::state::UnitId>)],
+    limit: usize,
+    leaders: &[String],
+) -> Vec<crate::engine::orders::SetupOrder> {
+    use crate::engine::orders::SetupOrder;
+    use crate::state::UnitId;
+    use std::collections::BTreeMap;
+    let mut orders = Vec::new();
+    // Which unit goes where: a unit already in a planned hex stays
+    // there while the hex has room; the others fill the rest. Only
+    // the counts of the shares matter, so residents need not move.
+    let mut room: BTreeMap<Hex, usize> = plan.iter().copied().collect();
+    let mut placed: BTreeMap<Hex, Vec<UnitId>> = BTreeMap::new();
+    let mut movers = Vec::new();
+    for (id, _) in units {
+        match hex_of.get(id).copied() {
+            Some(h) if room.get(&h).is_some_and(|r| *r > 0) => {
+                if let Some(r) = room.get_mut(&h) {
+                    *r -= 1;
                 }
-                _ => movers.push(id.clone()),
+                placed.entry(h).or_default().push(id.clone());
             }
+            _ => movers.push(id.clone()),
         }
-        let mut movers = movers.into_iter();
-        for (h, _) in &plan {
-            let r = room.get(h).copied().unwrap_or(0);
-            for _ in 0..r {
-                let Some(id) = movers.next() else { break };
-                placed.entry(*h).or_default().push(id);
-            }
+    }
+    let mut movers = movers.into_iter();
+    for (h, _) in plan {
+        let r = room.get(h).copied().unwrap_or(0);
+        for _ in 0..r {
+            let Some(id) = movers.next() else { break };
+            placed.entry(*h).or_default().push(id);
         }
-        // The orders in an order that never puts a hex over the limit
-        // while they are carried out one after another: a hex whose
-        // present units must leave is filled after the hexes they go to.
-        let mut at: BTreeMap<Hex, usize> = BTreeMap::new();
-        for (id, _) in &units {
-            if let Some(h) = hex_of.get(id) {
-                *at.entry(*h).or_default() += 1;
-            }
+    }
+    // The orders in an order that never puts a hex over the limit
+    // while they are carried out one after another: a hex whose
+    // present units must leave is filled after the hexes they go to.
+    let mut at: BTreeMap<Hex, usize> = BTreeMap::new();
+    for (id, _) in units {
+        if let Some(h) = hex_of.get(id) {
+            *at.entry(*h).or_default() += 1;
         }
-        let mut where_now: BTreeMap<UnitId, Hex> = units
-            .iter()
-            .filter_map(|(id, _)| hex_of.get(id).map(|h| (id.clone(), *h)))
-            .collect();
-        let mut pending: Vec<(Hex, Vec<UnitId>)> = plan
-            .iter()
-            .filter_map(|(h, _)| placed.remove(h).map(|v| (*h, v)))
-            .collect();
-        // The leaders go with the largest share, in its first hex.
-        let main = shares
-            .iter()
-            .enumerate()
-            .max_by_key(|(k, (_, v))| (v.len(), std::cmp::Reverse(*k)))
-            .and_then(|(k, _)| {
-                let before: usize = shares[..k]
-                    .iter()
-                    .map(|(_, v)| v.len().div_ceil(limit))
-                    .sum();
-                plan.get(before).map(|(h, _)| *h)
-            });
-        while !pending.is_empty() {
-            let k = pending
+    }
+    let mut where_now: BTreeMap<UnitId, Hex> = units
+        .iter()
+        .filter_map(|(id, _)| hex_of.get(id).map(|h| (id.clone(), *h)))
+        .collect();
+    let mut pending: Vec<(Hex, Vec<UnitId>)> = plan
+        .iter()
+        .filter_map(|(h, _)| placed.remove(h).map(|v| (*h, v)))
+        .collect();
+    // The leaders go with the largest share, in its first hex.
+    let main = shares
+        .iter()
+        .enumerate()
+        .max_by_key(|(k, (_, v))| (v.len(), std::cmp::Reverse(*k)))
+        .and_then(|(k, _)| {
+            let before: usize = shares[..k]
                 .iter()
-                .position(|(h, group)| {
-                    let incoming = group
-                        .iter()
-                        .filter(|id| where_now.get(*id) != Some(h))
-                        .count();
-                    at.get(h).copied().unwrap_or(0) + incoming <= limit
-                })
-                .unwrap_or(0);
-            let (h, group) = pending.remove(k);
-            for id in &group {
-                if let Some(old) = where_now.insert(id.clone(), h)
-                    && old != h
-                {
-                    if let Some(c) = at.get_mut(&old) {
-                        *c = c.saturating_sub(1);
-                    }
-                    *at.entry(h).or_default() += 1;
+                .map(|(_, v)| v.len().div_ceil(limit))
+                .sum();
+            plan.get(before).map(|(h, _)| *h)
+        });
+    while !pending.is_empty() {
+        let k = pending
+            .iter()
+            .position(|(h, group)| {
+                let incoming = group
+                    .iter()
+                    .filter(|id| where_now.get(*id) != Some(h))
+                    .count();
+                at.get(h).copied().unwrap_or(0) + incoming <= limit
+            })
+            .unwrap_or(0);
+        let (h, group) = pending.remove(k);
+        for id in &group {
+            if let Some(old) = where_now.insert(id.clone(), h)
+                && old != h
+            {
+                if let Some(c) = at.get_mut(&old) {
+                    *c = c.saturating_sub(1);
                 }
+                *at.entry(h).or_default() += 1;
             }
-            orders.push(SetupOrder {
-                units: group,
-                leaders: if Some(h) == main {
-                    def.leaders.clone()
-                } else {
-                    Vec::new()
-                },
-                at: h,
-            });
         }
+        orders.push(SetupOrder {
+            units: group,
+            leaders: if Some(h) == main {
+                leaders.to_vec()
+            } else {
+                Vec::new()
+            },
+            at: h,
+        });
     }
     orders
 }

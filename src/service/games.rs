@@ -210,6 +210,19 @@ impl Service {
         situation: Option<GameState>,
         actor: &str,
     ) -> Result<Created> {
+        self.new_game_with(req, situation, &Default::default(), actor)
+    }
+
+    /// Create a game as [`Service::new_game_from`] does, with the house
+    /// rules `variants` (docs/rules.md, "House rules (optional
+    /// variants)") stored in its state.
+    pub fn new_game_with(
+        &self,
+        req: &NewGame,
+        situation: Option<GameState>,
+        variants: &std::collections::BTreeSet<crate::state::variant::Variant>,
+        actor: &str,
+    ) -> Result<Created> {
         let scn = self.scenario(&req.scenario)?;
         if let Some(s) = &situation
             && s.scenario != scn.id()
@@ -226,7 +239,8 @@ impl Service {
         // A new game starts in the set-up step (2.1), unless it starts from
         // a situation (its board already placed) or the step is turned off.
         let setup_step = !from_situation && self.cfg.turns.setup_hours > 0;
-        let state = opening_state(&scn, req, situation)?;
+        let mut state = opening_state(&scn, req, situation)?;
+        state.options.variants.extend(variants.iter().copied());
         let now = self.now();
         // A deadline of 0 hours would play each turn at the next pass
         // whatever the players sent: refused, not quietly made one hour.

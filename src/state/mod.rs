@@ -3,6 +3,7 @@
 //! changed only by the engine.
 
 pub mod setup;
+pub mod variant;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -159,6 +160,10 @@ pub struct Options {
     /// What resolves the combats not fought on the table.
     #[serde(default, skip_serializing_if = "AutoResolver::is_default")]
     pub resolver: AutoResolver,
+    /// House rules chosen (docs/rules.md, "House rules (optional
+    /// variants)"); none in a game stored before they existed.
+    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
+    pub variants: BTreeSet<variant::Variant>,
 }
 
 /// The miniatures rules a game's table battles are fought with.
@@ -339,6 +344,7 @@ impl Options {
         if self.resolver == AutoResolver::Etyfw {
             v.push("ETYFW resolver");
         }
+        v.extend(self.variants.iter().map(|h| h.key()));
         v
     }
 }

@@ -45,6 +45,11 @@ pub struct Args {
     /// Play with the optional ambush rule (docs/rules.md, "Ambushes").
     #[arg(long)]
     ambushes: bool,
+    /// A house rule, off by default (repeatable): `gordon-stays` (no
+    /// order may take Gordon out of Khartoum); docs/rules.md, "House
+    /// rules (optional variants)".
+    #[arg(long = "variant", value_name = "NAME")]
+    variant: Vec<dervish::state::variant::Variant>,
     /// How many times to fight each typical battle of
     /// `scenarios/battles/` (British infantry against as many and
     /// twice as many ansar in the open, Egyptian L-class troops against
@@ -153,6 +158,7 @@ fn campaigns(
             mahdist: md,
             options: dervish::state::Options {
                 ambushes: args.ambushes,
+                variants: args.variant.iter().copied().collect(),
                 ..Default::default()
             },
         },
@@ -185,16 +191,21 @@ fn command(args: &Args, env: &Env) -> String {
         egyptian,
         mahdist,
         ambushes,
+        variant,
         battle_runs,
         resolver,
         ..
     } = args;
     format!(
-        "dervish{} balance --scenario {id} --games {games} --battle-runs {battle_runs} --seed {seed} --egyptian {egyptian} --mahdist {mahdist}{}{}",
+        "dervish{} balance --scenario {id} --games {games} --battle-runs {battle_runs} --seed {seed} --egyptian {egyptian} --mahdist {mahdist}{}{}{}",
         env.data
             .as_ref()
             .map_or(String::new(), |d| format!(" --data {}", d.display())),
         if *ambushes { " --ambushes" } else { "" },
+        variant
+            .iter()
+            .map(|v| format!(" --variant {v}"))
+            .collect::<String>(),
         if resolver == "tables" {
             String::new()
         } else {

@@ -48,6 +48,11 @@ pub struct Args {
     /// Play with the optional ambush rule (docs/rules.md, "Ambushes").
     #[arg(long)]
     ambushes: bool,
+    /// A house rule, off by default (repeatable): `gordon-stays` (no
+    /// order may take Gordon out of Khartoum); docs/rules.md, "House
+    /// rules (optional variants)".
+    #[arg(long = "variant", value_name = "NAME")]
+    variant: Vec<dervish::state::variant::Variant>,
 }
 
 pub fn run(args: Args, env: Env) -> Result<ExitCode> {
@@ -56,12 +61,17 @@ pub fn run(args: Args, env: Env) -> Result<ExitCode> {
     let scripts = scripted::scripts(&scn, &args.egyptian, &args.mahdist)?;
     let (mut state, _) = initial_state(&scn, &Placements::new()).map_err(|e| anyhow!("{e}"))?;
     state.options.ambushes = args.ambushes;
+    state.options.variants = args.variant.iter().copied().collect();
     let seed = args.seed;
     outln!(
         "Simulation of {} ({}), seed {seed}",
         scn.def.title,
         scn.id()
     );
+    if !state.options.variants.is_empty() {
+        let names: Vec<&str> = state.options.variants.iter().map(|v| v.key()).collect();
+        outln!("House rules: {} (docs/rules.md)", names.join(", "));
+    }
     // The data folder's reaction table and programmed players' data, if
     // it has them (`--data DIR`).
     let opponents = opponents(&common::files(&env.data)?)?;

@@ -48,6 +48,11 @@ pub struct Args {
     /// (docs/rules.md, "Ambushes").
     #[arg(long)]
     ambushes: bool,
+    /// A house rule, off by default (repeatable): `gordon-stays` (no
+    /// order may take Gordon out of Khartoum); docs/rules.md, "House
+    /// rules (optional variants)".
+    #[arg(long = "variant", value_name = "NAME")]
+    variant: Vec<dervish::state::variant::Variant>,
     /// Which combats are fought on the tabletop (docs/tabletop.md):
     /// none, all, above:N (more than N strength points, both sides
     /// together) or flagged (places the game master flags with
@@ -110,7 +115,7 @@ pub fn run(s: &Service, args: Args) -> Result<()> {
         None => args.scenario.unwrap_or_else(|| "khartoum".to_string()),
     };
     let created = s
-        .new_game_from(
+        .new_game_with(
             &NewGame {
                 scenario,
                 egyptian: args.egyptian,
@@ -123,6 +128,7 @@ pub fn run(s: &Service, args: Args) -> Result<()> {
                 resolver: args.resolver,
             },
             situation.map(|c| c.state),
+            &args.variant.iter().copied().collect(),
             &common::actor(),
         )
         .map_err(e)?;
