@@ -35,7 +35,7 @@ use super::combat::{self, Outcome};
 use super::events::{Event, TableRoll};
 use crate::dice::{DiceKind, DieSource};
 use crate::geo::Hex;
-use crate::scenario::reactions::{Band, Letter, Situation};
+use crate::scenario::reactions::{Band, Letter, Reactions, Situation};
 use crate::scenario::{Side, UnitKind};
 use crate::state::Status;
 
@@ -154,8 +154,32 @@ pub(super) fn lie_in_wait<S: DieSource>(
         return Ambush::None;
     };
     t.ambush_cleared.insert(next);
-    let rules = t.scn.tables.ambush.clone();
     let reactions = t.scn.reactions.clone();
+    if !sprung(t, next, column, &reactions) {
+        return Ambush::None;
+    }
+    let Some(party) = roll_party(t, next, source, &stack, &reactions) else {
+        return Ambush::None;
+    };
+    if party.units.is_empty() {
+        return Ambush::None;
+    }
+    if !charges(t, next, column, &party, &reactions) {
+        let_pass(t, next, source, &party);
+        return Ambush::None;
+    }
+    charge(t, i, from, next, source, &party)
+}
+
+/// The D100 roll: "There is a 20% chance of an ambush taking place then
+/// and there", less for the column's cavalry and camel corps scouts.
+fn sprung<S: DieSource>(
+    t: &mut Turn<'_, S>,
+    next: Hex,
+    column: &[usize],
+    reactions: &Reactions,
+) -> bool {
+    let rules = &t.scn.tables.ambush;
     let mounted = column
         .iter()
         .filter(|&&u| {
@@ -170,12 +194,10 @@ pub(super) fn lie_in_wait<S: DieSource>(
         mounted,
     );
     let place = t.scn.map.describe(next);
+    let radius = rules.radius;
     let roll = t.dice.roll(
         DiceKind::D100,
-        format!(
-            "an ambush at {place} (Mahdists within {} hexes)",
-            rules.radius
-        ),
+        format!("an ambush at {place} (Mahdists within {radius} hexes)"),
     );
     let total = roll.result;
     let sprung = u32::try_from(total).is_ok_and(|r| r <= chance);
@@ -189,18 +211,44 @@ pub(super) fn lie_in_wait<S: DieSource>(
             if sprung { "an ambush" } else { "no ambush" }
         ),
     }));
-    if !sprung {
-        return Ambush::None;
+    sprung
+}
+
+/// The ambushing party: its counters, their names, those drawn from the
+/// pool, and the composition table's words for it.
+struct Party {
+    units: Vec<usize>,
+    names: Vec<String>,
+    from_pool: Vec<usize>,
+    text: String,
+}
+
+impl Party {
+    /// Every counter of the party came from the pool.
+    fn all_from_pool(&self) -> bool {
+        self.from_pool.len() == self.units.len()
     }
+}
+
+/// "roll a ten sided dice (d10) and consult the table below to determine
+/// the composition of the ambushing party": the party drawn as counters
+/// from the stack at `source` (`stack`) and the pool.
+fn roll_party<S: DieSource>(
+    t: &mut Turn<'_, S>,
+    next: Hex,
+    source: Hex,
+    stack: &[usize],
+    reactions: &Reactions,
+) -> Option<Party> {
+    let place = t.scn.map.describe(next);
     let who = t
         .dice
         .roll(DiceKind::D10, format!("the ambushing party at {place}"));
     let k = usize::try_from(who.result - 1)
         .unwrap_or(0)
         .min(reactions.ambush.len().saturating_sub(1));
-    let Some(party_line) = reactions.ambush.get(k).cloned() else {
-        return Ambush::None;
-    };
+    let party_line = reactions.ambush.get(k)?;
+    let rules = &t.scn.tables.ambush;
     let wanted = rules
         .party_units
         .iter()
@@ -210,20 +258,23 @@ pub(super) fn lie_in_wait<S: DieSource>(
     let n = usize::try_from(party_line.men.div_ceil(rules.men_per_unit.max(1)))
         .unwrap_or(1)
         .max(1);
-    let party = draw_party(t, &stack, &wanted, n);
-    let names: Vec<String> = party
-        .iter()
-        .map(|&u| t.state.units[u].id.0.to_string())
-        .collect();
-    let from_pool_ids: Vec<usize> = party
-        .iter()
-        .copied()
-        .filter(|&u| t.state.units[u].status == Status::Pool)
-        .collect();
-    let from_pool = from_pool_ids.len();
-    let source_words = if from_pool == 0 {
+    let units = draw_party(t, stack, &wanted, n);
+    let party = Party {
+        names: units
+            .iter()
+            .map(|&u| t.state.units[u].id.0.to_string())
+            .collect(),
+        from_pool: units
+            .iter()
+            .copied()
+            .filter(|&u| t.state.units[u].status == Status::Pool)
+            .collect(),
+        text: party_line.text.clone(),
+        units,
+    };
+    let source_words = if party.from_pool.is_empty() {
         format!("from the Mahdist stack at {}", t.scn.map.describe(source))
-    } else if from_pool == party.len() {
+    } else if party.all_from_pool() {
         "from the pool".to_string()
     } else {
         format!(
@@ -231,26 +282,35 @@ pub(super) fn lie_in_wait<S: DieSource>(
             t.scn.map.describe(source)
         )
     };
+    let count = party.units.len();
     t.events.push(Event::Rolled(TableRoll {
         roll: who,
         modifiers: Vec::new(),
         total: i32::try_from(party_line.roll).unwrap_or(0),
         table: "ambush composition".into(),
         line: format!(
-            "{}: {} counter{} ({}) {source_words}",
-            party_line.text,
-            party.len(),
-            if party.len() == 1 { "" } else { "s" },
-            names.join(" ")
+            "{}: {count} counter{} ({}) {source_words}",
+            party.text,
+            if count == 1 { "" } else { "s" },
+            party.names.join(" ")
         ),
     }));
-    if party.is_empty() {
-        return Ambush::None;
-    }
-    // "The ambushers count the troops that they see from the ambush point
-    // for strength considerations."
+    Some(party)
+}
+
+/// The party's roll on the "Enemy in Open" row of the Mahdist Reaction
+/// table: "The ambushers count the troops that they see from the ambush
+/// point for strength considerations." Whether they charge.
+fn charges<S: DieSource>(
+    t: &mut Turn<'_, S>,
+    next: Hex,
+    column: &[usize],
+    party: &Party,
+    reactions: &Reactions,
+) -> bool {
+    let place = t.scn.map.describe(next);
     let seen: u32 = column.iter().map(|&u| t.state.units[u].strength).sum();
-    let own: u32 = party.iter().map(|&u| t.state.units[u].strength).sum();
+    let own: u32 = party.units.iter().map(|&u| t.state.units[u].strength).sum();
     let band = Band::of(seen, own);
     let situation = Situation::Open(band);
     let (r, reaction) = reactions.roll(situation, t.dice, &format!("the ambushers at {place}"));
@@ -274,35 +334,52 @@ pub(super) fn lie_in_wait<S: DieSource>(
             meaning.join("; ")
         ),
     }));
-    if !attack {
-        let (verb, its) = if party.len() == 1 {
-            ("stays", "its")
-        } else {
-            ("stay", "their")
-        };
-        let stay = if from_pool == party.len() {
-            format!("{verb} in the pool")
-        } else if from_pool == 0 {
-            format!("{verb} with {its} stack at {}", t.scn.map.describe(source))
-        } else {
-            format!("{verb} where they were")
-        };
-        t.events.push(Event::Note {
-            text: format!(
-                "the ambushers at {place} do not charge and let the column pass; {} {stay}",
-                names.join(" ")
-            ),
-        });
-        return Ambush::None;
-    }
-    for &u in &party {
+    attack
+}
+
+/// The ambushers do not charge: the column passes and the party stays
+/// where its counters were.
+fn let_pass<S: DieSource>(t: &mut Turn<'_, S>, next: Hex, source: Hex, party: &Party) {
+    let place = t.scn.map.describe(next);
+    let (verb, its) = if party.units.len() == 1 {
+        ("stays", "its")
+    } else {
+        ("stay", "their")
+    };
+    let stay = if party.all_from_pool() {
+        format!("{verb} in the pool")
+    } else if party.from_pool.is_empty() {
+        format!("{verb} with {its} stack at {}", t.scn.map.describe(source))
+    } else {
+        format!("{verb} where they were")
+    };
+    t.events.push(Event::Note {
+        text: format!(
+            "the ambushers at {place} do not charge and let the column pass; {} {stay}",
+            party.names.join(" ")
+        ),
+    });
+}
+
+/// A charge ("A") is an attack from the ambush hex on the stack in
+/// `from`; after it the party disperses and, beaten, flees.
+fn charge<S: DieSource>(
+    t: &mut Turn<'_, S>,
+    i: usize,
+    from: Hex,
+    next: Hex,
+    source: Hex,
+    party: &Party,
+) -> Ambush {
+    for &u in &party.units {
         t.state.units[u].status = Status::OnMap(next);
     }
     t.events.push(Event::Note {
         text: format!(
-            "AMBUSH at {place}: {} ({}) charge the Egyptian stack at {}",
-            party_line.text,
-            names.join(" "),
+            "AMBUSH at {}: {} ({}) charge the Egyptian stack at {}",
+            t.scn.map.describe(next),
+            party.text,
+            party.names.join(" "),
             t.scn.map.describe(from)
         ),
     });
@@ -310,16 +387,17 @@ pub(super) fn lie_in_wait<S: DieSource>(
     // that marches (9.1), from the ambush hex.
     t.side = Side::Mahdist;
     t.ambush_charge = true;
-    let fought = combat::fight(t, i, next, &party, &[], from, &[]);
+    let fought = combat::fight(t, i, next, &party.units, &[], from, &[]);
     t.ambush_charge = false;
     t.side = Side::Egyptian;
     let outcome = fought.outcome;
     if t.halted {
         return Ambush::Fought(fought);
     }
-    disperse(t, &party, &from_pool_ids, next, source);
+    disperse(t, &party.units, &party.from_pool, next, source);
     if outcome == Outcome::DefenderWon && t.state.result.is_none() {
         let losers: Vec<usize> = party
+            .units
             .iter()
             .copied()
             .filter(|&u| t.state.units[u].hex() == Some(next))

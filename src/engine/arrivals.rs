@@ -8,7 +8,7 @@ use super::modifiers::{self, RollContext};
 use super::orders::{MONTHLY_SUPPLY, Orders, RECRUITS};
 use crate::dice::{DiceKind, DieSource};
 use crate::geo::Hex;
-use crate::scenario::definition::{Arrival, Reinforcement, SpecialRule, Zone};
+use crate::scenario::definition::{Arrival, Reinforcement, SpecialRule, UnitLine, Zone};
 use crate::scenario::tables::ArrivalResult;
 use crate::scenario::zone::zone_hexes;
 use crate::scenario::{Side, UnitKind};
@@ -255,109 +255,14 @@ fn place_reinforcement<S: DieSource>(t: &mut Turn<'_, S>, r: &Reinforcement, ord
         });
         return;
     }
-    // Units and leaders placed, and types lost, by hex.
-    let mut placed: BTreeMap<Hex, (Vec<UnitId>, Vec<String>, bool)> = BTreeMap::new();
+    let mut placed = Placed::new();
     let mut lost = Vec::new();
     for line in &r.units {
-        if let Some(n) = &line.name
-            && t.state.units.iter().any(|u| {
-                u.name.as_deref() == Some(n)
-                    && (u.hex().is_some() || matches!(u.status, Status::AwaitingReplacement(_)))
-            })
-        {
-            t.events.push(Event::Note {
-                text: format!("{n} is already in play and is not placed again (2.3)"),
-            });
-            continue;
-        }
-        if let Some(other) = &line.unless_in_play
-            && t.state.units.iter().any(|u| {
-                u.name.as_deref() == Some(other)
-                    && (u.hex().is_some() || matches!(u.status, Status::AwaitingReplacement(_)))
-            })
-        {
-            t.events.push(Event::Note {
-                text: format!(
-                    "{other} is still in play, so {} is not placed (2.3)",
-                    line.name.as_deref().unwrap_or(&line.unit)
-                ),
-            });
-            continue;
-        }
-        let count = match line.dice {
-            Some(k) => t
-                .table_roll(
-                    k,
-                    format!("units of {}", r.id),
-                    "reinforcement count",
-                    Vec::new(),
-                    |v| crate::words::count(v, "unit", "units"),
-                )
-                .max(0) as u32,
-            None => line.count,
-        };
-        let mut keys: Vec<&str> = line.name.iter().map(String::as_str).collect();
-        keys.push(&line.unit);
-        let ordered = part_hex(t, r, orders, &keys, group);
-        let by_order = ordered != group;
-        let default_strength = t.scn.units.get(&line.unit).map_or(1, |ty| ty.strength);
-        for _ in 0..count {
-            let is_river = t
-                .scn
-                .units
-                .get(&line.unit)
-                .is_some_and(|ty| ty.kind.is_river_unit());
-            let at = match ordered {
-                Some(h) if is_river && river_unit_barred(t, h) => {
-                    // River units go to the next allowed place of the zone.
-                    zone_hexes(&t.scn.map, &r.zone)
-                        .unwrap_or_default()
-                        .into_iter()
-                        .find(|h| !river_unit_barred(t, *h) && !t.occupied_by(*h, t.side.enemy()))
-                }
-                other => other,
-            };
-            let free = t.state.units.iter().position(|u| {
-                *u.unit_type == line.unit && matches!(u.status, Status::Pool | Status::Reserve)
-            });
-            match (free, at) {
-                (Some(i), Some(at)) => {
-                    let u = &mut t.state.units[i];
-                    u.status = Status::OnMap(at);
-                    u.disrupted = false;
-                    // "Every counter has strength 1 unless a scenario line
-                    // gives it another" (1.4): a counter used before starts
-                    // afresh.
-                    u.strength = line.strength.unwrap_or(default_strength);
-                    u.name = line.name.as_deref().map(Into::into);
-                    u.origin = Some(r.id.as_str().into());
-                    let e = placed.entry(at).or_default();
-                    e.0.push(u.id.clone());
-                    e.2 |= by_order && Some(at) == ordered;
-                }
-                _ => lost.push(line.unit.clone()),
-            }
+        if !already_in_play(t, line) {
+            place_line(t, r, orders, line, group, &mut placed, &mut lost);
         }
     }
-    for name in &r.leaders {
-        let Some(def) = t.scn.units.leader(name) else {
-            continue;
-        };
-        let def_name = def.name.clone();
-        let Some(at) = part_hex(t, r, orders, &[def_name.as_str()], group) else {
-            continue;
-        };
-        let Some(l) = t.state.leaders.iter_mut().find(|l| l.name == def_name) else {
-            continue;
-        };
-        if l.removed || l.hex.is_some() {
-            continue;
-        }
-        l.hex = Some(at);
-        let e = placed.entry(at).or_default();
-        e.1.push(def_name);
-        e.2 |= Some(at) != group;
-    }
+    place_leaders(t, r, orders, group, &mut placed);
     if placed.is_empty() {
         match group {
             Some(h) => {
@@ -396,6 +301,126 @@ fn place_reinforcement<S: DieSource>(t: &mut Turn<'_, S>, r: &Reinforcement, ord
     }
 }
 
+/// Units and leaders placed by hex, and whether the player's orders chose
+/// the hex.
+type Placed = BTreeMap<Hex, (Vec<UnitId>, Vec<String>, bool)>;
+
+/// Whether a named unit of a reinforcement line is in play already, or the
+/// unit it comes in place of is still in play (2.3): the line is not
+/// placed, and the log says why.
+fn already_in_play<S: DieSource>(t: &mut Turn<'_, S>, line: &UnitLine) -> bool {
+    let in_play = |name: &str| {
+        t.state.units.iter().any(|u| {
+            u.name.as_deref() == Some(name)
+                && (u.hex().is_some() || matches!(u.status, Status::AwaitingReplacement(_)))
+        })
+    };
+    let text = if let Some(n) = line.name.as_deref().filter(|n| in_play(n)) {
+        format!("{n} is already in play and is not placed again (2.3)")
+    } else if let Some(other) = line.unless_in_play.as_deref().filter(|o| in_play(o)) {
+        format!(
+            "{other} is still in play, so {} is not placed (2.3)",
+            line.name.as_deref().unwrap_or(&line.unit)
+        )
+    } else {
+        return false;
+    };
+    t.events.push(Event::Note { text });
+    true
+}
+
+/// The counters of one line of a reinforcement placed at the hex its part
+/// is ordered to, or the group's; types the counter mix lacks, or with no
+/// place, are lost.
+fn place_line<S: DieSource>(
+    t: &mut Turn<'_, S>,
+    r: &Reinforcement,
+    orders: &Orders,
+    line: &UnitLine,
+    group: Option<Hex>,
+    placed: &mut Placed,
+    lost: &mut Vec<String>,
+) {
+    let count = t.units_count(
+        line.dice,
+        line.count,
+        format!("units of {}", r.id),
+        "reinforcement count",
+    );
+    let mut keys: Vec<&str> = line.name.iter().map(String::as_str).collect();
+    keys.push(&line.unit);
+    let ordered = part_hex(t, r, orders, &keys, group);
+    let by_order = ordered != group;
+    let default_strength = t.scn.units.get(&line.unit).map_or(1, |ty| ty.strength);
+    for _ in 0..count {
+        let is_river = t
+            .scn
+            .units
+            .get(&line.unit)
+            .is_some_and(|ty| ty.kind.is_river_unit());
+        let at = match ordered {
+            Some(h) if is_river && river_unit_barred(t, h) => {
+                // River units go to the next allowed place of the zone.
+                zone_hexes(&t.scn.map, &r.zone)
+                    .unwrap_or_default()
+                    .into_iter()
+                    .find(|h| !river_unit_barred(t, *h) && !t.occupied_by(*h, t.side.enemy()))
+            }
+            other => other,
+        };
+        let free = t.state.units.iter().position(|u| {
+            *u.unit_type == line.unit && matches!(u.status, Status::Pool | Status::Reserve)
+        });
+        match (free, at) {
+            (Some(i), Some(at)) => {
+                let u = &mut t.state.units[i];
+                u.status = Status::OnMap(at);
+                u.disrupted = false;
+                // "Every counter has strength 1 unless a scenario line
+                // gives it another" (1.4): a counter used before starts
+                // afresh.
+                u.strength = line.strength.unwrap_or(default_strength);
+                u.name = line.name.as_deref().map(Into::into);
+                u.origin = Some(r.id.as_str().into());
+                let e = placed.entry(at).or_default();
+                e.0.push(u.id.clone());
+                e.2 |= by_order && Some(at) == ordered;
+            }
+            _ => lost.push(line.unit.clone()),
+        }
+    }
+}
+
+/// The reinforcement's leaders not yet in play, each at the hex ordered
+/// for him or the group's.
+fn place_leaders<S: DieSource>(
+    t: &mut Turn<'_, S>,
+    r: &Reinforcement,
+    orders: &Orders,
+    group: Option<Hex>,
+    placed: &mut Placed,
+) {
+    for name in &r.leaders {
+        let Some(def) = t.scn.units.leader(name) else {
+            continue;
+        };
+        let def_name = def.name.clone();
+        let Some(at) = part_hex(t, r, orders, &[def_name.as_str()], group) else {
+            continue;
+        };
+        let Some(l) = t.state.leaders.iter_mut().find(|l| l.name == def_name) else {
+            continue;
+        };
+        if l.removed || l.hex.is_some() {
+            continue;
+        }
+        l.hex = Some(at);
+        let e = placed.entry(at).or_default();
+        e.1.push(def_name);
+        e.2 |= Some(at) != group;
+    }
+}
+
 /// Rule 3.3: British losses, supply units, boats and camels come back two
 /// turns after they were destroyed, at the scenario's replacement place.
 ///
@@ -409,16 +434,7 @@ fn place_reinforcement<S: DieSource>(t: &mut Turn<'_, S>, r: &Reinforcement, ord
 fn replacements<S: DieSource>(t: &mut Turn<'_, S>) {
     let rp = t.scn.def.replacements.clone();
     let month = t.state.month;
-    let due: Vec<usize> = t
-        .state
-        .units
-        .iter()
-        .enumerate()
-        .filter(|(_, u)| {
-            u.side == t.side && matches!(u.status, Status::AwaitingReplacement(m) if m <= month)
-        })
-        .map(|(i, _)| i)
-        .collect();
+    let due = t.own_units_with(|s| matches!(s, Status::AwaitingReplacement(m) if m <= month));
     for i in due {
         let from_field_force = t.state.units[i].origin.as_ref().is_some_and(|o| {
             t.scn
@@ -609,15 +625,7 @@ fn mahdist_arrival<S: DieSource>(t: &mut Turn<'_, S>, orders: &Orders) {
         .count() as u32;
     match result {
         Some(ArrivalResult::Add(k)) => {
-            let n = t
-                .table_roll(
-                    k,
-                    "Mahdist units arriving".into(),
-                    "arrivals",
-                    Vec::new(),
-                    |v| crate::words::count(v, "unit", "units"),
-                )
-                .max(0);
+            let n = t.units_count(Some(k), 0, "Mahdist units arriving".into(), "arrivals");
             let Some((hex, decided_by)) = recruit_stack(t, orders) else {
                 t.events.push(Event::Note {
                     text: "no Mahdist stack is on the map: the new units are lost (3.21)".into(),
@@ -629,16 +637,8 @@ fn mahdist_arrival<S: DieSource>(t: &mut Turn<'_, S>, orders: &Orders) {
             }
         }
         Some(ArrivalResult::Remove(k)) if on_map >= table.removal_floor => {
-            let n = t
-                .table_roll(
-                    k,
-                    "Mahdist units leaving".into(),
-                    "departures",
-                    Vec::new(),
-                    |v| crate::words::count(v, "unit", "units"),
-                )
-                .max(0);
-            remove_units(t, Side::Mahdist, n as u32, "gone home (3.21)");
+            let n = t.units_count(Some(k), 0, "Mahdist units leaving".into(), "departures");
+            remove_units(t, Side::Mahdist, n, "gone home (3.21)");
         }
         Some(ArrivalResult::Remove(_)) => t.events.push(Event::Note {
             text: format!(

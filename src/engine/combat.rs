@@ -10,6 +10,7 @@ use super::elsewhere::{BattleKey, Combat, Fate, Resolution, Resolved};
 use super::events::{Decision, Event};
 use super::losses::{self, ClassHits};
 use super::modifiers::{self, RollContext};
+use super::movement::{Occupancy, allowance_of, enter_cost};
 use crate::dice::{DiceKind, DieSource};
 use crate::geo::{Hex, PlaceKind};
 use crate::scenario::tables::{CombatRow, CombatTable};
@@ -41,6 +42,9 @@ struct Party {
     units: Vec<usize>,
     leaders: Vec<String>,
     lose_first: Vec<UnitId>,
+    /// The units that count for winning or losing (9.8), as the combat
+    /// began.
+    counted: Vec<usize>,
 }
 
 /// The round of a combat.
@@ -62,46 +66,8 @@ pub fn fight<S: DieSource>(
     target: Hex,
     lose_first: &[UnitId],
 ) -> Fought {
-    let enemy = t.side.enemy();
-    // Each side's losses: the march's LOSE FIRST, then the side's standing
-    // order (9.4: "The owning player may distribute all results").
-    let standing = |t: &Turn<'_, S>, side: Side| {
-        t.state
-            .standing_lose_first
-            .get(&side)
-            .cloned()
-            .unwrap_or_default()
-    };
-    let mut a_lose_first = lose_first.to_vec();
-    a_lose_first.extend(standing(t, t.side));
-    let a = Party {
-        side: t.side,
-        hex: from,
-        units: attackers.to_vec(),
-        leaders: leaders.to_vec(),
-        lose_first: a_lose_first,
-    };
-    let d = Party {
-        side: enemy,
-        hex: target,
-        units: t.units_at(target, enemy),
-        leaders: t.leaders_at(target, enemy),
-        lose_first: standing(t, enemy),
-    };
-    // River units and the fleet are never hit by land combat here, and do
-    // not count towards winning or losing (9.8).
-    let counted = |t: &Turn<'_, S>, p: &Party| -> Vec<usize> {
-        p.units
-            .iter()
-            .copied()
-            .filter(|&u| {
-                t.type_at(u)
-                    .is_some_and(|ty| !ty.kind.ignored_for_combat_result())
-            })
-            .collect()
-    };
-    let a_start = counted(t, &a);
-    let d_start = counted(t, &d);
+    let (a, d) = parties(t, from, attackers, leaders, target, lose_first);
+    let (a_start, d_start) = (&a.counted, &d.counted);
     // Between river units alone (6.1) the log lists the boats and gunboats.
     let river_fight = a_start.is_empty() && d_start.is_empty();
     let listed = |t: &Turn<'_, S>, start: &[usize], p: &Party| -> Vec<UnitId> {
@@ -112,51 +78,157 @@ pub fn fight<S: DieSource>(
         order,
         attacker: from,
         defender: target,
-        attackers: listed(t, &a_start, &a),
-        defenders: listed(t, &d_start, &d),
+        attackers: listed(t, a_start, &a),
+        defenders: listed(t, d_start, &d),
     });
     let events_before = t.events.len();
     t.combats += 1;
-    let elsewhere = if river_fight || a_start.is_empty() || d_start.is_empty() {
-        Resolution::Tables
-    } else {
-        ask_resolver(t, order, &a, &d, &a_start, &d_start)
+    let elsewhere =
+        if river_fight || a_start.is_empty() || d_start.is_empty() || t.resolver.is_none() {
+            Resolution::Tables
+        } else {
+            let combat = as_told(t, order, &a, &d);
+            ask_resolver(t, &combat)
+        };
+    let Some(played) = play(t, elsewhere, &a, &d) else {
+        t.halted = true;
+        return Fought {
+            outcome: Outcome::Draw,
+            retreat_to: None,
+        };
     };
-    let mut named_captures = None;
-    let mut retreat_to = None;
-    match elsewhere {
-        Resolution::Stop => {
-            t.halted = true;
-            return Fought {
-                outcome: Outcome::Draw,
-                retreat_to: None,
-            };
+    let outcome = judge(t, order, &a, &d);
+    british_leader_lost(t, events_before);
+    let mahdist_won = match outcome {
+        Outcome::AttackerWon if a.side == Side::Mahdist => Some((d_start, from)),
+        Outcome::DefenderWon if d.side == Side::Mahdist => Some((a_start, target)),
+        _ => None,
+    };
+    if let Some((losers, at)) = mahdist_won {
+        match &played.named_captures {
+            None => capture(t, losers, at),
+            Some(named) => {
+                for &u in losers {
+                    if named.contains(&t.state.units[u].id) && capturable(t, u) {
+                        take(t, u, at);
+                    }
+                }
+            }
         }
-        Resolution::Resolved(r) => {
-            apply_resolved(t, &r, &[&a, &d]);
-            named_captures = Some(r.captured);
-            retreat_to = r.retreat;
+    }
+    Fought {
+        outcome,
+        retreat_to: played.retreat_to,
+    }
+}
+
+/// The two sides of a combat: the marching stack in `from` and every enemy
+/// unit and leader in `target`. Each side's losses: the march's LOSE
+/// FIRST, then the side's standing order (9.4: "The owning player may
+/// distribute all results").
+fn parties<S: DieSource>(
+    t: &Turn<'_, S>,
+    from: Hex,
+    attackers: &[usize],
+    leaders: &[String],
+    target: Hex,
+    lose_first: &[UnitId],
+) -> (Party, Party) {
+    let enemy = t.side.enemy();
+    let standing = |side: Side| {
+        t.state
+            .standing_lose_first
+            .get(&side)
+            .cloned()
+            .unwrap_or_default()
+    };
+    let mut a_lose_first = lose_first.to_vec();
+    a_lose_first.extend(standing(t.side));
+    let mut a = Party {
+        side: t.side,
+        hex: from,
+        units: attackers.to_vec(),
+        leaders: leaders.to_vec(),
+        lose_first: a_lose_first,
+        counted: Vec::new(),
+    };
+    let mut d = Party {
+        side: enemy,
+        hex: target,
+        units: t.units_at(target, enemy),
+        leaders: t.leaders_at(target, enemy),
+        lose_first: standing(enemy),
+        counted: Vec::new(),
+    };
+    a.counted = counted(t, &a);
+    d.counted = counted(t, &d);
+    (a, d)
+}
+
+/// The units of a side that count: river units and the fleet are never
+/// hit by land combat here, and do not count towards winning or losing
+/// (9.8).
+fn counted<S: DieSource>(t: &Turn<'_, S>, p: &Party) -> Vec<usize> {
+    p.units
+        .iter()
+        .copied()
+        .filter(|&u| {
+            t.type_at(u)
+                .is_some_and(|ty| !ty.kind.ignored_for_combat_result())
+        })
+        .collect()
+}
+
+/// What a combat played out gave besides its fates: the captures a result
+/// from elsewhere names (`None`: the capture rolls of 9.9 decide), and
+/// where it sends the loser.
+struct Played {
+    named_captures: Option<Vec<UnitId>>,
+    retreat_to: Option<Hex>,
+}
+
+/// The fire and melee rounds on the tables, or a result from elsewhere
+/// carried out; `None` when the resolver stops the turn.
+fn play<S: DieSource>(t: &mut Turn<'_, S>, r: Resolution, a: &Party, d: &Party) -> Option<Played> {
+    match r {
+        Resolution::Stop => None,
+        Resolution::Resolved(resolved) => {
+            apply_resolved(t, &resolved, &[a, d]);
+            Some(Played {
+                named_captures: Some(resolved.captured),
+                retreat_to: resolved.retreat,
+            })
         }
         Resolution::Tables | Resolution::TablesNoted(_) => {
-            if let Resolution::TablesNoted(text) = elsewhere {
+            if let Resolution::TablesNoted(text) = r {
                 t.events.push(Event::Note { text });
             }
             // 7.3: one roll of the two gets the leader's rating, chosen
             // before the fire round.
-            let a_led = leader_round(t, &a);
-            let d_led = leader_round(t, &d);
+            let a_led = leader_round(t, a);
+            let d_led = leader_round(t, d);
             for round in [Round::Fire, Round::Melee] {
-                let a_hits = roll_round(t, round, &a, &d, a_led == round);
-                let d_hits = roll_round(t, round, &d, &a, d_led == round);
+                let a_hits = roll_round(t, round, a, d, a_led == round);
+                let d_hits = roll_round(t, round, d, a, d_led == round);
                 // Simultaneous: both rolls are made before either result
                 // applies.
-                apply_hits(t, &d, a_hits.as_ref(), round);
-                apply_hits(t, &a, d_hits.as_ref(), round);
+                apply_hits(t, d, a_hits.as_ref(), round);
+                apply_hits(t, a, d_hits.as_ref(), round);
             }
+            Some(Played {
+                named_captures: None,
+                retreat_to: None,
+            })
         }
     }
-    // 9.8: "A stack loses a combat if it ends a melee round with at least
-    // 50% of it's units disrupted or dead."
+}
+
+/// 9.8: "A stack loses a combat if it ends a melee round with at least
+/// 50% of it's units disrupted or dead." The outcome, told in the log.
+fn judge<S: DieSource>(t: &mut Turn<'_, S>, order: usize, a: &Party, d: &Party) -> Outcome {
+    let (a_start, d_start) = (&a.counted, &d.counted);
+    // Between river units alone no side counts (6.1).
+    let river_fight = a_start.is_empty() && d_start.is_empty();
     let hurt = |t: &Turn<'_, S>, start: &[usize]| {
         start
             .iter()
@@ -166,7 +238,7 @@ pub fn fight<S: DieSource>(
             })
             .count()
     };
-    let (a_hurt, d_hurt) = (hurt(t, &a_start), hurt(t, &d_start));
+    let (a_hurt, d_hurt) = (hurt(t, a_start), hurt(t, d_start));
     let a_lost = !a_start.is_empty() && a_hurt * 2 >= a_start.len();
     let d_lost = !d_start.is_empty() && d_hurt * 2 >= d_start.len();
     let tally = format!(
@@ -185,7 +257,7 @@ pub fn fight<S: DieSource>(
     };
     t.events.push(Event::CombatResult {
         order,
-        defender: target,
+        defender: d.hex,
         result: match outcome {
             Outcome::AttackerWon => format!("{} won", a.side),
             Outcome::DefenderWon => format!("{} won", d.side),
@@ -200,49 +272,17 @@ pub fn fight<S: DieSource>(
             ),
         },
     });
-    british_leader_lost(t, events_before);
-    let mahdist_won = match outcome {
-        Outcome::AttackerWon if t.side == Side::Mahdist => Some((&d_start, from)),
-        Outcome::DefenderWon if enemy == Side::Mahdist => Some((&a_start, target)),
-        _ => None,
-    };
-    if let Some((losers, at)) = mahdist_won {
-        match &named_captures {
-            None => capture(t, losers, at),
-            Some(named) => {
-                for &u in losers {
-                    if named.contains(&t.state.units[u].id) && capturable(t, u) {
-                        take(t, u, at);
-                    }
-                }
-            }
-        }
-    }
-    Fought {
-        outcome,
-        retreat_to,
-    }
+    outcome
 }
 
-/// Ask the turn's resolver how this combat is resolved, telling it the
-/// combat as it stands; its dice are the turn's.
-fn ask_resolver<S: DieSource>(
-    t: &mut Turn<'_, S>,
-    order: usize,
-    a: &Party,
-    d: &Party,
-    a_start: &[usize],
-    d_start: &[usize],
-) -> Resolution {
-    let Some(resolver) = t.resolver.take() else {
-        return Resolution::Tables;
-    };
-    let ids = |t: &Turn<'_, S>, us: &[usize]| -> Vec<UnitId> {
-        us.iter().map(|&u| t.state.units[u].id.clone()).collect()
-    };
-    let strength = |t: &Turn<'_, S>, us: &[usize]| -> u32 {
-        us.iter().map(|&u| t.state.units[u].strength).sum()
-    };
+/// The combat of order `order` between `a` and `d` as a resolver is told
+/// it: the counted units of each side, the river units, leaders and
+/// strengths.
+fn as_told<S: DieSource>(t: &Turn<'_, S>, order: usize, a: &Party, d: &Party) -> Combat {
+    let (a_start, d_start) = (&a.counted, &d.counted);
+    let ids =
+        |us: &[usize]| -> Vec<UnitId> { us.iter().map(|&u| t.state.units[u].id.clone()).collect() };
+    let strength = |us: &[usize]| -> u32 { us.iter().map(|&u| t.state.units[u].strength).sum() };
     let river: Vec<usize> = a
         .units
         .iter()
@@ -251,7 +291,7 @@ fn ask_resolver<S: DieSource>(
         .filter(|u| !a_start.contains(u) && !d_start.contains(u))
         .filter(|&u| t.type_at(u).is_some_and(|ty| ty.kind != UnitKind::Fleet))
         .collect();
-    let combat = Combat {
+    Combat {
         key: BattleKey {
             month: t.state.month,
             turn: if t.ambush_charge {
@@ -265,17 +305,25 @@ fn ask_resolver<S: DieSource>(
         order,
         attacker_hex: a.hex,
         defender_hex: d.hex,
-        attackers: ids(t, a_start),
-        defenders: ids(t, d_start),
-        river_units: ids(t, &river),
+        attackers: ids(a_start),
+        defenders: ids(d_start),
+        river_units: ids(&river),
         attacker_leaders: a.leaders.clone(),
         defender_leaders: d.leaders.clone(),
-        strength: (strength(t, a_start), strength(t, d_start)),
+        strength: (strength(a_start), strength(d_start)),
         ambush: t.ambush_charge,
+    }
+}
+
+/// Ask the turn's resolver how `combat` is resolved; its dice are the
+/// turn's. With no resolver, the tables.
+fn ask_resolver<S: DieSource>(t: &mut Turn<'_, S>, combat: &Combat) -> Resolution {
+    let Some(resolver) = t.resolver.take() else {
+        return Resolution::Tables;
     };
     let dice = &mut *t.dice;
     let mut roll = |kind: DiceKind, purpose: String| dice.roll(kind, purpose);
-    let answer = resolver.resolve(t.scn, &t.state, &combat, &mut roll);
+    let answer = resolver.resolve(t.scn, &t.state, combat, &mut roll);
     t.resolver = Some(resolver);
     answer
 }
@@ -640,20 +688,9 @@ fn capture<S: DieSource>(t: &mut Turn<'_, S>, losers: &[usize], winner_hex: Hex)
             continue;
         };
         let id = t.state.units[u].id.clone();
-        let total = t.table_roll(
-            DiceKind::D6,
-            format!("capture of {id}"),
-            "capture (9.9)",
-            Vec::new(),
-            |v| {
-                if v >= need {
-                    format!("{need}+: captured")
-                } else {
-                    format!("under {need}: not captured")
-                }
-            },
-        );
-        if total < need {
+        let purpose = format!("capture of {id}");
+        let words = ["captured", "not captured"];
+        if !t.roll_at_least(DiceKind::D6, purpose, "capture (9.9)", need, words) {
             continue;
         }
         take(t, u, winner_hex);
@@ -749,7 +786,6 @@ pub struct Retreat<'r> {
 /// eliminated. Returns where the losers end, or `None` if eliminated.
 pub fn retreat<S: DieSource>(t: &mut Turn<'_, S>, r: Retreat<'_>) -> Option<Hex> {
     let hex = r.hex;
-    let side = r.side;
     let units: Vec<usize> = r
         .units
         .iter()
@@ -763,143 +799,19 @@ pub fn retreat<S: DieSource>(t: &mut Turn<'_, S>, r: Retreat<'_>) -> Option<Hex>
     if units.is_empty() {
         return Some(hex);
     }
+    if stays_in_town(t, &r) {
+        return Some(hex);
+    }
     let back: Option<Vec<Hex>> = r
         .route
         .filter(|route| route.len() >= 2)
         .map(|route| route[..route.len() - 1].iter().rev().copied().collect());
-    // Ambushers who charged out of a village retreat from it as from the
-    // open (ruling, docs/rules.md, "Ambushes").
-    let party = t.ambush_charge && side == Side::Mahdist;
-    if town_or_village(t, hex) && r.towards.is_none() && !party {
-        t.events.push(Event::Retreat {
-            side,
-            from: hex,
-            to: None,
-            decided_by: Decision::Default(
-                "a loser in a town or village need not retreat, and stays (9.8)".into(),
-            ),
-        });
-        return Some(hex);
-    }
-    let enemy = side.enemy();
-    let occ = super::movement::Occupancy::for_side(t, side);
-    let allowance = super::movement::allowance_of(t, &units);
-    let threatened =
-        |t: &Turn<'_, S>, h: Hex| h.neighbours().iter().any(|n| t.land_occupied_by(*n, enemy));
-    // A hex holding enemy boats or gunboats is an enemy hex to a retreat:
-    // only a marching stack displaces river units (6.1: "captured by the
-    // marching player"; ruling, docs/rules.md 9.8).
-    let river_enemy = |t: &Turn<'_, S>, h: Hex| t.occupied_by(h, enemy);
-    let mut path: Vec<Hex> = Vec::new();
-    let mut at = hex;
-    let mut spent = 0u32;
-    let mut first_blocked = None;
-    loop {
-        let options: Vec<(Hex, u32)> = match &back {
-            Some(b) => b
-                .get(path.len())
-                .and_then(|h| {
-                    if river_enemy(t, *h) {
-                        first_blocked = Some(format!(
-                            "{} holds enemy boats or gunboats (6.1)",
-                            t.scn.map.describe(*h)
-                        ));
-                        return None;
-                    }
-                    super::movement::enter_cost(t, &occ, at, *h)
-                        .map_err(|e| first_blocked = Some(e.reason(&t.scn.map, &occ, at, *h)))
-                        .ok()
-                        .map(|c| (*h, c))
-                })
-                .into_iter()
-                .collect(),
-            None => at
-                .neighbours()
-                .into_iter()
-                .filter(|h| *h != hex && !path.contains(h) && !river_enemy(t, *h))
-                .filter_map(|h| {
-                    super::movement::enter_cost(t, &occ, at, h)
-                        .ok()
-                        .map(|c| (h, c))
-                })
-                .collect(),
-        };
-        let pick = options
-            .into_iter()
-            .filter(|(_, c)| path.is_empty() || spent + c <= allowance)
-            .min_by_key(|(h, c)| {
-                let threats = h
-                    .neighbours()
-                    .iter()
-                    .filter(|n| t.land_occupied_by(**n, enemy))
-                    .count();
-                let aim = r.towards.map_or(0, |a| h.distance(a));
-                (
-                    threats,
-                    aim,
-                    std::cmp::Reverse(h.distance(r.away_from)),
-                    *c,
-                    h.row,
-                    h.col,
-                )
-            });
-        let Some((h, c)) = pick else { break };
-        spent += c;
-        path.push(h);
-        at = h;
-        // Far enough: the chosen hex reached, or (by default) clear of
-        // the enemy; a friendly town or village is a refuge too.
-        let arrived = match r.towards {
-            Some(a) if back.is_none() => at == a,
-            _ => {
-                !threatened(t, at)
-                    || (town_or_village(t, at) && t.state.control.get(&at) == Some(&side))
-            }
-        };
-        if arrived || spent >= allowance {
-            break;
-        }
-    }
+    let (path, first_blocked) = retreat_path(t, &r, &units, back.as_deref());
     let Some(&to) = path.last() else {
-        let why = match first_blocked {
-            Some(reason) => {
-                format!("no retreat back along its route ({reason}): the stack is eliminated (9.8)")
-            }
-            None => "no hex to retreat to: the stack is eliminated (9.8)".into(),
-        };
-        t.events.push(Event::Retreat {
-            side,
-            from: hex,
-            to: None,
-            decided_by: Decision::Default(why),
-        });
-        let n = units.len() as u32;
-        let since = t.events.len();
-        losses::apply(t, hex, &units, 0, n, "no retreat possible", &[]);
-        british_leader_lost(t, since);
+        no_retreat(t, &r, &units, first_blocked);
         return None;
     };
-    for &u in &units {
-        t.state.units[u].status = Status::OnMap(to);
-    }
-    // Leaders: those of the losing stack go with it; any others go too if
-    // no unit of theirs is left in the hex (a leader never stands alone).
-    let nobody_left = !t.occupied_by(hex, side);
-    for l in t
-        .state
-        .leaders
-        .iter_mut()
-        .filter(|l| l.side == side && !l.removed && l.hex == Some(hex))
-    {
-        if nobody_left || r.leaders.contains(&l.name) {
-            l.hex = Some(to);
-        }
-    }
-    for &h in &path {
-        if t.scn.map.settlement_at(h).is_some() {
-            t.state.control.insert(h, side);
-        }
-    }
+    fall_back(t, &r, &units, &path);
     let decided_by = if back.is_some() {
         Decision::Default(format!(
             "back along the route it came by, {} {} (9.8)",
@@ -916,12 +828,196 @@ pub fn retreat<S: DieSource>(t: &mut Turn<'_, S>, r: Retreat<'_>) -> Option<Hex>
         ))
     };
     t.events.push(Event::Retreat {
-        side,
+        side: r.side,
         from: hex,
         to: Some(to),
         decided_by,
     });
     Some(to)
+}
+
+/// "Losing stacks in towns and villages never have to retreat but may
+/// choose to do so": a loser in a town or village with no RETREAT order
+/// stays, and the log says so. Ambushers who charged out of a village
+/// retreat from it as from the open (ruling, docs/rules.md, "Ambushes").
+fn stays_in_town<S: DieSource>(t: &mut Turn<'_, S>, r: &Retreat<'_>) -> bool {
+    let party = t.ambush_charge && r.side == Side::Mahdist;
+    if !town_or_village(t, r.hex) || r.towards.is_some() || party {
+        return false;
+    }
+    t.events.push(Event::Retreat {
+        side: r.side,
+        from: r.hex,
+        to: None,
+        decided_by: Decision::Default(
+            "a loser in a town or village need not retreat, and stays (9.8)".into(),
+        ),
+    });
+    true
+}
+
+/// The hexes of the retreat, one legal step at a time within the
+/// allowance: back along the route (`back`) for a marching loser, else the
+/// step with the fewest enemies next to it, towards the chosen hex, away
+/// from the enemy. With no hex at all, why the first step back was barred.
+fn retreat_path<S: DieSource>(
+    t: &Turn<'_, S>,
+    r: &Retreat<'_>,
+    units: &[usize],
+    back: Option<&[Hex]>,
+) -> (Vec<Hex>, Option<String>) {
+    let occ = Occupancy::for_side(t, r.side);
+    let allowance = allowance_of(t, units);
+    let mut path: Vec<Hex> = Vec::new();
+    let mut at = r.hex;
+    let mut spent = 0u32;
+    let mut first_blocked = None;
+    loop {
+        let options: Vec<(Hex, u32)> = match back {
+            Some(b) => b
+                .get(path.len())
+                .and_then(|h| step_back(t, r.side, &occ, at, *h, &mut first_blocked))
+                .into_iter()
+                .collect(),
+            None => steps_away(t, r, &occ, at, &path),
+        };
+        let pick = options
+            .into_iter()
+            .filter(|(_, c)| path.is_empty() || spent + c <= allowance)
+            .min_by_key(|(h, c)| {
+                let threats = h
+                    .neighbours()
+                    .iter()
+                    .filter(|n| t.land_occupied_by(**n, r.side.enemy()))
+                    .count();
+                let aim = r.towards.map_or(0, |a| h.distance(a));
+                (
+                    threats,
+                    aim,
+                    std::cmp::Reverse(h.distance(r.away_from)),
+                    *c,
+                    h.row,
+                    h.col,
+                )
+            });
+        let Some((h, c)) = pick else { break };
+        spent += c;
+        path.push(h);
+        at = h;
+        if far_enough(t, r, back.is_some(), at) || spent >= allowance {
+            break;
+        }
+    }
+    (path, first_blocked)
+}
+
+/// The next hex back along the route and its cost, if the step is legal;
+/// else why not, kept in `first_blocked`. A hex holding enemy boats or
+/// gunboats is an enemy hex to a retreat: only a marching stack displaces
+/// river units (6.1: "captured by the marching player"; ruling,
+/// docs/rules.md 9.8).
+fn step_back<S: DieSource>(
+    t: &Turn<'_, S>,
+    side: Side,
+    occ: &Occupancy,
+    at: Hex,
+    h: Hex,
+    first_blocked: &mut Option<String>,
+) -> Option<(Hex, u32)> {
+    if t.occupied_by(h, side.enemy()) {
+        *first_blocked = Some(format!(
+            "{} holds enemy boats or gunboats (6.1)",
+            t.scn.map.describe(h)
+        ));
+        return None;
+    }
+    enter_cost(t, occ, at, h)
+        .map_err(|e| *first_blocked = Some(e.reason(&t.scn.map, occ, at, h)))
+        .ok()
+        .map(|c| (h, c))
+}
+
+/// The legal steps from `at` not back into the combat hex or the path, and
+/// their costs (no hex holding enemy boats or gunboats, as [`step_back`]).
+fn steps_away<S: DieSource>(
+    t: &Turn<'_, S>,
+    r: &Retreat<'_>,
+    occ: &Occupancy,
+    at: Hex,
+    path: &[Hex],
+) -> Vec<(Hex, u32)> {
+    at.neighbours()
+        .into_iter()
+        .filter(|h| *h != r.hex && !path.contains(h) && !t.occupied_by(*h, r.side.enemy()))
+        .filter_map(|h| enter_cost(t, occ, at, h).ok().map(|c| (h, c)))
+        .collect()
+}
+
+/// Far enough: the chosen hex reached, or (by default) clear of the enemy;
+/// a friendly town or village is a refuge too.
+fn far_enough<S: DieSource>(t: &Turn<'_, S>, r: &Retreat<'_>, back: bool, at: Hex) -> bool {
+    let threatened = at
+        .neighbours()
+        .iter()
+        .any(|n| t.land_occupied_by(*n, r.side.enemy()));
+    match r.towards {
+        Some(a) if !back => at == a,
+        _ => !threatened || (town_or_village(t, at) && t.state.control.get(&at) == Some(&r.side)),
+    }
+}
+
+/// "A stack that cannot take its first hex is eliminated" (9.8).
+fn no_retreat<S: DieSource>(
+    t: &mut Turn<'_, S>,
+    r: &Retreat<'_>,
+    units: &[usize],
+    first_blocked: Option<String>,
+) {
+    let why = match first_blocked {
+        Some(reason) => {
+            format!("no retreat back along its route ({reason}): the stack is eliminated (9.8)")
+        }
+        None => "no hex to retreat to: the stack is eliminated (9.8)".into(),
+    };
+    t.events.push(Event::Retreat {
+        side: r.side,
+        from: r.hex,
+        to: None,
+        decided_by: Decision::Default(why),
+    });
+    let n = units.len() as u32;
+    let since = t.events.len();
+    losses::apply(t, r.hex, units, 0, n, "no retreat possible", &[]);
+    british_leader_lost(t, since);
+}
+
+/// The losers move to the path's end with their leaders; any other leader
+/// goes too if no unit of his is left in the hex (a leader never stands
+/// alone); settlements on the path come under the side's control.
+fn fall_back<S: DieSource>(t: &mut Turn<'_, S>, r: &Retreat<'_>, units: &[usize], path: &[Hex]) {
+    let (hex, side) = (r.hex, r.side);
+    let Some(&to) = path.last() else {
+        return;
+    };
+    for &u in units {
+        t.state.units[u].status = Status::OnMap(to);
+    }
+    let nobody_left = !t.occupied_by(hex, side);
+    for l in t
+        .state
+        .leaders
+        .iter_mut()
+        .filter(|l| l.side == side && !l.removed && l.hex == Some(hex))
+    {
+        if nobody_left || r.leaders.contains(&l.name) {
+            l.hex = Some(to);
+        }
+    }
+    for &h in path {
+        if t.scn.map.settlement_at(h).is_some() {
+            t.state.control.insert(h, side);
+        }
+    }
 }
 
 /// Rule 9.8: "Losing stacks in towns and villages never have to retreat":

@@ -65,6 +65,26 @@ pub(super) struct Marching {
     no_march: bool,
 }
 
+impl Marching {
+    /// The stack in `hex`, before it has moved.
+    fn new(hex: Hex, units: Vec<usize>, leaders: Vec<String>, river: Vec<usize>) -> Marching {
+        Marching {
+            hex,
+            units,
+            leaders,
+            route: vec![hex],
+            done: false,
+            by_river: false,
+            river,
+            attacked: Vec::new(),
+            dropped: Vec::new(),
+            dropped_at: Vec::new(),
+            ambush_tried: false,
+            no_march: false,
+        }
+    }
+}
+
 /// The stack an order names. River units in it march with it only if the
 /// order has a rail or river march (`with_river`); otherwise they stay.
 pub(super) fn select<S: DieSource>(
@@ -74,112 +94,12 @@ pub(super) fn select<S: DieSource>(
 ) -> Result<Marching, String> {
     let side = t.side;
     let (hex, mut units, mut leaders) = match sel {
-        Selection::Stack(hex) => {
-            let units = stood_at_start(t, *hex);
-            let leaders = stood_leaders(t, *hex);
-            if units.is_empty() {
-                return Err(left_earlier(t, *hex).unwrap_or_else(|| {
-                    format!("no {side} units at {}", t.scn.map.describe(*hex))
-                }));
-            }
-            (*hex, units, leaders)
-        }
-        Selection::Leader(name) => {
-            let def = t
-                .scn
-                .units
-                .leader(name)
-                .ok_or_else(|| format!("no leader called {name}"))?;
-            if def.side != side {
-                return Err(format!("{} is not {} leader", def.name, side.a()));
-            }
-            let l = t
-                .state
-                .leaders
-                .iter()
-                .find(|l| l.name == def.name)
-                .ok_or_else(|| format!("{} is not in play", def.name))?;
-            let hex = l
-                .hex
-                .filter(|_| !l.removed)
-                .ok_or_else(|| format!("{} is not on the map", def.name))?;
-            let units = stood_at_start(t, hex);
-            if units.is_empty() {
-                return Err(left_earlier(t, hex)
-                    .unwrap_or_else(|| format!("{} has no units with him", def.name)));
-            }
-            let mut leaders = stood_leaders(t, hex);
-            if !leaders.contains(&def.name) {
-                leaders.push(def.name.clone());
-            }
-            (hex, units, leaders)
-        }
+        Selection::Stack(hex) => stack_in(t, *hex)?,
+        Selection::Leader(name) => stack_of_leader(t, name)?,
         Selection::Units {
             units: ids,
             leaders,
-        } => {
-            let mut idx = Vec::new();
-            let mut hex = None;
-            for id in ids {
-                let i = t
-                    .state
-                    .units
-                    .iter()
-                    .position(|u| u.id == *id)
-                    .ok_or_else(|| format!("no unit {id}"))?;
-                let u = &t.state.units[i];
-                if u.side != side {
-                    return Err(format!("{id} is not {} unit", side.a()));
-                }
-                let h = u.hex().ok_or_else(|| format!("{id} is not on the map"))?;
-                if hex.is_some_and(|x| x != h) {
-                    return Err(format!(
-                        "{id} is not in the same hex as the other units named"
-                    ));
-                }
-                hex = Some(h);
-                idx.push(i);
-            }
-            let hex = match hex {
-                Some(h) => h,
-                None => {
-                    // No units: a leader marching alone (7.0).
-                    let first = leaders.first().ok_or("no units named")?;
-                    let def = t
-                        .scn
-                        .units
-                        .leader(first)
-                        .ok_or_else(|| format!("no leader called {first}"))?;
-                    if def.side != side {
-                        return Err(format!("{} is not {} leader", def.name, side.a()));
-                    }
-                    t.state
-                        .leaders
-                        .iter()
-                        .find(|l| l.name == def.name && !l.removed)
-                        .and_then(|l| l.hex)
-                        .ok_or_else(|| format!("{} is not on the map", def.name))?
-                }
-            };
-            let here = t.leaders_at(hex, side);
-            let mut ls = Vec::new();
-            for l in leaders {
-                let def = t
-                    .scn
-                    .units
-                    .leader(l)
-                    .ok_or_else(|| format!("no leader called {l}"))?;
-                if !here.contains(&def.name) {
-                    return Err(format!(
-                        "{} is not at {}",
-                        def.name,
-                        t.scn.map.describe(hex)
-                    ));
-                }
-                ls.push(def.name.clone());
-            }
-            (hex, idx, ls)
-        }
+        } => units_named(t, ids, leaders)?,
     };
     let before = units.len();
     units.retain(|&i| !t.marched.contains(&t.state.units[i].id));
@@ -187,20 +107,7 @@ pub(super) fn select<S: DieSource>(
     leaders.retain(|l| !t.leaders_marched.contains(l));
     if before == 0 && !leaders.is_empty() {
         // A leader marching alone to join another stack (7.0).
-        return Ok(Marching {
-            hex,
-            units,
-            leaders,
-            route: vec![hex],
-            done: false,
-            by_river: false,
-            river: Vec::new(),
-            attacked: Vec::new(),
-            dropped: Vec::new(),
-            dropped_at: Vec::new(),
-            ambush_tried: false,
-            no_march: false,
-        });
+        return Ok(Marching::new(hex, units, leaders, Vec::new()));
     }
     if units.is_empty() {
         return Err(if before > 0 {
@@ -242,20 +149,129 @@ pub(super) fn select<S: DieSource>(
             }
         }
     }
-    Ok(Marching {
-        hex,
-        units,
-        leaders,
-        route: vec![hex],
-        done: false,
-        by_river: false,
-        river,
-        attacked: Vec::new(),
-        dropped: Vec::new(),
-        dropped_at: Vec::new(),
-        ambush_tried: false,
-        no_march: false,
-    })
+    Ok(Marching::new(hex, units, leaders, river))
+}
+
+/// A hex, the units of a stack and its leaders, as an order names them.
+type Named = (Hex, Vec<usize>, Vec<String>);
+
+/// The stack in `hex` ("STACK 1942"): those who stood there when the
+/// turn began.
+fn stack_in<S: DieSource>(t: &Turn<'_, S>, hex: Hex) -> Result<Named, String> {
+    let units = stood_at_start(t, hex);
+    let leaders = stood_leaders(t, hex);
+    if units.is_empty() {
+        let side = t.side;
+        return Err(left_earlier(t, hex)
+            .unwrap_or_else(|| format!("no {side} units at {}", t.scn.map.describe(hex))));
+    }
+    Ok((hex, units, leaders))
+}
+
+/// The player's leader called `name`, or why not.
+fn own_leader<'a, S: DieSource>(
+    t: &Turn<'a, S>,
+    name: &str,
+) -> Result<&'a crate::scenario::Leader, String> {
+    let def = t
+        .scn
+        .units
+        .leader(name)
+        .ok_or_else(|| format!("no leader called {name}"))?;
+    if def.side != t.side {
+        return Err(format!("{} is not {} leader", def.name, t.side.a()));
+    }
+    Ok(def)
+}
+
+/// The stack a leader is with ("LEADER Gordon"), the leader among them.
+fn stack_of_leader<S: DieSource>(t: &Turn<'_, S>, name: &str) -> Result<Named, String> {
+    let def = own_leader(t, name)?;
+    let l = t
+        .state
+        .leaders
+        .iter()
+        .find(|l| l.name == def.name)
+        .ok_or_else(|| format!("{} is not in play", def.name))?;
+    let hex = l
+        .hex
+        .filter(|_| !l.removed)
+        .ok_or_else(|| format!("{} is not on the map", def.name))?;
+    let units = stood_at_start(t, hex);
+    if units.is_empty() {
+        return Err(
+            left_earlier(t, hex).unwrap_or_else(|| format!("{} has no units with him", def.name))
+        );
+    }
+    let mut leaders = stood_leaders(t, hex);
+    if !leaders.contains(&def.name) {
+        leaders.push(def.name.clone());
+    }
+    Ok((hex, units, leaders))
+}
+
+/// Units and leaders named one by one, all in one hex; with no units, a
+/// leader marching alone (7.0).
+fn units_named<S: DieSource>(
+    t: &Turn<'_, S>,
+    ids: &[UnitId],
+    leaders: &[String],
+) -> Result<Named, String> {
+    let side = t.side;
+    let mut idx = Vec::new();
+    let mut hex = None;
+    for id in ids {
+        let i = t
+            .state
+            .units
+            .iter()
+            .position(|u| u.id == *id)
+            .ok_or_else(|| format!("no unit {id}"))?;
+        let u = &t.state.units[i];
+        if u.side != side {
+            return Err(format!("{id} is not {} unit", side.a()));
+        }
+        let h = u.hex().ok_or_else(|| format!("{id} is not on the map"))?;
+        if hex.is_some_and(|x| x != h) {
+            return Err(format!(
+                "{id} is not in the same hex as the other units named"
+            ));
+        }
+        hex = Some(h);
+        idx.push(i);
+    }
+    let hex = match hex {
+        Some(h) => h,
+        None => {
+            // No units: a leader marching alone (7.0).
+            let first = leaders.first().ok_or("no units named")?;
+            let def = own_leader(t, first)?;
+            t.state
+                .leaders
+                .iter()
+                .find(|l| l.name == def.name && !l.removed)
+                .and_then(|l| l.hex)
+                .ok_or_else(|| format!("{} is not on the map", def.name))?
+        }
+    };
+    let here = t.leaders_at(hex, side);
+    let mut ls = Vec::new();
+    for l in leaders {
+        let def = t
+            .scn
+            .units
+            .leader(l)
+            .ok_or_else(|| format!("no leader called {l}"))?;
+        if !here.contains(&def.name) {
+            return Err(format!(
+                "{} is not at {}",
+                def.name,
+                t.scn.map.describe(hex)
+            ));
+        }
+        ls.push(def.name.clone());
+    }
+    Ok((hex, idx, ls))
 }
 
 /// Why a stack that stood in `hex` when the turn began has no unit left
@@ -357,7 +373,6 @@ fn leader_march<S: DieSource>(t: &mut Turn<'_, S>, i: usize, order: &MarchOrder,
         let Some(leader) = m.leaders.first().and_then(|n| t.scn.units.leader(n)) else {
             return;
         };
-        let table = &t.scn.tables.march;
         let cx = RollContext {
             side: Some(t.side),
             month: Some(t.state.month),
@@ -366,37 +381,13 @@ fn leader_march<S: DieSource>(t: &mut Turn<'_, S>, i: usize, order: &MarchOrder,
             leader: Some(leader),
             ..RollContext::default()
         };
-        let mut mods = modifiers::applicable(&table.modifiers, &cx);
-        if let Some(&v) = t.state.effects.march_modifier.get(&t.side) {
-            mods.push(("random event".to_string(), v));
-        }
-        let rows = table.rows.clone();
-        let total = t.table_roll(
-            table.dice,
-            format!("march {} of order {} (leader alone)", k + 1, i + 1),
-            "march table (8.31)",
-            mods,
-            |v| match modifiers::row(&rows, v) {
-                Some((r, label)) => format!("{label}: {}", result_name(r.result)),
-                None => "no row".into(),
-            },
-        );
-        let result = modifiers::row(&t.scn.tables.march.rows, total)
-            .map_or(MarchResult::NoMarch, |(r, _)| r.result);
-        let allowance = if result == MarchResult::NoMarch {
-            0
-        } else {
-            leader.movement
-        };
-        t.events.push(Event::MarchResult {
-            order: i,
-            leg: k,
-            result: result_name(result),
-            movement_points: allowance,
-        });
+        let purpose = format!("march {} of order {} (leader alone)", k + 1, i + 1);
+        let result = march_table(t, &cx, purpose);
+        log_roll(t, i, k, result, leader.movement);
         if result == MarchResult::NoMarch {
             return;
         }
+        let allowance = leader.movement;
         let path = match leg {
             Leg::Path(p) => path_from(p, m.hex),
             _ => {
@@ -486,6 +477,33 @@ pub fn group_legs(legs: &[Leg]) -> Vec<Vec<usize>> {
 }
 
 fn march<S: DieSource>(t: &mut Turn<'_, S>, i: usize, order: &MarchOrder) -> Result<(), String> {
+    let groups = marches_of(order)?;
+    let with_river = order
+        .legs
+        .iter()
+        .any(|l| matches!(l, Leg::River(_) | Leg::Rail(_)));
+    let selection = without_the_gone(t, i, &order.units)?;
+    let mut m = select(t, &selection, with_river)?;
+    if !matches!(order.units, Selection::Units { .. }) && anyone_stood(t, m.hex) {
+        let named = match &order.units {
+            Selection::Leader(n) => t.scn.units.leader(n).map(|d| d.name.clone()),
+            _ => None,
+        };
+        note_newcomers(t, i, &m, named.as_deref());
+    }
+    may_set_out(t, order, &m)?;
+    set_out(t, i, &m);
+    if m.units.is_empty() && m.river.is_empty() {
+        leader_march(t, i, order, &mut m);
+        return Ok(());
+    }
+    make_marches(t, i, order, &groups, &mut m);
+    note_orders_not_carried_out(t, i, order, &m);
+    Ok(())
+}
+
+/// The order's legs grouped into marches: at most three (5.2 III).
+fn marches_of(order: &MarchOrder) -> Result<Vec<Vec<usize>>, String> {
     if order.legs.is_empty() {
         return Err("no march given".into());
     }
@@ -502,53 +520,57 @@ fn march<S: DieSource>(t: &mut Turn<'_, S>, i: usize, order: &MarchOrder) -> Res
             }
         ));
     }
-    let with_river = order
-        .legs
-        .iter()
-        .any(|l| matches!(l, Leg::River(_) | Leg::Rail(_)));
-    // Named units lost earlier this turn (the Mahdist arrival roll, a
-    // random event) are left out with a word; the others march.
-    let selection = match &order.units {
-        Selection::Units { units, leaders } => {
-            let (gone, here): (Vec<UnitId>, Vec<UnitId>) = units.iter().cloned().partition(|id| {
-                t.state
-                    .units
-                    .iter()
-                    .position(|u| u.id == *id)
-                    .is_some_and(|k| t.at_start[k].is_some() && t.state.units[k].hex().is_none())
-            });
-            if !gone.is_empty() {
-                let names: Vec<String> = gone.iter().map(|u| u.0.to_string()).collect();
-                t.events.push(Event::Note {
-                    text: format!(
-                        "order {}: {} left the map earlier this turn and {} not march",
-                        i + 1,
-                        names.join(", "),
-                        if gone.len() == 1 { "does" } else { "do" }
-                    ),
-                });
-                if here.is_empty() {
-                    return Err(
-                        "every unit it names left the map earlier this turn (the Mahdist arrival roll or a random event)"
-                            .into(),
-                    );
-                }
-            }
-            Selection::Units {
-                units: here,
-                leaders: leaders.clone(),
-            }
-        }
-        other => other.clone(),
+    Ok(groups)
+}
+
+/// The order's selection without the named units lost earlier this turn
+/// (the Mahdist arrival roll, a random event): they are left out with a
+/// word; the others march.
+fn without_the_gone<S: DieSource>(
+    t: &mut Turn<'_, S>,
+    i: usize,
+    selection: &Selection,
+) -> Result<Selection, String> {
+    let Selection::Units { units, leaders } = selection else {
+        return Ok(selection.clone());
     };
-    let mut m = select(t, &selection, with_river)?;
-    if !matches!(order.units, Selection::Units { .. }) && anyone_stood(t, m.hex) {
-        let named = match &order.units {
-            Selection::Leader(n) => t.scn.units.leader(n).map(|d| d.name.clone()),
-            _ => None,
-        };
-        note_newcomers(t, i, &m, named.as_deref());
+    let (gone, here): (Vec<UnitId>, Vec<UnitId>) = units.iter().cloned().partition(|id| {
+        t.state
+            .units
+            .iter()
+            .position(|u| u.id == *id)
+            .is_some_and(|k| t.at_start[k].is_some() && t.state.units[k].hex().is_none())
+    });
+    if !gone.is_empty() {
+        let names: Vec<String> = gone.iter().map(|u| u.0.to_string()).collect();
+        t.events.push(Event::Note {
+            text: format!(
+                "order {}: {} left the map earlier this turn and {} not march",
+                i + 1,
+                names.join(", "),
+                if gone.len() == 1 { "does" } else { "do" }
+            ),
+        });
+        if here.is_empty() {
+            return Err(
+                "every unit it names left the map earlier this turn (the Mahdist arrival roll or a random event)"
+                    .into(),
+            );
+        }
     }
+    Ok(Selection::Units {
+        units: here,
+        leaders: leaders.clone(),
+    })
+}
+
+/// Whether the stack may leave its hex this turn: not halted by a random
+/// event, and not under siege (9.12).
+fn may_set_out<S: DieSource>(
+    t: &mut Turn<'_, S>,
+    order: &MarchOrder,
+    m: &Marching,
+) -> Result<(), String> {
     if t.state.effects.halted.contains(&m.hex) {
         return Err(format!(
             "the stack at {} may not march this month (random event)",
@@ -564,7 +586,7 @@ fn march<S: DieSource>(t: &mut Turn<'_, S>, i: usize, order: &MarchOrder) -> Res
     // 9.12: "Units under siege may only leave their hex if all adjacent
     // enemy units have 1st been driven away by combat"; a leader is no
     // exception.
-    if let Some(reason) = leader_alone_besieged(t, &m) {
+    if let Some(reason) = leader_alone_besieged(t, m) {
         return Err(reason);
     }
     if t.only_river_units_adjacent(m.hex, t.side) {
@@ -575,6 +597,12 @@ fn march<S: DieSource>(t: &mut Turn<'_, S>, i: usize, order: &MarchOrder) -> Res
             ),
         });
     }
+    Ok(())
+}
+
+/// The stack's units and leaders have marched this turn (8.1), and the
+/// march begins.
+fn set_out<S: DieSource>(t: &mut Turn<'_, S>, i: usize, m: &Marching) {
     for &u in m.units.iter().chain(&m.river) {
         t.marched.insert(t.state.units[u].id.clone());
     }
@@ -592,15 +620,22 @@ fn march<S: DieSource>(t: &mut Turn<'_, S>, i: usize, order: &MarchOrder) -> Res
             .collect(),
         leaders: m.leaders.clone(),
     });
-    if m.units.is_empty() && m.river.is_empty() {
-        leader_march(t, i, order, &mut m);
-        return Ok(());
-    }
-    let helper = leader_bonus(t, i, order, &m);
+}
+
+/// The marches of the order (`groups` of its legs), each by rail, river or
+/// land, until one ends the stack's marching.
+fn make_marches<S: DieSource>(
+    t: &mut Turn<'_, S>,
+    i: usize,
+    order: &MarchOrder,
+    groups: &[Vec<usize>],
+    m: &mut Marching,
+) {
+    let helper = leader_bonus(t, i, order, m);
     for (k, group) in groups.iter().enumerate() {
         match &order.legs[group[0]] {
             Leg::Rail(dest) => {
-                if !may_leave(t, i, order, &mut m) || !rail_march(t, i, k, order, &mut m, *dest) {
+                if !may_leave(t, i, order, m) || !rail_march(t, i, k, order, m, *dest) {
                     break;
                 }
             }
@@ -615,15 +650,15 @@ fn march<S: DieSource>(t: &mut Turn<'_, S>, i: usize, order: &MarchOrder) -> Res
                     });
                     break;
                 }
-                if !river_leg(t, i, k, order, &mut m, *dest) {
+                if !river_leg(t, i, k, order, m, *dest) {
                     break;
                 }
             }
             Leg::Path(_) | Leg::To(_) | Leg::Fleet(_) => {
-                if !leave_river_units(t, i, k, &mut m) {
+                if !leave_river_units(t, i, k, m) {
                     break;
                 }
-                if !land_march(t, i, k, order, &mut m, helper.as_deref(), group) {
+                if !land_march(t, i, k, order, m, helper.as_deref(), group) {
                     break;
                 }
             }
@@ -632,6 +667,16 @@ fn march<S: DieSource>(t: &mut Turn<'_, S>, i: usize, order: &MarchOrder) -> Res
             break;
         }
     }
+}
+
+/// Say which drop-offs (8.3) and named attacks (9.1) of the order were not
+/// made, and why.
+fn note_orders_not_carried_out<S: DieSource>(
+    t: &mut Turn<'_, S>,
+    i: usize,
+    order: &MarchOrder,
+    m: &Marching,
+) {
     for d in &order.drop_offs {
         if !m.dropped_at.contains(&d.at) {
             t.events.push(Event::Note {
@@ -661,7 +706,6 @@ fn march<S: DieSource>(t: &mut Turn<'_, S>, i: usize, order: &MarchOrder) -> Res
             }
         }
     }
-    Ok(())
 }
 
 /// Tell who arrived in the marching stack's hex this turn (8.3): the
@@ -1129,6 +1173,49 @@ fn fleet_move<S: DieSource>(
     fight_here(t, i, order, m)
 }
 
+/// The roll on the march table (8.31) for `purpose`, with the modifiers
+/// that apply in `cx` and the month's random event modifier; its result.
+fn march_table<S: DieSource>(
+    t: &mut Turn<'_, S>,
+    cx: &RollContext<'_>,
+    purpose: String,
+) -> MarchResult {
+    let table = &t.scn.tables.march;
+    let mut mods = modifiers::applicable(&table.modifiers, cx);
+    if let Some(&v) = t.state.effects.march_modifier.get(&t.side) {
+        mods.push(("random event".to_string(), v));
+    }
+    let rows = &table.rows;
+    let total =
+        t.table_roll(
+            table.dice,
+            purpose,
+            "march table (8.31)",
+            mods,
+            |v| match modifiers::row(rows, v) {
+                Some((r, label)) => format!("{label}: {}", result_name(r.result)),
+                None => "no row".into(),
+            },
+        );
+    modifiers::row(rows, total).map_or(MarchResult::NoMarch, |(r, _)| r.result)
+}
+
+/// The log's word on a march roll: the result and the movement points it
+/// gives (`allowance`, none after No March).
+fn log_roll<S: DieSource>(t: &mut Turn<'_, S>, i: usize, k: usize, result: MarchResult, mp: u32) {
+    let movement_points = if result == MarchResult::NoMarch {
+        0
+    } else {
+        mp
+    };
+    t.events.push(Event::MarchResult {
+        order: i,
+        leg: k,
+        result: result_name(result),
+        movement_points,
+    });
+}
+
 /// Roll on the march table for a march and apply any attrition. Returns
 /// the movement points, or `None` after No March or if no unit is left.
 fn march_roll<S: DieSource>(
@@ -1139,7 +1226,6 @@ fn march_roll<S: DieSource>(
     m: &mut Marching,
     helper: Option<&str>,
 ) -> Option<u32> {
-    let table = &t.scn.tables.march;
     let leader = helper.and_then(|h| t.scn.units.leader(h));
     let cx = RollContext {
         side: Some(t.side),
@@ -1151,22 +1237,7 @@ fn march_roll<S: DieSource>(
         leader,
         ..RollContext::default()
     };
-    let mut mods = modifiers::applicable(&table.modifiers, &cx);
-    if let Some(&v) = t.state.effects.march_modifier.get(&t.side) {
-        mods.push(("random event".to_string(), v));
-    }
-    let rows = table.rows.clone();
-    let total = t.table_roll(
-        table.dice,
-        format!("march {} of order {}", k + 1, i + 1),
-        "march table (8.31)",
-        mods,
-        |v| match modifiers::row(&rows, v) {
-            Some((r, label)) => format!("{label}: {}", result_name(r.result)),
-            None => "no row".into(),
-        },
-    );
-    let result = modifiers::row(&rows, total).map_or(MarchResult::NoMarch, |(r, _)| r.result);
+    let result = march_table(t, &cx, format!("march {} of order {}", k + 1, i + 1));
     if let MarchResult::MarchWithAttrition(p) = result {
         let n = losses::share(m.units.len(), p);
         let gone = losses::apply(
@@ -1180,17 +1251,8 @@ fn march_roll<S: DieSource>(
         );
         m.units.retain(|u| !gone.contains(u));
     }
-    let allowance = if result == MarchResult::NoMarch {
-        0
-    } else {
-        allowance(t, m)
-    };
-    t.events.push(Event::MarchResult {
-        order: i,
-        leg: k,
-        result: result_name(result),
-        movement_points: allowance,
-    });
+    let allowance = allowance(t, m);
+    log_roll(t, i, k, result, allowance);
     if result == MarchResult::NoMarch {
         m.no_march = true;
         return None;

@@ -28,7 +28,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::dice::{Dice, DiceKind, DieSource};
 use crate::geo::Hex;
 use crate::scenario::{Leader, Scenario, Side, UnitKind, UnitType};
-use crate::state::{GameState, Unit, UnitId};
+use crate::state::{GameState, Status, Unit, UnitId};
 use events::{Event, Phase, TableRoll};
 use orders::Orders;
 
@@ -641,6 +641,58 @@ impl<'a, S: DieSource> Turn<'a, S> {
             line,
         }));
         total
+    }
+
+    /// The phasing side's units (indices) whose status `due` accepts.
+    pub fn own_units_with(&self, due: impl Fn(Status) -> bool) -> Vec<usize> {
+        self.state
+            .units
+            .iter()
+            .enumerate()
+            .filter(|(_, u)| u.side == self.side && due(u.status))
+            .map(|(i, _)| i)
+            .collect()
+    }
+
+    /// A roll that succeeds on `need` or more, its line told as "5+:
+    /// captured" or "under 5: not captured" (`words`: what success and
+    /// failure mean): whether it succeeds.
+    pub fn roll_at_least(
+        &mut self,
+        kind: DiceKind,
+        purpose: String,
+        table: &str,
+        need: i32,
+        words: [&str; 2],
+    ) -> bool {
+        let [yes, no] = words;
+        let total = self.table_roll(kind, purpose, table, Vec::new(), |v| {
+            if v >= need {
+                format!("{need}+: {yes}")
+            } else {
+                format!("under {need}: {no}")
+            }
+        });
+        total >= need
+    }
+
+    /// How many units a line brings or takes: rolled on `dice` if it names
+    /// them (the roll told in the log as a count of units), else `count`.
+    pub fn units_count(
+        &mut self,
+        dice: Option<DiceKind>,
+        count: u32,
+        purpose: String,
+        table: &str,
+    ) -> u32 {
+        match dice {
+            Some(k) => self
+                .table_roll(k, purpose, table, Vec::new(), |v| {
+                    crate::words::count(v, "unit", "units")
+                })
+                .max(0) as u32,
+            None => count,
+        }
     }
 
     /// Remove leaders left without units in `hex` (7.2), with the Mahdi's

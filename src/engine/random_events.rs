@@ -82,67 +82,21 @@ fn apply<S: DieSource>(t: &mut Turn<'_, S>, effect: &Effect) {
             dice,
             zone,
         } => {
-            let n = match dice {
-                Some(k) => t
-                    .table_roll(
-                        *k,
-                        format!("units from the event ({unit})"),
-                        "event units",
-                        Vec::new(),
-                        |v| crate::words::count(v, "unit", "units"),
-                    )
-                    .max(0) as u32,
-                None => *count,
-            };
-            let hex = match zone {
-                Zone::FriendlyStack => largest_stack(t, side),
-                z => zone_hexes(&t.scn.map, z)
-                    .unwrap_or_default()
-                    .into_iter()
-                    .find(|h| !t.occupied_by(*h, side.enemy())),
-            };
-            let Some(hex) = hex else {
-                note(t, "no place for the new units: they are lost".into());
-                return;
-            };
-            let mut placed = Vec::new();
-            let mut lost = Vec::new();
-            for _ in 0..n {
-                match t.state.units.iter().position(|u| {
-                    *u.unit_type == *unit && matches!(u.status, Status::Pool | Status::Reserve)
-                }) {
-                    Some(i) => {
-                        t.state.units[i].status = Status::OnMap(hex);
-                        t.state.units[i].disrupted = false;
-                        placed.push(t.state.units[i].id.clone());
-                    }
-                    None => lost.push(unit.clone()),
-                }
-            }
-            let decided_by =
-                Decision::Default("the first place of the zone not held by the enemy".into());
-            t.events.push(Event::Arrived {
-                id: "random event".into(),
-                hex,
-                units: placed,
-                leaders: vec![],
-                lost,
-                decided_by,
-            });
+            let n = t.units_count(
+                *dice,
+                *count,
+                format!("units from the event ({unit})"),
+                "event units",
+            );
+            add_units(t, unit, n, zone);
         }
         Effect::RemoveUnits { count, dice } => {
-            let n = match dice {
-                Some(k) => t
-                    .table_roll(
-                        *k,
-                        "units leaving (event)".into(),
-                        "event losses",
-                        Vec::new(),
-                        |v| crate::words::count(v, "unit", "units"),
-                    )
-                    .max(0) as u32,
-                None => *count,
-            };
+            let n = t.units_count(
+                *dice,
+                *count,
+                "units leaving (event)".into(),
+                "event losses",
+            );
             remove_units(t, side, n, "left by a random event");
         }
         Effect::DelayReinforcements => {
@@ -162,128 +116,183 @@ fn apply<S: DieSource>(t: &mut Turn<'_, S>, effect: &Effect) {
                 t.state.effects.inactive.insert(n);
             }
         }
-        Effect::LeaderArrives { leader, zone } => {
-            let Some(def) = t.scn.units.leader(leader) else {
-                return;
-            };
-            let name = def.name.clone();
-            let in_play = t
-                .state
-                .leaders
-                .iter()
-                .any(|l| l.name == name && (l.hex.is_some() || l.removed));
-            if in_play {
-                note(
-                    t,
-                    format!("{name} is already in play (or gone): nothing happens"),
-                );
-                return;
-            }
-            let hex = zone_hexes(&t.scn.map, zone)
-                .unwrap_or_default()
-                .into_iter()
-                .find(|h| t.occupied_by(*h, side));
-            match hex {
-                Some(h) => {
-                    if let Some(l) = t.state.leaders.iter_mut().find(|l| l.name == name) {
-                        l.hex = Some(h);
-                    }
-                    t.events.push(Event::Arrived {
-                        id: format!("{name} (random event)"),
-                        hex: h,
-                        units: vec![],
-                        leaders: vec![name],
-                        lost: vec![],
-                        decided_by: Decision::Default(
-                            "the first friendly stack of the zone".into(),
-                        ),
-                    });
-                }
-                None => note(
-                    t,
-                    format!("{name} has no friendly stack to join and does not come"),
-                ),
-            }
-        }
-        Effect::LeaderDies(name) => {
-            let Some(def) = t.scn.units.leader(name) else {
-                return;
-            };
-            let name = def.name.clone();
-            let Some(i) = t
-                .state
-                .leaders
-                .iter()
-                .position(|l| l.name == name && !l.removed && l.hex.is_some())
-            else {
-                note(t, format!("{name} is not in play: nothing happens"));
-                return;
-            };
-            let hex = t.state.leaders[i].hex;
-            t.state.leaders[i].removed = true;
-            t.state.leaders[i].hex = None;
-            if let Some(h) = hex {
-                t.events.push(Event::LeaderRemoved {
-                    leader: name.clone(),
-                    hex: h,
-                    how: "by the random event".into(),
-                });
-            }
-            if name == "Mahdi" {
-                t.succession();
-            }
-        }
-        Effect::Convert { from, to, count } => {
-            let mut done = 0;
-            while done < *count {
-                let src = t
-                    .state
-                    .units
-                    .iter()
-                    .position(|u| u.side == side && *u.unit_type == *from && u.hex().is_some());
-                let dst = t.state.units.iter().position(|u| {
-                    *u.unit_type == *to && matches!(u.status, Status::Pool | Status::Reserve)
-                });
-                let (Some(a), Some(b)) = (src, dst) else {
-                    break;
-                };
-                let Some(hex) = t.state.units[a].hex() else {
-                    break;
-                };
-                t.state.units[a].status = Status::Pool;
-                t.state.units[a].disrupted = false;
-                t.state.units[b].status = Status::OnMap(hex);
-                let (x, y) = (t.state.units[a].id.clone(), t.state.units[b].id.clone());
-                note(
-                    t,
-                    format!("{x} at {} becomes {y} ({to})", t.scn.map.describe(hex)),
-                );
-                done += 1;
-            }
-        }
-        Effect::StacksHalted(n) => {
-            let mut stacks: Vec<_> = t
-                .state
-                .stacks()
-                .into_iter()
-                .filter(|s| s.side == side && !s.units.is_empty())
-                .map(|s| (s.units.len(), s.hex))
-                .collect();
-            stacks.sort_by_key(|(len, h)| (std::cmp::Reverse(*len), h.row, h.col));
-            for (_, h) in stacks.into_iter().take(*n as usize) {
-                t.state.effects.halted.insert(h);
-                note(
-                    t,
-                    format!(
-                        "the stack at {} may not march this month",
-                        t.scn.map.describe(h)
-                    ),
-                );
-            }
-        }
+        Effect::LeaderArrives { leader, zone } => leader_arrives(t, leader, zone),
+        Effect::LeaderDies(name) => leader_dies(t, name),
+        Effect::Convert { from, to, count } => convert(t, from, to, *count),
+        Effect::StacksHalted(n) => halt_stacks(t, *n),
         Effect::MarchModifier(v) => {
             *t.state.effects.march_modifier.entry(side).or_default() += v;
         }
+    }
+}
+
+/// `n` units of type `unit` from the pool or reserve placed in the zone: on
+/// the side's largest stack, or the first hex of the zone not held by the
+/// enemy; those the counter mix lacks are lost.
+fn add_units<S: DieSource>(t: &mut Turn<'_, S>, unit: &str, n: u32, zone: &Zone) {
+    let side = t.side;
+    let hex = match zone {
+        Zone::FriendlyStack => largest_stack(t, side),
+        z => zone_hexes(&t.scn.map, z)
+            .unwrap_or_default()
+            .into_iter()
+            .find(|h| !t.occupied_by(*h, side.enemy())),
+    };
+    let Some(hex) = hex else {
+        note(t, "no place for the new units: they are lost".into());
+        return;
+    };
+    let mut placed = Vec::new();
+    let mut lost = Vec::new();
+    for _ in 0..n {
+        match t.state.units.iter().position(|u| {
+            *u.unit_type == *unit && matches!(u.status, Status::Pool | Status::Reserve)
+        }) {
+            Some(i) => {
+                t.state.units[i].status = Status::OnMap(hex);
+                t.state.units[i].disrupted = false;
+                placed.push(t.state.units[i].id.clone());
+            }
+            None => lost.push(unit.to_string()),
+        }
+    }
+    let decided_by = Decision::Default("the first place of the zone not held by the enemy".into());
+    t.events.push(Event::Arrived {
+        id: "random event".into(),
+        hex,
+        units: placed,
+        leaders: vec![],
+        lost,
+        decided_by,
+    });
+}
+
+/// A leader not yet in play joins the first friendly stack of the zone.
+fn leader_arrives<S: DieSource>(t: &mut Turn<'_, S>, leader: &str, zone: &Zone) {
+    let side = t.side;
+    let Some(def) = t.scn.units.leader(leader) else {
+        return;
+    };
+    let name = def.name.clone();
+    let in_play = t
+        .state
+        .leaders
+        .iter()
+        .any(|l| l.name == name && (l.hex.is_some() || l.removed));
+    if in_play {
+        note(
+            t,
+            format!("{name} is already in play (or gone): nothing happens"),
+        );
+        return;
+    }
+    let hex = zone_hexes(&t.scn.map, zone)
+        .unwrap_or_default()
+        .into_iter()
+        .find(|h| t.occupied_by(*h, side));
+    match hex {
+        Some(h) => {
+            if let Some(l) = t.state.leaders.iter_mut().find(|l| l.name == name) {
+                l.hex = Some(h);
+            }
+            t.events.push(Event::Arrived {
+                id: format!("{name} (random event)"),
+                hex: h,
+                units: vec![],
+                leaders: vec![name],
+                lost: vec![],
+                decided_by: Decision::Default("the first friendly stack of the zone".into()),
+            });
+        }
+        None => note(
+            t,
+            format!("{name} has no friendly stack to join and does not come"),
+        ),
+    }
+}
+
+/// A leader in play is removed; the Mahdi's death brings his successor.
+fn leader_dies<S: DieSource>(t: &mut Turn<'_, S>, name: &str) {
+    let Some(def) = t.scn.units.leader(name) else {
+        return;
+    };
+    let name = def.name.clone();
+    let Some(i) = t
+        .state
+        .leaders
+        .iter()
+        .position(|l| l.name == name && !l.removed && l.hex.is_some())
+    else {
+        note(t, format!("{name} is not in play: nothing happens"));
+        return;
+    };
+    let hex = t.state.leaders[i].hex;
+    t.state.leaders[i].removed = true;
+    t.state.leaders[i].hex = None;
+    if let Some(h) = hex {
+        t.events.push(Event::LeaderRemoved {
+            leader: name.clone(),
+            hex: h,
+            how: "by the random event".into(),
+        });
+    }
+    if name == "Mahdi" {
+        t.succession();
+    }
+}
+
+/// Up to `count` of the side's units of type `from` on the map go back to
+/// the pool, each replaced in its hex by a unit of type `to` from the pool.
+fn convert<S: DieSource>(t: &mut Turn<'_, S>, from: &str, to: &str, count: u32) {
+    let side = t.side;
+    let mut done = 0;
+    while done < count {
+        let src = t
+            .state
+            .units
+            .iter()
+            .position(|u| u.side == side && *u.unit_type == *from && u.hex().is_some());
+        let dst = t.state.units.iter().position(|u| {
+            *u.unit_type == *to && matches!(u.status, Status::Pool | Status::Reserve)
+        });
+        let (Some(a), Some(b)) = (src, dst) else {
+            break;
+        };
+        let Some(hex) = t.state.units[a].hex() else {
+            break;
+        };
+        t.state.units[a].status = Status::Pool;
+        t.state.units[a].disrupted = false;
+        t.state.units[b].status = Status::OnMap(hex);
+        let (x, y) = (t.state.units[a].id.clone(), t.state.units[b].id.clone());
+        note(
+            t,
+            format!("{x} at {} becomes {y} ({to})", t.scn.map.describe(hex)),
+        );
+        done += 1;
+    }
+}
+
+/// The side's `n` largest stacks may not march this month.
+fn halt_stacks<S: DieSource>(t: &mut Turn<'_, S>, n: u32) {
+    let side = t.side;
+    let mut stacks: Vec<_> = t
+        .state
+        .stacks()
+        .into_iter()
+        .filter(|s| s.side == side && !s.units.is_empty())
+        .map(|s| (s.units.len(), s.hex))
+        .collect();
+    stacks.sort_by_key(|(len, h)| (std::cmp::Reverse(*len), h.row, h.col));
+    for (_, h) in stacks.into_iter().take(n as usize) {
+        t.state.effects.halted.insert(h);
+        note(
+            t,
+            format!(
+                "the stack at {} may not march this month",
+                t.scn.map.describe(h)
+            ),
+        );
     }
 }
 

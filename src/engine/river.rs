@@ -36,9 +36,58 @@ pub fn displace<S: DieSource>(t: &mut Turn<'_, S>, hex: Hex) {
     if river_units.is_empty() {
         return;
     }
-    // 2.2: "No Mahdist unit may ever enter any hex adjacent to the Nile
-    // above ... Abou Hamed": a displaced Mahdist river unit is not pushed
-    // into one either (with nowhere else to go it is lost).
+    let dest = displaced_to(t, hex);
+    let mut to_move = Vec::new();
+    for u in river_units {
+        // Sinking first (6.1: "roll for sinking before capture").
+        if dest.is_some_and(|d| sunk_on_the_way(t, u, d)) {
+            continue;
+        }
+        let was = t.state.units[u].status;
+        if !capture_roll(t, u) {
+            if matches!(was, Status::OnMap(_)) {
+                to_move.push(u);
+            }
+            continue;
+        }
+        capture_river_unit(t, u, hex, was);
+    }
+    if to_move.is_empty() {
+        t.remove_lone_leaders(
+            hex,
+            "the boats and gunboats he was with were captured (6.1)",
+        );
+        return;
+    }
+    match dest {
+        Some(dest) => move_displaced(t, hex, dest, &to_move),
+        None => {
+            for &u in &to_move {
+                let id = t.state.units[u].id.clone();
+                t.state.units[u].status = super::losses::status_after_elimination(t, u);
+                t.events.push(Event::Eliminated {
+                    unit: id,
+                    hex,
+                    cause: "displaced with nowhere to go (6.1)".into(),
+                    decided_by: Decision::Default("no free hex beside the river".into()),
+                });
+            }
+        }
+    }
+    t.remove_lone_leaders(
+        hex,
+        "the boats and gunboats he was with were displaced or lost (6.1)",
+    );
+}
+
+/// The owner's hex for river units displaced from `hex`, chosen by
+/// default: beside a river, free of the marching side, no risk of sinking
+/// first, then one holding a friendly stack, then the first in map order.
+/// 2.2: "No Mahdist unit may ever enter any hex adjacent to the Nile
+/// above ... Abou Hamed": a displaced Mahdist river unit is not pushed
+/// into one either (with nowhere else to go it is lost).
+fn displaced_to<S: DieSource>(t: &Turn<'_, S>, hex: Hex) -> Option<Hex> {
+    let enemy = t.side.enemy();
     let occ = super::movement::Occupancy::for_side(t, enemy);
     let mut options: Vec<Hex> = hex
         .neighbours()
@@ -59,127 +108,95 @@ pub fn displace<S: DieSource>(t: &mut Turn<'_, S>, hex: Hex) {
             h.col,
         )
     });
-    let dest = options.first().copied();
+    options.first().copied()
+}
+
+/// The sinking rolls of a river unit displaced into `dest` past a cataract
+/// or along an unnavigable reach (8.23 II, IV): whether it sank for good
+/// (a double on the gunboat's wreck roll), leaving nothing to capture.
+fn sunk_on_the_way<S: DieSource>(t: &mut Turn<'_, S>, u: usize, dest: Hex) -> bool {
+    let (unnavigable, cataract) = sinking_risk(t, dest);
+    let mut wrecked = false;
+    if cataract {
+        wrecked = !wreck_rolls(t, &[u], "a cataract, displaced").is_empty();
+    }
+    if unnavigable && !wrecked {
+        wrecked = !wreck_rolls(t, &[u], "unnavigable water, displaced").is_empty();
+    }
+    wrecked && !matches!(t.state.units[u].status, Status::Wrecked(_))
+}
+
+/// The capture roll of a displaced river unit (6.1): whether it is taken.
+fn capture_roll<S: DieSource>(t: &mut Turn<'_, S>, u: usize) -> bool {
+    let id = t.state.units[u].id.clone();
     let need = t.scn.tables.capture.river_units;
-    let mut to_move = Vec::new();
-    for u in river_units {
-        let id = t.state.units[u].id.clone();
-        // Sinking first (6.1: "roll for sinking before capture").
-        if let Some(d) = dest {
-            let (unnavigable, cataract) = sinking_risk(t, d);
-            let mut wrecked = false;
-            if cataract {
-                wrecked = !wreck_rolls(t, &[u], "a cataract, displaced").is_empty();
-            }
-            if unnavigable && !wrecked {
-                wrecked = !wreck_rolls(t, &[u], "unnavigable water, displaced").is_empty();
-            }
-            if wrecked && !matches!(t.state.units[u].status, Status::Wrecked(_)) {
-                // Sunk for good (a double on the gunboat's wreck roll):
-                // nothing is left to capture.
-                continue;
-            }
-        }
-        let roll = t.table_roll(
-            DiceKind::D6,
-            format!("capture of {id}, displaced"),
-            "capture (6.1)",
-            Vec::new(),
-            |v| {
-                if v >= need {
-                    format!("{need}+: captured")
-                } else {
-                    format!("under {need}: not captured")
-                }
-            },
-        );
-        let was = t.state.units[u].status;
-        if roll < need {
-            if matches!(was, Status::OnMap(_)) {
-                to_move.push(u);
-            }
-            continue;
-        }
-        let into = t.type_at(u).and_then(|ty| ty.captured_as.clone());
-        // The captor's counter is named by its nation (a Mahdist boat
-        // taken by the Egyptian player becomes a British boat, 6.1).
-        let owner = into
-            .as_ref()
-            .and_then(|ty| t.scn.units.get(ty))
-            .map_or_else(|| t.side.to_string(), |ty| ty.nation.to_string());
-        t.state.units[u].status = super::losses::status_after_elimination(t, u);
-        t.state.units[u].disrupted = false;
-        let spare = into.and_then(|ty| {
-            t.state.units.iter().position(|x| {
-                *x.unit_type == ty
-                    && x.side == t.side
-                    && matches!(x.status, Status::Pool | Status::Reserve)
-            })
-        });
-        let becomes = spare.map(|s| {
-            // A damaged unit captured comes into play after its repair as
-            // the new owner's (6.1): the captor's counter takes its place
-            // among the wrecks, due back the same month.
-            t.state.units[s].status = match was {
-                Status::Wrecked(m) => Status::Wrecked(m),
-                _ => Status::OnMap(hex),
-            };
-            t.state.units[s].disrupted = false;
-            t.state.units[s].id.clone()
-        });
-        t.events.push(Event::Captured {
-            unit: id,
-            becomes,
-            hex,
-            owner,
-            rule: "6.1".into(),
-        });
-    }
-    if to_move.is_empty() {
-        t.remove_lone_leaders(
-            hex,
-            "the boats and gunboats he was with were captured (6.1)",
-        );
-        return;
-    }
-    match dest {
-        Some(dest) => {
-            for &u in &to_move {
-                t.state.units[u].status = Status::OnMap(dest);
-            }
-            // Leaders ride with their boats (8.23).
-            for l in t
-                .state
-                .leaders
-                .iter_mut()
-                .filter(|l| l.side == enemy && !l.removed && l.hex == Some(hex))
-            {
-                l.hex = Some(dest);
-            }
-            t.events.push(Event::Retreat {
-                side: enemy,
-                from: hex,
-                to: Some(dest),
-                decided_by: Decision::Default("river units displaced beside the river, where they risk no sinking if they can, to a friendly stack if one is next to them (6.1)".into()),
-            });
-        }
-        None => {
-            for &u in &to_move {
-                let id = t.state.units[u].id.clone();
-                t.state.units[u].status = super::losses::status_after_elimination(t, u);
-                t.events.push(Event::Eliminated {
-                    unit: id,
-                    hex,
-                    cause: "displaced with nowhere to go (6.1)".into(),
-                    decided_by: Decision::Default("no free hex beside the river".into()),
-                });
-            }
-        }
-    }
-    t.remove_lone_leaders(
+    let purpose = format!("capture of {id}, displaced");
+    let words = ["captured", "not captured"];
+    t.roll_at_least(DiceKind::D6, purpose, "capture (6.1)", need, words)
+}
+
+/// A river unit in `hex` captured (6.1), `was` its status before its
+/// sinking rolls: the captor's counter of the type it is captured as
+/// takes its place, if the counter mix has one to spare.
+fn capture_river_unit<S: DieSource>(t: &mut Turn<'_, S>, u: usize, hex: Hex, was: Status) {
+    let id = t.state.units[u].id.clone();
+    let into = t.type_at(u).and_then(|ty| ty.captured_as.clone());
+    // The captor's counter is named by its nation (a Mahdist boat
+    // taken by the Egyptian player becomes a British boat, 6.1).
+    let owner = into
+        .as_ref()
+        .and_then(|ty| t.scn.units.get(ty))
+        .map_or_else(|| t.side.to_string(), |ty| ty.nation.to_string());
+    t.state.units[u].status = super::losses::status_after_elimination(t, u);
+    t.state.units[u].disrupted = false;
+    let spare = into.and_then(|ty| {
+        t.state.units.iter().position(|x| {
+            *x.unit_type == ty
+                && x.side == t.side
+                && matches!(x.status, Status::Pool | Status::Reserve)
+        })
+    });
+    let becomes = spare.map(|s| {
+        // A damaged unit captured comes into play after its repair as
+        // the new owner's (6.1): the captor's counter takes its place
+        // among the wrecks, due back the same month.
+        t.state.units[s].status = match was {
+            Status::Wrecked(m) => Status::Wrecked(m),
+            _ => Status::OnMap(hex),
+        };
+        t.state.units[s].disrupted = false;
+        t.state.units[s].id.clone()
+    });
+    t.events.push(Event::Captured {
+        unit: id,
+        becomes,
         hex,
-        "the boats and gunboats he was with were displaced or lost (6.1)",
-    );
+        owner,
+        rule: "6.1".into(),
+    });
+}
+
+/// The displaced river units still afloat move from `hex` to `dest`, and
+/// their leaders ride with them (8.23).
+fn move_displaced<S: DieSource>(t: &mut Turn<'_, S>, hex: Hex, dest: Hex, to_move: &[usize]) {
+    let enemy = t.side.enemy();
+    for &u in to_move {
+        t.state.units[u].status = Status::OnMap(dest);
+    }
+    for l in t
+        .state
+        .leaders
+        .iter_mut()
+        .filter(|l| l.side == enemy && !l.removed && l.hex == Some(hex))
+    {
+        l.hex = Some(dest);
+    }
+    t.events.push(Event::Retreat {
+        side: enemy,
+        from: hex,
+        to: Some(dest),
+        decided_by: Decision::Default("river units displaced beside the river, where they risk no sinking if they can, to a friendly stack if one is next to them (6.1)".into()),
+    });
 }
 
 use crate::geo::map::{RiverClass, RiverId};
@@ -397,20 +414,7 @@ pub(super) fn preview<S: DieSource>(
     if from == dest {
         return Ok((None, Vec::new()));
     }
-    let Some((dir, steps)) = river_path(t, from, dest) else {
-        return Err(format!(
-            "no way by river from {} to {} without going both up and downstream, through the enemy or into a hex a scenario rule closes (8.23, 2.2)",
-            t.scn.map.describe(from),
-            t.scn.map.describe(dest)
-        ));
-    };
-    let mahdist_boats = t.side == Side::Mahdist
-        && carriers
-            .iter()
-            .any(|&u| t.type_at(u).is_some_and(|ty| ty.kind == UnitKind::Boat));
-    if mahdist_boats && steps.iter().any(|(_, c, _)| !navigable(t, *c)) {
-        return Err("Mahdist boats may not move on unnavigable rivers (8.23 II)".into());
-    }
+    let (dir, steps) = way_by_river(t, from, carriers, dest)?;
     let way = match dir {
         Way::Up => Some(true),
         Way::Down => Some(false),
@@ -433,41 +437,13 @@ pub fn river_march<'a, S: DieSource>(
     dest: Hex,
     step: &mut dyn FnMut(&mut Turn<'a, S>, Hex) -> bool,
 ) -> Result<Vec<Hex>, String> {
-    let side = t.side;
-    let Some((dir, steps)) = river_path(t, from, dest) else {
-        return Err(format!(
-            "no way by river from {} to {} without going both up and downstream, through the enemy or into a hex a scenario rule closes (8.23, 2.2)",
-            t.scn.map.describe(from),
-            t.scn.map.describe(dest)
-        ));
-    };
+    let (dir, steps) = way_by_river(t, from, carriers, dest)?;
     let carriers = carriers.to_vec();
-    let kinds: Vec<(UnitKind, Nation)> = carriers
-        .iter()
-        .filter_map(|&u| t.type_at(u).map(|ty| (ty.kind, ty.nation)))
-        .collect();
-    let all_gunboats = kinds.iter().all(|(k, _)| *k == UnitKind::Gunboat);
-    // Upstream on unnavigable water: British boats and every gunboat
-    // (8.23 II).
-    let may_go_up_unnavigable = kinds
-        .iter()
-        .all(|(k, n)| *k == UnitKind::Gunboat || *n == Nation::British);
-    if side == Side::Mahdist
-        && kinds.iter().any(|(k, _)| *k == UnitKind::Boat)
-        && steps.iter().any(|(_, c, _)| !navigable(t, *c))
-    {
-        return Err("Mahdist boats may not move on unnavigable rivers (8.23 II)".into());
-    }
     for &c in &carriers {
         let id = t.state.units[c].id.clone();
         t.boats_used.insert(id);
     }
-    // Limits on upstream movement, rolled only when needed, each counted
-    // from the first hex of its kind (8.23 V).
-    let rules = t.scn.tables.river.clone();
-    let mut nav_up_limit: Option<u32> = None;
-    let mut unnav_up_limit: Option<u32> = None;
-    let (mut nav_up, mut unnav_up) = (0u32, 0u32);
+    let mut upstream = Upstream::of(t, &carriers);
     let mut path = Vec::new();
     let mut at = from;
     let mut unnavigable_used = false;
@@ -477,42 +453,11 @@ pub fn river_march<'a, S: DieSource>(
         let nav = navigable(t, class);
         // On an upstream march every hex counts, a crossing included
         // (8.23 V).
-        if dir == Way::Up {
-            if nav && !all_gunboats {
-                let limit = *nav_up_limit.get_or_insert_with(|| {
-                    roll_plus(
-                        t,
-                        rules.boat_upstream_navigable,
-                        "boats upstream on a navigable river",
-                    )
-                });
-                if nav_up >= limit {
-                    stop_reason = Some(format!(
-                        "the boats' upstream move of {limit} hexes is spent"
-                    ));
-                    break;
-                }
-                nav_up += 1;
-            } else if !nav {
-                if !may_go_up_unnavigable {
-                    stop_reason = Some("only British boats and gunboats go upstream on an unnavigable river (8.23 II)".into());
-                    break;
-                }
-                let limit = *unnav_up_limit.get_or_insert_with(|| {
-                    roll_plus(
-                        t,
-                        rules.upstream_unnavigable,
-                        "upstream on an unnavigable river",
-                    )
-                });
-                if unnav_up >= limit {
-                    stop_reason = Some(format!(
-                        "the upstream move of {limit} hexes on unnavigable water is spent"
-                    ));
-                    break;
-                }
-                unnav_up += 1;
-            }
+        if dir == Way::Up
+            && let Err(reason) = upstream.step(t, nav)
+        {
+            stop_reason = Some(reason);
+            break;
         }
         if !nav {
             unnavigable_used = true;
@@ -527,55 +472,10 @@ pub fn river_march<'a, S: DieSource>(
         // passes (the Fourth Cataract has two).
         if let Some(c) = cataract
             && rolled.insert(c)
+            && let Some(reason) = past_cataract(t, c, &carriers, at)
         {
-            let name = t
-                .scn
-                .map
-                .cataracts()
-                .get(c)
-                .map_or_else(|| "a cataract".to_string(), |k| format!("the {}", k.name));
-            let wrecked = wreck_rolls(t, &carriers, &name);
-            if !wrecked.is_empty() {
-                // "If a unit is wrecked at a cataract hex its passengers stop
-                // adjacent to the cataract": each carrier has one passenger,
-                // so the stack goes on if the carriers still afloat can take
-                // every passenger (a spare boat was wrecked); otherwise the
-                // stack, which the march moves as one, stops beside it.
-                let afloat = carriers
-                    .iter()
-                    .filter(|&&c| matches!(t.state.units[c].status, Status::OnMap(_)))
-                    .count();
-                let passengers = passengers_at(t, at, &carriers);
-                if afloat == 0 {
-                    stop_reason = Some(format!(
-                        "wrecked at {name}: the passengers stop beside it (8.23 IV)"
-                    ));
-                    break;
-                }
-                if afloat < passengers {
-                    // Only the wrecked carriers' passengers stop; the
-                    // march's step leaves them here before the next hex.
-                    t.stranded = passengers - afloat;
-                    t.events.push(Event::Note {
-                        text: format!(
-                            "wrecked at {name}: {} {} without a carrier {} beside it; the {afloat} afloat carry the rest on (8.23 IV)",
-                            passengers - afloat,
-                            if passengers - afloat == 1 { "unit" } else { "units" },
-                            if passengers - afloat == 1 { "stops" } else { "stop" },
-                        ),
-                    });
-                    if at == dest {
-                        break;
-                    }
-                    continue;
-                }
-                t.events.push(Event::Note {
-                    text: format!(
-                        "{} of the carriers wrecked at {name} carried no passenger: the {afloat} afloat carry the stack on (8.23 IV)",
-                        wrecked.len()
-                    ),
-                });
-            }
+            stop_reason = Some(reason);
+            break;
         }
         if at == dest {
             break;
@@ -588,6 +488,165 @@ pub fn river_march<'a, S: DieSource>(
         t.events.push(Event::Stopped { order, at, reason });
     }
     Ok(path)
+}
+
+/// The way by river from `from` to `dest` for `carriers`, or why there is
+/// none: "Mahdist boats may not move on unnavigable rivers" (8.23 II).
+fn way_by_river<S: DieSource>(
+    t: &Turn<'_, S>,
+    from: Hex,
+    carriers: &[usize],
+    dest: Hex,
+) -> Result<(Way, Vec<RiverStep>), String> {
+    let Some((dir, steps)) = river_path(t, from, dest) else {
+        return Err(format!(
+            "no way by river from {} to {} without going both up and downstream, through the enemy or into a hex a scenario rule closes (8.23, 2.2)",
+            t.scn.map.describe(from),
+            t.scn.map.describe(dest)
+        ));
+    };
+    let mahdist_boats = t.side == Side::Mahdist
+        && carriers
+            .iter()
+            .any(|&u| t.type_at(u).is_some_and(|ty| ty.kind == UnitKind::Boat));
+    if mahdist_boats && steps.iter().any(|(_, c, _)| !navigable(t, *c)) {
+        return Err("Mahdist boats may not move on unnavigable rivers (8.23 II)".into());
+    }
+    Ok((dir, steps))
+}
+
+/// Limits on upstream movement, rolled only when needed, each counted
+/// from the first hex of its kind (8.23 V), and the hexes gone so far.
+struct Upstream {
+    all_gunboats: bool,
+    /// Upstream on unnavigable water: British boats and every gunboat
+    /// (8.23 II).
+    may_go_up_unnavigable: bool,
+    navigable_limit: Option<u32>,
+    unnavigable_limit: Option<u32>,
+    navigable: u32,
+    unnavigable: u32,
+}
+
+impl Upstream {
+    fn of<S: DieSource>(t: &Turn<'_, S>, carriers: &[usize]) -> Upstream {
+        let kinds: Vec<(UnitKind, Nation)> = carriers
+            .iter()
+            .filter_map(|&u| t.type_at(u).map(|ty| (ty.kind, ty.nation)))
+            .collect();
+        Upstream {
+            all_gunboats: kinds.iter().all(|(k, _)| *k == UnitKind::Gunboat),
+            may_go_up_unnavigable: kinds
+                .iter()
+                .all(|(k, n)| *k == UnitKind::Gunboat || *n == Nation::British),
+            navigable_limit: None,
+            unnavigable_limit: None,
+            navigable: 0,
+            unnavigable: 0,
+        }
+    }
+
+    /// One more hex upstream on water that is navigable (`nav`) or not:
+    /// counted, or why the march stops before it.
+    fn step<S: DieSource>(&mut self, t: &mut Turn<'_, S>, nav: bool) -> Result<(), String> {
+        let rules = &t.scn.tables.river;
+        if nav && !self.all_gunboats {
+            let limit = match self.navigable_limit {
+                Some(l) => l,
+                None => roll_plus(
+                    t,
+                    rules.boat_upstream_navigable,
+                    "boats upstream on a navigable river",
+                ),
+            };
+            self.navigable_limit = Some(limit);
+            if self.navigable >= limit {
+                return Err(format!(
+                    "the boats' upstream move of {limit} hexes is spent"
+                ));
+            }
+            self.navigable += 1;
+        } else if !nav {
+            if !self.may_go_up_unnavigable {
+                return Err(
+                    "only British boats and gunboats go upstream on an unnavigable river (8.23 II)"
+                        .into(),
+                );
+            }
+            let limit = match self.unnavigable_limit {
+                Some(l) => l,
+                None => roll_plus(
+                    t,
+                    rules.upstream_unnavigable,
+                    "upstream on an unnavigable river",
+                ),
+            };
+            self.unnavigable_limit = Some(limit);
+            if self.unnavigable >= limit {
+                return Err(format!(
+                    "the upstream move of {limit} hexes on unnavigable water is spent"
+                ));
+            }
+            self.unnavigable += 1;
+        }
+        Ok(())
+    }
+}
+
+/// The wreck rolls of `carriers` at cataract `c`, beside which the stack
+/// stands at `at` (8.23 IV); why the march stops there, if it does.
+fn past_cataract<S: DieSource>(
+    t: &mut Turn<'_, S>,
+    c: usize,
+    carriers: &[usize],
+    at: Hex,
+) -> Option<String> {
+    let name = t
+        .scn
+        .map
+        .cataracts()
+        .get(c)
+        .map_or_else(|| "a cataract".to_string(), |k| format!("the {}", k.name));
+    let wrecked = wreck_rolls(t, carriers, &name);
+    if wrecked.is_empty() {
+        return None;
+    }
+    // "If a unit is wrecked at a cataract hex its passengers stop
+    // adjacent to the cataract": each carrier has one passenger,
+    // so the stack goes on if the carriers still afloat can take
+    // every passenger (a spare boat was wrecked); otherwise the
+    // stack, which the march moves as one, stops beside it.
+    let afloat = carriers
+        .iter()
+        .filter(|&&c| matches!(t.state.units[c].status, Status::OnMap(_)))
+        .count();
+    let passengers = passengers_at(t, at, carriers);
+    if afloat == 0 {
+        return Some(format!(
+            "wrecked at {name}: the passengers stop beside it (8.23 IV)"
+        ));
+    }
+    if afloat < passengers {
+        // Only the wrecked carriers' passengers stop; the
+        // march's step leaves them here before the next hex.
+        t.stranded = passengers - afloat;
+        t.events.push(Event::Note {
+            text: format!(
+                "wrecked at {name}: {} {} without a carrier {} beside it; the {afloat} afloat carry the rest on (8.23 IV)",
+                passengers - afloat,
+                if passengers - afloat == 1 { "unit" } else { "units" },
+                if passengers - afloat == 1 { "stops" } else { "stop" },
+            ),
+        });
+        return None;
+    }
+    t.events.push(Event::Note {
+        text: format!(
+            "{} of the carriers wrecked at {name} carried no passenger: the {afloat} afloat carry the stack on (8.23 IV)",
+            wrecked.len()
+        ),
+    });
+    None
 }
 
 /// The march now under way: where it began and the units it began with
@@ -664,20 +723,8 @@ fn wreck_rolls<S: DieSource>(t: &mut Turn<'_, S>, carriers: &[usize], place: &st
             rules.boat_wreck
         };
         let id = t.state.units[c].id.clone();
-        let roll = t.table_roll(
-            kind,
-            format!("wreck of {id} on {place}"),
-            "wrecking (8.23)",
-            Vec::new(),
-            |v| {
-                if v >= need {
-                    format!("{need}+: wrecked")
-                } else {
-                    format!("under {need}: safe")
-                }
-            },
-        );
-        if roll < need {
+        let purpose = format!("wreck of {id} on {place}");
+        if !t.roll_at_least(kind, purpose, "wrecking (8.23)", need, ["wrecked", "safe"]) {
             continue;
         }
         let hex = t.state.units[c].hex().unwrap_or(Hex::new(0, 0));
@@ -729,14 +776,7 @@ fn wreck_rolls<S: DieSource>(t: &mut Turn<'_, S>, carriers: &[usize], place: &st
 /// holds it, else they are lost.
 pub fn wrecks_return<S: DieSource>(t: &mut Turn<'_, S>) {
     let month = t.state.month;
-    let due: Vec<usize> = t
-        .state
-        .units
-        .iter()
-        .enumerate()
-        .filter(|(_, u)| u.side == t.side && matches!(u.status, Status::Wrecked(m) if m <= month))
-        .map(|(i, _)| i)
-        .collect();
+    let due = t.own_units_with(|s| matches!(s, Status::Wrecked(m) if m <= month));
     for i in due {
         let british = t.type_at(i).is_some_and(|ty| ty.nation == Nation::British);
         let place = if british { "Wady Halfa" } else { "Khartoum" };
