@@ -4,74 +4,16 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
+pub use super::checked::{CheckError, Checked};
 use super::parse::{Parsed, SyntaxError};
 use super::{Item, LegOrder, March, Order, RiverWay, print};
-use crate::engine::orders::{Leg, MONTHLY_SUPPLY, MarchOrder, Orders, RECRUITS};
+use crate::engine::orders::{Leg, MONTHLY_SUPPLY, MarchOrder, RECRUITS};
 use crate::engine::plan::{Arrivals, MarchPlan, Start, add_arrivals, no_dice};
 use crate::geo::Hex;
 use crate::scenario::definition::Zone;
 use crate::scenario::zone::zone_hexes;
 use crate::scenario::{Scenario, Side, UnitKind};
 use crate::state::{GameState, UnitId};
-
-/// An order that is not possible in this game now, or (as a warning) one
-/// the engine will carry out only in part.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CheckError {
-    /// Line number in the message (0: the header or subject).
-    pub line: usize,
-    /// The line as read.
-    pub text: String,
-    pub message: String,
-}
-
-impl std::fmt::Display for CheckError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "line {}: {}", self.line, self.message)
-    }
-}
-
-/// The outcome of checking a sheet.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Checked {
-    /// What the engine is given: every order without an error.
-    pub orders: Orders,
-    /// Orders that will not be carried out.
-    pub errors: Vec<CheckError>,
-    /// Orders carried out in part, or that may not do what was meant.
-    pub warnings: Vec<CheckError>,
-    /// The plan of each march, by the index of its item in the sheet.
-    pub plans: Vec<(usize, MarchPlan)>,
-    /// Orders possible only if an earlier order succeeds (5.2 III): each
-    /// says which (by its line) and why. They are given to the engine,
-    /// which checks them again when their turn comes.
-    pub conditional: Vec<CheckError>,
-    /// The whole set was refused (orders for another side or month).
-    pub refused: bool,
-    /// The side's besieged hexes (9.12) in the position checked, worked
-    /// out once for the receipt's defaults; `None` when the orders were
-    /// checked on another position (SETUP orders placed first), or not
-    /// planned at all (a set refused whole).
-    pub besieged: Option<Vec<Hex>>,
-}
-
-impl Checked {
-    fn error(&mut self, item: &Item, message: impl Into<String>) {
-        self.errors.push(CheckError {
-            line: item.line,
-            text: item.text.clone(),
-            message: message.into(),
-        });
-    }
-
-    fn warn(&mut self, item: &Item, message: impl Into<String>) {
-        self.warnings.push(CheckError {
-            line: item.line,
-            text: item.text.clone(),
-            message: message.into(),
-        });
-    }
-}
 
 /// The engine's march order for a written march.
 pub fn march_order(m: &March) -> MarchOrder {

@@ -3,7 +3,7 @@
 //! the game does not. Applied to a sheet once it is checked, so a
 //! player's mail and a programmed player's orders are refused alike.
 
-use super::check::{CheckError, Checked};
+use super::checked::{CheckError, Checked};
 use super::{Item, Order};
 use crate::scenario::Scenario;
 use crate::state::GameState;

@@ -69,6 +69,7 @@
 //! line `[dervish GAME] orders MONTH` gives the game and month too.
 
 pub mod check;
+pub mod checked;
 pub mod clean;
 pub mod defaults;
 pub mod house;
