@@ -241,15 +241,8 @@ fn after_five_days_of_451_a_mail_is_given_up_with_one_note_and_a_550_at_once() {
 
 /// A fake `sendmail` that exits with `status`.
 fn fake_sendmail(dir: &Path, status: u8) -> PathBuf {
-    use std::os::unix::fs::PermissionsExt;
-    let script = dir.join(format!("sendmail-{status}"));
-    std::fs::write(
-        &script,
-        format!("#!/bin/sh\ncat > /dev/null\nexit {status}\n"),
-    )
-    .unwrap();
-    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
-    script
+    let body = format!("cat > /dev/null\nexit {status}\n");
+    mailbox::script(dir, &format!("sendmail-{status}"), &body)
 }
 
 /// Sendmail's exit 75 (`EX_TEMPFAIL`) is temporary: the mail waits. Any
@@ -517,18 +510,11 @@ fn sent_mail_is_kept_whole_for_thirty_days_then_as_headers_and_digest() {
 fn sigterm_stops_dervish_run_within_five_seconds_during_a_hung_send() {
     let dir = temp_dir("sigterm");
     let port = silent_server();
-    let cfg_path = dir.join("dervish.toml");
-    std::fs::write(
-        &cfg_path,
-        format!(
-            "database = \"{d}/dervish.sqlite\"\n[host]\naddress = \"dervish@example.org\"\n\
-             game_master = \"gm@example.org\"\n[inbox]\nmaildir = \"{d}/inbox\"\n[outgoing]\n\
-             kind = \"smtp\"\nhost = \"127.0.0.1\"\nport = {port}\nsecurity = \"none\"\n\
-             timeout_secs = 60\n[run]\npoll_seconds = 1\n",
-            d = dir.display()
-        ),
-    )
-    .unwrap();
+    let outgoing = format!(
+        "kind = \"smtp\"\nhost = \"127.0.0.1\"\nport = {port}\nsecurity = \"none\"\n\
+         timeout_secs = 60\n"
+    );
+    let cfg_path = mailbox::config_file(&dir, &outgoing, "[run]\npoll_seconds = 1\n");
     {
         let svc = Service::open(Config::read(&cfg_path).unwrap()).unwrap();
         queue_notice(&svc, "a", "player@example.org");

@@ -19,15 +19,8 @@ mod mailbox;
 
 fn setup(name: &str) -> (PathBuf, PathBuf) {
     let dir = mailbox::folder("dervish-crash", name);
-    let cfg_path = dir.join("dervish.toml");
-    std::fs::write(
-        &cfg_path,
-        format!(
-            "database = \"{d}/dervish.sqlite\"\n[host]\naddress = \"dervish@example.org\"\ngame_master = \"gm@example.org\"\n[inbox]\nmaildir = \"{d}/inbox\"\n[outgoing]\nkind = \"file\"\ndir = \"{d}/outbox\"\n[turns]\nsetup_hours = 0\n",
-            d = dir.display()
-        ),
-    )
-    .unwrap();
+    let outgoing = mailbox::file_outbox(&dir);
+    let cfg_path = mailbox::config_file(&dir, &outgoing, "[turns]\nsetup_hours = 0\n");
     let (cfg, secrets) = mailbox::game_on(&cfg_path);
     let secret = |side| mailbox::secret(&secrets, side);
     let inbox = Maildir::open(&cfg.inbox.maildir).unwrap();
