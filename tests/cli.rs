@@ -5,7 +5,7 @@ mod common;
 
 use assert_cmd::Command;
 use common::golden;
-use common::process::dervish;
+use common::process::{configured, dervish, new_game};
 
 fn ok(args: &[&str]) -> String {
     let (out, err, code) = dervish(args);
@@ -158,18 +158,10 @@ fn a_game_against_the_bot_and_its_umpires_notes_in_the_log() {
     // are made at once.
     let (dir, config) = config_file("bot", "[turns]\nsetup_hours = 0\n");
     let config = config.as_str();
-    ok(&[
-        "--config",
+    ok(&configured(
         config,
-        "game",
-        "new",
-        "--id",
-        "b1",
-        "--egyptian",
-        "gordon@example.org",
-        "--mahdist",
-        "bot",
-    ]);
+        &new_game("b1", "gordon@example.org", "bot"),
+    ));
     let show = ok(&["--config", config, "game", "show", "b1"]);
     assert!(show.contains("(programmed player: mahdist)"), "{show}");
     assert!(show.contains("orders v1 READY"), "{show}");
@@ -495,18 +487,10 @@ fn reading_commands_and_submit_work_while_the_daemon_runs() {
     let (dir, config) = config_file("busy", "");
     let config = config.as_str();
     let db = dir.join("db.sqlite");
-    ok(&[
-        "--config",
+    ok(&configured(
         config,
-        "game",
-        "new",
-        "--id",
-        "g1",
-        "--egyptian",
-        "gordon@example.org",
-        "--mahdist",
-        "mahdi@example.org",
-    ]);
+        &new_game("g1", "gordon@example.org", "mahdi@example.org"),
+    ));
     // The set-up step (2.1): the Egyptian's part, then the Mahdist's; then
     // the first month.
     for _ in 0..3 {
@@ -896,18 +880,10 @@ fn map_out_draws_an_svg_or_a_png_and_refuses_other_files() {
 fn a_game_map_before_the_first_month_shows_the_set_up() {
     let (dir, config) = config_file("setup-map", "");
     let config = config.as_str();
-    ok(&[
-        "--config",
+    ok(&configured(
         config,
-        "game",
-        "new",
-        "--id",
-        "g1",
-        "--egyptian",
-        "gordon@example.org",
-        "--mahdist",
-        "mahdi@example.org",
-    ]);
+        &new_game("g1", "gordon@example.org", "mahdi@example.org"),
+    ));
     let (_, err, code) = dervish(&[
         "--config", config, "map", "--game", "g1", "--month", "1884-02",
     ]);
