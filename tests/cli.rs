@@ -5,7 +5,7 @@ mod common;
 
 use assert_cmd::Command;
 use common::golden;
-use common::process::{configured, dervish, new_game};
+use common::process::{balance, configured, dervish, new_game};
 
 fn ok(args: &[&str]) -> String {
     let (out, err, code) = dervish(args);
@@ -179,17 +179,9 @@ fn a_game_against_the_bot_and_its_umpires_notes_in_the_log() {
 fn balance_writes_a_report_and_a_chart() {
     let dir = std::env::temp_dir().join(format!("dervish-balance-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let out = ok(&[
-        "balance",
-        "--scenario",
-        "el-obeid",
-        "--games",
-        "12",
-        "--battle-runs",
-        "40",
-        "--out",
-        dir.to_str().unwrap(),
-    ]);
+    let mut args = balance("el-obeid", "12", "40");
+    args.extend(["--out", dir.to_str().unwrap()]);
+    let out = ok(&args);
     assert!(out.contains("# Balance: "), "{out}");
     assert!(out.contains("--battle-runs 40 "), "{out}");
     assert!(out.contains("## Battles"), "{out}");
@@ -672,16 +664,8 @@ fn run_once_fails_when_mail_could_not_be_sent() {
     )
     .unwrap();
     let config = config.to_str().unwrap();
-    let (out, err, code) = dervish(&[
-        "--config",
-        config,
-        "game",
-        "new",
-        "--egyptian",
-        "gordon@example.org",
-        "--mahdist",
-        "mahdi@example.org",
-    ]);
+    let new = [&["game", "new"][..], &common::process::PLAYERS].concat();
+    let (out, err, code) = dervish(&configured(config, &new));
     assert_eq!(code, 0, "{out}{err}");
     let (out, err, code) = dervish(&["--config", config, "run", "--once"]);
     assert_eq!(code, 1, "{out}{err}");
@@ -752,16 +736,7 @@ fn the_ambush_rule_from_the_command_line() {
     let with = sim(Some("--ambushes"));
     assert!(with.contains("D100 for an ambush at"), "no ambush roll");
     assert!(!sim(None).contains("ambush"));
-    let report = ok(&[
-        "balance",
-        "--scenario",
-        "khartoum",
-        "--games",
-        "4",
-        "--battle-runs",
-        "0",
-        "--ambushes",
-    ]);
+    let report = ok(&[&balance("khartoum", "4", "0")[..], &["--ambushes"]].concat());
     assert!(!report.contains("## Typical battles"), "{report}");
     assert!(report.contains("--mahdist bot --ambushes"), "{report}");
     let _ = std::fs::remove_dir_all(&dir);
@@ -784,17 +759,8 @@ fn a_copy_of_the_scenarios_folder_is_a_data_folder() {
     }
     let data = dir.to_str().unwrap();
     let balance = |extra: &[&str]| {
-        let mut args = vec![
-            "--data",
-            data,
-            "balance",
-            "--scenario",
-            "khartoum",
-            "--games",
-            "3",
-            "--battle-runs",
-            "0",
-        ];
+        let mut args = vec!["--data", data];
+        args.extend(balance("khartoum", "3", "0"));
         args.extend(extra);
         dervish(&args)
     };

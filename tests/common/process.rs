@@ -111,3 +111,26 @@ pub fn configured<'a>(config: &'a str, args: &[&'a str]) -> Vec<&'a str> {
     all.extend_from_slice(args);
     all
 }
+
+/// The players most tests seat, as `game new` takes them: Gordon for the
+/// Egyptian and the Mahdi.
+pub const PLAYERS: [&str; 4] = [
+    "--egyptian",
+    "gordon@example.org",
+    "--mahdist",
+    "mahdi@example.org",
+];
+
+/// The arguments of `dervish balance` playing `games` games of `scenario`
+/// and `battle_runs` runs of each typical battle.
+pub fn balance<'a>(scenario: &'a str, games: &'a str, battle_runs: &'a str) -> Vec<&'a str> {
+    vec![
+        "balance",
+        "--scenario",
+        scenario,
+        "--games",
+        games,
+        "--battle-runs",
+        battle_runs,
+    ]
+}
