@@ -15,7 +15,6 @@
 
 use dervish::dice::{Dice, SeededDice};
 use dervish::engine::events::Event;
-use dervish::engine::orders::{DropOff, OnContact, Selection};
 use dervish::engine::{play_month_with, play_player_turn};
 use dervish::geo::Hex;
 use dervish::orders::{self, Item, LegOrder, March, Order, Sheet};
@@ -26,6 +25,9 @@ use dervish::state::setup::{Placements, initial_state};
 use proptest::prelude::*;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+
+#[path = "common/random_march.rs"]
+mod random_march;
 
 /// Random march orders as a player could write them.
 fn random_sheet(state: &GameState, side: Side, rng: &mut ChaCha8Rng) -> Sheet {
@@ -64,31 +66,9 @@ fn random_sheet(state: &GameState, side: Side, rng: &mut ChaCha8Rng) -> Sheet {
                 _ => LegOrder::To(near(rng, s.hex)),
             })
             .collect();
-        let units = if rng.random_range(0..4) == 0 && s.units.len() > 1 {
-            let k = rng.random_range(1..s.units.len());
-            Selection::Units {
-                units: s.units[..k].iter().map(|u| u.id.clone()).collect(),
-                leaders: vec![],
-            }
-        } else if let (Some(l), true) = (s.leaders.first(), rng.random_range(0..2) == 0) {
-            Selection::Leader(l.name.clone())
-        } else {
-            Selection::Stack(s.hex)
-        };
-        let on_contact = match rng.random_range(0..3) {
-            0 => OnContact::Avoid,
-            1 => OnContact::AttackAny,
-            _ => OnContact::AttackHexes(s.hex.neighbours().to_vec()),
-        };
-        let drop_offs = if rng.random_range(0..6) == 0 {
-            vec![DropOff {
-                at: near(rng, s.hex),
-                units: vec![s.units[0].id.clone()],
-                leaders: vec![],
-            }]
-        } else {
-            Vec::new()
-        };
+        let units = random_march::selection(rng, s);
+        let on_contact = random_march::on_contact(rng, s);
+        let drop_offs = random_march::drop_offs(rng, s, 6, near);
         let line = items.len() + 1;
         items.push(Item {
             line,

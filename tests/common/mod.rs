@@ -4,6 +4,7 @@
 pub mod bench;
 pub mod campaign;
 pub mod process;
+pub mod random_march;
 
 use std::path::PathBuf;
 
