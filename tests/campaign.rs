@@ -20,32 +20,16 @@ use rand_chacha::ChaCha8Rng;
 /// Random orders: random stacks, split or whole, marching up to three legs
 /// to random hexes nearby, with random contact rules and drop-offs.
 fn random_orders(state: &GameState, side: Side, rng: &mut ChaCha8Rng) -> Orders {
-    let stacks: Vec<_> = state
-        .stacks()
-        .into_iter()
-        .filter(|s| s.side == side && !s.units.is_empty())
-        .collect();
+    let stacks = random_march::stacks_of(state, side);
     let mut marches = Vec::new();
     for s in &stacks {
         if rng.random_range(0..3) == 0 {
             continue;
         }
-        let near = |rng: &mut ChaCha8Rng, h: Hex| {
-            let r = rng.random_range(1..=8);
-            Hex::new(
-                h.col + rng.random_range(-r..=r),
-                h.row + rng.random_range(-r..=r),
-            )
-        };
+        let near = |rng: &mut ChaCha8Rng, h: Hex| random_march::near(rng, h, 8);
         let legs: Vec<Leg> = (0..rng.random_range(1..=3))
             .map(|_| match rng.random_range(0..12) {
-                0 => Leg::Path(
-                    s.hex
-                        .line_to(near(rng, s.hex))
-                        .into_iter()
-                        .skip(1)
-                        .collect(),
-                ),
+                0 => Leg::Path(random_march::path_near(rng, s.hex, 8)),
                 1 => Leg::Rail(near(rng, s.hex)),
                 2 => Leg::Fleet(near(rng, s.hex)),
                 // A river march to its own hex: gunboats attack in place.

@@ -31,32 +31,16 @@ mod random_march;
 
 /// Random march orders as a player could write them.
 fn random_sheet(state: &GameState, side: Side, rng: &mut ChaCha8Rng) -> Sheet {
-    let stacks: Vec<_> = state
-        .stacks()
-        .into_iter()
-        .filter(|s| s.side == side && !s.units.is_empty())
-        .collect();
+    let stacks = random_march::stacks_of(state, side);
     let mut items = Vec::new();
     for s in &stacks {
         if rng.random_range(0..3) != 0 {
             continue;
         }
-        let near = |rng: &mut ChaCha8Rng, h: Hex| {
-            let r = rng.random_range(1..=6);
-            Hex::new(
-                h.col + rng.random_range(-r..=r),
-                h.row + rng.random_range(-r..=r),
-            )
-        };
+        let near = |rng: &mut ChaCha8Rng, h: Hex| random_march::near(rng, h, 6);
         let legs: Vec<LegOrder> = (0..rng.random_range(1..=3))
             .map(|_| match rng.random_range(0..10) {
-                0 => LegOrder::Path(
-                    s.hex
-                        .line_to(near(rng, s.hex))
-                        .into_iter()
-                        .skip(1)
-                        .collect(),
-                ),
+                0 => LegOrder::Path(random_march::path_near(rng, s.hex, 6)),
                 1 => LegOrder::Rail(near(rng, s.hex)),
                 2 => LegOrder::Fleet(near(rng, s.hex)),
                 3 => LegOrder::River {

@@ -7,7 +7,8 @@
 
 use dervish::engine::orders::{DropOff, OnContact, Selection};
 use dervish::geo::Hex;
-use dervish::state::Stack;
+use dervish::scenario::Side;
+use dervish::state::{GameState, Stack};
 use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
 
@@ -52,4 +53,27 @@ pub fn drop_offs(
     } else {
         Vec::new()
     }
+}
+
+/// `side`'s stacks that hold units: the ones a random order may move.
+pub fn stacks_of(state: &GameState, side: Side) -> Vec<Stack<'_>> {
+    state
+        .stacks()
+        .into_iter()
+        .filter(|s| s.side == side && !s.units.is_empty())
+        .collect()
+}
+
+/// A hex at most `r` (drawn from 1 to `most`) columns and rows from `h`.
+pub fn near(rng: &mut ChaCha8Rng, h: Hex, most: i32) -> Hex {
+    let r = rng.random_range(1..=most);
+    Hex::new(
+        h.col + rng.random_range(-r..=r),
+        h.row + rng.random_range(-r..=r),
+    )
+}
+
+/// The hexes of a straight line from `h` to a hex [`near`] it, `h` left out.
+pub fn path_near(rng: &mut ChaCha8Rng, h: Hex, most: i32) -> Vec<Hex> {
+    h.line_to(near(rng, h, most)).into_iter().skip(1).collect()
 }
