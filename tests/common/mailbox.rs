@@ -348,6 +348,12 @@ pub fn game_on(cfg_path: &Path) -> (Config, Vec<(Side, String)>) {
     (cfg, created.secrets)
 }
 
+/// The one value the query `sql` (no parameters) reads from the service's
+/// database.
+pub fn one<T: rusqlite::types::FromSql>(svc: &Service, sql: &str) -> T {
+    svc.conn.query_row(sql, [], |r| r.get(0)).unwrap()
+}
+
 /// The secret of `side`'s seat among a new game's `secrets`.
 pub fn secret(secrets: &[(Side, String)], side: Side) -> String {
     secrets
