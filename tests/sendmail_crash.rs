@@ -7,7 +7,6 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::Duration;
 
 use dervish::mail::maildir::Maildir;
@@ -18,6 +17,7 @@ use rand_chacha::ChaCha8Rng;
 
 #[path = "common/mailbox.rs"]
 mod mailbox;
+use mailbox::run_once;
 
 /// A fake sendmail: reads the whole message, takes a moment (as a real one
 /// does), then keeps it as `handed/msg.N`.
@@ -60,15 +60,6 @@ fn setup(name: &str) -> (PathBuf, PathBuf) {
         inbox.deliver(raw.as_bytes()).unwrap();
     }
     (dir, cfg_path)
-}
-
-fn run_once(cfg: &Path) -> std::process::Child {
-    Command::new(env!("CARGO_BIN_EXE_dervish"))
-        .args(["--config", cfg.to_str().unwrap(), "run", "--once"])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap()
 }
 
 /// Each Message-ID handed over, with every copy of it.

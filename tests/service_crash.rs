@@ -16,6 +16,7 @@ use rand_chacha::ChaCha8Rng;
 
 #[path = "common/mailbox.rs"]
 mod mailbox;
+use mailbox::run_once;
 
 fn setup(name: &str) -> (PathBuf, PathBuf) {
     let dir = mailbox::folder("dervish-crash", name);
@@ -108,15 +109,6 @@ fn summary(dir: &Path) -> (Vec<String>, i64, i64, Vec<String>, usize) {
         })
         .unwrap_or(0);
     (messages, sets, turns, outbox, files)
-}
-
-fn run_once(cfg: &Path) -> std::process::Child {
-    Command::new(env!("CARGO_BIN_EXE_dervish"))
-        .args(["--config", cfg.to_str().unwrap(), "run", "--once"])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap()
 }
 
 #[test]

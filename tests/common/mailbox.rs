@@ -354,6 +354,16 @@ pub fn one<T: rusqlite::types::FromSql>(svc: &Service, sql: &str) -> T {
     svc.conn.query_row(sql, [], |r| r.get(0)).unwrap()
 }
 
+/// `dervish --config CFG run --once` started, its output thrown away.
+pub fn run_once(cfg: &Path) -> std::process::Child {
+    std::process::Command::new(env!("CARGO_BIN_EXE_dervish"))
+        .args(["--config", cfg.to_str().unwrap(), "run", "--once"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap()
+}
+
 /// The secret of `side`'s seat among a new game's `secrets`.
 pub fn secret(secrets: &[(Side, String)], side: Side) -> String {
     secrets
