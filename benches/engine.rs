@@ -10,22 +10,14 @@ use dervish::players::simple::simple_orders;
 use dervish::scenario::DataSet;
 use dervish::state::setup::{Placements, initial_state};
 
+#[path = "common/positions.rs"]
+mod positions;
+
 fn month(c: &mut Criterion) {
     let data = DataSet::embedded().expect("shipped data");
     let scn = data.scenario("khartoum").expect("scenario 2");
-    let (state, _) = initial_state(&scn, &Placements::new()).expect("set-up");
     // Start from the third month, when the armies are in contact.
-    let mut dice = Dice::new(SeededDice::from_seed(7));
-    let mut s = state;
-    for _ in 0..2 {
-        s = play_month_with(
-            &scn,
-            s,
-            &mut |st, side| simple_orders(&scn, st, side),
-            &mut dice,
-        )
-        .state;
-    }
+    let s = positions::third_month(&scn);
     c.bench_function("khartoum: one month, both player turns", |b| {
         b.iter(|| {
             let mut dice = Dice::new(SeededDice::from_seed(11));

@@ -18,6 +18,8 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 mod common;
+#[path = "../tests/common/process.rs"]
+mod process;
 
 use criterion::{Criterion, SamplingMode, Throughput, criterion_group, criterion_main};
 use dervish::mail::imap::ImapConfig;
@@ -119,20 +121,8 @@ fn latency(c: &mut Criterion, v: &HashMap<String, String>) {
     let status = Command::new(bin)
         .arg("--config")
         .arg(&config)
-        .args([
-            "game",
-            "new",
-            "--scenario",
-            "khartoum",
-            "--egyptian",
-            "red@localhost",
-            "--mahdist",
-            "blue@localhost",
-            "--id",
-            "lat",
-            "--deadline-hours",
-            "1000",
-        ])
+        .args(process::new_game("lat", "red@localhost", "blue@localhost"))
+        .args(["--deadline-hours", "1000"])
         .stdout(Stdio::null())
         .status()
         .expect("game new");

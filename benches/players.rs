@@ -16,23 +16,16 @@ use dervish::players::simple::simple_orders;
 use dervish::scenario::{DataSet, Side};
 use dervish::state::setup::{Placements, initial_state};
 
+#[path = "common/positions.rs"]
+mod positions;
+
 fn decision(c: &mut Criterion) {
     let data = DataSet::embedded().expect("shipped data");
     let scn = data.scenario("khartoum").expect("scenario 2");
     let table = Reactions::shipped().expect("the reaction table");
     let opponents = Opponents::shipped().expect("the opponents' data");
-    let (mut s, _) = initial_state(&scn, &Placements::new()).expect("set-up");
     // The third month, when the armies are in contact.
-    let mut dice = Dice::new(SeededDice::from_seed(7));
-    for _ in 0..2 {
-        s = play_month_with(
-            &scn,
-            s,
-            &mut |st, side| simple_orders(&scn, st, side),
-            &mut dice,
-        )
-        .state;
-    }
+    let s = positions::third_month(&scn);
     c.bench_function("khartoum: the Mahdist bot decides a player turn", |b| {
         let mut dice = Dice::new(SeededDice::from_seed(11));
         b.iter(|| black_box(decide(&scn, black_box(&s), &table, &opponents, &mut dice)))

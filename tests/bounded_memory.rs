@@ -33,14 +33,8 @@ fn setup(name: &str) -> (PathBuf, PathBuf) {
     let out = Command::new(dervish())
         .arg("--config")
         .arg(&config)
-        .args([
-            "game",
-            "new",
-            "--egyptian",
-            "gordon@example.org",
-            "--mahdist",
-            "mahdi@example.org",
-        ])
+        .args(["game", "new"])
+        .args(process::PLAYERS)
         .output()
         .unwrap();
     assert!(out.status.success(), "{out:?}");

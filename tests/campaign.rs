@@ -2,7 +2,7 @@
 //! invariants hold after every player turn.
 
 use dervish::dice::{Dice, SeededDice};
-use dervish::engine::orders::{DropOff, Leg, MarchOrder, OnContact, Orders, Selection};
+use dervish::engine::orders::{Leg, MarchOrder, Orders};
 use dervish::engine::play_player_turn;
 use dervish::geo::Hex;
 use dervish::players::simple::simple_orders;
@@ -13,38 +13,23 @@ use proptest::prelude::*;
 
 mod common;
 use common::check_invariants;
+use common::random_march;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 /// Random orders: random stacks, split or whole, marching up to three legs
 /// to random hexes nearby, with random contact rules and drop-offs.
 fn random_orders(state: &GameState, side: Side, rng: &mut ChaCha8Rng) -> Orders {
-    let stacks: Vec<_> = state
-        .stacks()
-        .into_iter()
-        .filter(|s| s.side == side && !s.units.is_empty())
-        .collect();
+    let stacks = random_march::stacks_of(state, side);
     let mut marches = Vec::new();
     for s in &stacks {
         if rng.random_range(0..3) == 0 {
             continue;
         }
-        let near = |rng: &mut ChaCha8Rng, h: Hex| {
-            let r = rng.random_range(1..=8);
-            Hex::new(
-                h.col + rng.random_range(-r..=r),
-                h.row + rng.random_range(-r..=r),
-            )
-        };
+        let near = |rng: &mut ChaCha8Rng, h: Hex| random_march::near(rng, h, 8);
         let legs: Vec<Leg> = (0..rng.random_range(1..=3))
             .map(|_| match rng.random_range(0..12) {
-                0 => Leg::Path(
-                    s.hex
-                        .line_to(near(rng, s.hex))
-                        .into_iter()
-                        .skip(1)
-                        .collect(),
-                ),
+                0 => Leg::Path(random_march::path_near(rng, s.hex, 8)),
                 1 => Leg::Rail(near(rng, s.hex)),
                 2 => Leg::Fleet(near(rng, s.hex)),
                 // A river march to its own hex: gunboats attack in place.
@@ -53,31 +38,9 @@ fn random_orders(state: &GameState, side: Side, rng: &mut ChaCha8Rng) -> Orders 
                 _ => Leg::To(near(rng, s.hex)),
             })
             .collect();
-        let units = if rng.random_range(0..4) == 0 && s.units.len() > 1 {
-            let k = rng.random_range(1..s.units.len());
-            Selection::Units {
-                units: s.units[..k].iter().map(|u| u.id.clone()).collect(),
-                leaders: vec![],
-            }
-        } else if let (Some(l), true) = (s.leaders.first(), rng.random_range(0..2) == 0) {
-            Selection::Leader(l.name.clone())
-        } else {
-            Selection::Stack(s.hex)
-        };
-        let on_contact = match rng.random_range(0..3) {
-            0 => OnContact::Avoid,
-            1 => OnContact::AttackAny,
-            _ => OnContact::AttackHexes(s.hex.neighbours().to_vec()),
-        };
-        let drop_offs = if rng.random_range(0..5) == 0 {
-            vec![DropOff {
-                at: near(rng, s.hex),
-                units: vec![s.units[0].id.clone()],
-                leaders: vec![],
-            }]
-        } else {
-            Vec::new()
-        };
+        let units = random_march::selection(rng, s);
+        let on_contact = random_march::on_contact(rng, s);
+        let drop_offs = random_march::drop_offs(rng, s, 5, near);
         marches.push(MarchOrder {
             units,
             legs,

@@ -5,7 +5,7 @@ mod common;
 
 use assert_cmd::Command;
 use common::golden;
-use common::process::dervish;
+use common::process::{balance, configured, dervish, new_game};
 
 fn ok(args: &[&str]) -> String {
     let (out, err, code) = dervish(args);
@@ -158,18 +158,10 @@ fn a_game_against_the_bot_and_its_umpires_notes_in_the_log() {
     // are made at once.
     let (dir, config) = config_file("bot", "[turns]\nsetup_hours = 0\n");
     let config = config.as_str();
-    ok(&[
-        "--config",
+    ok(&configured(
         config,
-        "game",
-        "new",
-        "--id",
-        "b1",
-        "--egyptian",
-        "gordon@example.org",
-        "--mahdist",
-        "bot",
-    ]);
+        &new_game("b1", "gordon@example.org", "bot"),
+    ));
     let show = ok(&["--config", config, "game", "show", "b1"]);
     assert!(show.contains("(programmed player: mahdist)"), "{show}");
     assert!(show.contains("orders v1 READY"), "{show}");
@@ -187,17 +179,9 @@ fn a_game_against_the_bot_and_its_umpires_notes_in_the_log() {
 fn balance_writes_a_report_and_a_chart() {
     let dir = std::env::temp_dir().join(format!("dervish-balance-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let out = ok(&[
-        "balance",
-        "--scenario",
-        "el-obeid",
-        "--games",
-        "12",
-        "--battle-runs",
-        "40",
-        "--out",
-        dir.to_str().unwrap(),
-    ]);
+    let mut args = balance("el-obeid", "12", "40");
+    args.extend(["--out", dir.to_str().unwrap()]);
+    let out = ok(&args);
     assert!(out.contains("# Balance: "), "{out}");
     assert!(out.contains("--battle-runs 40 "), "{out}");
     assert!(out.contains("## Battles"), "{out}");
@@ -495,18 +479,10 @@ fn reading_commands_and_submit_work_while_the_daemon_runs() {
     let (dir, config) = config_file("busy", "");
     let config = config.as_str();
     let db = dir.join("db.sqlite");
-    ok(&[
-        "--config",
+    ok(&configured(
         config,
-        "game",
-        "new",
-        "--id",
-        "g1",
-        "--egyptian",
-        "gordon@example.org",
-        "--mahdist",
-        "mahdi@example.org",
-    ]);
+        &new_game("g1", "gordon@example.org", "mahdi@example.org"),
+    ));
     // The set-up step (2.1): the Egyptian's part, then the Mahdist's; then
     // the first month.
     for _ in 0..3 {
@@ -688,16 +664,8 @@ fn run_once_fails_when_mail_could_not_be_sent() {
     )
     .unwrap();
     let config = config.to_str().unwrap();
-    let (out, err, code) = dervish(&[
-        "--config",
-        config,
-        "game",
-        "new",
-        "--egyptian",
-        "gordon@example.org",
-        "--mahdist",
-        "mahdi@example.org",
-    ]);
+    let new = [&["game", "new"][..], &common::process::PLAYERS].concat();
+    let (out, err, code) = dervish(&configured(config, &new));
     assert_eq!(code, 0, "{out}{err}");
     let (out, err, code) = dervish(&["--config", config, "run", "--once"]);
     assert_eq!(code, 1, "{out}{err}");
@@ -768,16 +736,7 @@ fn the_ambush_rule_from_the_command_line() {
     let with = sim(Some("--ambushes"));
     assert!(with.contains("D100 for an ambush at"), "no ambush roll");
     assert!(!sim(None).contains("ambush"));
-    let report = ok(&[
-        "balance",
-        "--scenario",
-        "khartoum",
-        "--games",
-        "4",
-        "--battle-runs",
-        "0",
-        "--ambushes",
-    ]);
+    let report = ok(&[&balance("khartoum", "4", "0")[..], &["--ambushes"]].concat());
     assert!(!report.contains("## Typical battles"), "{report}");
     assert!(report.contains("--mahdist bot --ambushes"), "{report}");
     let _ = std::fs::remove_dir_all(&dir);
@@ -800,17 +759,8 @@ fn a_copy_of_the_scenarios_folder_is_a_data_folder() {
     }
     let data = dir.to_str().unwrap();
     let balance = |extra: &[&str]| {
-        let mut args = vec![
-            "--data",
-            data,
-            "balance",
-            "--scenario",
-            "khartoum",
-            "--games",
-            "3",
-            "--battle-runs",
-            "0",
-        ];
+        let mut args = vec!["--data", data];
+        args.extend(balance("khartoum", "3", "0"));
         args.extend(extra);
         dervish(&args)
     };
@@ -896,18 +846,10 @@ fn map_out_draws_an_svg_or_a_png_and_refuses_other_files() {
 fn a_game_map_before_the_first_month_shows_the_set_up() {
     let (dir, config) = config_file("setup-map", "");
     let config = config.as_str();
-    ok(&[
-        "--config",
+    ok(&configured(
         config,
-        "game",
-        "new",
-        "--id",
-        "g1",
-        "--egyptian",
-        "gordon@example.org",
-        "--mahdist",
-        "mahdi@example.org",
-    ]);
+        &new_game("g1", "gordon@example.org", "mahdi@example.org"),
+    ));
     let (_, err, code) = dervish(&[
         "--config", config, "map", "--game", "g1", "--month", "1884-02",
     ]);

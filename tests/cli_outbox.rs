@@ -14,15 +14,7 @@ mod process;
 
 fn setup(name: &str) -> (PathBuf, PathBuf) {
     let dir = mailbox::folder("dervish-cli-outbox", name);
-    let cfg_path = dir.join("dervish.toml");
-    std::fs::write(
-        &cfg_path,
-        format!(
-            "database = \"{d}/dervish.sqlite\"\n[host]\naddress = \"dervish@example.org\"\ngame_master = \"gm@example.org\"\n[inbox]\nmaildir = \"{d}/inbox\"\n[outgoing]\nkind = \"file\"\ndir = \"{d}/outbox\"\n",
-            d = dir.display()
-        ),
-    )
-    .unwrap();
+    let cfg_path = mailbox::config_file(&dir, &mailbox::file_outbox(&dir), "");
     (dir, cfg_path)
 }
 

@@ -244,15 +244,10 @@ fn a_message_the_service_died_on_twice_is_set_aside_and_the_rest_read() {
         store::message_outcome(&h.svc.conn, "plain1@example.net").unwrap(),
         None
     );
-    let aside: String = h
-        .svc
-        .conn
-        .query_row(
-            "SELECT outcome FROM messages WHERE message_id LIKE 'set-aside-%'",
-            [],
-            |r| r.get(0),
-        )
-        .unwrap();
+    let aside: String = mailbox::one(
+        &h.svc,
+        "SELECT outcome FROM messages WHERE message_id LIKE 'set-aside-%'",
+    );
     assert!(
         aside.starts_with("set aside: taking it in failed 2 times"),
         "{aside}"

@@ -14,7 +14,7 @@ use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 mod common;
-use common::process::{dervish_in, said};
+use common::process::{config_file_named, configured, dervish_in, new_game, said};
 
 fn temp_dir(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("dervish-lock-{name}-{}", std::process::id()));
@@ -30,39 +30,18 @@ fn dervish(args: &[&str], stdin: &str) -> Output {
 
 /// A configuration in `dir` for the database at `db`.
 fn config(dir: &Path, name: &str, db: &Path) -> String {
-    let config = dir.join(name);
-    std::fs::write(
-        &config,
-        format!(
-            "database = \"{}\"\n[outgoing]\nkind = \"file\"\ndir = \"{}\"\n[inbox]\nmaildir = \"{}\"\n[run]\npoll_seconds = 1\n",
-            db.display(),
-            dir.join("outbox").display(),
-            dir.join("inbox").display()
-        ),
-    )
-    .unwrap();
-    config.to_string_lossy().into_owned()
+    config_file_named(dir, name, db, "[run]\npoll_seconds = 1\n")
+        .to_string_lossy()
+        .into_owned()
 }
 
 /// A database made by `game new`, and the names of it: a hard link in
 /// another folder, a symbolic link, and a `../` spelling.
 fn database_and_names(dir: &Path) -> (PathBuf, Vec<PathBuf>) {
     let db = dir.join("db.sqlite");
-    let made = dervish(
-        &[
-            "--config",
-            &config(dir, "main.toml", &db),
-            "game",
-            "new",
-            "--id",
-            "g1",
-            "--egyptian",
-            "gordon@example.org",
-            "--mahdist",
-            "mahdi@example.org",
-        ],
-        "",
-    );
+    let config = config(dir, "main.toml", &db);
+    let new = new_game("g1", "gordon@example.org", "mahdi@example.org");
+    let made = dervish(&configured(&config, &new), "");
     assert_eq!(made.status.code(), Some(0), "{}", said(&made));
     std::fs::create_dir_all(dir.join("other")).unwrap();
     let hard = dir.join("other").join("hard.sqlite");
@@ -154,19 +133,7 @@ fn the_game_master_works_beside_a_running_daemon() {
         assert_eq!(out.status.code(), Some(0), "{args:?}: {}", said(&out));
         String::from_utf8_lossy(&out.stdout).into_owned()
     };
-    gm(
-        &[
-            "game",
-            "new",
-            "--id",
-            "g2",
-            "--egyptian",
-            "hicks@example.org",
-            "--mahdist",
-            "bot",
-        ],
-        "",
-    );
+    gm(&new_game("g2", "hicks@example.org", "bot"), "");
     gm(&["game", "extend", "g1", "24"], "");
     gm(&["game", "pause", "g1"], "");
     gm(&["game", "process", "g2"], "");

@@ -18,6 +18,9 @@ use std::process::{Child, Command, Stdio};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+#[path = "common/process.rs"]
+mod process;
+
 use mail_parser::MessageParser;
 
 static SERVERS: Mutex<()> = Mutex::new(());
@@ -1013,18 +1016,7 @@ setup_hours = 0
         .status()
         .unwrap();
     assert!(chown.success());
-    as_user(&[
-        "game",
-        "new",
-        "--scenario",
-        "khartoum",
-        "--egyptian",
-        "red@localhost",
-        "--mahdist",
-        "bot",
-        "--id",
-        "pipe-1",
-    ]);
+    as_user(&process::new_game("pipe-1", "red@localhost", "bot"));
     as_user(&["run", "--once"]);
     let sent = || -> Vec<String> {
         std::fs::read_dir(pipe.join("outbox"))

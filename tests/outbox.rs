@@ -62,18 +62,11 @@ fn smtp(port: u16) -> TransportConfig {
 /// A fake `sendmail`: each run stores its standard input as `msg.N` and
 /// its arguments as `args.N` in `dir`, and exits with `status`.
 fn fake_sendmail(dir: &Path, status: u8) -> PathBuf {
-    use std::os::unix::fs::PermissionsExt;
-    let script = dir.join("sendmail");
-    std::fs::write(
-        &script,
-        format!(
-            "#!/bin/sh\nn=$(date +%s%N)-$$\ncat > \"{d}/msg.$n\"\necho \"$@\" > \"{d}/args.$n\"\nexit {status}\n",
-            d = dir.display()
-        ),
-    )
-    .unwrap();
-    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
-    script
+    let body = format!(
+        "n=$(date +%s%N)-$$\ncat > \"{d}/msg.$n\"\necho \"$@\" > \"{d}/args.$n\"\nexit {status}\n",
+        d = dir.display()
+    );
+    mailbox::script(dir, "sendmail", &body)
 }
 
 /// The messages the fake sendmail was handed, as text.

@@ -36,6 +36,31 @@ fn new_game(svc: &Service) -> Vec<(Side, String)> {
         .secrets
 }
 
+/// Whether the database at `db` has exactly one mail being handed over.
+fn one_mail_in_hand(db: &Path) -> bool {
+    rusqlite::Connection::open(db)
+        .and_then(|c| {
+            c.query_row(
+                "SELECT count(*) FROM outbox WHERE sending_at IS NOT NULL",
+                [],
+                |r| r.get::<_, i64>(0),
+            )
+        })
+        .unwrap_or(0)
+        == 1
+}
+
+/// Every secret of `secrets` still in a welcome of `mail`, else `why` fails.
+fn welcomes_keep(mail: &[OutboxRow], secrets: &[(Side, String)], why: &str) {
+    for (_, secret) in secrets {
+        assert!(
+            mail.iter()
+                .any(|m| m.kind == "welcome" && m.body_text.contains(secret.as_str())),
+            "{why}"
+        );
+    }
+}
+
 fn queue_notice(svc: &Service, key: &str, to: &str) {
     let d = svc
         .notice_draft(None, key, to, "a test", "A test notice.")
@@ -145,13 +170,11 @@ fn a_server_answering_451_for_six_hours_gives_nothing_up_and_all_goes_when_it_re
     assert!(mail.iter().all(|m| !m.gave_up && m.sent_at.is_none()));
     assert!(mail.iter().all(|m| m.attempts > 2), "tried again and again");
     assert!(mail[0].last_error.as_deref().unwrap().contains("451"));
-    for (_, secret) in &secrets {
-        assert!(
-            mail.iter()
-                .any(|m| m.kind == "welcome" && m.body_text.contains(secret.as_str())),
-            "the welcome keeps its secret while it waits"
-        );
-    }
+    welcomes_keep(
+        &mail,
+        &secrets,
+        "the welcome keeps its secret while it waits",
+    );
 
     // The server recovers: at the next retry everything goes.
     server.busy.store(false, Ordering::SeqCst);
@@ -214,13 +237,7 @@ fn after_five_days_of_451_a_mail_is_given_up_with_one_note_and_a_550_at_once() {
     for m in mail.iter().filter(|m| m.recipient != "gm@example.org") {
         assert!(m.gave_up && m.sent_at.is_none(), "{m:?}");
     }
-    for (_, secret) in &secrets {
-        assert!(
-            mail.iter()
-                .any(|m| m.kind == "welcome" && m.body_text.contains(secret.as_str())),
-            "a welcome given up keeps its secret"
-        );
-    }
+    welcomes_keep(&mail, &secrets, "a welcome given up keeps its secret");
 
     // Taken up again after the outage, a welcome goes, and only then loses
     // its secret.
@@ -241,15 +258,8 @@ fn after_five_days_of_451_a_mail_is_given_up_with_one_note_and_a_550_at_once() {
 
 /// A fake `sendmail` that exits with `status`.
 fn fake_sendmail(dir: &Path, status: u8) -> PathBuf {
-    use std::os::unix::fs::PermissionsExt;
-    let script = dir.join(format!("sendmail-{status}"));
-    std::fs::write(
-        &script,
-        format!("#!/bin/sh\ncat > /dev/null\nexit {status}\n"),
-    )
-    .unwrap();
-    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
-    script
+    let body = format!("cat > /dev/null\nexit {status}\n");
+    mailbox::script(dir, &format!("sendmail-{status}"), &body)
 }
 
 /// Sendmail's exit 75 (`EX_TEMPFAIL`) is temporary: the mail waits. Any
@@ -332,18 +342,7 @@ fn a_hung_server_never_holds_the_daemon_and_a_stop_ends_it_within_five_seconds()
     // The mail's hand-off begins and hangs (the server's timeout is a
     // minute).
     let db = cfg.database.clone();
-    let sending = move || {
-        rusqlite::Connection::open(&db)
-            .and_then(|c| {
-                c.query_row(
-                    "SELECT count(*) FROM outbox WHERE sending_at IS NOT NULL",
-                    [],
-                    |r| r.get::<_, i64>(0),
-                )
-            })
-            .unwrap_or(0)
-            == 1
-    };
+    let sending = move || one_mail_in_hand(&db);
     assert!(wait_until(StdDuration::from_secs(20), &sending));
     // Mail that comes meanwhile is read.
     inbox.deliver(&stranger(1)).unwrap();
@@ -517,18 +516,11 @@ fn sent_mail_is_kept_whole_for_thirty_days_then_as_headers_and_digest() {
 fn sigterm_stops_dervish_run_within_five_seconds_during_a_hung_send() {
     let dir = temp_dir("sigterm");
     let port = silent_server();
-    let cfg_path = dir.join("dervish.toml");
-    std::fs::write(
-        &cfg_path,
-        format!(
-            "database = \"{d}/dervish.sqlite\"\n[host]\naddress = \"dervish@example.org\"\n\
-             game_master = \"gm@example.org\"\n[inbox]\nmaildir = \"{d}/inbox\"\n[outgoing]\n\
-             kind = \"smtp\"\nhost = \"127.0.0.1\"\nport = {port}\nsecurity = \"none\"\n\
-             timeout_secs = 60\n[run]\npoll_seconds = 1\n",
-            d = dir.display()
-        ),
-    )
-    .unwrap();
+    let outgoing = format!(
+        "kind = \"smtp\"\nhost = \"127.0.0.1\"\nport = {port}\nsecurity = \"none\"\n\
+         timeout_secs = 60\n"
+    );
+    let cfg_path = mailbox::config_file(&dir, &outgoing, "[run]\npoll_seconds = 1\n");
     {
         let svc = Service::open(Config::read(&cfg_path).unwrap()).unwrap();
         queue_notice(&svc, "a", "player@example.org");
@@ -542,18 +534,7 @@ fn sigterm_stops_dervish_run_within_five_seconds_during_a_hung_send() {
         .spawn()
         .unwrap();
     let db = dir.join("dervish.sqlite");
-    let sending = || {
-        rusqlite::Connection::open(&db)
-            .and_then(|c| {
-                c.query_row(
-                    "SELECT count(*) FROM outbox WHERE sending_at IS NOT NULL",
-                    [],
-                    |r| r.get::<_, i64>(0),
-                )
-            })
-            .unwrap_or(0)
-            == 1
-    };
+    let sending = || one_mail_in_hand(&db);
     assert!(wait_until(StdDuration::from_secs(30), sending));
     let asked = Instant::now();
     let killed = std::process::Command::new("kill")

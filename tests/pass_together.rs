@@ -35,15 +35,10 @@ fn config(dir: &Path) -> Config {
 /// and a game whose combats go to the table (played alone, in its place).
 fn games() -> Vec<(NewGame, Option<&'static str>)> {
     let game = |id: &str, egyptian: &str, mahdist: &str, mode: Mode| NewGame {
-        scenario: "khartoum".into(),
         egyptian: egyptian.into(),
         mahdist: mahdist.into(),
-        id: Some(id.into()),
         mode,
-        deadline_hours: Some(72),
-        ambushes: false,
-        table_battles: Default::default(),
-        resolver: Default::default(),
+        ..mailbox::game("khartoum", id)
     };
     let mut table = game("t-5", "gordon5@example.org", "bot", Mode::Monthly);
     table.table_battles = TableBattles {

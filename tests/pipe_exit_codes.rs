@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 
 mod common;
-use common::process::{dervish_in, said};
+use common::process::{configured, dervish_in, new_game, said};
 
 const EX_TEMPFAIL: i32 = 75;
 
@@ -35,18 +35,10 @@ fn host(dir: &Path) -> PathBuf {
     .unwrap();
     let made = dervish_in(
         &std::env::temp_dir(),
-        &[
-            "--config",
+        &configured(
             config.to_str().unwrap(),
-            "game",
-            "new",
-            "--id",
-            "g1",
-            "--egyptian",
-            "gordon@example.org",
-            "--mahdist",
-            "mahdi@example.org",
-        ],
+            &new_game("g1", "gordon@example.org", "mahdi@example.org"),
+        ),
         "",
     );
     assert_eq!(made.status.code(), Some(0), "{}", said(&made));

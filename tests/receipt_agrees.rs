@@ -15,7 +15,6 @@
 
 use dervish::dice::{Dice, SeededDice};
 use dervish::engine::events::Event;
-use dervish::engine::orders::{DropOff, OnContact, Selection};
 use dervish::engine::{play_month_with, play_player_turn};
 use dervish::geo::Hex;
 use dervish::orders::{self, Item, LegOrder, March, Order, Sheet};
@@ -27,34 +26,21 @@ use proptest::prelude::*;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
+#[path = "common/random_march.rs"]
+mod random_march;
+
 /// Random march orders as a player could write them.
 fn random_sheet(state: &GameState, side: Side, rng: &mut ChaCha8Rng) -> Sheet {
-    let stacks: Vec<_> = state
-        .stacks()
-        .into_iter()
-        .filter(|s| s.side == side && !s.units.is_empty())
-        .collect();
+    let stacks = random_march::stacks_of(state, side);
     let mut items = Vec::new();
     for s in &stacks {
         if rng.random_range(0..3) != 0 {
             continue;
         }
-        let near = |rng: &mut ChaCha8Rng, h: Hex| {
-            let r = rng.random_range(1..=6);
-            Hex::new(
-                h.col + rng.random_range(-r..=r),
-                h.row + rng.random_range(-r..=r),
-            )
-        };
+        let near = |rng: &mut ChaCha8Rng, h: Hex| random_march::near(rng, h, 6);
         let legs: Vec<LegOrder> = (0..rng.random_range(1..=3))
             .map(|_| match rng.random_range(0..10) {
-                0 => LegOrder::Path(
-                    s.hex
-                        .line_to(near(rng, s.hex))
-                        .into_iter()
-                        .skip(1)
-                        .collect(),
-                ),
+                0 => LegOrder::Path(random_march::path_near(rng, s.hex, 6)),
                 1 => LegOrder::Rail(near(rng, s.hex)),
                 2 => LegOrder::Fleet(near(rng, s.hex)),
                 3 => LegOrder::River {
@@ -64,31 +50,9 @@ fn random_sheet(state: &GameState, side: Side, rng: &mut ChaCha8Rng) -> Sheet {
                 _ => LegOrder::To(near(rng, s.hex)),
             })
             .collect();
-        let units = if rng.random_range(0..4) == 0 && s.units.len() > 1 {
-            let k = rng.random_range(1..s.units.len());
-            Selection::Units {
-                units: s.units[..k].iter().map(|u| u.id.clone()).collect(),
-                leaders: vec![],
-            }
-        } else if let (Some(l), true) = (s.leaders.first(), rng.random_range(0..2) == 0) {
-            Selection::Leader(l.name.clone())
-        } else {
-            Selection::Stack(s.hex)
-        };
-        let on_contact = match rng.random_range(0..3) {
-            0 => OnContact::Avoid,
-            1 => OnContact::AttackAny,
-            _ => OnContact::AttackHexes(s.hex.neighbours().to_vec()),
-        };
-        let drop_offs = if rng.random_range(0..6) == 0 {
-            vec![DropOff {
-                at: near(rng, s.hex),
-                units: vec![s.units[0].id.clone()],
-                leaders: vec![],
-            }]
-        } else {
-            Vec::new()
-        };
+        let units = random_march::selection(rng, s);
+        let on_contact = random_march::on_contact(rng, s);
+        let drop_offs = random_march::drop_offs(rng, s, 6, near);
         let line = items.len() + 1;
         items.push(Item {
             line,

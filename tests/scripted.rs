@@ -8,7 +8,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::process::dervish;
+use common::process::{balance, dervish};
 
 use dervish::players::scripted::{OrderFile, Script};
 use dervish::scenario::{DataSet, Side};
@@ -144,17 +144,10 @@ fn a_missing_folder_is_a_clear_error() {
             && err.contains("dervish-scripted-no-such-folder"),
         "{err}"
     );
-    let (_, err, code) = dervish(&[
-        "balance",
-        "--scenario",
-        "khartoum",
-        "--games",
-        "2",
-        "--battle-runs",
-        "0",
-        "--egyptian",
-        &orders_arg(&dir),
-    ]);
+    let orders = orders_arg(&dir);
+    let mut args = balance("khartoum", "2", "0");
+    args.extend(["--egyptian", &orders]);
+    let (_, err, code) = dervish(&args);
     assert_ne!(code, 0);
     assert!(
         err.contains("cannot read the folder of order files"),
@@ -226,17 +219,9 @@ fn the_same_seed_plays_the_same_bytes() {
 fn balance_counts_the_orders_set_aside() {
     let text = format!("{EVACUATE}WITHDRAW BI01\n");
     let dir = folder("balance", &[("01.txt", &text)]);
-    let args = [
-        "balance",
-        "--scenario",
-        "khartoum",
-        "--games",
-        "3",
-        "--battle-runs",
-        "0",
-        "--egyptian",
-        &orders_arg(&dir),
-    ];
+    let orders = orders_arg(&dir);
+    let mut args = balance("khartoum", "3", "0");
+    args.extend(["--egyptian", &orders]);
     let (a, err, code) = dervish(&args);
     assert_eq!(code, 0, "{err}");
     assert!(a.contains("## Orders from files"), "{a}");

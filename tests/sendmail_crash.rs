@@ -7,7 +7,6 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::Duration;
 
 use dervish::mail::maildir::Maildir;
@@ -18,24 +17,18 @@ use rand_chacha::ChaCha8Rng;
 
 #[path = "common/mailbox.rs"]
 mod mailbox;
+use mailbox::run_once;
 
 /// A fake sendmail: reads the whole message, takes a moment (as a real one
 /// does), then keeps it as `handed/msg.N`.
 fn fake_sendmail(dir: &Path) -> PathBuf {
-    use std::os::unix::fs::PermissionsExt;
     let handed = dir.join("handed");
     std::fs::create_dir_all(&handed).unwrap();
-    let script = dir.join("sendmail");
-    std::fs::write(
-        &script,
-        format!(
-            "#!/bin/sh\nn=$(date +%s%N)-$$\ncat > \"{d}/.tmp.$n\"\nsleep 0.02\nmv \"{d}/.tmp.$n\" \"{d}/msg.$n\"\n",
-            d = handed.display()
-        ),
-    )
-    .unwrap();
-    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
-    script
+    let body = format!(
+        "n=$(date +%s%N)-$$\ncat > \"{d}/.tmp.$n\"\nsleep 0.02\nmv \"{d}/.tmp.$n\" \"{d}/msg.$n\"\n",
+        d = handed.display()
+    );
+    mailbox::script(dir, "sendmail", &body)
 }
 
 fn setup(name: &str) -> (PathBuf, PathBuf) {
@@ -46,16 +39,11 @@ fn setup(name: &str) -> (PathBuf, PathBuf) {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let sendmail = fake_sendmail(&dir);
-    let cfg_path = dir.join("dervish.toml");
-    std::fs::write(
-        &cfg_path,
-        format!(
-            "database = \"{d}/dervish.sqlite\"\n[host]\naddress = \"dervish@example.org\"\ngame_master = \"gm@example.org\"\n[inbox]\nmaildir = \"{d}/inbox\"\n[outgoing]\nkind = \"sendmail\"\ncommand = \"{s}\"\n",
-            d = dir.display(),
-            s = sendmail.display()
-        ),
-    )
-    .unwrap();
+    let outgoing = format!(
+        "kind = \"sendmail\"\ncommand = \"{}\"\n",
+        sendmail.display()
+    );
+    let cfg_path = mailbox::config_file(&dir, &outgoing, "");
     let (cfg, secrets) = mailbox::game_on(&cfg_path);
     let secret = |side| mailbox::secret(&secrets, side);
     let inbox = Maildir::open(&cfg.inbox.maildir).unwrap();
@@ -72,15 +60,6 @@ fn setup(name: &str) -> (PathBuf, PathBuf) {
         inbox.deliver(raw.as_bytes()).unwrap();
     }
     (dir, cfg_path)
-}
-
-fn run_once(cfg: &Path) -> std::process::Child {
-    Command::new(env!("CARGO_BIN_EXE_dervish"))
-        .args(["--config", cfg.to_str().unwrap(), "run", "--once"])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap()
 }
 
 /// Each Message-ID handed over, with every copy of it.

@@ -1284,15 +1284,10 @@ fn an_oversized_message_is_stored_only_in_its_head() {
         .find(|s| s.subject.contains("not accepted"))
         .expect("a refusal");
     assert!(refusal.text.contains("KiB long"), "{}", refusal.text);
-    let stored: i64 = h
-        .svc
-        .conn
-        .query_row(
-            "SELECT length(raw) FROM messages ORDER BY id DESC LIMIT 1",
-            [],
-            |r| r.get(0),
-        )
-        .unwrap();
+    let stored: i64 = mailbox::one(
+        &h.svc,
+        "SELECT length(raw) FROM messages ORDER BY id DESC LIMIT 1",
+    );
     assert!(
         stored as usize <= dervish::mail::HEAD_BYTES,
         "{stored} bytes stored"

@@ -173,15 +173,7 @@ MS05 MS006 GOOD ORDER
 END
 ";
 
-const RIGHT: &str = "WINNER EGYPTIAN
-BI01 BI02 GOOD ORDER
-BI03 DISRUPTED
-BG01 CIV01 GOOD ORDER
-MS001 MS002 MS003 ELIMINATED
-MS004 DISRUPTED
-MS005 MS006 GOOD ORDER
-END
-";
+const RIGHT: &str = common::TABLE_RESULT;
 
 #[test]
 fn a_table_battle_stops_the_turn_is_briefed_reported_confirmed_and_resumed() {

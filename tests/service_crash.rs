@@ -16,18 +16,12 @@ use rand_chacha::ChaCha8Rng;
 
 #[path = "common/mailbox.rs"]
 mod mailbox;
+use mailbox::run_once;
 
 fn setup(name: &str) -> (PathBuf, PathBuf) {
     let dir = mailbox::folder("dervish-crash", name);
-    let cfg_path = dir.join("dervish.toml");
-    std::fs::write(
-        &cfg_path,
-        format!(
-            "database = \"{d}/dervish.sqlite\"\n[host]\naddress = \"dervish@example.org\"\ngame_master = \"gm@example.org\"\n[inbox]\nmaildir = \"{d}/inbox\"\n[outgoing]\nkind = \"file\"\ndir = \"{d}/outbox\"\n[turns]\nsetup_hours = 0\n",
-            d = dir.display()
-        ),
-    )
-    .unwrap();
+    let outgoing = mailbox::file_outbox(&dir);
+    let cfg_path = mailbox::config_file(&dir, &outgoing, "[turns]\nsetup_hours = 0\n");
     let (cfg, secrets) = mailbox::game_on(&cfg_path);
     let secret = |side| mailbox::secret(&secrets, side);
     let inbox = Maildir::open(&cfg.inbox.maildir).unwrap();
@@ -115,15 +109,6 @@ fn summary(dir: &Path) -> (Vec<String>, i64, i64, Vec<String>, usize) {
         })
         .unwrap_or(0);
     (messages, sets, turns, outbox, files)
-}
-
-fn run_once(cfg: &Path) -> std::process::Child {
-    Command::new(env!("CARGO_BIN_EXE_dervish"))
-        .args(["--config", cfg.to_str().unwrap(), "run", "--once"])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap()
 }
 
 #[test]

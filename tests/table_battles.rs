@@ -61,15 +61,7 @@ fn all() -> TableBattles {
     }
 }
 
-const RESULT: &str = "WINNER EGYPTIAN
-BI01 BI02 GOOD ORDER
-BI03 DISRUPTED
-BG01 CIV01 GOOD ORDER
-MS001 MS002 MS003 ELIMINATED
-MS004 DISRUPTED
-MS005 MS006 GOOD ORDER
-END
-";
+const RESULT: &str = common::TABLE_RESULT;
 
 #[test]
 fn the_turn_stops_at_the_selected_combat_and_resumes_as_an_uninterrupted_run() {

@@ -7,7 +7,9 @@ use dervish::mail::outbound::TransportConfig;
 use dervish::scenario::Side;
 use dervish::service::games::NewGame;
 use dervish::service::{Config, Service};
-use dervish::store::Mode;
+
+#[path = "../../tests/common/mailbox.rs"]
+mod mailbox;
 
 /// The service and the Egyptian player's secret.
 pub fn service_with_game(dir: &Path, id: &str, egyptian: &str, mahdist: &str) -> (Service, String) {
@@ -19,27 +21,13 @@ pub fn service_with_game(dir: &Path, id: &str, egyptian: &str, mahdist: &str) ->
         ..Config::default()
     };
     let svc = Service::open(cfg).expect("service");
-    let created = svc
-        .new_game(
-            &NewGame {
-                scenario: "khartoum".into(),
-                egyptian: egyptian.into(),
-                mahdist: mahdist.into(),
-                id: Some(id.into()),
-                mode: Mode::Monthly,
-                deadline_hours: Some(1000),
-                ambushes: false,
-                table_battles: Default::default(),
-                resolver: Default::default(),
-            },
-            "bench",
-        )
-        .expect("game");
-    let secret = created
-        .secrets
-        .iter()
-        .find(|(s, _)| *s == Side::Egyptian)
-        .map(|(_, x)| x.clone())
-        .expect("secret");
+    let game = NewGame {
+        egyptian: egyptian.into(),
+        mahdist: mahdist.into(),
+        deadline_hours: Some(1000),
+        ..mailbox::game("khartoum", id)
+    };
+    let created = svc.new_game(&game, "bench").expect("game");
+    let secret = mailbox::secret(&created.secrets, Side::Egyptian);
     (svc, secret)
 }

@@ -81,6 +81,37 @@ pub fn config(dir: &Path) -> Config {
     cfg
 }
 
+/// A configuration file `dervish.toml` in `dir` saying what [`config`]
+/// says, but for the outgoing mail: `outgoing` are the lines of its
+/// `[outgoing]` table ([`file_outbox`]), then `extra` TOML. Its path.
+pub fn config_file(dir: &Path, outgoing: &str, extra: &str) -> PathBuf {
+    let path = dir.join("dervish.toml");
+    let text = format!(
+        "database = \"{d}/dervish.sqlite\"\n[host]\naddress = \"{HOST}\"\n\
+         game_master = \"gm@example.org\"\n[inbox]\nmaildir = \"{d}/inbox\"\n\
+         [outgoing]\n{outgoing}{extra}",
+        d = dir.display()
+    );
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// The `[outgoing]` lines of [`config_file`] for mail written to files in
+/// `dir/outbox`, as [`config`] has it.
+pub fn file_outbox(dir: &Path) -> String {
+    format!("kind = \"file\"\ndir = \"{}/outbox\"\n", dir.display())
+}
+
+/// An executable shell script `dir/NAME` that runs `body`: a fake of a
+/// program the service calls, such as sendmail. Its path.
+pub fn script(dir: &Path, name: &str, body: &str) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let path = dir.join(name);
+    std::fs::write(&path, format!("#!/bin/sh\n{body}")).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path
+}
+
 /// The configuration of [`config`] sending its mail by `outgoing`.
 pub fn config_sending(dir: &Path, outgoing: TransportConfig) -> Config {
     Config {
@@ -315,6 +346,22 @@ pub fn game_on(cfg_path: &Path) -> (Config, Vec<(Side, String)>) {
     let svc = Service::open(cfg.clone()).unwrap();
     let created = svc.new_game(&game("khartoum", "k-1"), "test").unwrap();
     (cfg, created.secrets)
+}
+
+/// The one value the query `sql` (no parameters) reads from the service's
+/// database.
+pub fn one<T: rusqlite::types::FromSql>(svc: &Service, sql: &str) -> T {
+    svc.conn.query_row(sql, [], |r| r.get(0)).unwrap()
+}
+
+/// `dervish --config CFG run --once` started, its output thrown away.
+pub fn run_once(cfg: &Path) -> std::process::Child {
+    std::process::Command::new(env!("CARGO_BIN_EXE_dervish"))
+        .args(["--config", cfg.to_str().unwrap(), "run", "--once"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap()
 }
 
 /// The secret of `side`'s seat among a new game's `secrets`.

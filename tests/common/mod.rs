@@ -4,8 +4,22 @@
 pub mod bench;
 pub mod campaign;
 pub mod process;
+pub mod random_march;
 
 use std::path::PathBuf;
+
+/// The result of the table battle that the battle tests set up (the British
+/// column from Abu Klea attacking the Mahdists), as a player reports it:
+/// the Egyptian wins.
+pub const TABLE_RESULT: &str = "WINNER EGYPTIAN
+BI01 BI02 GOOD ORDER
+BI03 DISRUPTED
+BG01 CIV01 GOOD ORDER
+MS001 MS002 MS003 ELIMINATED
+MS004 DISRUPTED
+MS005 MS006 GOOD ORDER
+END
+";
 
 /// Compare `actual` with `tests/golden/NAME`. On a mismatch the actual text
 /// is written beside it as `NAME.actual` and the test fails; with

@@ -49,7 +49,17 @@ pub fn dervish(args: &[&str]) -> (String, String, i32) {
 /// database `database`, a file outbox and a Maildir inbox in `dir`, then
 /// `extra` TOML. Its path.
 pub fn config_file(dir: &Path, database: &Path, extra: &str) -> std::path::PathBuf {
-    let config = dir.join("dervish.toml");
+    config_file_named(dir, "dervish.toml", database, extra)
+}
+
+/// The configuration file of [`config_file`] called `name`.
+pub fn config_file_named(
+    dir: &Path,
+    name: &str,
+    database: &Path,
+    extra: &str,
+) -> std::path::PathBuf {
+    let config = dir.join(name);
     std::fs::write(
         &config,
         format!(
@@ -78,4 +88,49 @@ pub fn dervish_with(config: &Path, args: &[&str]) -> (String, String, i32) {
         String::from_utf8_lossy(&out.stderr).into_owned(),
         out.status.code().unwrap_or(-1),
     )
+}
+
+/// The arguments of `dervish game new` making game `id` between `egyptian`
+/// and `mahdist` (an address, or `bot` for the programmed player).
+pub fn new_game<'a>(id: &'a str, egyptian: &'a str, mahdist: &'a str) -> Vec<&'a str> {
+    vec![
+        "game",
+        "new",
+        "--id",
+        id,
+        "--egyptian",
+        egyptian,
+        "--mahdist",
+        mahdist,
+    ]
+}
+
+/// `args` after `--config CONFIG`.
+pub fn configured<'a>(config: &'a str, args: &[&'a str]) -> Vec<&'a str> {
+    let mut all = vec!["--config", config];
+    all.extend_from_slice(args);
+    all
+}
+
+/// The players most tests seat, as `game new` takes them: Gordon for the
+/// Egyptian and the Mahdi.
+pub const PLAYERS: [&str; 4] = [
+    "--egyptian",
+    "gordon@example.org",
+    "--mahdist",
+    "mahdi@example.org",
+];
+
+/// The arguments of `dervish balance` playing `games` games of `scenario`
+/// and `battle_runs` runs of each typical battle.
+pub fn balance<'a>(scenario: &'a str, games: &'a str, battle_runs: &'a str) -> Vec<&'a str> {
+    vec![
+        "balance",
+        "--scenario",
+        scenario,
+        "--games",
+        games,
+        "--battle-runs",
+        battle_runs,
+    ]
 }
