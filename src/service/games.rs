@@ -432,6 +432,10 @@ impl Service {
                 mode => g.mode.as_str(),
                 seed_sha256 => g.seed_sha256.clone(),
                 ambushes => state.options.ambushes,
+                gordon_stays => state
+                    .options
+                    .variants
+                    .contains(&crate::state::variant::Variant::GordonStays),
                 first => state.month == scn.def.start,
                 setup => match g.turn_kind {
                     TurnKind::SetUp(s) => s.to_string(),
