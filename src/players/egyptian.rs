@@ -209,11 +209,7 @@ impl Survey {
             let land: Vec<_> = s
                 .units
                 .iter()
-                .filter(|u| {
-                    scn.units
-                        .get(&u.unit_type)
-                        .is_some_and(|t| !t.kind.is_river_unit() && t.movement > 0)
-                })
+                .filter(|u| super::marches_by_land(scn, u))
                 .collect();
             if s.side == Side::Egyptian {
                 if !land.is_empty() {

@@ -537,11 +537,7 @@ fn stacks(scn: &Scenario, state: &GameState) -> (Vec<Mine>, Vec<Theirs>) {
         let land: Vec<_> = s
             .units
             .iter()
-            .filter(|u| {
-                scn.units
-                    .get(&u.unit_type)
-                    .is_some_and(|t| !t.kind.is_river_unit() && t.movement > 0)
-            })
+            .filter(|u| super::marches_by_land(scn, u))
             .collect();
         // The British fleet holds no hex and fights no one (8.25).
         let holding: Vec<_> = s

@@ -340,6 +340,14 @@ pub fn legs_avoiding(
     legs
 }
 
+/// Whether `unit` is a land unit that marches: not a boat, gunboat or the
+/// fleet, and with a movement allowance.
+pub fn marches_by_land(scn: &Scenario, unit: &crate::state::Unit) -> bool {
+    scn.units
+        .get(&unit.unit_type)
+        .is_some_and(|t| !t.kind.is_river_unit() && t.movement > 0)
+}
+
 /// The movement allowance of the slowest land unit of `side` in `hex`
 /// (boats, gunboats and the fleet aside), or 5 if none is known.
 pub fn reach_at(scn: &Scenario, state: &GameState, side: Side, hex: crate::geo::Hex) -> u32 {

@@ -22,11 +22,7 @@ pub fn simple_orders(scn: &Scenario, state: &GameState, side: Side) -> Orders {
         let land = s
             .units
             .iter()
-            .filter(|u| {
-                scn.units
-                    .get(&u.unit_type)
-                    .is_some_and(|t| !t.kind.is_river_unit() && t.movement > 0)
-            })
+            .filter(|u| super::marches_by_land(scn, u))
             .count();
         if land > 0 {
             stacks.push((s.hex, land));
