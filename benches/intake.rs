@@ -10,6 +10,11 @@ use std::hint::black_box;
 mod common;
 
 use criterion::{Criterion, criterion_group, criterion_main};
+
+/// The allocator of the `dervish` program, so the intake is measured as the
+/// daemon runs it.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use dervish::service::intake::Outcome;
 
 fn intake(c: &mut Criterion) {

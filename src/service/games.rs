@@ -160,17 +160,27 @@ pub fn new_seed() -> Result<(String, String)> {
     Ok((secrets::hex(&seed), secrets::sha256_hex(&seed)))
 }
 
+/// A game's state as the service last read it: the stored text and the
+/// state it decodes to.
+pub struct KeptState {
+    game: String,
+    turn: u32,
+    text: String,
+    state: GameState,
+}
+
 impl Service {
     /// Read a game's stored state.
     pub fn state_of(&self, g: &GameRow) -> Result<GameState> {
         let mut cache = self.states.borrow_mut();
-        if let Some(i) = cache.iter().position(|(id, ..)| *id == g.id) {
+        if let Some(i) = cache.iter().position(|k| k.game == g.id) {
             let hit = cache.remove(i);
-            if let Some((_, turn, len, state)) = hit
-                && turn == g.turn_no
-                && len == g.state.len()
+            if let Some(kept) = hit
+                && kept.turn == g.turn_no
+                && kept.text == g.state
             {
-                cache.push_front((g.id.clone(), turn, len, state.clone()));
+                let state = kept.state.clone();
+                cache.push_front(kept);
                 return Ok(state);
             }
         }
@@ -179,20 +189,40 @@ impl Service {
             message: e.to_string(),
         })?;
         cache.truncate(super::STATE_CACHE - 1);
-        cache.push_front((g.id.clone(), g.turn_no, g.state.len(), state.clone()));
+        cache.push_front(KeptState {
+            game: g.id.clone(),
+            turn: g.turn_no,
+            text: g.state.clone(),
+            state: state.clone(),
+        });
         Ok(state)
     }
 
     /// Drop a game's state from the cache (after a change that may keep
     /// the turn and the length of its text).
     pub fn forget_state(&self, id: &str) {
-        self.states.borrow_mut().retain(|(g, ..)| g != id);
+        self.states.borrow_mut().retain(|k| k.game != id);
     }
 
-    /// A game by id, or a clear error.
+    /// A game by id, or a clear error. The state's text, tens of kilobytes,
+    /// is read from the database only when the service does not hold it
+    /// already for the game's turn (the text of that length, [`Self::state_of`]).
     pub fn game(&self, id: &str) -> Result<GameRow> {
-        store::game(&self.conn, id)?
-            .ok_or_else(|| ServiceError::Game(format!("no game called {id}")))
+        let missing = || ServiceError::Game(format!("no game called {id}"));
+        let (mut g, bytes) = store::game_head(&self.conn, id)?.ok_or_else(missing)?;
+        let kept = self
+            .states
+            .borrow()
+            .iter()
+            .find(|k| k.game == id && k.turn == g.turn_no && k.text.len() == bytes)
+            .map(|k| k.text.clone());
+        match kept {
+            Some(text) => {
+                g.state = text;
+                Ok(g)
+            }
+            None => store::game(&self.conn, id)?.ok_or_else(missing),
+        }
     }
 
     /// Create a game: set up the scenario, draw the first turn's seed,
@@ -958,9 +988,9 @@ mod tests {
         }
         assert_eq!(svc.states.borrow().len(), STATE_CACHE);
         // The oldest was let go and is read again, the same state.
-        assert!(!svc.states.borrow().iter().any(|e| e.0 == "g0"));
+        assert!(!svc.states.borrow().iter().any(|e| e.game == "g0"));
         assert_eq!(svc.state_of(&first).unwrap(), decoded);
-        assert_eq!(svc.states.borrow()[0].0, "g0");
+        assert_eq!(svc.states.borrow()[0].game, "g0");
         assert_eq!(svc.states.borrow().len(), STATE_CACHE);
     }
 }

@@ -95,14 +95,12 @@ pub struct Service {
     clock: Clock,
     /// `None`: seeds from the operating system (always, but in tests).
     seeds: std::cell::RefCell<Option<Seeds>>,
-    /// Game states read from the database, most recently used first: (game,
-    /// turn number, length of the stored text, the state). A state changes
-    /// only when a turn is played, so the turn number tells a stale entry.
-    /// At most [`STATE_CACHE`] are kept: a decoded state takes tens of
-    /// kilobytes, and a host with a thousand games must not hold them all.
-    states: std::cell::RefCell<
-        std::collections::VecDeque<(String, u32, usize, crate::state::GameState)>,
-    >,
+    /// Game states read from the database, most recently used first, with
+    /// their stored text. A state changes only when a turn is played, so the
+    /// turn number and the text's length tell a stale entry. At most
+    /// [`STATE_CACHE`] are kept: a decoded state takes tens of kilobytes,
+    /// and a host with a thousand games must not hold them all.
+    states: std::cell::RefCell<std::collections::VecDeque<games::KeptState>>,
     /// Set when the service is to stop: a pass then ends after the
     /// message or mail in hand.
     stop: std::sync::Arc<std::sync::atomic::AtomicBool>,

@@ -456,6 +456,25 @@ pub fn game(c: &Connection, id: &str) -> Result<Option<GameRow>> {
     )
 }
 
+/// The columns of [`GAME_COLS`] with the state's text left out (read as
+/// empty) and its length in bytes last: SQLite answers `octet_length`
+/// from the record's header, without reading the text, tens of
+/// kilobytes, from its overflow pages.
+const GAME_HEAD_COLS: &str = "id, scenario, mode, status, deadline_hours, created_at, '', month, turn_no, turn_kind, deadline, seed_hex, seed_sha256, reminded, result, octet_length(state)";
+
+/// A game by id with its state's text left empty, and the length of that
+/// text in bytes: for a reader that may hold the text already.
+pub fn game_head(c: &Connection, id: &str) -> Result<Option<(GameRow, usize)>> {
+    Ok(
+        c.prepare_cached(&format!("SELECT {GAME_HEAD_COLS} FROM games WHERE id = ?1"))?
+            .query_row([id], |r| {
+                let bytes: i64 = r.get(15)?;
+                Ok((game_row(r)?, usize::try_from(bytes).unwrap_or(usize::MAX)))
+            })
+            .optional()?,
+    )
+}
+
 /// Every game, by id.
 pub fn games(c: &Connection) -> Result<Vec<GameRow>> {
     let mut st = c.prepare_cached(&format!("SELECT {GAME_COLS} FROM games ORDER BY id"))?;
