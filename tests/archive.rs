@@ -211,7 +211,7 @@ fn a_finished_campaign_of_each_scenario_is_archived_whole() {
             .expect("last");
         assert_eq!(
             serde_json::to_string(&last.state).expect("json"),
-            g.state,
+            *g.state,
             "{scenario}: the archive ends where the game did"
         );
 

@@ -302,7 +302,7 @@ fn a_game_master_starts_a_game_from_a_situation() {
     let case = cases::load(&situation, &data).unwrap();
     // Its board is placed: no set-up step, no set-up orders (2.1).
     assert_eq!(
-        state,
+        *state,
         dervish::state::GameState {
             setup_placed: true,
             ..case.state

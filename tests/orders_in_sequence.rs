@@ -92,7 +92,7 @@ impl Harness {
 
     fn state(&self) -> GameState {
         let g = self.svc.game(&self.game).unwrap();
-        self.svc.state_of(&g).unwrap()
+        (*self.svc.state_of(&g).unwrap()).clone()
     }
 }
 

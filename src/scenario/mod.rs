@@ -284,7 +284,7 @@ impl DataFiles {
             h.update(format!("etyfw {}\n", e.text.len()).as_bytes());
             h.update(e.text.as_bytes());
         }
-        h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+        hex::encode(h.finalize())
     }
 }
 

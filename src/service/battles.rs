@@ -767,7 +767,7 @@ impl Service {
             .map
             .resolve(place)
             .map_err(|e| ServiceError::Game(format!("{place}: {e}")))?;
-        let mut state = self.state_of(&g)?;
+        let mut state = (*self.state_of(&g)?).clone();
         let tb = &mut state.options.table_battles;
         if tb.select != TableSelect::Flagged {
             return Err(ServiceError::Game(format!(
@@ -781,10 +781,12 @@ impl Service {
             tb.flagged.remove(&hex);
         }
         let mut next = g.clone();
-        next.state = serde_json::to_string(&state).map_err(|e| ServiceError::State {
-            game: g.id.clone(),
-            message: e.to_string(),
-        })?;
+        next.state = serde_json::to_string(&state)
+            .map_err(|e| ServiceError::State {
+                game: g.id.clone(),
+                message: e.to_string(),
+            })?
+            .into();
         let tx = self.begin()?;
         store::update_game(&tx, &next)?;
         let text = format!(

@@ -1,6 +1,9 @@
 //! Games and the game master's commands: new games, deadlines, seats,
 //! pausing. Every game master action is written to the audit log.
 
+use std::rc::Rc;
+use std::sync::Arc;
+
 use chrono::Duration;
 use minijinja::context;
 
@@ -165,35 +168,39 @@ pub fn new_seed() -> Result<(String, String)> {
 pub struct KeptState {
     game: String,
     turn: u32,
-    text: String,
-    state: GameState,
+    text: Arc<str>,
+    state: Rc<GameState>,
 }
 
 impl Service {
-    /// Read a game's stored state.
-    pub fn state_of(&self, g: &GameRow) -> Result<GameState> {
+    /// Read a game's stored state. The state is shared with the service's
+    /// cache of states: a reader that changes it clones it first.
+    pub fn state_of(&self, g: &GameRow) -> Result<Rc<GameState>> {
         let mut cache = self.states.borrow_mut();
         if let Some(i) = cache.iter().position(|k| k.game == g.id) {
             let hit = cache.remove(i);
             if let Some(kept) = hit
                 && kept.turn == g.turn_no
-                && kept.text == g.state
+                && (Arc::ptr_eq(&kept.text, &g.state) || kept.text == g.state)
             {
-                let state = kept.state.clone();
+                let state = Rc::clone(&kept.state);
                 cache.push_front(kept);
                 return Ok(state);
             }
         }
-        let state: GameState = serde_json::from_str(&g.state).map_err(|e| ServiceError::State {
-            game: g.id.clone(),
-            message: e.to_string(),
-        })?;
+        let state: Rc<GameState> =
+            Rc::new(
+                serde_json::from_str(&g.state).map_err(|e| ServiceError::State {
+                    game: g.id.clone(),
+                    message: e.to_string(),
+                })?,
+            );
         cache.truncate(super::STATE_CACHE - 1);
         cache.push_front(KeptState {
             game: g.id.clone(),
             turn: g.turn_no,
-            text: g.state.clone(),
-            state: state.clone(),
+            text: Arc::clone(&g.state),
+            state: Rc::clone(&state),
         });
         Ok(state)
     }
@@ -215,7 +222,7 @@ impl Service {
             .borrow()
             .iter()
             .find(|k| k.game == id && k.turn == g.turn_no && k.text.len() == bytes)
-            .map(|k| k.text.clone());
+            .map(|k| Arc::clone(&k.text));
         match kept {
             Some(text) => {
                 g.state = text;
@@ -292,10 +299,12 @@ impl Service {
             status: Status::Running,
             deadline_hours: hours,
             created_at: now,
-            state: serde_json::to_string(&state).map_err(|e| ServiceError::State {
-                game: id.clone(),
-                message: e.to_string(),
-            })?,
+            state: serde_json::to_string(&state)
+                .map_err(|e| ServiceError::State {
+                    game: id.clone(),
+                    message: e.to_string(),
+                })?
+                .into(),
             month: state.month.to_string(),
             turn_no,
             turn_kind,
@@ -989,7 +998,7 @@ mod tests {
         assert_eq!(svc.states.borrow().len(), STATE_CACHE);
         // The oldest was let go and is read again, the same state.
         assert!(!svc.states.borrow().iter().any(|e| e.game == "g0"));
-        assert_eq!(svc.state_of(&first).unwrap(), decoded);
+        assert_eq!(*svc.state_of(&first).unwrap(), decoded);
         assert_eq!(svc.states.borrow()[0].game, "g0");
         assert_eq!(svc.states.borrow().len(), STATE_CACHE);
     }

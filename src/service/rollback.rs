@@ -125,7 +125,7 @@ impl Service {
         let tx = self.begin()?;
         let (_, n_turns, n_sets) = rows::take_back(&tx, &row)?;
         let mut back = g.clone();
-        back.state = t.state_before.clone();
+        back.state = t.state_before.as_str().into();
         back.month = t.month.clone();
         back.turn_no = t.turn_no;
         back.turn_kind = t.turn_kind;
@@ -279,7 +279,7 @@ impl Service {
         })?;
         let (r, stopped) = adjudicate(
             &scn,
-            state,
+            (*state).clone(),
             g.turn_kind,
             &orders[0],
             &orders[1],

@@ -9,7 +9,7 @@ pub const SECRET_BYTES: usize = 16;
 
 /// Lower-case hex of bytes.
 pub fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    hex::encode(bytes)
 }
 
 /// Bytes from lower- or upper-case hex, if it is hex.

@@ -139,7 +139,7 @@ impl Service {
     /// Egyptian's sealed set-up placed on the default placement (what the
     /// Mahdist sets up against); otherwise the game's state (the default
     /// placement while the Egyptian sets up).
-    pub fn state_shown(&self, g: &GameRow) -> Result<GameState> {
+    pub fn state_shown(&self, g: &GameRow) -> Result<std::rc::Rc<GameState>> {
         let state = self.state_of(g)?;
         if g.turn_kind != TurnKind::SetUp(Side::Mahdist) {
             return Ok(state);
@@ -147,13 +147,13 @@ impl Service {
         let scn = self.scenario(&g.scenario)?;
         let set = store::latest_order_set(&self.conn, &g.id, g.turn_no, Side::Egyptian)?;
         let eg = self.orders_of(set.as_ref())?;
-        Ok(crate::engine::set_up(
+        Ok(std::rc::Rc::new(crate::engine::set_up(
             &scn,
-            state,
+            (*state).clone(),
             Side::Egyptian,
             &eg,
             &mut Vec::new(),
-        ))
+        )))
     }
 
     /// The words that go above a map of the position shown during the
@@ -248,7 +248,7 @@ impl Service {
         })?;
         let (r, _) = adjudicate(
             &scn,
-            before.clone(),
+            GameState::clone(&before),
             g.turn_kind,
             &eg,
             &md,
@@ -328,7 +328,7 @@ impl Service {
     fn first_month(&self, g: &GameRow, turn: &TurnRow) -> Result<GameRow> {
         let (seed_hex, seed_sha256) = self.new_seed()?;
         let mut next = g.clone();
-        next.state = turn.state_after.clone();
+        next.state = turn.state_after.as_str().into();
         next.turn_no = g.turn_no + 1;
         next.turn_kind = match g.mode {
             Mode::Monthly => TurnKind::Month,

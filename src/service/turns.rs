@@ -353,7 +353,7 @@ impl Service {
         battles: &[crate::store::battles::BattleRow],
     ) -> Result<Prepared> {
         let scn = self.scenario(&g.scenario)?;
-        let before = self.state_of(&g)?;
+        let before = (*self.state_of(&g)?).clone();
         let sides = g.turn_kind.sides();
         let settled = self.settlements_of(battles)?;
         let set = |side: Side| -> Result<Option<OrderSetRow>> {
@@ -997,7 +997,7 @@ fn work_out(desk: &Desk<'_>, batch: Vec<(Prepared, Opened)>) -> Vec<Result<Playe
 /// `state`), with the seed and time drawn for it (`o`).
 fn next_game(g: &GameRow, turn: &TurnRow, state: &GameState, o: &Opened) -> GameRow {
     let mut next = g.clone();
-    next.state = turn.state_after.clone();
+    next.state = turn.state_after.as_str().into();
     next.month = state.month.to_string();
     next.turn_no = g.turn_no + 1;
     next.turn_kind = match (g.mode, g.turn_kind) {
@@ -1361,7 +1361,7 @@ impl Service {
         let mut expected = if from_situation {
             turns
                 .first()
-                .map_or_else(|| g.state.clone(), |t| t.state_before.clone())
+                .map_or_else(|| g.state.to_string(), |t| t.state_before.clone())
         } else {
             let (initial, _) = initial_state(&scn, &Placements::new())
                 .map_err(|e| ServiceError::Data(e.to_string()))?;
@@ -1379,7 +1379,7 @@ impl Service {
             expected = t.state_after.clone();
             out.push(v);
         }
-        if expected != g.state {
+        if *expected != *g.state {
             out.push(Verified {
                 turn_no: g.turn_no,
                 month: g.month.clone(),

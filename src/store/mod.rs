@@ -351,7 +351,7 @@ pub struct GameRow {
     pub deadline_hours: u32,
     pub created_at: DateTime<Utc>,
     /// The engine's `GameState` as JSON.
-    pub state: String,
+    pub state: std::sync::Arc<str>,
     pub month: String,
     pub turn_no: u32,
     pub turn_kind: TurnKind,

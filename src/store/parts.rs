@@ -147,10 +147,7 @@ pub(super) fn record_cuts(
 /// The SHA-256 of a piece, in lower-case hex: its key.
 fn sha256_hex(piece: &str) -> String {
     use sha2::Digest;
-    sha2::Sha256::digest(piece.as_bytes())
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    hex::encode(sha2::Sha256::digest(piece.as_bytes()))
 }
 
 /// A piece deflated for keeping.

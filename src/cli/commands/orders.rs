@@ -129,7 +129,7 @@ fn game_position(env: Env, id: &str) -> Result<(Scenario, GameState)> {
     let state = s.state_of(&row).map_err(|e| anyhow!("{e}"))?;
     Ok((
         s.scenario(&row.scenario).map_err(|e| anyhow!("{e}"))?,
-        state,
+        (*state).clone(),
     ))
 }
 
