@@ -88,12 +88,6 @@ fn raw_header(bytes: &[u8], name: &str) -> Option<String> {
     None
 }
 
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("dervish-outbound-{name}-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
-    dir
-}
-
 #[test]
 fn headers_thread_the_reply_and_stop_loops() {
     let bytes = to_bytes(&outgoing()).unwrap();
@@ -372,7 +366,7 @@ fn several_recipients() {
 
 #[test]
 fn file_transport_writes_atomically_and_overwrites() {
-    let dir = temp_dir("file").join("outbox");
+    let dir = mailbox::folder("dervish-outbound", "file").join("outbox");
     let sender = Sender::new(&TransportConfig::File { dir: dir.clone() }).unwrap();
     let mut o = outgoing();
     sender.send(&o).unwrap();
@@ -400,7 +394,7 @@ fn file_transport_writes_atomically_and_overwrites() {
 
 #[test]
 fn sending_a_bad_address_is_not_transient() {
-    let dir = temp_dir("bad");
+    let dir = mailbox::folder("dervish-outbound", "bad");
     let sender = Sender::new(&TransportConfig::File { dir: dir.clone() }).unwrap();
     let mut o = outgoing();
     o.to = vec!["nobody".to_owned()];
