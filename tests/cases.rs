@@ -26,6 +26,14 @@ fn corpus() -> Vec<PathBuf> {
     files
 }
 
+/// A case of the corpus that passes.
+fn good_case() -> PathBuf {
+    corpus()
+        .into_iter()
+        .find(|p| p.to_string_lossy().contains("9.4-fire-and-melee"))
+        .unwrap()
+}
+
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/case-fixtures")
@@ -79,10 +87,7 @@ fn every_numbered_section_of_the_rules_has_a_case() {
 
 #[test]
 fn case_run_passes_a_good_case_and_fails_a_wrong_one_with_the_difference() {
-    let good = corpus()
-        .into_iter()
-        .find(|p| p.to_string_lossy().contains("9.4-fire-and-melee"))
-        .unwrap();
+    let good = good_case();
     let (out, err, code) = dervish(&["case", "run", good.to_str().unwrap()]);
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.starts_with("PASS "), "{out}");
@@ -115,10 +120,7 @@ fn case_run_passes_a_good_case_and_fails_a_wrong_one_with_the_difference() {
 
 #[test]
 fn a_bad_file_is_a_clear_error_and_the_other_files_still_run() {
-    let good = corpus()
-        .into_iter()
-        .find(|p| p.to_string_lossy().contains("9.4-fire-and-melee"))
-        .unwrap();
+    let good = good_case();
     let bad = fixture("bad-values.toml");
     let (out, _, code) = dervish(&[
         "case",
@@ -174,30 +176,21 @@ fn every_bad_value_is_named_with_its_field_and_what_is_allowed() {
 #[test]
 fn toml_errors_and_unknown_keys_name_the_file_and_line() {
     let data = DataSet::embedded().unwrap();
-    let dir = Path::new(".");
-    let err = cases::parse(
+    let refused = |file: &str, text: &str| {
+        cases::parse(file, text, Path::new("."), &data)
+            .unwrap_err()
+            .to_string()
+    };
+    let err = refused(
         "typo.toml",
         "name = \"x\"\nscenario = \"khartoum\"\n[situation]\nmonht = \"1884-03\"\n",
-        dir,
-        &data,
-    )
-    .unwrap_err()
-    .to_string();
+    );
     assert!(err.starts_with("typo.toml:4:"), "{err}");
     assert!(err.contains("unknown field `monht`"), "{err}");
-    let err = cases::parse(
-        "s.toml",
-        "name = \"x\"\nscenario = \"suakin\"\n",
-        dir,
-        &data,
-    )
-    .unwrap_err()
-    .to_string();
+    let err = refused("s.toml", "name = \"x\"\nscenario = \"suakin\"\n");
     assert!(err.contains("no scenario called `suakin`"), "{err}");
     assert!(err.contains("el-obeid, khartoum"), "{err}");
-    let err = cases::parse("m.toml", "scenario = \"khartoum\"\n", dir, &data)
-        .unwrap_err()
-        .to_string();
+    let err = refused("m.toml", "scenario = \"khartoum\"\n");
     assert!(err.contains("missing field `name`"), "{err}");
 }
 
@@ -300,21 +293,9 @@ fn a_game_master_starts_a_game_from_a_situation() {
     }
 
     // A situation of another scenario than --scenario says is refused.
-    let (_, err, code) = dervish(&configured(
-        config,
-        &[
-            "game",
-            "new",
-            "--scenario",
-            "el-obeid",
-            "--situation",
-            situation,
-            "--egyptian",
-            "a@example.org",
-            "--mahdist",
-            "b@example.org",
-        ],
-    ));
+    let mut other = process::new_game("sit-2", "a@example.org", "b@example.org");
+    other.extend(["--scenario", "el-obeid", "--situation", situation]);
+    let (_, err, code) = dervish(&configured(config, &other));
     assert_ne!(code, 0);
     assert!(err.contains("situation of scenario khartoum"), "{err}");
     drop(svc);
