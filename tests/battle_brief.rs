@@ -2,6 +2,7 @@
 //! players and the game master read when a combat goes to the table, for
 //! each miniatures rule set, from a combat the engine stopped at.
 
+use common::text::says;
 use dervish::battle::brief::{
     BriefError, WIDTH, brief, brief_and_table, brief_with, diagram_title,
 };
@@ -215,16 +216,15 @@ fn a_bad_tabletop_file_gives_a_clear_error() {
         .replacen("sunset: \"17:38\"", "sunset: \"5.38pm\"", 1);
     let e = Tabletop::parse("tabletop.ron", &broken, &scn.units).unwrap_err();
     let text = e.to_string();
-    assert!(
-        text.contains("the rule set Pits1885 (PITS 1885) is given 0 times"),
-        "{text}"
+    says(
+        &text,
+        &[
+            "the rule set Pits1885 (PITS 1885) is given 0 times",
+            "month 1 is given twice",
+            "light[0].sunset: not a time of day",
+            "how to fix",
+        ],
     );
-    assert!(text.contains("month 1 is given twice"), "{text}");
-    assert!(
-        text.contains("light[0].sunset: not a time of day"),
-        "{text}"
-    );
-    assert!(text.contains("how to fix"), "{text}");
     assert!(e.0.iter().all(|d| d.line.is_some()), "{text}");
 
     // A unit type with no troop entry names the type and what to add.

@@ -24,6 +24,31 @@ fn fixture(name: &str) -> String {
         .to_string()
 }
 
+/// `dervish battle brief` of the situation file `situation`, the stack at
+/// `attack` attacking the one at `defend`, by `rules`, then `more`
+/// arguments: what it printed and its exit status.
+fn brief(
+    situation: &str,
+    attack: &str,
+    defend: &str,
+    rules: &str,
+    more: &[&str],
+) -> (String, String, i32) {
+    let mut args = vec![
+        "battle",
+        "brief",
+        "--situation",
+        situation,
+        "--attack",
+        attack,
+        defend,
+        "--rules",
+        rules,
+    ];
+    args.extend_from_slice(more);
+    dervish(&args)
+}
+
 /// The brief printed is the brief the library writes for the same combat
 /// (the golden of tests/battle_brief.rs), and --out writes the diagram as
 /// SVG (its golden) and as a PNG.
@@ -32,19 +57,8 @@ fn a_brief_without_a_game_prints_the_brief_and_writes_the_diagram() {
     let out = scratch("el-teb").join("el-teb");
     let situation = fixture("brief-el-teb.toml");
     for rules in ["volley-fire", "pits-1885", "etyfw"] {
-        let (text, err, code) = dervish(&[
-            "battle",
-            "brief",
-            "--situation",
-            &situation,
-            "--attack",
-            "5623",
-            "El Teb",
-            "--rules",
-            rules,
-            "--out",
-            &out.display().to_string(),
-        ]);
+        let out_arg = out.display().to_string();
+        let (text, err, code) = brief(&situation, "5623", "El Teb", rules, &["--out", &out_arg]);
         assert_eq!(code, 0, "{err}");
         common::golden(&format!("brief-el-teb-{rules}.txt"), &text);
         let svg = std::fs::read_to_string(out.join("diagram.svg")).unwrap();
@@ -59,17 +73,7 @@ fn a_brief_without_a_game_prints_the_brief_and_writes_the_diagram() {
 #[test]
 fn places_by_name_and_no_diagram_without_out() {
     let situation = fixture("brief-metammeh.toml");
-    let (text, err, code) = dervish(&[
-        "battle",
-        "brief",
-        "--situation",
-        &situation,
-        "--attack",
-        "2434",
-        "Metammeh",
-        "--rules",
-        "PITS",
-    ]);
+    let (text, err, code) = brief(&situation, "2434", "Metammeh", "PITS", &[]);
     assert_eq!(code, 0, "{err}");
     assert!(text.starts_with("BATTLE BRIEF: PITS 1885\n"), "{text}");
     assert!(
@@ -81,89 +85,46 @@ fn places_by_name_and_no_diagram_without_out() {
 /// Bad input: a clear one-line error and a non-zero exit, nothing printed.
 #[test]
 fn bad_input_gets_a_one_line_error() {
-    let metammeh = fixture("brief-metammeh.toml");
-    let cases: [(&[&str], &str); 6] = [
+    let metammeh: &str = &fixture("brief-metammeh.toml");
+    let cases = [
         (
-            &[
-                "--situation",
-                "no-such.toml",
-                "--attack",
-                "2434",
-                "2534",
-                "--rules",
-                "etyfw",
-            ],
+            "no-such.toml",
+            "2434",
+            "2534",
+            "etyfw",
             "no-such.toml: no such situation file",
         ),
+        (metammeh, "2433", "2534", "etyfw", "no stack stands at 2433"),
         (
-            &[
-                "--situation",
-                &metammeh,
-                "--attack",
-                "2433",
-                "2534",
-                "--rules",
-                "etyfw",
-            ],
-            "no stack stands at 2433",
-        ),
-        (
-            &[
-                "--situation",
-                &metammeh,
-                "--attack",
-                "2434",
-                "2533",
-                "--rules",
-                "etyfw",
-            ],
+            metammeh,
+            "2434",
+            "2533",
+            "etyfw",
             "no Mahdist stack stands at 2533",
         ),
         (
-            &[
-                "--situation",
-                &metammeh,
-                "--attack",
-                "2434",
-                "2434",
-                "--rules",
-                "etyfw",
-            ],
+            metammeh,
+            "2434",
+            "2434",
+            "etyfw",
             "no Mahdist stack stands at 2434",
         ),
         (
-            &[
-                "--situation",
-                &metammeh,
-                "--attack",
-                "2534",
-                "2434",
-                "--rules",
-                "chess",
-            ],
+            metammeh,
+            "2534",
+            "2434",
+            "chess",
             "unknown miniatures rules `chess`",
         ),
-        (
-            &[
-                "--situation",
-                &metammeh,
-                "--attack",
-                "Nowhere",
-                "2534",
-                "--rules",
-                "etyfw",
-            ],
-            "Nowhere",
-        ),
+        (metammeh, "Nowhere", "2534", "etyfw", "Nowhere"),
     ];
-    for (args, want) in cases {
-        let mut all = vec!["battle", "brief"];
-        all.extend_from_slice(args);
-        let (out, err, code) = dervish(&all);
-        assert_ne!(code, 0, "{all:?} succeeded");
-        assert!(out.is_empty(), "{all:?} printed {out}");
-        assert!(err.contains(want), "{all:?}: {err}");
-        assert_eq!(err.trim_end().lines().count(), 1, "{all:?}: {err}");
+    for (situation, attack, defend, rules, want) in cases {
+        let case = [situation, attack, defend, rules];
+        let (out, err, code) = brief(situation, attack, defend, rules, &[]);
+        assert_ne!(code, 0, "{case:?} succeeded");
+        assert!(out.is_empty(), "{case:?} printed {out}");
+        assert!(err.contains(want), "{case:?}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{case:?}: {err}");
     }
 }
 
@@ -175,17 +136,8 @@ fn stacks_not_adjacent_cannot_fight() {
         .unwrap()
         .replace("at = \"5623\"", "at = \"5523\"");
     std::fs::write(&file, text).unwrap();
-    let (out, err, code) = dervish(&[
-        "battle",
-        "brief",
-        "--situation",
-        &file.display().to_string(),
-        "--attack",
-        "5523",
-        "El Teb",
-        "--rules",
-        "volley-fire",
-    ]);
+    let situation = file.display().to_string();
+    let (out, err, code) = brief(&situation, "5523", "El Teb", "volley-fire", &[]);
     assert_ne!(code, 0);
     assert!(out.is_empty());
     assert!(err.contains("are not next to each other"), "{err}");

@@ -26,9 +26,7 @@ fn dervish() -> &'static str {
 }
 
 fn setup(name: &str) -> (PathBuf, PathBuf) {
-    let dir = std::env::temp_dir().join(format!("dervish-bounded-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = process::fresh_folder(&format!("bounded-{name}"));
     let config = process::config_file(&dir, &dir.join("db.sqlite"), "");
     let out = Command::new(dervish())
         .arg("--config")

@@ -22,6 +22,15 @@ fn case_from(name: &str, text: &str) -> Case {
     cases::parse(name, text, Path::new("."), &data).unwrap()
 }
 
+/// A case of `tests/case-fixtures/`.
+fn fixture(file: &str) -> Case {
+    let data = DataSet::embedded().unwrap();
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/case-fixtures")
+        .join(file);
+    cases::load(&path, &data).unwrap()
+}
+
 fn typical(id: &str) -> Case {
     let text = balance::TYPICAL_BATTLES
         .iter()
@@ -66,26 +75,8 @@ fn combat_of(case: &Case, attacker: Side) -> Combat {
     }
 }
 
-const ONE_ON_ONE: &str = r#"
-name = "one British infantry unit charged by one of ansar in the open"
-rules = ["9.1"]
-scenario = "khartoum"
-[situation]
-month = "1884-03"
-units = [
-  { type = "brit-inf", count = 1, at = "1331" },
-  { type = "mah-S", count = 1, at = "1431" },
-]
-[orders]
-mahdist = "MARCH STACK 1431 TO 1331 ATTACK ANY"
-[play]
-turns = "mahdist"
-[dice]
-seed = 1
-"#;
-
 fn fight_fixed(faces: &[u32], fallback: u32) -> (Resolved, usize) {
-    let case = case_from("one.toml", ONE_ON_ONE);
+    let case = fixture("etyfw-one-on-one.toml");
     let combat = combat_of(&case, Side::Mahdist);
     let e = Etyfw::embedded().unwrap();
     let mut dice = Dice::new(FixedDice::with_fallback(faces.iter().copied(), fallback));
@@ -93,24 +84,24 @@ fn fight_fixed(faces: &[u32], fallback: u32) -> (Resolved, usize) {
     (r, dice.rolls().len())
 }
 
+/// What `pick` makes of the resolver's log, the events it takes, in
+/// order.
+fn from_log(r: &Resolved, pick: impl FnMut(&Event) -> Option<String>) -> Vec<String> {
+    r.log.iter().filter_map(pick).collect()
+}
+
 fn rolled(r: &Resolved) -> Vec<String> {
-    r.log
-        .iter()
-        .filter_map(|e| match e {
-            Event::Rolled(t) => Some(format!("{} | {} | {}", t.roll.purpose, t.table, t.line)),
-            _ => None,
-        })
-        .collect()
+    from_log(r, |e| match e {
+        Event::Rolled(t) => Some(format!("{} | {} | {}", t.roll.purpose, t.table, t.line)),
+        _ => None,
+    })
 }
 
 fn notes(r: &Resolved) -> Vec<String> {
-    r.log
-        .iter()
-        .filter_map(|e| match e {
-            Event::Note { text } => Some(text.clone()),
-            _ => None,
-        })
-        .collect()
+    from_log(r, |e| match e {
+        Event::Note { text } => Some(text.clone()),
+        _ => None,
+    })
 }
 
 fn fate(r: &Resolved, prefix: &str) -> Fate {
@@ -120,24 +111,6 @@ fn fate(r: &Resolved, prefix: &str) -> Fate {
         .unwrap_or_else(|| panic!("no fate for {prefix}: {:?}", r.fates))
         .1
 }
-
-const ONE_ATTACKS: &str = r#"
-name = "one British infantry unit attacks one of Mahdist riflemen in the open"
-rules = ["9.1"]
-scenario = "khartoum"
-[situation]
-month = "1884-03"
-units = [
-  { type = "brit-inf", count = 1, at = "1331" },
-  { type = "mah-R", count = 1, at = "1431" },
-]
-[orders]
-egyptian = "MARCH STACK 1331 TO 1431 ATTACK ANY"
-[play]
-turns = "egyptian"
-[dice]
-seed = 1
-"#;
 
 fn fight_with(e: &Etyfw, case: &Case, attacker: Side, faces: &[u32]) -> Resolved {
     let combat = combat_of(case, attacker);
@@ -271,7 +244,7 @@ fn section_3_the_first_side_strikes_first_and_a_stand_it_puts_out_does_not_strik
 /// fires. With `first_mover: Defender` the riflemen fire first.
 #[test]
 fn section_3_the_first_side_fires_first_and_the_other_fires_with_what_is_left() {
-    let case = case_from("attacks.toml", ONE_ATTACKS);
+    let case = fixture("etyfw-one-attacks.toml");
     // Reconnaissance by the holding riflemen: D6 1 (+1 open: 2), a
     // battalion (two stands): "-", 5 cm.
     let e = Etyfw::embedded().unwrap();
@@ -333,24 +306,6 @@ fn the_side_that_marched_attacks() {
     );
 }
 
-const TWO_CHARGED: &str = r#"
-name = "two British infantry units charged by one of ansar in the open"
-rules = ["9.1"]
-scenario = "khartoum"
-[situation]
-month = "1884-03"
-units = [
-  { type = "brit-inf", count = 2, at = "1331" },
-  { type = "mah-S", count = 1, at = "1431" },
-]
-[orders]
-mahdist = "MARCH STACK 1431 TO 1331 ATTACK ANY"
-[play]
-turns = "mahdist"
-[dice]
-seed = 1
-"#;
-
 /// Fates come from the casualty markers (docs 5.2), not from the break
 /// test. The ansar stand reaches BI01 and is put out of action there; the
 /// Mahdist side is broken, the British side (one stand of four lost) is
@@ -361,7 +316,7 @@ seed = 1
 /// break would not lose.
 #[test]
 fn fates_come_from_the_markers_and_are_not_edited_to_match_the_field() {
-    let case = case_from("two.toml", TWO_CHARGED);
+    let case = fixture("etyfw-two-charged.toml");
     let e = Etyfw::embedded().unwrap();
     // Reconnaissance D6 1 (5 cm); move 1: four AvD 2s (no casualty);
     // move 2: the charge, 5 D6 of 1, contact with BI01; four AvD 2s at
@@ -610,25 +565,6 @@ fn rule_9_1_a_combat_played_through_the_engine_with_the_etyfw_resolver() {
     assert!(log.contains("combat at "), "{log}");
 }
 
-const ONE_DISRUPTED: &str = r#"
-name = "two British infantry units, one disrupted already, charged by ansar"
-rules = ["9.4"]
-scenario = "khartoum"
-[situation]
-month = "1884-03"
-units = [
-  { type = "brit-inf", count = 2, at = "1331" },
-  { id = "BI02", at = "1331", disrupted = true },
-  { type = "mah-S", count = 4, at = "1431" },
-]
-[orders]
-mahdist = "MARCH STACK 1431 TO 1331 ATTACK ANY"
-[play]
-turns = "mahdist"
-[dice]
-seed = 1
-"#;
-
 /// 9.4: "no disrupted unit may suffer a 2nd disruption result until all
 /// units (except leaders) in the stack are disrupted." Over 400 battles of
 /// a British pair, one disrupted before the battle: never is BI02
@@ -636,7 +572,7 @@ seed = 1
 /// table would have disrupted it again say why it ends disrupted.
 #[test]
 fn rule_9_4_the_etyfw_fates_give_no_second_disruption_while_a_unit_is_in_good_order() {
-    let case = case_from("one-disrupted.toml", ONE_DISRUPTED);
+    let case = fixture("etyfw-one-disrupted.toml");
     let combat = combat_of(&case, Side::Mahdist);
     let e = Etyfw::embedded().unwrap();
     let mut held = 0;
@@ -774,7 +710,7 @@ fn section_6_no_charge_reaches_the_line_before_a_shot_is_fired() {
 /// not in contact when the move began, then fire at them at 0 cm).
 #[test]
 fn an_ambush_charges_in_the_first_movement_phase() {
-    let case = case_from("one.toml", ONE_ON_ONE);
+    let case = fixture("etyfw-one-on-one.toml");
     let mut combat = combat_of(&case, Side::Mahdist);
     combat.ambush = true;
     let e = Etyfw::embedded().unwrap();

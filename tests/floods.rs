@@ -61,12 +61,8 @@ impl Host {
     /// Take in a plain-text mail at once (no pass).
     fn receive(&mut self, from: &str, subject: &str, body: &str) -> Outcome {
         self.n += 1;
-        let raw = format!(
-            "From: {from}\r\nTo: {}\r\nSubject: {subject}\r\nMessage-ID: <f{}@forged.example>\r\nDate: Sun, 1 Mar 2026 12:00:00 +0000\r\nMIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n{}",
-            mailbox::HOST,
-            self.n,
-            body.replace('\n', "\r\n")
-        );
+        let id = format!("f{}@forged.example", self.n);
+        let raw = mailbox::plain_mail(from, mailbox::HOST, subject, &id, body);
         self.table.svc.receive(raw.as_bytes()).unwrap()
     }
 

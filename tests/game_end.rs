@@ -13,6 +13,23 @@ use dervish::scenario::Side;
 use dervish::store::{self, Status};
 use long_game::{GM, GORDON, Game, MAHDI};
 
+/// The game is finished with `result`, and the mail saying it is over,
+/// which says `how` it ended, went to both players and the game master:
+/// those mails, for a closer look.
+fn ended(g: &Game, result: &str, how: &str) -> Vec<String> {
+    let over = g.game();
+    assert_eq!(over.status, Status::Finished);
+    assert_eq!(over.result.as_deref(), Some(result));
+    [GORDON, MAHDI, GM]
+        .into_iter()
+        .map(|to| {
+            let mail = g.last(to, "the game is over").expect(to);
+            assert!(mailbox::flat(&mail).contains(how), "{mail}");
+            mail
+        })
+        .collect()
+}
+
 #[test]
 fn resign_without_the_secret_changes_nothing_and_with_it_ends_the_game() {
     let mut g = Game::new("resign", MAHDI, |_| {});
@@ -24,15 +41,11 @@ fn resign_without_the_secret_changes_nothing_and_with_it_ends_the_game() {
             .any(|s| s.text.contains("the mail has no SECRET line"))
     );
     g.send(Side::Egyptian, "RESIGN");
-    let over = g.game();
-    assert_eq!(over.status, Status::Finished);
-    assert_eq!(
-        over.result.as_deref(),
-        Some("Mahdist victory: the Egyptian player resigned")
-    );
-    for to in [GORDON, MAHDI, GM] {
-        let mail = g.last(to, "the game is over").expect(to);
-        assert!(mailbox::flat(&mail).contains("by resignation"), "{mail}");
+    for mail in ended(
+        &g,
+        "Mahdist victory: the Egyptian player resigned",
+        "by resignation",
+    ) {
         assert!(
             mail.contains("Result: Mahdist victory: the Egyptian player resigned"),
             "{mail}"
@@ -68,19 +81,11 @@ fn a_draw_proposed_and_accepted_ends_the_game() {
     assert!(told.contains("DRAW ACCEPT"), "{told}");
     assert_eq!(g.game().status, Status::Running);
     g.send(Side::Mahdist, "DRAW ACCEPT");
-    let over = g.game();
-    assert_eq!(over.status, Status::Finished);
-    assert_eq!(
-        over.result.as_deref(),
-        Some("a draw: agreed by both players")
+    ended(
+        &g,
+        "a draw: agreed by both players",
+        "by agreement of both players",
     );
-    for to in [GORDON, MAHDI, GM] {
-        let mail = g.last(to, "the game is over").expect(to);
-        assert!(
-            mailbox::flat(&mail).contains("by agreement of both players"),
-            "{mail}"
-        );
-    }
 }
 
 #[test]

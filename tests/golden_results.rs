@@ -7,19 +7,16 @@
 
 use std::path::{Path, PathBuf};
 
-use chrono::{DateTime, Utc};
 use dervish::mail::maildir::Maildir;
 use dervish::mail::outbound::{Sender, TransportConfig};
 use dervish::scenario::Side;
-use dervish::service::Service;
 use dervish::service::games::example_march;
 use dervish::service::record::TurnRecord;
 use dervish::store::Mode;
 use mail_parser::{MessageParser, MimeHeaders};
 
 mod common;
-#[path = "common/mailbox.rs"]
-mod mailbox;
+use common::campaign::mailbox;
 
 fn temp_dir(name: &str) -> PathBuf {
     mailbox::folder("dervish-golden", name)
@@ -36,16 +33,8 @@ fn first_results(scenario: &str) -> Vec<(String, String)> {
     cfg.turns.setup_hours = 0;
     let sender = Sender::new(&cfg.outgoing).unwrap();
     let mut inbox = Maildir::open(&cfg.inbox.maildir).unwrap();
-    let mut svc = Service::open(cfg).unwrap();
-    let start: DateTime<Utc> = DateTime::parse_from_rfc3339("2026-03-01T12:00:00Z")
-        .unwrap()
-        .with_timezone(&Utc);
-    svc.set_clock(Box::new(move || start));
-    let mut n = 0u8;
-    svc.set_seeds(Box::new(move || {
-        n = n.wrapping_add(1);
-        [n; 32]
-    }));
+    let mut svc = mailbox::service_at(cfg, mailbox::start());
+    svc.set_seeds(mailbox::counting_seeds());
     let created = svc
         .new_game(&mailbox::game(scenario, &format!("{scenario}-1")), "test")
         .unwrap();

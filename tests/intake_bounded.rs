@@ -7,12 +7,10 @@
 
 use std::path::{Path, PathBuf};
 
-use chrono::{DateTime, Utc};
 use dervish::mail::Inbox;
 use dervish::mail::inbound::{self, HTML_MAX_DEPTH, Limits};
 use dervish::mail::maildir::Maildir;
 use dervish::scenario::Side;
-use dervish::service::games::NewGame;
 use dervish::service::intake::{MAX_INBOX_ATTEMPTS, Outcome};
 use dervish::service::{Config, Service};
 use dervish::store::{self};
@@ -49,20 +47,8 @@ fn harness_with(name: &str, mahdist: &str, edit: impl FnOnce(&mut Config)) -> Ha
     cfg.turns.setup_hours = 0;
     edit(&mut cfg);
     let inbox = Maildir::open(&cfg.inbox.maildir).unwrap();
-    let mut svc = Service::open(cfg).unwrap();
-    let now = DateTime::parse_from_rfc3339("2026-03-01T12:00:00Z")
-        .unwrap()
-        .with_timezone(&Utc);
-    svc.set_clock(Box::new(move || now));
-    let created = svc
-        .new_game(
-            &NewGame {
-                mahdist: mahdist.into(),
-                ..mailbox::game("khartoum", "k-1")
-            },
-            "test",
-        )
-        .unwrap();
+    let svc = mailbox::service_at(cfg, mailbox::start());
+    let created = svc.new_game(&mailbox::k1_against(mahdist), "test").unwrap();
     Harness {
         dir,
         svc,
@@ -73,19 +59,13 @@ fn harness_with(name: &str, mahdist: &str, edit: impl FnOnce(&mut Config)) -> Ha
 
 impl Harness {
     fn secret(&self, side: Side) -> String {
-        self.secrets
-            .iter()
-            .find(|(s, _)| *s == side)
-            .unwrap()
-            .1
-            .clone()
+        mailbox::secret(&self.secrets, side)
     }
 
     /// The mail queued for `to`, of this kind, oldest first.
     fn queued(&self, to: &str, kind: &str) -> Vec<store::OutboxRow> {
-        let mut all = store::mail_for(&self.svc.conn, None).unwrap();
-        all.extend(store::mail_for(&self.svc.conn, Some("k-1")).unwrap());
-        all.into_iter()
+        mailbox::all_mail(&self.svc)
+            .into_iter()
             .filter(|m| m.recipient == to && m.kind == kind)
             .collect()
     }

@@ -4,15 +4,33 @@
 
 use dervish::dice::{Dice, SeededDice};
 use dervish::engine::play_month_with;
+use dervish::players::Decision;
 use dervish::players::mahdist::{Opponents, decide};
 use dervish::players::reaction::Reactions;
 use dervish::players::simple::simple_orders;
 use dervish::players::{keep_checked, through_the_checker};
-use dervish::scenario::{DataSet, Side};
+use dervish::scenario::{DataSet, Scenario, Side};
 use dervish::state::GameState;
 use dervish::state::setup::{Placements, initial_state};
 
 mod common;
+
+/// The Mahdist player's decision for `state` with dice seeded `seed`.
+fn decide_seeded(
+    scn: &Scenario,
+    state: &GameState,
+    table: &Reactions,
+    opponents: &Opponents,
+    seed: u64,
+) -> Decision {
+    decide(
+        scn,
+        state,
+        table,
+        opponents,
+        &mut Dice::new(SeededDice::from_seed(seed)),
+    )
+}
 
 /// Mahdist positions to decide for, from campaigns of both scenarios in
 /// which the Mahdist bot plays the simple Egyptian player.
@@ -62,11 +80,10 @@ fn its_orders_pass_the_checker_in_every_state_and_repeat_under_a_seed() {
                         // The same position and the same dice: the same
                         // decision, roll for roll.
                         if decided % 97 == 0 {
-                            let mut a = Dice::new(SeededDice::from_seed(decided as u64));
-                            let mut b = Dice::new(SeededDice::from_seed(decided as u64));
+                            let again = decided as u64;
                             assert_eq!(
-                                decide(&scn, s, &table, &opponents, &mut a),
-                                decide(&scn, s, &table, &opponents, &mut b)
+                                decide_seeded(&scn, s, &table, &opponents, again),
+                                decide_seeded(&scn, s, &table, &opponents, again)
                             );
                         }
                         d.orders
@@ -100,8 +117,7 @@ fn the_umpires_notes_name_every_roll() {
     state.effects.egyptian_turn_played = true;
     let table = Reactions::shipped().unwrap();
     let opponents = Opponents::shipped().unwrap();
-    let mut dice = Dice::new(SeededDice::from_seed(7));
-    let d = decide(&scn, &state, &table, &opponents, &mut dice);
+    let d = decide_seeded(&scn, &state, &table, &opponents, 7);
     assert!(!d.rolls.is_empty());
     assert_eq!(
         d.notes.iter().filter(|n| n.contains("; 2D6 ")).count(),
@@ -152,8 +168,7 @@ fn the_set_up_places_the_army_near_its_objectives() {
     let (state, _) = initial_state(&scn, &Placements::new()).unwrap();
     let table = Reactions::shipped().unwrap();
     let opponents = Opponents::shipped().unwrap();
-    let mut dice = Dice::new(SeededDice::from_seed(7));
-    let d = decide(&scn, &state, &table, &opponents, &mut dice);
+    let d = decide_seeded(&scn, &state, &table, &opponents, 7);
     assert!(!d.orders.setup.is_empty(), "{:#?}", d.notes);
     assert!(
         !d.rolls.is_empty(),
@@ -192,13 +207,7 @@ fn the_set_up_places_the_army_near_its_objectives() {
         }
     }
     // The same state and seed, the same set-up.
-    let again = decide(
-        &scn,
-        &state,
-        &table,
-        &opponents,
-        &mut Dice::new(SeededDice::from_seed(7)),
-    );
+    let again = decide_seeded(&scn, &state, &table, &opponents, 7);
     assert_eq!(again.orders, d.orders);
 }
 
@@ -216,13 +225,7 @@ fn the_set_up_shares_the_army_and_strong_stacks_storm() {
     let opponents = Opponents::shipped().unwrap();
     let mut stormed = 0;
     for seed in 1..=12 {
-        let d = decide(
-            &scn,
-            &state,
-            &table,
-            &opponents,
-            &mut Dice::new(SeededDice::from_seed(seed)),
-        );
+        let d = decide_seeded(&scn, &state, &table, &opponents, seed);
         let placed = dervish::engine::set_up(
             &scn,
             state.clone(),
@@ -282,13 +285,7 @@ fn the_set_up_shares_the_army_and_strong_stacks_storm() {
             .replace("assault_ratio: 3,", "assault_ratio: 30,"),
     )
     .unwrap();
-    let d = decide(
-        &scn,
-        &state,
-        &table,
-        &cautious,
-        &mut Dice::new(SeededDice::from_seed(1)),
-    );
+    let d = decide_seeded(&scn, &state, &table, &cautious, 1);
     assert!(
         !d.notes.iter().any(|n| n.contains("storms Sinkat")),
         "{:#?}",
@@ -331,13 +328,7 @@ fn a_relief_coming_makes_the_besiegers_storm() {
     let opponents = Opponents::shipped().unwrap();
     let khartoum = scn.map.resolve("Khartoum").unwrap();
     let storms = |s: &GameState, seed: u64| {
-        let d = decide(
-            &scn,
-            s,
-            &table,
-            &opponents,
-            &mut Dice::new(SeededDice::from_seed(seed)),
-        );
+        let d = decide_seeded(&scn, s, &table, &opponents, seed);
         through_the_checker(&scn, s, Side::Mahdist, &d.orders).unwrap();
         let note = d.notes.iter().any(|n| {
             n.contains("storms Khartoum (1942) (6 strength against 4: 1 times the garrison or more, a relief coming: the British at 1838")
@@ -388,13 +379,7 @@ fn an_empty_town_next_door_is_taken() {
     let opponents = Opponents::shipped().unwrap();
     let tokar = scn.map.resolve("Tokar").unwrap();
     for seed in 1..=12 {
-        let d = decide(
-            &scn,
-            &state,
-            &table,
-            &opponents,
-            &mut Dice::new(SeededDice::from_seed(seed)),
-        );
+        let d = decide_seeded(&scn, &state, &table, &opponents, seed);
         through_the_checker(&scn, &state, Side::Mahdist, &d.orders).unwrap();
         assert!(
             d.notes
@@ -455,8 +440,7 @@ fn a_strong_stack_hunts_the_civilians_in_the_open() {
             u.status = dervish::state::Status::OnMap(prey);
         }
     }
-    let mut dice = Dice::new(SeededDice::from_seed(5));
-    let d = decide(&scn, &state, &table, &opponents, &mut dice);
+    let d = decide_seeded(&scn, &state, &table, &opponents, 5);
     let hunt = d
         .orders
         .marches
@@ -516,13 +500,7 @@ fn stacks_join_to_chase_the_civilians_down_the_nile() {
         .unwrap();
     assert!(strongest < 10, "a stack could hunt the column alone");
     for seed in 1..=6 {
-        let d = decide(
-            &scn,
-            &state,
-            &table,
-            &opponents,
-            &mut Dice::new(SeededDice::from_seed(seed)),
-        );
+        let d = decide_seeded(&scn, &state, &table, &opponents, seed);
         through_the_checker(&scn, &state, Side::Mahdist, &d.orders).unwrap();
         let chasers: Vec<_> = d
             .orders
@@ -569,13 +547,7 @@ fn the_siege_of_khartoum_is_closed_in_the_first_month() {
     };
     assert!(!next_to(&state));
     let closes = |s: &GameState, seed: u64| {
-        let d = decide(
-            &scn,
-            s,
-            &table,
-            &opponents,
-            &mut Dice::new(SeededDice::from_seed(seed)),
-        );
+        let d = decide_seeded(&scn, s, &table, &opponents, seed);
         through_the_checker(&scn, s, Side::Mahdist, &d.orders).unwrap();
         let closing: Vec<_> = d
             .orders

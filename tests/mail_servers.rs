@@ -247,9 +247,7 @@ struct Host {
 
 impl Host {
     fn new(servers: &Servers, name: &str, extra_inbox: &str, outgoing: &str) -> Host {
-        let dir = std::env::temp_dir().join(format!("dervish-e2e-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = process::fresh_folder(&format!("e2e-{name}"));
         let config = dir.join("dervish.toml");
         let text = format!(
             r#"database = "{db}"
@@ -741,9 +739,7 @@ fn uids_are_followed_across_a_recreated_folder_and_big_messages_are_read_in_part
     let _guard = SERVERS.lock().unwrap_or_else(|e| e.into_inner());
     let servers = Servers::get();
     servers.clear("game");
-    let dir = std::env::temp_dir().join(format!("dervish-e2e-uid-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = process::fresh_folder("e2e-uid");
     std::fs::write(dir.join("pw"), "game-pw").unwrap();
     let imap: ImapConfig = toml::from_str(&format!(
         "host = \"127.0.0.1\"\nport = {}\nsecurity = \"none\"\nusername = \"game\"\npassword_file = \"{}\"\nfolder = \"Orders\"\n",

@@ -36,18 +36,12 @@ impl Harness {
             .join("tests/cases")
             .join(case);
         let situation = dervish::cases::load(&path, &data).unwrap();
-        let created = table
-            .svc
-            .new_game_from(
-                &mailbox::game("khartoum", "seq"),
-                Some(situation.state),
-                "test",
-            )
-            .unwrap();
+        let (game, secrets) =
+            table.start_game(&mailbox::game("khartoum", "seq"), Some(situation.state));
         Harness {
             table,
-            game: created.id,
-            secrets: created.secrets,
+            game,
+            secrets,
         }
     }
 
@@ -65,29 +59,29 @@ impl Harness {
     }
 
     /// The one mail to `addr` whose subject has `subject` in it.
-    fn mail(&self, addr: &str, subject: &str) -> String {
-        let found: Vec<Sent> = self
+    fn one_mail(&self, addr: &str, subject: &str) -> Sent {
+        let mut found: Vec<Sent> = self
             .sent_to(addr)
             .into_iter()
             .filter(|s| s.subject.contains(subject))
             .collect();
         assert_eq!(found.len(), 1, "one mail \"{subject}\" to {addr}");
-        flat(&found[0].text)
+        found.remove(0)
+    }
+
+    /// The text of [`Harness::one_mail`], its white space folded.
+    fn mail(&self, addr: &str, subject: &str) -> String {
+        flat(&self.one_mail(addr, subject).text)
     }
 
     /// The results mail to `addr` as its reader has it: the text, then
     /// the full log attached to it.
     fn results_with_log(&self, addr: &str) -> String {
-        let found: Vec<Sent> = self
-            .sent_to(addr)
-            .into_iter()
-            .filter(|s| s.subject.contains("results"))
-            .collect();
-        assert_eq!(found.len(), 1, "one results mail to {addr}");
-        let (_, mail) = dervish::service::record::from_mail(&found[0].raw)
+        let found = self.one_mail(addr, "results");
+        let (_, mail) = dervish::service::record::from_mail(&found.raw)
             .expect("the turn record and the log attached");
         let log = mail.log_attachment.expect("the full log attached");
-        flat(&format!("{}\n{log}", found[0].text))
+        flat(&format!("{}\n{log}", found.text))
     }
 
     fn state(&self) -> GameState {
@@ -109,17 +103,12 @@ fn leader_at(state: &GameState, name: &str) -> Option<String> {
     l.hex.map(|h| h.to_string())
 }
 
-/// 5.2 III and 9.12: the garrison of besieged Berber marches out after the
-/// attack written above it drove the besiegers off. The receipt marks the
-/// order CONDITIONAL and names the line it depends on; the results carry
-/// it out.
-#[test]
-fn rule_5_2_a_conditional_order_is_marked_on_the_receipt_and_carried_out() {
-    let mut h = Harness::from_case(
-        "conditional",
-        "5.2-a-conditional-order-is-carried-out.toml",
-        1,
-    );
+/// The game of the rule case `case` in which the garrison of besieged
+/// Berber is ordered to march out after the attack written above it:
+/// the receipt marks the order CONDITIONAL on the attack, and the month
+/// is played. The game, the receipt and the results with the log.
+fn march_out_of_berber(name: &str, case: &str) -> (Harness, String, String) {
+    let mut h = Harness::from_case(name, case, 1);
     h.send_orders(
         Side::Egyptian,
         "MARCH STACK 3025 TO Berber ATTACK ANY\nMARCH STACK Berber TO 3024\nREADY\n",
@@ -129,6 +118,19 @@ fn rule_5_2_a_conditional_order_is_marked_on_the_receipt_and_carried_out() {
         receipt.contains("line 3: CONDITIONAL: MARCH STACK Berber (3026) TO 3024"),
         "{receipt}"
     );
+    h.send_orders(Side::Mahdist, "READY\n");
+    let results = h.results_with_log("gordon@example.org");
+    (h, receipt, results)
+}
+
+/// 5.2 III and 9.12: the garrison of besieged Berber marches out after the
+/// attack written above it drove the besiegers off. The receipt marks the
+/// order CONDITIONAL and names the line it depends on; the results carry
+/// it out.
+#[test]
+fn rule_5_2_a_conditional_order_is_marked_on_the_receipt_and_carried_out() {
+    let (h, receipt, results) =
+        march_out_of_berber("conditional", "5.2-a-conditional-order-is-carried-out.toml");
     assert!(
         receipt.contains(
             "conditional on line 2: possible only if that order succeeds (its attack drives the enemy from 3027)"
@@ -136,8 +138,6 @@ fn rule_5_2_a_conditional_order_is_marked_on_the_receipt_and_carried_out() {
         "{receipt}"
     );
     assert!(!receipt.contains("NOT POSSIBLE"), "{receipt}");
-    h.send_orders(Side::Mahdist, "READY\n");
-    let results = h.results_with_log("gordon@example.org");
     assert!(
         results.contains("combat at 3027: Egyptian won"),
         "{results}"
@@ -191,22 +191,10 @@ fn rule_8_3_the_receipt_names_the_leaders_who_arrive_and_stay() {
 /// was not carried out; the garrison stays in Berber.
 #[test]
 fn rule_5_2_a_conditional_order_whose_attack_fails_is_set_aside_with_the_reason() {
-    let mut h = Harness::from_case(
+    let (h, _, results) = march_out_of_berber(
         "not-carried-out",
         "5.2-a-conditional-order-is-not-carried-out.toml",
-        1,
     );
-    h.send_orders(
-        Side::Egyptian,
-        "MARCH STACK 3025 TO Berber ATTACK ANY\nMARCH STACK Berber TO 3024\nREADY\n",
-    );
-    let receipt = h.mail("gordon@example.org", "orders received");
-    assert!(
-        receipt.contains("line 3: CONDITIONAL: MARCH STACK Berber (3026) TO 3024"),
-        "{receipt}"
-    );
-    h.send_orders(Side::Mahdist, "READY\n");
-    let results = h.results_with_log("gordon@example.org");
     assert!(results.contains("combat at 3027: Mahdist won"), "{results}");
     assert!(
         results.contains(

@@ -2,10 +2,8 @@
 //! hand-off interrupted by a crash, empty messages, orphan temporary
 //! files, mail given up, and secrets given anew.
 
-use std::net::TcpListener;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use chrono::Duration;
@@ -25,33 +23,20 @@ fn temp_dir(name: &str) -> PathBuf {
     mailbox::folder("dervish-outbox", name)
 }
 
-use mailbox::{all_mail, config_sending as config, service_at as service, start};
+use mailbox::{
+    all_mail, config_sending as config, new_game, service_at as service, silent_server, start,
+};
+
+/// The service on the folder `dir`, writing its mail to files in
+/// `dir/outbox`, its clock at the start: the sender and the service.
+fn on_files(dir: &Path) -> (Sender, Service) {
+    let cfg = mailbox::config(dir);
+    (Sender::new(&cfg.outgoing).unwrap(), service(cfg, start()))
+}
 
 /// Queue `n` short notices to players.
 fn queue_notices(svc: &Service, n: usize) {
     queue_notices_from(svc, 0, n);
-}
-
-fn new_game(svc: &Service) -> Vec<(Side, String)> {
-    svc.new_game(&mailbox::game("khartoum", "k-1"), "test")
-        .unwrap()
-        .secrets
-}
-
-/// A server that accepts connections and never says a word; counts them.
-fn silent_server() -> (u16, Arc<AtomicUsize>) {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
-    let accepted = Arc::new(AtomicUsize::new(0));
-    let count = Arc::clone(&accepted);
-    std::thread::spawn(move || {
-        let mut held = Vec::new();
-        for stream in listener.incoming().flatten() {
-            count.fetch_add(1, Ordering::SeqCst);
-            held.push(stream);
-        }
-    });
-    (port, accepted)
 }
 
 /// SMTP to the server on loopback at `port`, waiting a second at most.
@@ -67,6 +52,16 @@ fn fake_sendmail(dir: &Path, status: u8) -> PathBuf {
         d = dir.display()
     );
     mailbox::script(dir, "sendmail", &body)
+}
+
+/// A [`fake_sendmail`] in the new folder `dir/calls` exiting with
+/// `status`: the transport that runs it, and the folder where it keeps
+/// what it is handed.
+fn sendmail_in(dir: &Path, status: u8) -> (TransportConfig, PathBuf) {
+    let calls = dir.join("calls");
+    std::fs::create_dir_all(&calls).unwrap();
+    let command = Some(fake_sendmail(&calls, status));
+    (TransportConfig::Sendmail { command }, calls)
 }
 
 /// The messages the fake sendmail was handed, as text.
@@ -225,12 +220,8 @@ fn an_empty_message_is_never_handed_over() {
     assert!(e.message.contains("empty"), "{e:?}");
     assert!(!out.exists() || std::fs::read_dir(&out).unwrap().count() == 0);
 
-    let calls = dir.join("calls");
-    std::fs::create_dir_all(&calls).unwrap();
-    let sendmail = Sender::new(&TransportConfig::Sendmail {
-        command: Some(fake_sendmail(&calls, 0)),
-    })
-    .unwrap();
+    let (transport, calls) = sendmail_in(&dir, 0);
+    let sendmail = Sender::new(&transport).unwrap();
     let e = sendmail
         .send_raw("x@example.org", &envelope, b"\r\n")
         .unwrap_err();
@@ -253,10 +244,8 @@ fn an_empty_message_is_never_handed_over() {
 #[test]
 fn an_interrupted_hand_off_to_a_folder_is_settled_by_the_file() {
     let dir = temp_dir("settle-file");
-    let out = dir.join("out");
-    let cfg = config(&dir, TransportConfig::File { dir: out.clone() });
-    let sender = Sender::new(&cfg.outgoing).unwrap();
-    let mut svc = service(cfg, start());
+    let out = dir.join("outbox");
+    let (sender, mut svc) = on_files(&dir);
     queue_notices(&svc, 3);
     let mail = all_mail(&svc);
     // Crash after "sending" was recorded, before the hand-off.
@@ -293,14 +282,8 @@ fn an_interrupted_hand_off_to_a_folder_is_settled_by_the_file() {
 #[test]
 fn an_interrupted_hand_off_to_sendmail_is_sent_again_whole() {
     let dir = temp_dir("settle-sendmail");
-    let calls = dir.join("calls");
-    std::fs::create_dir_all(&calls).unwrap();
-    let cfg = config(
-        &dir,
-        TransportConfig::Sendmail {
-            command: Some(fake_sendmail(&calls, 0)),
-        },
-    );
+    let (transport, calls) = sendmail_in(&dir, 0);
+    let cfg = config(&dir, transport);
     let sender = Sender::new(&cfg.outgoing).unwrap();
     let mut svc = service(cfg, start());
     queue_notices(&svc, 3);
@@ -337,7 +320,7 @@ fn an_interrupted_hand_off_to_sendmail_is_sent_again_whole() {
 #[test]
 fn orphan_temporary_files_are_removed_at_start() {
     let dir = temp_dir("orphans");
-    let out = dir.join("out");
+    let out = dir.join("outbox");
     std::fs::create_dir_all(&out).unwrap();
     // 4294967 is above any Linux pid_max: no such process runs.
     let gone = [
@@ -350,9 +333,7 @@ fn orphan_temporary_files_are_removed_at_start() {
         std::fs::write(out.join(name), "x").unwrap();
     }
     std::fs::write(out.join(&own), "x").unwrap();
-    let cfg = config(&dir, TransportConfig::File { dir: out.clone() });
-    let sender = Sender::new(&cfg.outgoing).unwrap();
-    let mut svc = service(cfg, start());
+    let (sender, mut svc) = on_files(&dir);
     svc.flush(&sender).unwrap();
     for name in gone {
         assert!(!out.join(name).exists(), "{name} is left");
@@ -378,14 +359,8 @@ fn orphan_temporary_files_are_removed_at_start() {
 #[test]
 fn mail_given_up_makes_one_summary_a_pass_and_welcome_secrets_stay() {
     let dir = temp_dir("given-up");
-    let calls = dir.join("calls");
-    std::fs::create_dir_all(&calls).unwrap();
-    let mut cfg = config(
-        &dir,
-        TransportConfig::Sendmail {
-            command: Some(fake_sendmail(&calls, 67)),
-        },
-    );
+    let (transport, _) = sendmail_in(&dir, 67);
+    let mut cfg = config(&dir, transport);
     let notices = dir.join("gm-notices.txt");
     cfg.outbox.notice_file = Some(notices.clone());
     let sender = Sender::new(&cfg.outgoing).unwrap();
@@ -440,32 +415,19 @@ fn mail_given_up_makes_one_summary_a_pass_and_welcome_secrets_stay() {
 #[test]
 fn a_secret_given_anew_replaces_the_old_one_and_its_mail() {
     let dir = temp_dir("reissue");
-    let out = dir.join("out");
-    let cfg = config(&dir, TransportConfig::File { dir: out.clone() });
-    let sender = Sender::new(&cfg.outgoing).unwrap();
-    let mut svc = service(cfg, start());
-    let secrets = new_game(&svc);
-    let old = &secrets
-        .iter()
-        .find(|(s, _)| *s == Side::Egyptian)
-        .unwrap()
-        .1;
+    let out = dir.join("outbox");
+    let (sender, mut svc) = on_files(&dir);
+    let old = mailbox::secret(&new_game(&svc), Side::Egyptian);
 
     let new = svc.reissue_secret("k-1", Side::Egyptian, "test").unwrap();
-    assert_ne!(&new, old);
-    let seat = store::players(&svc.conn, "k-1")
-        .unwrap()
-        .into_iter()
-        .find(|p| p.side == Side::Egyptian)
-        .unwrap();
+    assert_ne!(new, old);
+    let seat = seat(&svc, Side::Egyptian);
     assert!(secret_matches(&new, &seat.secret_sha256));
-    assert!(!secret_matches(old, &seat.secret_sha256));
+    assert!(!secret_matches(&old, &seat.secret_sha256));
     assert!(!seat.secret_sha256.contains(&new));
 
-    let welcomes: Vec<OutboxRow> = all_mail(&svc)
-        .into_iter()
-        .filter(|m| m.kind == "welcome" && m.recipient == "gordon@example.org")
-        .collect();
+    let mail = all_mail(&svc);
+    let welcomes = welcomes_to(&mail, "gordon@example.org");
     assert_eq!(welcomes.len(), 2);
     assert!(welcomes[0].gave_up);
     assert_eq!(welcomes[0].body_text, SCRUBBED_WELCOME);
@@ -510,15 +472,8 @@ fn a_secret_given_anew_replaces_the_old_one_and_its_mail() {
 #[test]
 fn a_secret_is_given_anew_by_mail_from_the_game_master() {
     let dir = temp_dir("reissue-mail");
-    let cfg = config(
-        &dir,
-        TransportConfig::File {
-            dir: dir.join("out"),
-        },
-    );
-    let mut svc = service(cfg, start());
-    let secrets = new_game(&svc);
-    let old = &secrets.iter().find(|(s, _)| *s == Side::Mahdist).unwrap().1;
+    let (_, mut svc) = on_files(&dir);
+    let old = mailbox::secret(&new_game(&svc), Side::Mahdist);
     svc.set_gm_password("correct horse battery").unwrap();
     let raw = "From: gm@example.org\r\nTo: dervish@example.org\r\nSubject: commands\r\nMessage-ID: <gm1@example.org>\r\nDate: Sun, 1 Mar 2026 12:00:00 +0000\r\nContent-Type: text/plain; charset=utf-8\r\n\r\nPASSWORD correct horse battery\r\nGM SECRET k-1 mahdist\r\n";
     let out = svc.receive(raw.as_bytes()).unwrap();
@@ -526,17 +481,10 @@ fn a_secret_is_given_anew_by_mail_from_the_game_master() {
         matches!(out, dervish::service::intake::Outcome::Commands { .. }),
         "{out:?}"
     );
-    let seat = store::players(&svc.conn, "k-1")
-        .unwrap()
-        .into_iter()
-        .find(|p| p.side == Side::Mahdist)
-        .unwrap();
-    assert!(!secret_matches(old, &seat.secret_sha256));
+    let seat = seat(&svc, Side::Mahdist);
+    assert!(!secret_matches(&old, &seat.secret_sha256));
     let mail = all_mail(&svc);
-    let welcomes: Vec<&OutboxRow> = mail
-        .iter()
-        .filter(|m| m.kind == "welcome" && m.recipient == "mahdi@example.org")
-        .collect();
+    let welcomes = welcomes_to(&mail, "mahdi@example.org");
     assert_eq!(welcomes.len(), 2);
     let new_secret = welcomes[1]
         .body_text
@@ -557,13 +505,7 @@ fn a_secret_is_given_anew_by_mail_from_the_game_master() {
 #[test]
 fn a_mail_dropped_during_a_pass_is_not_handed_over() {
     let dir = temp_dir("dropped");
-    let cfg = config(
-        &dir,
-        TransportConfig::File {
-            dir: dir.join("out"),
-        },
-    );
-    let svc = service(cfg, start());
+    let (_, svc) = on_files(&dir);
     queue_notices(&svc, 1);
     let m = all_mail(&svc).remove(0);
     store::drop_mail(&svc.conn, m.id, "dropped by test").unwrap();
@@ -579,10 +521,10 @@ fn a_mail_dropped_during_a_pass_is_not_handed_over() {
 #[test]
 fn each_outage_is_told_once_and_ends_when_mail_goes() {
     let dir = temp_dir("outages");
-    let out = dir.join("out");
+    let out = dir.join("outbox");
     // A file where the folder should be: nothing can be written.
     std::fs::write(&out, "in the way").unwrap();
-    let mut cfg = config(&dir, TransportConfig::File { dir: out.clone() });
+    let mut cfg = mailbox::config(&dir);
     cfg.outbox.max_attempts = 1;
     let sender = Sender::new(&cfg.outgoing).unwrap();
     let mut svc = service(cfg, start());
@@ -617,6 +559,22 @@ fn each_outage_is_told_once_and_ends_when_mail_goes() {
 }
 
 /// Queue `n` short notices numbered from `first`.
+/// The seat of `side` in game `k-1`.
+fn seat(svc: &Service, side: Side) -> store::PlayerRow {
+    store::players(&svc.conn, "k-1")
+        .unwrap()
+        .into_iter()
+        .find(|p| p.side == side)
+        .unwrap()
+}
+
+/// The welcome mails among `mail` to `to`, in its order.
+fn welcomes_to<'a>(mail: &'a [OutboxRow], to: &str) -> Vec<&'a OutboxRow> {
+    mail.iter()
+        .filter(|m| m.kind == "welcome" && m.recipient == to)
+        .collect()
+}
+
 fn queue_notices_from(svc: &Service, first: usize, n: usize) {
     for i in first..first + n {
         let d = svc

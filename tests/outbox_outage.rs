@@ -28,13 +28,9 @@ fn temp_dir(name: &str) -> PathBuf {
     mailbox::folder("dervish-outage", name)
 }
 
-use mailbox::{all_mail, config_sending as config, service_at, smtp, start};
-
-fn new_game(svc: &Service) -> Vec<(Side, String)> {
-    svc.new_game(&mailbox::game("khartoum", "k-1"), "test")
-        .unwrap()
-        .secrets
-}
+use mailbox::{
+    all_mail, config_sending as config, new_game, service_at, silent_server, smtp, start,
+};
 
 /// Whether the database at `db` has exactly one mail being handed over.
 fn one_mail_in_hand(db: &Path) -> bool {
@@ -291,19 +287,6 @@ fn sendmail_exit_75_is_tried_again_and_other_exits_give_up() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// A server that accepts connections and never says a word.
-fn silent_server() -> u16 {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
-    std::thread::spawn(move || {
-        let mut held = Vec::new();
-        for stream in listener.incoming().flatten() {
-            held.push(stream);
-        }
-    });
-    port
-}
-
 fn stranger(n: u32) -> Vec<u8> {
     format!(
         "From: stranger{n}@example.net\r\nTo: dervish@example.org\r\nSubject: hello\r\nMessage-ID: <o{n}@example.net>\r\n\r\nhello\r\n"
@@ -329,7 +312,7 @@ fn wait_until(limit: StdDuration, mut done: impl FnMut() -> bool) -> bool {
 #[test]
 fn a_hung_server_never_holds_the_daemon_and_a_stop_ends_it_within_five_seconds() {
     let dir = temp_dir("hung");
-    let mut cfg = config(&dir, smtp(silent_server(), 60));
+    let mut cfg = config(&dir, smtp(silent_server().0, 60));
     cfg.run.poll_seconds = 1;
     {
         let svc = Service::open(cfg.clone()).unwrap();
@@ -445,12 +428,7 @@ fn draft_with_file(svc: &Service, kind: &'static str, key: &str, to: &str, bytes
 #[test]
 fn sent_mail_is_kept_whole_for_thirty_days_then_as_headers_and_digest() {
     let dir = temp_dir("retention");
-    let cfg = config(
-        &dir,
-        TransportConfig::File {
-            dir: dir.join("out"),
-        },
-    );
+    let cfg = mailbox::config(&dir);
     let sender = Sender::new(&cfg.outgoing).unwrap();
     let mut svc = service_at(cfg, start());
     new_game(&svc);
@@ -515,7 +493,7 @@ fn sent_mail_is_kept_whole_for_thirty_days_then_as_headers_and_digest() {
 #[test]
 fn sigterm_stops_dervish_run_within_five_seconds_during_a_hung_send() {
     let dir = temp_dir("sigterm");
-    let port = silent_server();
+    let (port, _) = silent_server();
     let outgoing = format!(
         "kind = \"smtp\"\nhost = \"127.0.0.1\"\nport = {port}\nsecurity = \"none\"\n\
          timeout_secs = 60\n"

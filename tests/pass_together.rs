@@ -84,11 +84,7 @@ fn games() -> Vec<(NewGame, Option<&'static str>)> {
 /// that the caller moves.
 fn service(dir: &Path, now: &Arc<Mutex<DateTime<Utc>>>) -> Service {
     let mut svc = Service::open(config(dir)).unwrap();
-    let mut n = 0u8;
-    svc.set_seeds(Box::new(move || {
-        n = n.wrapping_add(1);
-        [n; 32]
-    }));
+    svc.set_seeds(mailbox::counting_seeds());
     let clock = Arc::clone(now);
     svc.set_clock(Box::new(move || *clock.lock().unwrap()));
     svc

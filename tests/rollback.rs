@@ -11,11 +11,18 @@
 mod long_game;
 #[path = "common/mailbox.rs"]
 mod mailbox;
+#[path = "common/process.rs"]
+mod process;
+#[path = "common/text.rs"]
+mod text;
+
+use std::path::Path;
 
 use dervish::scenario::Side;
 use dervish::store;
 use long_game::{GM, GORDON, Game};
 use mailbox::flat;
+use text::says;
 
 /// Game `k-1` against the programmed Mahdist, turns 1 (February 1884)
 /// and 2 (March 1884) played, turn 3 open.
@@ -140,25 +147,19 @@ fn a_rollback_by_mail_is_told_kept_and_shown_in_the_turn_chain() {
     let (a, b) = (dir.join("february.eml"), dir.join("march.eml"));
     std::fs::write(&a, &february.raw).unwrap();
     std::fs::write(&b, &again.raw).unwrap();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_dervish"))
-        .current_dir(&dir)
-        .args(["verify", "--from-mail"])
-        .arg(&a)
-        .arg(&b)
-        .output()
-        .unwrap();
-    let text =
-        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(0), "{text}");
-    for want in [
-        "ok        rollback: turn 2 is played again",
-        "the game master took back turn 2 (the Egyptian orders of March were lost by the host)",
-        "ok        turns 1 and 2: the game master took the game back to the start of turn 2",
-        "ok        turns 1 and 2: turn 2 starts from the state turn 1 left",
-        "it was played again after the rollback with a new seed",
-    ] {
-        assert!(text.contains(want), "{want:?} in\n{text}");
-    }
+    let out = verify(&dir, &a, &b);
+    let said = process::said(&out);
+    assert_eq!(out.status.code(), Some(0), "{said}");
+    says(
+        &said,
+        &[
+            "ok        rollback: turn 2 is played again",
+            "the game master took back turn 2 (the Egyptian orders of March were lost by the host)",
+            "ok        turns 1 and 2: the game master took the game back to the start of turn 2",
+            "ok        turns 1 and 2: turn 2 starts from the state turn 1 left",
+            "it was played again after the rollback with a new seed",
+        ],
+    );
     // The archive shows the rollback with the turn played again.
     let archive = g.svc.archive_data(&g.game()).unwrap();
     let month = archive
@@ -175,14 +176,15 @@ fn a_rollback_by_mail_is_told_kept_and_shown_in_the_turn_chain() {
     // first is still whole, as it was.
     let old = dir.join("march-first.eml");
     std::fs::write(&old, &first_march.raw).unwrap();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_dervish"))
-        .current_dir(&dir)
-        .args(["verify", "--from-mail"])
-        .arg(&a)
-        .arg(&old)
-        .output()
-        .unwrap();
+    let out = verify(&dir, &a, &old);
     assert_eq!(out.status.code(), Some(0));
+}
+
+/// `dervish verify --from-mail FIRST SECOND` in `dir`, for the chain of
+/// two results mails saved there.
+fn verify(dir: &Path, first: &Path, second: &Path) -> std::process::Output {
+    let (first, second) = (first.to_str().unwrap(), second.to_str().unwrap());
+    process::dervish_in(dir, &["verify", "--from-mail", first, second], "")
 }
 
 /// A turn opened again by a rollback is a turn whose deadline the

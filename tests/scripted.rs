@@ -9,6 +9,7 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use common::process::{balance, dervish};
+use common::text::says;
 
 use dervish::players::scripted::{OrderFile, Script};
 use dervish::scenario::{DataSet, Side};
@@ -55,21 +56,14 @@ fn simulate_plays_the_order_files_and_the_log_shows_the_orders_carried_out() {
     let dir = folder("plays", &[("01.txt", EVACUATE), ("notes.md", "not orders")]);
     let (out, err, code) = simulate(&dir, "3", "1");
     assert_eq!(code, 0, "{err}");
-    assert!(
-        out.contains("== February 1884 Egyptian orders from 01.txt: 1 order kept, 0 set aside"),
-        "{out}"
-    );
-    assert!(
-        out.contains(
-            "  MARCH UNITS CIV01 ER01 ER02 ER03 ER04 WITH Gordon, J. Stewart TO Wady Halfa (1101)"
-        ),
-        "the order kept, in canonical form: {out}"
-    );
-    assert!(
-        out.contains(
-            "order 1: stack at Khartoum (1942) marches: CIV01 ER01 ER02 ER03 ER04 with Gordon, J. Stewart"
-        ),
-        "the engine carries the order out: {out}"
+    // The order kept, in canonical form, and carried out by the engine.
+    says(
+        &out,
+        &[
+            "== February 1884 Egyptian orders from 01.txt: 1 order kept, 0 set aside",
+            "  MARCH UNITS CIV01 ER01 ER02 ER03 ER04 WITH Gordon, J. Stewart TO Wady Halfa (1101)",
+            "order 1: stack at Khartoum (1942) marches: CIV01 ER01 ER02 ER03 ER04 with Gordon, J. Stewart",
+        ],
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -109,25 +103,16 @@ fn a_bad_line_is_set_aside_and_reported_and_the_rest_played() {
     let dir = folder("bad-line", &[("01.txt", &text)]);
     let (out, err, code) = simulate(&dir, "3", "1");
     assert_eq!(code, 0, "{err}");
-    assert!(
-        out.contains("from 01.txt: 1 order kept, 2 set aside"),
-        "{out}"
-    );
-    assert!(
-        out.contains(
-            "  set aside, 01.txt line 4: MARCH STAK Berber TO Abou Hamed\n    not understood: "
-        ),
-        "the line not understood, with its file and line: {out}"
-    );
-    assert!(
-        out.contains(
-            "  set aside, 01.txt line 5: WITHDRAW BI01\n    not possible: BI01 is not on the map"
-        ),
-        "the order not possible, with its file, line and reason: {out}"
-    );
-    assert!(
-        out.contains("order 1: stack at Khartoum (1942) marches: CIV01"),
-        "the good order is played: {out}"
+    // The line not understood, with its file and line; the order not
+    // possible, with its file, line and reason; the good order played.
+    says(
+        &out,
+        &[
+            "from 01.txt: 1 order kept, 2 set aside",
+            "  set aside, 01.txt line 4: MARCH STAK Berber TO Abou Hamed\n    not understood: ",
+            "  set aside, 01.txt line 5: WITHDRAW BI01\n    not possible: BI01 is not on the map",
+            "order 1: stack at Khartoum (1942) marches: CIV01",
+        ],
     );
     let _ = std::fs::remove_dir_all(&dir);
 }

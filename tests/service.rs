@@ -52,26 +52,17 @@ impl Harness {
             change(cfg);
         });
         if seeded {
-            let mut n = 0u8;
-            table.svc.set_seeds(Box::new(move || {
-                n = n.wrapping_add(1);
-                [n; 32]
-            }));
+            table.svc.set_seeds(mailbox::counting_seeds());
         }
-        let created = table
-            .svc
-            .new_game(
-                &NewGame {
-                    mode,
-                    ..mailbox::game("khartoum", "k-1")
-                },
-                "test",
-            )
-            .unwrap();
+        let game = NewGame {
+            mode,
+            ..mailbox::game("khartoum", "k-1")
+        };
+        let (game, secrets) = table.start_game(&game, None);
         Harness {
             table,
-            game: created.id,
-            secrets: created.secrets,
+            game,
+            secrets,
             n: 0,
         }
     }
@@ -2157,13 +2148,10 @@ fn a_played_month_stores_at_most_150_kb_of_mail() {
             |r| r.get(0),
         )
         .unwrap();
-    let ids: Vec<i64> = c
-        .prepare(&format!("SELECT id FROM outbox AS o WHERE NOT ({latest})"))
-        .unwrap()
-        .query_map([], |r| r.get(0))
-        .unwrap()
-        .map(Result::unwrap)
-        .collect();
+    let ids: Vec<i64> = mailbox::column(
+        c,
+        &format!("SELECT id FROM outbox AS o WHERE NOT ({latest})"),
+    );
     let read: usize = ids
         .iter()
         .map(|&id| {

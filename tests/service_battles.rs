@@ -18,26 +18,19 @@ use dervish::store::battles::BattleStatus;
 use dervish::store::{self, Mode};
 
 mod common;
-#[path = "common/mailbox.rs"]
-mod mailbox;
-
-/// The text with every run of white space one space: prose is wrapped.
-fn flat(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
-}
+use common::campaign::mailbox;
 
 /// The service's table (`mailbox::Table`) with the game `abu-klea` on it.
 struct Harness {
     table: mailbox::Table,
     secrets: Vec<(Side, String)>,
-    n: u32,
 }
 
 mailbox::at_table!(Harness);
 
 use mailbox::SentText as Sent;
+use mailbox::flat;
 
-const SEED: u8 = 0;
 const EGYPTIAN: &str = "wolseley@example.org";
 const MAHDIST: &str = "mahdi@example.org";
 const GM: &str = "gm@example.org";
@@ -62,11 +55,7 @@ impl Harness {
             cfg.turns.downtime_minutes = 7 * 24 * 60;
         });
         // Fixed seeds: the column's march roll lets it attack.
-        let mut n = SEED;
-        table.svc.set_seeds(Box::new(move || {
-            n = n.wrapping_add(1);
-            [n; 32]
-        }));
+        table.svc.set_seeds(mailbox::counting_seeds());
         let (_, state) = common::fixture("table-battle.toml");
         let created = table
             .svc
@@ -95,7 +84,6 @@ impl Harness {
         Harness {
             table,
             secrets: created.secrets,
-            n: 0,
         }
     }
 
@@ -108,19 +96,29 @@ impl Harness {
     }
 
     fn send(&mut self, side: Side, subject: &str, body: &str) {
-        self.n += 1;
         let from = if side == Side::Egyptian {
             EGYPTIAN
         } else {
             MAHDIST
         };
         let body = format!("SECRET {}\n{body}", self.secret(side));
-        let raw = format!(
-            "From: {from}\r\nTo: dervish@example.org\r\nSubject: {subject}\r\nMessage-ID: <b{}@players.example>\r\nDate: Sun, 1 Mar 2026 12:00:00 +0000\r\nMIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n{}",
-            self.n,
-            body.replace('\n', "\r\n")
-        );
-        self.inbox.deliver(raw.as_bytes()).unwrap();
+        self.table.deliver(from, subject, &body);
+    }
+
+    /// A pass that plays the month of `abu-klea`: every turn stored.
+    fn pass_plays_the_turn(&mut self) -> Vec<store::TurnRow> {
+        let r = self.pass();
+        assert_eq!(r.turns_played, vec![("abu-klea".to_string(), 1)]);
+        store::turns(&self.svc.conn, "abu-klea").unwrap()
+    }
+
+    /// The game played again from the database gives what it stored.
+    fn replays_clean(&self) -> bool {
+        self.svc
+            .replay("abu-klea")
+            .unwrap()
+            .iter()
+            .all(|v| v.drift.is_empty())
     }
 
     fn sent_to(&self, addr: &str, subject_has: &str) -> Vec<Sent> {
@@ -233,9 +231,7 @@ fn a_table_battle_stops_the_turn_is_briefed_reported_confirmed_and_resumed() {
     );
     // Confirmed: the turn is played on in the same pass.
     h.send(Side::Mahdist, "battle", &format!("CONFIRM BATTLE {id}\n"));
-    let r = h.pass();
-    assert_eq!(r.turns_played, vec![("abu-klea".to_string(), 1)]);
-    let turns = store::turns(&h.svc.conn, "abu-klea").unwrap();
+    let turns = h.pass_plays_the_turn();
     assert_eq!(turns.len(), 1);
     assert!(
         turns[0]
@@ -254,13 +250,7 @@ fn a_table_battle_stops_the_turn_is_briefed_reported_confirmed_and_resumed() {
     // verify and replay reproduce it byte for byte.
     let v = h.svc.verify("abu-klea", "1885-01").unwrap();
     assert!(v.iter().all(|v| v.drift.is_empty()), "{v:?}");
-    assert!(
-        h.svc
-            .replay("abu-klea")
-            .unwrap()
-            .iter()
-            .all(|v| v.drift.is_empty())
-    );
+    assert!(h.replays_clean());
     // The turn record in the results mail carries the settlement.
     assert!(results[0].text.contains("abu-klea"));
 }
@@ -368,11 +358,9 @@ fn a_battle_without_a_result_by_its_deadline_is_resolved_automatically() {
     h.advance(47);
     assert!(h.pass().turns_played.is_empty());
     h.advance(2);
-    let r = h.pass();
-    assert_eq!(r.turns_played, vec![("abu-klea".to_string(), 1)]);
+    let turns = h.pass_plays_the_turn();
     let b = &h.svc.battles("abu-klea").unwrap()[0];
     assert_eq!(b.status, BattleStatus::Deadline);
-    let turns = store::turns(&h.svc.conn, "abu-klea").unwrap();
     assert!(
         turns[0]
             .log
@@ -385,13 +373,7 @@ fn a_battle_without_a_result_by_its_deadline_is_resolved_automatically() {
             .iter()
             .any(|s| s.text.contains("resolved automatically"))
     );
-    assert!(
-        h.svc
-            .replay("abu-klea")
-            .unwrap()
-            .iter()
-            .all(|v| v.drift.is_empty())
-    );
+    assert!(h.replays_clean());
 }
 
 #[test]
@@ -425,9 +407,7 @@ fn a_disputed_result_goes_to_the_game_master_who_enters_it() {
         .enter_battle_result("abu-klea", id, &fixed)
         .unwrap()
         .unwrap();
-    let r = h.pass();
-    assert_eq!(r.turns_played, vec![("abu-klea".to_string(), 1)]);
-    let turns = store::turns(&h.svc.conn, "abu-klea").unwrap();
+    let turns = h.pass_plays_the_turn();
     assert!(
         turns[0].log.contains("result entered by the game master"),
         "{}",
@@ -468,11 +448,9 @@ fn an_undisputed_result_stands_at_the_deadline_and_two_different_results_are_a_d
     h.send(Side::Egyptian, "battle", &format!("BATTLE {id}\n{RIGHT}"));
     h.pass();
     h.advance(49);
-    let r = h.pass();
-    assert_eq!(r.turns_played, vec![("abu-klea".to_string(), 1)]);
+    let turns = h.pass_plays_the_turn();
     let b = &h.svc.battles("abu-klea").unwrap()[0];
     assert_eq!(b.status, BattleStatus::Settled);
-    let turns = store::turns(&h.svc.conn, "abu-klea").unwrap();
     assert!(turns[0].log.contains("MS001"), "{}", turns[0].log);
     assert!(
         h.sent_to(GM, &format!("battle {id}"))
@@ -503,8 +481,7 @@ fn an_undisputed_result_stands_at_the_deadline_and_two_different_results_are_a_d
         "battle",
         &format!("Agreed.\nBATTLE {id}\n{RIGHT}"),
     );
-    let r = h.pass();
-    assert_eq!(r.turns_played, vec![("abu-klea".to_string(), 1)]);
+    h.pass_plays_the_turn();
 }
 
 #[test]
@@ -628,13 +605,7 @@ fn the_game_master_enters_a_result_by_mail() {
     h.pass();
     let id = h.battle_id();
     let gm_mail = |h: &mut Harness, body: &str| {
-        h.n += 1;
-        let raw = format!(
-            "From: {GM}\r\nTo: dervish@example.org\r\nSubject: battle\r\nMessage-ID: <gm{}@example.org>\r\nDate: Sun, 1 Mar 2026 12:00:00 +0000\r\nMIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n{}",
-            h.n,
-            body.replace('\n', "\r\n")
-        );
-        h.inbox.deliver(raw.as_bytes()).unwrap();
+        h.deliver(GM, "battle", body);
         h.pass()
     };
     // A wrong result: its errors, by the mail's line numbers.
@@ -680,9 +651,7 @@ fn with_the_etyfw_resolver_a_battle_past_its_deadline_is_fought_by_etyfw() {
             .contains("by the ETYFW resolver")
     );
     h.advance(49);
-    let r = h.pass();
-    assert_eq!(r.turns_played, vec![("abu-klea".to_string(), 1)]);
-    let turns = store::turns(&h.svc.conn, "abu-klea").unwrap();
+    let turns = h.pass_plays_the_turn();
     let log = &turns[0].log;
     assert!(log.contains("by the ETYFW resolver"), "{log}");
     assert!(
@@ -691,13 +660,7 @@ fn with_the_etyfw_resolver_a_battle_past_its_deadline_is_fought_by_etyfw() {
     );
     assert!(log.contains("ETYFW"), "{log}");
     assert_eq!(h.svc.battles("abu-klea").unwrap()[0].id, id);
-    assert!(
-        h.svc
-            .replay("abu-klea")
-            .unwrap()
-            .iter()
-            .all(|v| v.drift.is_empty())
-    );
+    assert!(h.replays_clean());
 }
 
 #[test]
@@ -766,6 +729,5 @@ fn a_result_mail_is_read_as_orders_are_quotes_and_copies_of_the_brief_aside() {
             "CONFIRM BATTLE {id}\n\n=== Dervish abu-klea: battle {id}, to confirm\nDISPUTE BATTLE {id} and your reason\n"
         ),
     );
-    let r = h.pass();
-    assert_eq!(r.turns_played, vec![("abu-klea".to_string(), 1)]);
+    h.pass_plays_the_turn();
 }

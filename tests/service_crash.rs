@@ -79,28 +79,19 @@ fn setup(name: &str) -> (PathBuf, PathBuf) {
 /// outbox rows (kind, recipient, sent) and the files written.
 fn summary(dir: &Path) -> (Vec<String>, i64, i64, Vec<String>, usize) {
     let c = store::open(&dir.join("dervish.sqlite")).unwrap();
-    let mut st = c
-        .prepare("SELECT message_id || ' ' || outcome FROM messages ORDER BY message_id")
-        .unwrap();
-    let messages: Vec<String> = st
-        .query_map([], |r| r.get(0))
-        .unwrap()
-        .map(Result::unwrap)
-        .collect();
-    let sets: i64 = c
-        .query_row("SELECT COUNT(*) FROM order_sets", [], |r| r.get(0))
-        .unwrap();
-    let turns: i64 = c
-        .query_row("SELECT COUNT(*) FROM turns", [], |r| r.get(0))
-        .unwrap();
-    let mut st = c
-        .prepare("SELECT kind || ' ' || recipient || ' ' || (sent_at IS NOT NULL) FROM outbox ORDER BY dedupe_key")
-        .unwrap();
-    let outbox: Vec<String> = st
-        .query_map([], |r| r.get(0))
-        .unwrap()
-        .map(Result::unwrap)
-        .collect();
+    let messages = mailbox::column(
+        &c,
+        "SELECT message_id || ' ' || outcome FROM messages ORDER BY message_id",
+    );
+    let rows = |table: &str| -> i64 {
+        c.query_row(&format!("SELECT COUNT(*) FROM {table}"), [], |r| r.get(0))
+            .unwrap()
+    };
+    let (sets, turns) = (rows("order_sets"), rows("turns"));
+    let outbox = mailbox::column(
+        &c,
+        "SELECT kind || ' ' || recipient || ' ' || (sent_at IS NOT NULL) FROM outbox ORDER BY dedupe_key",
+    );
     let files = std::fs::read_dir(dir.join("outbox"))
         .map(|rd| {
             rd.filter_map(|e| e.ok())

@@ -9,6 +9,8 @@
 mod mailbox;
 #[path = "common/process.rs"]
 mod process;
+#[path = "common/text.rs"]
+mod text;
 
 use std::path::PathBuf;
 
@@ -22,6 +24,7 @@ use dervish::state::setup::{Placements, SetupIndex, apply_setup_order_with, init
 use dervish::store::{self, Mode, TurnKind};
 
 use mailbox::{Table, flat};
+use text::says;
 
 const EGYPTIAN: &str = "gordon@example.org";
 const MAHDIST: &str = "mahdi@example.org";
@@ -53,12 +56,8 @@ fn new_game(scenario: &str, egyptian: &str, mahdist: &str) -> NewGame {
 impl Game {
     fn start(name: &str, req: &NewGame, situation: Option<GameState>) -> Game {
         let table = Table::open("dervish-setup-step", name, |_| {});
-        let created = table.svc.new_game_from(req, situation, "test").unwrap();
-        Game {
-            table,
-            id: created.id,
-            secrets: created.secrets,
-        }
+        let (id, secrets) = table.start_game(req, situation);
+        Game { table, id, secrets }
     }
 
     fn mail(&mut self, from: &str, body: &str) {
@@ -74,6 +73,14 @@ impl Game {
         };
         let text = format!("SECRET {}\n{body}", mailbox::secret(&self.secrets, side));
         self.mail(from, &text);
+    }
+
+    /// The game stands at turn `turn_no`, of kind `kind`: the state it
+    /// stored.
+    fn state_at(&self, turn_no: u32, kind: TurnKind) -> GameState {
+        let row = self.svc.game(&self.id).unwrap();
+        assert_eq!((row.turn_no, row.turn_kind), (turn_no, kind));
+        serde_json::from_str(&row.state).unwrap()
     }
 
     fn scn(&self) -> Scenario {
@@ -126,9 +133,7 @@ fn solo_setup(scenario: &str) {
     let mut g = Game::start(scenario, &new_game(scenario, EGYPTIAN, "bot"), None);
     let scn = g.scn();
     // The set-up step: turn 0, the Egyptian's part; the Mahdist not asked.
-    let row = g.svc.game(&g.id).unwrap();
-    assert_eq!(row.turn_no, 0);
-    assert_eq!(row.turn_kind, TurnKind::SetUp(Side::Egyptian));
+    g.state_at(0, TurnKind::SetUp(Side::Egyptian));
     assert!(
         store::latest_order_set(&g.svc.conn, &g.id, 0, Side::Mahdist)
             .unwrap()
@@ -167,10 +172,8 @@ fn solo_setup(scenario: &str) {
             .any(|m| m.subject.contains("results")),
         "no results before the set-up mail"
     );
-    let row = g.svc.game(&g.id).unwrap();
-    assert_eq!(row.turn_no, 1, "the first month is turn 1");
-    assert_eq!(row.turn_kind, TurnKind::Month);
-    let placed: GameState = serde_json::from_str(&row.state).unwrap();
+    // The first month is turn 1.
+    let placed = g.state_at(1, TurnKind::Month);
     assert!(placed.setup_placed);
     assert_eq!(hex_of(&placed, &unit), Some(to), "the SETUP line is placed");
     let text = setup.text.clone();
@@ -189,7 +192,7 @@ fn solo_setup(scenario: &str) {
     assert!(
         flat(&text).contains(&format!(
             "Orders are due by {}",
-            dervish::service::games::deadline_text(row.deadline)
+            dervish::service::games::deadline_text(g.svc.game(&g.id).unwrap().deadline)
         )),
         "{text}"
     );
@@ -280,9 +283,8 @@ fn rule_2_1_the_mahdist_set_up_request_shows_the_egyptian_placement() {
     let (line, unit, to) = a_setup_line(&scn, Side::Egyptian);
     g.orders(Side::Egyptian, &format!("{line}\nREADY\n"));
     g.pass();
+    g.state_at(0, TurnKind::SetUp(Side::Mahdist));
     let row = g.svc.game(&g.id).unwrap();
-    assert_eq!(row.turn_kind, TurnKind::SetUp(Side::Mahdist));
-    assert_eq!(row.turn_no, 0);
     let request = g
         .sent_to(MAHDIST)
         .into_iter()
@@ -329,8 +331,7 @@ fn rule_2_1_the_mahdist_set_up_request_shows_the_egyptian_placement() {
         "the observer gets the set-up mail alone"
     );
     assert!(watcher[0].text.contains("the set-up (observer)"));
-    let row = g.svc.game(&g.id).unwrap();
-    assert_eq!((row.turn_no, row.turn_kind), (1, TurnKind::Month));
+    g.state_at(1, TurnKind::Month);
     let replay = g.svc.replay(&g.id).unwrap();
     assert!(replay.iter().all(|v| v.drift.is_empty()), "{replay:?}");
 }
@@ -348,8 +349,7 @@ fn rule_2_1_the_set_up_deadline_seals_a_silent_egyptians_default_placement() {
         *g.now.lock().unwrap() += Duration::minutes(30);
         g.pass();
     }
-    let row = g.svc.game(&g.id).unwrap();
-    assert_eq!((row.turn_no, row.turn_kind), (1, TurnKind::Month));
+    let placed = g.state_at(1, TurnKind::Month);
     assert!(
         g.sent_to(EGYPTIAN)
             .iter()
@@ -367,7 +367,6 @@ fn rule_2_1_the_set_up_deadline_seals_a_silent_egyptians_default_placement() {
         turns[0].log
     );
     let (default, _) = initial_state(&g.scn(), &Placements::new()).unwrap();
-    let placed: GameState = serde_json::from_str(&row.state).unwrap();
     for u in default.units.iter().filter(|u| u.side == Side::Egyptian) {
         assert_eq!(hex_of(&placed, &u.id), u.hex(), "{}", u.id);
     }
@@ -414,8 +413,7 @@ fn rule_2_1_a_joined_egyptian_is_asked_for_his_set_up() {
     g.secrets.push((Side::Egyptian, secret));
     g.orders(Side::Egyptian, "READY\n");
     g.pass();
-    let row = g.svc.game(&g.id).unwrap();
-    assert_eq!((row.turn_no, row.turn_kind), (1, TurnKind::Month));
+    g.state_at(1, TurnKind::Month);
 }
 
 /// A game from a situation has no set-up step: its board is placed, the
@@ -464,12 +462,7 @@ fn rule_2_1_alternating_turns_open_with_the_egyptian_player_turn_after_the_set_u
     let (line, unit, to) = a_setup_line(&g.scn(), Side::Mahdist);
     g.orders(Side::Mahdist, &format!("{line}\nREADY\n"));
     g.pass();
-    let row = g.svc.game(&g.id).unwrap();
-    assert_eq!(
-        (row.turn_no, row.turn_kind),
-        (1, TurnKind::Player(Side::Egyptian))
-    );
-    let placed: GameState = serde_json::from_str(&row.state).unwrap();
+    let placed = g.state_at(1, TurnKind::Player(Side::Egyptian));
     assert_eq!(
         hex_of(&placed, &unit),
         Some(to),
@@ -544,9 +537,7 @@ fn rule_2_1_ready_alone_keeps_the_set_up_lines_sent_before() {
                 && flat(&m.text).contains("it confirms version 1")),
         "the receipt of READY confirms the SETUP lines"
     );
-    let row = g.svc.game(&g.id).unwrap();
-    assert_eq!((row.turn_no, row.turn_kind), (1, TurnKind::Month));
-    let placed: GameState = serde_json::from_str(&row.state).unwrap();
+    let placed = g.state_at(1, TurnKind::Month);
     assert_eq!(
         hex_of(&placed, &unit),
         Some(to),
@@ -618,14 +609,13 @@ fn rule_2_1_the_set_up_request_lists_the_choices() {
     let mut g = Game::start("choices", &new_game("khartoum", EGYPTIAN, MAHDIST), None);
     g.pass();
     let welcome = flat(&g.sent_to(EGYPTIAN)[0].text);
-    assert!(
-        welcome.contains("\"Khartoum and or Omdurman, Gordon, J. Stewart"),
-        "{welcome}"
-    );
-    assert!(welcome.contains("leaders: Gordon, J. Stewart"), "{welcome}");
-    assert!(
-        welcome.contains("where: Khartoum (1942), Omdurman (1941)"),
-        "{welcome}"
+    says(
+        &welcome,
+        &[
+            "\"Khartoum and or Omdurman, Gordon, J. Stewart",
+            "leaders: Gordon, J. Stewart",
+            "where: Khartoum (1942), Omdurman (1941)",
+        ],
     );
     g.orders(Side::Egyptian, "READY\n");
     g.pass();

@@ -22,12 +22,8 @@ fn temp_dir(name: &str) -> PathBuf {
     mailbox::folder("dervish-solo", name)
 }
 
+use mailbox::flat;
 use mailbox::sent_read as sent;
-
-/// Text with every run of white space one space (prose is wrapped).
-fn flat(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
-}
 
 /// One person plays `scenario` by mail on the `human` side against the
 /// programmed player asked for by `bot` (`bot`, `bot:competent`), every

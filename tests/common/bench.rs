@@ -119,37 +119,33 @@ pub fn march(hex: Hex, legs: Vec<Leg>) -> Orders {
     }
 }
 
+/// What `pick` makes of the turn's events, those it takes, in order.
+fn picked(r: &TurnResult, pick: impl FnMut(&Event) -> Option<String>) -> Vec<String> {
+    r.events.iter().filter_map(pick).collect()
+}
+
 /// The reasons of every order set aside.
 pub fn set_aside(r: &TurnResult) -> Vec<String> {
-    r.events
-        .iter()
-        .filter_map(|e| match e {
-            Event::OrderSetAside { reason, .. } => Some(reason.clone()),
-            _ => None,
-        })
-        .collect()
+    picked(r, |e| match e {
+        Event::OrderSetAside { reason, .. } => Some(reason.clone()),
+        _ => None,
+    })
 }
 
 /// The reasons of every stop.
 pub fn stopped(r: &TurnResult) -> Vec<String> {
-    r.events
-        .iter()
-        .filter_map(|e| match e {
-            Event::Stopped { reason, .. } => Some(reason.clone()),
-            _ => None,
-        })
-        .collect()
+    picked(r, |e| match e {
+        Event::Stopped { reason, .. } => Some(reason.clone()),
+        _ => None,
+    })
 }
 
 /// Each roll on a table whose name starts with `table`: "raw = total -> line".
 pub fn rolls(r: &TurnResult, table: &str) -> Vec<String> {
-    r.events
-        .iter()
-        .filter_map(|e| match e {
-            Event::Rolled(t) if t.table.starts_with(table) => {
-                Some(format!("{} = {} -> {}", t.roll.result, t.total, t.line))
-            }
-            _ => None,
-        })
-        .collect()
+    picked(r, |e| match e {
+        Event::Rolled(t) if t.table.starts_with(table) => {
+            Some(format!("{} = {} -> {}", t.roll.result, t.total, t.line))
+        }
+        _ => None,
+    })
 }

@@ -6,10 +6,14 @@
 
 #![allow(dead_code)]
 
+// The mail service's table this campaign is played on; a crate that
+// includes this file reaches it here (`common::campaign::mailbox`), not
+// by a second `#[path]` of its own.
+#[path = "mailbox.rs"]
+pub mod mailbox;
+
 use std::path::Path;
 
-use chrono::{DateTime, Utc};
-use dervish::mail::outbound::TransportConfig;
 use dervish::orders::{print, written};
 use dervish::players::egyptian::{self, Persona};
 use dervish::scenario::Side;
@@ -20,14 +24,7 @@ use dervish::store::{Mode, Status};
 /// The service's configuration on `dir`: the database and the outgoing
 /// mail there, no downtime extension.
 pub fn config(dir: &Path) -> Config {
-    let mut cfg = Config {
-        database: dir.join("dervish.sqlite"),
-        outgoing: TransportConfig::File {
-            dir: dir.join("outbox"),
-        },
-        ..Config::default()
-    };
-    cfg.inbox.maildir = dir.join("inbox");
+    let mut cfg = mailbox::files_config(dir);
     cfg.turns.downtime_minutes = 1_000_000;
     // Campaigns read every mail stored, months of play later.
     cfg.outbox.keep_sent_days = 0;
@@ -53,44 +50,20 @@ pub fn play_with(
     std::fs::create_dir_all(dir).expect("the campaign's folder");
     let mut cfg = config(dir);
     change(&mut cfg);
-    let mut svc = Service::open(cfg).expect("service");
-    let at = DateTime::parse_from_rfc3339("2026-03-01T12:00:00Z")
-        .expect("time")
-        .with_timezone(&Utc);
-    svc.set_clock(Box::new(move || at));
-    let mut n = 0u8;
-    svc.set_seeds(Box::new(move || {
-        n = n.wrapping_add(1);
-        [n; 32]
-    }));
-    let created = svc
-        .new_game(
-            &NewGame {
-                scenario: scenario.into(),
-                egyptian: "gordon@example.org".into(),
-                mahdist: "bot".into(),
-                id: Some(id.into()),
-                mode,
-                deadline_hours: Some(72),
-                ambushes: false,
-                table_battles: Default::default(),
-                resolver: Default::default(),
-            },
-            "test",
-        )
-        .expect("game");
-    let secret = created
-        .secrets
-        .iter()
-        .find(|(s, _)| *s == Side::Egyptian)
-        .map(|(_, x)| x.clone())
-        .expect("the Egyptian secret");
+    let mut svc = mailbox::service_at(cfg, mailbox::start());
+    svc.set_seeds(mailbox::counting_seeds());
+    let game = NewGame {
+        mahdist: "bot".into(),
+        mode,
+        ..mailbox::game(scenario, id)
+    };
+    let created = svc.new_game(&game, "test").expect("game");
+    let secret = mailbox::secret(&created.secrets, Side::Egyptian);
     let scn = svc.scenario(scenario).expect("scenario");
     // The set-up step (2.1): the Egyptian keeps the default placement
     // (READY alone); the programmed Mahdist sets up at once after him.
-    let raw = format!(
-        "From: gordon@example.org\r\nTo: dervish@localhost\r\nSubject: [dervish {id}] set-up\r\nMessage-ID: <c0@players.example>\r\nDate: Sun, 1 Mar 2026 12:00:00 +0000\r\nMIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-8\r\n\r\nSECRET {secret}\r\nREADY\r\n"
-    );
+    let setup = format!("SECRET {secret}\nREADY\n");
+    let raw = from_gordon(&format!("[dervish {id}] set-up"), 0, &setup);
     svc.receive(raw.as_bytes()).expect("the set-up mail");
     svc.play_turn(id).expect("the set-up");
     let mut mails = 0;
@@ -104,14 +77,28 @@ pub fn play_with(
             let d = egyptian::decide(&scn, &state, Persona::Historical);
             let orders = print::sheet(&scn.map, &written::sheet(&d.orders), false);
             mails += 1;
-            let raw = format!(
-                "From: gordon@example.org\r\nTo: dervish@localhost\r\nSubject: [dervish {id}] orders {}\r\nMessage-ID: <c{mails}@players.example>\r\nDate: Sun, 1 Mar 2026 12:00:00 +0000\r\nMIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-8\r\n\r\nSECRET {secret}\r\n{}READY\r\n",
-                g.month,
-                orders.replace('\n', "\r\n")
+            let subject = format!("[dervish {id}] orders {}", g.month);
+            let raw = from_gordon(
+                &subject,
+                mails,
+                &format!("SECRET {secret}\n{orders}READY\n"),
             );
             svc.receive(raw.as_bytes()).expect("the orders mail");
         }
         svc.play_turn(id).expect("the turn");
     }
     (svc, secret)
+}
+
+/// The Egyptian player's mail number `n` to the service at its own
+/// address (`dervish@localhost`, the default).
+fn from_gordon(subject: &str, n: u32, body: &str) -> String {
+    let id = format!("c{n}@players.example");
+    mailbox::plain_mail(
+        "gordon@example.org",
+        "dervish@localhost",
+        subject,
+        &id,
+        body,
+    )
 }

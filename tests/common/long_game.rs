@@ -9,8 +9,7 @@
 use chrono::{DateTime, Duration, Utc};
 use dervish::scenario::Side;
 use dervish::service::Config;
-use dervish::service::games::NewGame;
-use dervish::store::{self, Mode};
+use dervish::store;
 
 use crate::mailbox::{self, Table};
 
@@ -23,18 +22,7 @@ pub struct Game {
     pub secrets: Vec<(Side, String)>,
 }
 
-impl std::ops::Deref for Game {
-    type Target = Table;
-    fn deref(&self) -> &Table {
-        &self.table
-    }
-}
-
-impl std::ops::DerefMut for Game {
-    fn deref_mut(&mut self) -> &mut Table {
-        &mut self.table
-    }
-}
+mailbox::at_table!(Game);
 
 impl Game {
     /// Game `k-1` with 72-hour deadlines; `mahdist` is an address or
@@ -46,27 +34,8 @@ impl Game {
             cfg.turns.downtime_minutes = 100_000_000;
             tune(cfg);
         });
-        let created = table
-            .svc
-            .new_game(
-                &NewGame {
-                    scenario: "khartoum".into(),
-                    egyptian: GORDON.into(),
-                    mahdist: mahdist.into(),
-                    id: Some("k-1".into()),
-                    mode: Mode::Monthly,
-                    deadline_hours: Some(72),
-                    ambushes: false,
-                    table_battles: Default::default(),
-                    resolver: Default::default(),
-                },
-                "test",
-            )
-            .unwrap();
-        let mut g = Game {
-            table,
-            secrets: created.secrets,
-        };
+        let (_, secrets) = table.start_game(&mailbox::k1_against(mahdist), None);
+        let mut g = Game { table, secrets };
         g.pass();
         g
     }

@@ -7,6 +7,7 @@
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use chrono::{DateTime, Utc};
@@ -15,7 +16,8 @@ use dervish::mail::maildir::Maildir;
 use dervish::mail::outbound::{Sender, TransportConfig};
 use dervish::scenario::Side;
 use dervish::service::games::NewGame;
-use dervish::service::{Config, PassReport, Service};
+use dervish::service::{Config, PassReport, Seeds, Service};
+use dervish::state::GameState;
 use dervish::store::Mode;
 
 /// The service's own address, where players send their mail.
@@ -44,6 +46,26 @@ pub fn start() -> DateTime<Utc> {
         .with_timezone(&Utc)
 }
 
+/// Turn seeds that count up from 1, every byte of the seed the count:
+/// the same turns on every run.
+pub fn counting_seeds() -> Seeds {
+    let mut n = 0u8;
+    Box::new(move || {
+        n = n.wrapping_add(1);
+        [n; 32]
+    })
+}
+
+/// A plain-text mail from `from` to `to` as a player's mail program
+/// writes it, its lines ended by CRLF; `id` its Message-ID (without the
+/// angle brackets).
+pub fn plain_mail(from: &str, to: &str, subject: &str, id: &str, body: &str) -> String {
+    format!(
+        "From: {from}\r\nTo: {to}\r\nSubject: {subject}\r\nMessage-ID: <{id}>\r\nDate: Sun, 1 Mar 2026 12:00:00 +0000\r\nMIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n{}",
+        body.replace('\n', "\r\n")
+    )
+}
+
 /// Every mail of the outbox, the service's own and game `k-1`'s, by id.
 pub fn all_mail(svc: &Service) -> Vec<dervish::store::OutboxRow> {
     let mut all = dervish::store::mail_for(&svc.conn, None).unwrap();
@@ -64,10 +86,9 @@ pub fn folder(prefix: &str, name: &str) -> PathBuf {
     dir
 }
 
-/// The service's configuration in `dir`: the database, a Maildir inbox,
-/// outgoing mail written to files, the service's and the game master's
-/// addresses.
-pub fn config(dir: &Path) -> Config {
+/// The service's configuration in `dir` without addresses of its own:
+/// the database, a Maildir inbox, outgoing mail written to files.
+pub fn files_config(dir: &Path) -> Config {
     let mut cfg = Config {
         database: dir.join("dervish.sqlite"),
         outgoing: TransportConfig::File {
@@ -76,6 +97,13 @@ pub fn config(dir: &Path) -> Config {
         ..Config::default()
     };
     cfg.inbox.maildir = dir.join("inbox");
+    cfg
+}
+
+/// The service's configuration in `dir`: [`files_config`] with the
+/// service's and the game master's addresses.
+pub fn config(dir: &Path) -> Config {
+    let mut cfg = files_config(dir);
     cfg.host.address = HOST.into();
     cfg.host.game_master = "gm@example.org".into();
     cfg
@@ -160,6 +188,15 @@ pub fn game(scenario: &str, id: &str) -> NewGame {
     }
 }
 
+/// Game `k-1` of [`game`] with `mahdist` in the Mahdist seat: an address,
+/// `bot` for the programmed player or `open` for a seat to join.
+pub fn k1_against(mahdist: &str) -> NewGame {
+    NewGame {
+        mahdist: mahdist.into(),
+        ..game("khartoum", "k-1")
+    }
+}
+
 impl Table {
     /// A table in a new folder of the temporary directory named after
     /// `prefix` and `name`: the database, a Maildir inbox, outgoing mail
@@ -188,15 +225,23 @@ impl Table {
         }
     }
 
+    /// Game `game` made on the table, from `situation` if one is given
+    /// (else the scenario's set-up): its id and the players' secrets.
+    pub fn start_game(
+        &self,
+        game: &NewGame,
+        situation: Option<GameState>,
+    ) -> (String, Vec<(Side, String)>) {
+        let created = self.svc.new_game_from(game, situation, "test").unwrap();
+        (created.id, created.secrets)
+    }
+
     /// Put a plain-text mail from `from` to the service into the inbox,
     /// its lines ended by CRLF; the next pass takes it in.
     pub fn deliver(&mut self, from: &str, subject: &str, body: &str) {
         self.n += 1;
-        let raw = format!(
-            "From: {from}\r\nTo: {HOST}\r\nSubject: {subject}\r\nMessage-ID: <m{}@players.example>\r\nDate: Sun, 1 Mar 2026 12:00:00 +0000\r\nMIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n{}",
-            self.n,
-            body.replace('\n', "\r\n")
-        );
+        let id = format!("m{}@players.example", self.n);
+        let raw = plain_mail(from, HOST, subject, &id, body);
         self.inbox.deliver(raw.as_bytes()).unwrap();
     }
 
@@ -338,20 +383,54 @@ pub fn sent_read(dir: &Path) -> Vec<(Vec<u8>, inbound::Inbound)> {
         .collect()
 }
 
+/// Game `k-1` of scenario 2 ([`game`]) made on `svc`: the players'
+/// secrets.
+pub fn new_game(svc: &Service) -> Vec<(Side, String)> {
+    svc.new_game(&game("khartoum", "k-1"), "test")
+        .unwrap()
+        .secrets
+}
+
 /// The service of the configuration file `cfg_path` with game `k-1` made
 /// on it (and the service closed again): the configuration and the
 /// players' secrets.
 pub fn game_on(cfg_path: &Path) -> (Config, Vec<(Side, String)>) {
     let cfg = Config::read(cfg_path).unwrap();
-    let svc = Service::open(cfg.clone()).unwrap();
-    let created = svc.new_game(&game("khartoum", "k-1"), "test").unwrap();
-    (cfg, created.secrets)
+    let secrets = new_game(&Service::open(cfg.clone()).unwrap());
+    (cfg, secrets)
+}
+
+/// A server on loopback that accepts connections and never says a word:
+/// its port, and how many connections it took so far.
+pub fn silent_server() -> (u16, Arc<AtomicUsize>) {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let accepted = Arc::new(AtomicUsize::new(0));
+    let count = Arc::clone(&accepted);
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for stream in listener.incoming().flatten() {
+            count.fetch_add(1, Ordering::SeqCst);
+            held.push(stream);
+        }
+    });
+    (port, accepted)
 }
 
 /// The one value the query `sql` (no parameters) reads from the service's
 /// database.
 pub fn one<T: rusqlite::types::FromSql>(svc: &Service, sql: &str) -> T {
     svc.conn.query_row(sql, [], |r| r.get(0)).unwrap()
+}
+
+/// Every value the one-column query `sql` (no parameters) reads from the
+/// database `conn`, in its order.
+pub fn column<T: rusqlite::types::FromSql>(conn: &rusqlite::Connection, sql: &str) -> Vec<T> {
+    let mut st = conn.prepare(sql).unwrap();
+    st.query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect()
 }
 
 /// `dervish --config CFG run --once` started, its output thrown away.

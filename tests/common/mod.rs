@@ -5,6 +5,7 @@ pub mod bench;
 pub mod campaign;
 pub mod process;
 pub mod random_march;
+pub mod text;
 
 use std::path::PathBuf;
 

@@ -6,6 +6,15 @@
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
+/// The folder `dervish-NAME-PID` of the temporary directory (PID this
+/// process's id), new and empty.
+pub fn fresh_folder(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("dervish-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
 /// `dervish ARGS` in folder `cwd` with `stdin` piped in.
 pub fn dervish_in(cwd: &Path, args: &[&str], stdin: &str) -> Output {
     use std::io::Write as _;
