@@ -151,22 +151,17 @@ mod tests {
         assert_eq!(m("1884-03").to_string(), "1884-03");
         assert_eq!(m("1884-3"), m("1884-03"));
         assert_eq!(m("1884-03").long_name(), "March 1884");
-        assert!(matches!(
-            "1884-13".parse::<GameMonth>(),
-            Err(MonthError::Syntax(_))
-        ));
-        assert!(matches!(
-            "March".parse::<GameMonth>(),
-            Err(MonthError::Syntax(_))
-        ));
-        assert!(matches!(
-            "1886-01".parse::<GameMonth>(),
-            Err(MonthError::OutOfRange(_))
-        ));
-        assert!(matches!(
-            "1882-09".parse::<GameMonth>(),
-            Err(MonthError::OutOfRange(_))
-        ));
+        for bad in ["1884-13", "March"] {
+            let e = bad.parse::<GameMonth>();
+            assert!(matches!(e, Err(MonthError::Syntax(_))), "{bad}: {e:?}");
+        }
+        for outside in ["1886-01", "1882-09"] {
+            let e = outside.parse::<GameMonth>();
+            assert!(
+                matches!(e, Err(MonthError::OutOfRange(_))),
+                "{outside}: {e:?}"
+            );
+        }
     }
 
     #[test]

@@ -260,10 +260,7 @@ fn roll_party<S: DieSource>(
         .max(1);
     let units = draw_party(t, stack, &wanted, n);
     let party = Party {
-        names: units
-            .iter()
-            .map(|&u| t.state.units[u].id.0.to_string())
-            .collect(),
+        names: t.unit_ids(&units),
         from_pool: units
             .iter()
             .copied()
@@ -445,14 +442,10 @@ fn disperse<S: DieSource>(
         t.state.units[u].disrupted = false;
     }
     if !back.is_empty() {
-        let names: Vec<String> = back
-            .iter()
-            .map(|&u| t.state.units[u].id.0.to_string())
-            .collect();
         t.events.push(Event::Note {
             text: format!(
                 "the ambushers from the pool ({}) melt back into the desert and return to the pool",
-                names.join(" ")
+                t.unit_ids(&back).join(" ")
             ),
         });
     }
@@ -468,14 +461,10 @@ fn disperse<S: DieSource>(
     for &u in &captured {
         t.state.units[u].status = Status::OnMap(source);
     }
-    let names: Vec<String> = captured
-        .iter()
-        .map(|&u| t.state.units[u].id.0.to_string())
-        .collect();
     t.events.push(Event::Note {
         text: format!(
             "{} taken by the ambushers {} to the Mahdist stack at {}",
-            names.join(" "),
+            t.unit_ids(&captured).join(" "),
             if captured.len() == 1 { "goes" } else { "go" },
             t.scn.map.describe(source)
         ),

@@ -586,7 +586,7 @@ pub fn largest_stack<S: DieSource>(t: &Turn<'_, S>, side: Side) -> Option<Hex> {
 
 /// Rule 3.21: the Mahdist arrival roll.
 fn mahdist_arrival<S: DieSource>(t: &mut Turn<'_, S>, orders: &Orders) {
-    let table = t.scn.tables.mahdist_arrival.clone();
+    let table = &t.scn.tables.mahdist_arrival;
     let controls: Vec<(Side, String)> = t
         .scn
         .map
@@ -601,18 +601,16 @@ fn mahdist_arrival<S: DieSource>(t: &mut Turn<'_, S>, orders: &Orders) {
         ..RollContext::default()
     };
     let mods = modifiers::applicable(&table.modifiers, &cx);
-    let rows = table.rows.clone();
-    let total = t.table_roll(
-        table.dice,
-        "Mahdist reinforcement arrival".into(),
-        "Mahdist arrival table (3.21)",
-        mods,
-        |v| match modifiers::row(&rows, v) {
-            Some((r, label)) => format!("{label}: {}", r.result),
-            None => "no row".into(),
-        },
-    );
-    let result = modifiers::row(&table.rows, total).map(|(r, _)| r.result);
+    let result = t
+        .row_roll(
+            table.dice,
+            "Mahdist reinforcement arrival".into(),
+            "Mahdist arrival table (3.21)",
+            mods,
+            &table.rows,
+            ToString::to_string,
+        )
+        .copied();
     // 3.21: "Do not remove any units if the Mahdist player has less than 7
     // non-leader units on the map." Leaders are not counters of the units
     // list; every other counter counts, boats and gunboats included (the
@@ -774,19 +772,7 @@ pub fn remove_units<S: DieSource>(t: &mut Turn<'_, S>, side: Side, n: u32, cause
             None
         };
         if let Some((hex, u)) = chosen {
-            let id = t.state.units[u].id.clone();
-            t.state.units[u].status = if side == Side::Mahdist {
-                Status::Pool
-            } else {
-                Status::Eliminated
-            };
-            t.state.units[u].disrupted = false;
-            t.events.push(Event::Eliminated {
-                unit: id,
-                hex,
-                cause: cause.to_string(),
-                decided_by: Decision::Orders,
-            });
+            remove_unit(t, u, hex, cause, Decision::Orders);
             continue;
         }
         let Some((hex, units)) = stacks
@@ -814,22 +800,33 @@ pub fn remove_units<S: DieSource>(t: &mut Turn<'_, S>, side: Side, n: u32, cause
         else {
             return;
         };
-        let id = t.state.units[worst].id.clone();
-        t.state.units[worst].status = if side == Side::Mahdist {
-            Status::Pool
-        } else {
-            Status::Eliminated
-        };
-        t.state.units[worst].disrupted = false;
-        t.events.push(Event::Eliminated {
-            unit: id,
-            hex,
-            cause: cause.to_string(),
-            decided_by: Decision::Default(
-                "the worst unit of the largest stack, civilians last".into(),
-            ),
-        });
+        let worst_first = "the worst unit of the largest stack, civilians last";
+        remove_unit(t, worst, hex, cause, Decision::Default(worst_first.into()));
     }
+}
+
+/// One unit of [`remove_units`] out of play: a Mahdist unit to the pool,
+/// another eliminated.
+fn remove_unit<S: DieSource>(
+    t: &mut Turn<'_, S>,
+    u: usize,
+    hex: Hex,
+    cause: &str,
+    decided_by: Decision,
+) {
+    let unit = &mut t.state.units[u];
+    unit.status = if unit.side == Side::Mahdist {
+        Status::Pool
+    } else {
+        Status::Eliminated
+    };
+    unit.disrupted = false;
+    t.events.push(Event::Eliminated {
+        unit: unit.id.clone(),
+        hex,
+        cause: cause.to_string(),
+        decided_by,
+    });
 }
 
 /// Rule 3.2: a Mahdist stack entering a town last held by the enemy gains

@@ -54,12 +54,11 @@ pub fn apply<S: DieSource>(
     cause: &str,
     lose_first: &[UnitId],
 ) -> Vec<usize> {
-    let mut gone = Vec::new();
-    let mut alive: Vec<usize> = units.to_vec();
+    let mut s = Taking::new(hex, units);
     let preference = |t: &Turn<'_, S>, i: usize| preference(t, lose_first, i);
     let decided = |t: &Turn<'_, S>, i: usize| decided(t, lose_first, i);
     for _ in 0..eliminate {
-        let pick = alive.iter().copied().min_by_key(|&i| {
+        let pick = s.alive.iter().copied().min_by_key(|&i| {
             (
                 is_civilian(t, i),
                 preference(t, i),
@@ -70,15 +69,13 @@ pub fn apply<S: DieSource>(
         });
         let Some(i) = pick else { break };
         let d = decided(t, i);
-        eliminate_unit(t, i, hex, cause, d);
-        alive.retain(|&x| x != i);
-        gone.push(i);
+        s.eliminate(t, i, cause, d);
     }
     for _ in 0..disrupt {
-        let all_disrupted = alive.iter().all(|&i| t.state.units[i].disrupted);
+        let all_disrupted = s.alive.iter().all(|&i| t.state.units[i].disrupted);
         if all_disrupted {
             // A second disruption eliminates (9.4, 9.7); civilians last.
-            let pick = alive.iter().copied().min_by_key(|&i| {
+            let pick = s.alive.iter().copied().min_by_key(|&i| {
                 (
                     is_civilian(t, i),
                     preference(t, i),
@@ -88,14 +85,13 @@ pub fn apply<S: DieSource>(
             });
             let Some(i) = pick else { break };
             let d = decided(t, i);
-            eliminate_unit(t, i, hex, &format!("{cause}, disrupted again"), d);
-            alive.retain(|&x| x != i);
-            gone.push(i);
+            s.eliminate(t, i, &format!("{cause}, disrupted again"), d);
         } else {
             // 8.31: "disrupted units may be eliminated to satisfy this
             // loss": a disrupted unit the owner names may go instead of a
             // good-order unit being disrupted.
-            let pick = alive
+            let pick = s
+                .alive
                 .iter()
                 .copied()
                 .filter(|&i| {
@@ -113,28 +109,13 @@ pub fn apply<S: DieSource>(
             let Some(i) = pick else { break };
             let d = decided(t, i);
             if t.state.units[i].disrupted {
-                eliminate_unit(t, i, hex, &format!("{cause}, disrupted again"), d);
-                alive.retain(|&x| x != i);
-                gone.push(i);
+                s.eliminate(t, i, &format!("{cause}, disrupted again"), d);
                 continue;
             }
-            t.state.units[i].disrupted = true;
-            let unit = t.state.units[i].id.clone();
-            t.events.push(Event::Disrupted {
-                unit,
-                hex,
-                cause: cause.to_string(),
-                decided_by: d,
-            });
+            s.disrupt(t, i, cause.to_string(), d);
         }
     }
-    if !gone.is_empty() {
-        t.remove_lone_leaders(
-            hex,
-            &format!("every unit with him was eliminated ({cause})"),
-        );
-    }
-    gone
+    s.done(t, cause)
 }
 
 /// The results one combat roll inflicts on one quality class of the stack
@@ -176,8 +157,7 @@ pub fn distribute<S: DieSource>(
     cause: &str,
     lose_first: &[UnitId],
 ) -> Vec<usize> {
-    let mut gone = Vec::new();
-    let mut alive: Vec<usize> = units.to_vec();
+    let mut s = Taking::new(hex, units);
     let class_of = |t: &Turn<'_, S>, i: usize| t.type_at(i).map(|ty| ty.quality);
     let preference = |t: &Turn<'_, S>, i: usize| preference(t, lose_first, i);
     let decided = |t: &Turn<'_, S>, i: usize| decided(t, lose_first, i);
@@ -219,7 +199,7 @@ pub fn distribute<S: DieSource>(
     };
     for h in hits {
         for _ in 0..h.eliminate {
-            let pick = eliminable(t, &alive).into_iter().min_by_key(|&i| {
+            let pick = eliminable(t, &s.alive).into_iter().min_by_key(|&i| {
                 (
                     class_of(t, i) != Some(h.class),
                     preference(t, i),
@@ -231,14 +211,13 @@ pub fn distribute<S: DieSource>(
             let Some(i) = pick else { break };
             let d = decided(t, i);
             let c = cause_for(t, i, h, cause);
-            eliminate_unit(t, i, hex, &c, d);
-            alive.retain(|&x| x != i);
-            gone.push(i);
+            s.eliminate(t, i, &c, d);
         }
     }
     for h in hits {
         for _ in 0..h.disrupt {
-            let good: Vec<usize> = alive
+            let good: Vec<usize> = s
+                .alive
                 .iter()
                 .copied()
                 .filter(|&i| !t.state.units[i].disrupted)
@@ -251,7 +230,7 @@ pub fn distribute<S: DieSource>(
                 }
                 // Every unit is disrupted: a second disruption eliminates
                 // (9.4, 9.7); civilians last.
-                let pick = eliminable(t, &alive).into_iter().min_by_key(|&i| {
+                let pick = eliminable(t, &s.alive).into_iter().min_by_key(|&i| {
                     (
                         class_of(t, i) != Some(h.class),
                         preference(t, i),
@@ -262,9 +241,7 @@ pub fn distribute<S: DieSource>(
                 let Some(i) = pick else { break };
                 let d = decided(t, i);
                 let c = cause_for(t, i, h, &format!("{cause}, disrupted again"));
-                eliminate_unit(t, i, hex, &c, d);
-                alive.retain(|&x| x != i);
-                gone.push(i);
+                s.eliminate(t, i, &c, d);
             } else {
                 // By default civilians are disrupted last too.
                 let pick = good.into_iter().min_by_key(|&i| {
@@ -279,24 +256,57 @@ pub fn distribute<S: DieSource>(
                 let Some(i) = pick else { break };
                 let d = decided(t, i);
                 let c = cause_for(t, i, h, cause);
-                t.state.units[i].disrupted = true;
-                let unit = t.state.units[i].id.clone();
-                t.events.push(Event::Disrupted {
-                    unit,
-                    hex,
-                    cause: c,
-                    decided_by: d,
-                });
+                s.disrupt(t, i, c, d);
             }
         }
     }
-    if !gone.is_empty() {
-        t.remove_lone_leaders(
+    s.done(t, cause)
+}
+
+/// The units of a stack in `hex` taking losses: those still there and
+/// those eliminated so far.
+struct Taking {
+    hex: Hex,
+    alive: Vec<usize>,
+    gone: Vec<usize>,
+}
+
+impl Taking {
+    fn new(hex: Hex, units: &[usize]) -> Self {
+        Taking {
             hex,
-            &format!("every unit with him was eliminated ({cause})"),
-        );
+            alive: units.to_vec(),
+            gone: Vec::new(),
+        }
     }
-    gone
+
+    fn eliminate<S: DieSource>(&mut self, t: &mut Turn<'_, S>, i: usize, cause: &str, d: Decision) {
+        eliminate_unit(t, i, self.hex, cause, d);
+        self.alive.retain(|&x| x != i);
+        self.gone.push(i);
+    }
+
+    fn disrupt<S: DieSource>(&self, t: &mut Turn<'_, S>, i: usize, cause: String, d: Decision) {
+        t.state.units[i].disrupted = true;
+        let unit = t.state.units[i].id.clone();
+        t.events.push(Event::Disrupted {
+            unit,
+            hex: self.hex,
+            cause,
+            decided_by: d,
+        });
+    }
+
+    /// The eliminated units; a leader left alone by them goes (7.0).
+    fn done<S: DieSource>(self, t: &mut Turn<'_, S>, cause: &str) -> Vec<usize> {
+        if !self.gone.is_empty() {
+            t.remove_lone_leaders(
+                self.hex,
+                &format!("every unit with him was eliminated ({cause})"),
+            );
+        }
+        self.gone
+    }
 }
 
 pub(crate) fn eliminate_unit<S: DieSource>(

@@ -27,6 +27,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::dice::{Dice, DiceKind, DieSource};
 use crate::geo::Hex;
+use crate::scenario::tables::Row;
 use crate::scenario::{Leader, Scenario, Side, UnitKind, UnitType};
 use crate::state::{GameState, Status, Unit, UnitId};
 use events::{Event, Phase, TableRoll};
@@ -468,6 +469,14 @@ impl<'a, S: DieSource> Turn<'a, S> {
             .collect()
     }
 
+    /// The ids of units (indices), as written in orders and reports.
+    pub fn unit_ids(&self, units: &[usize]) -> Vec<String> {
+        units
+            .iter()
+            .map(|&u| self.state.units[u].id.0.to_string())
+            .collect()
+    }
+
     /// Whether a unit of `side` occupies `hex`. The British fleet never
     /// does: "The fleet cannot be destroyed in combat" and only lends its
     /// gun factors to units in its hex (8.25), so it neither holds a hex
@@ -641,6 +650,27 @@ impl<'a, S: DieSource> Turn<'a, S> {
             line,
         }));
         total
+    }
+
+    /// A roll on a table whose rows each give one result: told with the row
+    /// it falls on ("5-6: recovers", `says` writing the result), and the
+    /// result, if a row takes the roll.
+    pub fn row_roll<'r, T>(
+        &mut self,
+        kind: DiceKind,
+        purpose: String,
+        table: &str,
+        mods: Vec<(String, i32)>,
+        rows: &'r [Row<T>],
+        says: impl Fn(&T) -> String,
+    ) -> Option<&'r T> {
+        let total = self.table_roll(kind, purpose, table, mods, |v| {
+            match modifiers::row(rows, v) {
+                Some((r, label)) => format!("{label}: {}", says(&r.result)),
+                None => "no row".into(),
+            }
+        });
+        modifiers::row(rows, total).map(|(r, _)| &r.result)
     }
 
     /// The phasing side's units (indices) whose status `due` accepts.

@@ -68,12 +68,14 @@ pub struct DropOff {
     pub leaders: Vec<String>,
 }
 
-/// A march order for one stack.
+/// A march order for one stack. `L` is the kind of its legs: the engine's
+/// [`Leg`], or the legs as a player writes them (the order language's
+/// `March`, whose river legs may name their way).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct MarchOrder {
+pub struct MarchOrder<L = Leg> {
     pub units: Selection,
     /// Up to three legs.
-    pub legs: Vec<Leg>,
+    pub legs: Vec<L>,
     #[serde(default)]
     pub on_contact: OnContact,
     /// Keep moving with unused movement points after a won combat (8.31).
@@ -93,11 +95,11 @@ pub struct MarchOrder {
     pub lose_first: Vec<UnitId>,
 }
 
-impl MarchOrder {
-    /// A plain march of a stack by land, avoiding combat.
-    pub fn stack(hex: Hex, legs: Vec<Leg>) -> Self {
+impl<L> MarchOrder<L> {
+    /// A march of `units` along `legs`, avoiding combat, with no options.
+    pub fn new(units: Selection, legs: Vec<L>) -> Self {
         MarchOrder {
-            units: Selection::Stack(hex),
+            units,
             legs,
             on_contact: OnContact::Avoid,
             continue_after_win: false,
@@ -106,6 +108,27 @@ impl MarchOrder {
             leader_bonus: None,
             lose_first: Vec::new(),
         }
+    }
+
+    /// The same march with each leg turned into another kind by `leg`.
+    pub fn map_legs<M>(&self, leg: impl FnMut(&L) -> M) -> MarchOrder<M> {
+        MarchOrder {
+            units: self.units.clone(),
+            legs: self.legs.iter().map(leg).collect(),
+            on_contact: self.on_contact.clone(),
+            continue_after_win: self.continue_after_win,
+            drop_offs: self.drop_offs.clone(),
+            retreat_towards: self.retreat_towards,
+            leader_bonus: self.leader_bonus.clone(),
+            lose_first: self.lose_first.clone(),
+        }
+    }
+}
+
+impl MarchOrder {
+    /// A plain march of a stack by land, avoiding combat.
+    pub fn stack(hex: Hex, legs: Vec<Leg>) -> Self {
+        Self::new(Selection::Stack(hex), legs)
     }
 }
 

@@ -185,22 +185,19 @@ pub fn railway_building<S: DieSource>(t: &mut Turn<'_, S>, orders: &Orders) {
         railhead_in_hills: t.scn.map.terrain(head) == Some(Terrain::Hills),
         ..RollContext::default()
     };
-    let table = t.scn.tables.railway.clone();
+    let table = &t.scn.tables.railway;
     let mods = modifiers::applicable(&table.modifiers, &cx);
-    let rows = table.rows.clone();
-    let total = t.table_roll(
-        table.dice,
-        format!("railway building on the {line_name}"),
-        "railway table (3.41)",
-        mods,
-        |v| match modifiers::row(&rows, v) {
-            Some((r, label)) => {
-                format!("{label}: {}", crate::words::count(r.result, "hex", "hexes"))
-            }
-            None => "no row".into(),
-        },
-    );
-    let n = modifiers::row(&table.rows, total).map_or(0, |(r, _)| r.result) as usize;
+    let n = t
+        .row_roll(
+            table.dice,
+            format!("railway building on the {line_name}"),
+            "railway table (3.41)",
+            mods,
+            &table.rows,
+            |&n| crate::words::count(n, "hex", "hexes"),
+        )
+        .copied()
+        .unwrap_or(0) as usize;
     let new = (done + n).min(line.hexes.len());
     t.state.rail_built.insert(line_name.clone(), new);
     if new > done {

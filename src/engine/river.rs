@@ -522,10 +522,32 @@ struct Upstream {
     /// Upstream on unnavigable water: British boats and every gunboat
     /// (8.23 II).
     may_go_up_unnavigable: bool,
-    navigable_limit: Option<u32>,
-    unnavigable_limit: Option<u32>,
-    navigable: u32,
-    unnavigable: u32,
+    navigable: Counted,
+    unnavigable: Counted,
+}
+
+/// Hexes gone against a limit rolled the first time it is needed.
+#[derive(Default)]
+struct Counted {
+    limit: Option<u32>,
+    gone: u32,
+}
+
+impl Counted {
+    /// One hex more, or the limit if it is spent.
+    fn step<S: DieSource>(
+        &mut self,
+        t: &mut Turn<'_, S>,
+        dice: crate::scenario::tables::DicePlus,
+        why: &str,
+    ) -> Result<(), u32> {
+        let limit = *self.limit.get_or_insert_with(|| roll_plus(t, dice, why));
+        if self.gone >= limit {
+            return Err(limit);
+        }
+        self.gone += 1;
+        Ok(())
+    }
 }
 
 impl Upstream {
@@ -539,10 +561,8 @@ impl Upstream {
             may_go_up_unnavigable: kinds
                 .iter()
                 .all(|(k, n)| *k == UnitKind::Gunboat || *n == Nation::British),
-            navigable_limit: None,
-            unnavigable_limit: None,
-            navigable: 0,
-            unnavigable: 0,
+            navigable: Counted::default(),
+            unnavigable: Counted::default(),
         }
     }
 
@@ -551,21 +571,13 @@ impl Upstream {
     fn step<S: DieSource>(&mut self, t: &mut Turn<'_, S>, nav: bool) -> Result<(), String> {
         let rules = &t.scn.tables.river;
         if nav && !self.all_gunboats {
-            let limit = match self.navigable_limit {
-                Some(l) => l,
-                None => roll_plus(
+            self.navigable
+                .step(
                     t,
                     rules.boat_upstream_navigable,
                     "boats upstream on a navigable river",
-                ),
-            };
-            self.navigable_limit = Some(limit);
-            if self.navigable >= limit {
-                return Err(format!(
-                    "the boats' upstream move of {limit} hexes is spent"
-                ));
-            }
-            self.navigable += 1;
+                )
+                .map_err(|limit| format!("the boats' upstream move of {limit} hexes is spent"))?;
         } else if !nav {
             if !self.may_go_up_unnavigable {
                 return Err(
@@ -573,21 +585,15 @@ impl Upstream {
                         .into(),
                 );
             }
-            let limit = match self.unnavigable_limit {
-                Some(l) => l,
-                None => roll_plus(
+            self.unnavigable
+                .step(
                     t,
                     rules.upstream_unnavigable,
                     "upstream on an unnavigable river",
-                ),
-            };
-            self.unnavigable_limit = Some(limit);
-            if self.unnavigable >= limit {
-                return Err(format!(
-                    "the upstream move of {limit} hexes on unnavigable water is spent"
-                ));
-            }
-            self.unnavigable += 1;
+                )
+                .map_err(|limit| {
+                    format!("the upstream move of {limit} hexes on unnavigable water is spent")
+                })?;
         }
         Ok(())
     }

@@ -103,11 +103,7 @@ pub fn attrition_phase<S: DieSource>(t: &mut Turn<'_, S>, orders: &Orders) {
         }
     }
     for hex in stack_hexes(t, t.side) {
-        let units: Vec<usize> = t
-            .units_at(hex, t.side)
-            .into_iter()
-            .filter(|&u| t.type_at(u).is_some_and(|ty| ty.kind != UnitKind::Fleet))
-            .collect();
+        let units = rolling_units(t, hex);
         if units.is_empty() {
             continue;
         }
@@ -168,11 +164,7 @@ pub fn attrition_phase<S: DieSource>(t: &mut Turn<'_, S>, orders: &Orders) {
             .into_iter()
             .filter(|h| h.distance(centre) <= radius)
         {
-            let units: Vec<usize> = t
-                .units_at(hex, t.side)
-                .into_iter()
-                .filter(|&u| t.type_at(u).is_some_and(|ty| ty.kind != UnitKind::Fleet))
-                .collect();
+            let units = rolling_units(t, hex);
             if units.is_empty() {
                 continue;
             }
@@ -186,6 +178,15 @@ pub fn attrition_phase<S: DieSource>(t: &mut Turn<'_, S>, orders: &Orders) {
             roll_attrition(t, hex, units, besieged);
         }
     }
+}
+
+/// The phasing side's units in `hex` that roll for attrition: all but the
+/// British fleet.
+fn rolling_units<S: DieSource>(t: &Turn<'_, S>, hex: Hex) -> Vec<usize> {
+    t.units_at(hex, t.side)
+        .into_iter()
+        .filter(|&u| t.type_at(u).is_some_and(|ty| ty.kind != UnitKind::Fleet))
+        .collect()
 }
 
 fn roll_attrition<S: DieSource>(t: &mut Turn<'_, S>, hex: Hex, units: Vec<usize>, besieged: bool) {
@@ -285,20 +286,16 @@ pub fn recovery_phase<S: DieSource>(t: &mut Turn<'_, S>) {
                 ..RollContext::default()
             };
             let mods = modifiers::applicable(&table.modifiers, &cx);
-            let rows = table.rows.clone();
             let id = t.state.units[u].id.clone();
-            let total = t.table_roll(
+            let result = t.row_roll(
                 table.dice,
                 format!("recovery of {id}"),
                 "recovery table",
                 mods,
-                |v| match modifiers::row(&rows, v) {
-                    Some((r, label)) => format!("{label}: {}", r.result),
-                    None => "no row".into(),
-                },
+                &table.rows,
+                ToString::to_string,
             );
-            let result = modifiers::row(&t.scn.tables.recovery.rows, total).map(|(r, _)| r.result);
-            if result == Some(RecoveryResult::Recovers) {
+            if result == Some(&RecoveryResult::Recovers) {
                 t.state.units[u].disrupted = false;
                 t.events.push(Event::Recovered { unit: id, hex });
             } else {

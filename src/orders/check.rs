@@ -17,26 +17,13 @@ use crate::state::{GameState, UnitId};
 
 /// The engine's march order for a written march.
 pub fn march_order(m: &March) -> MarchOrder {
-    MarchOrder {
-        units: m.units.clone(),
-        legs: m
-            .legs
-            .iter()
-            .map(|l| match l {
-                LegOrder::To(h) => Leg::To(*h),
-                LegOrder::Path(p) => Leg::Path(p.clone()),
-                LegOrder::Rail(h) => Leg::Rail(*h),
-                LegOrder::River { to, .. } => Leg::River(*to),
-                LegOrder::Fleet(h) => Leg::Fleet(*h),
-            })
-            .collect(),
-        on_contact: m.on_contact.clone(),
-        continue_after_win: m.continue_after_win,
-        drop_offs: m.drop_offs.clone(),
-        retreat_towards: m.retreat_towards,
-        leader_bonus: m.leader_bonus.clone(),
-        lose_first: m.lose_first.clone(),
-    }
+    m.map_legs(|l| match l {
+        LegOrder::To(h) => Leg::To(*h),
+        LegOrder::Path(p) => Leg::Path(p.clone()),
+        LegOrder::Rail(h) => Leg::Rail(*h),
+        LegOrder::River { to, .. } => Leg::River(*to),
+        LegOrder::Fleet(h) => Leg::Fleet(*h),
+    })
 }
 
 /// Check a sheet for `side` against the game in `state`: the header, the
@@ -344,12 +331,23 @@ impl<'a> Others<'a> {
             .map(|t| t.kind)
     }
 
-    /// Whether one of the side's units stands at `at` now.
-    fn friends_at(&self, at: Hex) -> bool {
-        self.state
+    /// For units that join a friendly stack: a warning, `says` given the
+    /// place, when none of the side's units stands at `at` now.
+    fn warn_unless_friends_at(
+        &self,
+        item: &Item,
+        at: Hex,
+        out: &mut Checked,
+        says: impl FnOnce(String) -> String,
+    ) {
+        let friends = self
+            .state
             .units
             .iter()
-            .any(|u| u.side == self.side && u.hex() == Some(at))
+            .any(|u| u.side == self.side && u.hex() == Some(at));
+        if !friends {
+            out.warn(item, says(self.scn.map.describe(at)));
+        }
     }
 
     /// EXPEND SUPPLY or KEEP SUPPLY at `h` (5.2 IV).
@@ -441,15 +439,11 @@ impl<'a> Others<'a> {
             out.error(item, "only the Mahdist player places recruits (3.21)");
             return;
         }
-        if !self.friends_at(at) {
-            out.warn(
-                item,
-                format!(
-                    "new Mahdist units join a friendly stack and none stands at {} now; if none is there when they come, they join the largest stack (3.21)",
-                    self.scn.map.describe(at)
-                ),
-            );
-        }
+        self.warn_unless_friends_at(item, at, out, |place| {
+            format!(
+                "new Mahdist units join a friendly stack and none stands at {place} now; if none is there when they come, they join the largest stack (3.21)"
+            )
+        });
         out.orders.place.insert(reinforcement.to_string(), at);
     }
 
@@ -474,15 +468,9 @@ impl<'a> Others<'a> {
             return;
         }
         if r.zone == Zone::FriendlyStack {
-            if !self.friends_at(at) {
-                out.warn(
-                    item,
-                    format!(
-                        "{reinforcement} joins a friendly stack and none stands at {} now",
-                        map.describe(at)
-                    ),
-                );
-            }
+            self.warn_unless_friends_at(item, at, out, |place| {
+                format!("{reinforcement} joins a friendly stack and none stands at {place} now")
+            });
         } else {
             let allowed = zone_hexes(map, &r.zone).unwrap_or_default();
             if !allowed.contains(&at) {

@@ -84,7 +84,7 @@ pub use parse::{Input, Parsed, SyntaxError, parse};
 pub use vocab::Vocabulary;
 
 use crate::calendar::GameMonth;
-use crate::engine::orders::{DropOff, OnContact, Selection, SetupOrder};
+use crate::engine::orders::{MarchOrder, SetupOrder};
 use crate::geo::Hex;
 use crate::scenario::Side;
 use crate::state::UnitId;
@@ -121,19 +121,9 @@ pub enum LegOrder {
     Fleet(Hex),
 }
 
-/// A march order as written: the engine's march order plus what only the
-/// text says (the way of a river leg).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct March {
-    pub units: Selection,
-    pub legs: Vec<LegOrder>,
-    pub on_contact: OnContact,
-    pub continue_after_win: bool,
-    pub drop_offs: Vec<DropOff>,
-    pub retreat_towards: Option<Hex>,
-    pub leader_bonus: Option<String>,
-    pub lose_first: Vec<UnitId>,
-}
+/// A march order as written: the engine's march order with its legs as
+/// written, which say what only the text says (the way of a river leg).
+pub type March = MarchOrder<LegOrder>;
 
 /// A command by email: not an order, a question to the service.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -430,6 +430,32 @@ impl<'a> Cur<'a> {
             Some(w) => Err(self.err(format!("{w} is not understood here"), "the end of the line")),
         }
     }
+
+    /// The end of a line whose whole form is `form`.
+    fn end_of(&self, form: &str) -> R<()> {
+        self.end().map_err(|e| SyntaxError {
+            expected: form.into(),
+            ..e
+        })
+    }
+
+    /// The rest of the line as `read` takes it (`None` if the line ends
+    /// here), or an error: the rest is not `what`, the line's form is
+    /// `form`.
+    fn optional<T>(
+        &mut self,
+        read: impl Fn(&str) -> Option<T>,
+        what: &str,
+        form: &str,
+    ) -> R<Option<T>> {
+        let rest = self.rest();
+        if rest.is_empty() {
+            return Ok(None);
+        }
+        read(&rest)
+            .map(Some)
+            .ok_or_else(|| self.err(format!("{rest} is not {what}"), form))
+    }
 }
 
 fn side(w: &str) -> Option<Side> {
@@ -744,16 +770,7 @@ fn apply(m: &mut March, opts: Vec<MarchOption>) {
 fn march(c: &mut Cur<'_>) -> R<March> {
     let units = selection(c)?;
     let first = leg(c)?;
-    let mut m = March {
-        units,
-        legs: vec![first],
-        on_contact: OnContact::Avoid,
-        continue_after_win: false,
-        drop_offs: Vec::new(),
-        retreat_towards: None,
-        leader_bonus: None,
-        lose_first: Vec::new(),
-    };
+    let mut m = March::new(units, vec![first]);
     let opts = options(c)?;
     apply(&mut m, opts);
     Ok(m)
@@ -980,37 +997,15 @@ fn command(c: &mut Cur<'_>, first: &str) -> R<Command> {
             c.end()?;
             Command::Status
         }
-        "HISTORY" => {
-            let rest = c.rest();
-            if rest.is_empty() {
-                Command::History(None)
-            } else {
-                let m = month(&rest)
-                    .ok_or_else(|| c.err(format!("{rest} is not a month"), "HISTORY [1884-03]"))?;
-                Command::History(Some(m))
-            }
-        }
+        "HISTORY" => Command::History(c.optional(month, "a month", "HISTORY [1884-03]")?),
         "RESEND" => {
             c.end()?;
             Command::Resend
         }
-        "JOIN" => {
-            let rest = c.rest();
-            if rest.is_empty() {
-                Command::Join(None)
-            } else {
-                let s = side(&rest).ok_or_else(|| {
-                    c.err(format!("{rest} is not a side"), "JOIN [EGYPTIAN|MAHDIST]")
-                })?;
-                Command::Join(Some(s))
-            }
-        }
+        "JOIN" => Command::Join(c.optional(side, "a side", "JOIN [EGYPTIAN|MAHDIST]")?),
         "ABSENT" => Command::Seat(absent(&c.rest()).map_err(|e| c.err(e, ABSENT_FORM))?),
         "RESIGN" => {
-            c.end().map_err(|e| SyntaxError {
-                expected: "RESIGN alone on its line".into(),
-                ..e
-            })?;
+            c.end_of("RESIGN alone on its line")?;
             Command::Seat(SeatRequest::Resign)
         }
         "DRAW" => Command::Seat(SeatRequest::Draw(draw_step(c)?)),
@@ -1028,10 +1023,7 @@ fn map_command(c: &mut Cur<'_>) -> R<Command> {
     }
     if let Some(setting) = c.peek().and_then(map_setting) {
         c.pos += 1;
-        c.end().map_err(|e| SyntaxError {
-            expected: FORM.into(),
-            ..e
-        })?;
+        c.end_of(FORM)?;
         return Ok(Command::Set(setting));
     }
     let one_word = c.toks.len() == c.pos + 1;
@@ -1073,10 +1065,7 @@ fn address_command(c: &mut Cur<'_>) -> R<Command> {
         return Err(e);
     };
     c.pos += 1;
-    c.end().map_err(|e| SyntaxError {
-        expected: FORM.into(),
-        ..e
-    })?;
+    c.end_of(FORM)?;
     Ok(Command::Set(setting))
 }
 

@@ -36,16 +36,7 @@ pub fn selection(map: &Map, s: &Selection) -> String {
             format!("LEADER {} ALONE", leaders[0])
         }
         Selection::Units { units: u, leaders } => {
-            let mut t = "UNITS".to_string();
-            if !u.is_empty() {
-                t.push(' ');
-                t.push_str(&units(u));
-            }
-            if !leaders.is_empty() {
-                t.push_str(" WITH ");
-                t.push_str(&leaders.join(", "));
-            }
-            t
+            format!("UNITS{}", units_with_leaders(u, leaders))
         }
     }
 }
@@ -88,19 +79,26 @@ pub fn march(map: &Map, m: &March) -> String {
         out.push_str(&format!("\n  LED BY {l}"));
     }
     for d in &m.drop_offs {
-        out.push_str("\n  DROP");
-        if !d.units.is_empty() {
-            out.push(' ');
-            out.push_str(&units(&d.units));
-        }
-        if !d.leaders.is_empty() {
-            out.push_str(" WITH ");
-            out.push_str(&d.leaders.join(", "));
-        }
-        out.push_str(&format!(" AT {}", place(map, d.at)));
+        let who = units_with_leaders(&d.units, &d.leaders);
+        out.push_str(&format!("\n  DROP{who} AT {}", place(map, d.at)));
     }
     if !m.lose_first.is_empty() {
         out.push_str(&format!("\n  LOSE FIRST {}", units(&m.lose_first)));
+    }
+    out
+}
+
+/// " unit unit WITH leader, leader" (of UNITS, DROP and SETUP), each part
+/// only when it names someone.
+fn units_with_leaders(us: &[UnitId], leaders: &[String]) -> String {
+    let mut out = String::new();
+    if !us.is_empty() {
+        out.push(' ');
+        out.push_str(&units(us));
+    }
+    if !leaders.is_empty() {
+        out.push_str(" WITH ");
+        out.push_str(&leaders.join(", "));
     }
     out
 }
@@ -125,17 +123,8 @@ pub fn order(map: &Map, o: &Order) -> String {
         Order::EventLosses(u) => format!("EVENT LOSSES {}", units(u)),
         Order::DefendLoseFirst(u) => format!("DEFEND LOSE FIRST {}", units(u)),
         Order::Setup(o) => {
-            let mut out = "SETUP".to_string();
-            if !o.units.is_empty() {
-                out.push(' ');
-                out.push_str(&units(&o.units));
-            }
-            if !o.leaders.is_empty() {
-                out.push_str(" WITH ");
-                out.push_str(&o.leaders.join(", "));
-            }
-            out.push_str(&format!(" AT {}", place(map, o.at)));
-            out
+            let who = units_with_leaders(&o.units, &o.leaders);
+            format!("SETUP{who} AT {}", place(map, o.at))
         }
         Order::Ready => "READY".into(),
         Order::ReadyAsIs => "READY AS IS".into(),

@@ -3,7 +3,7 @@
 //! programmed players, the simulations) are printed in the order language
 //! and go through the same parser and checker as a player's mail.
 
-use super::{Item, LegOrder, March, Order, Sheet};
+use super::{Item, LegOrder, Order, Sheet};
 use crate::engine::orders::{Leg, Orders};
 
 /// The sheet a player would write for `orders`: marches in their order,
@@ -31,26 +31,13 @@ pub fn sheet(orders: &Orders) -> Sheet {
         items.push(Order::Setup(s.clone()));
     }
     for m in marches {
-        items.push(Order::March(March {
-            units: m.units.clone(),
-            legs: m
-                .legs
-                .iter()
-                .map(|l| match l {
-                    Leg::To(h) => LegOrder::To(*h),
-                    Leg::Path(p) => LegOrder::Path(p.clone()),
-                    Leg::Rail(h) => LegOrder::Rail(*h),
-                    Leg::River(h) => LegOrder::River { to: *h, way: None },
-                    Leg::Fleet(h) => LegOrder::Fleet(*h),
-                })
-                .collect(),
-            on_contact: m.on_contact.clone(),
-            continue_after_win: m.continue_after_win,
-            drop_offs: m.drop_offs.clone(),
-            retreat_towards: m.retreat_towards,
-            leader_bonus: m.leader_bonus.clone(),
-            lose_first: m.lose_first.clone(),
-        }));
+        items.push(Order::March(m.map_legs(|l| match l {
+            Leg::To(h) => LegOrder::To(*h),
+            Leg::Path(p) => LegOrder::Path(p.clone()),
+            Leg::Rail(h) => LegOrder::Rail(*h),
+            Leg::River(h) => LegOrder::River { to: *h, way: None },
+            Leg::Fleet(h) => LegOrder::Fleet(*h),
+        })));
     }
     items.extend(expend_supply.iter().map(|h| Order::ExpendSupply(*h)));
     items.extend(keep_supply.iter().map(|h| Order::KeepSupply(*h)));
