@@ -19,10 +19,7 @@ const MARGIN: f64 = 60.0;
 
 /// Colours of each side's zone and start line.
 fn side_colour(s: Side) -> &'static str {
-    match s {
-        Side::Egyptian => "#b03a2e",
-        Side::Mahdist => "#1f6f3f",
-    }
+    s.pick("#b03a2e", "#1f6f3f")
 }
 
 /// The diagram of `layout`, titled `title` (the battle, its place and

@@ -188,17 +188,11 @@ pub struct Field<'t> {
 }
 
 fn side_index(s: Side) -> usize {
-    match s {
-        Side::Egyptian => 0,
-        Side::Mahdist => 1,
-    }
+    s.pick(0, 1)
 }
 
 fn side_name(s: Side) -> &'static str {
-    match s {
-        Side::Egyptian => "Egyptian side",
-        Side::Mahdist => "Mahdist side",
-    }
+    s.pick("Egyptian side", "Mahdist side")
 }
 
 impl<'t> Field<'t> {

@@ -138,11 +138,8 @@ impl Etyfw {
         let battle_hex = combat.defender_hex;
         let open_terrain = scn.map.terrain(battle_hex) == Some(Terrain::Clear)
             && scn.map.settlement_at(battle_hex).is_none();
-        let recon = match holding {
-            // "Egyptian and Indian Troops Move and Reconnoitre as Regulars"
-            Side::Egyptian => Class::Regular,
-            Side::Mahdist => Class::Irregular,
-        };
+        // "Egyptian and Indian Troops Move and Reconnoitre as Regulars"
+        let recon = holding.pick(Class::Regular, Class::Irregular);
         f.note(|| {
             format!(
                 "ETYFW: the {} holds{}, the {} closes",
@@ -354,10 +351,7 @@ impl Etyfw {
         broken: (bool, bool),
         roll: &mut dyn FnMut(DiceKind, String) -> Roll,
     ) -> (BTreeMap<UnitId, Fate>, Vec<u32>) {
-        let broken = |s: Side| match s {
-            Side::Egyptian => broken.0,
-            Side::Mahdist => broken.1,
-        };
+        let broken = |s: Side| s.pick(broken.0, broken.1);
         let state_of = f.counter_state();
         let mut fates: BTreeMap<UnitId, Fate> = BTreeMap::new();
         let mut markers: Vec<u32> = Vec::new();
