@@ -413,32 +413,10 @@ pub fn run(
     games: u64,
     tick: &(dyn Fn() + Sync),
 ) -> Result<Vec<GameOutcome>, String> {
-    run_with(
-        scn,
-        history,
-        &Opponents::shipped()?,
-        matchup,
-        seed,
-        games,
-        tick,
-    )
-}
-
-/// [`run`] with the programmed players' data of `opponents` (a data
-/// folder's `opponents.ron`); the reaction table is the scenario's.
-pub fn run_with(
-    scn: &Scenario,
-    history: &History,
-    opponents: &Opponents,
-    matchup: &Matchup,
-    seed: u64,
-    games: u64,
-    tick: &(dyn Fn() + Sync),
-) -> Result<Vec<GameOutcome>, String> {
     run_scripted(
         scn,
         history,
-        opponents,
+        &Opponents::shipped()?,
         matchup,
         &Scripts::default(),
         seed,
@@ -447,8 +425,10 @@ pub fn run_with(
     )
 }
 
-/// [`run_with`], a side played from its order files where `scripts` has
-/// them (`dervish balance --egyptian orders:DIR`).
+/// [`run`] with the programmed players' data of `opponents` (a data
+/// folder's `opponents.ron`; the reaction table is the scenario's), a side
+/// played from its order files where `scripts` has them (`dervish balance
+/// --egyptian orders:DIR`).
 #[allow(clippy::too_many_arguments)]
 pub fn run_scripted(
     scn: &Scenario,

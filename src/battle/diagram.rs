@@ -19,10 +19,7 @@ const MARGIN: f64 = 60.0;
 
 /// Colours of each side's zone and start line.
 fn side_colour(s: Side) -> &'static str {
-    match s {
-        Side::Egyptian => "#b03a2e",
-        Side::Mahdist => "#1f6f3f",
-    }
+    s.pick("#b03a2e", "#1f6f3f")
 }
 
 /// The diagram of `layout`, titled `title` (the battle, its place and
@@ -136,39 +133,17 @@ impl Draw<'_> {
             self.l.depth * self.k
         );
         let g = self.grid();
-        let mut x = g;
-        while x < self.l.width - 0.01 {
+        let steps = |end: f64| {
+            std::iter::successors(Some(g), move |v| Some(v + g))
+                .take_while(move |v| *v < end - 0.01)
+        };
+        for x in steps(self.l.width) {
             let (a, b) = (self.at((x, 0.0)), self.at((x, self.l.depth)));
-            let _ = writeln!(
-                out,
-                "<line x1=\"{:.1}\" y1=\"{:.1}\" x2=\"{:.1}\" y2=\"{:.1}\" stroke=\"#cdbb8e\" stroke-width=\"0.7\"/>",
-                a.0, a.1, b.0, b.1
-            );
-            let _ = writeln!(
-                out,
-                "<text class=\"small\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text>",
-                a.0,
-                a.1 + 14.0,
-                whole(x)
-            );
-            x += g;
+            grid_line(out, (a, b), (a.0, a.1 + 14.0), "middle", x);
         }
-        let mut y = g;
-        while y < self.l.depth - 0.01 {
+        for y in steps(self.l.depth) {
             let (a, b) = (self.at((0.0, y)), self.at((self.l.width, y)));
-            let _ = writeln!(
-                out,
-                "<line x1=\"{:.1}\" y1=\"{:.1}\" x2=\"{:.1}\" y2=\"{:.1}\" stroke=\"#cdbb8e\" stroke-width=\"0.7\"/>",
-                a.0, a.1, b.0, b.1
-            );
-            let _ = writeln!(
-                out,
-                "<text class=\"small\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{}</text>",
-                a.0 - 4.0,
-                a.1 + 4.0,
-                whole(y)
-            );
-            y += g;
+            grid_line(out, (a, b), (a.0 - 4.0, a.1 + 4.0), "end", y);
         }
     }
 
@@ -423,6 +398,29 @@ impl Draw<'_> {
             self.l.len(self.grid())
         );
     }
+}
+
+/// A grid line from one end to the other, and the distance `d` it stands
+/// at written at `label`, anchored `anchor`.
+fn grid_line(
+    out: &mut String,
+    (a, b): ((f64, f64), (f64, f64)),
+    label: (f64, f64),
+    anchor: &str,
+    d: f64,
+) {
+    let _ = writeln!(
+        out,
+        "<line x1=\"{:.1}\" y1=\"{:.1}\" x2=\"{:.1}\" y2=\"{:.1}\" stroke=\"#cdbb8e\" stroke-width=\"0.7\"/>",
+        a.0, a.1, b.0, b.1
+    );
+    let _ = writeln!(
+        out,
+        "<text class=\"small\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"{anchor}\">{}</text>",
+        label.0,
+        label.1,
+        whole(d)
+    );
 }
 
 /// Chaikin's corner cutting: each bend replaced by two points a quarter

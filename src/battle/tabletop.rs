@@ -97,10 +97,7 @@ pub struct LeaderRule {
 impl LeaderRule {
     /// The side's leader figures.
     pub fn of(&self, side: Side) -> &LeaderFigures {
-        match side {
-            Side::Egyptian => &self.egyptian,
-            Side::Mahdist => &self.mahdist,
-        }
+        side.pick(&self.egyptian, &self.mahdist)
     }
 }
 
@@ -115,10 +112,7 @@ pub struct Morale {
 impl Morale {
     /// The side's morale rule.
     pub fn of(&self, side: Side) -> &str {
-        match side {
-            Side::Egyptian => &self.egyptian,
-            Side::Mahdist => &self.mahdist,
-        }
+        side.pick(&self.egyptian, &self.mahdist)
     }
 }
 

@@ -152,13 +152,7 @@ fn play<S: DieSource>(case: &Case, dice: &mut Dice<S>, resolver: &mut dyn Resolv
                 play_month_resolving(
                     scn,
                     state,
-                    &mut |_, side| {
-                        if side == Side::Egyptian {
-                            e.clone()
-                        } else {
-                            h.clone()
-                        }
-                    },
+                    &mut |_, side| side.pick(&e, &h).clone(),
                     dice,
                     resolver,
                 )

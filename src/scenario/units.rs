@@ -13,37 +13,34 @@ pub enum Side {
 }
 
 impl Side {
-    /// The other player.
-    /// The side's adjective with its article: "an Egyptian", "a Mahdist".
-    pub fn a(self) -> &'static str {
+    /// Of two things, the first for the Egyptian player, the second for the
+    /// Mahdist.
+    pub fn pick<T>(self, egyptian: T, mahdist: T) -> T {
         match self {
-            Side::Egyptian => "an Egyptian",
-            Side::Mahdist => "a Mahdist",
+            Side::Egyptian => egyptian,
+            Side::Mahdist => mahdist,
         }
     }
 
+    /// The side's adjective with its article: "an Egyptian", "a Mahdist".
+    pub fn a(self) -> &'static str {
+        self.pick("an Egyptian", "a Mahdist")
+    }
+
+    /// The other player.
     pub fn enemy(self) -> Side {
-        match self {
-            Side::Egyptian => Side::Mahdist,
-            Side::Mahdist => Side::Egyptian,
-        }
+        self.pick(Side::Mahdist, Side::Egyptian)
     }
 
     /// Lower-case name as written in orders.
     pub fn name(self) -> &'static str {
-        match self {
-            Side::Egyptian => "egyptian",
-            Side::Mahdist => "mahdist",
-        }
+        self.pick("egyptian", "mahdist")
     }
 }
 
 impl fmt::Display for Side {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Side::Egyptian => "Egyptian",
-            Side::Mahdist => "Mahdist",
-        })
+        f.write_str(self.pick("Egyptian", "Mahdist"))
     }
 }
 

@@ -58,6 +58,46 @@ enum AtOnce {
     Advance(Rate),
 }
 
+/// A result read off the die of T10/T11.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Outcome {
+    Rout,
+    RetreatAtOnce,
+    RetreatNext,
+    Halt,
+    AdvanceAtOnce,
+    CloseNext,
+}
+
+impl Outcome {
+    /// The tables' words for it.
+    fn words(self) -> &'static str {
+        match self {
+            Outcome::Rout => "rout, \"must continue to do so until it is Rallied\"",
+            Outcome::RetreatAtOnce => "retreat at Charge & Retreat at once",
+            Outcome::RetreatNext => "retreat at Double & Trot next move",
+            Outcome::Halt => "may not move next move",
+            Outcome::AdvanceAtOnce => "may advance at Charge & Retreat at once",
+            Outcome::CloseNext => "may close at Double & Trot next move",
+        }
+    }
+
+    /// What it leaves `grp` to do at once and next move (an advance or a
+    /// close leaves the other as it was).
+    fn apply(self, grp: &mut Group) {
+        match self {
+            Outcome::Rout => (grp.at_once, grp.pending) = (Some(AtOnce::Rout), Pending::None),
+            Outcome::RetreatAtOnce => {
+                (grp.at_once, grp.pending) = (Some(AtOnce::Retreat), Pending::None);
+            }
+            Outcome::RetreatNext => (grp.at_once, grp.pending) = (None, Pending::RetreatNext),
+            Outcome::Halt => (grp.at_once, grp.pending) = (None, Pending::Halt),
+            Outcome::AdvanceAtOnce => grp.at_once = Some(AtOnce::Advance(Rate::Charge)),
+            Outcome::CloseNext => grp.pending = Pending::Permit(Rate::Double),
+        }
+    }
+}
+
 /// A campaign counter on the field.
 #[derive(Clone, Debug)]
 pub struct Counter {
@@ -188,17 +228,11 @@ pub struct Field<'t> {
 }
 
 fn side_index(s: Side) -> usize {
-    match s {
-        Side::Egyptian => 0,
-        Side::Mahdist => 1,
-    }
+    s.pick(0, 1)
 }
 
 fn side_name(s: Side) -> &'static str {
-    match s {
-        Side::Egyptian => "Egyptian side",
-        Side::Mahdist => "Mahdist side",
-    }
+    s.pick("Egyptian side", "Mahdist side")
 }
 
 impl<'t> Field<'t> {
@@ -271,6 +305,22 @@ impl<'t> Field<'t> {
                 total
             }
         }
+    }
+
+    /// A D6 on a table that answers yes or no, rolled and logged as `die`
+    /// does: `yes` reads the total, `line` words it and the answer.
+    pub(super) fn d6_yes(
+        &mut self,
+        roll: RollFn<'_>,
+        purpose: impl FnOnce() -> String,
+        table: &str,
+        yes: impl Fn(i32) -> bool,
+        line: impl FnOnce(i32, bool) -> String,
+    ) -> bool {
+        let total = self.die(roll, DiceKind::D6, purpose, table, None, |v| {
+            line(v, yes(v))
+        });
+        yes(total)
     }
 
     // ---- the opening -----------------------------------------------------
@@ -786,63 +836,27 @@ impl<'t> Field<'t> {
         let holds = grp.holding && !self.may_counter_charge(g);
         let foot = matches!(grp.kind, MoveKind::Infantry | MoveKind::Cavalry);
         let phase = if fire { "fire combat" } else { "close combat" };
-        let table = match (fire, cls) {
-            (true, Class::Regular) => "ETYFW fire combat results, Regular (T10)",
-            (true, Class::Irregular) => "ETYFW fire combat results, Irregular (T10)",
-            (false, Class::Regular) => "ETYFW close combat results, Regular (T11)",
-            (false, Class::Irregular) => "ETYFW close combat results, Irregular (T11)",
-        };
-        let t = self.t;
         if s > 0 && s >= 2 * i {
-            let v = self.die(
+            self.result_die(
                 roll,
-                DiceKind::D6,
+                g,
+                fire,
                 || format!("ETYFW {phase} result of {label}: beaten, {s} casualties suffered for {i} inflicted"),
-                table,
-                None,
-                |v| {
-                    if faces.beaten_rout.contains(&v) {
-                        format!("{v}: rout, \"must continue to do so until it is Rallied\"")
-                    } else {
-                        format!("{v}: retreat at Charge & Retreat at once")
-                    }
-                },
+                &[(&faces.beaten_rout, Outcome::Rout)],
+                Outcome::RetreatAtOnce,
             );
-            self.groups[g].at_once =
-                Some(if t.results[class_index(cls)].beaten_rout.contains(&v) {
-                    AtOnce::Rout
-                } else {
-                    AtOnce::Retreat
-                });
-            self.groups[g].pending = Pending::None;
         } else if s > i {
-            let v = self.die(
+            self.result_die(
                 roll,
-                DiceKind::D6,
+                g,
+                fire,
                 || format!("ETYFW {phase} result of {label}: lost, {s} casualties suffered for {i} inflicted"),
-                table,
-                None,
-                |v| {
-                    if faces.lost_retreat_at_once.contains(&v) {
-                        format!("{v}: retreat at Charge & Retreat at once")
-                    } else if faces.lost_retreat_next_move.contains(&v) {
-                        format!("{v}: retreat at Double & Trot next move")
-                    } else {
-                        format!("{v}: may not move next move")
-                    }
-                },
+                &[
+                    (&faces.lost_retreat_at_once, Outcome::RetreatAtOnce),
+                    (&faces.lost_retreat_next_move, Outcome::RetreatNext),
+                ],
+                Outcome::Halt,
             );
-            let faces = &t.results[class_index(cls)];
-            if faces.lost_retreat_at_once.contains(&v) {
-                self.groups[g].at_once = Some(AtOnce::Retreat);
-                self.groups[g].pending = Pending::None;
-            } else if faces.lost_retreat_next_move.contains(&v) {
-                self.groups[g].at_once = None;
-                self.groups[g].pending = Pending::RetreatNext;
-            } else {
-                self.groups[g].at_once = None;
-                self.groups[g].pending = Pending::Halt;
-            }
         } else if holds || !foot {
             // Holding groups hold; guns "may close ... at Double & Trot"
             // but never move of their own accord (4.4).
@@ -854,27 +868,14 @@ impl<'t> Field<'t> {
                 // "may close with the enemy at Charge & Retreat Movement
                 // Rate next move"
                 Class::Regular => self.groups[g].pending = Pending::Permit(Rate::Charge),
-                Class::Irregular => {
-                    let v = self.die(
-                        roll,
-                        DiceKind::D6,
-                        || format!("ETYFW fire combat result of {label}: won, {i} casualties inflicted for {s} suffered"),
-                        table,
-                        None,
-                        |v| {
-                            if faces.won_advance_at_once.contains(&v) {
-                                format!("{v}: may advance at Charge & Retreat at once")
-                            } else {
-                                format!("{v}: may close at Double & Trot next move")
-                            }
-                        },
-                    );
-                    if t.results[class_index(cls)].won_advance_at_once.contains(&v) {
-                        self.groups[g].at_once = Some(AtOnce::Advance(Rate::Charge));
-                    } else {
-                        self.groups[g].pending = Pending::Permit(Rate::Double);
-                    }
-                }
+                Class::Irregular => self.result_die(
+                    roll,
+                    g,
+                    fire,
+                    || format!("ETYFW fire combat result of {label}: won, {i} casualties inflicted for {s} suffered"),
+                    &[(&faces.won_advance_at_once, Outcome::AdvanceAtOnce)],
+                    Outcome::CloseNext,
+                ),
             }
         } else if fire {
             // equal: "may advance towards the enemy at Double & Trot
@@ -886,6 +887,34 @@ impl<'t> Field<'t> {
             self.groups[g].at_once = None;
             self.groups[g].pending = Pending::None;
         }
+    }
+
+    /// The D6 of group `g`'s result on T10 (`fire`) or T11: the outcome of
+    /// the first of `rows` whose faces hold the total, else `otherwise`.
+    fn result_die(
+        &mut self,
+        roll: RollFn<'_>,
+        g: usize,
+        fire: bool,
+        purpose: impl FnOnce() -> String,
+        rows: &[(&[i32], Outcome)],
+        otherwise: Outcome,
+    ) {
+        let table = match (fire, self.groups[g].fights) {
+            (true, Class::Regular) => "ETYFW fire combat results, Regular (T10)",
+            (true, Class::Irregular) => "ETYFW fire combat results, Irregular (T10)",
+            (false, Class::Regular) => "ETYFW close combat results, Regular (T11)",
+            (false, Class::Irregular) => "ETYFW close combat results, Irregular (T11)",
+        };
+        let read = |v: i32| {
+            rows.iter()
+                .find(|(faces, _)| faces.contains(&v))
+                .map_or(otherwise, |r| r.1)
+        };
+        let v = self.die(roll, DiceKind::D6, purpose, table, None, |v| {
+            format!("{v}: {}", read(v).words())
+        });
+        read(v).apply(&mut self.groups[g]);
     }
 
     /// Section 11 for `side`'s groups that fired or were fired at: one
@@ -1154,20 +1183,15 @@ impl<'t> Field<'t> {
                 }
                 let mut tries = 0;
                 loop {
+                    let again = if tries > 0 {
+                        " (the leader's re-roll)"
+                    } else {
+                        ""
+                    };
                     let v = self.die(
                         roll,
                         row.die.kind(),
-                        || {
-                            format!(
-                                "ETYFW rally of {label}, stand {}{}",
-                                k + 1,
-                                if tries > 0 {
-                                    " (the leader's re-roll)"
-                                } else {
-                                    ""
-                                }
-                            )
-                        },
+                        || format!("ETYFW rally of {label}, stand {}{again}", k + 1),
                         "ETYFW rally (T12)",
                         None,
                         |v| {

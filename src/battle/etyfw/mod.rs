@@ -13,16 +13,14 @@ pub mod field;
 use std::collections::BTreeMap;
 
 use crate::diag::Diagnostic;
-use crate::dice::{DiceKind, Roll};
 use crate::engine::elsewhere::{Combat, Fate, Resolution, Resolved, Resolver};
-use crate::engine::events::{Event, TableRoll};
 use crate::geo::map::PlaceKind;
 use crate::geo::map::Terrain;
 use crate::scenario::{Nation, Quality, Scenario, Side, UnitKind};
 use crate::state::{GameState, UnitId};
 
 use data::{Class, FirstMover, Grading, MoveKind, Tables};
-use field::{Counter, Ending, Field, Group};
+use field::{Counter, Ending, Field, Group, RollFn};
 
 /// What the log says a result was made by.
 pub const HOW: &str = "by the ETYFW resolver (docs/tabletop-etyfw.md)";
@@ -73,7 +71,7 @@ impl Etyfw {
         scn: &Scenario,
         state: &GameState,
         combat: &Combat,
-        roll: &mut dyn FnMut(DiceKind, String) -> Roll,
+        roll: RollFn<'_>,
     ) -> Resolved {
         self.fight_logged(scn, state, combat, roll, !self.quiet)
     }
@@ -86,7 +84,7 @@ impl Etyfw {
         scn: &Scenario,
         state: &GameState,
         combat: &Combat,
-        roll: &mut dyn FnMut(DiceKind, String) -> Roll,
+        roll: RollFn<'_>,
         log: bool,
     ) -> Resolved {
         let t = &self.tables;
@@ -138,11 +136,8 @@ impl Etyfw {
         let battle_hex = combat.defender_hex;
         let open_terrain = scn.map.terrain(battle_hex) == Some(Terrain::Clear)
             && scn.map.settlement_at(battle_hex).is_none();
-        let recon = match holding {
-            // "Egyptian and Indian Troops Move and Reconnoitre as Regulars"
-            Side::Egyptian => Class::Regular,
-            Side::Mahdist => Class::Irregular,
-        };
+        // "Egyptian and Indian Troops Move and Reconnoitre as Regulars"
+        let recon = holding.pick(Class::Regular, Class::Irregular);
         f.note(|| {
             format!(
                 "ETYFW: the {} holds{}, the {} closes",
@@ -294,7 +289,7 @@ impl Etyfw {
         state: &GameState,
         mut f: Field<'_>,
         ending: Ending,
-        roll: &mut dyn FnMut(DiceKind, String) -> Roll,
+        roll: RollFn<'_>,
     ) -> Resolved {
         f.note(|| {
             format!(
@@ -352,12 +347,9 @@ impl Etyfw {
         &self,
         f: &mut Field<'_>,
         broken: (bool, bool),
-        roll: &mut dyn FnMut(DiceKind, String) -> Roll,
+        roll: RollFn<'_>,
     ) -> (BTreeMap<UnitId, Fate>, Vec<u32>) {
-        let broken = |s: Side| match s {
-            Side::Egyptian => broken.0,
-            Side::Mahdist => broken.1,
-        };
+        let broken = |s: Side| s.pick(broken.0, broken.1);
         let state_of = f.counter_state();
         let mut fates: BTreeMap<UnitId, Fate> = BTreeMap::new();
         let mut markers: Vec<u32> = Vec::new();
@@ -405,37 +397,22 @@ impl Etyfw {
     /// the odd number of casualty markers is rounded up; If the score is
     /// 4, 5, or 6, the odd number of casualty markers is rounded down."
     /// Once, at the end, for the markers of this battle.
-    fn recovered(
-        &self,
-        f: &mut Field<'_>,
-        roll: &mut dyn FnMut(DiceKind, String) -> Roll,
-        c: &Counter,
-        m: u32,
-    ) -> u32 {
-        let t = &self.tables;
+    fn recovered(&self, f: &mut Field<'_>, roll: RollFn<'_>, c: &Counter, m: u32) -> u32 {
         let new = m.saturating_sub(c.start_markers);
         if new == 0 {
             return 0;
         }
         let mut off = new / 2;
         if new % 2 == 1 {
-            let label = c.label.clone();
-            let up = &t.recovery_round_up;
-            let total = roll_logged(
-                f,
+            let (label, up) = (&c.label, &self.tables.recovery_round_up);
+            let rounded_up = f.d6_yes(
                 roll,
-                DiceKind::D6,
                 || format!("ETYFW casualty recovery of {label}: {new} casualties, an odd half"),
                 "ETYFW casualty recovery (T13)",
-                |v| {
-                    if up.contains(&v) {
-                        format!("{v}: rounded up")
-                    } else {
-                        format!("{v}: rounded down")
-                    }
-                },
+                |v| up.contains(&v),
+                |v, round_up| format!("{v}: rounded {}", if round_up { "up" } else { "down" }),
             );
-            if t.recovery_round_up.contains(&total) {
+            if rounded_up {
                 off += 1;
             }
         }
@@ -536,7 +513,7 @@ fn captures(
     state: &GameState,
     f: &mut Field<'_>,
     fates: &BTreeMap<UnitId, Fate>,
-    roll: &mut dyn FnMut(DiceKind, String) -> Roll,
+    roll: RollFn<'_>,
 ) -> Vec<UnitId> {
     let mut captured = Vec::new();
     for c in f.counters.clone() {
@@ -562,22 +539,20 @@ fn captures(
         else {
             continue;
         };
-        let label = c.label.clone();
-        let total = roll_logged(
-            f,
+        let taken = f.d6_yes(
             roll,
-            DiceKind::D6,
-            || format!("capture of {label}"),
+            || format!("capture of {}", c.label),
             "capture (9.9)",
-            |v| {
-                if v >= need {
+            |v| v >= need,
+            |_, taken| {
+                if taken {
                     format!("{need}+: captured")
                 } else {
                     format!("under {need}: not captured")
                 }
             },
         );
-        if total >= need {
+        if taken {
             captured.push(id);
         }
     }
@@ -604,31 +579,6 @@ fn lost_by_9_8(f: &Field<'_>, fates: &BTreeMap<UnitId, Fate>, side: Side) -> boo
         })
         .count();
     !ours.is_empty() && hurt * 2 >= ours.len()
-}
-
-fn roll_logged(
-    f: &mut Field<'_>,
-    roll: &mut dyn FnMut(DiceKind, String) -> Roll,
-    kind: DiceKind,
-    purpose: impl FnOnce() -> String,
-    table: &str,
-    line: impl FnOnce(i32) -> String,
-) -> i32 {
-    match &mut f.log {
-        None => roll(kind, String::new()).result,
-        Some(log) => {
-            let r = roll(kind, purpose());
-            let total = r.result;
-            log.push(Event::Rolled(TableRoll {
-                roll: r,
-                modifiers: Vec::new(),
-                total,
-                table: table.to_string(),
-                line: line(total),
-            }));
-            total
-        }
-    }
 }
 
 /// 4.2: the side that marched attacks: it closes, and the side marched
@@ -659,7 +609,7 @@ impl Resolver for Etyfw {
         scn: &Scenario,
         state: &GameState,
         combat: &Combat,
-        roll: &mut dyn FnMut(DiceKind, String) -> Roll,
+        roll: RollFn<'_>,
     ) -> Resolution {
         Resolution::Resolved(self.fight(scn, state, combat, roll))
     }
