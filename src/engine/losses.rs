@@ -55,18 +55,12 @@ pub fn apply<S: DieSource>(
     lose_first: &[UnitId],
 ) -> Vec<usize> {
     let mut s = Taking::new(hex, units);
-    let preference = |t: &Turn<'_, S>, i: usize| preference(t, lose_first, i);
+    let key = |t: &Turn<'_, S>, i: usize, by_disruption: bool| {
+        loss_order(t, lose_first, i, is_civilian(t, i), by_disruption)
+    };
     let decided = |t: &Turn<'_, S>, i: usize| decided(t, lose_first, i);
     for _ in 0..eliminate {
-        let pick = s.alive.iter().copied().min_by_key(|&i| {
-            (
-                is_civilian(t, i),
-                preference(t, i),
-                !t.state.units[i].disrupted,
-                quality_rank(t, i),
-                t.state.units[i].id.clone(),
-            )
-        });
+        let pick = s.alive.iter().copied().min_by_key(|&i| key(t, i, true));
         let Some(i) = pick else { break };
         let d = decided(t, i);
         s.eliminate(t, i, cause, d);
@@ -75,14 +69,7 @@ pub fn apply<S: DieSource>(
         let all_disrupted = s.alive.iter().all(|&i| t.state.units[i].disrupted);
         if all_disrupted {
             // A second disruption eliminates (9.4, 9.7); civilians last.
-            let pick = s.alive.iter().copied().min_by_key(|&i| {
-                (
-                    is_civilian(t, i),
-                    preference(t, i),
-                    quality_rank(t, i),
-                    t.state.units[i].id.clone(),
-                )
-            });
+            let pick = s.alive.iter().copied().min_by_key(|&i| key(t, i, false));
             let Some(i) = pick else { break };
             let d = decided(t, i);
             s.eliminate(t, i, &format!("{cause}, disrupted again"), d);
@@ -98,14 +85,7 @@ pub fn apply<S: DieSource>(
                     let u = &t.state.units[i];
                     !u.disrupted || lose_first.contains(&u.id)
                 })
-                .min_by_key(|&i| {
-                    (
-                        is_civilian(t, i),
-                        preference(t, i),
-                        quality_rank(t, i),
-                        t.state.units[i].id.clone(),
-                    )
-                });
+                .min_by_key(|&i| key(t, i, false));
             let Some(i) = pick else { break };
             let d = decided(t, i);
             if t.state.units[i].disrupted {
@@ -159,7 +139,11 @@ pub fn distribute<S: DieSource>(
 ) -> Vec<usize> {
     let mut s = Taking::new(hex, units);
     let class_of = |t: &Turn<'_, S>, i: usize| t.type_at(i).map(|ty| ty.quality);
-    let preference = |t: &Turn<'_, S>, i: usize| preference(t, lose_first, i);
+    // The result's own class first.
+    let key = |t: &Turn<'_, S>, i: usize, h: &ClassHits, by_disruption: bool| {
+        let other = class_of(t, i) != Some(h.class);
+        loss_order(t, lose_first, i, other, by_disruption)
+    };
     let decided = |t: &Turn<'_, S>, i: usize| decided(t, lose_first, i);
     // The units of the stack still in the combat, for the limits of 9.4.
     let standing = |t: &Turn<'_, S>| -> Vec<usize> {
@@ -199,15 +183,9 @@ pub fn distribute<S: DieSource>(
     };
     for h in hits {
         for _ in 0..h.eliminate {
-            let pick = eliminable(t, &s.alive).into_iter().min_by_key(|&i| {
-                (
-                    class_of(t, i) != Some(h.class),
-                    preference(t, i),
-                    !t.state.units[i].disrupted,
-                    quality_rank(t, i),
-                    t.state.units[i].id.clone(),
-                )
-            });
+            let pick = eliminable(t, &s.alive)
+                .into_iter()
+                .min_by_key(|&i| key(t, i, h, true));
             let Some(i) = pick else { break };
             let d = decided(t, i);
             let c = cause_for(t, i, h, cause);
@@ -230,14 +208,9 @@ pub fn distribute<S: DieSource>(
                 }
                 // Every unit is disrupted: a second disruption eliminates
                 // (9.4, 9.7); civilians last.
-                let pick = eliminable(t, &s.alive).into_iter().min_by_key(|&i| {
-                    (
-                        class_of(t, i) != Some(h.class),
-                        preference(t, i),
-                        quality_rank(t, i),
-                        t.state.units[i].id.clone(),
-                    )
-                });
+                let pick = eliminable(t, &s.alive)
+                    .into_iter()
+                    .min_by_key(|&i| key(t, i, h, false));
                 let Some(i) = pick else { break };
                 let d = decided(t, i);
                 let c = cause_for(t, i, h, &format!("{cause}, disrupted again"));
@@ -247,10 +220,7 @@ pub fn distribute<S: DieSource>(
                 let pick = good.into_iter().min_by_key(|&i| {
                     (
                         is_civilian(t, i) && !lose_first.contains(&t.state.units[i].id),
-                        class_of(t, i) != Some(h.class),
-                        preference(t, i),
-                        quality_rank(t, i),
-                        t.state.units[i].id.clone(),
+                        key(t, i, h, false),
                     )
                 });
                 let Some(i) = pick else { break };
@@ -332,6 +302,32 @@ pub(crate) fn eliminate_unit<S: DieSource>(
         cause: cause.to_string(),
         decided_by,
     });
+}
+
+/// The order in which units take a loss, the least first: after `later`
+/// (civilians, or units of another class than the result's), the owner's
+/// loss order, then, when `by_disruption`, disrupted units before those in
+/// good order, then worse quality, then by id.
+fn loss_order<S: DieSource>(
+    t: &Turn<'_, S>,
+    lose_first: &[UnitId],
+    i: usize,
+    later: bool,
+    by_disruption: bool,
+) -> (
+    bool,
+    usize,
+    bool,
+    std::cmp::Reverse<Option<Quality>>,
+    UnitId,
+) {
+    (
+        later,
+        preference(t, lose_first, i),
+        by_disruption && !t.state.units[i].disrupted,
+        quality_rank(t, i),
+        t.state.units[i].id.clone(),
+    )
 }
 
 /// Where a unit stands in the owner's loss order (`usize::MAX` if not in it).

@@ -331,6 +331,25 @@ impl<'a> Others<'a> {
             .map(|t| t.kind)
     }
 
+    /// An error when `at` is not one of `allowed`, `says` given `at` and
+    /// the allowed places described; whether it was.
+    fn refuse_unless_in(
+        &self,
+        item: &Item,
+        at: Hex,
+        allowed: &[Hex],
+        out: &mut Checked,
+        says: impl FnOnce(String, &[String]) -> String,
+    ) -> bool {
+        if allowed.contains(&at) {
+            return false;
+        }
+        let map = &self.scn.map;
+        let list: Vec<String> = allowed.iter().map(|h| map.describe(*h)).collect();
+        out.error(item, says(map.describe(at), &list));
+        true
+    }
+
     /// For units that join a friendly stack: a warning, `says` given the
     /// place, when none of the side's units stands at `at` now.
     fn warn_unless_friends_at(
@@ -418,16 +437,13 @@ impl<'a> Others<'a> {
             );
             return;
         }
-        if !allowed.contains(&at) {
-            let list: Vec<String> = allowed.iter().map(|h| map.describe(*h)).collect();
-            out.error(
-                item,
-                format!(
-                    "the monthly supply unit may not arrive at {}; it arrives at {} (3.3)",
-                    map.describe(at),
-                    list.join(" or ")
-                ),
-            );
+        let refused = self.refuse_unless_in(item, at, &allowed, out, |at, list| {
+            format!(
+                "the monthly supply unit may not arrive at {at}; it arrives at {} (3.3)",
+                list.join(" or ")
+            )
+        });
+        if refused {
             return;
         }
         out.orders.place.insert(reinforcement.to_string(), at);
@@ -473,17 +489,14 @@ impl<'a> Others<'a> {
             });
         } else {
             let allowed = zone_hexes(map, &r.zone).unwrap_or_default();
-            if !allowed.contains(&at) {
-                let list: Vec<String> = allowed.iter().take(6).map(|h| map.describe(*h)).collect();
-                let more = if allowed.len() > 6 { ", ..." } else { "" };
-                out.error(
-                    item,
-                    format!(
-                        "{reinforcement} may not arrive at {}; its places are {}{more}",
-                        map.describe(at),
-                        list.join(", ")
-                    ),
-                );
+            let refused = self.refuse_unless_in(item, at, &allowed, out, |at, list| {
+                let more = if list.len() > 6 { ", ..." } else { "" };
+                format!(
+                    "{reinforcement} may not arrive at {at}; its places are {}{more}",
+                    list[..list.len().min(6)].join(", ")
+                )
+            });
+            if refused {
                 return;
             }
         }

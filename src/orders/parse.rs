@@ -431,6 +431,33 @@ impl<'a> Cur<'a> {
         }
     }
 
+    /// `unit ... [WITH leader ...]` (of DROP and SETUP), naming someone:
+    /// if no one, the error `nothing`, the line's form being `form`.
+    fn units_with_leaders(&mut self, nothing: &str, form: &str) -> R<(Vec<UnitId>, Vec<String>)> {
+        let units = self.units()?;
+        let leaders = if self.eat("WITH") {
+            self.leaders()?
+        } else {
+            Vec::new()
+        };
+        if units.is_empty() && leaders.is_empty() {
+            return Err(self.err(nothing, form));
+        }
+        Ok((units, leaders))
+    }
+
+    /// Whether the whole line reads as a march written without MARCH.
+    fn reads_as_march(&self) -> bool {
+        let mut probe = Cur {
+            toks: self.toks.clone(),
+            pos: 0,
+            vocab: self.vocab,
+            line: self.line,
+            text: self.text,
+        };
+        march(&mut probe).is_ok()
+    }
+
     /// The end of a line whose whole form is `form`.
     fn end_of(&self, form: &str) -> R<()> {
         self.end().map_err(|e| SyntaxError {
@@ -709,18 +736,10 @@ fn option(c: &mut Cur<'_>) -> R<MarchOption> {
         return Ok(MarchOption::LedBy(c.leader()?));
     }
     if c.eat("DROP") {
-        let units = c.units()?;
-        let leaders = if c.eat("WITH") {
-            c.leaders()?
-        } else {
-            Vec::new()
-        };
-        if units.is_empty() && leaders.is_empty() {
-            return Err(c.err(
-                "nothing to drop off",
-                "DROP unit ... [WITH leader] AT place",
-            ));
-        }
+        let (units, leaders) = c.units_with_leaders(
+            "nothing to drop off",
+            "DROP unit ... [WITH leader] AT place",
+        )?;
         c.expect("AT", "DROP unit ... AT place")?;
         let at = c.place("the hex where they stay")?;
         return Ok(MarchOption::Drop(DropOff { at, units, leaders }));
@@ -957,15 +976,7 @@ fn setup(c: &mut Cur<'_>, first: &str) -> R<Order> {
     if first == "SET" {
         c.expect("UP", FORM)?;
     }
-    let units = c.units()?;
-    let leaders = if c.eat("WITH") {
-        c.leaders()?
-    } else {
-        Vec::new()
-    };
-    if units.is_empty() && leaders.is_empty() {
-        return Err(c.err("nothing to set up", FORM));
-    }
+    let (units, leaders) = c.units_with_leaders("nothing to set up", FORM)?;
     c.expect("AT", FORM)?;
     let at = c.place("the hex where they are set up")?;
     c.end()?;
@@ -1097,14 +1108,7 @@ fn not_an_order(c: &Cur<'_>, first: &str) -> SyntaxError {
         "an order (MARCH, EXPEND SUPPLY, KEEP SUPPLY, PLACE, WITHDRAW, DISMOUNT, RAILWAY, EVENT LOSSES, DEFEND LOSE FIRST, SETUP, READY) or a command (HELP, MAP, ROUTE, STATUS, HISTORY, RESEND, JOIN, ADDRESS)",
     );
     // A march written without MARCH?
-    let mut probe = Cur {
-        toks: c.toks.clone(),
-        pos: 0,
-        vocab: c.vocab,
-        line: c.line,
-        text: c.text,
-    };
-    if march(&mut probe).is_ok() {
+    if c.reads_as_march() {
         e.suggestion = Some(format!("MARCH {}", c.text));
     } else {
         e.suggestion = suggest(first, STARTS.iter().copied()).map(str::to_string);
@@ -1215,14 +1219,7 @@ fn is_prose(c: &Cur<'_>) -> bool {
     {
         return false;
     }
-    let mut probe = Cur {
-        toks: c.toks.clone(),
-        pos: 0,
-        vocab: c.vocab,
-        line: c.line,
-        text: c.text,
-    };
-    march(&mut probe).is_err()
+    !c.reads_as_march()
 }
 
 /// What the subject line says: `[dervish GAME] orders 1884-03`.
