@@ -1305,7 +1305,8 @@ mod tests {
         let shipped = crate::scenario::DataSet::embedded()
             .expect("the embedded data loads")
             .map;
-        for map in [load(SMALL).expect("the small map loads"), shipped] {
+        let small = load(SMALL).expect("the small map loads");
+        for map in [&small, &*shipped] {
             let table = map.hex_table();
             assert_eq!(table.len(), map.hexes().count());
             for h in map.hexes() {
