@@ -1574,6 +1574,16 @@ pub(super) fn targets<S: DieSource>(
     m: &Marching,
 ) -> (Vec<Hex>, Vec<Hex>) {
     let hex = m.hex;
+    // Every target is an enemy unit's hex next to the stack or next to a
+    // friendly settlement beside it that the enemy besieges: with no
+    // enemy unit within two hexes there is none (one pass over the
+    // counters instead of one for each neighbour and its siege).
+    if !t
+        .on_map()
+        .any(|(_, u, h, _)| u.side != t.side && h.distance(hex) <= 2)
+    {
+        return (Vec::new(), Vec::new());
+    }
     let has_land = !m.units.is_empty();
     let has_gunboats = !gunboats(t, m).is_empty();
     let enemy = t.side.enemy();

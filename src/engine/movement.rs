@@ -8,7 +8,8 @@
 use super::Turn;
 use crate::dice::DieSource;
 use crate::geo::Hex;
-use crate::geo::route::cheapest_route;
+use crate::geo::map::{HexTable, RiverId};
+use crate::geo::route::cheapest_route_by_index;
 use crate::scenario::definition::SpecialRule;
 use crate::scenario::{Side, UnitKind};
 
@@ -53,7 +54,10 @@ pub(crate) struct Occupancy {
     rows: i32,
     flags: Vec<u8>,
     /// Hexes beside the river named by rule 2.2 where this side may not go.
-    forbidden: Option<(crate::geo::map::RiverId, usize, String, String)>,
+    forbidden: Option<(RiverId, usize, String, String)>,
+    /// [`Occupancy::route_key`], made when first asked for: the order
+    /// checker plans several marches on one position.
+    key: std::cell::OnceCell<Vec<u8>>,
 }
 
 /// A unit of the side whose view this is stands in the hex.
@@ -81,6 +85,7 @@ impl Occupancy {
             rows: map.rows(),
             flags: vec![0; usize::try_from(map.columns() * map.rows()).unwrap_or(0)],
             forbidden: None,
+            key: std::cell::OnceCell::new(),
         };
         let mut friendly = Vec::new();
         for (_, u, h, ty) in t.on_map() {
@@ -151,24 +156,67 @@ impl Occupancy {
 
     /// All that [`route_on`] reads of the position: every hex's flags but
     /// a friendly unit's presence, and the river ban (2.2).
-    fn route_key(&self) -> Vec<u8> {
-        let mut key: Vec<u8> = self.flags.iter().map(|f| f & !FRIENDLY).collect();
-        if let Some((r, limit, _, _)) = &self.forbidden {
-            key.extend(r.0.to_le_bytes());
-            key.extend(limit.to_le_bytes());
-        }
-        key
+    fn route_key(&self) -> &[u8] {
+        self.key.get_or_init(|| {
+            let mut key: Vec<u8> = self.flags.iter().map(|f| f & !FRIENDLY).collect();
+            if let Some((r, limit, _, _)) = &self.forbidden {
+                key.extend(r.0.to_le_bytes());
+                key.extend(limit.to_le_bytes());
+            }
+            key
+        })
     }
 
     pub(crate) fn forbidden<S: DieSource>(&self, t: &Turn<'_, S>, hex: Hex) -> bool {
-        self.forbidden.as_ref().is_some_and(|(r, limit, _, _)| {
-            t.scn.map.touches_river(hex)
-                && t.scn
-                    .map
-                    .river_sides_of(hex)
-                    .iter()
-                    .any(|(_, s)| s.river == *r && s.order >= *limit)
-        })
+        self.forbidden
+            .as_ref()
+            .is_some_and(|(r, limit, _, _)| beside_river_from(&t.scn.map, hex, *r, *limit))
+    }
+
+    /// [`enter_cost`] of a step between neighbours, read from the map's
+    /// hex table (`cells`, `table`) and this position's flags: the step
+    /// from the hex at index `i` into `j`, its neighbour in direction `d`.
+    /// The same answer, without working out hexes, terrain and rivers.
+    fn step_cost(&self, table: &HexTable, i: usize, d: usize, j: usize) -> Option<u32> {
+        let cells = table.cells();
+        let enter = cells[j].enter;
+        if enter == 0 {
+            return None;
+        }
+        let (here, there) = (self.flags[i], self.flags[j]);
+        if there & (ENEMY_LAND | BESIEGED) != 0 {
+            return None;
+        }
+        let crosses = cells[i].rivers & (1 << d) != 0;
+        if crosses && (here | there) & GUNBOAT_NEAR != 0 {
+            return None;
+        }
+        if let Some((r, limit, _, _)) = &self.forbidden
+            && cells[j].rivers != 0
+            && table.beside_river_from(j, *r, *limit)
+        {
+            return None;
+        }
+        let river = if crosses && (here | there) & FRIENDLY_BOAT == 0 {
+            crate::geo::route::RIVER_CROSSING_COST
+        } else {
+            0
+        };
+        Some(u32::from(enter) + river)
+    }
+}
+
+/// Whether `hex` is beside `river` at or downstream of the hexside order
+/// `limit`: what the river ban of 2.2 bars.
+fn beside_river_from(map: &crate::geo::Map, hex: Hex, river: RiverId, limit: usize) -> bool {
+    let table = map.hex_table();
+    match table.index(hex) {
+        Some(i) => table.beside_river_from(i, river, limit),
+        // Off the map, the hexsides themselves.
+        None => map
+            .river_sides_of(hex)
+            .iter()
+            .any(|(_, s)| s.river == river && s.order >= limit),
     }
 }
 
@@ -178,7 +226,7 @@ impl Occupancy {
 fn river_ban(
     scn: &crate::scenario::Scenario,
     side: Side,
-) -> Option<(crate::geo::map::RiverId, usize, String, String)> {
+) -> Option<(RiverId, usize, String, String)> {
     let map = &scn.map;
     let mut ban = None;
     for rule in &scn.def.special_rules {
@@ -211,14 +259,8 @@ pub fn barred_by_scenario(
 ) -> impl Fn(Hex) -> bool + '_ {
     let ban = river_ban(scn, side);
     move |hex: Hex| {
-        ban.as_ref().is_some_and(|(r, limit, _, _)| {
-            scn.map.touches_river(hex)
-                && scn
-                    .map
-                    .river_sides_of(hex)
-                    .iter()
-                    .any(|(_, s)| s.river == *r && s.order >= *limit)
-        })
+        ban.as_ref()
+            .is_some_and(|(r, limit, _, _)| beside_river_from(&scn.map, hex, *r, *limit))
     }
 }
 
@@ -332,7 +374,7 @@ pub(super) fn route_on<S: DieSource>(
     to: Hex,
 ) -> Option<Vec<Hex>> {
     let key = occ.route_key();
-    crate::geo::route::occupied_route(&t.scn.map, &key, from, to, || {
+    crate::geo::route::occupied_route(&t.scn.map, key, from, to, || {
         search_route_on(t, occ, from, to)
     })
 }
@@ -344,8 +386,39 @@ fn search_route_on<S: DieSource>(
     from: Hex,
     to: Hex,
 ) -> Option<Vec<Hex>> {
+    let map = &t.scn.map;
     let blocked_goal = occ.enemy_land(to) || occ.besieged(to);
-    let r = cheapest_route(&t.scn.map, from, to, &|a, b| {
+    if !map.contains(from) {
+        return search_off_map(t, occ, from, to, blocked_goal);
+    }
+    let table = map.hex_table();
+    // The goal's index, when it is blocked: its step costs the terrain alone.
+    let blocked = if blocked_goal { table.index(to) } else { None };
+    let r = cheapest_route_by_index(map, from, to, |i, d, j| {
+        if Some(j) == blocked {
+            let enter = table.cells()[j].enter;
+            (enter != 0).then_some(u32::from(enter))
+        } else {
+            occ.step_cost(table, i, d, j)
+        }
+    })?;
+    let mut hexes: Vec<Hex> = r.hexes.into_iter().skip(1).collect();
+    if blocked_goal {
+        hexes.pop();
+    }
+    Some(hexes)
+}
+
+/// [`search_route_on`] from a hex off the map, step by step as
+/// [`enter_cost`] rules (the hex table knows only hexes on the map).
+fn search_off_map<S: DieSource>(
+    t: &Turn<'_, S>,
+    occ: &Occupancy,
+    from: Hex,
+    to: Hex,
+    blocked_goal: bool,
+) -> Option<Vec<Hex>> {
+    let r = crate::geo::route::cheapest_route(&t.scn.map, from, to, &|a, b| {
         if b == to && blocked_goal {
             if a.distance(b) == 1 {
                 t.scn.map.terrain(b).and_then(|x| x.entry_cost())
@@ -361,4 +434,65 @@ fn search_route_on<S: DieSource>(
         hexes.pop();
     }
     Some(hexes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dice::{Dice, FixedDice};
+    use crate::geo::map::HexTable;
+    use crate::scenario::DataSet;
+    use crate::state::Status;
+    use crate::state::setup::{Placements, initial_state};
+
+    /// The step a route search reads from the hex table and the
+    /// position's flags costs what [`enter_cost`] says, for every step of
+    /// the map, both sides, positions with counters scattered at random
+    /// (boats and gunboats among them) and both scenarios (one with the
+    /// river ban of 2.2).
+    #[test]
+    fn a_step_read_from_the_table_costs_what_enter_cost_says() {
+        let data = DataSet::embedded().expect("the embedded data loads");
+        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = move |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            usize::try_from(seed % u64::try_from(n.max(1)).unwrap_or(1)).unwrap_or(0)
+        };
+        for id in data.scenario_ids() {
+            let scn = data.scenario(&id).expect("a scenario");
+            let (mut state, _) = initial_state(&scn, &Placements::new()).expect("the set-up");
+            let land: Vec<Hex> = scn.map.hexes().filter(|h| scn.map.is_land(*h)).collect();
+            let table = scn.map.hex_table();
+            for round in 0..4 {
+                if round > 0 {
+                    for u in state.units.iter_mut() {
+                        if next(3) == 0 {
+                            u.status = Status::OnMap(land[next(land.len())]);
+                        }
+                    }
+                }
+                for side in [Side::Egyptian, Side::Mahdist] {
+                    let mut dice = Dice::new(FixedDice::with_fallback([], 1));
+                    let t = Turn::new(&scn, state.clone(), side, &mut dice);
+                    let occ = Occupancy::of(&t);
+                    for i in 0..table.len() {
+                        for (d, &n) in table.next()[i].iter().enumerate() {
+                            if n == HexTable::OFF {
+                                continue;
+                            }
+                            let j = n as usize;
+                            let (a, b) = (table.hex(i), table.hex(j));
+                            assert_eq!(
+                                occ.step_cost(table, i, d, j),
+                                enter_cost(&t, &occ, a, b).ok(),
+                                "{id}, round {round}, {side:?}: {a} to {b}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
 }

@@ -253,9 +253,142 @@ pub struct Map {
     /// Land routes on the empty map, found once ([`super::route::land_route`]).
     #[serde(skip)]
     land_routes: std::sync::Arc<super::memo::RouteMemo>,
+    /// What a route search's step reads of each hex, made when first
+    /// asked for and shared by clones ([`Map::hex_table`]).
+    #[serde(skip)]
+    hex_table: std::sync::Arc<std::sync::OnceLock<HexTable>>,
+}
+
+/// What a step of a route search reads of each hex of a map, in arrays
+/// indexed by hex (row-major, as [`HexTable::index`] gives): the cost to
+/// enter it, its river hexsides and its six neighbours. A step then reads
+/// a few bytes instead of working out the terrain, the river and the
+/// neighbour in turn. Made from the map's own data and answering as it
+/// does ([`Map::terrain`], [`Map::crosses_river`], [`Hex::neighbour`]).
+#[derive(Debug)]
+pub struct HexTable {
+    columns: i32,
+    rows: i32,
+    cells: Vec<HexCell>,
+    next: Vec<[u32; 6]>,
+    /// For each hex, each river along its sides and the furthest
+    /// downstream order of those sides (empty for most hexes).
+    river_orders: Vec<Box<[(RiverId, usize)]>>,
+}
+
+/// One hex of a [`HexTable`].
+#[derive(Clone, Copy, Debug, Default)]
+pub struct HexCell {
+    /// Movement points to enter the hex (rule 8.21); 0 for the sea, which
+    /// may not be entered.
+    pub enter: u8,
+    /// A bit for each direction (`Direction::index`) whose hexside is a
+    /// river.
+    pub rivers: u8,
+}
+
+impl HexTable {
+    /// A neighbour's index in [`HexTable::next`] when it is off the map.
+    pub const OFF: u32 = u32::MAX;
+
+    fn of(map: &Map) -> HexTable {
+        let hexes: Vec<Hex> = map.hexes().collect();
+        let cells = hexes
+            .iter()
+            .zip(&map.river_bits)
+            .map(|(&h, &rivers)| HexCell {
+                enter: map
+                    .terrain(h)
+                    .and_then(Terrain::entry_cost)
+                    .and_then(|c| u8::try_from(c).ok())
+                    .unwrap_or(0),
+                rivers,
+            })
+            .collect();
+        let next = hexes
+            .iter()
+            .map(|h| {
+                h.neighbours().map(|n| {
+                    map.index(n)
+                        .and_then(|i| u32::try_from(i).ok())
+                        .unwrap_or(Self::OFF)
+                })
+            })
+            .collect();
+        let river_orders = hexes
+            .iter()
+            .map(|&h| {
+                let mut orders: Vec<(RiverId, usize)> = Vec::new();
+                for (_, s) in map.river_sides_of(h) {
+                    match orders.iter_mut().find(|(r, _)| *r == s.river) {
+                        Some((_, o)) => *o = (*o).max(s.order),
+                        None => orders.push((s.river, s.order)),
+                    }
+                }
+                orders.into_boxed_slice()
+            })
+            .collect();
+        HexTable {
+            columns: map.columns,
+            rows: map.rows,
+            cells,
+            next,
+            river_orders,
+        }
+    }
+
+    /// Number of hexes.
+    pub fn len(&self) -> usize {
+        self.cells.len()
+    }
+
+    /// Whether the map has no hexes.
+    pub fn is_empty(&self) -> bool {
+        self.cells.is_empty()
+    }
+
+    /// A hex's index, if it is on the map.
+    pub fn index(&self, hex: Hex) -> Option<usize> {
+        ((0..self.columns).contains(&hex.col) && (0..self.rows).contains(&hex.row))
+            .then(|| usize::try_from(hex.row * self.columns + hex.col).unwrap_or(0))
+    }
+
+    /// The hex at an index.
+    pub fn hex(&self, i: usize) -> Hex {
+        let columns = usize::try_from(self.columns).unwrap_or(1).max(1);
+        Hex::new(
+            i32::try_from(i % columns).unwrap_or(0),
+            i32::try_from(i / columns).unwrap_or(0),
+        )
+    }
+
+    /// Every hex's cell, by index.
+    pub fn cells(&self) -> &[HexCell] {
+        &self.cells
+    }
+
+    /// Every hex's six neighbours' indices, clockwise from north
+    /// ([`HexTable::OFF`] off the map).
+    pub fn next(&self) -> &[[u32; 6]] {
+        &self.next
+    }
+
+    /// Whether the hex at index `i` is beside `river` at or downstream of
+    /// the hexside order `limit` (one of its sides on that river has an
+    /// order at least `limit`).
+    pub fn beside_river_from(&self, i: usize, river: RiverId, limit: usize) -> bool {
+        self.river_orders
+            .get(i)
+            .is_some_and(|o| o.iter().any(|&(r, order)| r == river && order >= limit))
+    }
 }
 
 impl Map {
+    /// What a route search's step reads of each hex, made once for the map.
+    pub fn hex_table(&self) -> &HexTable {
+        self.hex_table.get_or_init(|| HexTable::of(self))
+    }
+
     /// The land routes found so far on this map with no one on it.
     pub(crate) fn land_routes(&self) -> &super::memo::RouteMemo {
         &self.land_routes
@@ -591,6 +724,7 @@ impl<'f, 's> MapBuilder<'f, 's> {
             place_of,
             river_bits,
             land_routes: Default::default(),
+            hex_table: Default::default(),
             name: f.name.clone(),
             columns: f.columns,
             rows: f.rows,
@@ -1161,5 +1295,53 @@ mod tests {
                 .any(|m| m.contains("Rapids at 0202/N is not on a river hexside")),
             "{e:?}"
         );
+    }
+
+    /// The hex table answers as the map does: terrain costs, river
+    /// crossings, neighbours and the river orders of each hex, on the
+    /// shipped map and on a small one.
+    #[test]
+    fn the_hex_table_answers_as_the_map() {
+        let shipped = crate::scenario::DataSet::embedded()
+            .expect("the embedded data loads")
+            .map;
+        let small = load(SMALL).expect("the small map loads");
+        for map in [&small, &*shipped] {
+            let table = map.hex_table();
+            assert_eq!(table.len(), map.hexes().count());
+            for h in map.hexes() {
+                let i = table.index(h).expect("a hex of the map");
+                assert_eq!(table.hex(i), h);
+                let cell = table.cells()[i];
+                let enter = map.terrain(h).and_then(Terrain::entry_cost).unwrap_or(0);
+                assert_eq!(u32::from(cell.enter), enter, "{h}");
+                for (d, dir) in Direction::ALL.into_iter().enumerate() {
+                    let n = h.neighbour(dir);
+                    let next = table.next()[i][d];
+                    match table.index(n) {
+                        Some(j) => {
+                            assert_eq!(next as usize, j);
+                            assert_eq!(
+                                cell.rivers & (1 << d) != 0,
+                                map.crosses_river(h, n),
+                                "{h} to {n}"
+                            );
+                        }
+                        None => assert_eq!(next, HexTable::OFF),
+                    }
+                }
+                for (r, _) in map.rivers().iter().enumerate() {
+                    for limit in [0, 1, 5, 20, 60, 120, 400] {
+                        let sides = map
+                            .river_sides_of(h)
+                            .iter()
+                            .any(|(_, s)| s.river == RiverId(r) && s.order >= limit);
+                        assert_eq!(table.beside_river_from(i, RiverId(r), limit), sides);
+                    }
+                }
+            }
+            assert_eq!(table.index(Hex::new(-1, 0)), None);
+            assert_eq!(table.index(Hex::new(map.columns(), 0)), None);
+        }
     }
 }

@@ -8,7 +8,7 @@ use pathfinding::prelude::dijkstra;
 use rustc_hash::FxHashMap;
 
 use super::hex::Hex;
-use super::map::Map;
+use super::map::{HexTable, Map};
 pub use super::memo::{Route, RouteMemo};
 
 /// Extra movement points to cross a river hexside without a boat or
@@ -36,7 +36,34 @@ pub fn step_cost(map: &Map, from: Hex, to: Hex, boat_at: &dyn Fn(Hex) -> bool) -
 /// with the map (programmed players ask for the same few every turn).
 pub fn land_route(map: &Map, from: Hex, to: Hex) -> Option<Route> {
     map.land_routes()
-        .get_or_insert((from, to), || land_route_with(map, from, to, &|_| false))
+        .get_or_insert((from, to), || empty_land_route(map, from, to, |_| false))
+}
+
+/// [`land_route_with`] with no boats, and barred from the hexes (by
+/// index in the map's [`HexTable`]) for which `barred` says so: each step
+/// read from the table, as [`step_cost`] reckons it.
+pub fn empty_land_route(
+    map: &Map,
+    from: Hex,
+    to: Hex,
+    barred: impl Fn(usize) -> bool,
+) -> Option<Route> {
+    if !map.is_land(from) || !map.is_land(to) {
+        return None;
+    }
+    let cells = map.hex_table().cells();
+    cheapest_route_by_index(map, from, to, |i, d, j| {
+        let enter = cells[j].enter;
+        if enter == 0 || barred(j) {
+            return None;
+        }
+        let river = if cells[i].rivers & (1 << d) != 0 {
+            RIVER_CROSSING_COST
+        } else {
+            0
+        };
+        Some(u32::from(enter) + river)
+    })
 }
 
 /// The cheapest land route, where `boat_at` marks hexes holding a friendly
@@ -74,10 +101,8 @@ pub fn cheapest_route(
     if !map.contains(from) {
         return reference_route(from, to, step);
     }
-    SCRATCH.with(|cell| {
-        let mut scratch = cell.borrow_mut();
-        scratch.search(map, from, to, step)
-    })
+    let table = map.hex_table();
+    cheapest_route_by_index(map, from, to, |a, _, b| step(table.hex(a), table.hex(b)))
 }
 
 /// The same search with the `pathfinding` crate's own Dijkstra and hash
@@ -117,7 +142,7 @@ fn scaled_cost(c: u32) -> u64 {
 /// heap in the same order as there.
 struct Entry {
     cost: u64,
-    index: usize,
+    index: u32,
 }
 
 impl PartialEq for Entry {
@@ -147,7 +172,7 @@ struct Scratch {
     search: u32,
     stamp: Vec<u32>,
     cost: Vec<u64>,
-    parent: Vec<usize>,
+    parent: Vec<u32>,
     heap: BinaryHeap<Entry>,
 }
 
@@ -155,83 +180,103 @@ thread_local! {
     static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
 }
 
+/// No parent: the start of the search.
+const NO_PARENT: u32 = u32::MAX;
+
+/// The cheapest route from `from` to `to` on `map` by the map's
+/// [`HexTable`], where `step(a, d, b)` gives the cost of moving from the
+/// hex at index `a` into its neighbour `b` in direction `d`
+/// (`Direction::index`), or `None` if that move is not allowed. The same
+/// search as [`cheapest_route`] (which is this one with its step asked by
+/// hexes), so the same routes and ties; a caller that reads the table
+/// itself spares the step working out hexes, terrain and rivers.
+pub fn cheapest_route_by_index(
+    map: &Map,
+    from: Hex,
+    to: Hex,
+    step: impl Fn(usize, usize, usize) -> Option<u32>,
+) -> Option<Route> {
+    let table = map.hex_table();
+    let start = table.index(from)?;
+    // A goal off the map is never reached: the search would cover
+    // everything it can reach and find nothing.
+    let goal = table.index(to)?;
+    SCRATCH.with(|cell| {
+        let mut scratch = cell.borrow_mut();
+        scratch.search(table, start, goal, step)
+    })
+}
+
 impl Scratch {
     fn search(
         &mut self,
-        map: &Map,
-        from: Hex,
-        to: Hex,
-        step: &dyn Fn(Hex, Hex) -> Option<u32>,
+        table: &HexTable,
+        start: usize,
+        goal: usize,
+        step: impl Fn(usize, usize, usize) -> Option<u32>,
     ) -> Option<Route> {
-        let columns = usize::try_from(map.columns()).unwrap_or(0);
-        let size = columns * usize::try_from(map.rows()).unwrap_or(0);
+        let size = table.len();
         if self.stamp.len() != size || self.search == u32::MAX {
             self.stamp = vec![0; size];
             self.cost = vec![0; size];
-            self.parent = vec![usize::MAX; size];
+            self.parent = vec![NO_PARENT; size];
             self.search = 0;
         }
         self.search += 1;
         let now = self.search;
-        let index = |h: Hex| -> Option<usize> {
-            map.contains(h).then(|| {
-                usize::try_from(h.row).unwrap_or(0) * columns + usize::try_from(h.col).unwrap_or(0)
-            })
-        };
-        let hex_at = |i: usize| -> Hex {
-            Hex::new(
-                i32::try_from(i % columns).unwrap_or(0),
-                i32::try_from(i / columns).unwrap_or(0),
-            )
-        };
-        let start = index(from)?;
+        let next = table.next();
         self.heap.clear();
         self.stamp[start] = now;
         self.cost[start] = 0;
-        self.parent[start] = usize::MAX;
+        self.parent[start] = NO_PARENT;
         self.heap.push(Entry {
             cost: 0,
-            index: start,
+            index: u32::try_from(start).ok()?,
         });
-        let mut reached = None;
-        while let Some(Entry { cost, index: i }) = self.heap.pop() {
-            let node = hex_at(i);
-            if node == to {
-                reached = Some(i);
+        let mut reached = false;
+        while let Some(Entry { cost, index }) = self.heap.pop() {
+            let i = index as usize;
+            if i == goal {
+                reached = true;
                 break;
             }
             if cost > self.cost[i] {
                 continue;
             }
-            for n in node.neighbours() {
-                let Some(c) = step(node, n) else { continue };
+            for (d, &n) in next[i].iter().enumerate() {
                 // A step off the map is never allowed by the callers' rules
                 // (no terrain to enter), so it is not followed.
-                let Some(j) = index(n) else { continue };
+                if n == HexTable::OFF {
+                    continue;
+                }
+                let j = n as usize;
+                let Some(c) = step(i, d, j) else { continue };
                 let new_cost = cost + scaled_cost(c);
                 if self.stamp[j] == now && self.cost[j] <= new_cost {
                     continue;
                 }
                 self.stamp[j] = now;
                 self.cost[j] = new_cost;
-                self.parent[j] = i;
+                self.parent[j] = index;
                 self.heap.push(Entry {
                     cost: new_cost,
-                    index: j,
+                    index: n,
                 });
             }
         }
-        let end = reached?;
-        let mut hexes = vec![hex_at(end)];
-        let mut at = end;
-        while self.parent[at] != usize::MAX {
-            at = self.parent[at];
-            hexes.push(hex_at(at));
+        if !reached {
+            return None;
+        }
+        let mut hexes = vec![table.hex(goal)];
+        let mut at = goal;
+        while self.parent[at] != NO_PARENT {
+            at = self.parent[at] as usize;
+            hexes.push(table.hex(at));
         }
         hexes.reverse();
         Some(Route {
             hexes,
-            cost: u32::try_from(self.cost[end] / STEP_SCALE).unwrap_or(u32::MAX),
+            cost: u32::try_from(self.cost[goal] / STEP_SCALE).unwrap_or(u32::MAX),
         })
     }
 }

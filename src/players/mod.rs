@@ -299,7 +299,7 @@ pub fn legs_avoiding(
     barred: &dyn Fn(crate::geo::Hex) -> bool,
 ) -> Vec<crate::engine::orders::Leg> {
     use crate::engine::orders::Leg;
-    use crate::geo::route::{cheapest_route, land_route, step_cost};
+    use crate::geo::route::{empty_land_route, land_route, step_cost};
     if from.distance(to) <= NEAR {
         return vec![Leg::To(to)];
     }
@@ -308,13 +308,8 @@ pub fn legs_avoiding(
     } else {
         match land_route(map, from, to) {
             Some(r) if r.hexes.iter().any(|h| barred(*h)) => {
-                cheapest_route(map, from, to, &|a, b| {
-                    if barred(b) {
-                        None
-                    } else {
-                        step_cost(map, a, b, &|_| false)
-                    }
-                })
+                let table = map.hex_table();
+                empty_land_route(map, from, to, |j| barred(table.hex(j)))
             }
             r => r,
         }
