@@ -1493,55 +1493,54 @@ impl Key {
     /// The entries: a sample drawn around 0 0, and what it means.
     fn entries(&self) -> Vec<(String, String)> {
         let mut v: Vec<(String, String)> = Vec::new();
+        let mut add = |shown: bool, sample: &str, text: &str| {
+            if shown {
+                v.push((sample.to_string(), text.to_string()));
+            }
+        };
         for t in [
             Terrain::Clear,
             Terrain::Hills,
             Terrain::Mountains,
             Terrain::Sea,
         ] {
-            if self.terrain.values().any(|k| *k == t) {
-                v.push((
-                    format!("<use href=\"#{}\" transform=\"scale(.4)\"/>", terrain_id(t)),
-                    t.name().to_string(),
-                ));
-            }
+            add(
+                self.terrain.values().any(|k| *k == t),
+                &format!("<use href=\"#{}\" transform=\"scale(.4)\"/>", terrain_id(t)),
+                t.name(),
+            );
         }
         for (c, text) in [
             (RiverClass::Navigable, "navigable river"),
             (RiverClass::Seasonal, "seasonal river (Nov-Feb)"),
             (RiverClass::Unnavigable, "unnavigable river"),
         ] {
-            if self.rivers.values().any(|k| *k == c) {
-                v.push((
-                    format!("<path class=\"river {}\" d=\"M-7 0h14\"/>", river_class(c)),
-                    text.to_string(),
-                ));
-            }
+            add(
+                self.rivers.values().any(|k| *k == c),
+                &format!("<path class=\"river {}\" d=\"M-7 0h14\"/>", river_class(c)),
+                text,
+            );
         }
-        if self.cataract {
-            v.push((
-                "<use href=\"#ct\" class=\"cataract\"/>".to_string(),
-                "cataract".to_string(),
-            ));
-        }
-        for (shown, class, text) in [
-            (self.rail_built, "built", "railway"),
-            (self.rail_planned, "planned", "railway that may be built"),
-        ] {
-            if shown {
-                v.push((
-                    format!("<path class=\"rail {class}\" d=\"M-7 0h14\"/>"),
-                    text.to_string(),
-                ));
-            }
-        }
-        if self.railhead {
-            v.push((
-                "<rect class=\"railhead\" x=\"-2.5\" y=\"-2.5\" width=\"5\" height=\"5\"/>"
-                    .to_string(),
-                "railhead".to_string(),
-            ));
-        }
+        add(
+            self.cataract,
+            "<use href=\"#ct\" class=\"cataract\"/>",
+            "cataract",
+        );
+        add(
+            self.rail_built,
+            "<path class=\"rail built\" d=\"M-7 0h14\"/>",
+            "railway",
+        );
+        add(
+            self.rail_planned,
+            "<path class=\"rail planned\" d=\"M-7 0h14\"/>",
+            "railway that may be built",
+        );
+        add(
+            self.railhead,
+            "<rect class=\"railhead\" x=\"-2.5\" y=\"-2.5\" width=\"5\" height=\"5\"/>",
+            "railhead",
+        );
         for k in &self.places {
             let sample = match k {
                 PlaceKind::Town => {
@@ -1550,60 +1549,57 @@ impl Key {
                 PlaceKind::Village | PlaceKind::Oasis => "<circle class=\"mk\" r=\"2.6\"/>",
                 PlaceKind::Landmark => "<path class=\"mk\" d=\"M-2-2l4 4m0-4l-4 4\"/>",
             };
-            v.push((
-                format!("<g class=\"{}\">{sample}</g>", place_class(*k)),
-                place_class(*k).to_string(),
-            ));
+            let class = place_class(*k);
+            add(true, &format!("<g class=\"{class}\">{sample}</g>"), class);
         }
         for (class, side) in &self.held {
-            v.push((
-                format!(
+            add(
+                true,
+                &format!(
                     "<g class=\"held-{class}\"><rect class=\"mk\" x=\"-3.5\" y=\"-3.5\" width=\"7\" height=\"7\"/></g>"
                 ),
-                format!("town held by the {side}s"),
-            ));
+                &format!("town held by the {side}s"),
+            );
         }
         for (class, side) in &self.stacks {
-            v.push((
-                format!(
+            add(
+                true,
+                &format!(
                     "<g class=\"{class}\"><rect x=\"-7\" y=\"-5\" width=\"14\" height=\"10\" stroke=\"#111\" stroke-width=\".6\"/><text class=\"cnt\" y=\"3\">3</text></g>"
                 ),
-                format!("{side} stack of 3 units"),
-            ));
+                &format!("{side} stack of 3 units"),
+            );
         }
-        if self.leaders {
-            v.push((
-                "<text class=\"ldr\" y=\"2\" fill=\"#222\">Name</text>".to_string(),
-                "its leaders".to_string(),
-            ));
-        }
-        if self.siege {
-            v.push((
-                "<use href=\"#o\" class=\"siege\" transform=\"scale(.4)\"/>".to_string(),
-                "under siege".to_string(),
-            ));
-        }
+        add(
+            self.leaders,
+            "<text class=\"ldr\" y=\"2\" fill=\"#222\">Name</text>",
+            "its leaders",
+        );
+        add(
+            self.siege,
+            "<use href=\"#o\" class=\"siege\" transform=\"scale(.4)\"/>",
+            "under siege",
+        );
         for (class, side) in &self.marches {
             let arrow = if *side == Side::Egyptian { "ae" } else { "am" };
-            v.push((
-                format!(
+            add(
+                true,
+                &format!(
                     "<path class=\"march {class}\" d=\"M-7 0h14\" marker-end=\"url(#{arrow})\"/>"
                 ),
-                format!("{side} march"),
-            ));
+                &format!("{side} march"),
+            );
         }
-        if self.retreat {
-            v.push((
-                "<path class=\"retreat\" d=\"M-7 0h14\" marker-end=\"url(#ar)\"/>".to_string(),
-                "retreat".to_string(),
-            ));
-        }
-        if self.battle {
-            v.push((
-                "<g class=\"battle\"><use href=\"#bt\"/></g>".to_string(),
-                "battle, and who won".to_string(),
-            ));
-        }
+        add(
+            self.retreat,
+            "<path class=\"retreat\" d=\"M-7 0h14\" marker-end=\"url(#ar)\"/>",
+            "retreat",
+        );
+        add(
+            self.battle,
+            "<g class=\"battle\"><use href=\"#bt\"/></g>",
+            "battle, and who won",
+        );
         v
     }
 
