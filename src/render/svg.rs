@@ -225,36 +225,22 @@ impl Type {
         let halo = |stroke: &str, w: f64| {
             format!("paint-order:stroke;stroke:{stroke};stroke-width:{}", num(w))
         };
+        let (title, f, town, cnt) = (num(self.title), num(self.f), num(self.town), num(self.cnt));
+        let (kt, kh) = (num(7.0 * self.key), num(8.0 * self.key));
+        let pale = halo("#fbf8f0", self.f / 3.5);
+        let white = halo("#fff", self.f / 3.5);
+        let mn = halo("#fff", self.f / 3.0);
         let mut s = format!(
-            ".title{{font-size:{}px}}.kt{{font-size:{}px}}.kh{{font-size:{}px}}\
-             .ml{{font-size:{}px;fill:#8a7650}}\
-             .mp{{font-size:{}px;fill:#222;{}}}\
-             .mt{{font-size:{}px;font-weight:bold;fill:#222;{}}}\
-             .mk2{{font-size:{}px;font-style:italic;fill:#555;{}}}\
-             .mc{{font-size:{}px;font-weight:bold;fill:#fff}}\
-             .mn{{font-size:{}px;font-weight:bold;{}}}.mn.egyptian{{fill:#9a1f1a}}.mn.mahdist{{fill:#1f5a24}}\
-             .md{{font-size:{}px;{}}}.md.egyptian{{fill:#9a1f1a}}.md.mahdist{{fill:#1f5a24}}\
-             .mr{{font-size:{}px;font-weight:bold;fill:#900;{}}}\
-             .mq{{font-size:{}px;font-style:italic;fill:#2f5f9f;{}}}",
-            num(self.title),
-            num(7.0 * self.key),
-            num(8.0 * self.key),
-            num(self.f),
-            num(self.f),
-            halo("#fbf8f0", self.f / 3.5),
-            num(self.town),
-            halo("#fbf8f0", self.f / 3.5),
-            num(self.f),
-            halo("#fbf8f0", self.f / 3.5),
-            num(self.cnt),
-            num(self.cnt),
-            halo("#fff", self.f / 3.0),
-            num(self.f),
-            halo("#fff", self.f / 3.5),
-            num(self.f),
-            halo("#fff", self.f / 3.5),
-            num(self.f),
-            halo("#fff", self.f / 3.5),
+            ".title{{font-size:{title}px}}.kt{{font-size:{kt}px}}.kh{{font-size:{kh}px}}\
+             .ml{{font-size:{f}px;fill:#8a7650}}\
+             .mp{{font-size:{f}px;fill:#222;{pale}}}\
+             .mt{{font-size:{town}px;font-weight:bold;fill:#222;{pale}}}\
+             .mk2{{font-size:{f}px;font-style:italic;fill:#555;{pale}}}\
+             .mc{{font-size:{cnt}px;font-weight:bold;fill:#fff}}\
+             .mn{{font-size:{cnt}px;font-weight:bold;{mn}}}.mn.egyptian{{fill:#9a1f1a}}.mn.mahdist{{fill:#1f5a24}}\
+             .md{{font-size:{f}px;{white}}}.md.egyptian{{fill:#9a1f1a}}.md.mahdist{{fill:#1f5a24}}\
+             .mr{{font-size:{f}px;font-weight:bold;fill:#900;{white}}}\
+             .mq{{font-size:{f}px;font-style:italic;fill:#2f5f9f;{white}}}"
         );
         if self.overview {
             let k = self.mark;
