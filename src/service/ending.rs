@@ -73,8 +73,8 @@ impl Service {
             }
             SeatRequest::Draw(DrawStep::Propose) => {
                 rows::set_draw_offer(&self.conn, &g.id, side, g.turn_no, self.now())?;
-                self.audit_mail(
-                    cx,
+                cx.audit(
+                    self,
                     &g,
                     "draw proposed",
                     &format!("{side} seat: DRAW PROPOSE"),
@@ -108,8 +108,8 @@ impl Service {
             ),
             SeatRequest::Draw(DrawStep::Withdraw) if offer.is_some_and(|(s, _)| s == side) => {
                 rows::clear_draw_offer(&self.conn, &g.id)?;
-                self.audit_mail(
-                    cx,
+                cx.audit(
+                    self,
                     &g,
                     "draw withdrawn",
                     &format!("{side} seat: DRAW WITHDRAW"),
@@ -152,7 +152,7 @@ impl Service {
         over.result = Some(result.clone());
         store::update_game(&self.conn, &over)?;
         rows::clear_draw_offer(&self.conn, &g.id)?;
-        self.audit_mail(cx, g, &format!("game ended: {how}"), &result)?;
+        cx.audit(self, g, &format!("game ended: {how}"), &result)?;
         let turns = store::turns(&self.conn, &g.id)?.len();
         let render = || {
             self.templates.render(

@@ -867,7 +867,7 @@ impl Service {
             .map(|(line, s)| format!("line {line}: {}", s.words()))
             .collect();
         let detail = format!("{side} seat: {}", lines.join(", "));
-        self.audit_mail(cx, g, "player settings", &detail)?;
+        cx.audit(self, g, "player settings", &detail)?;
         Ok(seat_settings(&seat))
     }
 

@@ -3,7 +3,7 @@
 //! Both the intake and the game master's commands end in one. The intake
 //! and the files it hands a message to (ready, seats, ending) share these
 //! types, a seat's request ([`SeatAsk`]) and the log of what a mail did
-//! ([`Service::audit_mail`]) from here, so they do not import each other
+//! ([`Context::audit`]) from here, so they do not import each other
 //! in a circle.
 
 use super::{Result, Service};
@@ -102,21 +102,15 @@ impl Outcome {
     }
 }
 
-impl Service {
-    /// Put in the game master's log of game `g` what the mail of `cx`
-    /// did, by its sender (`mail:address`).
-    pub(super) fn audit_mail(
-        &self,
-        cx: &Context<'_>,
-        g: &GameRow,
-        action: &str,
-        detail: &str,
-    ) -> Result<()> {
+impl Context<'_> {
+    /// Put in the game master's log of game `g` what this mail did, by
+    /// its sender (`mail:address`).
+    pub(super) fn audit(&self, s: &Service, g: &GameRow, action: &str, detail: &str) -> Result<()> {
         Ok(store::audit(
-            &self.conn,
-            self.now(),
+            &s.conn,
+            s.now(),
             Some(&g.id),
-            &format!("mail:{}", cx.sender),
+            &format!("mail:{}", self.sender),
             action,
             detail,
         )?)

@@ -230,8 +230,8 @@ impl Service {
                 lines: vec!["You had no absence to cancel. Nothing was changed.".into()],
             });
         }
-        self.audit_mail(
-            cx,
+        cx.audit(
+            self,
             g,
             "absence cancelled",
             &format!("{side} seat: ABSENT NONE"),
