@@ -1135,20 +1135,8 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(dir.join("pw"), "pw").unwrap();
         let cfg = ImapConfig {
-            host: "127.0.0.1".into(),
-            port: Some(port),
-            security: Security::None,
-            username: "game".into(),
-            password_env: None,
             password_file: Some(dir.join("pw")),
-            folder: "INBOX".into(),
-            idle: true,
-            processed: Processed::Seen,
-            move_to: "Dervish".into(),
-            ca_file: None,
-            timeout_secs: 5,
-            reconnect_max_seconds: 1,
-            idle_refresh_minutes: 25,
+            ..settings_for(port).config
         };
         let mut inbox = ImapInbox::new(cfg.settings().unwrap());
         let e = super::super::Inbox::pending(&mut inbox, None).unwrap_err();

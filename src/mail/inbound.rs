@@ -817,42 +817,14 @@ const HTML_OPTIONAL_END: &[&str] = &[
 /// Elements whose content is not text: left out with their content.
 const HTML_DROPPED: &[&str] = &["script", "style", "title", "template", "textarea"];
 
-/// Elements that end an open paragraph when they start.
-const HTML_CLOSES_P: &[&str] = &[
-    "address",
-    "article",
-    "aside",
-    "blockquote",
-    "center",
-    "details",
-    "dir",
-    "div",
-    "dl",
-    "fieldset",
-    "figcaption",
-    "figure",
-    "footer",
-    "header",
-    "main",
-    "menu",
-    "nav",
-    "ol",
-    "p",
-    "pre",
-    "section",
-    "summary",
-    "ul",
-    "h1",
-    "h2",
-    "h3",
-    "h4",
-    "h5",
-    "h6",
-    "li",
-    "dd",
-    "dt",
-    "hr",
-];
+/// Blocks of [`HTML_BLOCKS`] that may stand inside an open paragraph:
+/// every other block ends it when it starts, and so do `<hr>` and the
+/// list items of [`HTML_ITEMS_CLOSE_P`].
+const HTML_INSIDE_P: &[&str] = &["legend", "table"];
+
+/// Elements of [`HTML_OPTIONAL_END`] that end an open paragraph when they
+/// start.
+const HTML_ITEMS_CLOSE_P: &[&str] = &["li", "dt", "dd"];
 
 /// One cheap pass over hostile HTML that keeps what makes lines and
 /// drops what costs: the input to the HTML converter.
@@ -942,7 +914,11 @@ pub fn tame_html(html: &str) -> String {
             out.push('>');
             continue;
         }
-        if !closing && HTML_CLOSES_P.contains(&name.as_str()) {
+        let closes_p = match block {
+            Some(b) => !HTML_INSIDE_P.contains(&b),
+            None => HTML_ITEMS_CLOSE_P.contains(&name.as_str()),
+        };
+        if !closing && closes_p {
             close_p(&mut out, &mut open);
         }
         let Some(block) = block else {

@@ -196,19 +196,29 @@ pub struct Sector {
 /// the cataract first, then the most restrictive water.
 const RIVER_ORDER: [char; 4] = ['X', '=', ':', '~'];
 
+/// A map key: the terrain, rivers and railways, which both kinds of map
+/// draw with the same symbols, then `rest`.
+macro_rules! map_key {
+    ($($rest:expr),* $(,)?) => {
+        &[
+            (".", "clear"),
+            ("^", "hills"),
+            ("A", "mountains"),
+            ("(blank)", "sea"),
+            ("~", "navigable river"),
+            (":", "seasonal river (Nov-Feb)"),
+            ("=", "unnavigable river"),
+            ("X", "cataract"),
+            ("#", "railway"),
+            ("+", "railway that may be built"),
+            $($rest),*
+        ]
+    };
+}
+
 /// The overview's symbols, one meaning each; where a sector map draws the
 /// same thing it uses the same symbol ([`SECTOR_KEY`]).
-pub const OVERVIEW_KEY: &[(&str, &str)] = &[
-    (".", "clear"),
-    ("^", "hills"),
-    ("A", "mountains"),
-    ("(blank)", "sea"),
-    ("~", "navigable river"),
-    (":", "seasonal river (Nov-Feb)"),
-    ("=", "unnavigable river"),
-    ("X", "cataract"),
-    ("#", "railway"),
-    ("+", "railway that may be built"),
+pub const OVERVIEW_KEY: &[(&str, &str)] = map_key![
     ("O", "town"),
     ("o", "village"),
     ("%", "oasis"),
@@ -218,17 +228,7 @@ pub const OVERVIEW_KEY: &[(&str, &str)] = &[
 
 /// The sector maps' symbols. Each hex shows its number (column and row),
 /// its place and its stack; rivers are drawn on the hexsides.
-pub const SECTOR_KEY: &[(&str, &str)] = &[
-    (".", "clear"),
-    ("^", "hills"),
-    ("A", "mountains"),
-    ("(blank)", "sea"),
-    ("~", "navigable river"),
-    (":", "seasonal river (Nov-Feb)"),
-    ("=", "unnavigable river"),
-    ("X", "cataract"),
-    ("#", "railway"),
-    ("+", "railway that may be built"),
+pub const SECTOR_KEY: &[(&str, &str)] = map_key![
     ("TOWN", "town"),
     ("Village", "village"),
     ("%Oasis", "oasis"),

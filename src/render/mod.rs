@@ -15,20 +15,10 @@ pub mod sectors;
 pub mod svg;
 
 /// Text for HTML or SVG, escaped (both the text between tags and the
-/// values of attributes in double or single quotes).
+/// values of attributes in double or single quotes), as the mails' HTML
+/// parts escape it.
 pub fn escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
+    crate::mail::outbound::escape_html(s)
 }
 
 /// A number with at most one decimal, without a trailing `.0`.

@@ -920,8 +920,8 @@ pub fn marches(m: &Month<'_>) -> String {
 mod tests {
     use super::*;
     use crate::scenario::DataSet;
-    use crate::state::Status;
     use crate::state::setup::{Placements, initial_state};
+    use crate::state::{Status, Unit};
 
     /// The scenario's set-up with a Mahdist unit from the pool next to
     /// Tokar, so its garrison is under siege; and Tokar's hex.
@@ -938,32 +938,37 @@ mod tests {
         (state, hex)
     }
 
-    fn month<'a>(scn: &'a Scenario, before: &'a GameState, after: &'a GameState) -> Month<'a> {
-        Month {
-            scn,
-            before,
-            after,
+    /// The Egyptian news of a month from Tokar besieged to the state
+    /// `change` makes of each unit (given Tokar's hex), ending in `next`;
+    /// and Tokar as the news names it.
+    fn tokar_news(next: &str, change: impl Fn(&mut Unit, Hex)) -> (String, String) {
+        let data = DataSet::embedded().expect("the embedded data");
+        let scn = data.scenario("khartoum").expect("scenario 2");
+        let (before, hex) = tokar_besieged(&scn);
+        let mut after = before.clone();
+        for u in after.units.iter_mut() {
+            change(u, hex);
+        }
+        let m = Month {
+            scn: &scn,
+            before: &before,
+            after: &after,
             events: &[],
             side: Some(Side::Egyptian),
-        }
+        };
+        (news(&m, next), scn.map.describe(hex))
     }
 
     /// A siege that ends because the garrison was destroyed is not
     /// announced as lifted: the news says the garrison is gone.
     #[test]
     fn a_siege_ended_by_the_garrison_destroyed_is_not_lifted() {
-        let data = DataSet::embedded().expect("the embedded data");
-        let scn = data.scenario("khartoum").expect("scenario 2");
-        let (before, hex) = tokar_besieged(&scn);
-        let mut after = before.clone();
-        for u in after.units.iter_mut() {
+        let (text, place) = tokar_news("Next: March 1884.", |u, hex| {
             if u.side == Side::Egyptian && u.hex() == Some(hex) {
                 u.status = Status::Eliminated;
             }
-        }
-        let text = news(&month(&scn, &before, &after), "Next: March 1884.");
+        });
         let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
-        let place = scn.map.describe(hex);
         assert!(
             flat.contains(&format!(
                 "Siege over: {place} (Egyptian): the garrison is gone, destroyed (9.12)."
@@ -982,22 +987,16 @@ mod tests {
     /// says who is inside and how many besiege it.
     #[test]
     fn a_siege_ended_with_the_garrison_in_place_is_lifted() {
-        let data = DataSet::embedded().expect("the embedded data");
-        let scn = data.scenario("khartoum").expect("scenario 2");
-        let (before, hex) = tokar_besieged(&scn);
-        let mut after = before.clone();
-        for u in after.units.iter_mut() {
+        let (text, place) = tokar_news("Next: March 1884.", |u, hex| {
             if u.side == Side::Mahdist && u.hex().is_some_and(|h| h.distance(hex) == 1) {
                 u.status = Status::Pool;
             }
-        }
-        let text = news(&month(&scn, &before, &after), "Next: March 1884.");
-        let place = scn.map.describe(hex);
+        });
         assert!(
             text.contains(&format!("Siege lifted: {place} (Egyptian) (9.12).")),
             "{text}"
         );
-        let going_on = news(&month(&scn, &before, &before), "Next: March 1884.");
+        let (going_on, _) = tokar_news("Next: March 1884.", |_, _| {});
         let flat = going_on.split_whitespace().collect::<Vec<_>>().join(" ");
         assert!(
             flat.contains(&format!("Under siege: {place}, an Egyptian stack of")),
@@ -1012,12 +1011,9 @@ mod tests {
     /// Every line of the news is within the width.
     #[test]
     fn the_news_is_wrapped() {
-        let data = DataSet::embedded().expect("the embedded data");
-        let scn = data.scenario("khartoum").expect("scenario 2");
-        let (before, _) = tokar_besieged(&scn);
-        let text = news(
-            &month(&scn, &before, &before),
+        let (text, _) = tokar_news(
             "Next: March 1884, orders due by 2026-03-04 12:00 UTC.",
+            |_, _| {},
         );
         assert!(text.lines().all(|l| l.chars().count() <= WIDTH), "{text}");
     }

@@ -7,43 +7,23 @@ use std::fmt::Write as _;
 
 use crate::engine::victory;
 use crate::scenario::{Scenario, Side};
-use crate::state::{GameState, Status};
+use crate::state::{GameState, Stack, Status, Unit};
 
 /// The order of battle of `side` in `state`.
 pub fn roster(scn: &Scenario, state: &GameState, side: Side) -> String {
-    let map = &scn.map;
-    let besieged = victory::besieged(scn, state, side);
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "Your order of battle ({side}), {}:",
+    let mut out = format!(
+        "Your order of battle ({side}), {}:\n",
         state.month.long_name()
     );
-    let stacks: Vec<_> = state
-        .stacks()
-        .into_iter()
-        .filter(|s| s.side == side)
-        .collect();
-    if stacks.is_empty() {
-        let _ = writeln!(out, "  no stack on the map");
-    }
-    for s in &stacks {
+    for (s, siege) in stacks_of(scn, state, side, &mut out) {
         let _ = writeln!(
             out,
-            "{}{}: {}",
-            map.describe(s.hex),
-            if besieged.contains(&s.hex) {
-                ", under siege (9.12)"
-            } else {
-                ""
-            },
+            "{}{siege}: {}",
+            scn.map.describe(s.hex),
             crate::words::count(s.units.len(), "unit", "units")
         );
         for u in &s.units {
-            let name = scn
-                .units
-                .get(&u.unit_type)
-                .map_or_else(|| u.unit_type.to_string(), |t| t.labelled_name());
+            let name = type_name(scn, u);
             let named = u
                 .name
                 .as_deref()
@@ -82,32 +62,53 @@ pub fn roster(scn: &Scenario, state: &GameState, side: Side) -> String {
     out
 }
 
+/// `side`'s stacks on the map, each with what its place is followed by:
+/// ", under siege (9.12)" or nothing. With none, a line saying so goes to
+/// `out`.
+fn stacks_of<'s>(
+    scn: &Scenario,
+    state: &'s GameState,
+    side: Side,
+    out: &mut String,
+) -> Vec<(Stack<'s>, &'static str)> {
+    let besieged = victory::besieged(scn, state, side);
+    let stacks: Vec<_> = state
+        .stacks()
+        .into_iter()
+        .filter(|s| s.side == side)
+        .map(|s| {
+            let siege = if besieged.contains(&s.hex) {
+                ", under siege (9.12)"
+            } else {
+                ""
+            };
+            (s, siege)
+        })
+        .collect();
+    if stacks.is_empty() {
+        out.push_str("  no stack on the map\n");
+    }
+    stacks
+}
+
+/// A unit's type as named in the scenario (its own id if unknown).
+fn type_name(scn: &Scenario, u: &Unit) -> String {
+    scn.units
+        .get(&u.unit_type)
+        .map_or_else(|| u.unit_type.to_string(), |t| t.labelled_name())
+}
+
 /// The order of battle of `side` in `state`, short, for a results mail:
 /// one item a stack, its units grouped by type, strength and state with
 /// their IDs (runs of IDs as ranges, "ER01-ER04"), its leaders with their
 /// ratings, wrapped to `width`; then the units off the map that will come
 /// back. [`roster`] lists every unit on a line of its own.
 pub fn roster_compact(scn: &Scenario, state: &GameState, side: Side, width: usize) -> String {
-    let map = &scn.map;
-    let besieged = victory::besieged(scn, state, side);
     let mut out = format!(
         "Your order of battle ({side}), {} (leaders: strategic/tactical):\n",
         state.month.long_name()
     );
-    let stacks: Vec<_> = state
-        .stacks()
-        .into_iter()
-        .filter(|s| s.side == side)
-        .collect();
-    if stacks.is_empty() {
-        out.push_str("  no stack on the map\n");
-    }
-    for s in &stacks {
-        let siege = if besieged.contains(&s.hex) {
-            ", under siege (9.12)"
-        } else {
-            ""
-        };
+    for (s, siege) in stacks_of(scn, state, side, &mut out) {
         let mut parts = unit_groups(scn, &s.units);
         let leaders: Vec<String> = s
             .leaders
@@ -128,7 +129,7 @@ pub fn roster_compact(scn: &Scenario, state: &GameState, side: Side, width: usiz
         }
         let item = format!(
             "{}{siege}, {}: {}.",
-            map.describe(s.hex),
+            scn.map.describe(s.hex),
             crate::words::count(s.units.len(), "unit", "units"),
             parts.join("; ")
         );
@@ -142,16 +143,12 @@ pub fn roster_compact(scn: &Scenario, state: &GameState, side: Side, width: usiz
 /// its IDs: "ER01-ER04 Egyptian infantry (R)", "BI01 Black Watch, BI02
 /// Gordon Highlanders: British infantry (V), strength 3", "EG01, EG02
 /// Egyptian battery (L), disrupted".
-fn unit_groups(scn: &Scenario, units: &[&crate::state::Unit]) -> Vec<String> {
+fn unit_groups(scn: &Scenario, units: &[&Unit]) -> Vec<String> {
     // (type as named, strength, disrupted) -> its units, in stack order.
-    type Group<'u> = ((String, u32, bool), Vec<&'u crate::state::Unit>);
+    type Group<'u> = ((String, u32, bool), Vec<&'u Unit>);
     let mut groups: Vec<Group<'_>> = Vec::new();
     for u in units {
-        let name = scn
-            .units
-            .get(&u.unit_type)
-            .map_or_else(|| u.unit_type.to_string(), |t| t.labelled_name());
-        let key = (name, u.strength, u.disrupted);
+        let key = (type_name(scn, u), u.strength, u.disrupted);
         match groups.iter_mut().find(|(k, _)| *k == key) {
             Some((_, v)) => v.push(u),
             None => groups.push((key, vec![u])),

@@ -225,36 +225,22 @@ impl Type {
         let halo = |stroke: &str, w: f64| {
             format!("paint-order:stroke;stroke:{stroke};stroke-width:{}", num(w))
         };
+        let (title, f, town, cnt) = (num(self.title), num(self.f), num(self.town), num(self.cnt));
+        let (kt, kh) = (num(7.0 * self.key), num(8.0 * self.key));
+        let pale = halo("#fbf8f0", self.f / 3.5);
+        let white = halo("#fff", self.f / 3.5);
+        let mn = halo("#fff", self.f / 3.0);
         let mut s = format!(
-            ".title{{font-size:{}px}}.kt{{font-size:{}px}}.kh{{font-size:{}px}}\
-             .ml{{font-size:{}px;fill:#8a7650}}\
-             .mp{{font-size:{}px;fill:#222;{}}}\
-             .mt{{font-size:{}px;font-weight:bold;fill:#222;{}}}\
-             .mk2{{font-size:{}px;font-style:italic;fill:#555;{}}}\
-             .mc{{font-size:{}px;font-weight:bold;fill:#fff}}\
-             .mn{{font-size:{}px;font-weight:bold;{}}}.mn.egyptian{{fill:#9a1f1a}}.mn.mahdist{{fill:#1f5a24}}\
-             .md{{font-size:{}px;{}}}.md.egyptian{{fill:#9a1f1a}}.md.mahdist{{fill:#1f5a24}}\
-             .mr{{font-size:{}px;font-weight:bold;fill:#900;{}}}\
-             .mq{{font-size:{}px;font-style:italic;fill:#2f5f9f;{}}}",
-            num(self.title),
-            num(7.0 * self.key),
-            num(8.0 * self.key),
-            num(self.f),
-            num(self.f),
-            halo("#fbf8f0", self.f / 3.5),
-            num(self.town),
-            halo("#fbf8f0", self.f / 3.5),
-            num(self.f),
-            halo("#fbf8f0", self.f / 3.5),
-            num(self.cnt),
-            num(self.cnt),
-            halo("#fff", self.f / 3.0),
-            num(self.f),
-            halo("#fff", self.f / 3.5),
-            num(self.f),
-            halo("#fff", self.f / 3.5),
-            num(self.f),
-            halo("#fff", self.f / 3.5),
+            ".title{{font-size:{title}px}}.kt{{font-size:{kt}px}}.kh{{font-size:{kh}px}}\
+             .ml{{font-size:{f}px;fill:#8a7650}}\
+             .mp{{font-size:{f}px;fill:#222;{pale}}}\
+             .mt{{font-size:{town}px;font-weight:bold;fill:#222;{pale}}}\
+             .mk2{{font-size:{f}px;font-style:italic;fill:#555;{pale}}}\
+             .mc{{font-size:{cnt}px;font-weight:bold;fill:#fff}}\
+             .mn{{font-size:{cnt}px;font-weight:bold;{mn}}}.mn.egyptian{{fill:#9a1f1a}}.mn.mahdist{{fill:#1f5a24}}\
+             .md{{font-size:{f}px;{white}}}.md.egyptian{{fill:#9a1f1a}}.md.mahdist{{fill:#1f5a24}}\
+             .mr{{font-size:{f}px;font-weight:bold;fill:#900;{white}}}\
+             .mq{{font-size:{f}px;font-style:italic;fill:#2f5f9f;{white}}}"
         );
         if self.overview {
             let k = self.mark;
@@ -1493,55 +1479,54 @@ impl Key {
     /// The entries: a sample drawn around 0 0, and what it means.
     fn entries(&self) -> Vec<(String, String)> {
         let mut v: Vec<(String, String)> = Vec::new();
+        let mut add = |shown: bool, sample: &str, text: &str| {
+            if shown {
+                v.push((sample.to_string(), text.to_string()));
+            }
+        };
         for t in [
             Terrain::Clear,
             Terrain::Hills,
             Terrain::Mountains,
             Terrain::Sea,
         ] {
-            if self.terrain.values().any(|k| *k == t) {
-                v.push((
-                    format!("<use href=\"#{}\" transform=\"scale(.4)\"/>", terrain_id(t)),
-                    t.name().to_string(),
-                ));
-            }
+            add(
+                self.terrain.values().any(|k| *k == t),
+                &format!("<use href=\"#{}\" transform=\"scale(.4)\"/>", terrain_id(t)),
+                t.name(),
+            );
         }
         for (c, text) in [
             (RiverClass::Navigable, "navigable river"),
             (RiverClass::Seasonal, "seasonal river (Nov-Feb)"),
             (RiverClass::Unnavigable, "unnavigable river"),
         ] {
-            if self.rivers.values().any(|k| *k == c) {
-                v.push((
-                    format!("<path class=\"river {}\" d=\"M-7 0h14\"/>", river_class(c)),
-                    text.to_string(),
-                ));
-            }
+            add(
+                self.rivers.values().any(|k| *k == c),
+                &format!("<path class=\"river {}\" d=\"M-7 0h14\"/>", river_class(c)),
+                text,
+            );
         }
-        if self.cataract {
-            v.push((
-                "<use href=\"#ct\" class=\"cataract\"/>".to_string(),
-                "cataract".to_string(),
-            ));
-        }
-        for (shown, class, text) in [
-            (self.rail_built, "built", "railway"),
-            (self.rail_planned, "planned", "railway that may be built"),
-        ] {
-            if shown {
-                v.push((
-                    format!("<path class=\"rail {class}\" d=\"M-7 0h14\"/>"),
-                    text.to_string(),
-                ));
-            }
-        }
-        if self.railhead {
-            v.push((
-                "<rect class=\"railhead\" x=\"-2.5\" y=\"-2.5\" width=\"5\" height=\"5\"/>"
-                    .to_string(),
-                "railhead".to_string(),
-            ));
-        }
+        add(
+            self.cataract,
+            "<use href=\"#ct\" class=\"cataract\"/>",
+            "cataract",
+        );
+        add(
+            self.rail_built,
+            "<path class=\"rail built\" d=\"M-7 0h14\"/>",
+            "railway",
+        );
+        add(
+            self.rail_planned,
+            "<path class=\"rail planned\" d=\"M-7 0h14\"/>",
+            "railway that may be built",
+        );
+        add(
+            self.railhead,
+            "<rect class=\"railhead\" x=\"-2.5\" y=\"-2.5\" width=\"5\" height=\"5\"/>",
+            "railhead",
+        );
         for k in &self.places {
             let sample = match k {
                 PlaceKind::Town => {
@@ -1550,60 +1535,57 @@ impl Key {
                 PlaceKind::Village | PlaceKind::Oasis => "<circle class=\"mk\" r=\"2.6\"/>",
                 PlaceKind::Landmark => "<path class=\"mk\" d=\"M-2-2l4 4m0-4l-4 4\"/>",
             };
-            v.push((
-                format!("<g class=\"{}\">{sample}</g>", place_class(*k)),
-                place_class(*k).to_string(),
-            ));
+            let class = place_class(*k);
+            add(true, &format!("<g class=\"{class}\">{sample}</g>"), class);
         }
         for (class, side) in &self.held {
-            v.push((
-                format!(
+            add(
+                true,
+                &format!(
                     "<g class=\"held-{class}\"><rect class=\"mk\" x=\"-3.5\" y=\"-3.5\" width=\"7\" height=\"7\"/></g>"
                 ),
-                format!("town held by the {side}s"),
-            ));
+                &format!("town held by the {side}s"),
+            );
         }
         for (class, side) in &self.stacks {
-            v.push((
-                format!(
+            add(
+                true,
+                &format!(
                     "<g class=\"{class}\"><rect x=\"-7\" y=\"-5\" width=\"14\" height=\"10\" stroke=\"#111\" stroke-width=\".6\"/><text class=\"cnt\" y=\"3\">3</text></g>"
                 ),
-                format!("{side} stack of 3 units"),
-            ));
+                &format!("{side} stack of 3 units"),
+            );
         }
-        if self.leaders {
-            v.push((
-                "<text class=\"ldr\" y=\"2\" fill=\"#222\">Name</text>".to_string(),
-                "its leaders".to_string(),
-            ));
-        }
-        if self.siege {
-            v.push((
-                "<use href=\"#o\" class=\"siege\" transform=\"scale(.4)\"/>".to_string(),
-                "under siege".to_string(),
-            ));
-        }
+        add(
+            self.leaders,
+            "<text class=\"ldr\" y=\"2\" fill=\"#222\">Name</text>",
+            "its leaders",
+        );
+        add(
+            self.siege,
+            "<use href=\"#o\" class=\"siege\" transform=\"scale(.4)\"/>",
+            "under siege",
+        );
         for (class, side) in &self.marches {
             let arrow = if *side == Side::Egyptian { "ae" } else { "am" };
-            v.push((
-                format!(
+            add(
+                true,
+                &format!(
                     "<path class=\"march {class}\" d=\"M-7 0h14\" marker-end=\"url(#{arrow})\"/>"
                 ),
-                format!("{side} march"),
-            ));
+                &format!("{side} march"),
+            );
         }
-        if self.retreat {
-            v.push((
-                "<path class=\"retreat\" d=\"M-7 0h14\" marker-end=\"url(#ar)\"/>".to_string(),
-                "retreat".to_string(),
-            ));
-        }
-        if self.battle {
-            v.push((
-                "<g class=\"battle\"><use href=\"#bt\"/></g>".to_string(),
-                "battle, and who won".to_string(),
-            ));
-        }
+        add(
+            self.retreat,
+            "<path class=\"retreat\" d=\"M-7 0h14\" marker-end=\"url(#ar)\"/>",
+            "retreat",
+        );
+        add(
+            self.battle,
+            "<g class=\"battle\"><use href=\"#bt\"/></g>",
+            "battle, and who won",
+        );
         v
     }
 

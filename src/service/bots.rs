@@ -14,8 +14,8 @@
 
 use rusqlite::Connection;
 
-use super::record::sealed_text;
-use super::secrets::{sha256_hex, unhex};
+use super::record::insert_sealed_set;
+use super::secrets::unhex;
 use super::{Result, Service, ServiceError};
 use crate::dice::{Dice, SeededDice};
 use crate::engine::orders::Orders;
@@ -160,24 +160,8 @@ impl Service {
             "{}READY\n",
             print::sheet(&scn.map, &written::sheet(&d.orders), false)
         );
-        let sealed = sha256_hex(sealed_text(&g.id, g.turn_no, side, &canonical).as_bytes());
-        let orders_json = serde_json::to_string(&d.orders).map_err(|e| ServiceError::State {
-            game: g.id.clone(),
-            message: e.to_string(),
-        })?;
         let now = self.now();
-        store::insert_order_set(
-            c,
-            &g.id,
-            g.turn_no,
-            side,
-            None,
-            &canonical,
-            &orders_json,
-            &sealed,
-            ready,
-            now,
-        )?;
+        let sealed = insert_sealed_set(c, g, side, None, &canonical, &d.orders, ready, now)?.sha256;
         store::audit(
             c,
             now,

@@ -7,7 +7,7 @@
 
 use minijinja::context;
 
-use super::outcome::Context;
+use super::outcome::{Context, SeatAsk};
 use super::{Result, Service};
 use crate::orders::{DrawStep, SeatRequest};
 use crate::scenario::Side;
@@ -32,14 +32,8 @@ pub const AGREED_DRAW: &str = "a draw: agreed by both players";
 
 impl Service {
     /// `RESIGN` or a `DRAW` step from `side`'s player, with the secret.
-    pub(super) fn ending_request(
-        &self,
-        cx: &Context<'_>,
-        g: &GameRow,
-        side: Side,
-        r: SeatRequest,
-        key: &str,
-    ) -> Result<()> {
+    pub(super) fn ending_request(&self, ask: SeatAsk<'_>, r: SeatRequest) -> Result<()> {
+        let SeatAsk { cx, g, side, key } = ask;
         let g = self.game(&g.id)?;
         let reply = |headline: &str, text: &str| -> Result<()> {
             let d = self.notice_draft(Some(&g.id), key, &cx.sender, headline, text)?;
@@ -79,8 +73,8 @@ impl Service {
             }
             SeatRequest::Draw(DrawStep::Propose) => {
                 rows::set_draw_offer(&self.conn, &g.id, side, g.turn_no, self.now())?;
-                self.audit_mail(
-                    cx,
+                cx.audit(
+                    self,
                     &g,
                     "draw proposed",
                     &format!("{side} seat: DRAW PROPOSE"),
@@ -114,8 +108,8 @@ impl Service {
             ),
             SeatRequest::Draw(DrawStep::Withdraw) if offer.is_some_and(|(s, _)| s == side) => {
                 rows::clear_draw_offer(&self.conn, &g.id)?;
-                self.audit_mail(
-                    cx,
+                cx.audit(
+                    self,
                     &g,
                     "draw withdrawn",
                     &format!("{side} seat: DRAW WITHDRAW"),
@@ -142,17 +136,6 @@ impl Service {
         }
     }
 
-    fn audit_mail(&self, cx: &Context<'_>, g: &GameRow, action: &str, detail: &str) -> Result<()> {
-        Ok(store::audit(
-            &self.conn,
-            self.now(),
-            Some(&g.id),
-            &format!("mail:{}", cx.sender),
-            action,
-            detail,
-        )?)
-    }
-
     /// End game `g` with `result` (`how`: resigned, agreed draw): stored,
     /// in the log, and told to the players (the sender in reply), the
     /// observers and the game master with `game_end.txt`.
@@ -169,7 +152,7 @@ impl Service {
         over.result = Some(result.clone());
         store::update_game(&self.conn, &over)?;
         rows::clear_draw_offer(&self.conn, &g.id)?;
-        self.audit_mail(cx, g, &format!("game ended: {how}"), &result)?;
+        cx.audit(self, g, &format!("game ended: {how}"), &result)?;
         let turns = store::turns(&self.conn, &g.id)?.len();
         let render = || {
             self.templates.render(
@@ -195,18 +178,14 @@ impl Service {
         to.extend(store::observers(&self.conn, &g.id)?);
         to.push(self.cfg.host.game_master.clone());
         for a in to {
-            self.queue(super::mail::Draft {
-                game_id: Some(g.id.clone()),
-                kind: "notice",
-                dedupe_key: format!("game-end:{}:{a}", g.id),
-                to: a,
-                rendered: render()?,
-                html: false,
-                in_reply_to: None,
-                refs: Vec::new(),
-                reply: false,
-                attachments: Vec::new(),
-            })?;
+            let key = format!("game-end:{}:{a}", g.id);
+            self.queue(super::mail::Draft::new(
+                Some(&g.id),
+                "notice",
+                key,
+                &a,
+                render()?,
+            ))?;
         }
         self.archive_after_turn(&g.id);
         Ok(())

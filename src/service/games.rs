@@ -34,6 +34,24 @@ pub struct NewGame {
     pub resolver: crate::state::AutoResolver,
 }
 
+impl NewGame {
+    /// A monthly game of `scenario` between the two addresses, with the
+    /// default deadline, id and options.
+    pub fn monthly(scenario: &str, egyptian: &str, mahdist: &str) -> NewGame {
+        NewGame {
+            scenario: scenario.to_string(),
+            egyptian: egyptian.to_string(),
+            mahdist: mahdist.to_string(),
+            id: None,
+            mode: Mode::Monthly,
+            deadline_hours: None,
+            ambushes: false,
+            table_battles: Default::default(),
+            resolver: Default::default(),
+        }
+    }
+}
+
 /// A created game and the players' secrets (already queued in their
 /// welcome mails; the service keeps only digests).
 #[derive(Clone, Debug)]
@@ -87,16 +105,8 @@ pub(super) fn own_mail(
     rendered: super::templates::Rendered,
 ) -> Draft {
     Draft {
-        game_id: Some(game.to_string()),
-        kind,
-        dedupe_key,
-        to: to.to_string(),
-        rendered,
         html: true,
-        in_reply_to: None,
-        refs: Vec::new(),
-        reply: false,
-        attachments: Vec::new(),
+        ..Draft::new(Some(game), kind, dedupe_key, to, rendered)
     }
 }
 
@@ -500,16 +510,8 @@ impl Service {
         let mut g = self.game(id)?;
         g.deadline += Duration::hours(i64::from(hours));
         g.reminded = false;
-        let tx = self.begin()?;
-        store::update_game(&tx, &g)?;
-        store::audit(
-            &tx,
-            self.now(),
-            Some(id),
-            actor,
-            "game extend",
-            &format!("{hours} h, deadline now {}", deadline_text(g.deadline)),
-        )?;
+        let detail = format!("{hours} h, deadline now {}", deadline_text(g.deadline));
+        let tx = self.begin_game_change(&g, actor, "game extend", &detail)?;
         for p in store::players(&tx, id)?
             .into_iter()
             .filter(|p| !p.address.is_empty())
@@ -639,21 +641,8 @@ impl Service {
         // new player starts the turn with none, so it waits for their
         // orders (or the deadline) instead of playing at the next pass.
         if was_bot && g.status == Status::Running && g.turn_kind.waits_for().contains(&side) {
-            store::insert_order_set(
-                &tx,
-                id,
-                g.turn_no,
-                side,
-                None,
-                "",
-                &serde_json::to_string(&crate::engine::orders::Orders::default())
-                    .unwrap_or_default(),
-                &secrets::sha256_hex(
-                    super::record::sealed_text(id, g.turn_no, side, "").as_bytes(),
-                ),
-                false,
-                self.now(),
-            )?;
+            let none = crate::engine::orders::Orders::default();
+            super::record::insert_sealed_set(&tx, &g, side, None, "", &none, false, self.now())?;
         }
         // The player who leaves and the opponent are told.
         let key = format!(
@@ -675,23 +664,9 @@ impl Service {
                 ),
             )?)?;
         }
-        let mut d = self.welcome_draft(&g, &state, side, address, &opponent, &secret)?;
-        d.dedupe_key = format!(
-            "{}:replaced:{}",
-            d.dedupe_key,
-            secrets::sha256_hex(secret.as_bytes())
-        );
-        self.queue(d)?;
-        store::audit(
-            &tx,
-            self.now(),
-            Some(id),
-            actor,
-            "game replace",
-            &format!("{side} seat to {address}"),
-        )?;
-        tx.commit()?;
-        Ok(secret)
+        let d = self.welcome_draft(&g, &state, side, address, &opponent, &secret)?;
+        let audit = ("game replace", format!("{side} seat to {address}"));
+        self.commit_new_secret(tx, d, secret, "replaced", actor, audit)
     }
 
     /// Give a seat's player a new secret (`dervish game secret`, `GM
@@ -724,21 +699,35 @@ impl Service {
             },
         )?;
         self.supersede_welcome(&tx, id, side)?;
-        let mut d = self.welcome_draft(&g, &state, side, &player.address, &opponent, &secret)?;
+        let d = self.welcome_draft(&g, &state, side, &player.address, &opponent, &secret)?;
+        let audit = (
+            "game secret",
+            format!("new secret for the {side} player, {}", player.address),
+        );
+        self.commit_new_secret(tx, d, secret, "reissued", actor, audit)
+    }
+
+    /// The last step of giving a seat a new secret: the welcome mail `d`
+    /// with it queued under a key that holds `why` and the secret's digest
+    /// (each new secret is mailed once), the change audited for the mail's
+    /// game (`what`, `detail`), and all committed. Returns the secret.
+    fn commit_new_secret(
+        &self,
+        tx: super::Tx<'_>,
+        mut d: Draft,
+        secret: String,
+        why: &str,
+        actor: &str,
+        (what, detail): (&str, String),
+    ) -> Result<String> {
         d.dedupe_key = format!(
-            "{}:reissued:{}",
+            "{}:{why}:{}",
             d.dedupe_key,
             secrets::sha256_hex(secret.as_bytes())
         );
+        let game = d.game_id.clone();
         self.queue(d)?;
-        store::audit(
-            &tx,
-            self.now(),
-            Some(id),
-            actor,
-            "game secret",
-            &format!("new secret for the {side} player, {}", player.address),
-        )?;
+        store::audit(&tx, self.now(), game.as_deref(), actor, what, &detail)?;
         tx.commit()?;
         Ok(secret)
     }
@@ -842,18 +831,25 @@ impl Service {
                 g.reminded = false;
             }
         }
-        let tx = self.begin()?;
-        store::update_game(&tx, &g)?;
-        store::audit(
-            &tx,
-            self.now(),
-            Some(id),
-            actor,
-            if paused { "game pause" } else { "game resume" },
-            "",
-        )?;
-        tx.commit()?;
+        let what = if paused { "game pause" } else { "game resume" };
+        self.begin_game_change(&g, actor, what, "")?.commit()?;
         Ok(g)
+    }
+
+    /// Begin a transaction that writes `g` back and audits the change,
+    /// `what` and `detail`, by `actor`; the caller adds what goes with it
+    /// and commits.
+    fn begin_game_change(
+        &self,
+        g: &GameRow,
+        actor: &str,
+        what: &str,
+        detail: &str,
+    ) -> Result<super::Tx<'_>> {
+        let tx = self.begin()?;
+        store::update_game(&tx, g)?;
+        store::audit(&tx, self.now(), Some(&g.id), actor, what, detail)?;
+        Ok(tx)
     }
 }
 
@@ -976,15 +972,8 @@ mod tests {
         for i in 0..n {
             svc.new_game(
                 &NewGame {
-                    scenario: "khartoum".into(),
-                    egyptian: "red@example.org".into(),
-                    mahdist: "blue@example.org".into(),
                     id: Some(format!("g{i}")),
-                    mode: Mode::Monthly,
-                    deadline_hours: None,
-                    ambushes: false,
-                    table_battles: Default::default(),
-                    resolver: Default::default(),
+                    ..NewGame::monthly("khartoum", "red@example.org", "blue@example.org")
                 },
                 "test",
             )

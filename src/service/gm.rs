@@ -381,17 +381,7 @@ impl Service {
         rest: &[&str],
         actor: &str,
     ) -> Result<String> {
-        let mut req = NewGame {
-            scenario: scenario.to_string(),
-            egyptian: egyptian.to_string(),
-            mahdist: mahdist.to_string(),
-            id: None,
-            mode: Mode::Monthly,
-            deadline_hours: None,
-            ambushes: false,
-            table_battles: Default::default(),
-            resolver: Default::default(),
-        };
+        let mut req = NewGame::monthly(scenario, egyptian, mahdist);
         for r in rest {
             if r.eq_ignore_ascii_case("ambushes") {
                 req.ambushes = true;

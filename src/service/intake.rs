@@ -14,6 +14,7 @@ use super::games::deadline_text;
 use super::mail::Draft;
 pub(super) use super::outcome::Context;
 pub use super::outcome::Outcome;
+use super::outcome::SeatAsk;
 use super::secrets::{secret_matches, sha256_hex};
 use super::{Result, Service};
 use crate::geo::route::land_route;
@@ -865,14 +866,8 @@ impl Service {
             .iter()
             .map(|(line, s)| format!("line {line}: {}", s.words()))
             .collect();
-        store::audit(
-            &self.conn,
-            self.now(),
-            Some(&g.id),
-            &format!("mail:{}", cx.sender),
-            "player settings",
-            &format!("{side} seat: {}", lines.join(", ")),
-        )?;
+        let detail = format!("{side} seat: {}", lines.join(", "));
+        cx.audit(self, g, "player settings", &detail)?;
         Ok(seat_settings(&seat))
     }
 
@@ -1047,14 +1042,12 @@ impl Service {
                 )),
             ));
         }
-        self.queue_unverified(self.refusal_draft(
+        self.queue_unverified(self.refusal_to(
+            cx,
             &g.id,
-            &cx.message_id,
             &seat.address,
-            &cx.mail.subject,
             &reason,
             "Add the line SECRET followed by the secret from your welcome mail. If you have lost it, ask the game master for a new one.",
-            Some(cx.mail),
         )?)?;
         Ok((Some(g.id.clone()), Outcome::Refused(reason)))
     }
@@ -1176,25 +1169,16 @@ impl Service {
                 .collect(),
         };
         let canonical = print::sheet(&scn.map, &only_orders, false);
-        let sealed =
-            sha256_hex(super::record::sealed_text(&g.id, g.turn_no, side, &canonical).as_bytes());
-        let orders_json =
-            serde_json::to_string(&s.checked.orders).map_err(|e| super::ServiceError::State {
-                game: g.id.clone(),
-                message: e.to_string(),
-            })?;
         let said_ready = s.sheet.ready();
         let ready = said_ready && (s.refused_lines == 0 || s.sheet.as_is());
         let before = store::latest_order_set(&self.conn, &g.id, g.turn_no, side)?;
-        let set = store::insert_order_set(
+        let set = super::record::insert_sealed_set(
             &self.conn,
-            &g.id,
-            g.turn_no,
+            g,
             side,
             Some(cx.row),
             &canonical,
-            &orders_json,
-            &sealed,
+            &s.checked.orders,
             ready,
             now,
         )?;
@@ -1209,7 +1193,7 @@ impl Service {
                 version => set.version,
                 mail_subject => short_subject(&cx.mail.subject),
                 ack => s.ack,
-                sha256 => sealed,
+                sha256 => set.sha256.clone(),
                 replaces => before.map(|b| b.version),
                 deadline => deadline_text(g.deadline),
                 ready => set.ready,
@@ -1261,7 +1245,15 @@ impl Service {
             |rendered| self.reply_draft(&g.id, "answer", &key, &cx.sender, rendered, cx.mail);
         let d = match c {
             // Absence, resignation and draws (`service::seats`).
-            Command::Seat(r) => return self.seat_request(cx, g, side, *r, &key),
+            Command::Seat(r) => {
+                let ask = SeatAsk {
+                    cx,
+                    g,
+                    side,
+                    key: &key,
+                };
+                return self.seat_request(ask, *r);
+            }
             Command::Help => reply(self.templates.render(
                 "help.txt",
                 context! { game => g.id.clone(), guide => super::templates::GUIDE },
@@ -1489,16 +1481,8 @@ impl Service {
         mail: &Inbound,
     ) -> Draft {
         Draft {
-            game_id: Some(game.to_string()),
-            kind,
-            dedupe_key: key.to_string(),
-            to: to.to_string(),
-            rendered,
             html: kind == "receipt",
-            in_reply_to: None,
-            refs: Vec::new(),
-            reply: true,
-            attachments: Vec::new(),
+            ..Draft::new(Some(game), kind, key.to_string(), to, rendered)
         }
         .answering(mail, kind, key)
     }
@@ -1512,15 +1496,7 @@ impl Service {
         reason: String,
         hint: &str,
     ) -> Result<Outcome> {
-        self.queue(self.refusal_draft(
-            game_id,
-            &cx.message_id,
-            &cx.sender,
-            &cx.mail.subject,
-            &reason,
-            hint,
-            Some(cx.mail),
-        )?)?;
+        self.queue(self.refusal_to(cx, game_id, &cx.sender, &reason, hint)?)?;
         Ok(Outcome::Refused(reason))
     }
 
@@ -1533,16 +1509,28 @@ impl Service {
         game_id: &str,
         reason: String,
     ) -> Result<Outcome> {
-        self.queue_unverified(self.refusal_draft(
+        self.queue_unverified(self.refusal_to(cx, game_id, &cx.sender, &reason, "")?)?;
+        Ok(Outcome::Refused(reason))
+    }
+
+    /// The refusal of the message of `cx`, sent to `to` in answer to it.
+    fn refusal_to(
+        &self,
+        cx: &Context<'_>,
+        game_id: &str,
+        to: &str,
+        reason: &str,
+        hint: &str,
+    ) -> Result<Draft> {
+        self.refusal_draft(
             game_id,
             &cx.message_id,
-            &cx.sender,
+            to,
             &cx.mail.subject,
-            &reason,
-            "",
+            reason,
+            hint,
             Some(cx.mail),
-        )?)?;
-        Ok(Outcome::Refused(reason))
+        )
     }
 
     /// Whether the mail's SECRET line is the secret of one of these seats
@@ -1586,16 +1574,8 @@ impl Service {
         )?;
         let key = format!("refusal:{message_id}");
         let d = Draft {
-            game_id: Some(game.to_string()),
-            kind: "refusal",
-            dedupe_key: key.clone(),
-            to: to.to_string(),
-            rendered,
-            html: false,
-            in_reply_to: None,
-            refs: Vec::new(),
             reply: true,
-            attachments: Vec::new(),
+            ..Draft::new(Some(game), "refusal", key.clone(), to, rendered)
         };
         Ok(match mail {
             Some(m) => d.answering(m, "refusal", &key),

@@ -37,6 +37,37 @@ pub struct Draft {
 }
 
 impl Draft {
+    /// A mail of `kind` about `game_id` to `to`, queued once under
+    /// `dedupe_key`: of our own (not an answer), text only, not threaded,
+    /// without files.
+    pub fn new(
+        game_id: Option<&str>,
+        kind: &'static str,
+        dedupe_key: String,
+        to: &str,
+        rendered: Rendered,
+    ) -> Draft {
+        Draft {
+            game_id: game_id.map(str::to_string),
+            kind,
+            dedupe_key,
+            to: to.to_string(),
+            rendered,
+            html: false,
+            in_reply_to: None,
+            refs: Vec::new(),
+            reply: false,
+            attachments: Vec::new(),
+        }
+    }
+
+    /// A notice mail of an already rendered `notice.txt`. The dedupe key
+    /// holds the game as well as `key` (see [`Service::notice_draft`]).
+    pub fn notice(game_id: Option<&str>, key: &str, to: &str, rendered: Rendered) -> Draft {
+        let dedupe_key = format!("notice:{}:{key}:{to}", game_id.unwrap_or("-"));
+        Draft::new(game_id, "notice", dedupe_key, to, rendered)
+    }
+
     /// This mail as the answer to `mail`: threaded under it (In-Reply-To
     /// and References), sent as an automatic reply (RFC 3834), of `kind`
     /// and queued once under `key`.
@@ -692,18 +723,7 @@ impl Service {
                 text => text,
             },
         )?;
-        Ok(Draft {
-            game_id: game_id.map(str::to_string),
-            kind: "notice",
-            dedupe_key: format!("notice:{}:{key}:{to}", game_id.unwrap_or("-")),
-            to: to.to_string(),
-            rendered,
-            html: false,
-            in_reply_to: None,
-            refs: Vec::new(),
-            reply: false,
-            attachments: Vec::new(),
-        })
+        Ok(Draft::notice(game_id, key, to, rendered))
     }
 }
 

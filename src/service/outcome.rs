@@ -2,10 +2,14 @@
 //! [`Context`]) and what became of it: the one outcome stored with it.
 //! Both the intake and the game master's commands end in one. The intake
 //! and the files it hands a message to (ready, seats, ending) share these
-//! types from here, so they do not import each other in a circle.
+//! types, a seat's request ([`SeatAsk`]) and the log of what a mail did
+//! ([`Context::audit`]) from here, so they do not import each other
+//! in a circle.
 
+use super::{Result, Service};
 use crate::mail::inbound::Inbound;
 use crate::scenario::Side;
+use crate::store::{self, GameRow};
 
 /// Who sent the message and where the conversation stands.
 pub(super) struct Context<'a> {
@@ -13,6 +17,17 @@ pub(super) struct Context<'a> {
     pub(super) message_id: String,
     pub(super) row: i64,
     pub(super) sender: String,
+}
+
+/// A request a seat's player makes with the secret (ABSENT, RESIGN,
+/// DRAW): the message, the game, the side, and the key that makes the
+/// answer unique.
+#[derive(Clone, Copy)]
+pub(super) struct SeatAsk<'a> {
+    pub(super) cx: &'a Context<'a>,
+    pub(super) g: &'a GameRow,
+    pub(super) side: Side,
+    pub(super) key: &'a str,
 }
 
 /// What became of a message.
@@ -84,5 +99,20 @@ impl Outcome {
             ),
             Outcome::Battle { game, battle, what } => format!("battle: {game} {battle} {what}"),
         }
+    }
+}
+
+impl Context<'_> {
+    /// Put in the game master's log of game `g` what this mail did, by
+    /// its sender (`mail:address`).
+    pub(super) fn audit(&self, s: &Service, g: &GameRow, action: &str, detail: &str) -> Result<()> {
+        Ok(store::audit(
+            &s.conn,
+            s.now(),
+            Some(&g.id),
+            &format!("mail:{}", self.sender),
+            action,
+            detail,
+        )?)
     }
 }

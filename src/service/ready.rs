@@ -75,56 +75,32 @@ impl Service {
                 "The READY in this mail is answered in its receipt.",
             )?;
         }
-        let Some(standing) = store::latest_order_set(&self.conn, &g.id, g.turn_no, side)? else {
-            return self.seal_as_written(cx, g, side, parsed, now_set, scn, state);
+        let standing = store::latest_order_set(&self.conn, &g.id, g.turn_no, side)?;
+        let own = match &standing {
+            Some(set) => standing_with_ready(g, &set.canonical, parsed, scn, state)?,
+            // READY with no standing set: an empty set, sealed READY, so
+            // the month plays with no orders for the side; the receipt
+            // says so plainly.
+            None => {
+                let mut own = parsed.clone();
+                own.errors.retain(|e| e.line == 0);
+                own
+            }
         };
-        let again = standing_with_ready(g, &standing.canonical, parsed, scn, state)?;
-        let checked = super::setup::check_for(g.turn_kind, &again.sheet, scn, state, side);
-        let ack = super::setup::acknowledge_for(g.turn_kind, &again, &checked, scn, state, side);
-        let stored = store::refused_lines(&self.conn, standing.id)?;
-        let shown = refused_lines(&again, &checked);
-        let refused_lines = stored.max(shown);
-        // Lines not understood are not kept with the set: the READY
-        // sentence counts them all (the receipt of the set shows them).
-        let ack = ack.replacen(
-            ready_sentence(&again.sheet, shown as usize),
-            ready_sentence(&again.sheet, refused_lines as usize),
-            1,
-        );
-        self.seal(
-            cx,
-            g,
-            side,
-            state,
-            Sealing {
-                sheet: &again.sheet,
-                checked: &checked,
-                ack,
-                refused_lines,
-                confirms: Some(standing.version),
-            },
-            now_set,
-        )
-    }
-
-    /// READY with no standing set: an empty set, sealed READY, so the month
-    /// plays with no orders for the side; the receipt says so plainly.
-    #[allow(clippy::too_many_arguments)]
-    fn seal_as_written(
-        &self,
-        cx: &Context<'_>,
-        g: &GameRow,
-        side: Side,
-        parsed: &Parsed,
-        now_set: Option<&Vec<Setting>>,
-        scn: &Scenario,
-        state: &GameState,
-    ) -> Result<(Option<String>, Outcome)> {
-        let mut own = parsed.clone();
-        own.errors.retain(|e| e.line == 0);
         let checked = super::setup::check_for(g.turn_kind, &own.sheet, scn, state, side);
-        let ack = super::setup::acknowledge_for(g.turn_kind, &own, &checked, scn, state, side);
-        let refused_lines = refused_lines(&own, &checked);
+        let mut ack = super::setup::acknowledge_for(g.turn_kind, &own, &checked, scn, state, side);
+        let shown = refused_lines(&own, &checked);
+        let mut refused_lines = shown;
+        if let Some(set) = &standing {
+            refused_lines = shown.max(store::refused_lines(&self.conn, set.id)?);
+            // Lines not understood are not kept with the set: the READY
+            // sentence counts them all (the receipt of the set shows them).
+            ack = ack.replacen(
+                ready_sentence(&own.sheet, shown as usize),
+                ready_sentence(&own.sheet, refused_lines as usize),
+                1,
+            );
+        }
         self.seal(
             cx,
             g,
@@ -135,7 +111,7 @@ impl Service {
                 checked: &checked,
                 ack,
                 refused_lines,
-                confirms: None,
+                confirms: standing.map(|set| set.version),
             },
             now_set,
         )

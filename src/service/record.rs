@@ -123,6 +123,40 @@ pub fn sealed_text(game: &str, turn_no: u32, side: Side, canonical: &str) -> Str
     format!("dervish orders\ngame {game}\nturn {turn_no}\nside {side}\n{canonical}")
 }
 
+/// Store `orders`, as `canonical` writes them, as a new version of
+/// `side`'s order set for the open turn of `g`, sealed with the SHA-256 of
+/// their [`sealed_text`] (the row's `sha256`); `message` is the stored
+/// mail that sent them, if any.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn insert_sealed_set(
+    c: &rusqlite::Connection,
+    g: &GameRow,
+    side: Side,
+    message: Option<i64>,
+    canonical: &str,
+    orders: &Orders,
+    ready: bool,
+    now: chrono::DateTime<chrono::Utc>,
+) -> super::Result<OrderSetRow> {
+    let sealed = sha256_hex(sealed_text(&g.id, g.turn_no, side, canonical).as_bytes());
+    let orders_json = serde_json::to_string(orders).map_err(|e| super::ServiceError::State {
+        game: g.id.clone(),
+        message: e.to_string(),
+    })?;
+    Ok(crate::store::insert_order_set(
+        c,
+        &g.id,
+        g.turn_no,
+        side,
+        message,
+        canonical,
+        &orders_json,
+        &sealed,
+        ready,
+        now,
+    )?)
+}
+
 /// The file name of a turn record: `sudan-turn-7.json`.
 pub fn file_name(game: &str, turn_no: u32) -> String {
     format!("{}-turn-{turn_no}.json", safe(game))

@@ -169,8 +169,8 @@ impl Service {
                     announced => t.seed_sha256.clone(),
                 },
             )?;
-            self.queue(self.notice_draft_of(
-                &g.id,
+            self.queue(super::mail::Draft::notice(
+                Some(&g.id),
                 &format!("rollback:{}", store::time(now)),
                 &a,
                 rendered,
@@ -184,28 +184,6 @@ impl Service {
             turns: n_turns,
             sets: n_sets,
         })
-    }
-
-    /// A notice mail of an already rendered template.
-    fn notice_draft_of(
-        &self,
-        game: &str,
-        key: &str,
-        to: &str,
-        rendered: super::templates::Rendered,
-    ) -> super::mail::Draft {
-        super::mail::Draft {
-            game_id: Some(game.to_string()),
-            kind: "notice",
-            dedupe_key: format!("notice:{game}:{key}:{to}"),
-            to: to.to_string(),
-            rendered,
-            html: false,
-            in_reply_to: None,
-            refs: Vec::new(),
-            reply: false,
-            attachments: Vec::new(),
-        }
     }
 
     /// The rollbacks of game `id`, with the turns and the order sets each

@@ -16,7 +16,7 @@ use rusqlite::Connection;
 
 use super::bots::{Holder, stand_in_kind};
 use super::games::deadline_text;
-use super::outcome::Context;
+use super::outcome::{Context, SeatAsk};
 use super::{Result, Service};
 use crate::orders::SeatRequest;
 use crate::scenario::Side;
@@ -93,32 +93,17 @@ impl Service {
     /// A seat request of a mail with the secret: an absence, or the end of
     /// the game by agreement (`service::ending`). `key` makes the answer
     /// unique.
-    pub(super) fn seat_request(
-        &self,
-        cx: &Context<'_>,
-        g: &GameRow,
-        side: Side,
-        r: SeatRequest,
-        key: &str,
-    ) -> Result<()> {
+    pub(super) fn seat_request(&self, ask: SeatAsk<'_>, r: SeatRequest) -> Result<()> {
         match r {
-            SeatRequest::Absent { .. } | SeatRequest::AbsentNone => {
-                self.absence_request(cx, g, side, r, key)
-            }
-            SeatRequest::Resign | SeatRequest::Draw(_) => self.ending_request(cx, g, side, r, key),
+            SeatRequest::Absent { .. } | SeatRequest::AbsentNone => self.absence_request(ask, r),
+            SeatRequest::Resign | SeatRequest::Draw(_) => self.ending_request(ask, r),
         }
     }
 
     /// `ABSENT ...`: checked, stored, told to the player (the reply), the
     /// opponent and the game master, and applied to the open turn.
-    fn absence_request(
-        &self,
-        cx: &Context<'_>,
-        g: &GameRow,
-        side: Side,
-        r: SeatRequest,
-        key: &str,
-    ) -> Result<()> {
+    fn absence_request(&self, ask: SeatAsk<'_>, r: SeatRequest) -> Result<()> {
+        let SeatAsk { cx, g, side, key } = ask;
         let answer = match r {
             SeatRequest::Absent { from, to, stand_in } => {
                 self.take_absence(cx, g, side, from, to, stand_in)?
@@ -245,11 +230,9 @@ impl Service {
                 lines: vec!["You had no absence to cancel. Nothing was changed.".into()],
             });
         }
-        store::audit(
-            &self.conn,
-            self.now(),
-            Some(&g.id),
-            &format!("mail:{}", cx.sender),
+        cx.audit(
+            self,
+            g,
             "absence cancelled",
             &format!("{side} seat: ABSENT NONE"),
         )?;

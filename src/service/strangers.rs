@@ -59,6 +59,20 @@ impl Service {
         Ok(queued)
     }
 
+    /// Answer a stranger's `kind` of request (`help`, `join`) with
+    /// `rendered`, about no game, once a message and within the cap of
+    /// [`Service::queue_unverified`]. Returns whether it was queued.
+    fn answer_stranger(
+        &self,
+        cx: &Context<'_>,
+        kind: &'static str,
+        rendered: super::templates::Rendered,
+    ) -> Result<bool> {
+        let key = format!("{kind}:{}", cx.message_id);
+        let d = self.reply_draft("", kind, &key, &cx.sender, rendered, cx.mail);
+        self.queue_unverified(Draft { game_id: None, ..d })
+    }
+
     /// A mail from an address with no seat in any game: a JOIN CONFIRM, a
     /// JOIN or HELP is answered (within the cap); anything else is not.
     pub(super) fn stranger_mail(&self, cx: &Context<'_>) -> Result<(Option<String>, Outcome)> {
@@ -106,16 +120,7 @@ impl Service {
                 context! { games => games, more => more },
             )?
         };
-        let mut d = self.reply_draft(
-            "",
-            "help",
-            &format!("help:{}", cx.message_id),
-            &cx.sender,
-            rendered,
-            cx.mail,
-        );
-        d.game_id = None;
-        let sent = self.queue_unverified(d)?;
+        let sent = self.answer_stranger(cx, "help", rendered)?;
         let what = match (sent, observer) {
             (true, true) => "an observer; HELP answered with the guide",
             (true, false) => "HELP answered briefly",
@@ -250,16 +255,7 @@ impl Service {
                 join_line => join_line,
             },
         )?;
-        let mut d = self.reply_draft(
-            "",
-            "join",
-            &format!("join:{}", cx.message_id),
-            &cx.sender,
-            rendered,
-            cx.mail,
-        );
-        d.game_id = None;
-        let sent = self.queue_unverified(d)?;
+        let sent = self.answer_stranger(cx, "join", rendered)?;
         Ok((
             None,
             Outcome::Ignored(format!(

@@ -5,48 +5,37 @@ use std::path::Path;
 
 use minijinja::{Environment, UndefinedBehavior};
 
-/// The templates that ship with Dervish.
 /// The player's guide to orders, sent whole with every HELP answer (a
 /// player cannot open the service's files).
 pub const GUIDE: &str = include_str!("../../docs/orders.md");
 
-pub const BUILT_IN: &[(&str, &str)] = &[
-    ("welcome.txt", include_str!("../../templates/welcome.txt")),
-    ("receipt.txt", include_str!("../../templates/receipt.txt")),
-    ("results.txt", include_str!("../../templates/results.txt")),
-    ("setup.txt", include_str!("../../templates/setup.txt")),
-    (
-        "setup_request.txt",
-        include_str!("../../templates/setup_request.txt"),
-    ),
-    ("reminder.txt", include_str!("../../templates/reminder.txt")),
-    ("refusal.txt", include_str!("../../templates/refusal.txt")),
-    ("notice.txt", include_str!("../../templates/notice.txt")),
-    ("absence.txt", include_str!("../../templates/absence.txt")),
-    ("game_end.txt", include_str!("../../templates/game_end.txt")),
-    ("rollback.txt", include_str!("../../templates/rollback.txt")),
-    ("status.txt", include_str!("../../templates/status.txt")),
-    ("help.txt", include_str!("../../templates/help.txt")),
-    (
-        "help_stranger.txt",
-        include_str!("../../templates/help_stranger.txt"),
-    ),
-    (
-        "join_confirm.txt",
-        include_str!("../../templates/join_confirm.txt"),
-    ),
-    (
-        "join_games.txt",
-        include_str!("../../templates/join_games.txt"),
-    ),
-    (
-        "battle_brief.txt",
-        include_str!("../../templates/battle_brief.txt"),
-    ),
-    (
-        "battle_receipt.txt",
-        include_str!("../../templates/battle_receipt.txt"),
-    ),
+/// Each named file of `templates/` with its text.
+macro_rules! built_in {
+    ($($name:literal),* $(,)?) => {
+        &[$(($name, include_str!(concat!("../../templates/", $name)))),*]
+    };
+}
+
+/// The templates that ship with Dervish, by name.
+pub const BUILT_IN: &[(&str, &str)] = built_in![
+    "welcome.txt",
+    "receipt.txt",
+    "results.txt",
+    "setup.txt",
+    "setup_request.txt",
+    "reminder.txt",
+    "refusal.txt",
+    "notice.txt",
+    "absence.txt",
+    "game_end.txt",
+    "rollback.txt",
+    "status.txt",
+    "help.txt",
+    "help_stranger.txt",
+    "join_confirm.txt",
+    "join_games.txt",
+    "battle_brief.txt",
+    "battle_receipt.txt",
 ];
 
 /// A rendered mail: subject and plain-text body.

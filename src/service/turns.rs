@@ -817,24 +817,17 @@ impl Desk<'_> {
             || format!("observer:{to}"),
             |s| store::side_text(s).to_string(),
         );
+        let key = format!(
+            "results:{}:{}:{key_side}{}",
+            played.id,
+            turn.turn_no,
+            super::rollback::again_key(again, &turn.seed_sha256)
+        );
         Ok(Draft {
-            game_id: Some(played.id.clone()),
-            kind: "results",
-            dedupe_key: format!(
-                "results:{}:{}:{key_side}{}",
-                played.id,
-                turn.turn_no,
-                super::rollback::again_key(again, &turn.seed_sha256)
-            ),
-            to: to.to_string(),
-            rendered,
-            html: true,
-            in_reply_to: None,
             refs: side
                 .map(|s| vec![roots[usize::from(s == Side::Mahdist)].clone()])
                 .unwrap_or_default(),
-            reply: false,
-            attachments: Vec::new(),
+            ..super::games::own_mail(&played.id, "results", key, to, rendered)
         })
     }
 
@@ -1121,25 +1114,18 @@ impl Service {
                         time_left => self.time_left_text(&g, p.side)?,
                     },
                 )?;
+                // The turn's seed in the key: a turn opened again after a
+                // rollback (a new seed) is reminded again.
+                let key = format!(
+                    "reminder:{}:{}:{}:{}",
+                    g.id,
+                    g.turn_no,
+                    store::side_text(p.side),
+                    g.seed_sha256.get(..16).unwrap_or(&g.seed_sha256)
+                );
                 if self.queue(Draft {
-                    game_id: Some(g.id.clone()),
-                    kind: "reminder",
-                    // The turn's seed in the key: a turn opened again
-                    // after a rollback (a new seed) is reminded again.
-                    dedupe_key: format!(
-                        "reminder:{}:{}:{}:{}",
-                        g.id,
-                        g.turn_no,
-                        store::side_text(p.side),
-                        g.seed_sha256.get(..16).unwrap_or(&g.seed_sha256)
-                    ),
-                    to: p.address.clone(),
-                    rendered,
-                    html: false,
-                    in_reply_to: None,
                     refs: vec![self.thread_root(&g.id, p.side)],
-                    reply: false,
-                    attachments: Vec::new(),
+                    ..Draft::new(Some(&g.id), "reminder", key, &p.address, rendered)
                 })? {
                     n += 1;
                 }
@@ -1434,15 +1420,8 @@ mod tests {
         game_master
             .new_game(
                 &NewGame {
-                    scenario: "khartoum".into(),
-                    egyptian: "red@example.org".into(),
-                    mahdist: "blue@example.org".into(),
                     id: Some("g1".into()),
-                    mode: crate::store::Mode::Monthly,
-                    deadline_hours: None,
-                    ambushes: false,
-                    table_battles: Default::default(),
-                    resolver: Default::default(),
+                    ..NewGame::monthly("khartoum", "red@example.org", "blue@example.org")
                 },
                 "test",
             )

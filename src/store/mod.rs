@@ -396,55 +396,44 @@ fn game_row(r: &Row<'_>) -> rusqlite::Result<GameRow> {
 }
 
 pub fn insert_game(c: &Connection, g: &GameRow) -> Result<()> {
-    c.prepare_cached(
-        &format!("INSERT INTO games ({GAME_COLS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)"),
-    )?
-    .execute(
-        params![
-            g.id,
-            g.scenario,
-            g.mode.as_str(),
-            g.status.as_str(),
-            g.deadline_hours,
-            time(g.created_at),
-            g.state,
-            g.month,
-            g.turn_no,
-            g.turn_kind.as_str(),
-            time(g.deadline),
-            g.seed_hex,
-            g.seed_sha256,
-            g.reminded,
-            g.result
-        ],
-    )?;
-    Ok(())
+    write_game(
+        c,
+        &format!(
+            "INSERT INTO games ({GAME_COLS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)"
+        ),
+        g,
+    )
 }
 
 /// Write back every field of a game but its id.
 pub fn update_game(c: &Connection, g: &GameRow) -> Result<()> {
-    c.prepare_cached(
+    write_game(
+        c,
         "UPDATE games SET scenario = ?2, mode = ?3, status = ?4, deadline_hours = ?5, created_at = ?6, state = ?7, month = ?8, turn_no = ?9, turn_kind = ?10, deadline = ?11, seed_hex = ?12, seed_sha256 = ?13, reminded = ?14, result = ?15 WHERE id = ?1",
-    )?
-    .execute(
-        params![
-            g.id,
-            g.scenario,
-            g.mode.as_str(),
-            g.status.as_str(),
-            g.deadline_hours,
-            time(g.created_at),
-            g.state,
-            g.month,
-            g.turn_no,
-            g.turn_kind.as_str(),
-            time(g.deadline),
-            g.seed_hex,
-            g.seed_sha256,
-            g.reminded,
-            g.result
-        ],
-    )?;
+        g,
+    )
+}
+
+/// Run `sql` with the fields of `g` as `?1` to `?15`, in the order of
+/// [`GAME_COLS`].
+fn write_game(c: &Connection, sql: &str, g: &GameRow) -> Result<()> {
+    c.prepare_cached(sql)?.execute(params![
+        g.id,
+        g.scenario,
+        g.mode.as_str(),
+        g.status.as_str(),
+        g.deadline_hours,
+        time(g.created_at),
+        g.state,
+        g.month,
+        g.turn_no,
+        g.turn_kind.as_str(),
+        time(g.deadline),
+        g.seed_hex,
+        g.seed_sha256,
+        g.reminded,
+        g.result
+    ])?;
     Ok(())
 }
 

@@ -12,7 +12,7 @@ use dervish::render::ascii;
 use dervish::scenario::Side;
 use dervish::service::Service;
 use dervish::service::games::{Created, NewGame, deadline_text};
-use dervish::store::{GameRow, Mode};
+use dervish::store::GameRow;
 
 use crate::cli::common::{self, Env};
 
@@ -32,17 +32,7 @@ pub fn run(_: Args, env: Env) -> Result<ExitCode> {
     let (mut s, _lock) = common::open_locked(env.cfg)?;
     let created = s
         .new_game(
-            &NewGame {
-                scenario: "khartoum".into(),
-                egyptian: "egyptian@localhost".into(),
-                mahdist: "mahdist@localhost".into(),
-                id: None,
-                mode: Mode::Monthly,
-                deadline_hours: None,
-                ambushes: false,
-                table_battles: Default::default(),
-                resolver: Default::default(),
-            },
+            &NewGame::monthly("khartoum", "egyptian@localhost", "mahdist@localhost"),
             "quickstart",
         )
         .map_err(|e| anyhow!("{e}"))?;

@@ -120,30 +120,14 @@ fn from_files(data: &DataSet, files: &[PathBuf], saved: Saved) -> Result<ExitCod
                 r.month,
                 r.turn_kind
             );
-            for c in record::verify(data, &r, text.as_ref()) {
-                ok &= c.ok;
-                outln!(
-                    "  {} {}: {}",
-                    if c.ok { "ok       " } else { "DIFFERENT" },
-                    c.what,
-                    c.detail
-                );
-            }
+            ok &= print_checks("  ", record::verify(data, &r, text.as_ref()));
             all.push(r);
         }
     }
     all.sort_by(|a, b| (&a.game, a.turn_no).cmp(&(&b.game, b.turn_no)));
     all.dedup_by(|a, b| a.game == b.game && a.turn_no == b.turn_no);
     for w in all.windows(2) {
-        for c in record::chain(&w[0], &w[1]) {
-            ok &= c.ok;
-            outln!(
-                "{} {}: {}",
-                if c.ok { "ok       " } else { "DIFFERENT" },
-                c.what,
-                c.detail
-            );
-        }
+        ok &= print_checks("", record::chain(&w[0], &w[1]));
     }
     if ok {
         outln!("every check holds: the turns play again byte for byte");
@@ -151,4 +135,20 @@ fn from_files(data: &DataSet, files: &[PathBuf], saved: Saved) -> Result<ExitCod
         outln!("some checks fail: these results are not what the turn gives");
     }
     Ok(common::status(ok))
+}
+
+/// Each check on a line of its own after `indent`: whether it holds, what
+/// it checks and the detail. True when every one holds.
+fn print_checks(indent: &str, checks: Vec<dervish::service::record::Check>) -> bool {
+    let mut ok = true;
+    for c in checks {
+        ok &= c.ok;
+        outln!(
+            "{indent}{} {}: {}",
+            if c.ok { "ok       " } else { "DIFFERENT" },
+            c.what,
+            c.detail
+        );
+    }
+    ok
 }
