@@ -1,19 +1,23 @@
 //! House rules (docs/rules.md, "House rules (optional variants)"): the
 //! variant `gordon-stays` refuses, through the order checker a player's
 //! mail goes through, every order that takes Gordon out of Khartoum, so the
-//! programmed players obey it too; the command line takes `--variant NAME`
-//! and refuses a name it does not know.
+//! programmed players obey it too; the variant `steamers-run-the-siege`
+//! lets supply units on gunboats end a river march in a besieged town, in
+//! the checker and the march phase alike; the command line takes
+//! `--variant NAME` and refuses a name it does not know.
 
 use dervish::dice::{Dice, SeededDice};
+use dervish::engine::orders::{Leg, MarchOrder, Orders, Selection};
 use dervish::engine::play_month_with;
+use dervish::geo::Hex;
 use dervish::orders::{self, Checked, Input, Vocabulary};
 use dervish::players::egyptian::{self, Persona};
 use dervish::players::mahdist::{self, Opponents};
 use dervish::players::reaction::Reactions;
 use dervish::scenario::{DataSet, Scenario, Side};
-use dervish::state::GameState;
 use dervish::state::setup::{Placements, initial_state};
 use dervish::state::variant::Variant;
+use dervish::state::{GameState, UnitId};
 
 mod common;
 
@@ -194,4 +198,179 @@ fn a_game_made_with_the_house_rule_keeps_it_and_tells_its_players() {
     }
     assert_eq!(welcomes, 2, "a welcome to each player");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Besieged Khartoum (a Mahdist unit next to it, not across a river) with
+/// two Egyptian battalions, and at Metammeh, down the Nile, a British
+/// gunboat, a British supply unit and a British battalion: the bench, and
+/// the supply unit's and the battalion's IDs.
+fn steamers_at_metammeh(variants: &[Variant]) -> (common::bench::Bench, UnitId, UnitId) {
+    let mut b = common::bench::Bench::new("khartoum");
+    let khartoum = b.hex("Khartoum");
+    let omdurman = b.hex("Omdurman");
+    b.place("egy-inf-L", 2, "Khartoum");
+    let next = khartoum
+        .neighbours()
+        .into_iter()
+        .find(|h| {
+            b.scn.map.is_land(*h)
+                && !b.scn.map.crosses_river(khartoum, *h)
+                && b.scn.map.settlement_at(*h).is_none()
+                && *h != omdurman
+        })
+        .expect("a land hex beside Khartoum");
+    b.place("mah-S", 1, &next.to_string());
+    b.place("brit-gunboat", 1, "Metammeh");
+    let supply = b.place("brit-supply", 1, "Metammeh").remove(0);
+    let infantry = b.place("brit-inf", 1, "Metammeh").remove(0);
+    b.state.options.variants = variants.iter().copied().collect();
+    (b, supply, infantry)
+}
+
+/// A river march from Metammeh to Khartoum of `units` (the gunboats at
+/// Metammeh go along).
+fn by_river_to_khartoum(b: &common::bench::Bench, units: Vec<UnitId>) -> Orders {
+    let mut units = units;
+    units.extend(
+        b.state
+            .units
+            .iter()
+            .filter(|u| &*u.unit_type == "brit-gunboat" && u.hex() == Some(b.hex("Metammeh")))
+            .map(|u| u.id.clone()),
+    );
+    Orders {
+        marches: vec![MarchOrder {
+            units: Selection::Units {
+                units,
+                leaders: Vec::new(),
+            },
+            ..MarchOrder::stack(b.hex("Metammeh"), vec![Leg::River(b.hex("Khartoum"))])
+        }],
+        ..Orders::default()
+    }
+}
+
+fn khartoum_of(b: &common::bench::Bench) -> Hex {
+    b.hex("Khartoum")
+}
+
+/// 9.12: "No new friendly unit may enter the besieged hex until all enemy
+/// units adjacent to that hex have been removed by combat." As written,
+/// the steamers do not carry supply into a besieged Khartoum; under the
+/// house rule `steamers-run-the-siege` they do, in the march phase as in
+/// the order checker.
+#[test]
+fn steamers_run_the_siege_with_supply_under_the_house_rule_only() {
+    for (variants, enters) in [(vec![], false), (vec![Variant::SteamersRunTheSiege], true)] {
+        let (b, supply, _) = steamers_at_metammeh(&variants);
+        let orders = by_river_to_khartoum(&b, vec![supply.clone()]);
+        // Low dice: no gunboat wrecked at the Sixth Cataract (8.23 IV).
+        let r = b.play(Side::Egyptian, &orders, &[1, 1, 1, 1, 1, 1]);
+        assert_eq!(
+            b.at(&r, &supply) == Some(khartoum_of(&b)),
+            enters,
+            "{variants:?}: {:?}",
+            common::bench::set_aside(&r)
+        );
+        if !enters {
+            assert!(
+                common::bench::set_aside(&r)
+                    .iter()
+                    .any(|s| s.contains("under siege: no new unit may enter")),
+                "{:?}",
+                common::bench::set_aside(&r)
+            );
+        }
+        let text = format!("MARCH UNITS {} BG01 RIVER TO Khartoum", supply.0);
+        let gunboat = b
+            .state
+            .units
+            .iter()
+            .find(|u| &*u.unit_type == "brit-gunboat" && u.hex().is_some())
+            .unwrap();
+        let text = text.replace("BG01", &gunboat.id.0);
+        let c = check(&b.scn, &b.state, &text);
+        assert_eq!(c.errors.is_empty(), enters, "{variants:?}: {:?}", c.errors);
+        if !enters {
+            assert!(
+                c.errors[0].message.contains("under siege"),
+                "{:?}",
+                c.errors
+            );
+        }
+    }
+}
+
+/// The house rule lets supply through, not troops: a battalion aboard is
+/// refused by the checker and set aside by the march phase (9.12 stands).
+#[test]
+fn steamers_run_the_siege_with_supply_only() {
+    let (b, supply, infantry) = steamers_at_metammeh(&[Variant::SteamersRunTheSiege]);
+    let mut b = b;
+    b.place("brit-gunboat", 1, "Metammeh");
+    let orders = by_river_to_khartoum(&b, vec![supply.clone(), infantry.clone()]);
+    let r = b.play(Side::Egyptian, &orders, &[1, 1, 1, 1, 1, 1]);
+    assert_ne!(b.at(&r, &infantry), Some(khartoum_of(&b)));
+    assert_ne!(b.at(&r, &supply), Some(khartoum_of(&b)));
+    assert!(
+        common::bench::set_aside(&r)
+            .iter()
+            .any(|s| s.contains("under siege: no new unit may enter")),
+        "{:?}",
+        common::bench::set_aside(&r)
+    );
+    let gunboats: Vec<String> = b
+        .state
+        .units
+        .iter()
+        .filter(|u| &*u.unit_type == "brit-gunboat" && u.hex().is_some())
+        .map(|u| u.id.0.to_string())
+        .collect();
+    let text = format!(
+        "MARCH UNITS {} {} {} RIVER TO Khartoum",
+        supply.0,
+        infantry.0,
+        gunboats.join(" ")
+    );
+    let c = check(&b.scn, &b.state, &text);
+    assert_eq!(c.errors.len(), 1, "{:?}", c.errors);
+    assert!(
+        c.errors[0].message.contains("under siege"),
+        "{:?}",
+        c.errors
+    );
+}
+
+/// The competent Egyptian plays the house rule: with supply and gunboats
+/// on the Nile below a besieged Khartoum it sends the supply up the river
+/// into the town, and its notes say so; without the house rule it does
+/// not.
+#[test]
+fn the_competent_egyptian_sends_the_steamers_under_the_house_rule() {
+    for (variants, sends) in [(vec![], false), (vec![Variant::SteamersRunTheSiege], true)] {
+        let (mut b, supply, _) = steamers_at_metammeh(&variants);
+        b.leader("Gordon", "Khartoum");
+        // Besiegers too strong for the column at Metammeh to relieve
+        // Khartoum by land (rule 1 of the Egyptian player).
+        let besiegers = b
+            .state
+            .units
+            .iter()
+            .find(|u| &*u.unit_type == "mah-S" && u.hex().is_some())
+            .and_then(|u| u.hex())
+            .unwrap();
+        b.place("mah-S", 5, &besiegers.to_string());
+        let d = egyptian::decide(&b.scn, &b.state, Persona::Competent);
+        let river_to_khartoum = d.orders.marches.iter().any(|m| {
+            m.legs == vec![Leg::River(khartoum_of(&b))]
+                && matches!(&m.units, Selection::Units { units, .. } if units.contains(&supply))
+        });
+        assert_eq!(river_to_khartoum, sends, "{variants:?}: {:?}", d.notes);
+        assert_eq!(
+            d.notes.iter().any(|n| n.contains("steamers-run-the-siege")),
+            sends,
+            "{:?}",
+            d.notes
+        );
+    }
 }

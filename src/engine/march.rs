@@ -900,7 +900,10 @@ fn river_leg<S: DieSource>(
     if !fight_here(t, i, order, m) || siege_stands(t, i, m) {
         return false;
     }
-    if dest != m.hex && t.is_besieged(dest, t.side) {
+    if dest != m.hex
+        && t.is_besieged(dest, t.side)
+        && !super::river::runs_the_siege(t, &m.units, &carriers)
+    {
         t.events.push(Event::OrderSetAside {
             order: i,
             reason: format!(

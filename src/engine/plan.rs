@@ -862,7 +862,14 @@ impl Stack<'_, '_> {
                 map.describe(if map.is_riverside(at) { dest } else { at })
             ));
         }
-        if self.occ.besieged(dest) && dest != at {
+        // House rule `steamers-run-the-siege`: supply units on gunboats
+        // may end the stack's first river march in a besieged hex.
+        let runs = || {
+            k == 0
+                && river::carriers(t, at, &m.units, &m.river)
+                    .is_ok_and(|c| river::runs_the_siege(t, &m.units, &c))
+        };
+        if self.occ.besieged(dest) && dest != at && !runs() {
             return Err(format!(
                 "march {n}: {} is under siege: no new unit may enter until the besiegers are driven off (9.12)",
                 map.describe(dest)

@@ -305,7 +305,10 @@ fn river_path<S: DieSource>(t: &Turn<'_, S>, from: Hex, to: Hex) -> Option<(Way,
                 };
                 // Opposing units never share a hex: boats pass no enemy,
                 // river units included (gunboats may attack them, 6.1).
-                if t.occupied_by(n, t.side.enemy()) || t.is_besieged(n, t.side) || banned(n) {
+                // A besieged destination is left to the callers, which
+                // refuse it unless the steamers run the siege.
+                let siege = t.is_besieged(n, t.side) && !(n == to && steamers_may_run(t));
+                if t.occupied_by(n, t.side.enemy()) || siege || banned(n) {
                     continue;
                 }
                 let way = match there.cmp(&here) {
@@ -322,6 +325,37 @@ fn river_path<S: DieSource>(t: &Turn<'_, S>, from: Hex, to: Hex) -> Option<(Way,
         }
     }
     None
+}
+
+/// Whether the game is played with the house rule
+/// `steamers-run-the-siege` (docs/rules.md, "House rules (optional
+/// variants)").
+fn steamers_may_run<S: DieSource>(t: &Turn<'_, S>) -> bool {
+    t.state
+        .options
+        .variants
+        .contains(&crate::state::variant::Variant::SteamersRunTheSiege)
+}
+
+/// House rule `steamers-run-the-siege`: a river march whose passengers
+/// are supply units only, carried by `carriers` with a gunboat among
+/// them, may end in a friendly settlement under siege, which 9.12 ("no
+/// new friendly unit may enter the besieged hex") bars otherwise: in
+/// 1884 Gordon's steamers went up and down the Nile through the Mahdi's
+/// lines. It passes no other besieged hex and no enemy on the way, and
+/// leaving a besieged hex is as 9.12 says.
+pub(super) fn runs_the_siege<S: DieSource>(
+    t: &Turn<'_, S>,
+    passengers: &[usize],
+    carriers: &[usize],
+) -> bool {
+    let kind = |u: usize| t.type_at(u).map(|ty| ty.kind);
+    steamers_may_run(t)
+        && !passengers.is_empty()
+        && passengers
+            .iter()
+            .all(|&u| kind(u) == Some(UnitKind::Supply))
+        && carriers.iter().any(|&u| kind(u) == Some(UnitKind::Gunboat))
 }
 
 /// The boats and gunboats that carry a river march from `from` (8.23):

@@ -16,6 +16,9 @@ pub fn refuse(items: &[Item], scn: &Scenario, state: &GameState, out: &mut Check
     for v in &state.options.variants {
         match v {
             Variant::GordonStays => keep_in_town(*v, items, scn, state, out),
+            // Allows what the rules as written refuse (9.12): the march
+            // phase and the checker's plan allow it (engine::river).
+            Variant::SteamersRunTheSiege => {}
         }
     }
 }
@@ -26,7 +29,9 @@ pub fn refuse(items: &[Item], scn: &Scenario, state: &GameState, out: &mut Check
 /// not in the town (another scenario, or not yet arrived) nothing is
 /// refused.
 fn keep_in_town(v: Variant, items: &[Item], scn: &Scenario, state: &GameState, out: &mut Checked) {
-    let (leader, town) = v.kept();
+    let Some((leader, town)) = v.kept() else {
+        return;
+    };
     let Ok(hex) = scn.map.resolve(town) else {
         return;
     };

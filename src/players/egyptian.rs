@@ -166,6 +166,9 @@ pub fn decide_with(
     let evacuating = persona == Persona::Competent && d.evacuate();
     d.relieve(&survey);
     if let Some(op) = opponents {
+        if persona == Persona::Competent {
+            d.steamers(&survey, op);
+        }
         d.expedition(&survey, op);
     }
     d.columns_in_the_open(&survey);
@@ -477,6 +480,88 @@ impl Draft<'_> {
         self.used.insert(c.hex);
         let slot = self.expedition_marches(c, &way, route.next_stage(c.hex), route.via.is_empty());
         self.marches.push(slot);
+    }
+
+    /// Competent, under the house rule `steamers-run-the-siege`
+    /// (docs/rules.md): supply units carried by gunboats may end a river
+    /// march in the besieged goal, as Gordon's steamers went through the
+    /// Mahdi's lines. Each column beside a river with supply units and
+    /// gunboats sends up to [`STEAMER_SUPPLY`] supply units aboard its
+    /// gunboats (no more than [`STEAMER_STACK`] units, so that the stack
+    /// does not spend its supply, 5.2 IV; the gunboats to spare carry on
+    /// if one is wrecked, 8.23 IV) up the river to the goal, as far as the
+    /// water and the dice let them; if the way is barred, to the town held
+    /// nearest the goal on the river. The rest of the column stays.
+    fn steamers(&mut self, sv: &Survey, op: &super::mahdist::Opponents) {
+        let (scn, state) = (self.scn, self.state);
+        if !state
+            .options
+            .variants
+            .contains(&crate::state::variant::Variant::SteamersRunTheSiege)
+        {
+            return;
+        }
+        let Ok(Some((_, route))) = op.expedition(scn) else {
+            return;
+        };
+        let goal = route.goal;
+        for c in &sv.columns {
+            if self.used.contains(&c.hex)
+                || c.hex == goal
+                || c.supply.is_empty()
+                || sv.is_besieged(c.hex)
+                || !scn.map.is_riverside(c.hex)
+            {
+                continue;
+            }
+            let gunboats = gunboats_at(scn, state, c.hex);
+            let aboard = c.supply.len().min(gunboats.len()).min(STEAMER_SUPPLY);
+            if aboard == 0 {
+                continue;
+            }
+            let mut units: Vec<crate::state::UnitId> = c.supply[..aboard].to_vec();
+            units.extend(gunboats.into_iter().take(STEAMER_STACK - aboard));
+            self.used.insert(c.hex);
+            let mut stops: Vec<Hex> = sv
+                .own_towns
+                .iter()
+                .copied()
+                .filter(|t| {
+                    scn.map.is_riverside(*t)
+                        && !sv.is_besieged(*t)
+                        && t.distance(goal) < c.hex.distance(goal)
+                })
+                .collect();
+            stops.sort_by_key(|t| (t.distance(goal), t.row, t.col));
+            self.notes.push(format!(
+                "the steamers at {} carry {} up the river to {} (house rule steamers-run-the-siege: supply on gunboats may enter a besieged town; 4.2: a British supply unit in Khartoum wins){}",
+                scn.map.describe(c.hex),
+                c.supply[..aboard]
+                    .iter()
+                    .map(|u| u.0.as_ref())
+                    .collect::<Vec<_>>()
+                    .join(" "),
+                scn.map.describe(goal),
+                if stops.is_empty() {
+                    String::new()
+                } else {
+                    format!(", else to {}", describe_hexes(scn, &stops))
+                }
+            ));
+            let slot = std::iter::once(goal)
+                .chain(stops)
+                .map(|to| MarchOrder {
+                    units: Selection::Units {
+                        units: units.clone(),
+                        leaders: Vec::new(),
+                    },
+                    legs: vec![Leg::River(to)],
+                    on_contact: OnContact::Avoid,
+                    ..MarchOrder::stack(c.hex, Vec::new())
+                })
+                .collect();
+            self.marches.push(slot);
+        }
     }
 
     /// The expedition's column `c` marches on: to `stage`, the next stage
@@ -931,6 +1016,38 @@ fn may_go_by(scn: &Scenario, state: &GameState, from: Hex, leg: &Leg) -> bool {
         }
         _ => true,
     }
+}
+
+/// The most supply units a steamer run carries ([`Draft::steamers`]):
+/// one to deliver and one to spare.
+const STEAMER_SUPPLY: usize = 2;
+
+/// The most units in a steamer run, gunboats included: one fewer than a
+/// stack that spends its supply by default (5.2 IV).
+const STEAMER_STACK: usize = crate::engine::upkeep::DEFAULT_SUPPLY_STACK - 1;
+
+/// The Egyptian side's gunboats at `hex` not wrecked, in counter order.
+fn gunboats_at(scn: &Scenario, state: &GameState, hex: Hex) -> Vec<crate::state::UnitId> {
+    state
+        .units
+        .iter()
+        .filter(|u| u.side == Side::Egyptian && u.hex() == Some(hex))
+        .filter(|u| {
+            scn.units
+                .get(&u.unit_type)
+                .is_some_and(|t| t.kind == UnitKind::Gunboat)
+        })
+        .map(|u| u.id.clone())
+        .collect()
+}
+
+/// The places of `hexes`, nearest the goal first, joined by "or".
+fn describe_hexes(scn: &Scenario, hexes: &[Hex]) -> String {
+    hexes
+        .iter()
+        .map(|h| scn.map.describe(*h))
+        .collect::<Vec<_>>()
+        .join(" or ")
 }
 
 /// A unit and its strength.

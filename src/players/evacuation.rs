@@ -220,7 +220,7 @@ fn kept_at(scn: &Scenario, state: &GameState, from: Hex) -> Option<&'static str>
         .options
         .variants
         .iter()
-        .map(|v| v.kept())
+        .filter_map(|v| v.kept())
         .filter(|(_, town)| scn.map.resolve(town) == Ok(from))
         .map(|(leader, _)| leader)
         .find(|leader| {
@@ -245,7 +245,7 @@ fn not_kept(
         .options
         .variants
         .iter()
-        .map(|v| v.kept())
+        .filter_map(|v| v.kept())
         .filter(|(_, town)| scn.map.resolve(town) == Ok(from))
         .collect();
     leaders

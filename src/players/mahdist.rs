@@ -142,6 +142,12 @@ pub struct Objectives {
     /// objective, its besiegers storm it with this ratio (if lower).
     #[serde(default)]
     pub relief_storm: Option<ReliefStorm>,
+    /// The same in a game played with the house rule
+    /// `steamers-run-the-siege` (docs/rules.md), where supply on gunboats
+    /// may come into a besieged objective in one river march from afar:
+    /// the relief is watched for farther off (none: as `relief_storm`).
+    #[serde(default)]
+    pub relief_storm_steamers: Option<ReliefStorm>,
     /// How near (hexes) an objective the enemy left empty draws a stack
     /// in whatever its reaction (none: only as its reaction says).
     #[serde(default)]
@@ -255,6 +261,19 @@ impl Opponents {
     /// A scenario's storm before a relief, if its data has one.
     pub fn relief_storm(&self, scn: &Scenario) -> Option<ReliefStorm> {
         self.of(scn).and_then(|o| o.relief_storm)
+    }
+
+    /// [`Opponents::relief_storm`] in a game of `state`: under the house
+    /// rule `steamers-run-the-siege` the scenario's
+    /// `relief_storm_steamers`, if it has one.
+    pub fn relief_storm_in(&self, scn: &Scenario, state: &GameState) -> Option<ReliefStorm> {
+        let steamers = state
+            .options
+            .variants
+            .contains(&crate::state::variant::Variant::SteamersRunTheSiege);
+        self.of(scn)
+            .and_then(|o| o.relief_storm_steamers.filter(|_| steamers))
+            .or_else(|| self.relief_storm(scn))
     }
 
     /// The assault ratios of single places of a scenario, as hexes; an
@@ -405,7 +424,10 @@ fn decide_turn<S: DieSource>(
         Vec::new()
     });
     let (reach, assault_ratio) = opponents.reach_and_ratio(scn);
-    let (relief_storm, occupy_reach) = (opponents.relief_storm(scn), opponents.occupy_reach(scn));
+    let (relief_storm, occupy_reach) = (
+        opponents.relief_storm_in(scn, state),
+        opponents.occupy_reach(scn),
+    );
     let ratios = opponents.ratios(scn).unwrap_or_else(|e| {
         notes.push(e);
         Vec::new()

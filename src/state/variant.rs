@@ -14,15 +14,22 @@ pub enum Variant {
     /// he refused to leave the town he was sent to evacuate).
     #[serde(rename = "gordon-stays")]
     GordonStays,
+    /// Steamers run the siege: a river march of supply units carried by
+    /// boats and gunboats, with a gunboat among them, may end in a
+    /// besieged friendly town (in 1884 Gordon's steamers went up and down
+    /// the Nile through the Mahdi's lines).
+    #[serde(rename = "steamers-run-the-siege")]
+    SteamersRunTheSiege,
 }
 
 impl Variant {
-    pub const ALL: [Variant; 1] = [Variant::GordonStays];
+    pub const ALL: [Variant; 2] = [Variant::GordonStays, Variant::SteamersRunTheSiege];
 
     /// The name players write (`gordon-stays`).
     pub fn key(self) -> &'static str {
         match self {
             Variant::GordonStays => "gordon-stays",
+            Variant::SteamersRunTheSiege => "steamers-run-the-siege",
         }
     }
 
@@ -30,13 +37,16 @@ impl Variant {
     pub fn title(self) -> &'static str {
         match self {
             Variant::GordonStays => "Gordon stays in Khartoum",
+            Variant::SteamersRunTheSiege => "Steamers run the siege",
         }
     }
 
-    /// The leader the house rule keeps, and the town he stays in.
-    pub fn kept(self) -> (&'static str, &'static str) {
+    /// The leader the house rule keeps, and the town he stays in, if it
+    /// keeps one.
+    pub fn kept(self) -> Option<(&'static str, &'static str)> {
         match self {
-            Variant::GordonStays => ("Gordon", "Khartoum"),
+            Variant::GordonStays => Some(("Gordon", "Khartoum")),
+            Variant::SteamersRunTheSiege => None,
         }
     }
 }
@@ -75,6 +85,10 @@ mod tests {
             assert_eq!(v.key().parse::<Variant>(), Ok(v));
         }
         assert_eq!("Gordon-Stays".parse::<Variant>(), Ok(Variant::GordonStays));
+        assert_eq!(
+            "steamers-run-the-siege".parse::<Variant>(),
+            Ok(Variant::SteamersRunTheSiege)
+        );
     }
 
     #[test]
