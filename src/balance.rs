@@ -611,9 +611,13 @@ pub fn wilson(k: usize, n: usize) -> (f64, f64, f64) {
     if n == 0 {
         return (0.0, 0.0, 0.0);
     }
-    let (k, n) = (k as f64, n as f64);
-    let z = 1.96_f64;
-    let p = k / n;
+    wilson_at(k as f64 / n as f64, n, 1.96)
+}
+
+/// The Wilson score interval of a share `p` over `n` trials at `z`
+/// standard errors: (share, low, high), in percent.
+pub fn wilson_at(p: f64, n: usize, z: f64) -> (f64, f64, f64) {
+    let n = n as f64;
     let d = 1.0 + z * z / n;
     let c = (p + z * z / (2.0 * n)) / d;
     let h = z * ((p * (1.0 - p) + z * z / (4.0 * n)) / n).sqrt() / d;

@@ -1,7 +1,7 @@
 //! Small helpers for the English players read: a count with its noun in
 //! the right number. Used by the engine's notes, the result log and the
 //! receipts alike, so it depends on nothing of the crate; and items of a
-//! list wrapped for a mail.
+//! list wrapped for a mail; text escaped for HTML.
 
 /// `n` and the noun in agreement: "1 unit", "2 units", "0 units".
 pub fn count<N>(n: N, one: &str, many: &str) -> String
@@ -155,9 +155,58 @@ pub fn wrap_long_lines(
     out
 }
 
+/// `text` with `& < > " '` escaped for HTML text and attribute values, as
+/// the mails' HTML parts and the drawn maps escape it.
+pub fn escape_html(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    escape_html_into(&mut out, text);
+    out
+}
+
+/// [`escape_html`] onto the end of `out`.
+pub fn escape_html_into(out: &mut String, text: &str) {
+    // The five characters are ASCII, so each is a char boundary: the text
+    // between them is pushed a slice at a time.
+    let mut from = 0;
+    for (i, b) in text.bytes().enumerate() {
+        let entity = match b {
+            b'&' => "&amp;",
+            b'<' => "&lt;",
+            b'>' => "&gt;",
+            b'"' => "&quot;",
+            b'\'' => "&#39;",
+            _ => continue,
+        };
+        out.push_str(&text[from..i]);
+        out.push_str(entity);
+        from = i + 1;
+    }
+    out.push_str(&text[from..]);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn html_escapes_the_five_characters_and_keeps_the_rest() {
+        let cases = [
+            ("", ""),
+            ("plain", "plain"),
+            ("<b>&\"'</b>", "&lt;b&gt;&amp;&quot;&#39;&lt;/b&gt;"),
+            (
+                "Wady Halfa — «Mahdi» & ‘Osman’",
+                "Wady Halfa — «Mahdi» &amp; ‘Osman’",
+            ),
+            ("&", "&amp;"),
+            ("é<", "é&lt;"),
+        ];
+        for (text, want) in cases {
+            let mut out = String::from("x");
+            escape_html_into(&mut out, text);
+            assert_eq!(out, format!("x{want}"), "{text:?}");
+        }
+    }
 
     /// Every wrap of plain text is textwrap's, over many texts of words,
     /// runs of spaces and lines, with and without indents.

@@ -500,27 +500,15 @@ fn ten_thousand_battles_give_the_recorded_shares() {
             .count();
         assert!(fought > 9_000, "{id}: {fought} fought");
         for (what, k, recorded) in [("won", w, won), ("lost", l, lost)] {
-            let (p, lo, hi) = wilson(k, fought / 2, k as f64 / fought as f64);
+            // The Wilson interval at z = 4.
+            let (p, lo, hi) =
+                dervish::balance::wilson_at(k as f64 / fought as f64, fought / 2, 4.0);
             assert!(
                 (lo..=hi).contains(&recorded),
                 "{id}: {what} {p:.1}% ({lo:.1}-{hi:.1}%) of {fought}, docs say {recorded}%"
             );
         }
     }
-}
-
-/// The Wilson interval at z = 4 of a share `p` over `n`, in percent.
-fn wilson(_k: usize, n: usize, p: f64) -> (f64, f64, f64) {
-    let n = n as f64;
-    let z = 4.0_f64;
-    let d = 1.0 + z * z / n;
-    let c = (p + z * z / (2.0 * n)) / d;
-    let h = z * ((p * (1.0 - p) + z * z / (4.0 * n)) / n).sqrt() / d;
-    (
-        100.0 * p,
-        100.0 * (c - h).max(0.0),
-        100.0 * (c + h).min(1.0),
-    )
 }
 
 /// The engine asks the resolver at the combat and applies its result:

@@ -42,26 +42,6 @@ fn months(scn: &Scenario, seed: u64, months: usize) -> Vec<(GameState, Vec<Event
     out
 }
 
-/// The hexes of the month's events for `side`: its own marches, every
-/// battle and retreat.
-fn event_hexes(events: &[Event], side: Side) -> Vec<Hex> {
-    let mut out = Vec::new();
-    let mut moving = Side::Egyptian;
-    for e in events {
-        match e {
-            Event::PhaseBegins { side: s, .. } => moving = *s,
-            Event::MarchBegins { from, .. } if moving == side => out.push(*from),
-            Event::Moved { path, .. } if moving == side => out.extend(path.iter().copied()),
-            Event::CombatBegins {
-                attacker, defender, ..
-            } => out.extend([*attacker, *defender]),
-            Event::Retreat { from, to, .. } => out.extend(std::iter::once(*from).chain(*to)),
-            _ => {}
-        }
-    }
-    out
-}
-
 fn inside(area: Area, h: Hex) -> bool {
     match area {
         Area::Theatre => true,
@@ -93,7 +73,7 @@ fn the_picture_covers_the_months_events_of_the_side() {
             for side in [Side::Egyptian, Side::Mahdist] {
                 let f = frame(&scn, &state, &events, side);
                 let area = f.detail.expect("a detail area");
-                for h in event_hexes(&events, side) {
+                for h in dervish::render::frame::action_hexes(&events, side) {
                     assert!(
                         f.overview || inside(area, h),
                         "{id} {side}: {h} outside {area:?}"

@@ -172,32 +172,39 @@ fn the_command_line_takes_a_variant_and_refuses_an_unknown_one() {
 
 #[test]
 fn a_game_made_with_the_house_rule_keeps_it_and_tells_its_players() {
-    let dir = std::env::temp_dir().join(format!("dervish-variant-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let config = common::process::config_file(&dir, &dir.join("d.sqlite"), "");
-    let mut new = common::process::new_game("v1", "gordon@example.org", "mahdi@example.org");
-    new.extend(["--variant", "gordon-stays"]);
-    let (_, err, code) = common::process::dervish_with(&config, &new);
-    assert_eq!(code, 0, "{err}");
-    let (show, err, code) = common::process::dervish_with(&config, &["game", "show", "v1"]);
-    assert_eq!(code, 0, "{err}");
-    assert!(show.contains("gordon-stays"), "{show}");
-    let (_, err, code) = common::process::dervish_with(&config, &["run", "--once"]);
-    assert_eq!(code, 0, "{err}");
-    let mut welcomes = 0;
-    for entry in std::fs::read_dir(dir.join("outbox")).unwrap() {
-        let mail = std::fs::read_to_string(entry.unwrap().path()).unwrap();
-        if mail.contains("To: gordon@example.org") || mail.contains("To: mahdi@example.org") {
-            assert!(
-                mail.contains("This game is played with the house rule \"gordon-stays\""),
-                "{mail}"
-            );
-            welcomes += 1;
+    for variant in Variant::ALL {
+        let dir = std::env::temp_dir().join(format!(
+            "dervish-variant-{}-{}",
+            std::process::id(),
+            variant.key()
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let config = common::process::config_file(&dir, &dir.join("d.sqlite"), "");
+        let mut new = common::process::new_game("v1", "gordon@example.org", "mahdi@example.org");
+        new.extend(["--variant", variant.key()]);
+        let (_, err, code) = common::process::dervish_with(&config, &new);
+        assert_eq!(code, 0, "{err}");
+        let (show, err, code) = common::process::dervish_with(&config, &["game", "show", "v1"]);
+        assert_eq!(code, 0, "{err}");
+        assert!(show.contains(variant.key()), "{show}");
+        let (_, err, code) = common::process::dervish_with(&config, &["run", "--once"]);
+        assert_eq!(code, 0, "{err}");
+        let told = format!(
+            "This game is played with the house rule \"{}\"",
+            variant.key()
+        );
+        let mut welcomes = 0;
+        for entry in std::fs::read_dir(dir.join("outbox")).unwrap() {
+            let mail = std::fs::read_to_string(entry.unwrap().path()).unwrap();
+            if mail.contains("To: gordon@example.org") || mail.contains("To: mahdi@example.org") {
+                assert!(mail.contains(&told), "{variant}: {mail}");
+                welcomes += 1;
+            }
         }
+        assert_eq!(welcomes, 2, "{variant}: a welcome to each player");
+        let _ = std::fs::remove_dir_all(&dir);
     }
-    assert_eq!(welcomes, 2, "a welcome to each player");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Besieged Khartoum (a Mahdist unit next to it, not across a river) with

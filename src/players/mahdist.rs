@@ -219,11 +219,8 @@ impl Opponents {
             return Ok(None);
         };
         let place = |name: &str, what: &str| {
-            scn.map.find_place(name).map(|p| p.hex).ok_or_else(|| {
-                format!(
-                    "opponents.ron: the expedition's {what} {name:?} of {} is not a place on the map",
-                    scn.id()
-                )
+            place_hex(scn, name, || {
+                format!("the expedition's {what} {name:?} of {}", scn.id())
             })
         };
         let goal = place(&e.deliver_to, "goal")?;
@@ -285,12 +282,10 @@ impl Opponents {
         o.assault_ratios
             .iter()
             .map(|(name, r)| {
-                scn.map.find_place(name).map(|p| (p.hex, *r)).ok_or_else(|| {
-                    format!(
-                        "opponents.ron: the place {name:?} of {}'s assault ratios is not a place on the map",
-                        scn.id()
-                    )
-                })
+                let hex = place_hex(scn, name, || {
+                    format!("the place {name:?} of {}'s assault ratios", scn.id())
+                })?;
+                Ok((hex, *r))
             })
             .collect()
     }
@@ -304,11 +299,8 @@ impl Opponents {
         o.close_siege
             .iter()
             .map(|name| {
-                scn.map.find_place(name).map(|p| p.hex).ok_or_else(|| {
-                    format!(
-                        "opponents.ron: the place {name:?} of {}'s sieges to close is not a place on the map",
-                        scn.id()
-                    )
+                place_hex(scn, name, || {
+                    format!("the place {name:?} of {}'s sieges to close", scn.id())
                 })
             })
             .collect()
@@ -323,15 +315,21 @@ impl Opponents {
         o.objectives
             .iter()
             .map(|name| {
-                scn.map.find_place(name).map(|p| p.hex).ok_or_else(|| {
-                    format!(
-                        "opponents.ron: the objective {name:?} of {} is not a place on the map",
-                        scn.id()
-                    )
+                place_hex(scn, name, || {
+                    format!("the objective {name:?} of {}", scn.id())
                 })
             })
             .collect()
     }
+}
+
+/// The hex of a place named in `opponents.ron`, or an error that says
+/// which name (`what`) is not a place on the map.
+fn place_hex(scn: &Scenario, name: &str, what: impl FnOnce() -> String) -> Result<Hex, String> {
+    scn.map
+        .find_place(name)
+        .map(|p| p.hex)
+        .ok_or_else(|| format!("opponents.ron: {} is not a place on the map", what()))
 }
 
 /// A Mahdist stack as the player sees it.

@@ -18,7 +18,7 @@ pub mod svg;
 /// values of attributes in double or single quotes), as the mails' HTML
 /// parts escape it.
 pub fn escape(s: &str) -> String {
-    crate::mail::outbound::escape_html(s)
+    crate::words::escape_html(s)
 }
 
 /// A number with at most one decimal, without a trailing `.0`.

@@ -485,6 +485,10 @@ impl Service {
                     .options
                     .variants
                     .contains(&crate::state::variant::Variant::GordonStays),
+                steamers_run => state
+                    .options
+                    .variants
+                    .contains(&crate::state::variant::Variant::SteamersRunTheSiege),
                 first => state.month == scn.def.start,
                 setup => match g.turn_kind {
                     TurnKind::SetUp(s) => s.to_string(),

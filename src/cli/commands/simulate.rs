@@ -49,8 +49,9 @@ pub struct Args {
     #[arg(long)]
     ambushes: bool,
     /// A house rule, off by default (repeatable): `gordon-stays` (no
-    /// order may take Gordon out of Khartoum); docs/rules.md, "House
-    /// rules (optional variants)".
+    /// order may take Gordon out of Khartoum) or `steamers-run-the-siege`
+    /// (supply aboard a gunboat may enter a besieged town by river);
+    /// docs/rules.md, "House rules (optional variants)".
     #[arg(long = "variant", value_name = "NAME")]
     variant: Vec<dervish::state::variant::Variant>,
 }
