@@ -8,7 +8,7 @@
 
 use dervish::dice::{Dice, SeededDice};
 use dervish::engine::orders::{Leg, MarchOrder, Orders, Selection};
-use dervish::engine::play_month_with;
+use dervish::engine::{TurnResult, play_month_with};
 use dervish::geo::Hex;
 use dervish::orders::{self, Checked, Input, Vocabulary};
 use dervish::players::egyptian::{self, Persona};
@@ -261,6 +261,36 @@ fn khartoum_of(b: &common::bench::Bench) -> Hex {
     b.hex("Khartoum")
 }
 
+/// The IDs of the British gunboats on the map.
+fn british_gunboats(b: &common::bench::Bench) -> Vec<String> {
+    b.state
+        .units
+        .iter()
+        .filter(|u| &*u.unit_type == "brit-gunboat" && u.hex().is_some())
+        .map(|u| u.id.0.to_string())
+        .collect()
+}
+
+/// The march phase set a march aside for the siege (9.12).
+fn assert_set_aside_for_the_siege(r: &TurnResult) {
+    let aside = common::bench::set_aside(r);
+    assert!(
+        aside
+            .iter()
+            .any(|s| s.contains("under siege: no new unit may enter")),
+        "{aside:?}"
+    );
+}
+
+/// The checker refused the first order for the siege (9.12).
+fn assert_refused_for_the_siege(c: &Checked) {
+    assert!(
+        c.errors[0].message.contains("under siege"),
+        "{:?}",
+        c.errors
+    );
+}
+
 /// 9.12: "No new friendly unit may enter the besieged hex until all enemy
 /// units adjacent to that hex have been removed by combat." As written,
 /// the steamers do not carry supply into a besieged Khartoum; under the
@@ -280,30 +310,17 @@ fn steamers_run_the_siege_with_supply_under_the_house_rule_only() {
             common::bench::set_aside(&r)
         );
         if !enters {
-            assert!(
-                common::bench::set_aside(&r)
-                    .iter()
-                    .any(|s| s.contains("under siege: no new unit may enter")),
-                "{:?}",
-                common::bench::set_aside(&r)
-            );
+            assert_set_aside_for_the_siege(&r);
         }
-        let text = format!("MARCH UNITS {} BG01 RIVER TO Khartoum", supply.0);
-        let gunboat = b
-            .state
-            .units
-            .iter()
-            .find(|u| &*u.unit_type == "brit-gunboat" && u.hex().is_some())
-            .unwrap();
-        let text = text.replace("BG01", &gunboat.id.0);
+        let text = format!(
+            "MARCH UNITS {} {} RIVER TO Khartoum",
+            supply.0,
+            british_gunboats(&b)[0]
+        );
         let c = check(&b.scn, &b.state, &text);
         assert_eq!(c.errors.is_empty(), enters, "{variants:?}: {:?}", c.errors);
         if !enters {
-            assert!(
-                c.errors[0].message.contains("under siege"),
-                "{:?}",
-                c.errors
-            );
+            assert_refused_for_the_siege(&c);
         }
     }
 }
@@ -319,33 +336,16 @@ fn steamers_run_the_siege_with_supply_only() {
     let r = b.play(Side::Egyptian, &orders, &[1, 1, 1, 1, 1, 1]);
     assert_ne!(b.at(&r, &infantry), Some(khartoum_of(&b)));
     assert_ne!(b.at(&r, &supply), Some(khartoum_of(&b)));
-    assert!(
-        common::bench::set_aside(&r)
-            .iter()
-            .any(|s| s.contains("under siege: no new unit may enter")),
-        "{:?}",
-        common::bench::set_aside(&r)
-    );
-    let gunboats: Vec<String> = b
-        .state
-        .units
-        .iter()
-        .filter(|u| &*u.unit_type == "brit-gunboat" && u.hex().is_some())
-        .map(|u| u.id.0.to_string())
-        .collect();
+    assert_set_aside_for_the_siege(&r);
     let text = format!(
         "MARCH UNITS {} {} {} RIVER TO Khartoum",
         supply.0,
         infantry.0,
-        gunboats.join(" ")
+        british_gunboats(&b).join(" ")
     );
     let c = check(&b.scn, &b.state, &text);
     assert_eq!(c.errors.len(), 1, "{:?}", c.errors);
-    assert!(
-        c.errors[0].message.contains("under siege"),
-        "{:?}",
-        c.errors
-    );
+    assert_refused_for_the_siege(&c);
 }
 
 /// The competent Egyptian plays the house rule: with supply and gunboats
