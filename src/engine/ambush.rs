@@ -67,7 +67,7 @@ fn due<S: DieSource>(t: &Turn<'_, S>, from: Hex, next: Hex, column: &[usize]) ->
         // 2.2, scenario 1: "No Mahdist unit may ever enter any hex adjacent
         // to the Nile above (flowing North from) and including Abou Hamed":
         // no party lies in wait there.
-        && !super::movement::Occupancy::for_side(t, Side::Mahdist).forbidden(t, next)
+        && !super::movement::banned_by_river(t.scn, Side::Mahdist, next)
 }
 
 /// The Mahdist land units of the stack the ambushers come from: the

@@ -486,7 +486,7 @@ fn replacements<S: DieSource>(t: &mut Turn<'_, S>) {
 pub fn nile_ban<S: DieSource>(t: &Turn<'_, S>, side: Side, hex: Hex) -> bool {
     side == Side::Mahdist
         && t.side == Side::Mahdist
-        && super::movement::Occupancy::of(t).forbidden(t, hex)
+        && super::movement::banned_by_river(t.scn, side, hex)
 }
 
 /// Whether an enemy unit stands next to the settlement in `hex` (9.12:

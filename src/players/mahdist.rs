@@ -840,20 +840,20 @@ fn set_up(
         let mut plan: Vec<(Hex, usize)> = Vec::new();
         let mut fits = true;
         for (target, share) in &shares {
-            let mut hexes: Vec<Hex> = zone
-                .iter()
-                .copied()
-                .filter(free)
-                .filter(|h| !taken.contains(h))
-                .collect();
-            hexes.sort_by_key(|h| (h.distance(*target), h.row, h.col));
             let wanted = share.len().div_ceil(limit);
-            if wanted > hexes.len() {
+            let Some(hexes) = nearest_n(
+                zone.iter()
+                    .copied()
+                    .filter(free)
+                    .filter(|h| !taken.contains(h)),
+                *target,
+                wanted,
+            ) else {
                 fits = false;
                 break;
-            }
+            };
             let mut n = share.len();
-            for &h in &hexes[..wanted] {
+            for h in hexes {
                 taken.push(h);
                 plan.push((h, n.min(limit)));
                 n -= n.min(limit);
@@ -878,6 +878,28 @@ fn set_up(
         ));
     }
     orders
+}
+
+/// The `n` of `hexes` nearest `target`, nearest first (of two as near, the
+/// one in the lower row, then column), or `None` if there are fewer. Only
+/// the nearest are sorted: a set-up zone holds hundreds of hexes.
+fn nearest_n(hexes: impl Iterator<Item = Hex>, target: Hex, n: usize) -> Option<Vec<Hex>> {
+    let mut keyed: Vec<(u32, i32, i32)> =
+        hexes.map(|h| (h.distance(target), h.row, h.col)).collect();
+    if n > keyed.len() {
+        return None;
+    }
+    if n < keyed.len() {
+        keyed.select_nth_unstable(n);
+        keyed.truncate(n);
+    }
+    keyed.sort_unstable();
+    Some(
+        keyed
+            .into_iter()
+            .map(|(_, row, col)| Hex { col, row })
+            .collect(),
+    )
 }
 
 /// A set-up line's units shared among the objectives `ours` (most

@@ -310,8 +310,104 @@ fn scenario_id(text: &str) -> Option<String> {
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Units {
     types: Vec<UnitType>,
-    by_id: rustc_hash::FxHashMap<String, usize>,
+    by_id: TypeIndex,
     leaders: Vec<Leader>,
+}
+
+/// Unit type ids to their place in [`Units`]. The engine looks a counter's
+/// type up many times a turn (every [`crate::engine`] turn set-up reads the
+/// type of every counter), so ids of at most 16 bytes, which all the
+/// shipped ids are, are kept in a small open-addressed table keyed by a
+/// number read from their bytes: a lookup is two loads, a multiply and a
+/// compare or two instead of hashing and comparing strings.
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
+struct TypeIndex {
+    /// Slots: the key, the id's length (0 marks an empty slot) and the
+    /// place. A power of two long, at least four times the number of
+    /// short ids, or empty.
+    short: Vec<(u128, u8, u32)>,
+    long: rustc_hash::FxHashMap<String, usize>,
+}
+
+impl TypeIndex {
+    /// An id of 1 to 16 bytes as a number and its length, which together
+    /// tell it from every other id: of 8 bytes or more its first and last
+    /// eight bytes; of 4 to 7 its first and last four; of fewer, its
+    /// first, middle and last byte.
+    fn short_key(id: &str) -> Option<(u128, u8)> {
+        let b = id.as_bytes();
+        let n = b.len();
+        let eight = |s: &[u8]| s.try_into().ok().map(u64::from_le_bytes);
+        let four = |s: &[u8]| s.try_into().ok().map(u32::from_le_bytes).map(u64::from);
+        let (lo, hi) = match n {
+            8..=16 => (eight(&b[..8])?, eight(&b[n - 8..])?),
+            4..=7 => (four(&b[..4])?, four(&b[n - 4..])?),
+            1..=3 => (
+                u64::from(b[0]) | (u64::from(b[n / 2]) << 8) | (u64::from(b[n - 1]) << 16),
+                0,
+            ),
+            _ => return None,
+        };
+        Some((
+            u128::from(lo) | (u128::from(hi) << 64),
+            u8::try_from(n).ok()?,
+        ))
+    }
+
+    /// The first slot to look in for `key`, in a table of `slots` slots.
+    fn home(key: u128, slots: usize) -> usize {
+        let folded = (key as u64) ^ ((key >> 64) as u64).rotate_left(29);
+        let hash = folded.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        (hash >> 32) as usize & (slots - 1)
+    }
+
+    fn get(&self, id: &str) -> Option<usize> {
+        let Some((key, len)) = Self::short_key(id) else {
+            return self.long.get(id).copied();
+        };
+        let slots = self.short.len();
+        if slots == 0 {
+            return None;
+        }
+        let mut i = Self::home(key, slots);
+        loop {
+            let (k, l, place) = self.short[i];
+            if k == key && l == len {
+                return Some(place as usize);
+            }
+            if l == 0 {
+                return None;
+            }
+            i = (i + 1) & (slots - 1);
+        }
+    }
+}
+
+impl FromIterator<(String, usize)> for TypeIndex {
+    fn from_iter<I: IntoIterator<Item = (String, usize)>>(iter: I) -> Self {
+        let mut index = TypeIndex::default();
+        let mut short = Vec::new();
+        for (id, i) in iter {
+            match (Self::short_key(&id), u32::try_from(i)) {
+                (Some((key, len)), Ok(i)) => short.push((key, len, i)),
+                _ => {
+                    index.long.insert(id, i);
+                }
+            }
+        }
+        if !short.is_empty() {
+            let slots = (short.len() * 4).next_power_of_two();
+            index.short = vec![(0, 0, 0); slots];
+            for (key, len, place) in short {
+                let mut i = Self::home(key, slots);
+                while index.short[i].1 != 0 && (index.short[i].0, index.short[i].1) != (key, len) {
+                    i = (i + 1) & (slots - 1);
+                }
+                index.short[i] = (key, len, place);
+            }
+        }
+        index
+    }
 }
 
 impl Units {
@@ -322,12 +418,12 @@ impl Units {
 
     /// A unit type by id.
     pub fn get(&self, id: &str) -> Option<&UnitType> {
-        self.by_id.get(id).map(|&i| &self.types[i])
+        self.by_id.get(id).map(|i| &self.types[i])
     }
 
     /// Index of a unit type by id.
     pub fn index_of(&self, id: &str) -> Option<usize> {
-        self.by_id.get(id).copied()
+        self.by_id.get(id)
     }
 
     /// Every leader, in file order.
@@ -469,5 +565,51 @@ impl DataSet {
     /// The ids of every scenario.
     pub fn scenario_ids(&self) -> Vec<String> {
         self.scenarios.iter().map(|s| s.id.clone()).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::TypeIndex;
+
+    #[test]
+    fn type_ids_short_and_long_are_told_apart() {
+        let ids = [
+            "",
+            "gun",
+            "gun\0",
+            "brit-camel-corps",
+            "egy-camel-corps",
+            "a",
+            "ab",
+            "abc",
+            "abcd",
+            "abcde",
+            "abcdefg",
+            "abcdefgh",
+            "abcdefghi",
+            "abcdefghijklmnop",
+            "bbcdefghijklmnop",
+            "abcdefghijklmnoq",
+            "abcdefghXjklmnop",
+            "abcdefghijklmnopq",
+            "a-very-long-unit-type-id",
+        ];
+        let index: TypeIndex = ids
+            .iter()
+            .enumerate()
+            .map(|(i, id)| (id.to_string(), i))
+            .collect();
+        for (i, id) in ids.iter().enumerate() {
+            assert_eq!(index.get(id), Some(i), "{id:?}");
+        }
+        assert_eq!(index.get("gu"), None);
+        assert_eq!(index.get("gun\0\0"), None);
+        assert_eq!(index.get("brit-camel-corp"), None);
+        let many: TypeIndex = (0..300).map(|i| (format!("type-{i}"), i)).collect();
+        for i in 0..300 {
+            assert_eq!(many.get(&format!("type-{i}")), Some(i));
+        }
+        assert_eq!(many.get("type-300"), None);
     }
 }
