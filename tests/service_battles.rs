@@ -342,6 +342,7 @@ fn the_turn_plays_again_as_an_uninterrupted_run(h: &Harness, t: &store::TurnRow)
         seed,
         &settled,
         None,
+        None,
     )
     .unwrap();
     assert!(stopped.is_none());
