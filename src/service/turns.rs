@@ -964,8 +964,8 @@ impl Desk<'_> {
         let drawn = sides
             .into_par_iter()
             .map(|side| {
-                let render = &crate::render::svg::map_png;
-                let p = super::picture::draw_safely(scn, &r.state, &r.events, side, width, render);
+                let scene = super::picture::Scene::new(scn, &r.state, &r.events, side);
+                let p = super::picture::draw_safely(scene, width, &crate::render::svg::map_png);
                 (side, p)
             })
             .collect();
