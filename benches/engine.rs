@@ -39,21 +39,9 @@ fn campaign(c: &mut Criterion) {
         let (state, _) = initial_state(&scn, &Placements::new()).expect("set-up");
         c.bench_function(&format!("{id}: whole campaign"), |b| {
             b.iter(|| {
-                let mut dice = Dice::new(SeededDice::from_seed(3));
-                let mut s = state.clone();
-                while s.result.is_none() {
-                    let month = s.month;
-                    s = play_month_with(
-                        &scn,
-                        s,
-                        &mut |st, side| simple_orders(&scn, st, side),
-                        &mut dice,
-                    )
-                    .state;
-                    if s.month == month {
-                        break;
-                    }
-                }
+                let (s, _) = positions::play(&scn, state.clone(), 3, u32::MAX, &mut |st, side| {
+                    simple_orders(&scn, st, side)
+                });
                 black_box(s.digest())
             })
         });

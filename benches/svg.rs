@@ -6,31 +6,18 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use dervish::dice::{Dice, SeededDice};
-use dervish::engine::play_month_with;
-use dervish::players::simple::simple_orders;
 use dervish::render::ascii::{Sector, overview, sector};
 use dervish::render::svg::{Area, View, map_png, map_svg};
 use dervish::scenario::{DataSet, Side};
-use dervish::state::setup::{Placements, initial_state};
+
+#[path = "common/positions.rs"]
+mod positions;
 
 fn maps(c: &mut Criterion) {
     let data = DataSet::embedded().expect("shipped data");
     let scn = data.scenario("khartoum").expect("scenario 2");
-    let (mut state, _) = initial_state(&scn, &Placements::new()).expect("set-up");
     // The third month, when the armies are in contact.
-    let mut dice = Dice::new(SeededDice::from_seed(7));
-    let mut events = Vec::new();
-    for _ in 0..3 {
-        let r = play_month_with(
-            &scn,
-            state,
-            &mut |st, side| simple_orders(&scn, st, side),
-            &mut dice,
-        );
-        state = r.state;
-        events = r.events;
-    }
+    let (state, events) = positions::simple(&scn, 3);
     let theatre = View::theatre().with_overlay(&events, None);
     c.bench_function("khartoum: whole-theatre SVG with a month's overlay", |b| {
         b.iter(|| black_box(map_svg(&scn, Some(&state), black_box(&theatre)).len()))

@@ -375,102 +375,60 @@ impl Writer<'_> {
     /// secret or game, odd or no Message-ID, signed, HTML, too many
     /// commands, too large.
     fn a_players(&self, kind: &str, rng: &mut Rng) -> Draft {
-        let (from, secret, soak_id, g) = (self.from, self.secret, self.soak_id, self.g);
-        let mid = Some(self.mid.clone());
-        let subject = self.subject.clone();
-        match kind {
-            "orders" => Draft::plain(
-                from,
-                mid,
-                subject,
-                format!("SECRET {secret}\n\n{}\n-- \nA player\n", self.orders(rng)),
-            ),
+        let (secret, soak_id, g) = (self.secret, self.soak_id, self.g);
+        let mut mid = Some(self.mid.clone());
+        let mut subject = self.subject.clone();
+        let body = match kind {
+            "orders" => format!("SECRET {secret}\n\n{}\n-- \nA player\n", self.orders(rng)),
             "commands" => {
                 let c = ["STATUS", "HELP", "MAP Khartoum", "HISTORY"][rng.below(4)];
-                Draft::plain(
-                    from,
-                    mid,
-                    format!("[dervish {}] question", g.id),
-                    format!("SECRET {secret}\n{c}\n"),
-                )
+                subject = format!("[dervish {}] question", g.id);
+                format!("SECRET {secret}\n{c}\n")
             }
-            "bad-secret" => Draft::plain(
-                from,
-                mid,
-                subject,
-                format!("SECRET wrong-{soak_id}\n{}", self.orders(rng)),
-            ),
+            "bad-secret" => format!("SECRET wrong-{soak_id}\n{}", self.orders(rng)),
             "other-game" => {
-                let other = format!("nosuchgame{}", rng.below(1000));
-                Draft::plain(
-                    from,
-                    mid,
-                    format!("[dervish {other}] orders"),
-                    format!("SECRET {secret}\nREADY\n"),
-                )
+                subject = format!("[dervish nosuchgame{}] orders", rng.below(1000));
+                format!("SECRET {secret}\nREADY\n")
             }
             "odd-id" => {
-                let odd = match rng.below(4) {
+                mid = Some(match rng.below(4) {
                     0 => format!("<{soak_id} with spaces@soak.test>"),
                     1 => format!("<{soak_id}-ünïcode@høst.test>"),
                     2 => format!("{soak_id}-no-brackets@soak.test"),
                     _ => format!("<{soak_id}-{}@soak.test>", "x".repeat(900)),
-                };
-                Draft::plain(
-                    from,
-                    Some(odd),
-                    subject,
-                    format!("SECRET {secret}\n{}", self.orders(rng)),
-                )
+                });
+                format!("SECRET {secret}\n{}", self.orders(rng))
             }
-            "no-id" => Draft::plain(
-                from,
-                None,
-                subject,
-                format!("SECRET {secret}\n{}", self.orders(rng)),
-            ),
-            "pgp" => {
-                let o = self.orders(rng);
-                Draft::plain(
-                    from,
-                    mid,
-                    subject,
-                    format!(
-                        "-----BEGIN PGP SIGNED MESSAGE-----\nHash: SHA256\n\nSECRET {secret}\n{o}- -- \n-----BEGIN PGP SIGNATURE-----\n\niQEzBAEBCAAdFiEEsoak{soak_id}\n=abcd\n-----END PGP SIGNATURE-----\n"
-                    ),
-                )
+            "no-id" => {
+                mid = None;
+                format!("SECRET {secret}\n{}", self.orders(rng))
             }
-            "many-status" => Draft::plain(
-                from,
-                mid,
-                subject,
-                format!("SECRET {secret}\n{}", "STATUS\n".repeat(495)),
+            "pgp" => format!(
+                "-----BEGIN PGP SIGNED MESSAGE-----\nHash: SHA256\n\nSECRET {secret}\n{}- -- \n-----BEGIN PGP SIGNATURE-----\n\niQEzBAEBCAAdFiEEsoak{soak_id}\n=abcd\n-----END PGP SIGNATURE-----\n",
+                self.orders(rng)
             ),
+            "many-status" => format!("SECRET {secret}\n{}", "STATUS\n".repeat(495)),
             "html" => {
                 let o = self.orders(rng).replace('\n', "</p><p>");
-                Draft {
-                    content_type: "text/html; charset=utf-8".into(),
-                    ..Draft::plain(
-                        from,
-                        mid,
-                        subject,
-                        format!("<html><body><p>SECRET {secret}</p><p>{o}</p></body></html>\n"),
-                    )
-                }
+                format!("<html><body><p>SECRET {secret}</p><p>{o}</p></body></html>\n")
             }
             "oversized" => {
                 let line = "0123456789".repeat(7) + "\n";
-                Draft::plain(
-                    from,
-                    mid,
-                    subject,
-                    format!(
-                        "SECRET {secret}\nREADY\n{}",
-                        line.repeat(2 * 1024 * 1024 / line.len())
-                    ),
+                format!(
+                    "SECRET {secret}\nREADY\n{}",
+                    line.repeat(2 * 1024 * 1024 / line.len())
                 )
             }
             _ => unreachable!("kind {kind}"),
+        };
+        let draft = Draft::plain(self.from, mid, subject, body);
+        if kind == "html" {
+            Draft {
+                content_type: "text/html; charset=utf-8".into(),
+                ..draft
+            }
+        } else {
+            draft
         }
     }
 

@@ -580,7 +580,7 @@ pub fn typical_battles_resolving(
 
 /// The first combat of a result log: `None` if none was fought, else the
 /// winner (`None` for a draw).
-fn combat_result(log: &str) -> Option<Option<Side>> {
+pub fn combat_result(log: &str) -> Option<Option<Side>> {
     let line = log.lines().find(|l| l.contains("combat at "))?;
     Some(if line.contains(": Egyptian won") {
         Some(Side::Egyptian)

@@ -2,6 +2,8 @@
 //! figures for the same seed however many cores play them, summed up
 //! against history.
 
+use std::ops::RangeInclusive;
+
 use dervish::balance::{self, EgyptianPlayer, History, MahdistPlayer, wilson};
 use dervish::players::egyptian::Persona;
 use dervish::scenario::DataSet;
@@ -223,51 +225,43 @@ fn the_campaigns_stay_calibrated() {
             .unwrap_or_else(|| panic!("{name} is followed"))
             .clone()
     };
+    // How often a town fell, and the median month of its falls.
+    let falls = |s: &balance::Summary, name: &str, fell: RangeInclusive<f64>, median: [&str; 2]| {
+        let t = town(s, name);
+        assert!(
+            fell.contains(&share(t.fell)),
+            "{name} fell in {} of {games}",
+            t.fell
+        );
+        let m = t.median_of_falls.unwrap_or_else(|| panic!("{name} falls"));
+        assert!(
+            (month(median[0])..=month(median[1])).contains(&m),
+            "{name}'s median fall {m}"
+        );
+    };
     // El Obeid falls in at least half the games, the median within two
     // months of January 1883 (a month more for the band).
-    let t = town(&s, "El Obeid");
-    assert!(
-        share(t.fell) >= 70.0,
-        "El Obeid fell in {} of {games}",
-        t.fell
-    );
-    let median = t.median_of_falls.expect("El Obeid falls");
-    assert!(
-        (month("1882-11")..=month("1883-04")).contains(&median),
-        "El Obeid's median fall {median}"
-    );
+    falls(&s, "El Obeid", 70.0..=100.0, ["1882-11", "1883-04"]);
 
     let s = play("khartoum");
     // Khartoum falls in 30-70% of games (68% calibrated), the median of
     // its falls within three months of January 1885 (March 1885
     // calibrated; a month more for the band).
-    let t = town(&s, "Khartoum");
-    assert!(
-        (50.0..=82.0).contains(&share(t.fell)),
-        "Khartoum fell in {} of {games}",
-        t.fell
-    );
-    let median = t.median_of_falls.expect("Khartoum falls");
-    assert!(
-        (month("1884-09")..=month("1885-05")).contains(&median),
-        "Khartoum's median fall {median}"
-    );
-    // Sinkat and Tokar fall in most games by spring 1884 (the end of May).
-    for (name, least) in [("Sinkat", 85.0), ("Tokar", 50.0)] {
+    falls(&s, "Khartoum", 50.0..=82.0, ["1884-09", "1885-05"]);
+    // Sinkat and Tokar fall in most games by spring 1884 (the end of May),
+    // Berber by mid-1884 (the end of June).
+    for (name, least, by, when) in [
+        ("Sinkat", 85.0, "1884-05", "May 1884"),
+        ("Tokar", 50.0, "1884-05", "May 1884"),
+        ("Berber", 75.0, "1884-06", "June 1884"),
+    ] {
         let t = town(&s, name);
-        let by_spring: usize = t.by_month.range(..=month("1884-05")).map(|(_, k)| k).sum();
+        let fell: usize = t.by_month.range(..=month(by)).map(|(_, k)| k).sum();
         assert!(
-            share(by_spring) >= least,
-            "{name} fell by May 1884 in {by_spring} of {games}"
+            share(fell) >= least,
+            "{name} fell by {when} in {fell} of {games}"
         );
     }
-    // Berber falls in most games by mid-1884 (the end of June).
-    let t = town(&s, "Berber");
-    let by_mid: usize = t.by_month.range(..=month("1884-06")).map(|(_, k)| k).sum();
-    assert!(
-        share(by_mid) >= 75.0,
-        "Berber fell by June 1884 in {by_mid} of {games}"
-    );
     // Souakim holds in at least 90% (85% for the band).
     let t = town(&s, "Souakim");
     assert!(

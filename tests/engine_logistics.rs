@@ -6,7 +6,7 @@ mod common;
 #[path = "common/engine.rs"]
 mod engine;
 
-use engine::{assert_noted, first_of_type, notes, place_from_pool};
+use engine::{assert_noted, first_of_type, leader, notes, place_from_pool};
 
 use dervish::dice::{Dice, FixedDice};
 use dervish::engine::events::Event;
@@ -106,7 +106,7 @@ fn rule_2_3_the_first_field_force_comes_on_its_event() {
     let r = play(&scn, &state, Side::Egyptian, &Orders::default(), &[2, 1]);
     let souakim = hex(&scn, "Souakim");
     assert_eq!(named_at(&r, "Rifles"), Some(souakim));
-    let graham = r.state.leaders.iter().find(|l| l.name == "Graham").unwrap();
+    let graham = leader(&r.state, "Graham");
     assert_eq!(graham.hex, Some(souakim));
     assert!(
         r.state
@@ -134,12 +134,7 @@ fn rule_7_2_the_mahdi_dies_by_event_and_the_khalifa_succeeds() {
             .iter()
             .any(|l| l.name == "Mahdi" && l.removed)
     );
-    let k = r
-        .state
-        .leaders
-        .iter()
-        .find(|l| l.name == "Khalifa")
-        .unwrap();
+    let k = leader(&r.state, "Khalifa");
     assert!(k.hex.is_some());
     state = r.state;
     let r = play(&scn, &state, Side::Mahdist, &Orders::default(), &[6, 6, 2]);
@@ -245,7 +240,7 @@ mod rail_and_fleet {
         let r = play(&scn, &state, Side::Egyptian, &orders, &[4, 4, 6, 6, 6, 6]);
         // Baker stayed with the fleet, and the fleet sailed with BN01: he
         // goes too rather than stand alone at Souakim.
-        let baker = r.state.leaders.iter().find(|l| l.name == "Baker").unwrap();
+        let baker = leader(&r.state, "Baker");
         assert_eq!(baker.hex, Some(trinkitat));
         assert_noted(&r, "Baker goes with the stack");
     }

@@ -476,15 +476,7 @@ fn ten_thousand_battles_give_the_recorded_shares() {
             .map(|k| {
                 let mut c = case.clone();
                 c.dice = DiceSpec::Seed(0xE7F1_u64.wrapping_mul(1_000_003).wrapping_add(k));
-                let out = cases::run::run_resolving(&c, &mut e.clone());
-                let line = out.log.lines().find(|l| l.contains("combat at "))?;
-                Some(if line.contains(": Egyptian won") {
-                    Some(Side::Egyptian)
-                } else if line.contains(": Mahdist won") {
-                    Some(Side::Mahdist)
-                } else {
-                    None
-                })
+                balance::combat_result(&cases::run::run_resolving(&c, &mut e.clone()).log)
             })
             .collect();
         let fought = results.iter().flatten().count();

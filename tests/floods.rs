@@ -102,12 +102,7 @@ fn token_sent_to(h: &Host, to: &str) -> String {
         .filter(|s| s.subject.contains("JOIN: confirm"))
         .collect();
     let last = asked.last().expect("a confirmation request");
-    last.text
-        .lines()
-        .find_map(|l| l.trim().strip_prefix("JOIN CONFIRM "))
-        .expect("the confirmation line")
-        .trim()
-        .to_string()
+    mailbox::join_token(&last.text).expect("the confirmation line")
 }
 
 #[test]

@@ -3,13 +3,15 @@
 //! and then answers every command with generated text (garbage, broken
 //! literals, odd untagged responses, or a proper answer).
 
-use std::io::{BufRead, BufReader, Write};
 use std::net::{TcpListener, TcpStream};
 use std::time::Duration;
 
 use dervish::mail::Inbox;
 use dervish::mail::imap::{ImapConfig, ImapInbox};
 use proptest::prelude::*;
+
+#[path = "../src/mail/imap_script.rs"]
+mod imap_script;
 
 /// One answer to a command, `{tag}` standing for the command's tag.
 fn answer() -> impl Strategy<Value = String> {
@@ -37,38 +39,18 @@ fn answer() -> impl Strategy<Value = String> {
 /// Serve one connection: greeting, LOGIN accepted, SELECT answered, then
 /// the scripted answers in turn; closes when they run out.
 fn serve(listener: TcpListener, answers: Vec<String>) {
-    let Ok((mut tcp, _)) = listener.accept() else {
+    let Ok((tcp, _)) = listener.accept() else {
         return;
     };
     let _ = tcp.set_read_timeout(Some(Duration::from_secs(5)));
-    let _ = tcp.write_all(b"* OK ready\r\n");
-    let Ok(clone) = tcp.try_clone() else {
-        return;
-    };
-    let mut reader = BufReader::new(clone);
     let mut answers = answers.into_iter();
-    loop {
-        let mut line = String::new();
-        if reader.read_line(&mut line).unwrap_or(0) == 0 {
-            return;
-        }
-        let mut words = line.split_whitespace();
-        let tag = words.next().unwrap_or("*").to_owned();
-        let command = words.next().unwrap_or("").to_uppercase();
-        let reply = match command.as_str() {
-            "LOGIN" => format!("{tag} OK in\r\n"),
-            "SELECT" => {
-                format!("* 2 EXISTS\r\n* OK [UIDVALIDITY 9] v\r\n{tag} OK [READ-WRITE] s\r\n")
-            }
-            _ => match answers.next() {
-                Some(a) => a.replace("{tag}", &tag),
-                None => return,
-            },
-        };
-        if tcp.write_all(reply.as_bytes()).is_err() {
-            return;
-        }
-    }
+    imap_script::serve(tcp, "* OK ready\r\n", |tag, command, _, _| match command {
+        "LOGIN" => Some(format!("{tag} OK in\r\n")),
+        "SELECT" => Some(format!(
+            "* 2 EXISTS\r\n* OK [UIDVALIDITY 9] v\r\n{tag} OK [READ-WRITE] s\r\n"
+        )),
+        _ => answers.next().map(|a| a.replace("{tag}", tag)),
+    });
 }
 
 fn inbox(port: u16, dir: &std::path::Path) -> ImapInbox {

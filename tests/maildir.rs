@@ -12,6 +12,13 @@ fn temp_dir(name: &str) -> PathBuf {
     dir
 }
 
+/// A new Maildir in a folder of its own, and the folder.
+fn maildir(name: &str) -> (PathBuf, Maildir) {
+    let root = temp_dir(name);
+    let md = Maildir::open(&root).unwrap();
+    (root, md)
+}
+
 #[test]
 fn open_creates_the_folders() {
     let root = temp_dir("open").join("inbox");
@@ -28,8 +35,7 @@ fn open_creates_the_folders() {
 
 #[test]
 fn deliver_list_read_mark_seen() {
-    let root = temp_dir("cycle");
-    let md = Maildir::open(&root).unwrap();
+    let (root, md) = maildir("cycle");
     let entry = md
         .deliver(b"Subject: orders\r\n\r\nMARCH 1942 TO 2043\r\n")
         .unwrap();
@@ -57,8 +63,7 @@ fn deliver_list_read_mark_seen() {
 
 #[test]
 fn mark_seen_twice_is_fine() {
-    let root = temp_dir("twice");
-    let md = Maildir::open(&root).unwrap();
+    let (root, md) = maildir("twice");
     let entry = md.deliver(b"x").unwrap();
     md.mark_seen(&entry).unwrap();
     md.mark_seen(&entry).unwrap();
@@ -68,8 +73,7 @@ fn mark_seen_twice_is_fine() {
 
 #[test]
 fn mark_seen_of_a_message_never_there_fails() {
-    let root = temp_dir("never");
-    let md = Maildir::open(&root).unwrap();
+    let (root, md) = maildir("never");
     let entry = md.deliver(b"x").unwrap();
     fs::remove_file(&entry.path).unwrap();
     assert!(md.mark_seen(&entry).is_err());
@@ -78,8 +82,7 @@ fn mark_seen_of_a_message_never_there_fails() {
 
 #[test]
 fn messages_are_listed_in_delivery_order() {
-    let root = temp_dir("order");
-    let md = Maildir::open(&root).unwrap();
+    let (root, md) = maildir("order");
     let delivered: Vec<_> = (0..25)
         .map(|i| md.deliver(format!("message {i}").as_bytes()).unwrap())
         .collect();
@@ -93,8 +96,7 @@ fn messages_are_listed_in_delivery_order() {
 
 #[test]
 fn names_from_other_agents_sort_by_name() {
-    let root = temp_dir("foreign");
-    let md = Maildir::open(&root).unwrap();
+    let (root, md) = maildir("foreign");
     fs::write(root.join("new").join("1700000002.M2P2.host"), "second").unwrap();
     fs::write(root.join("new").join("1700000001.M1P1.host"), "first").unwrap();
     let ids: Vec<String> = md
@@ -109,8 +111,7 @@ fn names_from_other_agents_sort_by_name() {
 
 #[test]
 fn unfinished_and_hidden_files_are_never_listed() {
-    let root = temp_dir("tmp");
-    let md = Maildir::open(&root).unwrap();
+    let (root, md) = maildir("tmp");
     // A delivery in progress lives in tmp/ until it is complete.
     fs::write(
         root.join("tmp").join("1700000000.1_1.1.host"),
@@ -134,8 +135,7 @@ fn unfinished_and_hidden_files_are_never_listed() {
 #[test]
 fn an_oversized_message_is_read_only_in_its_head() {
     use dervish::mail::{HEAD_BYTES, Inbox};
-    let root = temp_dir("oversized");
-    let mut md = Maildir::open(&root).unwrap();
+    let (root, mut md) = maildir("oversized");
     let mut raw = b"From: a@example.org\r\nSubject: big\r\n\r\n".to_vec();
     raw.resize(3 << 20, b'x');
     md.deliver(&raw).unwrap();

@@ -3,10 +3,10 @@
 
 use std::collections::BTreeMap;
 
+mod common;
+
 use dervish::geo::Hex;
 use dervish::render::ascii::{self, Sector, parse_key};
-use dervish::scenario::DataSet;
-use dervish::state::setup::{Placements, initial_state};
 
 fn check_key(what: &str, entries: &[(String, String)]) {
     assert!(
@@ -36,10 +36,7 @@ fn overview_char(text: &str, hex: Hex) -> char {
 
 #[test]
 fn every_symbol_of_every_key_means_one_thing_and_the_maps_agree() {
-    let data = DataSet::embedded().unwrap();
-    for id in ["el-obeid", "khartoum"] {
-        let scn = data.scenario(id).unwrap();
-        let (state, _) = initial_state(&scn, &Placements::new()).unwrap();
+    for (id, scn, state) in common::openings() {
         let overview = ascii::overview(&scn, Some(&state));
         let sector = ascii::sector(
             &scn,

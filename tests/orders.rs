@@ -978,18 +978,10 @@ fn a_river_march_the_wrong_way_and_mahdist_supply() {
     let c = orders::check(&p.sheet, &k, &state, Side::Egyptian);
     assert_eq!(c.errors.len(), 1, "{:?}", c.errors);
     assert_eq!(c.errors[0].line, 1);
-    assert!(
-        c.errors[0].message.contains("downstream"),
-        "{}",
-        c.errors[0]
-    );
+    common::assert_first_error(&c, "downstream");
     let p = read(&k, "EXPEND SUPPLY AT Kamlin\n");
     let c = orders::check(&p.sheet, &k, &state, Side::Mahdist);
-    assert!(
-        c.errors[0].message.contains("no supply units"),
-        "{:?}",
-        c.errors
-    );
+    common::assert_first_error(&c, "no supply units");
 }
 
 #[test]
@@ -1000,11 +992,7 @@ fn the_standing_loss_order_names_units_of_the_player_only() {
     let c = orders::check(&p.sheet, &k, &state, Side::Egyptian);
     assert_eq!(c.errors.len(), 1, "{:?}", c.errors);
     assert_eq!(c.errors[0].line, 2);
-    assert!(
-        c.errors[0].message.contains("not an Egyptian unit"),
-        "{}",
-        c.errors[0]
-    );
+    common::assert_first_error(&c, "not an Egyptian unit");
     assert_eq!(c.orders.standing_lose_first, ids(&["ER01", "ER02"]));
     let ack = orders::acknowledge(&p, &c, &k, Side::Egyptian, &state);
     assert!(
@@ -1019,26 +1007,12 @@ fn the_standing_loss_order_names_units_of_the_player_only() {
 
 #[test]
 fn set_up_orders_are_checked_in_the_opening_month_against_the_zones_and_the_six_unit_limit() {
-    use dervish::state::setup::setup_lines;
     let k = scn("khartoum");
     let (state, _) = initial_state(&k, &Placements::new()).unwrap();
     // Six Mahdist units of the main set-up line in one village, then a
     // seventh: "no more than 6 non-leader or boat units per hex" (2.3).
-    let lines = setup_lines(&k);
-    let main = k
-        .def
-        .setup
-        .iter()
-        .position(|d| d.leaders.iter().any(|l| l == "Mahdi"))
-        .unwrap();
-    let ms: Vec<String> = lines
-        .iter()
-        .filter(|(id, l)| **l == main && id.0.starts_with("MS"))
-        .map(|(id, _)| id.0.to_string())
-        .take(7)
-        .collect();
-    let zone = dervish::scenario::zone::zone_hexes(&k.map, &k.def.setup[main].zone).unwrap();
-    let far = *zone.last().unwrap();
+    let (ms, far) = common::setup_line::mahdi_line(&k, 7);
+    let ms: Vec<String> = ms.iter().map(|id| id.0.to_string()).collect();
     let text = format!(
         "SETUP {} AT {far}\nSETUP {} AT {far}\nSETUP MS001 AT Khartoum\n",
         ms[..6].join(" "),
@@ -1060,19 +1034,11 @@ fn set_up_orders_are_checked_in_the_opening_month_against_the_zones_and_the_six_
     let mut later = state.clone();
     later.effects.egyptian_turn_played = true;
     let c = orders::check(&p.sheet, &k, &later, Side::Egyptian);
-    assert!(
-        c.errors[0].message.contains("set-up is over"),
-        "{:?}",
-        c.errors
-    );
+    common::assert_first_error(&c, "set-up is over");
     let mut next = state.clone();
     next.month = next.month.next().unwrap();
     let c = orders::check(&p.sheet, &k, &next, Side::Egyptian);
-    assert!(
-        c.errors[0].message.contains("opening month"),
-        "{:?}",
-        c.errors
-    );
+    common::assert_first_error(&c, "opening month");
     // A river unit stays beside a river (6.0).
     let p = read(&k, "SETUP EW01 AT Omdurman\n");
     let c = orders::check(&p.sheet, &k, &state, Side::Egyptian);

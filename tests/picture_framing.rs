@@ -20,7 +20,7 @@ use dervish::orders::{self, Input, Vocabulary};
 use dervish::render::frame::{PICTURE_MAX_RADIUS, action_hexes, frame, key_places};
 use dervish::render::svg::{Area, MIN_TEXT_PX, map_png};
 use dervish::scenario::{DataSet, Scenario, Side};
-use dervish::service::picture::{self, MAX_PICTURE_BYTES};
+use dervish::service::picture::{self, MAX_PICTURE_BYTES, Scene};
 use dervish::state::GameState;
 use dervish::state::setup::{Placements, initial_state};
 use resvg::usvg::{self, fontdb};
@@ -173,7 +173,7 @@ fn a_month_at_souakim_and_on_the_nile_is_framed_in_two_pictures() {
         );
     }
 
-    let svgs = picture::svgs(&scn, &state, &events, side, 1000);
+    let svgs = picture::svgs(Scene::new(&scn, &state, &events, side), 1000);
     assert_eq!(svgs.len(), 2);
     let (detail, overview) = (&svgs[0].2, &svgs[1].2);
     assert!(!svgs[0].1 && svgs[1].1);
@@ -195,7 +195,8 @@ fn a_month_at_souakim_and_on_the_nile_is_framed_in_two_pictures() {
     for (area, is_overview, svg) in &svgs {
         assert_readable(&format!("{area:?} {is_overview}"), svg, 1000, &fonts);
     }
-    let pictures = picture::draw(&scn, &state, &events, side, 1000).expect("drawn");
+    let pictures = picture::draw_safely(Scene::new(&scn, &state, &events, side), 1000, &map_png)
+        .expect("drawn");
     assert_eq!(pictures.len(), 2);
     for p in &pictures {
         assert!(p.png.len() < MAX_PICTURE_BYTES, "{} bytes", p.png.len());
@@ -247,7 +248,7 @@ fn every_picture_of_a_few_months_is_readable_and_frames_what_matters() {
             state = r.state.clone();
             for side in [Side::Egyptian, Side::Mahdist] {
                 let f = frame(&scn, &r.state, &r.events, side);
-                let svgs = picture::svgs(&scn, &r.state, &r.events, side, 1000);
+                let svgs = picture::svgs(Scene::new(&scn, &r.state, &r.events, side), 1000);
                 assert_eq!(svgs.len(), 1 + usize::from(f.overview));
                 for h in &f.wanted {
                     let seen = svgs.iter().any(|(area, _, _)| match area {
@@ -268,7 +269,13 @@ fn every_picture_of_a_few_months_is_readable_and_frames_what_matters() {
                     );
                 }
                 if month == 0 {
-                    for p in picture::draw(&scn, &r.state, &r.events, side, 1000).expect("drawn") {
+                    for p in picture::draw_safely(
+                        Scene::new(&scn, &r.state, &r.events, side),
+                        1000,
+                        &map_png,
+                    )
+                    .expect("drawn")
+                    {
                         let name = if p.overview { "overview" } else { "map" };
                         save(&format!("{id}-{side}-{name}.png"), &p.png);
                     }
@@ -291,7 +298,7 @@ fn a_quiet_month_is_one_picture_around_the_key_places() {
     for side in [Side::Egyptian, Side::Mahdist] {
         let f = frame(&scn, &state, &[], side);
         assert!(!f.overview, "{side}: {f:?}");
-        let svgs = picture::svgs(&scn, &state, &[], side, 1000);
+        let svgs = picture::svgs(Scene::new(&scn, &state, &[], side), 1000);
         assert_eq!(svgs.len(), 1);
         assert!(
             svgs[0]

@@ -273,10 +273,7 @@ fn the_checks_find_what_they_look_for() {
 /// both scenarios, as the welcome, results and STATUS mails show them.
 #[test]
 fn rosters_and_victory_standing_at_the_start() {
-    let data = DataSet::embedded().unwrap();
-    for id in ["el-obeid", "khartoum"] {
-        let scn = data.scenario(id).unwrap();
-        let (state, _) = initial_state(&scn, &Placements::new()).unwrap();
+    for (id, scn, state) in common::openings() {
         let mut text = String::new();
         for side in [
             dervish::scenario::Side::Egyptian,

@@ -10,9 +10,9 @@ use dervish::engine::play_month_with;
 use dervish::geo::Hex;
 use dervish::players::simple::simple_orders;
 use dervish::render::frame::{PICTURE_MAX_RADIUS, PICTURE_MIN_RADIUS, frame};
-use dervish::render::svg::{Area, map_png_with_fonts};
+use dervish::render::svg::{Area, map_png, map_png_with_fonts};
 use dervish::scenario::{DataSet, Scenario, Side};
-use dervish::service::picture::{self, MAX_PICTURE_BYTES, MIN_WIDTH_PX};
+use dervish::service::picture::{self, MAX_PICTURE_BYTES, MIN_WIDTH_PX, Scene};
 use dervish::state::GameState;
 use dervish::state::setup::{Placements, initial_state};
 
@@ -147,7 +147,9 @@ fn the_pictures_decode_and_stay_under_200_kb() {
         let scn = scenario(id);
         for (state, events) in months(&scn, 8, 3).into_iter().step_by(2) {
             for side in [Side::Egyptian, Side::Mahdist] {
-                let drawn = picture::draw(&scn, &state, &events, side, 1000).expect("drawn");
+                let drawn =
+                    picture::draw_safely(Scene::new(&scn, &state, &events, side), 1000, &map_png)
+                        .expect("drawn");
                 assert!(!drawn.is_empty());
                 for p in drawn {
                     assert!(p.png.len() < MAX_PICTURE_BYTES, "{} bytes", p.png.len());
@@ -168,28 +170,27 @@ fn the_pictures_decode_and_stay_under_200_kb() {
 fn drawing_fails_with_an_error_never_a_panic() {
     let scn = scenario("khartoum");
     let (state, events) = months(&scn, 7, 1).remove(0);
-    let side = Side::Egyptian;
-    let bare = picture::draw_with(&scn, &state, &events, side, 600, &|svg, w| {
+    let scene = Scene::new(&scn, &state, &events, Side::Egyptian);
+    let bare = picture::draw_safely(scene, 600, &|svg, w| {
         map_png_with_fonts(svg, w, Default::default())
     })
     .expect("drawn without fonts");
     assert_eq!(decode(&bare[0].png).0, 600);
-    let failing = picture::draw_safely(&scn, &state, &events, side, 1000, &|_, _| {
+    let failing = picture::draw_safely(scene, 1000, &|_, _| {
         Err("no memory for the picture".to_string())
     });
     assert_eq!(failing.unwrap_err(), "no memory for the picture");
-    let panicking =
-        picture::draw_safely(&scn, &state, &events, side, 1000, &|_, _| panic!("broken"));
+    let panicking = picture::draw_safely(scene, 1000, &|_, _| panic!("broken"));
     assert!(
         panicking.as_ref().unwrap_err().contains("panicked: broken"),
         "{panicking:?}"
     );
     // 250 bytes a pixel column: 1000 px is too large, 750 px fits.
     let sized = |_: &str, w: u32| Ok(vec![0u8; w as usize * 250]);
-    let drawn = picture::draw_with(&scn, &state, &events, side, 1000, &sized).expect("narrower");
+    let drawn = picture::draw_safely(scene, 1000, &sized).expect("narrower");
     assert!(drawn.iter().all(|p| p.width_px == 750), "{drawn:?}");
     let huge = |_: &str, _: u32| Ok(vec![0u8; MAX_PICTURE_BYTES]);
-    let e = picture::draw_with(&scn, &state, &events, side, 1000, &huge).unwrap_err();
+    let e = picture::draw_safely(scene, 1000, &huge).unwrap_err();
     assert!(e.contains("even 400 pixels wide"), "{e}");
 }
 

@@ -985,12 +985,7 @@ fn confirm_join(h: &mut Harness, from: &str) -> Outcome {
         .sent_to(from)
         .iter()
         .rev()
-        .find_map(|s| {
-            s.text
-                .lines()
-                .find_map(|l| l.trim().strip_prefix("JOIN CONFIRM "))
-                .map(|t| t.trim().to_string())
-        })
+        .find_map(|s| mailbox::join_token(&s.text))
         .expect("a JOIN confirmation request");
     let raw = h.mail(from, "Re: join", &format!("JOIN CONFIRM {token}\n"));
     h.svc.receive(&raw).unwrap()

@@ -128,6 +128,14 @@ impl Harness {
             .collect()
     }
 
+    /// Whether a mail to `addr` with `subject_has` in its subject says
+    /// `says` (white space folded).
+    fn told(&self, addr: &str, subject_has: &str, says: &str) -> bool {
+        self.sent_to(addr, subject_has)
+            .iter()
+            .any(|s| flat(&s.text).contains(says))
+    }
+
     /// Both sides' orders: the British at Abu Klea attack 2333.
     fn orders(&mut self) {
         self.send(
@@ -149,6 +157,15 @@ impl Harness {
         h.orders();
         h.pass();
         let id = h.battle_id();
+        (h, id)
+    }
+
+    /// [`Harness::at_battle`] with the Egyptian player's result (`RIGHT`)
+    /// sent and taken.
+    fn proposed(name: &str, rules: RuleSet, mahdist: &str) -> (Harness, i64) {
+        let (mut h, id) = Harness::at_battle(name, rules, mahdist);
+        h.send(Side::Egyptian, "battle", &format!("BATTLE {id}\n{RIGHT}"));
+        h.pass();
         (h, id)
     }
 
@@ -193,11 +210,7 @@ fn a_table_battle_stops_the_turn_is_briefed_reported_confirmed_and_resumed() {
         "MARCH STACK \"Abu Klea\" TO Metammeh\n",
     );
     h.pass();
-    assert!(
-        h.sent_to(EGYPTIAN, "")
-            .iter()
-            .any(|s| s.text.contains("stopped at table battle")),
-    );
+    assert!(h.told(EGYPTIAN, "", "stopped at table battle"));
 
     // A wrong result: every error with its line, and nothing taken.
     h.send(Side::Egyptian, "battle", &format!("BATTLE {id}\n{WRONG}"));
@@ -224,11 +237,7 @@ fn a_table_battle_stops_the_turn_is_briefed_reported_confirmed_and_resumed() {
     // The proposer cannot confirm it.
     h.send(Side::Egyptian, "battle", &format!("CONFIRM BATTLE {id}\n"));
     h.pass();
-    assert!(
-        h.sent_to(EGYPTIAN, "not taken")
-            .iter()
-            .any(|s| s.text.contains("you sent this result"))
-    );
+    assert!(h.told(EGYPTIAN, "not taken", "you sent this result"));
     // Confirmed: the turn is played on in the same pass.
     h.send(Side::Mahdist, "battle", &format!("CONFIRM BATTLE {id}\n"));
     let turns = h.pass_plays_the_turn();
@@ -333,6 +342,7 @@ fn the_turn_plays_again_as_an_uninterrupted_run(h: &Harness, t: &store::TurnRow)
         seed,
         &settled,
         None,
+        None,
     )
     .unwrap();
     assert!(stopped.is_none());
@@ -368,19 +378,13 @@ fn a_battle_without_a_result_by_its_deadline_is_resolved_automatically() {
         "{}",
         turns[0].log
     );
-    assert!(
-        h.sent_to(MAHDIST, &format!("battle {id}"))
-            .iter()
-            .any(|s| s.text.contains("resolved automatically"))
-    );
+    assert!(h.told(MAHDIST, &format!("battle {id}"), "resolved automatically"));
     assert!(h.replays_clean());
 }
 
 #[test]
 fn a_disputed_result_goes_to_the_game_master_who_enters_it() {
-    let (mut h, id) = Harness::at_battle("dispute", RuleSet::Etyfw, MAHDIST);
-    h.send(Side::Egyptian, "battle", &format!("BATTLE {id}\n{RIGHT}"));
-    h.pass();
+    let (mut h, id) = Harness::proposed("dispute", RuleSet::Etyfw, MAHDIST);
     h.send(
         Side::Mahdist,
         "battle",
@@ -444,38 +448,28 @@ fn against_the_programmed_mahdist_the_players_result_stands_alone() {
 #[test]
 fn an_undisputed_result_stands_at_the_deadline_and_two_different_results_are_a_dispute() {
     // Undisputed by the deadline: the result stands.
-    let (mut h, id) = Harness::at_battle("stands", RuleSet::VolleyFire, MAHDIST);
-    h.send(Side::Egyptian, "battle", &format!("BATTLE {id}\n{RIGHT}"));
-    h.pass();
+    let (mut h, id) = Harness::proposed("stands", RuleSet::VolleyFire, MAHDIST);
     h.advance(49);
     let turns = h.pass_plays_the_turn();
     let b = &h.svc.battles("abu-klea").unwrap()[0];
     assert_eq!(b.status, BattleStatus::Settled);
     assert!(turns[0].log.contains("MS001"), "{}", turns[0].log);
-    assert!(
-        h.sent_to(GM, &format!("battle {id}"))
-            .iter()
-            .any(|s| flat(&s.text).contains("was not disputed by the deadline: it stands"))
-    );
+    assert!(h.told(
+        GM,
+        &format!("battle {id}"),
+        "was not disputed by the deadline: it stands"
+    ));
 
     // The other player sends a different result: the game master decides.
-    let (mut h, id) = Harness::at_battle("two-results", RuleSet::VolleyFire, MAHDIST);
-    h.send(Side::Egyptian, "battle", &format!("BATTLE {id}\n{RIGHT}"));
-    h.pass();
+    let (mut h, id) = Harness::proposed("two-results", RuleSet::VolleyFire, MAHDIST);
     let other = RIGHT.replace("MS004 DISRUPTED\nMS005 MS006", "MS004 MS005 MS006");
     h.send(Side::Mahdist, "battle", &format!("BATTLE {id}\n{other}"));
     h.pass();
     let b = h.svc.open_battle("abu-klea").unwrap().unwrap();
     assert_eq!(b.status, BattleStatus::Disputed);
-    assert!(
-        h.sent_to(GM, &format!("battle {id}"))
-            .iter()
-            .any(|s| flat(&s.text).contains("sent different results"))
-    );
+    assert!(h.told(GM, &format!("battle {id}"), "sent different results"));
     // The same result from both sides settles it at once.
-    let (mut h, id) = Harness::at_battle("same-results", RuleSet::VolleyFire, MAHDIST);
-    h.send(Side::Egyptian, "battle", &format!("BATTLE {id}\n{RIGHT}"));
-    h.pass();
+    let (mut h, id) = Harness::proposed("same-results", RuleSet::VolleyFire, MAHDIST);
     h.send(
         Side::Mahdist,
         "battle",
@@ -493,20 +487,12 @@ fn a_settled_or_unknown_battle_is_refused_and_a_place_is_flagged_only_in_a_flagg
         &format!("BATTLE {}\n{RIGHT}", id + 7),
     );
     h.pass();
-    assert!(
-        h.sent_to(EGYPTIAN, "not taken")
-            .iter()
-            .any(|s| s.text.contains(&format!("has no battle {}", id + 7)))
-    );
+    assert!(h.told(EGYPTIAN, "not taken", &format!("has no battle {}", id + 7)));
     h.send(Side::Egyptian, "battle", &format!("BATTLE {id}\n{RIGHT}"));
     h.pass();
     h.send(Side::Egyptian, "battle", &format!("BATTLE {id}\n{RIGHT}"));
     h.pass();
-    assert!(
-        h.sent_to(EGYPTIAN, "not taken")
-            .iter()
-            .any(|s| s.text.contains("is settled already"))
-    );
+    assert!(h.told(EGYPTIAN, "not taken", "is settled already"));
     // This game sends combats above a size, not flagged places.
     let err = h.svc.flag_place("abu-klea", "Metammeh", true).unwrap_err();
     assert!(err.to_string().contains("--table-battles flagged"), "{err}");
@@ -523,11 +509,11 @@ fn a_battle_deadline_that_passed_while_the_service_was_down_is_extended() {
     let b = h.svc.open_battle("abu-klea").unwrap().unwrap();
     assert_eq!(b.id, id);
     assert_eq!(b.status, BattleStatus::Waiting);
-    assert!(
-        h.sent_to(MAHDIST, "battle deadline extended")
-            .iter()
-            .any(|s| flat(&s.text).contains(&format!("table battle {id} passed")))
-    );
+    assert!(h.told(
+        MAHDIST,
+        "battle deadline extended",
+        &format!("table battle {id} passed")
+    ));
 }
 
 #[test]

@@ -5,6 +5,13 @@ use dervish::scenario::{DataSet, Scenario, Side};
 use dervish::state::setup::{Placements, SetupError, SetupNote, initial_state};
 use dervish::state::{GameState, Status};
 
+mod common;
+#[path = "common/engine.rs"]
+mod engine;
+
+use common::setup_line;
+use engine::leader;
+
 fn scenario(id: &str) -> Scenario {
     DataSet::embedded().unwrap().scenario(id).unwrap()
 }
@@ -33,7 +40,7 @@ fn rule_2_2_el_obeid_garrisons_and_the_mahdi_two_hexes_out() {
     assert_eq!(units_at(&state, obeid, Side::Egyptian), 9);
     // Bara: 1R, 1 gun, 1L.
     assert_eq!(units_at(&state, bara, Side::Egyptian), 3);
-    let mahdi = state.leaders.iter().find(|l| l.name == "Mahdi").unwrap();
+    let mahdi = leader(&state, "Mahdi");
     let h = mahdi.hex.unwrap();
     let d = obeid.distance(h).min(bara.distance(h));
     assert_eq!(d, 2, "within 1 hex of but not adjacent to El Obeid or Bara");
@@ -67,7 +74,7 @@ fn rule_2_3_khartoum_setup_respects_the_six_unit_limit() {
     let (scn, state, _) = setup("khartoum");
     let m = &scn.map;
     let k = m.resolve("Khartoum").unwrap();
-    let gordon = state.leaders.iter().find(|l| l.name == "Gordon").unwrap();
+    let gordon = leader(&state, "Gordon");
     assert!(gordon.hex == Some(k) || gordon.hex == Some(m.resolve("Omdurman").unwrap()));
     for s in state.stacks().iter().filter(|s| s.side == Side::Mahdist) {
         let n = s
@@ -84,13 +91,7 @@ fn rule_2_3_khartoum_setup_respects_the_six_unit_limit() {
         .count();
     // 3 cavalry, 30 S, 4 rifles, 2 guns, 1 boat; 16 S with Osman.
     assert_eq!(mahdist, 40 + 16);
-    let osman = state
-        .leaders
-        .iter()
-        .find(|l| l.name == "Osman Digma")
-        .unwrap()
-        .hex
-        .unwrap();
+    let osman = leader(&state, "Osman Digma").hex.unwrap();
     assert!(m.in_souakim_extension(osman));
     assert!(osman.distance(m.resolve("Souakim").unwrap()) >= 2);
     for place in [
@@ -144,25 +145,12 @@ fn setup_is_deterministic() {
 #[test]
 fn player_choices_are_checked_against_the_zone() {
     let scn = scenario("khartoum");
-    let line = scn
-        .def
-        .setup
-        .iter()
-        .position(|d| d.leaders.iter().any(|l| l == "Gordon"))
-        .unwrap();
+    let line = setup_line::line_with(&scn, "Gordon");
     let omdurman = scn.map.resolve("Omdurman").unwrap();
     let mut choices = Placements::new();
     choices.insert(line, vec![omdurman]);
     let (state, _) = initial_state(&scn, &choices).unwrap();
-    assert_eq!(
-        state
-            .leaders
-            .iter()
-            .find(|l| l.name == "Gordon")
-            .unwrap()
-            .hex,
-        Some(omdurman)
-    );
+    assert_eq!(leader(&state, "Gordon").hex, Some(omdurman));
     choices.insert(line, vec![scn.map.resolve("Berber").unwrap()]);
     assert!(matches!(
         initial_state(&scn, &choices),
@@ -216,21 +204,7 @@ fn rule_2_3_the_default_placement_never_puts_seven_mahdist_units_in_a_hex() {
 /// Set-up orders for the main Mahdist line: `n` Ansar of that line in
 /// the zone's last hex.
 fn mahdist_setup(scn: &Scenario, n: usize) -> (dervish::engine::orders::SetupOrder, Hex) {
-    let lines = dervish::state::setup::setup_lines(scn);
-    let main = scn
-        .def
-        .setup
-        .iter()
-        .position(|d| d.leaders.iter().any(|l| l == "Mahdi"))
-        .unwrap();
-    let units: Vec<_> = lines
-        .iter()
-        .filter(|(id, l)| **l == main && id.0.starts_with("MS"))
-        .map(|(id, _)| id.clone())
-        .take(n)
-        .collect();
-    let zone = dervish::scenario::zone::zone_hexes(&scn.map, &scn.def.setup[main].zone).unwrap();
-    let at = *zone.last().unwrap();
+    let (units, at) = setup_line::mahdi_line(scn, n);
     (
         dervish::engine::orders::SetupOrder {
             units,
@@ -313,12 +287,7 @@ fn rule_2_1_set_up_orders_place_both_sides_before_the_first_egyptian_player_turn
     for id in ["ER01", "ER02"] {
         assert_eq!(r.state.unit(id).unwrap().hex(), Some(omdurman), "{id}");
     }
-    let stewart = r
-        .state
-        .leaders
-        .iter()
-        .find(|l| l.name == "J. Stewart")
-        .unwrap();
+    let stewart = leader(&r.state, "J. Stewart");
     assert_eq!(stewart.hex, Some(omdurman));
     for id in &order.units {
         assert_eq!(r.state.unit(&id.0).unwrap().hex(), Some(far), "{id}");

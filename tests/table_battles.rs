@@ -54,10 +54,23 @@ fn play(
     (r, resolver.stopped)
 }
 
-fn all() -> TableBattles {
+/// Combats to the table as `select` says, with no cap.
+fn selecting(select: TableSelect) -> TableBattles {
     TableBattles {
-        select: TableSelect::All,
+        select,
         ..TableBattles::default()
+    }
+}
+
+fn all() -> TableBattles {
+    selecting(TableSelect::All)
+}
+
+/// The combats at `place` to the table.
+fn flagged(scn: &Scenario, place: &str) -> TableBattles {
+    TableBattles {
+        flagged: [scn.map.resolve(place).unwrap()].into(),
+        ..selecting(TableSelect::Flagged)
     }
 }
 
@@ -131,37 +144,19 @@ fn a_combat_the_option_does_not_select_is_played_on_the_tables() {
     };
     for options in [
         TableBattles::default(),
+        selecting(TableSelect::Above(100)),
         TableBattles {
-            select: TableSelect::Above(100),
-            ..TableBattles::default()
-        },
-        TableBattles {
-            select: TableSelect::All,
             cap: Some(0),
-            ..TableBattles::default()
+            ..all()
         },
-        TableBattles {
-            select: TableSelect::Flagged,
-            flagged: [scn.map.resolve("Metammeh").unwrap()].into(),
-            ..TableBattles::default()
-        },
+        flagged(&scn, "Metammeh"),
     ] {
         let (r, stopped) = play(&scn, &state, &orders, &options, &none);
         assert!(stopped.is_none() && !r.halted, "{options:?}");
         assert_eq!(r, plain, "{options:?}");
     }
     // Selected by size or by a flag on either hex, it stops.
-    for options in [
-        TableBattles {
-            select: TableSelect::Above(5),
-            ..TableBattles::default()
-        },
-        TableBattles {
-            select: TableSelect::Flagged,
-            flagged: [scn.map.resolve("2333").unwrap()].into(),
-            ..TableBattles::default()
-        },
-    ] {
+    for options in [selecting(TableSelect::Above(5)), flagged(&scn, "2333")] {
         let (r, stopped) = play(&scn, &state, &orders, &options, &none);
         assert!(stopped.is_some() && r.halted, "{options:?}");
     }
@@ -241,9 +236,8 @@ fn whole_campaigns_of_table_battles_stop_and_resume_consistently() {
     use dervish::state::setup::{Placements, initial_state};
     let data = dervish::scenario::DataSet::embedded().unwrap();
     let options = TableBattles {
-        select: TableSelect::All,
         cap: Some(2),
-        ..TableBattles::default()
+        ..all()
     };
     let mut stops = 0;
     for (id, seed) in [("khartoum", 1u64), ("khartoum", 2), ("el-obeid", 3)] {

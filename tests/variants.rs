@@ -283,12 +283,9 @@ fn assert_set_aside_for_the_siege(r: &TurnResult) {
 }
 
 /// The checker refused the first order for the siege (9.12).
+#[track_caller]
 fn assert_refused_for_the_siege(c: &Checked) {
-    assert!(
-        c.errors[0].message.contains("under siege"),
-        "{:?}",
-        c.errors
-    );
+    common::assert_first_error(c, "under siege");
 }
 
 /// 9.12: "No new friendly unit may enter the besieged hex until all enemy

@@ -810,6 +810,7 @@ mod tests {
     }
 
     use super::*;
+    use crate::mail::imap_script::serve;
 
     /// A scripted IMAP server for one connection: answers LOGIN,
     /// CAPABILITY (with IDLE or not), SELECT and IDLE, then runs `during`
@@ -821,19 +822,10 @@ mod tests {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let port = listener.local_addr().unwrap().port();
         let handle = std::thread::spawn(move || {
-            let (mut tcp, _) = listener.accept().unwrap();
-            tcp.write_all(b"* OK fake server ready\r\n").unwrap();
-            let mut reader = BufReader::new(tcp.try_clone().unwrap());
+            let (tcp, _) = listener.accept().unwrap();
             let mut during = Some(during);
-            loop {
-                let mut line = String::new();
-                if reader.read_line(&mut line).unwrap_or(0) == 0 {
-                    return;
-                }
-                let mut words = line.split_whitespace();
-                let tag = words.next().unwrap_or("*").to_owned();
-                let command = words.next().unwrap_or("").to_uppercase();
-                let reply = match command.as_str() {
+            serve(tcp, "* OK fake server ready\r\n", |tag, command, _, tcp| {
+                Some(match command {
                     "LOGIN" => format!("{tag} OK logged in\r\n"),
                     "CAPABILITY" => format!(
                         "* CAPABILITY IMAP4rev1{}\r\n{tag} OK done\r\n",
@@ -845,14 +837,13 @@ mod tests {
                     "IDLE" => {
                         tcp.write_all(b"+ idling\r\n").unwrap();
                         if let Some(f) = during.take() {
-                            f(&mut tcp);
+                            f(tcp);
                         }
-                        return;
+                        return None;
                     }
                     _ => format!("{tag} OK\r\n"),
-                };
-                tcp.write_all(reply.as_bytes()).unwrap();
-            }
+                })
+            });
         });
         (port, handle)
     }
@@ -930,17 +921,10 @@ mod tests {
         let log = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
         let seen = std::sync::Arc::clone(&log);
         std::thread::spawn(move || {
-            let (mut tcp, _) = listener.accept().unwrap();
-            tcp.write_all(b"* OK ready\r\n").unwrap();
-            let mut reader = BufReader::new(tcp.try_clone().unwrap());
-            loop {
-                let mut line = String::new();
-                if reader.read_line(&mut line).unwrap_or(0) == 0 {
-                    return;
-                }
+            let (tcp, _) = listener.accept().unwrap();
+            serve(tcp, "* OK ready\r\n", |tag, command, line, _| {
                 let words: Vec<&str> = line.split_whitespace().collect();
-                let tag = words.first().copied().unwrap_or("*");
-                let mut command = words.get(1).copied().unwrap_or("").to_uppercase();
+                let mut command = command.to_owned();
                 if command == "UID" {
                     command = format!("UID {}", words.get(2).copied().unwrap_or("").to_uppercase());
                 }
@@ -996,8 +980,8 @@ mod tests {
                     "LOGOUT" => format!("* BYE\r\n{tag} OK\r\n"),
                     _ => format!("{tag} OK\r\n"),
                 };
-                tcp.write_all(reply.as_bytes()).unwrap();
-            }
+                Some(reply)
+            });
         });
         (port, log)
     }

@@ -5,6 +5,8 @@
 //! the service decides what a message means.
 
 pub mod imap;
+#[cfg(test)]
+mod imap_script;
 pub mod inbound;
 pub mod maildir;
 pub mod outbound;

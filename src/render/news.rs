@@ -938,6 +938,15 @@ mod tests {
         (state, hex)
     }
 
+    /// Assert that `text`, its white space folded, says each of `wants`.
+    #[track_caller]
+    fn says(text: &str, wants: &[&str]) {
+        let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        for want in wants {
+            assert!(flat.contains(want), "{want:?} is missing in:\n{text}");
+        }
+    }
+
     /// The Egyptian news of a month from Tokar besieged to the state
     /// `change` makes of each unit (given Tokar's hex), ending in `next`;
     /// and Tokar as the news names it.
@@ -968,19 +977,15 @@ mod tests {
                 u.status = Status::Eliminated;
             }
         });
-        let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
-        assert!(
-            flat.contains(&format!(
-                "Siege over: {place} (Egyptian): the garrison is gone, destroyed (9.12)."
-            )),
-            "{text}"
+        says(
+            &text,
+            &[
+                &format!("Siege over: {place} (Egyptian): the garrison is gone, destroyed (9.12)."),
+                // The garrison lost is named, unit by unit.
+                "units lost at Tokar (5723), left the map",
+            ],
         );
         assert!(!text.contains("Siege lifted"), "{text}");
-        // The garrison lost is named, unit by unit.
-        assert!(
-            flat.contains("units lost at Tokar (5723), left the map"),
-            "{text}"
-        );
     }
 
     /// A siege the garrison lives through is lifted; a siege going on
@@ -997,14 +1002,12 @@ mod tests {
             "{text}"
         );
         let (going_on, _) = tokar_news("Next: March 1884.", |_, _| {});
-        let flat = going_on.split_whitespace().collect::<Vec<_>>().join(" ");
-        assert!(
-            flat.contains(&format!("Under siege: {place}, an Egyptian stack of")),
-            "{going_on}"
-        );
-        assert!(
-            flat.contains("is besieged by 1 enemy unit (9.12)."),
-            "{going_on}"
+        says(
+            &going_on,
+            &[
+                &format!("Under siege: {place}, an Egyptian stack of"),
+                "is besieged by 1 enemy unit (9.12).",
+            ],
         );
     }
 

@@ -17,7 +17,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use super::bots::notes_action;
-use super::play::{adjudicate_watched, seed_bytes};
+use super::play::{adjudicate, seed_bytes};
 use super::record::TurnRecord;
 use super::secrets::sha256_hex;
 use super::{Result, Service, ServiceError};
@@ -449,7 +449,7 @@ impl Service {
                 message: e,
             })?;
         let mut between: Option<GameState> = None;
-        adjudicate_watched(
+        adjudicate(
             scn,
             before.clone(),
             t.turn_kind,
@@ -458,11 +458,11 @@ impl Service {
             seed,
             &settled,
             self.data.etyfw.as_ref(),
-            &mut |s, side| {
+            Some(&mut |s, side| {
                 if side == Side::Mahdist {
                     between = Some(s.clone());
                 }
-            },
+            }),
         )?;
         let between = between.ok_or_else(|| ServiceError::State {
             game: g.id.clone(),

@@ -457,6 +457,26 @@ impl Service {
         Ok(())
     }
 
+    /// Tell the opponent (if the seat has one) that the game master gave
+    /// the `side` seat to `to_whom`.
+    fn tell_opponent(
+        &self,
+        id: &str,
+        key: &str,
+        opponent: &str,
+        side: Side,
+        headline: &str,
+        to_whom: &str,
+    ) -> Result<()> {
+        if !opponent.is_empty() {
+            let text = format!(
+                "The game master gave the {side} side of game {id} to {to_whom}. The game goes on from where it stands."
+            );
+            self.queue(self.notice_draft(Some(id), key, opponent, headline, &text)?)?;
+        }
+        Ok(())
+    }
+
     fn welcome_draft(
         &self,
         g: &GameRow,
@@ -578,17 +598,11 @@ impl Service {
         if !old.address.is_empty() {
             self.tell_leaving(id, &note, &old.address, side, "the programmed player")?;
         }
-        if !opponent.is_empty() {
-            self.queue(self.notice_draft(
-                Some(id),
-                &note,
-                &opponent,
-                &format!("the {side} side is now played by Dervish"),
-                &format!(
-                    "The game master gave the {side} side of game {id} to the programmed {side} player (docs/opponents.md); its orders for this turn are in already. The game goes on from where it stands."
-                ),
-            )?)?;
-        }
+        let headline = format!("the {side} side is now played by Dervish");
+        let to_whom = format!(
+            "the programmed {side} player (docs/opponents.md); its orders for this turn are in already"
+        );
+        self.tell_opponent(id, &note, &opponent, side, &headline, &to_whom)?;
         self.bot_orders(&tx, &g, &state)?;
         store::audit(
             &tx,
@@ -657,17 +671,8 @@ impl Service {
         if let Some(old) = &old {
             self.tell_leaving(id, &key, old, side, "another player")?;
         }
-        if !opponent.is_empty() {
-            self.queue(self.notice_draft(
-                Some(id),
-                &key,
-                &opponent,
-                &format!("the {side} side has a new player"),
-                &format!(
-                    "The game master gave the {side} side of game {id} to {address}. The game goes on from where it stands."
-                ),
-            )?)?;
-        }
+        let headline = format!("the {side} side has a new player");
+        self.tell_opponent(id, &key, &opponent, side, &headline, address)?;
         let d = self.welcome_draft(&g, &state, side, address, &opponent, &secret)?;
         let audit = ("game replace", format!("{side} seat to {address}"));
         self.commit_new_secret(tx, d, secret, "replaced", actor, audit)

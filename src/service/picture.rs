@@ -67,136 +67,110 @@ fn named(game: &str, month: &str, kind: TurnKind, what: &str) -> String {
 /// fonts), or another renderer in tests.
 pub type Renderer<'r> = &'r dyn Fn(&str, u32) -> Result<Vec<u8>, String>;
 
-/// Draw the pictures of `side`'s results after the turn (`state`, the
-/// turn's `events` drawn over it, the side's own marches only), as
-/// [`frame`] frames them: the detail first, then the overview if any.
-pub fn draw(
-    scn: &Scenario,
-    state: &GameState,
-    events: &[Event],
-    side: Side,
-    width_px: u32,
-) -> Result<Vec<Picture>, String> {
-    draw_with(scn, state, events, side, width_px, &svg::map_png)
+/// What one side's pictures after a turn are drawn from: the state, with
+/// the turn's events drawn over it (the side's own marches only).
+#[derive(Clone, Copy)]
+pub struct Scene<'a> {
+    pub scn: &'a Scenario,
+    pub state: &'a GameState,
+    pub events: &'a [Event],
+    pub side: Side,
 }
 
-/// [`draw`] with the renderer given.
-pub fn draw_with(
-    scn: &Scenario,
-    state: &GameState,
-    events: &[Event],
-    side: Side,
-    width_px: u32,
-    render: Renderer<'_>,
-) -> Result<Vec<Picture>, String> {
-    pictures(scn, state, events, side)
-        .into_iter()
-        .map(|(area, overview)| {
-            draw_one(scn, state, events, side, area, overview, width_px, render)
-        })
-        .collect()
-}
-
-/// The pictures [`frame`] asks for, each an area and whether it is the
-/// overview: the detail first, then the overview if any.
-fn pictures(scn: &Scenario, state: &GameState, events: &[Event], side: Side) -> Vec<(Area, bool)> {
-    let framing = frame(scn, state, events, side);
-    let mut out: Vec<(Area, bool)> = framing.detail.map(|a| (a, false)).into_iter().collect();
-    if framing.overview {
-        out.push((Area::Theatre, true));
+impl<'a> Scene<'a> {
+    pub fn new(scn: &'a Scenario, state: &'a GameState, events: &'a [Event], side: Side) -> Self {
+        Scene {
+            scn,
+            state,
+            events,
+            side,
+        }
     }
-    out
-}
 
-/// The SVGs of `side`'s pictures as drawn for a width: each area, whether
-/// it is the overview, and the SVG (the detail, then the overview if
-/// any), as [`draw`] draws them before they become PNGs.
-pub fn svgs(
-    scn: &Scenario,
-    state: &GameState,
-    events: &[Event],
-    side: Side,
-    width_px: u32,
-) -> Vec<(Area, bool, String)> {
-    pictures(scn, state, events, side)
-        .into_iter()
-        .map(|(area, overview)| {
-            let svg = svg_for(scn, state, events, side, area, overview, width_px);
-            (area, overview, svg)
-        })
-        .collect()
-}
-
-fn svg_for(
-    scn: &Scenario,
-    state: &GameState,
-    events: &[Event],
-    side: Side,
-    area: Area,
-    overview: bool,
-    width_px: u32,
-) -> String {
-    let view = if overview {
-        View::overview(width_px)
-    } else {
-        View::picture(area, width_px)
-    };
-    svg::map_svg(scn, Some(state), &view.with_overlay(events, Some(side)))
-}
-
-/// One picture: the SVG drawn for `width_px`, then the PNG that wide,
-/// and a quarter narrower each time it is [`MAX_PICTURE_BYTES`] or more,
-/// down to [`MIN_WIDTH_PX`] (the SVG drawn again for each width, so its
-/// words stay readable).
-#[allow(clippy::too_many_arguments)]
-fn draw_one(
-    scn: &Scenario,
-    state: &GameState,
-    events: &[Event],
-    side: Side,
-    area: Area,
-    overview: bool,
-    width_px: u32,
-    render: Renderer<'_>,
-) -> Result<Picture, String> {
-    let mut width = width_px;
-    loop {
-        if width < MIN_WIDTH_PX {
-            return Err(format!(
-                "the picture is {MAX_PICTURE_BYTES} bytes or more even {MIN_WIDTH_PX} pixels wide"
-            ));
+    /// The pictures [`frame`] asks for, each an area and whether it is the
+    /// overview: the detail first, then the overview if any.
+    fn pictures(&self) -> Vec<(Area, bool)> {
+        let framing = frame(self.scn, self.state, self.events, self.side);
+        let mut out: Vec<(Area, bool)> = framing.detail.map(|a| (a, false)).into_iter().collect();
+        if framing.overview {
+            out.push((Area::Theatre, true));
         }
-        let drawn = svg_for(scn, state, events, side, area, overview, width);
-        let png = render(&drawn, width)?;
-        if png.len() < MAX_PICTURE_BYTES {
-            return Ok(Picture {
-                png,
-                width_px: width,
-                area,
-                overview,
-            });
+        out
+    }
+
+    /// The SVG of one picture, drawn for `width_px`.
+    fn svg(&self, area: Area, overview: bool, width_px: u32) -> String {
+        let view = if overview {
+            View::overview(width_px)
+        } else {
+            View::picture(area, width_px)
+        };
+        let view = view.with_overlay(self.events, Some(self.side));
+        svg::map_svg(self.scn, Some(self.state), &view)
+    }
+
+    /// One picture: the SVG drawn for `width_px`, then the PNG that wide,
+    /// and a quarter narrower each time it is [`MAX_PICTURE_BYTES`] or
+    /// more, down to [`MIN_WIDTH_PX`] (the SVG drawn again for each width,
+    /// so its words stay readable).
+    fn draw(
+        &self,
+        area: Area,
+        overview: bool,
+        width_px: u32,
+        render: Renderer<'_>,
+    ) -> Result<Picture, String> {
+        let mut width = width_px;
+        loop {
+            if width < MIN_WIDTH_PX {
+                return Err(format!(
+                    "the picture is {MAX_PICTURE_BYTES} bytes or more even {MIN_WIDTH_PX} pixels wide"
+                ));
+            }
+            let png = render(&self.svg(area, overview, width), width)?;
+            if png.len() < MAX_PICTURE_BYTES {
+                return Ok(Picture {
+                    png,
+                    width_px: width,
+                    area,
+                    overview,
+                });
+            }
+            tracing::debug!(
+                width,
+                bytes = png.len(),
+                "the picture is too large; drawn narrower"
+            );
+            width = width * 3 / 4;
         }
-        tracing::debug!(
-            width,
-            bytes = png.len(),
-            "the picture is too large; drawn narrower"
-        );
-        width = width * 3 / 4;
     }
 }
 
-/// [`draw_with`], with a panic inside the renderer caught and told as an
-/// error: the mail goes on without its pictures.
+/// The SVGs of the scene's pictures as drawn for a width: each area,
+/// whether it is the overview, and the SVG (the detail, then the overview
+/// if any), as [`draw_safely`] draws them before they become PNGs.
+pub fn svgs(scene: Scene<'_>, width_px: u32) -> Vec<(Area, bool, String)> {
+    scene
+        .pictures()
+        .into_iter()
+        .map(|(area, overview)| (area, overview, scene.svg(area, overview, width_px)))
+        .collect()
+}
+
+/// Draw the scene's pictures, as [`frame`] frames them: the detail first,
+/// then the overview if any. A panic inside the renderer is caught and
+/// told as an error: the mail goes on without its pictures.
 pub fn draw_safely(
-    scn: &Scenario,
-    state: &GameState,
-    events: &[Event],
-    side: Side,
+    scene: Scene<'_>,
     width_px: u32,
     render: Renderer<'_>,
 ) -> Result<Vec<Picture>, String> {
     panic::catch_unwind(AssertUnwindSafe(|| {
-        draw_with(scn, state, events, side, width_px, render)
+        scene
+            .pictures()
+            .into_iter()
+            .map(|(area, overview)| scene.draw(area, overview, width_px, render))
+            .collect()
     }))
     .unwrap_or_else(|p| {
         let why = p

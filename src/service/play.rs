@@ -35,12 +35,19 @@ pub fn settlements_from_json(text: &str) -> std::result::Result<Settlements, Str
 /// The hash recorded for a side that sent no orders (it holds).
 pub const NO_ORDERS: &str = "none (no orders: the side held)";
 
+/// What [`adjudicate`] shows the state to as each player turn begins.
+pub type Watch<'a> = &'a mut dyn FnMut(&GameState, Side);
+
 /// Play one turn: the pure engine with the stored seed. The whole month
 /// (Egyptian then Mahdist player turn), or one player turn in alternating
 /// mode; after the Mahdist player turn the calendar moves on (5.1).
 /// Combats go to the table as the game's options say, with the results of
 /// the battles already `settled`; the turn stops at a table battle not yet
 /// settled, and the combat and the state then are returned with it.
+/// `watch`, if given, is shown the state each side's orders are asked for
+/// as its player turn begins: in a month, the state after the Egyptian
+/// player turn is the last one shown for the Mahdist side (the archive
+/// draws the map after each player turn from it).
 #[allow(clippy::too_many_arguments)]
 pub fn adjudicate(
     scn: &Scenario,
@@ -51,36 +58,13 @@ pub fn adjudicate(
     seed: [u8; 32],
     settled: &Settlements,
     etyfw: Option<&crate::scenario::NamedText>,
+    watch: Option<Watch<'_>>,
 ) -> Result<(TurnResult, Option<Stopped>)> {
-    adjudicate_watched(
-        scn,
-        state,
-        kind,
-        egyptian,
-        mahdist,
-        seed,
-        settled,
-        etyfw,
-        &mut |_, _| {},
-    )
-}
-
-/// As [`adjudicate`], showing `watch` the state each side's orders are
-/// asked for as its player turn begins: in a month, the state after the
-/// Egyptian player turn is the last one shown for the Mahdist side (the
-/// archive draws the map after each player turn from it).
-#[allow(clippy::too_many_arguments)]
-pub fn adjudicate_watched(
-    scn: &Scenario,
-    state: GameState,
-    kind: TurnKind,
-    egyptian: &Orders,
-    mahdist: &Orders,
-    seed: [u8; 32],
-    settled: &Settlements,
-    etyfw: Option<&crate::scenario::NamedText>,
-    watch: &mut dyn FnMut(&GameState, Side),
-) -> Result<(TurnResult, Option<Stopped>)> {
+    let mut nothing = |_: &GameState, _: Side| {};
+    let watch: Watch<'_> = match watch {
+        Some(w) => w,
+        None => &mut nothing,
+    };
     let mut dice = Dice::new(SeededDice::from_seed_bytes(seed));
     let options = state.options.clone();
     let mut auto = crate::battle::auto_resolver(options.resolver, etyfw)

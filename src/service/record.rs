@@ -411,6 +411,7 @@ fn verify_into(
         seed,
         &settled,
         data.etyfw.as_ref(),
+        None,
     );
     let r = match played {
         Ok((r, None)) => r,

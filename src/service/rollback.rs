@@ -264,6 +264,7 @@ impl Service {
             seed,
             &Default::default(),
             self.data.etyfw.as_ref(),
+            None,
         )?;
         let mut text = format!(
             "Preview of turn {} of game {id} ({}), nothing stored. {}.\n\n",

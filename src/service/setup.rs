@@ -255,6 +255,7 @@ impl Service {
             seed,
             &Default::default(),
             None,
+            None,
         )?;
         let turn = self.setup_turn_row(&scn, g, &before, &r, (&eg_set, &md_set))?;
         let next = self.first_month(g, &turn)?;

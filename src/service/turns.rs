@@ -7,7 +7,7 @@ use minijinja::context;
 
 use super::games::deadline_text;
 use super::mail::Draft;
-pub use super::play::{NO_ORDERS, adjudicate, adjudicate_watched};
+pub use super::play::{NO_ORDERS, adjudicate};
 use super::play::{Settlements, erased, seed_bytes, settlements_from_json, settlements_json};
 use super::record::TurnRecord;
 use super::secrets::{sha256_hex, unhex};
@@ -548,6 +548,7 @@ impl Prepared {
             self.seed,
             &self.settled,
             desk.data.etyfw.as_ref(),
+            None,
         )
     }
 
@@ -963,8 +964,8 @@ impl Desk<'_> {
         let drawn = sides
             .into_par_iter()
             .map(|side| {
-                let render = &crate::render::svg::map_png;
-                let p = super::picture::draw_safely(scn, &r.state, &r.events, side, width, render);
+                let scene = super::picture::Scene::new(scn, &r.state, &r.events, side);
+                let p = super::picture::draw_safely(scene, width, &crate::render::svg::map_png);
                 (side, p)
             })
             .collect();
@@ -1290,6 +1291,7 @@ impl Service {
             seed,
             &settled,
             self.data.etyfw.as_ref(),
+            None,
         )?;
         if stopped.is_some() {
             drift.push("the turn stops at a table battle it has no result for".into());

@@ -9,7 +9,6 @@ use dervish::engine::{TurnResult, play_player_turn};
 use dervish::geo::Hex;
 use std::sync::Arc;
 
-use dervish::scenario::events::{Effect, EventEntry, EventTable, EventsFile};
 use dervish::scenario::{DataSet, Scenario, Side};
 use dervish::state::setup::{Placements, initial_state};
 use dervish::state::{GameState, Status, UnitId};
@@ -24,23 +23,9 @@ impl Bench {
     pub fn new(id: &str) -> Bench {
         let mut scn = DataSet::embedded().unwrap().scenario(id).unwrap();
         // A quiet board: every random event is "nothing", no reinforcement
-        // comes, so a test sees only the rule it checks.
-        let quiet = |side: Side| EventTable {
-            id: format!("quiet-{side}"),
-            side,
-            from: "1882-10".parse().unwrap(),
-            to: "1885-10".parse().unwrap(),
-            entries: vec![EventEntry {
-                roll: (11, 66),
-                title: "Quiet".into(),
-                text: String::new(),
-                effects: vec![Effect::Nothing],
-                once: false,
-            }],
-        };
-        scn.events = Arc::new(EventsFile {
-            tables: vec![quiet(Side::Egyptian), quiet(Side::Mahdist)],
-        });
+        // comes (not even one a random event calls), so a test sees only
+        // the rule it checks.
+        dervish::cases::quieten(&mut scn);
         let mut def = (*scn.def).clone();
         def.reinforcements.clear();
         scn.def = Arc::new(def);

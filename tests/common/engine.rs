@@ -6,7 +6,7 @@
 use dervish::engine::TurnResult;
 use dervish::engine::events::Event;
 use dervish::geo::Hex;
-use dervish::state::{GameState, Status, Unit};
+use dervish::state::{GameState, LeaderState, Status, Unit};
 
 use crate::common::bench::{set_aside, stopped};
 
@@ -68,4 +68,14 @@ pub fn first_of_type<'a>(state: &'a GameState, unit_type: &str) -> &'a Unit {
         .iter()
         .find(|u| &*u.unit_type == unit_type)
         .unwrap_or_else(|| panic!("no {unit_type} counter"))
+}
+
+/// The leader called `name`.
+#[track_caller]
+pub fn leader<'a>(state: &'a GameState, name: &str) -> &'a LeaderState {
+    state
+        .leaders
+        .iter()
+        .find(|l| l.name == name)
+        .unwrap_or_else(|| panic!("no leader called {name}"))
 }

@@ -452,6 +452,13 @@ pub fn secret(secrets: &[(Side, String)], side: Side) -> String {
         .expect("a secret for the side")
 }
 
+/// The token of the JOIN confirmation request `text` holds, if any.
+pub fn join_token(text: &str) -> Option<String> {
+    text.lines()
+        .find_map(|l| l.trim().strip_prefix("JOIN CONFIRM "))
+        .map(|t| t.trim().to_string())
+}
+
 /// The text with every run of white space one space: prose is wrapped.
 pub fn flat(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")

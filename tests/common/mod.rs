@@ -5,6 +5,7 @@ pub mod bench;
 pub mod campaign;
 pub mod process;
 pub mod random_march;
+pub mod setup_line;
 pub mod text;
 
 use std::path::PathBuf;
@@ -62,6 +63,36 @@ pub fn fixture(file: &str) -> (dervish::scenario::Scenario, dervish::state::Game
         .join(file);
     let case = dervish::cases::load(&path, &data).unwrap();
     (case.scn, case.state)
+}
+
+/// The order checker's first error says `fragment`.
+#[track_caller]
+pub fn assert_first_error(c: &dervish::orders::Checked, fragment: &str) {
+    assert!(
+        c.errors
+            .first()
+            .is_some_and(|e| e.message.contains(fragment)),
+        "{:?}",
+        c.errors
+    );
+}
+
+/// Both scenarios as they start (the default set-up), with their ids.
+pub fn openings() -> Vec<(
+    &'static str,
+    dervish::scenario::Scenario,
+    dervish::state::GameState,
+)> {
+    let data = dervish::scenario::DataSet::embedded().unwrap();
+    ["el-obeid", "khartoum"]
+        .into_iter()
+        .map(|id| {
+            let scn = data.scenario(id).unwrap();
+            let placements = dervish::state::setup::Placements::new();
+            let (state, _) = dervish::state::setup::initial_state(&scn, &placements).unwrap();
+            (id, scn, state)
+        })
+        .collect()
 }
 
 /// The campaign's invariants (ARCHITECTURE.md) after a turn: counters
