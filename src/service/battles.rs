@@ -44,6 +44,22 @@ pub enum BattleMail {
     Dispute { battle: i64, reason: String },
 }
 
+/// Whether `body` is sure to hold no line [`battle_mail`] answers, seen
+/// without reading it as orders are read (most mails are orders): plain
+/// ASCII without the word BATTLE in any case. Reading keeps each line a
+/// piece of a line of the body then, as it drops only odd characters
+/// (none in plain ASCII but the tab, which becomes a space) and joins
+/// lines only for format=flowed with DelSp (`joins`), where a word may be
+/// split across lines.
+fn names_no_battle(body: &str, joins: bool) -> bool {
+    let bytes = body.as_bytes();
+    !joins
+        && bytes
+            .iter()
+            .all(|&b| matches!(b, b' '..=b'~' | b'\n' | b'\r' | b'\t'))
+        && !bytes.windows(6).any(|w| w.eq_ignore_ascii_case(b"battle"))
+}
+
 /// Whether a mail's body is about a table battle: its first line of the
 /// player's own text (as orders are read: quotes, quoted copies of our own
 /// mails such as the brief, signatures and footers dropped,
@@ -53,6 +69,9 @@ pub enum BattleMail {
 /// lines (`GAME`, `SIDE`, `SECRET`, `MONTH`) and the `BATTLE` line blank,
 /// so the result's errors name the mail's lines.
 pub fn battle_mail(body: &str, flowed: bool, delsp: bool) -> Option<BattleMail> {
+    if names_no_battle(body, flowed && delsp) {
+        return None;
+    }
     let lines = crate::orders::clean::order_lines(body, flowed, delsp).ok()?;
     let number = |w: &str| w.trim_start_matches('#').parse::<i64>().ok();
     for (i, l) in lines.iter().enumerate() {
@@ -915,4 +934,43 @@ pub fn diagram_file_name(game: &str, battle: i64) -> String {
         })
         .collect();
     format!("{game}-battle-{battle}-table")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{BattleMail, battle_mail};
+
+    #[test]
+    fn battle_lines_are_found_however_written() {
+        let confirm = |b: i64| Some(BattleMail::Confirm { battle: b });
+        assert_eq!(
+            battle_mail("SECRET x\nCONFIRM BATTLE 2\n", false, false),
+            confirm(2)
+        );
+        assert_eq!(
+            battle_mail("confirm\tbattle 3\r\n", false, false),
+            confirm(3)
+        );
+        // Odd characters a mail client puts in are dropped as orders drop
+        // them, so the word is found through them.
+        assert_eq!(
+            battle_mail("CONFIRM BAT\u{200B}TLE 4\n", false, false),
+            confirm(4)
+        );
+        assert_eq!(
+            battle_mail("CONFIRM BAT\u{7}TLE 5\n", false, false),
+            confirm(5)
+        );
+        // format=flowed with DelSp joins a word split over two lines.
+        assert_eq!(battle_mail("CONFIRM BAT \nTLE 6\n", true, true), confirm(6));
+        assert_eq!(battle_mail("CONFIRM BAT \nTLE 6\n", true, false), None);
+        assert_eq!(
+            battle_mail("SECRET x\nMARCH STACK Sinkat TO Souakim\n", false, false),
+            None
+        );
+        assert_eq!(
+            battle_mail("> CONFIRM BATTLE 2\nREADY\n", false, false),
+            None
+        );
+    }
 }
