@@ -942,35 +942,28 @@ mod tests {
 
     #[test]
     fn battle_lines_are_found_however_written() {
-        let confirm = |b: i64| Some(BattleMail::Confirm { battle: b });
-        assert_eq!(
-            battle_mail("SECRET x\nCONFIRM BATTLE 2\n", false, false),
-            confirm(2)
-        );
-        assert_eq!(
-            battle_mail("confirm\tbattle 3\r\n", false, false),
-            confirm(3)
-        );
-        // Odd characters a mail client puts in are dropped as orders drop
-        // them, so the word is found through them.
-        assert_eq!(
-            battle_mail("CONFIRM BAT\u{200B}TLE 4\n", false, false),
-            confirm(4)
-        );
-        assert_eq!(
-            battle_mail("CONFIRM BAT\u{7}TLE 5\n", false, false),
-            confirm(5)
-        );
-        // format=flowed with DelSp joins a word split over two lines.
-        assert_eq!(battle_mail("CONFIRM BAT \nTLE 6\n", true, true), confirm(6));
-        assert_eq!(battle_mail("CONFIRM BAT \nTLE 6\n", true, false), None);
-        assert_eq!(
-            battle_mail("SECRET x\nMARCH STACK Sinkat TO Souakim\n", false, false),
-            None
-        );
-        assert_eq!(
-            battle_mail("> CONFIRM BATTLE 2\nREADY\n", false, false),
-            None
-        );
+        // (body, format=flowed, DelSp, the battle confirmed if any)
+        let cases: [(&str, bool, bool, Option<i64>); 8] = [
+            ("SECRET x\nCONFIRM BATTLE 2\n", false, false, Some(2)),
+            ("confirm\tbattle 3\r\n", false, false, Some(3)),
+            // Odd characters a mail client puts in are dropped as orders
+            // drop them, so the word is found through them.
+            ("CONFIRM BAT\u{200B}TLE 4\n", false, false, Some(4)),
+            ("CONFIRM BAT\u{7}TLE 5\n", false, false, Some(5)),
+            // format=flowed with DelSp joins a word split over two lines.
+            ("CONFIRM BAT \nTLE 6\n", true, true, Some(6)),
+            ("CONFIRM BAT \nTLE 6\n", true, false, None),
+            (
+                "SECRET x\nMARCH STACK Sinkat TO Souakim\n",
+                false,
+                false,
+                None,
+            ),
+            ("> CONFIRM BATTLE 2\nREADY\n", false, false, None),
+        ];
+        for (body, flowed, delsp, battle) in cases {
+            let want = battle.map(|battle| BattleMail::Confirm { battle });
+            assert_eq!(battle_mail(body, flowed, delsp), want, "{body:?}");
+        }
     }
 }
