@@ -220,15 +220,15 @@ fn beside_river_from(map: &crate::geo::Map, hex: Hex, river: RiverId, limit: usi
     }
 }
 
-/// The scenario rule of 2.2 that bars `side` from the hexes beside a river
-/// from a place downstream: the river, the first hexside order barred, and
-/// the river's and the place's names as written.
 /// Whether the river ban (2.2) closes `hex` to `side`: what
 /// [`Occupancy::forbidden`] answers, without reading who stands where.
 pub(crate) fn banned_by_river(scn: &crate::scenario::Scenario, side: Side, hex: Hex) -> bool {
     river_ban(scn, side).is_some_and(|(r, limit, _, _)| beside_river_from(&scn.map, hex, r, limit))
 }
 
+/// The scenario rule of 2.2 that bars `side` from the hexes beside a river
+/// from a place downstream: the river, the first hexside order barred, and
+/// the river's and the place's names as written.
 fn river_ban(
     scn: &crate::scenario::Scenario,
     side: Side,
