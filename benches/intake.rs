@@ -1,7 +1,8 @@
 //! Intake speed on the embedded default: one orders mail through parse
 //! (MIME), authentication, the order parser and checker, storage of the
 //! raw message and the order set, and the receipt rendered and queued, in
-//! one SQLite transaction (a file database in WAL mode, as in service).
+//! one SQLite transaction (a file database in WAL mode, checkpointed on a
+//! thread of its own, as in the daemon).
 //! The game is in its first month (the set-up step played with the
 //! default set-ups), so the orders are month orders, as most mail is.
 
@@ -26,6 +27,10 @@ fn intake(c: &mut Criterion) {
     while svc.game("k-1").expect("game").turn_kind.is_setup() {
         svc.play_turn("k-1").expect("the set-up step");
     }
+    // As in the daemon: the database's log is checkpointed on a thread of
+    // its own, beside the intake.
+    let _checkpoints =
+        dervish::store::Checkpointer::start(&svc.cfg.database).expect("checkpoint thread");
     let body = format!(
         "SECRET {secret}\r\nMARCH STACK Sinkat TO Souakim\r\nMARCH LEADER Baker FLEET TO Trinkitat THEN TO El Teb\r\n  ATTACK ANY\r\nMARCH STACK Tokar TO El Teb\r\nEVENT LOSSES ES07\r\n"
     );

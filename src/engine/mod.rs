@@ -397,11 +397,18 @@ impl<'a, S: DieSource> Turn<'a, S> {
             .filter(|l| !l.removed)
             .filter_map(|l| l.hex.map(|h| (l.name.clone(), h)))
             .collect();
-        let types = state
-            .units
-            .iter()
-            .map(|u| scn.units.get(&u.unit_type))
-            .collect();
+        // Counters of a type mostly come together (as the order of battle
+        // lists them), so the last type found is tried first.
+        let mut last: Option<(&str, Option<&'a UnitType>)> = None;
+        let mut types = Vec::with_capacity(state.units.len());
+        for u in &state.units {
+            let ty = match last {
+                Some((id, ty)) if id == &*u.unit_type => ty,
+                _ => scn.units.get(&u.unit_type),
+            };
+            last = Some((&u.unit_type, ty));
+            types.push(ty);
+        }
         Turn {
             at_start,
             leaders_at_start,
@@ -601,20 +608,18 @@ impl<'a, S: DieSource> Turn<'a, S> {
         // Hexes with a land unit (no river unit, no fleet) of each side, and
         // hexes each side occupies (anything but the fleet, 8.25).
         let mut land: rustc_hash::FxHashSet<(Hex, Side)> = Default::default();
-        let mut held: BTreeSet<(i32, i32, Side)> = BTreeSet::new();
-        for u in &self.state.units {
-            let Some(h) = u.hex() else {
-                continue;
-            };
-            let ty = self.unit_type(u);
+        let mut held: Vec<(i32, i32, Side)> = Vec::new();
+        for (_, u, h, ty) in self.on_map() {
             if ty.is_some_and(|ty| ty.kind == UnitKind::Fleet) {
                 continue;
             }
-            held.insert((h.row, h.col, u.side));
+            held.push((h.row, h.col, u.side));
             if ty.is_none_or(|ty| !ty.kind.is_river_unit()) {
                 land.insert((h, u.side));
             }
         }
+        held.sort_unstable();
+        held.dedup();
         let mut out: Vec<Hex> = held
             .into_iter()
             .map(|(row, col, side)| (Hex { col, row }, side))

@@ -59,8 +59,16 @@ pub fn receipt(scn: &Scenario, state: &GameState, side: Side, checked: &Checked)
         .subsequent_indent("  ")
         .break_words(false);
     for l in lines {
-        for w in textwrap::wrap(&l, &opts) {
-            let _ = writeln!(out, "{w}");
+        // textwrap may break a line after a hyphen; without one, the
+        // first-fit of `words` gives the same lines for less.
+        if l.contains('-') {
+            for w in textwrap::wrap(&l, &opts) {
+                let _ = writeln!(out, "{w}");
+            }
+        } else {
+            for w in crate::words::wrap_words(&l, WIDTH, "- ", "  ") {
+                let _ = writeln!(out, "{w}");
+            }
         }
     }
     out
@@ -79,14 +87,14 @@ fn supply(scn: &Scenario, state: &GameState, side: Side, checked: &Checked) -> V
         None => victory::besieged(scn, state, side),
     };
     let mut out = Vec::new();
-    for stack in state.stacks().iter().filter(|s| s.side == side) {
-        let hex = stack.hex;
+    for hex in supply_hexes(scn, state, side) {
         if orders.expend_supply.contains(&hex) || orders.keep_supply.contains(&hex) {
             continue;
         }
-        let types: Vec<_> = stack
+        let types: Vec<_> = state
             .units
             .iter()
+            .filter(|u| u.side == side && u.hex() == Some(hex))
             .filter_map(|u| scn.units.get(&u.unit_type))
             .filter(|ty| ty.kind != UnitKind::Fleet)
             .collect();
@@ -130,6 +138,26 @@ fn supply(scn: &Scenario, state: &GameState, side: Side, checked: &Checked) -> V
         out.push(line);
     }
     out
+}
+
+/// The hexes where `side` has a supply unit on the map, in the order of
+/// [`GameState::stacks`] (row, then column).
+fn supply_hexes(scn: &Scenario, state: &GameState, side: Side) -> Vec<crate::geo::Hex> {
+    let mut hexes: Vec<crate::geo::Hex> = state
+        .units
+        .iter()
+        .filter(|u| u.side == side)
+        .filter_map(|u| {
+            u.hex().filter(|_| {
+                scn.units
+                    .get(&u.unit_type)
+                    .is_some_and(|t| t.kind == UnitKind::Supply)
+            })
+        })
+        .collect();
+    hexes.sort_by_key(|h| (h.row, h.col));
+    hexes.dedup();
+    hexes
 }
 
 /// Where arrivals go without a PLACE order: the scenario's reinforcements

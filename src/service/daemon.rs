@@ -74,6 +74,9 @@ pub struct Daemon {
     imap: Option<ImapSettings>,
     sender: Sender,
     stop: Arc<AtomicBool>,
+    /// Copies the database's log into it beside the daemon's writes, so
+    /// no mail's intake waits for a checkpoint.
+    _checkpoints: store::Checkpointer,
     _lock: super::Lock,
 }
 
@@ -86,6 +89,7 @@ impl Daemon {
         let (mut service, lock) = Service::open_locked(cfg)?;
         service.set_stop(Arc::clone(&stop));
         let spool = Spool::open(&service.cfg.database)?;
+        let checkpoints = store::Checkpointer::start(&service.cfg.database)?;
         Ok(Daemon {
             service,
             spool,
@@ -93,6 +97,7 @@ impl Daemon {
             imap,
             sender,
             stop,
+            _checkpoints: checkpoints,
             _lock: lock,
         })
     }

@@ -167,7 +167,13 @@ impl Templates {
             .map_err(err)?
             .render(ctx)
             .map_err(err)?;
-        let out = out.replace("\r\n", "\n");
+        // A template file saved with Windows line ends reads as any other
+        // (the built-in ones have none, so their text is kept as made).
+        let out = if out.contains('\r') {
+            out.replace("\r\n", "\n")
+        } else {
+            out
+        };
         let Some(rest) = out.strip_prefix("Subject: ") else {
             return Err(TemplateError::NoSubject {
                 name: name.to_string(),

@@ -1,0 +1,144 @@
+//! Checkpoints on a thread of their own, so that no mail's intake waits
+//! for one.
+//!
+//! In WAL mode a commit appends the pages it changed to the log; a
+//! checkpoint copies them into the database file and waits for the disk
+//! (`fsync`) twice. Left to SQLite, the commit that takes the log past
+//! [`super::CHECKPOINT_PAGES`] does it, in the middle of whatever that
+//! commit was doing. The daemon instead runs a [`Checkpointer`]: a second
+//! connection that checkpoints every [`Checkpointer::EVERY`], beside the
+//! daemon's writes (WAL lets a checkpoint run while another connection
+//! writes; a PASSIVE checkpoint waits for no one, and what it could not
+//! copy is copied the next time).
+
+use std::path::Path;
+use std::sync::{Arc, Condvar, Mutex};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use rusqlite::Connection;
+
+use super::Result;
+
+/// A thread that checkpoints one database until dropped.
+pub struct Checkpointer {
+    stop: Arc<(Mutex<bool>, Condvar)>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Checkpointer {
+    /// How often the thread checkpoints. A busy intake writes about 13
+    /// pages a mail at a few thousand mails a second at most, so the log
+    /// holds a few thousand pages at a checkpoint, well under the
+    /// backstop of [`super::CHECKPOINT_PAGES`].
+    pub const EVERY: Duration = Duration::from_millis(100);
+
+    /// Start checkpointing the database at `path`, which must exist at
+    /// the latest schema (the caller has opened it with [`super::open`]).
+    pub fn start(path: &Path) -> Result<Checkpointer> {
+        let conn = Connection::open(path)?;
+        conn.busy_timeout(super::BUSY_TIMEOUT)?;
+        // This connection only checkpoints: none of its (absent) commits
+        // should start one of SQLite's own.
+        conn.pragma_update(None, "wal_autocheckpoint", 0)?;
+        let stop = Arc::new((Mutex::new(false), Condvar::new()));
+        let flag = Arc::clone(&stop);
+        let thread = std::thread::Builder::new()
+            .name("checkpoint".into())
+            .spawn(move || run(&conn, &flag))
+            .map_err(super::StoreError::Thread)?;
+        Ok(Checkpointer {
+            stop,
+            thread: Some(thread),
+        })
+    }
+}
+
+/// Checkpoint every [`Checkpointer::EVERY`] until `stop` is set, then once
+/// more, so a daemon that stops leaves its log copied.
+fn run(conn: &Connection, stop: &(Mutex<bool>, Condvar)) {
+    let (lock, wake) = stop;
+    loop {
+        let stopping = match lock.lock() {
+            Ok(guard) => match wake.wait_timeout_while(guard, Checkpointer::EVERY, |s| !*s) {
+                Ok((guard, _)) => *guard,
+                Err(_) => true,
+            },
+            Err(_) => true,
+        };
+        if let Err(e) = checkpoint(conn) {
+            tracing::warn!(error = %e, "cannot checkpoint the database's log; tried again shortly");
+        }
+        if stopping {
+            return;
+        }
+    }
+}
+
+/// Copy what the write-ahead log holds into the database, without waiting
+/// for readers or writers (SQLite's PASSIVE checkpoint).
+pub fn checkpoint(conn: &Connection) -> Result<()> {
+    conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()))?;
+    Ok(())
+}
+
+impl Drop for Checkpointer {
+    fn drop(&mut self) {
+        let (lock, wake) = &*self.stop;
+        if let Ok(mut s) = lock.lock() {
+            *s = true;
+        }
+        wake.notify_all();
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The thread copies the log into the database file while another
+    /// connection writes (the file grows only by checkpoints), and what was
+    /// written reads back whole after the thread is stopped and the
+    /// database opened again.
+    #[test]
+    fn the_thread_checkpoints_beside_a_writer() {
+        let dir = std::env::temp_dir().join(format!("dervish-ckpt-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("d.sqlite");
+        let c = super::super::open(&path).unwrap();
+        c.execute_batch("CREATE TABLE t (n INTEGER PRIMARY KEY, body TEXT NOT NULL)")
+            .unwrap();
+        let cp = Checkpointer::start(&path).unwrap();
+        let body = "x".repeat(3000);
+        for n in 0..400 {
+            c.execute(
+                "INSERT INTO t (n, body) VALUES (?1, ?2)",
+                rusqlite::params![n, body],
+            )
+            .unwrap();
+        }
+        // 400 rows of 3,000 bytes are over a megabyte of pages; SQLite's own
+        // checkpoint would not start before 10,000 pages.
+        let grown = (0..200).any(|_| {
+            std::thread::sleep(Checkpointer::EVERY);
+            std::fs::metadata(&path).unwrap().len() > 1_200_000
+        });
+        assert!(grown, "the thread never copied the log into the database");
+        drop(cp);
+        drop(c);
+        let again = super::super::open(&path).unwrap();
+        let n: i64 = again
+            .query_row(
+                "SELECT count(*) FROM t WHERE length(body) = 3000",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(n, 400);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
