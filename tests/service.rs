@@ -1302,6 +1302,50 @@ fn a_receipt_goes_out_whatever_the_players_message_id() {
     assert_eq!(receipts.len(), 1, "the receipt was sent");
 }
 
+/// A receipt keeps its text once: the HTML part is made again from it when
+/// the mail goes, and is the text shown as it is, as it was made when the
+/// receipt was queued (`html_with_pictures` of the text, no pictures).
+#[test]
+fn a_receipts_html_part_is_made_from_its_text_when_it_is_sent() {
+    let mut h = Harness::new("htmltext", Mode::Monthly);
+    let text = format!(
+        "SECRET {}\nMARCH STACK Sinkat TO Souakim\n",
+        h.secret(Side::Egyptian)
+    );
+    let month = h.svc.game(&h.game).unwrap().month;
+    let subject = format!("[dervish {}] orders {month}", h.game);
+    h.deliver(&raw_mail("gordon@example.org", &subject, &text, "h1@x", ""));
+    h.pass();
+    let (kept_html, from_text): (Option<String>, bool) = h
+        .svc
+        .conn
+        .query_row(
+            "SELECT body_html, html_from_text FROM outbox WHERE kind = 'receipt'",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert_eq!(
+        (kept_html, from_text),
+        (None, true),
+        "the text is kept once"
+    );
+    let receipt = h
+        .sent_to("gordon@example.org")
+        .into_iter()
+        .find(|s| s.text.contains("MARCH STACK Sinkat"))
+        .expect("the receipt was sent");
+    let parts = mail_parts(&receipt.raw);
+    let html = parts.html.expect("an HTML part");
+    // As the mail carries them, with its line ends.
+    let lf = |s: &str| s.replace("\r\n", "\n");
+    assert_eq!(
+        lf(&html).trim_end(),
+        dervish::mail::outbound::html_with_pictures(&lf(&parts.text), &[]).trim_end()
+    );
+    assert!(html.contains("line 2: MARCH STACK Sinkat (5021)"), "{html}");
+}
+
 /// "Anyone can check the turn": every results mail carries the turn record
 /// (the state before, the seed, both order sets once revealed, the
 /// digests), and `dervish verify --from-mail` re-checks the turn from the

@@ -1171,7 +1171,6 @@ impl Service {
         let canonical = print::sheet(&scn.map, &only_orders, false);
         let said_ready = s.sheet.ready();
         let ready = said_ready && (s.refused_lines == 0 || s.sheet.as_is());
-        let before = store::latest_order_set(&self.conn, &g.id, g.turn_no, side)?;
         let set = super::record::insert_sealed_set(
             &self.conn,
             g,
@@ -1194,7 +1193,9 @@ impl Service {
                 mail_subject => short_subject(&cx.mail.subject),
                 ack => s.ack,
                 sha256 => set.sha256.clone(),
-                replaces => before.map(|b| b.version),
+                // Versions count from 1 without a gap: this one replaces
+                // the one before it, if any.
+                replaces => (set.version > 1).then(|| set.version - 1),
                 deadline => deadline_text(g.deadline),
                 ready => set.ready,
                 waits => said_ready && !ready,

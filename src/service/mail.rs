@@ -156,12 +156,19 @@ impl Service {
             dedupe_key: d.dedupe_key,
             recipient: d.to,
             subject: d.rendered.subject,
-            body_html: d.html.then(|| match appendix {
-                Some(more) => {
-                    html_with_pictures(&format!("{}\n{more}", d.rendered.text), &d.attachments)
-                }
-                None => html_with_pictures(&d.rendered.text, &d.attachments),
-            }),
+            body_html: d
+                .html
+                .then(|| match appendix {
+                    Some(more) => Some(html_with_pictures(
+                        &format!("{}\n{more}", d.rendered.text),
+                        &d.attachments,
+                    )),
+                    // Made again from the text when the mail is sent.
+                    None if d.attachments.is_empty() => None,
+                    None => Some(html_with_pictures(&d.rendered.text, &d.attachments)),
+                })
+                .flatten(),
+            html_from_text: d.html && appendix.is_none() && d.attachments.is_empty(),
             body_text: d.rendered.text,
             in_reply_to: d.in_reply_to,
             refs: d.refs.join(" "),
@@ -192,12 +199,13 @@ impl Service {
 
     /// The message for an outbox row, dated `now`.
     pub fn outgoing(&self, m: &OutboxRow, now: DateTime<Utc>) -> Outgoing {
+        let attachments = attachments_of(m);
         Outgoing {
             from: self.cfg.from(),
             to: vec![m.recipient.clone()],
             subject: m.subject.clone(),
             text: m.body_text.clone(),
-            html: m.body_html.clone(),
+            html: html_part(m),
             message_id: m.message_id.clone(),
             in_reply_to: m.in_reply_to.clone(),
             references: m.refs.split_whitespace().map(str::to_string).collect(),
@@ -208,7 +216,7 @@ impl Service {
             },
             loop_id: self.cfg.loop_id(),
             date: now,
-            attachments: attachments_of(m),
+            attachments,
         }
     }
 
@@ -840,10 +848,20 @@ pub fn mail_digest(m: &OutboxRow) -> String {
     let mut all = Vec::with_capacity(m.body_text.len() + m.attachments.len() + 2);
     all.extend_from_slice(m.body_text.as_bytes());
     all.push(0);
-    all.extend_from_slice(m.body_html.as_deref().unwrap_or("").as_bytes());
+    all.extend_from_slice(html_part(m).as_deref().unwrap_or("").as_bytes());
     all.push(0);
     all.extend_from_slice(m.attachments.as_bytes());
     super::secrets::sha256_hex(&all)
+}
+
+/// The HTML part of a mail: as stored, or made from its text (and files)
+/// as it was made when the mail was queued.
+pub fn html_part(m: &OutboxRow) -> Option<String> {
+    if m.html_from_text {
+        Some(html_with_pictures(&m.body_text, &attachments_of(m)))
+    } else {
+        m.body_html.clone()
+    }
 }
 
 /// The files of a mail as stored: their JSON list.
