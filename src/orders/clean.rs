@@ -40,6 +40,10 @@ pub struct SourceLine {
 /// odd spaces become spaces, smart quotes and dashes their ASCII forms,
 /// zero-width characters and byte-order marks go.
 pub fn normalise_chars(s: &str) -> String {
+    // Printable ASCII (most lines of most mails) has nothing to change.
+    if s.bytes().all(|b| (b' '..=b'~').contains(&b)) {
+        return s.to_string();
+    }
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {
