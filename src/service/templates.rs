@@ -86,18 +86,29 @@ pub fn wrap(text: &str, width: usize) -> String {
             return;
         }
         // Spaces inside quotes and backquotes are not break points.
-        let mut joined = String::new();
-        let (mut quote, mut tick) = (false, false);
-        for c in prose.join(" ").chars() {
-            match c {
-                '"' => quote = !quote,
-                '`' => tick = !tick,
-                _ => {}
+        let all = prose.join(" ");
+        let quoted = all.contains(['"', '`', GLUE]);
+        let joined = if quoted {
+            let mut joined = String::with_capacity(all.len() + 8);
+            let (mut quote, mut tick) = (false, false);
+            for c in all.chars() {
+                match c {
+                    '"' => quote = !quote,
+                    '`' => tick = !tick,
+                    _ => {}
+                }
+                joined.push(if c == ' ' && (quote || tick) { GLUE } else { c });
             }
-            joined.push(if c == ' ' && (quote || tick) { GLUE } else { c });
-        }
+            joined
+        } else {
+            all
+        };
         for line in crate::words::wrap_words(&joined, width, "", "") {
-            out.push_str(&line.replace(GLUE, " "));
+            if quoted {
+                out.push_str(&line.replace(GLUE, " "));
+            } else {
+                out.push_str(&line);
+            }
             out.push('\n');
         }
         prose.clear();
