@@ -36,14 +36,25 @@ impl Checkpointer {
     /// thread does not run more often than it must.
     pub const EVERY: Duration = Duration::from_millis(250);
 
+    /// A log of this many pages is started again from its beginning
+    /// (SQLite's RESTART checkpoint) once its pages are copied. Under a
+    /// steady stream of commits a PASSIVE checkpoint never finds the log
+    /// copied whole (commits come while it copies), so the log would only
+    /// grow, and past [`super::CHECKPOINT_PAGES`] every commit would try a
+    /// checkpoint of its own. A RESTART holds new commits back while it
+    /// copies what the PASSIVE one left (a few pages) and syncs, a few
+    /// milliseconds.
+    pub const RESTART_PAGES: i64 = 2_000;
+
+    /// How long a RESTART checkpoint waits for a commit or a reader to
+    /// end before it gives up until the next turn (new commits wait while
+    /// it is pending, so not long).
+    pub const RESTART_PATIENCE: Duration = Duration::from_millis(50);
+
     /// Start checkpointing the database at `path`, which must exist at
     /// the latest schema (the caller has opened it with [`super::open`]).
     pub fn start(path: &Path) -> Result<Checkpointer> {
-        let conn = Connection::open(path)?;
-        conn.busy_timeout(super::BUSY_TIMEOUT)?;
-        // This connection only checkpoints: none of its (absent) commits
-        // should start one of SQLite's own.
-        conn.pragma_update(None, "wal_autocheckpoint", 0)?;
+        let conn = connect(path)?;
         let stop = Arc::new((Mutex::new(false), Condvar::new()));
         let flag = Arc::clone(&stop);
         let thread = std::thread::Builder::new()
@@ -55,6 +66,16 @@ impl Checkpointer {
             thread: Some(thread),
         })
     }
+}
+
+/// The checkpointing connection to the database at `path`.
+fn connect(path: &Path) -> Result<Connection> {
+    let conn = Connection::open(path)?;
+    conn.busy_timeout(Checkpointer::RESTART_PATIENCE)?;
+    // This connection only checkpoints: none of its (absent) commits
+    // should start one of SQLite's own.
+    conn.pragma_update(None, "wal_autocheckpoint", 0)?;
+    Ok(conn)
 }
 
 /// Checkpoint every [`Checkpointer::EVERY`] until `stop` is set, then once
@@ -69,7 +90,7 @@ fn run(conn: &Connection, stop: &(Mutex<bool>, Condvar)) {
             },
             Err(_) => true,
         };
-        if let Err(e) = checkpoint(conn) {
+        if let Err(e) = turn(conn) {
             tracing::warn!(error = %e, "cannot checkpoint the database's log; tried again shortly");
         }
         if stopping {
@@ -78,11 +99,36 @@ fn run(conn: &Connection, stop: &(Mutex<bool>, Condvar)) {
     }
 }
 
-/// Copy what the write-ahead log holds into the database, without waiting
-/// for readers or writers (SQLite's PASSIVE checkpoint).
-pub fn checkpoint(conn: &Connection) -> Result<()> {
-    conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()))?;
+/// One turn of the thread: copy the log without waiting for anyone, then,
+/// if the log has grown long, start it again from its beginning
+/// ([`Checkpointer::RESTART_PAGES`]). A RESTART that finds a reader or a
+/// commit in its way for longer than [`Checkpointer::RESTART_PATIENCE`] is
+/// tried again next turn.
+fn turn(conn: &Connection) -> Result<()> {
+    let (_, log, _) = checkpoint_as(conn, "PASSIVE")?;
+    if log >= Checkpointer::RESTART_PAGES {
+        checkpoint_as(conn, "RESTART")?;
+    }
     Ok(())
+}
+
+/// A checkpoint in SQLite's `mode`: whether it was kept from finishing,
+/// the pages in the log, and the pages copied.
+fn checkpoint_as(conn: &Connection, mode: &str) -> Result<(bool, i64, i64)> {
+    let sql = format!("PRAGMA wal_checkpoint({mode})");
+    let r = conn.query_row(&sql, [], |r| {
+        Ok((r.get::<_, i64>(0)? != 0, r.get(1)?, r.get(2)?))
+    });
+    match r {
+        Ok(v) => Ok(v),
+        // Kept from finishing by a reader or a commit: the next turn tries.
+        Err(rusqlite::Error::SqliteFailure(e, _))
+            if e.code == rusqlite::ErrorCode::DatabaseBusy =>
+        {
+            Ok((true, 0, 0))
+        }
+        Err(e) => Err(e.into()),
+    }
 }
 
 impl Drop for Checkpointer {
@@ -125,7 +171,7 @@ mod tests {
             .unwrap();
         }
         // 400 rows of 3,000 bytes are over a megabyte of pages; SQLite's own
-        // checkpoint would not start before 10,000 pages.
+        // checkpoint would not start before 40,000 pages.
         let grown = (0..200).any(|_| {
             std::thread::sleep(Checkpointer::EVERY);
             std::fs::metadata(&path).unwrap().len() > 1_200_000
@@ -142,6 +188,55 @@ mod tests {
             )
             .unwrap();
         assert_eq!(n, 400);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A turn of the thread on a long log copies it whole and the next
+    /// commit writes at its beginning again; a reader that keeps the
+    /// RESTART from finishing makes the turn wait no more than its
+    /// patience, and is no error.
+    #[test]
+    fn a_long_log_is_started_again_and_a_reader_is_waited_for_briefly() {
+        let dir = std::env::temp_dir().join(format!("dervish-ckpt-r-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("d.sqlite");
+        let c = super::super::open(&path).unwrap();
+        c.pragma_update(None, "wal_autocheckpoint", 0).unwrap();
+        c.execute_batch("CREATE TABLE t (n INTEGER PRIMARY KEY, body TEXT NOT NULL)")
+            .unwrap();
+        let body = "x".repeat(3000);
+        let write = |from: i64, rows: i64| {
+            for n in from..from + rows {
+                c.execute(
+                    "INSERT INTO t (n, body) VALUES (?1, ?2)",
+                    rusqlite::params![n, body],
+                )
+                .unwrap();
+            }
+        };
+        let cp = connect(&path).unwrap();
+        // A reader holds the position after the first rows.
+        write(0, 10);
+        let mut reader = super::super::open(&path).unwrap();
+        let snapshot = reader.transaction().unwrap();
+        let seen: i64 = snapshot
+            .query_row("SELECT count(*) FROM t", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(seen, 10);
+        write(10, Checkpointer::RESTART_PAGES);
+        turn(&cp).unwrap();
+        let (_, log, copied) = checkpoint_as(&cp, "PASSIVE").unwrap();
+        assert!(
+            log >= Checkpointer::RESTART_PAGES && copied < log,
+            "{log} {copied}"
+        );
+        drop(snapshot);
+        turn(&cp).unwrap();
+        write(Checkpointer::RESTART_PAGES + 10, 1);
+        let (_, log, _) = checkpoint_as(&cp, "PASSIVE").unwrap();
+        assert!(log < 10, "the log starts again: {log} pages");
+        drop(c);
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
