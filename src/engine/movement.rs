@@ -57,7 +57,7 @@ pub(crate) struct Occupancy {
     forbidden: Option<(RiverId, usize, String, String)>,
     /// [`Occupancy::route_key`], made when first asked for: the order
     /// checker plans several marches on one position.
-    key: std::cell::OnceCell<Vec<u8>>,
+    key: std::cell::OnceCell<crate::geo::route::PositionKey>,
 }
 
 /// A unit of the side whose view this is stands in the hex.
@@ -156,14 +156,14 @@ impl Occupancy {
 
     /// All that [`route_on`] reads of the position: every hex's flags but
     /// a friendly unit's presence, and the river ban (2.2).
-    fn route_key(&self) -> &[u8] {
+    fn route_key(&self) -> &crate::geo::route::PositionKey {
         self.key.get_or_init(|| {
             let mut key: Vec<u8> = self.flags.iter().map(|f| f & !FRIENDLY).collect();
             if let Some((r, limit, _, _)) = &self.forbidden {
                 key.extend(r.0.to_le_bytes());
                 key.extend(limit.to_le_bytes());
             }
-            key
+            crate::geo::route::PositionKey::new(key)
         })
     }
 
