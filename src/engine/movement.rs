@@ -177,6 +177,8 @@ impl Occupancy {
     /// hex table (`cells`, `table`) and this position's flags: the step
     /// from the hex at index `i` into `j`, its neighbour in direction `d`.
     /// The same answer, without working out hexes, terrain and rivers.
+    /// Inlined into the search's loop, which asks it for every step.
+    #[inline(always)]
     fn step_cost(&self, table: &HexTable, i: usize, d: usize, j: usize) -> Option<u32> {
         let cells = table.cells();
         let enter = cells[j].enter;

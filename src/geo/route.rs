@@ -170,10 +170,28 @@ impl Ord for Entry {
 #[derive(Default)]
 struct Scratch {
     search: u32,
-    stamp: Vec<u32>,
-    cost: Vec<u64>,
-    parent: Vec<u32>,
+    nodes: Vec<Node>,
     heap: BinaryHeap<Entry>,
+}
+
+/// What the search knows of one hex, in one place so that a step reads
+/// and writes one entry of one array.
+#[derive(Clone, Copy)]
+struct Node {
+    /// The search this entry belongs to; an older one's is empty.
+    stamp: u32,
+    /// The hex reached before it on its cheapest route so far.
+    parent: u32,
+    /// The cost of that route, scaled as [`scaled_cost`].
+    cost: u64,
+}
+
+impl Node {
+    const EMPTY: Node = Node {
+        stamp: 0,
+        parent: NO_PARENT,
+        cost: 0,
+    };
 }
 
 thread_local! {
@@ -216,19 +234,19 @@ impl Scratch {
         step: impl Fn(usize, usize, usize) -> Option<u32>,
     ) -> Option<Route> {
         let size = table.len();
-        if self.stamp.len() != size || self.search == u32::MAX {
-            self.stamp = vec![0; size];
-            self.cost = vec![0; size];
-            self.parent = vec![NO_PARENT; size];
+        if self.nodes.len() != size || self.search == u32::MAX {
+            self.nodes = vec![Node::EMPTY; size];
             self.search = 0;
         }
         self.search += 1;
         let now = self.search;
         let next = table.next();
         self.heap.clear();
-        self.stamp[start] = now;
-        self.cost[start] = 0;
-        self.parent[start] = NO_PARENT;
+        self.nodes[start] = Node {
+            stamp: now,
+            parent: NO_PARENT,
+            cost: 0,
+        };
         self.heap.push(Entry {
             cost: 0,
             index: u32::try_from(start).ok()?,
@@ -240,7 +258,7 @@ impl Scratch {
                 reached = true;
                 break;
             }
-            if cost > self.cost[i] {
+            if cost > self.nodes[i].cost {
                 continue;
             }
             for (d, &n) in next[i].iter().enumerate() {
@@ -252,12 +270,17 @@ impl Scratch {
                 let j = n as usize;
                 let Some(c) = step(i, d, j) else { continue };
                 let new_cost = cost + scaled_cost(c);
-                if self.stamp[j] == now && self.cost[j] <= new_cost {
+                let Some(node) = self.nodes.get_mut(j) else {
+                    continue;
+                };
+                if node.stamp == now && node.cost <= new_cost {
                     continue;
                 }
-                self.stamp[j] = now;
-                self.cost[j] = new_cost;
-                self.parent[j] = index;
+                *node = Node {
+                    stamp: now,
+                    parent: index,
+                    cost: new_cost,
+                };
                 self.heap.push(Entry {
                     cost: new_cost,
                     index: n,
@@ -269,14 +292,14 @@ impl Scratch {
         }
         let mut hexes = vec![table.hex(goal)];
         let mut at = goal;
-        while self.parent[at] != NO_PARENT {
-            at = self.parent[at] as usize;
+        while self.nodes[at].parent != NO_PARENT {
+            at = self.nodes[at].parent as usize;
             hexes.push(table.hex(at));
         }
         hexes.reverse();
         Some(Route {
             hexes,
-            cost: u32::try_from(self.cost[goal] / STEP_SCALE).unwrap_or(u32::MAX),
+            cost: u32::try_from(self.nodes[goal].cost / STEP_SCALE).unwrap_or(u32::MAX),
         })
     }
 }
