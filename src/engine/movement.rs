@@ -503,4 +503,49 @@ mod tests {
             }
         }
     }
+
+    /// [`Turn::is_besieged`], which passes over only the counters near
+    /// the hex, holds for exactly the hexes [`Turn::besieged_hexes`] finds
+    /// in one pass over all of them, on scattered positions of both
+    /// scenarios.
+    #[test]
+    fn a_siege_is_found_near_the_hex_as_in_one_pass_over_all() {
+        let data = DataSet::embedded().expect("the embedded data loads");
+        let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut next = move |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            usize::try_from(seed % u64::try_from(n.max(1)).unwrap_or(1)).unwrap_or(0)
+        };
+        let mut sieges = 0;
+        for id in data.scenario_ids() {
+            let scn = data.scenario(&id).expect("a scenario");
+            let (mut state, _) = initial_state(&scn, &Placements::new()).expect("the set-up");
+            let towns: Vec<Hex> = scn
+                .map
+                .hexes()
+                .filter(|h| scn.map.settlement_at(*h).is_some())
+                .collect();
+            for round in 0..30 {
+                for u in state.units.iter_mut() {
+                    if next(4) == 0 {
+                        let town = towns[next(towns.len())];
+                        let around = town.neighbours();
+                        let at = if next(2) == 0 { town } else { around[next(6)] };
+                        u.status = Status::OnMap(at);
+                    }
+                }
+                let mut dice = Dice::new(FixedDice::with_fallback([], 1));
+                let t = Turn::new(&scn, state.clone(), Side::Egyptian, &mut dice);
+                let all = t.besieged_hexes();
+                for h in scn.map.hexes() {
+                    let near = t.is_besieged(h, Side::Egyptian) || t.is_besieged(h, Side::Mahdist);
+                    assert_eq!(near, all.contains(&h), "{id}, round {round}: {h}");
+                }
+                sieges += all.len();
+            }
+        }
+        assert!(sieges > 0, "some positions have sieges");
+    }
 }
