@@ -2,11 +2,17 @@
 //! it must find exactly the route the `pathfinding` crate's Dijkstra finds
 //! (the same hexes, so the same ties), whatever the costs and blocks.
 
-use dervish::geo::route::{cheapest_route, occupied_route, reference_route, step_cost};
+use dervish::geo::route::{
+    PositionKey, cheapest_route, occupied_route, reference_route, step_cost,
+};
 use dervish::geo::{Hex, Map};
 use dervish::scenario::DataSet;
 use rand::{RngExt, SeedableRng};
 use rustc_hash::FxHashSet;
+
+fn key(bytes: &[u8]) -> PositionKey {
+    PositionKey::new(bytes.to_vec())
+}
 
 fn land(map: &Map) -> Vec<Hex> {
     map.hexes().filter(|&h| map.is_land(h)).collect()
@@ -84,10 +90,10 @@ fn a_route_kept_for_a_position_is_given_only_for_that_position() {
         searched.set(searched.get() + 1);
         Some(route)
     };
-    let first = occupied_route(&map, &[1, 2, 3], a, b, || search(vec![b]));
+    let first = occupied_route(&map, &key(&[1, 2, 3]), a, b, || search(vec![b]));
     assert_eq!(first, Some(vec![b]));
     assert_eq!(
-        occupied_route(&map, &[1, 2, 3], a, b, || search(vec![c])),
+        occupied_route(&map, &key(&[1, 2, 3]), a, b, || search(vec![c])),
         first
     );
     assert_eq!(
@@ -96,13 +102,60 @@ fn a_route_kept_for_a_position_is_given_only_for_that_position() {
         "the same position and ends: the route kept"
     );
     let answers = [
-        occupied_route(&map, &[1, 2, 4], a, b, || search(vec![c])),
-        occupied_route(&map, &[1, 2, 3], a, c, || search(vec![c])),
-        occupied_route(&other_map, &[1, 2, 3], a, b, || search(vec![c])),
+        occupied_route(&map, &key(&[1, 2, 4]), a, b, || search(vec![c])),
+        occupied_route(&map, &key(&[1, 2, 3]), a, c, || search(vec![c])),
+        occupied_route(&other_map, &key(&[1, 2, 3]), a, b, || search(vec![c])),
     ];
     assert_eq!(answers, [Some(vec![c]), Some(vec![c]), Some(vec![c])]);
     assert_eq!(searched.get(), 4, "another position, end or map: searched");
     // None found is kept too.
-    assert_eq!(occupied_route(&map, &[9], a, b, || None), None);
-    assert_eq!(occupied_route(&map, &[9], a, b, || search(vec![b])), None);
+    assert_eq!(occupied_route(&map, &key(&[9]), a, b, || None), None);
+    assert_eq!(
+        occupied_route(&map, &key(&[9]), a, b, || search(vec![b])),
+        None
+    );
+}
+
+/// A position comes back after dozens of others (a player's trial
+/// positions, the other side's view): its routes are still kept then, and
+/// once many more positions have come, the oldest are searched again.
+#[test]
+fn routes_are_kept_for_many_positions_and_the_oldest_go_first() {
+    let map = DataSet::embedded().expect("the embedded data loads").map;
+    let (a, b, c) = (Hex::new(10, 10), Hex::new(12, 11), Hex::new(14, 12));
+    let searched = std::cell::Cell::new(0);
+    let search = |route: Vec<Hex>| {
+        searched.set(searched.get() + 1);
+        Some(route)
+    };
+    let position = |n: u32| key(&n.to_le_bytes());
+    for n in 0..100 {
+        assert_eq!(
+            occupied_route(&map, &position(n), a, b, || search(vec![b])),
+            Some(vec![b])
+        );
+    }
+    assert_eq!(searched.get(), 100);
+    for n in 0..100 {
+        assert_eq!(
+            occupied_route(&map, &position(n), a, b, || search(vec![c])),
+            Some(vec![b]),
+            "position {n} kept"
+        );
+    }
+    assert_eq!(searched.get(), 100);
+    // Far more positions than are kept: the first ones go.
+    for n in 100..1000 {
+        occupied_route(&map, &position(n), a, b, || search(vec![b]));
+    }
+    assert_eq!(
+        occupied_route(&map, &position(0), a, b, || search(vec![c])),
+        Some(vec![c]),
+        "position 0 searched again"
+    );
+    assert_eq!(
+        occupied_route(&map, &position(999), a, b, || search(vec![c])),
+        Some(vec![b]),
+        "the last position kept"
+    );
 }

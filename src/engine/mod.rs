@@ -576,6 +576,11 @@ impl<'a, S: DieSource> Turn<'a, S> {
         let around = hex.neighbours();
         let (mut held, mut ringed) = (false, false);
         for (_, u, h, ty) in self.on_map() {
+            // The hex and its neighbours lie within a column and a row of
+            // it: a counter further off counts for neither test.
+            if (h.col - hex.col).abs() > 1 || (h.row - hex.row).abs() > 1 {
+                continue;
+            }
             if !held && u.side == owner && h == hex {
                 held = ty.is_none_or(|ty| ty.kind != UnitKind::Fleet);
             } else if !ringed && u.side != owner && around.contains(&h) {

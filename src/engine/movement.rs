@@ -57,7 +57,7 @@ pub(crate) struct Occupancy {
     forbidden: Option<(RiverId, usize, String, String)>,
     /// [`Occupancy::route_key`], made when first asked for: the order
     /// checker plans several marches on one position.
-    key: std::cell::OnceCell<Vec<u8>>,
+    key: std::cell::OnceCell<crate::geo::route::PositionKey>,
 }
 
 /// A unit of the side whose view this is stands in the hex.
@@ -156,14 +156,14 @@ impl Occupancy {
 
     /// All that [`route_on`] reads of the position: every hex's flags but
     /// a friendly unit's presence, and the river ban (2.2).
-    fn route_key(&self) -> &[u8] {
+    fn route_key(&self) -> &crate::geo::route::PositionKey {
         self.key.get_or_init(|| {
             let mut key: Vec<u8> = self.flags.iter().map(|f| f & !FRIENDLY).collect();
             if let Some((r, limit, _, _)) = &self.forbidden {
                 key.extend(r.0.to_le_bytes());
                 key.extend(limit.to_le_bytes());
             }
-            key
+            crate::geo::route::PositionKey::new(key)
         })
     }
 
@@ -177,6 +177,8 @@ impl Occupancy {
     /// hex table (`cells`, `table`) and this position's flags: the step
     /// from the hex at index `i` into `j`, its neighbour in direction `d`.
     /// The same answer, without working out hexes, terrain and rivers.
+    /// Inlined into the search's loop, which asks it for every step.
+    #[inline(always)]
     fn step_cost(&self, table: &HexTable, i: usize, d: usize, j: usize) -> Option<u32> {
         let cells = table.cells();
         let enter = cells[j].enter;
@@ -500,5 +502,50 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// [`Turn::is_besieged`], which passes over only the counters near
+    /// the hex, holds for exactly the hexes [`Turn::besieged_hexes`] finds
+    /// in one pass over all of them, on scattered positions of both
+    /// scenarios.
+    #[test]
+    fn a_siege_is_found_near_the_hex_as_in_one_pass_over_all() {
+        let data = DataSet::embedded().expect("the embedded data loads");
+        let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut next = move |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            usize::try_from(seed % u64::try_from(n.max(1)).unwrap_or(1)).unwrap_or(0)
+        };
+        let mut sieges = 0;
+        for id in data.scenario_ids() {
+            let scn = data.scenario(&id).expect("a scenario");
+            let (mut state, _) = initial_state(&scn, &Placements::new()).expect("the set-up");
+            let towns: Vec<Hex> = scn
+                .map
+                .hexes()
+                .filter(|h| scn.map.settlement_at(*h).is_some())
+                .collect();
+            for round in 0..30 {
+                for u in state.units.iter_mut() {
+                    if next(4) == 0 {
+                        let town = towns[next(towns.len())];
+                        let around = town.neighbours();
+                        let at = if next(2) == 0 { town } else { around[next(6)] };
+                        u.status = Status::OnMap(at);
+                    }
+                }
+                let mut dice = Dice::new(FixedDice::with_fallback([], 1));
+                let t = Turn::new(&scn, state.clone(), Side::Egyptian, &mut dice);
+                let all = t.besieged_hexes();
+                for h in scn.map.hexes() {
+                    let near = t.is_besieged(h, Side::Egyptian) || t.is_besieged(h, Side::Mahdist);
+                    assert_eq!(near, all.contains(&h), "{id}, round {round}: {h}");
+                }
+                sieges += all.len();
+            }
+        }
+        assert!(sieges > 0, "some positions have sieges");
     }
 }

@@ -234,11 +234,49 @@ fn distance_to_mouth(map: &crate::geo::Map, river: RiverId, order: usize) -> usi
 /// A riverside hex's place on the river network: its distance to the
 /// mouth (the nearest river side), the worst class beside it, and the
 /// cataract beside it, if any (its index on the map).
-fn bank<S: DieSource>(t: &Turn<'_, S>, hex: Hex) -> Option<(usize, RiverClass, Option<usize>)> {
-    let sides = t.scn.map.river_sides_of(hex);
+type Bank = (usize, RiverClass, Option<usize>);
+
+/// [`bank_of`] the hex on the turn's map, read from a table of every hex
+/// of the map made once on this thread (river marches ask it for every
+/// hex of every way they look at).
+fn bank<S: DieSource>(t: &Turn<'_, S>, hex: Hex) -> Option<Bank> {
+    kept_bank(&t.scn.map, hex)
+}
+
+/// [`bank_of`], from the table of the map met last on this thread (a map
+/// is known by its number, which its clones share and no other map has).
+fn kept_bank(map: &crate::geo::Map, hex: Hex) -> Option<Bank> {
+    let table = map.hex_table();
+    let Some(i) = table.index(hex) else {
+        return bank_of(map, hex);
+    };
+    let id = map.land_routes().map_id();
+    BANKS.with(|cell| {
+        let mut kept = cell.borrow_mut();
+        if kept.as_ref().is_none_or(|(m, _)| *m != id) {
+            let all = (0..table.len())
+                .map(|i| bank_of(map, table.hex(i)))
+                .collect();
+            *kept = Some((id, all));
+        }
+        kept.as_ref()
+            .and_then(|(_, all)| all.get(i).copied().flatten())
+    })
+}
+
+thread_local! {
+    /// The map's number and each of its hexes' [`bank_of`], by index in
+    /// its hex table.
+    static BANKS: std::cell::RefCell<Option<(u64, Vec<Option<Bank>>)>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// A hex's place on the river network, worked out from the map.
+fn bank_of(map: &crate::geo::Map, hex: Hex) -> Option<Bank> {
+    let sides = map.river_sides_of(hex);
     let dist = sides
         .iter()
-        .map(|(_, s)| distance_to_mouth(&t.scn.map, s.river, s.order))
+        .map(|(_, s)| distance_to_mouth(map, s.river, s.order))
         .min()?;
     let rank = |c: RiverClass| match c {
         RiverClass::Navigable => 0,
@@ -839,5 +877,30 @@ pub fn wrecks_return<S: DieSource>(t: &mut Turn<'_, S>) {
                 });
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::DataSet;
+
+    /// The bank read from the table is the one worked out from the map,
+    /// for every hex of the map and hexes off it, with another map met in
+    /// between.
+    #[test]
+    fn a_bank_read_from_the_table_is_the_maps() {
+        let first = DataSet::embedded().expect("the embedded data loads").map;
+        let second = DataSet::embedded().expect("the embedded data loads").map;
+        let mut banks = 0;
+        for map in [&first, &second, &first] {
+            let mut hexes: Vec<Hex> = map.hexes().collect();
+            hexes.extend([Hex::new(-1, 0), Hex::new(0, -1), Hex::new(500, 500)]);
+            for h in hexes {
+                assert_eq!(kept_bank(map, h), bank_of(map, h), "{h}");
+                banks += usize::from(bank_of(map, h).is_some());
+            }
+        }
+        assert!(banks > 0, "some hexes are beside a river");
     }
 }

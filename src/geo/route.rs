@@ -170,10 +170,28 @@ impl Ord for Entry {
 #[derive(Default)]
 struct Scratch {
     search: u32,
-    stamp: Vec<u32>,
-    cost: Vec<u64>,
-    parent: Vec<u32>,
+    nodes: Vec<Node>,
     heap: BinaryHeap<Entry>,
+}
+
+/// What the search knows of one hex, in one place so that a step reads
+/// and writes one entry of one array.
+#[derive(Clone, Copy)]
+struct Node {
+    /// The search this entry belongs to; an older one's is empty.
+    stamp: u32,
+    /// The hex reached before it on its cheapest route so far.
+    parent: u32,
+    /// The cost of that route, scaled as [`scaled_cost`].
+    cost: u64,
+}
+
+impl Node {
+    const EMPTY: Node = Node {
+        stamp: 0,
+        parent: NO_PARENT,
+        cost: 0,
+    };
 }
 
 thread_local! {
@@ -216,19 +234,19 @@ impl Scratch {
         step: impl Fn(usize, usize, usize) -> Option<u32>,
     ) -> Option<Route> {
         let size = table.len();
-        if self.stamp.len() != size || self.search == u32::MAX {
-            self.stamp = vec![0; size];
-            self.cost = vec![0; size];
-            self.parent = vec![NO_PARENT; size];
+        if self.nodes.len() != size || self.search == u32::MAX {
+            self.nodes = vec![Node::EMPTY; size];
             self.search = 0;
         }
         self.search += 1;
         let now = self.search;
         let next = table.next();
         self.heap.clear();
-        self.stamp[start] = now;
-        self.cost[start] = 0;
-        self.parent[start] = NO_PARENT;
+        self.nodes[start] = Node {
+            stamp: now,
+            parent: NO_PARENT,
+            cost: 0,
+        };
         self.heap.push(Entry {
             cost: 0,
             index: u32::try_from(start).ok()?,
@@ -240,7 +258,7 @@ impl Scratch {
                 reached = true;
                 break;
             }
-            if cost > self.cost[i] {
+            if cost > self.nodes[i].cost {
                 continue;
             }
             for (d, &n) in next[i].iter().enumerate() {
@@ -252,12 +270,17 @@ impl Scratch {
                 let j = n as usize;
                 let Some(c) = step(i, d, j) else { continue };
                 let new_cost = cost + scaled_cost(c);
-                if self.stamp[j] == now && self.cost[j] <= new_cost {
+                let Some(node) = self.nodes.get_mut(j) else {
+                    continue;
+                };
+                if node.stamp == now && node.cost <= new_cost {
                     continue;
                 }
-                self.stamp[j] = now;
-                self.cost[j] = new_cost;
-                self.parent[j] = index;
+                *node = Node {
+                    stamp: now,
+                    parent: index,
+                    cost: new_cost,
+                };
                 self.heap.push(Entry {
                     cost: new_cost,
                     index: n,
@@ -269,28 +292,50 @@ impl Scratch {
         }
         let mut hexes = vec![table.hex(goal)];
         let mut at = goal;
-        while self.parent[at] != NO_PARENT {
-            at = self.parent[at] as usize;
+        while self.nodes[at].parent != NO_PARENT {
+            at = self.nodes[at].parent as usize;
             hexes.push(table.hex(at));
         }
         hexes.reverse();
         Some(Route {
             hexes,
-            cost: u32::try_from(self.cost[goal] / STEP_SCALE).unwrap_or(u32::MAX),
+            cost: u32::try_from(self.nodes[goal].cost / STEP_SCALE).unwrap_or(u32::MAX),
         })
     }
 }
 
+/// What a route search reads of a position, as bytes, with their hash
+/// (made once, so that finding the position among those kept compares
+/// hashes before bytes).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PositionKey {
+    bytes: Vec<u8>,
+    hash: u64,
+}
+
+impl PositionKey {
+    pub fn new(bytes: Vec<u8>) -> PositionKey {
+        let mut hasher = rustc_hash::FxHasher::default();
+        std::hash::Hasher::write(&mut hasher, &bytes);
+        PositionKey {
+            hash: std::hash::Hasher::finish(&hasher),
+            bytes,
+        }
+    }
+}
+
 /// Routes found on a map with people on it, kept on this thread for the
-/// few positions met last. The order checker plans a set of marches on one
+/// positions met last. The order checker plans a set of marches on one
 /// position, a programmed player checks several sets on it, and the march
-/// phase searches again on much the same one. A route depends only on the
-/// map, on what its search reads of the position (`key`, made by the
-/// caller, who answers for it holding all of that) and on its ends, so a
-/// route kept is the one the search would find again.
+/// phase searches again on much the same one; a position also comes back
+/// after a few dozen others (a player's trial positions, the other side's
+/// view). A route depends only on the map, on what its search reads of the
+/// position (`key`, made by the caller, who answers for it holding all of
+/// that) and on its ends, so a route kept is the one the search would find
+/// again.
 pub fn occupied_route(
     map: &Map,
-    key: &[u8],
+    key: &PositionKey,
     from: Hex,
     to: Hex,
     find: impl FnOnce() -> Option<Vec<Hex>>,
@@ -298,14 +343,11 @@ pub fn occupied_route(
     let map_id = map.land_routes().map_id();
     let kept = POSITIONS.with(|cell| {
         let mut positions = cell.borrow_mut();
-        let k = positions
-            .iter()
-            .position(|p| p.map == map_id && p.key == key)?;
-        // The position met last goes first: it is the likeliest next.
-        let p = positions.remove(k);
-        let route = p.routes.get(&(from, to)).cloned();
-        positions.insert(0, p);
-        route
+        positions.tick += 1;
+        let tick = positions.tick;
+        let p = positions.find(map_id, key)?;
+        p.used = tick;
+        p.routes.get(&(from, to)).cloned()
     });
     if let Some(route) = kept {
         return route;
@@ -313,23 +355,10 @@ pub fn occupied_route(
     let found = find();
     POSITIONS.with(|cell| {
         let mut positions = cell.borrow_mut();
-        if positions
-            .first()
-            .is_none_or(|p| p.map != map_id || p.key != key)
-        {
-            positions.truncate(Position::KEPT - 1);
-            positions.insert(
-                0,
-                Position {
-                    map: map_id,
-                    key: key.to_vec(),
-                    routes: FxHashMap::default(),
-                },
-            );
-        }
-        if let Some(p) = positions.first_mut() {
-            p.routes.insert((from, to), found.clone());
-        }
+        let tick = positions.tick;
+        let p = positions.find_or_add(map_id, key);
+        p.used = tick;
+        p.routes.insert((from, to), found.clone());
     });
     found
 }
@@ -337,15 +366,60 @@ pub fn occupied_route(
 /// A position met lately and the routes found on it.
 struct Position {
     map: u64,
-    key: Vec<u8>,
+    key: PositionKey,
     routes: FxHashMap<(Hex, Hex), Option<Vec<Hex>>>,
+    /// When it was last asked for ([`Positions::tick`]).
+    used: u64,
 }
 
-impl Position {
-    /// How many positions a thread keeps.
-    const KEPT: usize = 8;
+/// The positions a thread keeps, at most [`Positions::KEPT`]; when one
+/// more comes, the one asked for longest ago goes.
+#[derive(Default)]
+struct Positions {
+    kept: Vec<Position>,
+    /// Counts the asks, to tell which position was asked for last.
+    tick: u64,
+}
+
+impl Positions {
+    const KEPT: usize = 128;
+
+    fn find(&mut self, map: u64, key: &PositionKey) -> Option<&mut Position> {
+        self.kept
+            .iter_mut()
+            .find(|p| p.key.hash == key.hash && p.map == map && p.key.bytes == key.bytes)
+    }
+
+    fn find_or_add(&mut self, map: u64, key: &PositionKey) -> &mut Position {
+        let k = match self
+            .kept
+            .iter()
+            .position(|p| p.key.hash == key.hash && p.map == map && p.key.bytes == key.bytes)
+        {
+            Some(k) => k,
+            None => {
+                let position = Position {
+                    map,
+                    key: key.clone(),
+                    routes: FxHashMap::default(),
+                    used: self.tick,
+                };
+                if self.kept.len() < Self::KEPT {
+                    self.kept.push(position);
+                    self.kept.len() - 1
+                } else {
+                    let oldest = (0..self.kept.len())
+                        .min_by_key(|&k| self.kept[k].used)
+                        .unwrap_or(0);
+                    self.kept[oldest] = position;
+                    oldest
+                }
+            }
+        };
+        &mut self.kept[k]
+    }
 }
 
 thread_local! {
-    static POSITIONS: RefCell<Vec<Position>> = const { RefCell::new(Vec::new()) };
+    static POSITIONS: RefCell<Positions> = RefCell::new(Positions::default());
 }

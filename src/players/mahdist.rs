@@ -739,7 +739,7 @@ fn set_up(
 ) -> Vec<crate::engine::orders::SetupOrder> {
     use crate::state::UnitId;
     use std::collections::BTreeMap;
-    let lines = crate::state::setup::setup_lines(scn);
+    let lines = crate::state::setup::shared_setup_lines(scn);
     let limit = crate::state::setup::mahdist_setup_limit(scn)
         .unwrap_or(usize::MAX)
         .max(1);

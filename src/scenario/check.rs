@@ -175,6 +175,7 @@ fn check_units(file: UnitsFile, src: &Source<'_>, errors: &mut Vec<Diagnostic>) 
         types: file.types,
         by_id: by_id.into_iter().collect(),
         leaders: file.leaders,
+        leader_keys: std::sync::OnceLock::new(),
     })
 }
 

@@ -312,6 +312,13 @@ pub struct Units {
     types: Vec<UnitType>,
     by_id: TypeIndex,
     leaders: Vec<Leader>,
+    /// [`Units::leader`]'s index, made when first asked for (not stored
+    /// in the data cache): each name and alias's [`name_key`] to the
+    /// place of the first leader, in file order, who answers to it.
+    ///
+    /// [`name_key`]: crate::geo::map::name_key
+    #[serde(skip)]
+    leader_keys: std::sync::OnceLock<rustc_hash::FxHashMap<String, usize>>,
 }
 
 /// Unit type ids to their place in [`Units`]. The engine looks a counter's
@@ -431,16 +438,26 @@ impl Units {
         &self.leaders
     }
 
-    /// A leader by name or alias, ignoring case.
+    /// A leader by name or alias, ignoring case: the first in file order
+    /// whose name or one of whose aliases has the name's
+    /// [`crate::geo::map::name_key`].
     pub fn leader(&self, name: &str) -> Option<&Leader> {
-        let key = crate::geo::map::name_key(name);
-        self.leaders.iter().find(|l| {
-            crate::geo::map::name_key(&l.name) == key
-                || l.aliases
-                    .iter()
-                    .any(|a| crate::geo::map::name_key(a) == key)
-        })
+        let keys = self.leader_keys.get_or_init(|| leader_keys(&self.leaders));
+        let i = *keys.get(&crate::geo::map::name_key(name))?;
+        self.leaders.get(i)
     }
+}
+
+/// Each leader's name and aliases by [`crate::geo::map::name_key`], to the
+/// place of the first leader in `leaders` who answers to it.
+fn leader_keys(leaders: &[Leader]) -> rustc_hash::FxHashMap<String, usize> {
+    let mut keys = rustc_hash::FxHashMap::default();
+    for (i, l) in leaders.iter().enumerate() {
+        for name in std::iter::once(&l.name).chain(&l.aliases) {
+            keys.entry(crate::geo::map::name_key(name)).or_insert(i);
+        }
+    }
+    keys
 }
 
 /// Everything a game is played with: the shared data and one scenario.
@@ -611,5 +628,43 @@ mod tests {
             assert_eq!(many.get(&format!("type-{i}")), Some(i));
         }
         assert_eq!(many.get("type-300"), None);
+    }
+
+    /// The leader index answers what a scan of the leaders in file order
+    /// answers, for every name and alias as written, in other cases and
+    /// spacings, cut short, and for names no leader has.
+    #[test]
+    fn a_leader_is_found_by_index_as_by_a_scan() {
+        use crate::geo::map::name_key;
+        let data = super::DataSet::embedded().expect("the embedded data loads");
+        for id in data.scenario_ids() {
+            let scn = data.scenario(&id).expect("a scenario");
+            let units = &scn.units;
+            let scan = |name: &str| {
+                let key = name_key(name);
+                units.leaders().iter().position(|l| {
+                    name_key(&l.name) == key || l.aliases.iter().any(|a| name_key(a) == key)
+                })
+            };
+            let mut names = vec![
+                String::new(),
+                "nobody".to_string(),
+                "Gordon Pasha II".into(),
+            ];
+            for l in units.leaders() {
+                for n in std::iter::once(&l.name).chain(&l.aliases) {
+                    names.push(n.clone());
+                    names.push(n.to_uppercase());
+                    names.push(format!(" {}. ", n.replace(' ', "  ")));
+                    names.push(n.chars().skip(1).collect());
+                }
+            }
+            assert!(names.len() > 3, "{id}: no leaders");
+            for n in &names {
+                let found = units.leader(n).map(|l| l as *const super::Leader);
+                let scanned = scan(n).map(|i| &units.leaders()[i] as *const super::Leader);
+                assert_eq!(found, scanned, "{id}: {n:?}");
+            }
+        }
     }
 }

@@ -5,6 +5,7 @@
 //! filling the next hexes, never by overfilling one).
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use super::{GameState, LeaderState, Status, Unit, UnitId};
 use crate::engine::orders::SetupOrder;
@@ -253,6 +254,48 @@ fn counters(scn: &Scenario) -> Vec<Unit> {
 /// lines in order, the first free counter of each type first, whatever
 /// the hexes chosen.
 pub fn setup_lines(scn: &Scenario) -> BTreeMap<UnitId, usize> {
+    (*shared_setup_lines(scn)).clone()
+}
+
+/// [`setup_lines`], worked out once on this thread for the scenario met
+/// last and shared: the lines depend on the counter mix and the
+/// scenario's set-up alone, and a campaign asks for them at each set-up.
+pub fn shared_setup_lines(scn: &Scenario) -> Arc<BTreeMap<UnitId, usize>> {
+    KEPT_LINES.with(|cell| {
+        let mut kept = cell.borrow_mut();
+        if let Some(k) = kept.as_ref()
+            && Arc::ptr_eq(&k.units, &scn.units)
+            && Arc::ptr_eq(&k.def, &scn.def)
+        {
+            return k.lines.clone();
+        }
+        let lines = Arc::new(work_out_setup_lines(scn));
+        *kept = Some(KeptLines {
+            units: scn.units.clone(),
+            def: scn.def.clone(),
+            lines: lines.clone(),
+        });
+        lines
+    })
+}
+
+/// The set-up lines kept on a thread, with the counter mix and the
+/// scenario they were worked out from (held, so that their addresses
+/// stay theirs: another scenario is never taken for them).
+struct KeptLines {
+    units: Arc<crate::scenario::Units>,
+    def: Arc<crate::scenario::ScenarioFile>,
+    lines: Arc<BTreeMap<UnitId, usize>>,
+}
+
+thread_local! {
+    static KEPT_LINES: std::cell::RefCell<Option<KeptLines>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// [`setup_lines`] worked out afresh: the counters read from the counter
+/// mix (`scn.units`), the lines from the scenario (`scn.def`).
+fn work_out_setup_lines(scn: &Scenario) -> BTreeMap<UnitId, usize> {
     let all = counters(scn);
     let mut taken = vec![false; all.len()];
     let mut out = BTreeMap::new();
@@ -291,7 +334,7 @@ pub fn mahdist_setup_limit(scn: &Scenario) -> Option<usize> {
 /// What set-up orders are checked against, worked out once for a set of
 /// orders: the line that places each counter and each line's zone.
 pub struct SetupIndex {
-    lines: BTreeMap<UnitId, usize>,
+    lines: Arc<BTreeMap<UnitId, usize>>,
     /// Each line's zone, worked out when first asked for.
     zones: Vec<std::cell::OnceCell<Vec<Hex>>>,
 }
@@ -299,7 +342,7 @@ pub struct SetupIndex {
 impl SetupIndex {
     pub fn new(scn: &Scenario) -> SetupIndex {
         SetupIndex {
-            lines: setup_lines(scn),
+            lines: shared_setup_lines(scn),
             zones: (0..scn.def.setup.len())
                 .map(|_| std::cell::OnceCell::new())
                 .collect(),
@@ -484,4 +527,42 @@ pub fn rejoin_lone_leaders(
         }
     }
     moved
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::DataSet;
+
+    /// The set-up lines kept on a thread are those worked out afresh, for
+    /// each scenario in turn, and never another scenario's: a copy of a
+    /// scenario given another set-up gets its own.
+    #[test]
+    fn kept_set_up_lines_are_the_scenarios_own() {
+        let data = DataSet::embedded().expect("the embedded data loads");
+        let ids = data.scenario_ids();
+        for _ in 0..2 {
+            for id in &ids {
+                let scn = data.scenario(id).expect("a scenario");
+                let kept = shared_setup_lines(&scn);
+                assert_eq!(*kept, work_out_setup_lines(&scn), "{id}");
+                assert!(!kept.is_empty(), "{id}: the set-up places counters");
+                assert!(Arc::ptr_eq(&kept, &shared_setup_lines(&scn)), "{id}");
+                assert_eq!(setup_lines(&scn), *kept, "{id}");
+            }
+        }
+        let scn = data.scenario(&ids[0]).expect("a scenario");
+        let mut def = (*scn.def).clone();
+        def.setup.reverse();
+        let mut other = scn.clone();
+        other.def = Arc::new(def);
+        let theirs = shared_setup_lines(&other);
+        assert_eq!(*theirs, work_out_setup_lines(&other));
+        assert_ne!(
+            *theirs,
+            *shared_setup_lines(&scn),
+            "another set-up, other lines"
+        );
+        assert_eq!(*shared_setup_lines(&scn), work_out_setup_lines(&scn));
+    }
 }
