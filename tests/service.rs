@@ -1285,15 +1285,7 @@ fn an_oversized_message_is_stored_only_in_its_head() {
 #[test]
 fn a_receipt_goes_out_whatever_the_players_message_id() {
     let mut h = Harness::new("oddid", Mode::Monthly);
-    let text = format!(
-        "SECRET {}\nMARCH STACK Sinkat TO Souakim\n",
-        h.secret(Side::Egyptian)
-    );
-    let month = h.svc.game(&h.game).unwrap().month;
-    let subject = format!("[dervish {}] orders {month}", h.game);
-    let raw = raw_mail("gordon@example.org", &subject, &text, "abc déf@host", "");
-    h.deliver(&raw);
-    h.pass();
+    send_sinkat_march(&mut h, "abc déf@host");
     let receipts: Vec<Sent> = h
         .sent_to("gordon@example.org")
         .into_iter()
@@ -1302,20 +1294,26 @@ fn a_receipt_goes_out_whatever_the_players_message_id() {
     assert_eq!(receipts.len(), 1, "the receipt was sent");
 }
 
-/// A receipt keeps its text once: the HTML part is made again from it when
-/// the mail goes, and is the text shown as it is, as it was made when the
-/// receipt was queued (`html_with_pictures` of the text, no pictures).
-#[test]
-fn a_receipts_html_part_is_made_from_its_text_when_it_is_sent() {
-    let mut h = Harness::new("htmltext", Mode::Monthly);
+/// The Egyptian's orders marching the Sinkat stack to Souakim, mailed
+/// with Message-ID `id` and taken in by a pass.
+fn send_sinkat_march(h: &mut Harness, id: &str) {
     let text = format!(
         "SECRET {}\nMARCH STACK Sinkat TO Souakim\n",
         h.secret(Side::Egyptian)
     );
     let month = h.svc.game(&h.game).unwrap().month;
     let subject = format!("[dervish {}] orders {month}", h.game);
-    h.deliver(&raw_mail("gordon@example.org", &subject, &text, "h1@x", ""));
+    h.deliver(&raw_mail("gordon@example.org", &subject, &text, id, ""));
     h.pass();
+}
+
+/// A receipt keeps its text once: the HTML part is made again from it when
+/// the mail goes, and is the text shown as it is, as it was made when the
+/// receipt was queued (`html_with_pictures` of the text, no pictures).
+#[test]
+fn a_receipts_html_part_is_made_from_its_text_when_it_is_sent() {
+    let mut h = Harness::new("htmltext", Mode::Monthly);
+    send_sinkat_march(&mut h, "h1@x");
     let (kept_html, from_text): (Option<String>, bool) = h
         .svc
         .conn

@@ -148,6 +148,8 @@ impl Service {
                 return Ok(false);
             }
         }
+        // A mail whose HTML part is only its text keeps the text once.
+        let from_text = d.html && appendix.is_none() && d.attachments.is_empty();
         let row = OutboxRow {
             id: 0,
             game_id: d.game_id,
@@ -156,19 +158,14 @@ impl Service {
             dedupe_key: d.dedupe_key,
             recipient: d.to,
             subject: d.rendered.subject,
-            body_html: d
-                .html
-                .then(|| match appendix {
-                    Some(more) => Some(html_with_pictures(
-                        &format!("{}\n{more}", d.rendered.text),
-                        &d.attachments,
-                    )),
-                    // Made again from the text when the mail is sent.
-                    None if d.attachments.is_empty() => None,
-                    None => Some(html_with_pictures(&d.rendered.text, &d.attachments)),
-                })
-                .flatten(),
-            html_from_text: d.html && appendix.is_none() && d.attachments.is_empty(),
+            // Made again from the text when the mail is sent.
+            body_html: (d.html && !from_text).then(|| match appendix {
+                Some(more) => {
+                    html_with_pictures(&format!("{}\n{more}", d.rendered.text), &d.attachments)
+                }
+                None => html_with_pictures(&d.rendered.text, &d.attachments),
+            }),
+            html_from_text: from_text,
             body_text: d.rendered.text,
             in_reply_to: d.in_reply_to,
             refs: d.refs.join(" "),

@@ -9,7 +9,8 @@
 //! connection that checkpoints every [`Checkpointer::EVERY`], beside the
 //! daemon's writes (WAL lets a checkpoint run while another connection
 //! writes; a PASSIVE checkpoint waits for no one, and what it could not
-//! copy is copied the next time).
+//! copy is copied the next time), and starts a long log again from its
+//! beginning ([`Checkpointer::RESTART_PAGES`]).
 
 use std::path::Path;
 use std::sync::{Arc, Condvar, Mutex};
@@ -105,27 +106,24 @@ fn run(conn: &Connection, stop: &(Mutex<bool>, Condvar)) {
 /// commit in its way for longer than [`Checkpointer::RESTART_PATIENCE`] is
 /// tried again next turn.
 fn turn(conn: &Connection) -> Result<()> {
-    let (_, log, _) = checkpoint_as(conn, "PASSIVE")?;
+    let (log, _) = checkpoint_as(conn, "PASSIVE")?;
     if log >= Checkpointer::RESTART_PAGES {
         checkpoint_as(conn, "RESTART")?;
     }
     Ok(())
 }
 
-/// A checkpoint in SQLite's `mode`: whether it was kept from finishing,
-/// the pages in the log, and the pages copied.
-fn checkpoint_as(conn: &Connection, mode: &str) -> Result<(bool, i64, i64)> {
+/// A checkpoint in SQLite's `mode`: the pages in the log and the pages
+/// copied. One kept from finishing by a reader or a commit is no error:
+/// the next turn tries again.
+fn checkpoint_as(conn: &Connection, mode: &str) -> Result<(i64, i64)> {
     let sql = format!("PRAGMA wal_checkpoint({mode})");
-    let r = conn.query_row(&sql, [], |r| {
-        Ok((r.get::<_, i64>(0)? != 0, r.get(1)?, r.get(2)?))
-    });
-    match r {
+    match conn.query_row(&sql, [], |r| Ok((r.get(1)?, r.get(2)?))) {
         Ok(v) => Ok(v),
-        // Kept from finishing by a reader or a commit: the next turn tries.
         Err(rusqlite::Error::SqliteFailure(e, _))
             if e.code == rusqlite::ErrorCode::DatabaseBusy =>
         {
-            Ok((true, 0, 0))
+            Ok((0, 0))
         }
         Err(e) => Err(e.into()),
     }
@@ -148,28 +146,40 @@ impl Drop for Checkpointer {
 mod tests {
     use super::*;
 
-    /// The thread copies the log into the database file while another
-    /// connection writes (the file grows only by checkpoints), and what was
-    /// written reads back whole after the thread is stopped and the
-    /// database opened again.
-    #[test]
-    fn the_thread_checkpoints_beside_a_writer() {
-        let dir = std::env::temp_dir().join(format!("dervish-ckpt-{}", std::process::id()));
+    /// A fresh database in a folder of its own (`name`), with a table of
+    /// rows a page each; its folder, its path and the connection.
+    fn scratch(name: &str) -> (std::path::PathBuf, std::path::PathBuf, Connection) {
+        let dir = std::env::temp_dir().join(format!("dervish-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("d.sqlite");
         let c = super::super::open(&path).unwrap();
         c.execute_batch("CREATE TABLE t (n INTEGER PRIMARY KEY, body TEXT NOT NULL)")
             .unwrap();
-        let cp = Checkpointer::start(&path).unwrap();
+        (dir, path, c)
+    }
+
+    /// `rows` rows of 3,000 bytes from number `from`, each its own commit.
+    fn write(c: &Connection, from: i64, rows: i64) {
         let body = "x".repeat(3000);
-        for n in 0..400 {
+        for n in from..from + rows {
             c.execute(
                 "INSERT INTO t (n, body) VALUES (?1, ?2)",
                 rusqlite::params![n, body],
             )
             .unwrap();
         }
+    }
+
+    /// The thread copies the log into the database file while another
+    /// connection writes (the file grows only by checkpoints), and what was
+    /// written reads back whole after the thread is stopped and the
+    /// database opened again.
+    #[test]
+    fn the_thread_checkpoints_beside_a_writer() {
+        let (dir, path, c) = scratch("ckpt");
+        let cp = Checkpointer::start(&path).unwrap();
+        write(&c, 0, 400);
         // 400 rows of 3,000 bytes are over a megabyte of pages; SQLite's own
         // checkpoint would not start before 40,000 pages.
         let grown = (0..200).any(|_| {
@@ -197,44 +207,28 @@ mod tests {
     /// patience, and is no error.
     #[test]
     fn a_long_log_is_started_again_and_a_reader_is_waited_for_briefly() {
-        let dir = std::env::temp_dir().join(format!("dervish-ckpt-r-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("d.sqlite");
-        let c = super::super::open(&path).unwrap();
+        let (dir, path, c) = scratch("ckpt-r");
         c.pragma_update(None, "wal_autocheckpoint", 0).unwrap();
-        c.execute_batch("CREATE TABLE t (n INTEGER PRIMARY KEY, body TEXT NOT NULL)")
-            .unwrap();
-        let body = "x".repeat(3000);
-        let write = |from: i64, rows: i64| {
-            for n in from..from + rows {
-                c.execute(
-                    "INSERT INTO t (n, body) VALUES (?1, ?2)",
-                    rusqlite::params![n, body],
-                )
-                .unwrap();
-            }
-        };
         let cp = connect(&path).unwrap();
         // A reader holds the position after the first rows.
-        write(0, 10);
+        write(&c, 0, 10);
         let mut reader = super::super::open(&path).unwrap();
         let snapshot = reader.transaction().unwrap();
         let seen: i64 = snapshot
             .query_row("SELECT count(*) FROM t", [], |r| r.get(0))
             .unwrap();
         assert_eq!(seen, 10);
-        write(10, Checkpointer::RESTART_PAGES);
+        write(&c, 10, Checkpointer::RESTART_PAGES);
         turn(&cp).unwrap();
-        let (_, log, copied) = checkpoint_as(&cp, "PASSIVE").unwrap();
+        let (log, copied) = checkpoint_as(&cp, "PASSIVE").unwrap();
         assert!(
             log >= Checkpointer::RESTART_PAGES && copied < log,
             "{log} {copied}"
         );
         drop(snapshot);
         turn(&cp).unwrap();
-        write(Checkpointer::RESTART_PAGES + 10, 1);
-        let (_, log, _) = checkpoint_as(&cp, "PASSIVE").unwrap();
+        write(&c, Checkpointer::RESTART_PAGES + 10, 1);
+        let (log, _) = checkpoint_as(&cp, "PASSIVE").unwrap();
         assert!(log < 10, "the log starts again: {log} pages");
         drop(c);
         let _ = std::fs::remove_dir_all(&dir);
