@@ -14,7 +14,7 @@
 
 use rusqlite::Connection;
 
-use super::record::insert_sealed_set;
+use super::record::{SetToSeal, insert_sealed_set};
 use super::secrets::unhex;
 use super::{Result, Service, ServiceError};
 use crate::dice::{Dice, SeededDice};
@@ -161,7 +161,14 @@ impl Service {
             print::sheet(&scn.map, &written::sheet(&d.orders), false)
         );
         let now = self.now();
-        let sealed = insert_sealed_set(c, g, side, None, &canonical, &d.orders, ready, now)?.sha256;
+        let set = SetToSeal {
+            message: None,
+            canonical: &canonical,
+            orders: &d.orders,
+            ready,
+            refused_lines: 0,
+        };
+        let sealed = insert_sealed_set(c, g, side, set, now)?.sha256;
         store::audit(
             c,
             now,

@@ -660,7 +660,14 @@ impl Service {
         // orders (or the deadline) instead of playing at the next pass.
         if was_bot && g.status == Status::Running && g.turn_kind.waits_for().contains(&side) {
             let none = crate::engine::orders::Orders::default();
-            super::record::insert_sealed_set(&tx, &g, side, None, "", &none, false, self.now())?;
+            let set = super::record::SetToSeal {
+                message: None,
+                canonical: "",
+                orders: &none,
+                ready: false,
+                refused_lines: 0,
+            };
+            super::record::insert_sealed_set(&tx, &g, side, set, self.now())?;
         }
         // The player who leaves and the opponent are told.
         let key = format!(

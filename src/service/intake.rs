@@ -1175,13 +1175,15 @@ impl Service {
             &self.conn,
             g,
             side,
-            Some(cx.row),
-            &canonical,
-            &s.checked.orders,
-            ready,
+            super::record::SetToSeal {
+                message: Some(cx.row),
+                canonical: &canonical,
+                orders: &s.checked.orders,
+                ready,
+                refused_lines: s.refused_lines,
+            },
             now,
         )?;
-        store::set_refused_lines(&self.conn, set.id, s.refused_lines)?;
         let rendered = self.templates.render(
             "receipt.txt",
             context! {

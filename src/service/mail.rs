@@ -141,8 +141,7 @@ impl Service {
         // whatever refused the mail.
         if d.kind == "refusal" {
             let cap = self.cfg.limits.refusals_per_hour;
-            let n =
-                store::count_mail_since(&self.conn, "refusal", &d.to, now - Duration::hours(1))?;
+            let n = store::count_refusals_since(&self.conn, &d.to, now - Duration::hours(1))?;
             if n >= cap {
                 tracing::info!(to = %d.to, n, "refusal not sent: {cap} an hour to one address at most");
                 return Ok(false);

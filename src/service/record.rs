@@ -125,36 +125,47 @@ pub fn sealed_text(game: &str, turn_no: u32, side: Side, canonical: &str) -> Str
 
 /// Store `orders`, as `canonical` writes them, as a new version of
 /// `side`'s order set for the open turn of `g`, sealed with the SHA-256 of
-/// their [`sealed_text`] (the row's `sha256`); `message` is the stored
-/// mail that sent them, if any.
-#[allow(clippy::too_many_arguments)]
+/// their [`sealed_text`] (the row's `sha256`).
 pub(super) fn insert_sealed_set(
     c: &rusqlite::Connection,
     g: &GameRow,
     side: Side,
-    message: Option<i64>,
-    canonical: &str,
-    orders: &Orders,
-    ready: bool,
+    set: SetToSeal<'_>,
     now: chrono::DateTime<chrono::Utc>,
 ) -> super::Result<OrderSetRow> {
-    let sealed = sha256_hex(sealed_text(&g.id, g.turn_no, side, canonical).as_bytes());
-    let orders_json = serde_json::to_string(orders).map_err(|e| super::ServiceError::State {
-        game: g.id.clone(),
-        message: e.to_string(),
-    })?;
+    let sealed = sha256_hex(sealed_text(&g.id, g.turn_no, side, set.canonical).as_bytes());
+    let orders_json =
+        serde_json::to_string(set.orders).map_err(|e| super::ServiceError::State {
+            game: g.id.clone(),
+            message: e.to_string(),
+        })?;
     Ok(crate::store::insert_order_set(
         c,
-        &g.id,
-        g.turn_no,
-        side,
-        message,
-        canonical,
-        &orders_json,
-        &sealed,
-        ready,
-        now,
+        &crate::store::NewOrderSet {
+            game_id: &g.id,
+            turn_no: g.turn_no,
+            side,
+            message: set.message,
+            canonical: set.canonical,
+            orders: &orders_json,
+            sha256: &sealed,
+            ready: set.ready,
+            refused_lines: set.refused_lines,
+            received_at: now,
+        },
     )?)
+}
+
+/// What [`insert_sealed_set`] seals: the orders, as the engine takes them
+/// and as their canonical text, from the mail `message` if a mail sent
+/// them, with the lines of that mail that will not be carried out.
+#[derive(Clone, Copy)]
+pub(super) struct SetToSeal<'a> {
+    pub message: Option<i64>,
+    pub canonical: &'a str,
+    pub orders: &'a Orders,
+    pub ready: bool,
+    pub refused_lines: u32,
 }
 
 /// The file name of a turn record: `sudan-turn-7.json`.

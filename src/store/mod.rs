@@ -733,65 +733,64 @@ fn set_row(r: &Row<'_>) -> rusqlite::Result<OrderSetRow> {
     })
 }
 
-/// Store a new version of a side's orders; returns the stored row.
-#[allow(clippy::too_many_arguments)]
-pub fn insert_order_set(
-    c: &Connection,
-    game_id: &str,
-    turn_no: u32,
-    side: Side,
-    message: Option<i64>,
-    canonical: &str,
-    orders: &str,
-    sha256: &str,
-    ready: bool,
-    received_at: DateTime<Utc>,
-) -> Result<OrderSetRow> {
-    let version: u32 = c.prepare_cached(
-        "SELECT COALESCE(MAX(version), 0) + 1 FROM order_sets WHERE game_id = ?1 AND turn_no = ?2 AND side = ?3",
-    )?
-    .query_row(
-        params![game_id, turn_no, side_text(side)],
-        |r| r.get(0),
-    )?;
-    c.prepare_cached(
-        "INSERT INTO order_sets (game_id, turn_no, side, version, message, canonical, orders, sha256, ready, received_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-    )?
-    .execute(
-        params![
-            game_id,
-            turn_no,
-            side_text(side),
-            version,
-            message,
-            canonical,
-            orders,
-            sha256,
-            ready,
-            time(received_at)
-        ],
-    )?;
-    Ok(OrderSetRow {
-        id: c.last_insert_rowid(),
-        game_id: game_id.to_string(),
-        turn_no,
-        side,
-        version,
-        message,
-        canonical: canonical.to_string(),
-        orders: orders.to_string(),
-        sha256: sha256.to_string(),
-        ready,
-        received_at,
-    })
+/// A new version of a side's orders, as [`insert_order_set`] stores it.
+#[derive(Clone, Copy, Debug)]
+pub struct NewOrderSet<'a> {
+    pub game_id: &'a str,
+    pub turn_no: u32,
+    pub side: Side,
+    /// The mail that sent them, if any.
+    pub message: Option<i64>,
+    pub canonical: &'a str,
+    /// The engine's `Orders` as JSON.
+    pub orders: &'a str,
+    pub sha256: &'a str,
+    pub ready: bool,
+    /// Lines of the mail that will not be carried out (NOT UNDERSTOOD or
+    /// NOT POSSIBLE on its receipt); 0 for a programmed player's set.
+    pub refused_lines: u32,
+    pub received_at: DateTime<Utc>,
 }
 
-/// Record how many lines of order set `id` will not be carried out (NOT
-/// UNDERSTOOD or NOT POSSIBLE on its receipt).
-pub fn set_refused_lines(c: &Connection, id: i64, lines: u32) -> Result<()> {
-    c.prepare_cached("UPDATE order_sets SET refused_lines = ?2 WHERE id = ?1")?
-        .execute(params![id, lines])?;
-    Ok(())
+/// Store a new version of a side's orders, numbered one past the last
+/// version of that side's orders for the turn; returns the stored row.
+pub fn insert_order_set(c: &Connection, s: &NewOrderSet<'_>) -> Result<OrderSetRow> {
+    let version: u32 = c
+        .prepare_cached(
+            "SELECT COALESCE(MAX(version), 0) + 1 FROM order_sets WHERE game_id = ?1 AND turn_no = ?2 AND side = ?3",
+        )?
+        .query_row(params![s.game_id, s.turn_no, side_text(s.side)], |r| r.get(0))?;
+    c.prepare_cached(
+        "INSERT INTO order_sets (game_id, turn_no, side, version, message, canonical, orders, sha256, ready, received_at, refused_lines) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+    )?
+    .execute(params![
+        s.game_id,
+        s.turn_no,
+        side_text(s.side),
+        version,
+        s.message,
+        s.canonical,
+        s.orders,
+        s.sha256,
+        s.ready,
+        time(s.received_at),
+        s.refused_lines
+    ])?;
+    let id = c.last_insert_rowid();
+    Ok(OrderSetRow {
+        id,
+        game_id: s.game_id.to_string(),
+        turn_no: s.turn_no,
+        side: s.side,
+        version,
+        message: s.message,
+        canonical: s.canonical.to_string(),
+        orders: s.orders.to_string(),
+        sha256: s.sha256.to_string(),
+        ready: s.ready,
+        received_at: s.received_at,
+    })
 }
 
 /// How many lines of order set `id` will not be carried out (0 for a set
@@ -1086,19 +1085,16 @@ fn whole_rows(
         .collect())
 }
 
-/// How many mails of `kind` were queued for `recipient` since `since`
-/// (refusals are capped per address and hour).
-pub fn count_mail_since(
-    c: &Connection,
-    kind: &str,
-    recipient: &str,
-    since: DateTime<Utc>,
-) -> Result<u32> {
+/// The refusals queued for an address since a time: the literal kind lets
+/// SQLite use the partial index `outbox_refusals_by_recipient`.
+const REFUSALS_SINCE: &str = "SELECT COUNT(*) FROM outbox WHERE kind = 'refusal' AND recipient = ?1 COLLATE NOCASE AND created_at >= ?2";
+
+/// How many refusals were queued for `recipient` since `since` (they are
+/// capped per address and hour); found by the index of refusals alone.
+pub fn count_refusals_since(c: &Connection, recipient: &str, since: DateTime<Utc>) -> Result<u32> {
     let n: u32 = c
-        .prepare_cached(
-            "SELECT COUNT(*) FROM outbox WHERE kind = ?1 AND recipient = ?2 COLLATE NOCASE AND created_at >= ?3",
-        )?
-        .query_row(params![kind, recipient, time(since)], |r| r.get(0))?;
+        .prepare_cached(REFUSALS_SINCE)?
+        .query_row(params![recipient, time(since)], |r| r.get(0))?;
     Ok(n)
 }
 
@@ -1291,16 +1287,18 @@ pub fn retry_mail(c: &Connection, id: i64, at: DateTime<Utc>) -> Result<()> {
     Ok(())
 }
 
+/// The sent mails still whole, but the latest results mail to each
+/// address (found by the partial index `outbox_results_by_recipient`).
+const PRUNABLE: &str = "SELECT id FROM outbox AS o WHERE sent_at IS NOT NULL AND pruned_at IS NULL AND sent_at < ?1 \
+         AND NOT (kind = 'results' AND id = (SELECT MAX(id) FROM outbox AS l \
+             WHERE l.kind = 'results' AND l.game_id = o.game_id AND l.recipient = o.recipient)) \
+         ORDER BY sent_at LIMIT ?2";
+
 /// The mails sent before `before` whose bodies are still kept, oldest
 /// first, at most `limit`. The latest results mail of each game to each
 /// address is left whole: `RESEND` sends it again.
 pub fn prunable_mail_ids(c: &Connection, before: DateTime<Utc>, limit: usize) -> Result<Vec<i64>> {
-    let mut st = c.prepare_cached(
-        "SELECT id FROM outbox AS o WHERE sent_at IS NOT NULL AND pruned_at IS NULL AND sent_at < ?1 \
-         AND NOT (kind = 'results' AND id = (SELECT MAX(id) FROM outbox AS l \
-             WHERE l.kind = 'results' AND l.game_id = o.game_id AND l.recipient = o.recipient)) \
-         ORDER BY sent_at LIMIT ?2",
-    )?;
+    let mut st = c.prepare_cached(PRUNABLE)?;
     let rows = st.query_map(
         params![time(before), i64::try_from(limit).unwrap_or(i64::MAX)],
         |r| r.get(0),
@@ -1308,21 +1306,23 @@ pub fn prunable_mail_ids(c: &Connection, before: DateTime<Utc>, limit: usize) ->
     Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
 }
 
+/// Results and set-up mails that may hold pictures, with a later results
+/// mail to the same address.
+const REPLACED_PICTURED: &str = "SELECT o.id FROM outbox AS o \
+         WHERE o.kind IN ('results', 'setup') AND o.digest IS NULL AND o.pruned_at IS NULL \
+         AND o.sent_at IS NOT NULL \
+         AND EXISTS (SELECT 1 FROM outbox AS l WHERE l.kind = 'results' \
+             AND l.game_id = o.game_id AND l.recipient = o.recipient AND l.id > o.id \
+             AND l.sent_at IS NOT NULL) \
+         ORDER BY o.id LIMIT ?1";
+
 /// Sent results and set-up mails a later sent results mail to the same
 /// address of the same game has replaced, whose pictures are no longer
 /// needed (RESEND sends the latest results again whole), oldest first, at
 /// most `limit`; found by the index `outbox_pictured` without reading the
 /// mails' files.
 pub fn replaced_pictured_mail(c: &Connection, limit: usize) -> Result<Vec<i64>> {
-    let mut st = c.prepare_cached(
-        "SELECT o.id FROM outbox AS o \
-         WHERE o.kind IN ('results', 'setup') AND o.digest IS NULL AND o.pruned_at IS NULL \
-         AND o.sent_at IS NOT NULL \
-         AND EXISTS (SELECT 1 FROM outbox AS l WHERE l.kind = 'results' \
-             AND l.game_id = o.game_id AND l.recipient = o.recipient AND l.id > o.id \
-             AND l.sent_at IS NOT NULL) \
-         ORDER BY o.id LIMIT ?1",
-    )?;
+    let mut st = c.prepare_cached(REPLACED_PICTURED)?;
     let rows = st.query_map([i64::try_from(limit).unwrap_or(i64::MAX)], |r| r.get(0))?;
     Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
 }
@@ -1484,6 +1484,33 @@ pub fn set_service_value(c: &Connection, key: &str, value: &str) -> Result<()> {
 mod tests {
     use super::*;
 
+    /// The outbox's look-ups by kind use the partial indexes made for their
+    /// kind (a query that named its kind through a parameter could not), so
+    /// those indexes need hold only the mail of that kind.
+    #[test]
+    fn the_look_ups_by_kind_use_the_indexes_of_their_kind() {
+        let c = open_in_memory().unwrap();
+        let plan = |sql: &str| -> String {
+            let mut st = c.prepare(&format!("EXPLAIN QUERY PLAN {sql}")).unwrap();
+            let rows = st.query_map([], |r| r.get::<_, String>(3)).unwrap();
+            rows.map(|r| r.unwrap()).collect::<Vec<_>>().join("\n")
+        };
+        let with_params = |sql: &str| sql.replace("?1", "'x'").replace("?2", "'y'");
+        let refusals = plan(&with_params(REFUSALS_SINCE));
+        assert!(
+            refusals.contains("outbox_refusals_by_recipient"),
+            "{refusals}"
+        );
+        for sql in [PRUNABLE, REPLACED_PICTURED] {
+            let p = plan(
+                &with_params(sql)
+                    .replace("LIMIT 'y'", "LIMIT 5")
+                    .replace("LIMIT 'x'", "LIMIT 5"),
+            );
+            assert!(p.contains("outbox_results_by_recipient"), "{p}");
+        }
+    }
+
     fn game() -> GameRow {
         let t = DateTime::parse_from_rfc3339("2026-01-01T00:00:00Z")
             .unwrap()
@@ -1537,22 +1564,37 @@ mod tests {
         upsert_player(&c, &changed).unwrap();
         assert_eq!(seats_of(&c, "m@example.org").unwrap(), vec![changed]);
         let t = g.created_at;
-        let a = insert_order_set(
-            &c,
-            "k-1",
-            1,
-            Side::Mahdist,
-            None,
-            "READY",
-            "{}",
-            "h1",
-            true,
-            t,
-        )
-        .unwrap();
-        let b =
-            insert_order_set(&c, "k-1", 1, Side::Mahdist, None, "", "{}", "h2", false, t).unwrap();
+        let set = |canonical, sha256, ready, refused_lines| NewOrderSet {
+            game_id: "k-1",
+            turn_no: 1,
+            side: Side::Mahdist,
+            message: None,
+            canonical,
+            orders: "{}",
+            sha256,
+            ready,
+            refused_lines,
+            received_at: t,
+        };
+        let a = insert_order_set(&c, &set("READY", "h1", true, 0)).unwrap();
+        let b = insert_order_set(&c, &set("", "h2", false, 2)).unwrap();
         assert_eq!((a.version, b.version), (1, 2));
+        assert_eq!(
+            (
+                refused_lines(&c, a.id).unwrap(),
+                refused_lines(&c, b.id).unwrap()
+            ),
+            (0, 2)
+        );
+        // Another side's versions count on their own.
+        let e = insert_order_set(
+            &c,
+            &NewOrderSet {
+                side: Side::Egyptian,
+                ..set("", "h3", false, 0)
+            },
+        );
+        assert_eq!(e.unwrap().version, 1);
         assert_eq!(
             latest_order_set(&c, "k-1", 1, Side::Mahdist).unwrap(),
             Some(b)

@@ -32,6 +32,7 @@ fn steps() -> Vec<M<'static>> {
         M::up(super::parts::SCHEMA),
         M::up(super::seats::SCHEMA),
         M::up(OUTBOX_HTML_FROM_TEXT),
+        M::up(OUTBOX_INDEXES_BY_KIND),
     ]
 }
 
@@ -247,6 +248,21 @@ CREATE INDEX outbox_pictured ON outbox (game_id, recipient, id)
 /// html_with_pictures`), so the row holds the text once, not twice.
 const OUTBOX_HTML_FROM_TEXT: &str = r#"
 ALTER TABLE outbox ADD COLUMN html_from_text INTEGER NOT NULL DEFAULT 0;
+"#;
+
+/// Migration 16: the outbox's look-ups by kind and recipient are made
+/// only for the kinds that use them, so the mail of other kinds (the
+/// receipts above all, one for every mail a player sends) is not written
+/// into them: the latest results mail to an address (pruning keeps it
+/// whole) and the refusals sent to an address in the last hour (capped per
+/// address). SQLite uses a partial index only for a query that names its
+/// kind as written here.
+const OUTBOX_INDEXES_BY_KIND: &str = r#"
+DROP INDEX outbox_by_recipient;
+CREATE INDEX outbox_results_by_recipient ON outbox (game_id, recipient, id)
+    WHERE kind = 'results';
+CREATE INDEX outbox_refusals_by_recipient ON outbox (recipient COLLATE NOCASE, created_at)
+    WHERE kind = 'refusal';
 "#;
 
 /// A game may be in its set-up step (2.1), waiting for the Egyptian's
