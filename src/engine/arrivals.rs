@@ -24,15 +24,10 @@ pub fn reinforcement_phase<S: DieSource>(t: &mut Turn<'_, S>, orders: &Orders) {
         mahdist_arrival(t, orders);
     }
     let delayed = t.state.effects.delayed.contains(&t.side);
-    let defs: Vec<Reinforcement> = t
-        .scn
-        .def
-        .reinforcements
-        .iter()
-        .filter(|r| r.side == t.side)
-        .cloned()
-        .collect();
-    for r in defs {
+    // The scenario outlives the turn: its reinforcements are read while the
+    // turn changes, with no copy of them.
+    let (scn, side) = (t.scn, t.side);
+    for r in scn.def.reinforcements.iter().filter(|r| r.side == side) {
         if t.state.arrived.contains(&r.id) {
             continue;
         }
@@ -56,7 +51,7 @@ pub fn reinforcement_phase<S: DieSource>(t: &mut Turn<'_, S>, orders: &Orders) {
         }
         t.state.arrived.insert(r.id.clone());
         t.state.called.retain(|c| *c != r.id);
-        place_reinforcement(t, &r, orders);
+        place_reinforcement(t, r, orders);
     }
     if t.side == Side::Egyptian && !delayed {
         replacements(t);
@@ -1005,15 +1000,11 @@ fn dismount<S: DieSource>(t: &mut Turn<'_, S>, orders: &Orders) {
 /// reinforcements, the Mahdist arrival roll) is not known yet.
 pub fn foreseen<S: DieSource>(t: &mut Turn<'_, S>, orders: &Orders) {
     note_falls(t);
-    let defs: Vec<Reinforcement> = t
-        .scn
-        .def
-        .reinforcements
-        .iter()
-        .filter(|r| r.side == t.side && !t.state.arrived.contains(&r.id))
-        .cloned()
-        .collect();
-    for r in defs {
+    let (scn, side) = (t.scn, t.side);
+    for r in scn.def.reinforcements.iter().filter(|r| r.side == side) {
+        if t.state.arrived.contains(&r.id) {
+            continue;
+        }
         let due = match &r.arrives {
             Arrival::Month(m) => *m <= t.state.month,
             Arrival::WhenFalls(place) => t.state.happened.contains(&fell_key(place)),
@@ -1021,7 +1012,7 @@ pub fn foreseen<S: DieSource>(t: &mut Turn<'_, S>, orders: &Orders) {
         };
         if due {
             t.state.arrived.insert(r.id.clone());
-            place_reinforcement(t, &r, orders);
+            place_reinforcement(t, r, orders);
         }
     }
     if t.side == Side::Egyptian {

@@ -610,9 +610,19 @@ impl<'a, S: DieSource> Turn<'a, S> {
     /// [`Turn::is_besieged`] holds for, found in one pass over the counters
     /// rather than a pass for each neighbour of each counter.
     pub fn besieged_hexes(&self) -> Vec<Hex> {
-        // Hexes with a land unit (no river unit, no fleet) of each side, and
-        // hexes each side occupies (anything but the fleet, 8.25).
-        let mut land: rustc_hash::FxHashSet<(Hex, Side)> = Default::default();
+        let map = &self.scn.map;
+        let columns = map.columns();
+        let at = |h: Hex| {
+            map.contains(h)
+                .then(|| usize::try_from(h.row * columns + h.col).ok())
+                .flatten()
+        };
+        let bit = |side: Side| if side == Side::Egyptian { 1u8 } else { 2u8 };
+        // By hex of the map, a bit for each side with a land unit there (no
+        // river unit, no fleet); the hexes each side occupies (anything but
+        // the fleet, 8.25). Land units off the map, if any, are listed.
+        let mut land = vec![0u8; usize::try_from(map.rows() * columns).unwrap_or(0)];
+        let mut land_off_map: Vec<(Hex, Side)> = Vec::new();
         let mut held: Vec<(i32, i32, Side)> = Vec::new();
         for (_, u, h, ty) in self.on_map() {
             if ty.is_some_and(|ty| ty.kind == UnitKind::Fleet) {
@@ -620,19 +630,24 @@ impl<'a, S: DieSource> Turn<'a, S> {
             }
             held.push((h.row, h.col, u.side));
             if ty.is_none_or(|ty| !ty.kind.is_river_unit()) {
-                land.insert((h, u.side));
+                match at(h) {
+                    Some(i) => land[i] |= bit(u.side),
+                    None => land_off_map.push((h, u.side)),
+                }
             }
         }
+        let enemy_land = |n: Hex, side: Side| match at(n) {
+            Some(i) => land[i] & bit(side.enemy()) != 0,
+            None => land_off_map.contains(&(n, side.enemy())),
+        };
         held.sort_unstable();
         held.dedup();
         let mut out: Vec<Hex> = held
             .into_iter()
             .map(|(row, col, side)| (Hex { col, row }, side))
             .filter(|(h, side)| {
-                self.scn.map.settlement_at(*h).is_some()
-                    && h.neighbours()
-                        .iter()
-                        .any(|n| land.contains(&(*n, side.enemy())))
+                map.settlement_at(*h).is_some()
+                    && h.neighbours().iter().any(|n| enemy_land(*n, *side))
             })
             .map(|(h, _)| h)
             .collect();
