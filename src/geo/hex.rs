@@ -254,9 +254,37 @@ fn cube_round(q: f64, r: f64, s: f64) -> Cube {
     Cube { q, r, s: -q - r }
 }
 
+impl Hex {
+    /// The label's four digits (`CCRR`) when both numbers have two digits
+    /// or fewer, as every hex of a map has: written without the formatting
+    /// machinery, since labels are written wherever hexes are named.
+    fn label_digits(&self) -> Option<[u8; 4]> {
+        let two = |n: i32| -> Option<[u8; 2]> {
+            let n = u8::try_from(n).ok().filter(|n| *n < 100)?;
+            Some([b'0' + n / 10, b'0' + n % 10])
+        };
+        let (c, r) = (two(self.col)?, two(self.row)?);
+        Some([c[0], c[1], r[0], r[1]])
+    }
+
+    /// Add the label (as `Display` writes it) to `out`.
+    pub fn push_label(&self, out: &mut String) {
+        match self.label_digits() {
+            Some(d) => out.extend(d.iter().map(|&b| char::from(b))),
+            None => {
+                use std::fmt::Write as _;
+                let _ = write!(out, "{self}");
+            }
+        }
+    }
+}
+
 impl fmt::Display for Hex {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{:02}{:02}", self.col, self.row)
+        match self.label_digits() {
+            Some(d) => f.write_str(std::str::from_utf8(&d).map_err(|_| fmt::Error)?),
+            None => write!(f, "{:02}{:02}", self.col, self.row),
+        }
     }
 }
 
@@ -425,6 +453,22 @@ impl From<Hexside> for String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A label written digit by digit is the label `{:02}{:02}` writes,
+    /// for every hex a map may hold and for the odd ones beyond.
+    #[test]
+    fn a_label_is_written_as_the_format_writes_it() {
+        for col in -3..130 {
+            for row in -3..130 {
+                let h = Hex { col, row };
+                let formatted = format!("{:02}{:02}", col, row);
+                assert_eq!(h.to_string(), formatted);
+                let mut pushed = String::from("x");
+                h.push_label(&mut pushed);
+                assert_eq!(pushed, format!("x{formatted}"));
+            }
+        }
+    }
 
     fn h(s: &str) -> Hex {
         s.parse().unwrap()

@@ -547,7 +547,14 @@ impl Map {
     /// The name to show for a hex: its place name, or its label.
     pub fn describe(&self, hex: Hex) -> String {
         match self.place_at(hex) {
-            Some(p) => format!("{} ({hex})", p.name),
+            Some(p) => {
+                let mut out = String::with_capacity(p.name.len() + 7);
+                out.push_str(&p.name);
+                out.push_str(" (");
+                hex.push_label(&mut out);
+                out.push(')');
+                out
+            }
             None => hex.to_string(),
         }
     }
