@@ -25,12 +25,109 @@ where
 /// "    " for an item whose continuation is indented under it). Each line
 /// ends with a newline.
 pub fn hanging(text: &str, width: usize, first: &str, rest: &str) -> String {
-    let mut out = String::with_capacity(text.len() + 16);
-    for line in wrap_words(text, width, first, rest) {
-        out.push_str(line.trim_end());
-        out.push('\n');
+    kept_wrapping(Wrapping::Hanging, text, width, first, rest, || {
+        let mut out = String::with_capacity(text.len() + 16);
+        for line in wrap_words(text, width, first, rest) {
+            out.push_str(line.trim_end());
+            out.push('\n');
+        }
+        out
+    })
+}
+
+/// `text` wrapped as [`wrap_words`] wraps it, each line followed by a
+/// newline, as one string.
+pub fn wrapped_block(text: &str, width: usize, first: &str, rest: &str) -> String {
+    kept_wrapping(Wrapping::Block, text, width, first, rest, || {
+        let mut out = String::with_capacity(text.len() + 16);
+        for line in wrap_words(text, width, first, rest) {
+            out.push_str(&line);
+            out.push('\n');
+        }
+        out
+    })
+}
+
+/// Which of the wrapping functions made a kept text.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+enum Wrapping {
+    Hanging,
+    Block,
+}
+
+/// A text wrapped lately on this thread, with what it was wrapped from.
+struct Kept {
+    how: Wrapping,
+    text: String,
+    width: usize,
+    first: String,
+    rest: String,
+    wrapped: String,
+}
+
+thread_local! {
+    /// The wrapped texts kept, by the hash of what they were wrapped from.
+    static KEPT: std::cell::RefCell<rustc_hash::FxHashMap<u64, Kept>> =
+        std::cell::RefCell::default();
+}
+
+/// The most wrapped texts a thread keeps; past it they are all let go.
+const KEPT_MOST: usize = 256;
+
+/// `make()`, the wrapping of `text`, or the same wrapping made before on
+/// this thread. Mails repeat whole paragraphs (a receipt's notes, a
+/// template's prose), and wrapping a long paragraph costs far more than
+/// finding it; a text no longer than `width` is wrapped at once, as
+/// cheaply as it is found. What is kept depends only on its inputs, so a
+/// kept text is the one `make` would give again.
+fn kept_wrapping(
+    how: Wrapping,
+    text: &str,
+    width: usize,
+    first: &str,
+    rest: &str,
+    make: impl FnOnce() -> String,
+) -> String {
+    if text.len() <= width {
+        return make();
     }
-    out
+    let key = {
+        use std::hash::{Hash, Hasher};
+        let mut h = rustc_hash::FxHasher::default();
+        (how, text, width, first, rest).hash(&mut h);
+        h.finish()
+    };
+    let same = |k: &Kept| {
+        k.how == how && k.width == width && k.text == text && k.first == first && k.rest == rest
+    };
+    let found = KEPT.with(|kept| {
+        kept.borrow()
+            .get(&key)
+            .filter(|k| same(k))
+            .map(|k| k.wrapped.clone())
+    });
+    if let Some(wrapped) = found {
+        return wrapped;
+    }
+    let wrapped = make();
+    KEPT.with(|kept| {
+        let mut kept = kept.borrow_mut();
+        if kept.len() >= KEPT_MOST {
+            kept.clear();
+        }
+        kept.insert(
+            key,
+            Kept {
+                how,
+                text: text.to_string(),
+                width,
+                first: first.to_string(),
+                rest: rest.to_string(),
+                wrapped: wrapped.clone(),
+            },
+        );
+    });
+    wrapped
 }
 
 /// `text` wrapped at spaces to `width` columns, never inside a word, the
@@ -187,6 +284,54 @@ pub fn escape_html_into(out: &mut String, text: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A wrapping found among those kept is the one made afresh: for
+    /// paragraphs asked for again and again, in any order, with other
+    /// widths and indents, and past the most the thread keeps.
+    #[test]
+    fn kept_wrappings_are_the_wrappings_made_afresh() {
+        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = move |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            usize::try_from(seed % u64::try_from(n.max(1)).unwrap_or(1)).unwrap_or(0)
+        };
+        let words = [
+            "march",
+            "the",
+            "Egyptian",
+            "stack",
+            "x",
+            "supply",
+            "Khartoum (2716)",
+            "a",
+        ];
+        let texts: Vec<String> = (0..300)
+            .map(|_| {
+                let n = 5 + next(40);
+                (0..n)
+                    .map(|_| words[next(words.len())])
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .collect();
+        for _ in 0..3_000 {
+            let t = &texts[next(texts.len())];
+            let width = [20, 40, 72, 78][next(4)];
+            let (first, rest) = [("", ""), ("  ", "    "), ("- ", "  ")][next(3)];
+            let fresh_block: String = wrap_words(t, width, first, rest)
+                .into_iter()
+                .map(|l| l + "\n")
+                .collect();
+            let fresh_hanging: String = wrap_words(t, width, first, rest)
+                .into_iter()
+                .map(|l| l.trim_end().to_string() + "\n")
+                .collect();
+            assert_eq!(wrapped_block(t, width, first, rest), fresh_block);
+            assert_eq!(hanging(t, width, first, rest), fresh_hanging);
+        }
+    }
 
     #[test]
     fn html_escapes_the_five_characters_and_keeps_the_rest() {

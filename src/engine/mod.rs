@@ -619,40 +619,50 @@ impl<'a, S: DieSource> Turn<'a, S> {
         };
         let bit = |side: Side| if side == Side::Egyptian { 1u8 } else { 2u8 };
         // By hex of the map, a bit for each side with a land unit there (no
-        // river unit, no fleet); the hexes each side occupies (anything but
-        // the fleet, 8.25). Land units off the map, if any, are listed.
-        let mut land = vec![0u8; usize::try_from(map.rows() * columns).unwrap_or(0)];
+        // river unit, no fleet), and for each side that occupies it
+        // (anything but the fleet, 8.25); land units off the map, if any,
+        // listed. Only a hex of the map can hold a settlement.
+        let cells = usize::try_from(map.rows() * columns).unwrap_or(0);
+        let (mut land, mut held) = (vec![0u8; cells], vec![0u8; cells]);
         let mut land_off_map: Vec<(Hex, Side)> = Vec::new();
-        let mut held: Vec<(i32, i32, Side)> = Vec::new();
+        let mut held_hexes: Vec<usize> = Vec::new();
         for (_, u, h, ty) in self.on_map() {
             if ty.is_some_and(|ty| ty.kind == UnitKind::Fleet) {
                 continue;
             }
-            held.push((h.row, h.col, u.side));
-            if ty.is_none_or(|ty| !ty.kind.is_river_unit()) {
-                match at(h) {
-                    Some(i) => land[i] |= bit(u.side),
-                    None => land_off_map.push((h, u.side)),
+            let land_unit = ty.is_none_or(|ty| !ty.kind.is_river_unit());
+            let Some(i) = at(h) else {
+                if land_unit {
+                    land_off_map.push((h, u.side));
                 }
+                continue;
+            };
+            if held[i] == 0 {
+                held_hexes.push(i);
+            }
+            held[i] |= bit(u.side);
+            if land_unit {
+                land[i] |= bit(u.side);
             }
         }
         let enemy_land = |n: Hex, side: Side| match at(n) {
             Some(i) => land[i] & bit(side.enemy()) != 0,
             None => land_off_map.contains(&(n, side.enemy())),
         };
-        held.sort_unstable();
-        held.dedup();
-        let mut out: Vec<Hex> = held
+        // Indices run row by row: in order, they are the hexes in row order.
+        held_hexes.sort_unstable();
+        held_hexes
             .into_iter()
-            .map(|(row, col, side)| (Hex { col, row }, side))
-            .filter(|(h, side)| {
+            .map(|i| (map.hex_at_index(i), held[i]))
+            .filter(|(h, sides)| {
                 map.settlement_at(*h).is_some()
-                    && h.neighbours().iter().any(|n| enemy_land(*n, *side))
+                    && [Side::Egyptian, Side::Mahdist].into_iter().any(|side| {
+                        sides & bit(side) != 0
+                            && h.neighbours().iter().any(|n| enemy_land(*n, side))
+                    })
             })
             .map(|(h, _)| h)
-            .collect();
-        out.dedup();
-        out
+            .collect()
     }
 
     /// Roll on a table and record it with its modifiers and line.

@@ -103,13 +103,11 @@ pub fn wrap(text: &str, width: usize) -> String {
         } else {
             all
         };
-        for line in crate::words::wrap_words(&joined, width, "", "") {
-            if quoted {
-                out.push_str(&line.replace(GLUE, " "));
-            } else {
-                out.push_str(&line);
-            }
-            out.push('\n');
+        let block = crate::words::wrapped_block(&joined, width, "", "");
+        if quoted {
+            out.push_str(&block.replace(GLUE, " "));
+        } else {
+            out.push_str(&block);
         }
         prose.clear();
     };
