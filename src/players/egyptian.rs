@@ -708,7 +708,7 @@ impl Draft<'_> {
                 marches: vec![self.march(c.hex, t, OnContact::Avoid)],
                 ..Default::default()
             };
-            super::through_the_checker(scn, self.state, Side::Egyptian, &alone).is_ok()
+            super::verdict(scn, self.state, Side::Egyptian, &alone).is_ok()
         };
         let target = back.iter().copied().take(4).find(|t| reachable(*t));
         if target.is_none() && !back.is_empty() {
