@@ -337,6 +337,8 @@ struct Mine {
     hex: Hex,
     strength: u32,
     units: Vec<crate::state::UnitId>,
+    /// The quality of each of `units`, in their order.
+    quality: Vec<Option<crate::scenario::Quality>>,
     disrupted: usize,
     /// The movement allowance of its slowest land unit.
     reach: u32,
@@ -602,7 +604,7 @@ fn decide_turn<S: DieSource>(
             marches.push(o);
         }
     }
-    let event_losses = event_losses(scn, state, &mine, &enemy_towns);
+    let event_losses = event_losses(&mine, &enemy_towns);
     // Only what the checker accepts is played, as for a player's mail.
     let (orders, dropped) = super::keep_checked(
         scn,
@@ -646,12 +648,21 @@ fn stacks(scn: &Scenario, state: &GameState) -> (Vec<Mine>, Vec<Theirs>) {
         let strength = holding.iter().map(|u| u.strength).sum();
         if s.side == Side::Mahdist {
             if !land.is_empty() {
+                let types: Vec<_> = land.iter().map(|u| scn.units.get(&u.unit_type)).collect();
                 mine.push(Mine {
                     hex: s.hex,
                     strength: land.iter().map(|u| u.strength).sum(),
                     units: land.iter().map(|u| u.id.clone()).collect(),
+                    quality: types.iter().map(|t| t.map(|t| t.quality)).collect(),
                     disrupted: land.iter().filter(|u| u.disrupted).count(),
-                    reach: super::reach_at(scn, state, Side::Mahdist, s.hex),
+                    // The stack is every Mahdist unit in the hex: its land
+                    // units are those `reach_at` reads.
+                    reach: types
+                        .iter()
+                        .flatten()
+                        .map(|t| t.movement)
+                        .min()
+                        .unwrap_or(5),
                 });
             }
         } else if !holding.is_empty() {
@@ -749,18 +760,7 @@ const EVENT_LOSSES: usize = 12;
 /// give them. Without it the engine takes them from the largest stack,
 /// which is the one besieging the war's aim: a siege that lost five men in
 /// a month to men going home could never gather the strength to storm.
-fn event_losses(
-    scn: &Scenario,
-    state: &GameState,
-    mine: &[Mine],
-    enemy_towns: &[Hex],
-) -> Vec<crate::state::UnitId> {
-    let quality: std::collections::BTreeMap<&crate::state::UnitId, _> = state
-        .units
-        .iter()
-        .filter(|u| u.side == Side::Mahdist)
-        .map(|u| (&u.id, scn.units.get(&u.unit_type).map(|t| t.quality)))
-        .collect();
+fn event_losses(mine: &[Mine], enemy_towns: &[Hex]) -> Vec<crate::state::UnitId> {
     let mut stacks: Vec<(u32, &Mine)> = mine
         .iter()
         .map(|m| {
@@ -776,14 +776,11 @@ fn event_losses(
     stacks.sort_by_key(|(d, m)| (std::cmp::Reverse(*d), m.hex.row, m.hex.col));
     let mut out = Vec::new();
     for (_, m) in stacks {
-        let mut units: Vec<&crate::state::UnitId> = m.units.iter().collect();
-        units.sort_by_key(|id| {
-            (
-                std::cmp::Reverse(quality.get(id).copied().flatten()),
-                (*id).clone(),
-            )
-        });
-        out.extend(units.into_iter().cloned());
+        // The best first, then by id.
+        let mut units: Vec<(Option<crate::scenario::Quality>, &crate::state::UnitId)> =
+            m.quality.iter().copied().zip(&m.units).collect();
+        units.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(b.1)));
+        out.extend(units.into_iter().map(|(_, id)| id.clone()));
         if out.len() >= EVENT_LOSSES {
             break;
         }
@@ -1926,5 +1923,80 @@ mod tests {
         assert!(asked > 40, "{asked} openings");
         let kept = openings.kept.get().expect("an opening kept");
         assert_eq!(kept.0.id(), "khartoum");
+    }
+
+    /// [`event_losses`] as first written: each unit's quality looked up
+    /// by its id among all the Mahdist units.
+    fn event_losses_by_lookup(
+        scn: &Scenario,
+        state: &GameState,
+        mine: &[Mine],
+        enemy_towns: &[Hex],
+    ) -> Vec<crate::state::UnitId> {
+        let quality: std::collections::BTreeMap<&crate::state::UnitId, _> = state
+            .units
+            .iter()
+            .filter(|u| u.side == Side::Mahdist)
+            .map(|u| (&u.id, scn.units.get(&u.unit_type).map(|t| t.quality)))
+            .collect();
+        let mut stacks: Vec<(u32, &Mine)> = mine
+            .iter()
+            .map(|m| {
+                let d = enemy_towns.iter().map(|t| t.distance(m.hex)).min();
+                (d.unwrap_or(0), m)
+            })
+            .filter(|(d, _)| *d > 1)
+            .collect();
+        stacks.sort_by_key(|(d, m)| (std::cmp::Reverse(*d), m.hex.row, m.hex.col));
+        let mut out = Vec::new();
+        for (_, m) in stacks {
+            let mut units: Vec<&crate::state::UnitId> = m.units.iter().collect();
+            units.sort_by_key(|id| {
+                (
+                    std::cmp::Reverse(quality.get(id).copied().flatten()),
+                    (*id).clone(),
+                )
+            });
+            out.extend(units.into_iter().cloned());
+            if out.len() >= EVENT_LOSSES {
+                break;
+            }
+        }
+        out.truncate(EVENT_LOSSES);
+        out
+    }
+
+    /// The stacks' reach and their units' qualities, read from the units
+    /// of the stack, are those looked up over all the units; the losses
+    /// chosen with them are those chosen by looking each unit up.
+    #[test]
+    fn stacks_read_their_own_units_as_a_look_up_over_all() {
+        let mut stacks_read = 0;
+        for scenario in ["khartoum", "el-obeid"] {
+            let (scn, decided) = crate::players::tests::campaigns(
+                scenario,
+                3,
+                crate::players::egyptian::Persona::Competent,
+            );
+            for d in &decided {
+                let (mine, theirs) = stacks(&scn, &d.state);
+                for m in &mine {
+                    assert_eq!(
+                        m.reach,
+                        super::super::reach_at(&scn, &d.state, Side::Mahdist, m.hex)
+                    );
+                    stacks_read += 1;
+                }
+                // Every hex with a stack, and none, as an objective.
+                let hexes: Vec<Hex> = theirs.iter().map(|t| t.hex).collect();
+                for towns in [&hexes[..], &hexes[..hexes.len().min(1)], &[]] {
+                    assert_eq!(
+                        event_losses(&mine, towns),
+                        event_losses_by_lookup(&scn, &d.state, &mine, towns)
+                    );
+                }
+            }
+        }
+        assert!(stacks_read > 500, "{stacks_read} stacks");
     }
 }
