@@ -556,4 +556,64 @@ mod tests {
             "{refused} refused of {asked_in_all}"
         );
     }
+
+    /// Marches and other orders the checker takes together it takes apart
+    /// (what the Egyptian player's first try at its orders rests on): over
+    /// the Egyptian positions of whole campaigns, with the marches decided
+    /// there and elsewhere, and the supply kept or spent and the units
+    /// withdrawn there and elsewhere, the marches alone and the KEEP SUPPLY
+    /// orders alone pass when all pass.
+    #[test]
+    fn marches_and_other_orders_taken_together_are_taken_apart() {
+        let (mut together, mut with_supply, mut sparing) = (0, 0, 0);
+        for scenario in ["khartoum", "el-obeid"] {
+            let (scn, decided) = campaigns(scenario, 4, Persona::Competent);
+            let egyptian: Vec<&Decided> = decided
+                .iter()
+                .filter(|d| d.side == Side::Egyptian)
+                .collect();
+            for (k, d) in egyptian.iter().enumerate() {
+                let other = &egyptian[(k + 1) % egyptian.len()].orders;
+                let alone = |o: &Orders| verdict(&scn, &d.state, Side::Egyptian, o).is_ok();
+                // The orders that would spare the British were the
+                // civilians on their way.
+                let spared = evacuation::spare_the_british(&scn, &d.state);
+                let sparing_here = Orders {
+                    expend_supply: spared.expend_supply,
+                    withdraw: spared.withdraw,
+                    ..d.orders.clone()
+                };
+                for marches in [&d.orders.marches, &other.marches] {
+                    for rest in [&d.orders, other, &sparing_here] {
+                        let all = Orders {
+                            marches: marches.clone(),
+                            ..rest.clone()
+                        };
+                        if !alone(&all) {
+                            continue;
+                        }
+                        together += 1;
+                        let marching = Orders {
+                            marches: marches.clone(),
+                            ..Orders::default()
+                        };
+                        let keeping = Orders {
+                            keep_supply: rest.keep_supply.clone(),
+                            ..Orders::default()
+                        };
+                        assert!(alone(&marching), "{scenario} {k}: the marches");
+                        assert!(alone(&keeping), "{scenario} {k}: the supply kept");
+                        with_supply += usize::from(!rest.keep_supply.is_empty());
+                        sparing += usize::from(
+                            !rest.expend_supply.is_empty() || !rest.withdraw.is_empty(),
+                        );
+                    }
+                }
+            }
+        }
+        assert!(
+            with_supply > 50 && sparing > 10,
+            "{together} together, {with_supply} keeping supply, {sparing} sparing the British"
+        );
+    }
 }
