@@ -256,6 +256,33 @@ fn count_battles(
     }
 }
 
+/// What every game of a run shares: the position it starts from (the
+/// set-up rolls no dice), the Mahdist reaction table, the opponents' data,
+/// and the Mahdist opening set-up, made once for all the games that start
+/// from the same position.
+#[derive(Debug)]
+pub struct Shared {
+    /// The scenario's set-up, or why it failed.
+    pub start: Result<GameState, String>,
+    pub table: Reactions,
+    pub opponents: Opponents,
+    pub openings: mahdist::Openings,
+}
+
+impl Shared {
+    /// What the games of a run of `scn` with `opponents` share.
+    pub fn new(scn: &Scenario, opponents: &Opponents) -> Shared {
+        Shared {
+            start: initial_state(scn, &Placements::new())
+                .map(|(s, _)| s)
+                .map_err(|e| e.to_string()),
+            table: (*scn.reactions).clone(),
+            opponents: opponents.clone(),
+            openings: mahdist::Openings::default(),
+        }
+    }
+}
+
 /// Play game `n` of a run with `seed`.
 pub fn play_one(
     scn: &Scenario,
@@ -263,9 +290,9 @@ pub fn play_one(
     matchup: &Matchup,
     seed: u64,
     n: u64,
-    bot: &(Reactions, Opponents),
+    shared: &Shared,
 ) -> GameOutcome {
-    play_one_scripted(scn, towns, matchup, &Scripts::default(), seed, n, bot)
+    play_one_scripted(scn, towns, matchup, &Scripts::default(), seed, n, shared)
 }
 
 /// [`play_one`], a side played from its order files where `scripts` has
@@ -277,12 +304,12 @@ pub fn play_one_scripted(
     scripts: &Scripts,
     seed: u64,
     n: u64,
-    bot: &(Reactions, Opponents),
+    shared: &Shared,
 ) -> GameOutcome {
     let (egyptian, mahdist) = (matchup.egyptian, matchup.mahdist);
     let game_seed = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15).wrapping_add(n);
-    let (mut state, _) = match initial_state(scn, &Placements::new()) {
-        Ok(s) => s,
+    let mut state = match &shared.start {
+        Ok(s) => s.clone(),
         Err(e) => {
             return GameOutcome {
                 winner: None,
@@ -315,12 +342,22 @@ pub fn play_one_scripted(
                 _ if scripts.of(side).is_some() => scripts.play(scn, s, side, &mut set_aside),
                 Side::Egyptian => match egyptian {
                     EgyptianPlayer::Simple => simple_orders(scn, s, side),
-                    EgyptianPlayer::Bot(p) => egyptian::decide_with(scn, s, p, Some(&bot.1)).orders,
+                    EgyptianPlayer::Bot(p) => {
+                        egyptian::decide_with(scn, s, p, Some(&shared.opponents)).orders
+                    }
                 },
                 Side::Mahdist => match mahdist {
                     MahdistPlayer::Simple => simple_orders(scn, s, side),
                     MahdistPlayer::Bot => {
-                        mahdist::decide(scn, s, &bot.0, &bot.1, &mut bot_dice).orders
+                        mahdist::decide_remembering(
+                            scn,
+                            s,
+                            &shared.table,
+                            &shared.opponents,
+                            &mut bot_dice,
+                            &shared.openings,
+                        )
+                        .orders
                     }
                 },
             },
@@ -441,11 +478,11 @@ pub fn run_scripted(
     tick: &(dyn Fn() + Sync),
 ) -> Result<Vec<GameOutcome>, String> {
     let towns = towns(scn, history)?;
-    let bot = ((*scn.reactions).clone(), opponents.clone());
+    let shared = Shared::new(scn, opponents);
     Ok((0..games)
         .into_par_iter()
         .map(|n| {
-            let o = play_one_scripted(scn, &towns, matchup, scripts, seed, n, &bot);
+            let o = play_one_scripted(scn, &towns, matchup, scripts, seed, n, &shared);
             tick();
             o
         })
@@ -1525,5 +1562,37 @@ mod tests {
             holder_after(&scn, &state, khartoum, Some(Side::Egyptian)),
             Some(Side::Egyptian)
         );
+    }
+
+    /// Games played with what a run shares (one start, one opening kept
+    /// for all) are the games played each with its own, made afresh: both
+    /// scenarios, both personas, a dozen games each.
+    #[test]
+    fn games_sharing_a_start_and_an_opening_are_the_games_played_alone() {
+        let data = crate::scenario::DataSet::embedded().unwrap();
+        let history = History::shipped().unwrap();
+        let opponents = Opponents::shipped().unwrap();
+        for id in ["khartoum", "el-obeid"] {
+            let scn = data.scenario(id).unwrap();
+            let towns = towns(&scn, &history).unwrap();
+            let shared = Shared::new(&scn, &opponents);
+            let (start, _) = initial_state(&scn, &Placements::new()).unwrap();
+            assert_eq!(shared.start.as_ref(), Ok(&start));
+            for persona in [Persona::Competent, Persona::Historical] {
+                let matchup = Matchup {
+                    egyptian: EgyptianPlayer::Bot(persona),
+                    mahdist: MahdistPlayer::Bot,
+                    options: Options::default(),
+                };
+                for n in 0..12 {
+                    let alone = Shared::new(&scn, &opponents);
+                    assert_eq!(
+                        play_one(&scn, &towns, &matchup, 5, n, &shared),
+                        play_one(&scn, &towns, &matchup, 5, n, &alone),
+                        "{id} {persona:?} game {n}"
+                    );
+                }
+            }
+        }
     }
 }

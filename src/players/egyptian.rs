@@ -708,7 +708,7 @@ impl Draft<'_> {
                 marches: vec![self.march(c.hex, t, OnContact::Avoid)],
                 ..Default::default()
             };
-            super::through_the_checker(scn, self.state, Side::Egyptian, &alone).is_ok()
+            super::verdict(scn, self.state, Side::Egyptian, &alone).is_ok()
         };
         let target = back.iter().copied().take(4).find(|t| reachable(*t));
         if target.is_none() && !back.is_empty() {
@@ -830,17 +830,53 @@ impl Draft<'_> {
     fn finish(self, keep_supply: Vec<Hex>, evacuating: bool) -> Decision {
         let (scn, state) = (self.scn, self.state);
         let mut notes = self.notes;
-        let (mut orders, dropped) = super::choose_marches(scn, state, Side::Egyptian, self.marches);
-        notes.extend(dropped);
-        if !keep_supply.is_empty() {
-            notes.push(format!(
+        let keeps = (!keep_supply.is_empty()).then(|| {
+            format!(
                 "keeps the supply of {} for the march",
                 keep_supply
                     .iter()
                     .map(|h| scn.map.describe(*h))
                     .collect::<Vec<_>>()
                     .join(", ")
-            ));
+            )
+        });
+        // While evacuating, the orders that spare the British too.
+        let spared = evacuating.then(|| super::evacuation::spare_the_british(scn, state));
+        // The first choices and the other orders at once: when the checker
+        // takes them together it takes each part alone (an order's errors
+        // come from it and from the others it clashes with), which is what
+        // the steps below would find.
+        let together = (keeps.is_some() || evacuating).then(|| crate::engine::orders::Orders {
+            marches: self
+                .marches
+                .iter()
+                .filter_map(|c| c.first().cloned())
+                .collect(),
+            keep_supply: keep_supply.clone(),
+            expend_supply: spared
+                .as_ref()
+                .map(|s| s.expend_supply.clone())
+                .unwrap_or_default(),
+            withdraw: spared
+                .as_ref()
+                .map(|s| s.withdraw.clone())
+                .unwrap_or_default(),
+            ..Default::default()
+        });
+        if let Some(o) = together.filter(|o| super::verdict(scn, state, Side::Egyptian, o).is_ok())
+        {
+            notes.extend(keeps);
+            notes.extend(spared.map(|s| s.notes).unwrap_or_default());
+            return Decision {
+                orders: o,
+                notes,
+                rolls: Vec::new(),
+            };
+        }
+        let (mut orders, dropped) = super::choose_marches(scn, state, Side::Egyptian, self.marches);
+        notes.extend(dropped);
+        if let Some(keeps) = keeps {
+            notes.push(keeps);
             // The supply orders through the checker too, as a player's
             // mail (on their own: they do not depend on the marches, and
             // the marches were checked above).

@@ -388,7 +388,7 @@ fn at_risk(scn: &Scenario, units: &[&crate::state::Unit], british: Vec<UnitId>) 
 }
 
 /// The orders that keep British units from attrition (see [`Spared`]).
-fn spare_the_british(scn: &Scenario, state: &GameState) -> Spared {
+pub(super) fn spare_the_british(scn: &Scenario, state: &GameState) -> Spared {
     let mut out = Spared::default();
     for s in state.stacks() {
         if s.side != Side::Egyptian {

@@ -337,6 +337,8 @@ struct Mine {
     hex: Hex,
     strength: u32,
     units: Vec<crate::state::UnitId>,
+    /// The quality of each of `units`, in their order.
+    quality: Vec<Option<crate::scenario::Quality>>,
     disrupted: usize,
     /// The movement allowance of its slowest land unit.
     reach: u32,
@@ -366,10 +368,52 @@ pub fn decide<S: DieSource>(
     opponents: &Opponents,
     dice: &mut Dice<S>,
 ) -> Decision {
+    decide_remembering(scn, state, table, opponents, dice, &Openings::default())
+}
+
+/// [`decide`], taking the opening month's set-up from `openings` when it
+/// was made there for the same position (every game of a balance run
+/// starts from one position, and the set-up rolls no dice).
+pub fn decide_remembering<S: DieSource>(
+    scn: &Scenario,
+    state: &GameState,
+    table: &Reactions,
+    opponents: &Opponents,
+    dice: &mut Dice<S>,
+    openings: &Openings,
+) -> Decision {
     // The opening month, before the first Egyptian player turn: the set-up
     // (2.1), and the month's marches from where the set-up puts the army
     // (one order set serves both, as in a player's first mail).
     if state.month == scn.def.start && !state.effects.egyptian_turn_played && !state.setup_placed {
+        let opening = openings.of(scn, state, opponents);
+        let mut notes = opening.notes.clone();
+        let mut turn = decide_turn(scn, &opening.placed, table, opponents, dice);
+        notes.append(&mut turn.notes);
+        return Decision {
+            orders: Orders {
+                setup: opening.setup.clone(),
+                ..turn.orders
+            },
+            notes,
+            rolls: turn.rolls,
+        };
+    }
+    decide_turn(scn, state, table, opponents, dice)
+}
+
+/// The opening month's set-up (2.1) as the checker keeps it, its notes,
+/// and the position it leaves.
+#[derive(Clone, Debug, PartialEq)]
+struct Opening {
+    setup: Vec<crate::engine::orders::SetupOrder>,
+    notes: Vec<String>,
+    placed: GameState,
+}
+
+/// [`Opening::make`]: the set-up's orders chosen, checked, and placed.
+impl Opening {
+    fn make(scn: &Scenario, state: &GameState, opponents: &Opponents) -> Opening {
         let mut notes = Vec::new();
         let objectives = opponents.objectives(scn).unwrap_or_default();
         let ratios = opponents.ratios(scn).unwrap_or_default();
@@ -393,18 +437,50 @@ pub fn decide<S: DieSource>(
         notes.extend(dropped);
         let placed =
             crate::engine::set_up(scn, state.clone(), Side::Mahdist, &checked, &mut Vec::new());
-        let mut turn = decide_turn(scn, &placed, table, opponents, dice);
-        notes.append(&mut turn.notes);
-        return Decision {
-            orders: Orders {
-                setup: checked.setup,
-                ..turn.orders
-            },
+        Opening {
+            setup: checked.setup,
             notes,
-            rolls: turn.rolls,
-        };
+            placed,
+        }
     }
-    decide_turn(scn, state, table, opponents, dice)
+}
+
+/// The last opening set-up made ([`decide_remembering`]), with what it was
+/// made from: the scenario (its data, by address), the opponents' data and
+/// the position. The set-up is a function of these alone, so an opening
+/// asked for again from the same ones is the one kept; any other is made
+/// afresh (and the first kept stays).
+#[derive(Debug, Default)]
+pub struct Openings {
+    kept: std::sync::OnceLock<(Scenario, Opponents, GameState, Opening)>,
+}
+
+impl Openings {
+    fn of(&self, scn: &Scenario, state: &GameState, opponents: &Opponents) -> Opening {
+        let same_scenario = |s: &Scenario| {
+            std::sync::Arc::ptr_eq(&s.map, &scn.map)
+                && std::sync::Arc::ptr_eq(&s.units, &scn.units)
+                && std::sync::Arc::ptr_eq(&s.tables, &scn.tables)
+                && std::sync::Arc::ptr_eq(&s.events, &scn.events)
+                && std::sync::Arc::ptr_eq(&s.def, &scn.def)
+                && std::sync::Arc::ptr_eq(&s.reactions, &scn.reactions)
+        };
+        if let Some((s, o, from, opening)) = self.kept.get()
+            && same_scenario(s)
+            && o == opponents
+            && from == state
+        {
+            return opening.clone();
+        }
+        let opening = Opening::make(scn, state, opponents);
+        let _ = self.kept.set((
+            scn.clone(),
+            opponents.clone(),
+            state.clone(),
+            opening.clone(),
+        ));
+        opening
+    }
 }
 
 /// A player turn's orders: each stack's reaction and what it makes the
@@ -528,7 +604,7 @@ fn decide_turn<S: DieSource>(
             marches.push(o);
         }
     }
-    let event_losses = event_losses(scn, state, &mine, &enemy_towns);
+    let event_losses = event_losses(&mine, &enemy_towns);
     // Only what the checker accepts is played, as for a player's mail.
     let (orders, dropped) = super::keep_checked(
         scn,
@@ -572,12 +648,21 @@ fn stacks(scn: &Scenario, state: &GameState) -> (Vec<Mine>, Vec<Theirs>) {
         let strength = holding.iter().map(|u| u.strength).sum();
         if s.side == Side::Mahdist {
             if !land.is_empty() {
+                let types: Vec<_> = land.iter().map(|u| scn.units.get(&u.unit_type)).collect();
                 mine.push(Mine {
                     hex: s.hex,
                     strength: land.iter().map(|u| u.strength).sum(),
                     units: land.iter().map(|u| u.id.clone()).collect(),
+                    quality: types.iter().map(|t| t.map(|t| t.quality)).collect(),
                     disrupted: land.iter().filter(|u| u.disrupted).count(),
-                    reach: super::reach_at(scn, state, Side::Mahdist, s.hex),
+                    // The stack is every Mahdist unit in the hex: its land
+                    // units are those `reach_at` reads.
+                    reach: types
+                        .iter()
+                        .flatten()
+                        .map(|t| t.movement)
+                        .min()
+                        .unwrap_or(5),
                 });
             }
         } else if !holding.is_empty() {
@@ -675,18 +760,7 @@ const EVENT_LOSSES: usize = 12;
 /// give them. Without it the engine takes them from the largest stack,
 /// which is the one besieging the war's aim: a siege that lost five men in
 /// a month to men going home could never gather the strength to storm.
-fn event_losses(
-    scn: &Scenario,
-    state: &GameState,
-    mine: &[Mine],
-    enemy_towns: &[Hex],
-) -> Vec<crate::state::UnitId> {
-    let quality: std::collections::BTreeMap<&crate::state::UnitId, _> = state
-        .units
-        .iter()
-        .filter(|u| u.side == Side::Mahdist)
-        .map(|u| (&u.id, scn.units.get(&u.unit_type).map(|t| t.quality)))
-        .collect();
+fn event_losses(mine: &[Mine], enemy_towns: &[Hex]) -> Vec<crate::state::UnitId> {
     let mut stacks: Vec<(u32, &Mine)> = mine
         .iter()
         .map(|m| {
@@ -702,14 +776,11 @@ fn event_losses(
     stacks.sort_by_key(|(d, m)| (std::cmp::Reverse(*d), m.hex.row, m.hex.col));
     let mut out = Vec::new();
     for (_, m) in stacks {
-        let mut units: Vec<&crate::state::UnitId> = m.units.iter().collect();
-        units.sort_by_key(|id| {
-            (
-                std::cmp::Reverse(quality.get(id).copied().flatten()),
-                (*id).clone(),
-            )
-        });
-        out.extend(units.into_iter().cloned());
+        // The best first, then by id.
+        let mut units: Vec<(Option<crate::scenario::Quality>, &crate::state::UnitId)> =
+            m.quality.iter().copied().zip(&m.units).collect();
+        units.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(b.1)));
+        out.extend(units.into_iter().map(|(_, id)| id.clone()));
         if out.len() >= EVENT_LOSSES {
             break;
         }
@@ -1796,4 +1867,136 @@ fn act(cx: &Cx<'_>, r: &Reaction) -> (Option<MarchOrder>, String) {
         last = (None, what);
     }
     last
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dice::SeededDice;
+    use crate::scenario::DataSet;
+    use crate::state::setup::{Placements, initial_state};
+
+    /// Opening positions of `scn`: the set-up's, and that one with each
+    /// unit in turn left out (other garrisons, other shares of the army).
+    fn openings_of(scn: &Scenario) -> Vec<GameState> {
+        let (start, _) = initial_state(scn, &Placements::new()).expect("a set-up");
+        let mut out = vec![start.clone()];
+        for k in 0..start.units.len() {
+            let mut s = start.clone();
+            s.units.remove(k);
+            out.push(s);
+        }
+        out
+    }
+
+    /// An opening kept is the one made afresh, whatever position, in
+    /// whatever order, it is asked for from; and the decisions made with it
+    /// are those made without.
+    #[test]
+    fn an_opening_kept_is_the_one_made_afresh() {
+        let data = DataSet::embedded().expect("the data built in");
+        let table = Reactions::shipped().expect("the reaction tables");
+        let opponents = Opponents::shipped().expect("the opponents' data");
+        let openings = Openings::default();
+        let mut asked = 0;
+        for id in ["khartoum", "el-obeid", "khartoum"] {
+            let scn = data.scenario(id).expect("a scenario built in");
+            for (k, state) in openings_of(&scn).iter().enumerate() {
+                // The first position twice: once kept, once asked again.
+                for _ in 0..if k == 0 { 2 } else { 1 } {
+                    let made = Opening::make(&scn, state, &opponents);
+                    assert_eq!(openings.of(&scn, state, &opponents), made, "{id} {k}");
+                    asked += 1;
+                }
+                if k % 8 == 0 {
+                    let seed = u64::try_from(k).unwrap_or(0);
+                    let mut a = Dice::new(SeededDice::from_seed(seed));
+                    let mut b = Dice::new(SeededDice::from_seed(seed));
+                    assert_eq!(
+                        decide_remembering(&scn, state, &table, &opponents, &mut a, &openings),
+                        decide(&scn, state, &table, &opponents, &mut b),
+                        "{id} {k}"
+                    );
+                }
+            }
+        }
+        assert!(asked > 40, "{asked} openings");
+        let kept = openings.kept.get().expect("an opening kept");
+        assert_eq!(kept.0.id(), "khartoum");
+    }
+
+    /// [`event_losses`] as first written: each unit's quality looked up
+    /// by its id among all the Mahdist units.
+    fn event_losses_by_lookup(
+        scn: &Scenario,
+        state: &GameState,
+        mine: &[Mine],
+        enemy_towns: &[Hex],
+    ) -> Vec<crate::state::UnitId> {
+        let quality: std::collections::BTreeMap<&crate::state::UnitId, _> = state
+            .units
+            .iter()
+            .filter(|u| u.side == Side::Mahdist)
+            .map(|u| (&u.id, scn.units.get(&u.unit_type).map(|t| t.quality)))
+            .collect();
+        let mut stacks: Vec<(u32, &Mine)> = mine
+            .iter()
+            .map(|m| {
+                let d = enemy_towns.iter().map(|t| t.distance(m.hex)).min();
+                (d.unwrap_or(0), m)
+            })
+            .filter(|(d, _)| *d > 1)
+            .collect();
+        stacks.sort_by_key(|(d, m)| (std::cmp::Reverse(*d), m.hex.row, m.hex.col));
+        let mut out = Vec::new();
+        for (_, m) in stacks {
+            let mut units: Vec<&crate::state::UnitId> = m.units.iter().collect();
+            units.sort_by_key(|id| {
+                (
+                    std::cmp::Reverse(quality.get(id).copied().flatten()),
+                    (*id).clone(),
+                )
+            });
+            out.extend(units.into_iter().cloned());
+            if out.len() >= EVENT_LOSSES {
+                break;
+            }
+        }
+        out.truncate(EVENT_LOSSES);
+        out
+    }
+
+    /// The stacks' reach and their units' qualities, read from the units
+    /// of the stack, are those looked up over all the units; the losses
+    /// chosen with them are those chosen by looking each unit up.
+    #[test]
+    fn stacks_read_their_own_units_as_a_look_up_over_all() {
+        let mut stacks_read = 0;
+        for scenario in ["khartoum", "el-obeid"] {
+            let (scn, decided) = crate::players::tests::campaigns(
+                scenario,
+                3,
+                crate::players::egyptian::Persona::Competent,
+            );
+            for d in &decided {
+                let (mine, theirs) = stacks(&scn, &d.state);
+                for m in &mine {
+                    assert_eq!(
+                        m.reach,
+                        super::super::reach_at(&scn, &d.state, Side::Mahdist, m.hex)
+                    );
+                    stacks_read += 1;
+                }
+                // Every hex with a stack, and none, as an objective.
+                let hexes: Vec<Hex> = theirs.iter().map(|t| t.hex).collect();
+                for towns in [&hexes[..], &hexes[..hexes.len().min(1)], &[]] {
+                    assert_eq!(
+                        event_losses(&mine, towns),
+                        event_losses_by_lookup(&scn, &d.state, &mine, towns)
+                    );
+                }
+            }
+        }
+        assert!(stacks_read > 500, "{stacks_read} stacks");
+    }
 }

@@ -48,24 +48,53 @@ pub fn through_the_checker(
     side: Side,
     orders: &Orders,
 ) -> Result<(Orders, String), String> {
-    verdict(scn, state, side, orders).map_err(|r| r.why)
+    let checked = verdict(scn, state, side, orders).map_err(|r| r.why)?;
+    let text = print::sheet(&scn.map, &written::sheet(orders), false);
+    Ok((checked, text))
 }
 
 /// Why the checker did not take a program's orders as given, and, when it
 /// refused some orders only, the orders it would give the engine.
+#[derive(Debug, PartialEq)]
 struct Refusal {
     why: String,
     accepted: Option<Box<Orders>>,
 }
 
-/// [`through_the_checker`], keeping what the checker accepted when it
-/// refuses some orders (so that a caller need not check them again).
+/// [`through_the_checker`] without the text, keeping what the checker
+/// accepted when it refuses some orders (so that a caller need not check
+/// them again).
+///
+/// The sheet the orders make is checked as it is: printing it and reading
+/// it back gives the same orders in the same order, on lines in the same
+/// order (the tests of this module hold it over the programmed players'
+/// orders of whole campaigns), and the checker reads a line's number only
+/// to tell the lines apart and keep them in order, so its answer on the
+/// sheet read back is this one. Only when the checker does not take
+/// the orders as given is the sheet printed and read back
+/// ([`verdict_read_back`]), for the refusal to quote the lines as the
+/// player's mail would give them.
 fn verdict(
     scn: &Scenario,
     state: &GameState,
     side: Side,
     orders: &Orders,
-) -> Result<(Orders, String), Refusal> {
+) -> Result<Orders, Refusal> {
+    let checked = orders::check(&written::sheet(orders), scn, state, side);
+    if !checked.refused && checked.errors.is_empty() && checked.orders == *orders {
+        return Ok(checked.orders);
+    }
+    verdict_read_back(scn, state, side, orders)
+}
+
+/// [`verdict`] the long way: the orders printed in the order language, read
+/// back and checked, and any refusal said with the text.
+fn verdict_read_back(
+    scn: &Scenario,
+    state: &GameState,
+    side: Side,
+    orders: &Orders,
+) -> Result<Orders, Refusal> {
     let refused = |why: String| Refusal {
         why,
         accepted: None,
@@ -99,7 +128,7 @@ fn verdict(
             "the {side} orders read back as other orders than those given\n{text}"
         )));
     }
-    Ok((checked.orders, text))
+    Ok(checked.orders)
 }
 
 /// The first march of `given` the checker refused, from what it accepted
@@ -147,8 +176,8 @@ pub fn keep_checked(
     let mut dropped = Vec::new();
     // The orders other than marches first, alone; left out whole if the
     // checker refuses them.
-    if let Err(e) = through_the_checker(scn, state, side, &base) {
-        dropped.push(format!("orders other than marches left out: {e}"));
+    if let Err(e) = verdict(scn, state, side, &base) {
+        dropped.push(format!("orders other than marches left out: {}", e.why));
         base = Orders::default();
     }
     // What the first check accepted tells which marches it takes before
@@ -251,7 +280,7 @@ fn one_by_one(
         let mut ok = false;
         for (k, m) in tries.into_iter().enumerate() {
             kept.marches.push(m);
-            match through_the_checker(scn, state, side, &kept) {
+            match verdict(scn, state, side, &kept) {
                 Ok(_) => {
                     ok = true;
                     break;
@@ -259,7 +288,7 @@ fn one_by_one(
                 Err(e) => {
                     kept.marches.pop();
                     if k + 1 == candidates.len() {
-                        reason = Some(e);
+                        reason = Some(e.why);
                     }
                 }
             }
@@ -381,4 +410,210 @@ pub fn choose_marches(
         Err(r) => r.accepted.and_then(|a| first_refused(&first, &a)),
     };
     add_marches_from(scn, state, side, Orders::default(), slots, known)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dice::{Dice, SeededDice};
+    use crate::engine::play_month_with;
+    use crate::orders::Order;
+    use crate::players::egyptian::Persona;
+    use crate::players::mahdist::Opponents;
+    use crate::players::reaction::Reactions;
+    use crate::scenario::DataSet;
+    use crate::state::setup::{Placements, initial_state};
+
+    /// A position a programmed player decided in, and what it decided.
+    pub(crate) struct Decided {
+        pub(crate) state: GameState,
+        pub(crate) side: Side,
+        pub(crate) orders: Orders,
+    }
+
+    /// Every decision of bot-against-bot campaigns of `scenario`, one a
+    /// seed, each side's persona as given.
+    pub(crate) fn campaigns(
+        scenario: &str,
+        seeds: u64,
+        persona: Persona,
+    ) -> (Scenario, Vec<Decided>) {
+        let data = DataSet::embedded().expect("the data built in");
+        let scn = data.scenario(scenario).expect("a scenario built in");
+        let table = Reactions::shipped().expect("the reaction tables");
+        let opponents = Opponents::shipped().expect("the opponents' data");
+        let mut out = Vec::new();
+        for seed in 1..=seeds {
+            let (mut state, _) = initial_state(&scn, &Placements::new()).expect("a set-up");
+            let mut dice = Dice::new(SeededDice::from_seed(seed));
+            let mut bot = Dice::new(SeededDice::from_seed(seed ^ 0x5eed));
+            while state.result.is_none() {
+                let month = state.month;
+                let r = play_month_with(
+                    &scn,
+                    state,
+                    &mut |s: &GameState, side| {
+                        let orders = match side {
+                            Side::Egyptian => {
+                                egyptian::decide_with(&scn, s, persona, Some(&opponents)).orders
+                            }
+                            Side::Mahdist => {
+                                mahdist::decide(&scn, s, &table, &opponents, &mut bot).orders
+                            }
+                        };
+                        out.push(Decided {
+                            state: s.clone(),
+                            side,
+                            orders: orders.clone(),
+                        });
+                        orders
+                    },
+                    &mut dice,
+                );
+                state = r.state;
+                if state.month == month {
+                    break;
+                }
+            }
+        }
+        (scn, out)
+    }
+
+    /// Orders to ask the checker about in a position: those decided, each
+    /// march alone, the marches in the other order, the orders other than
+    /// marches alone, and `other` (orders decided in another position or
+    /// for the other side: mostly refused).
+    fn asked(orders: &Orders, other: &Orders) -> Vec<Orders> {
+        let mut out = vec![orders.clone(), other.clone()];
+        for m in &orders.marches {
+            out.push(Orders {
+                marches: vec![m.clone()],
+                ..Orders::default()
+            });
+        }
+        let mut reversed = orders.clone();
+        reversed.marches.reverse();
+        out.push(reversed);
+        out.push(Orders {
+            marches: Vec::new(),
+            ..orders.clone()
+        });
+        out
+    }
+
+    /// The sheet of `orders`, printed and read back, is the sheet: the
+    /// same orders in the same order, on lines numbered from 1 up (a march
+    /// with its conditions takes several lines of the text: the checker
+    /// reads a line's number only to tell it from the others and keep them
+    /// in order).
+    fn reads_back(scn: &Scenario, state: &GameState, orders: &Orders) {
+        let sheet = written::sheet(orders);
+        let text = print::sheet(&scn.map, &sheet, false);
+        let parsed = orders::parse(&Input::text(&text), &Vocabulary::new(scn).in_play(state))
+            .unwrap_or_else(|e| panic!("refused whole: {e}\n{text}"));
+        assert!(parsed.errors.is_empty(), "{:?}\n{text}", parsed.errors);
+        let read: Vec<&Order> = parsed.sheet.items.iter().map(|i| &i.order).collect();
+        let given: Vec<&Order> = sheet.items.iter().map(|i| &i.order).collect();
+        assert_eq!(read, given, "{text}");
+        for s in [&parsed.sheet, &sheet] {
+            assert!(s.items.first().is_none_or(|i| i.line >= 1), "{text}");
+            assert!(s.items.windows(2).all(|w| w[0].line < w[1].line), "{text}");
+        }
+        assert_eq!(parsed.sheet.header, sheet.header, "{text}");
+    }
+
+    /// Checking the sheet the orders make gives the answer of printing it,
+    /// reading it back and checking that, in every position of whole
+    /// campaigns of both scenarios and both personas, for the orders the
+    /// players decide, parts of them, and orders the checker refuses.
+    #[test]
+    fn the_checked_sheet_answers_as_the_sheet_read_back() {
+        let (mut asked_in_all, mut refused) = (0, 0);
+        for scenario in ["khartoum", "el-obeid"] {
+            for persona in [Persona::Competent, Persona::Historical] {
+                let (scn, decided) = campaigns(scenario, 3, persona);
+                assert!(
+                    decided.len() > 20,
+                    "{scenario}: {} positions",
+                    decided.len()
+                );
+                for (k, d) in decided.iter().enumerate() {
+                    reads_back(&scn, &d.state, &d.orders);
+                    let other = &decided[(k + 1) % decided.len()].orders;
+                    for orders in asked(&d.orders, other) {
+                        let short = verdict(&scn, &d.state, d.side, &orders);
+                        let long = verdict_read_back(&scn, &d.state, d.side, &orders);
+                        refused += usize::from(long.is_err());
+                        asked_in_all += 1;
+                        assert_eq!(short, long, "{scenario}, {}, {:?}", d.side, d.state.month);
+                    }
+                }
+            }
+        }
+        assert!(refused > 50, "{refused} refused of {asked_in_all}");
+        assert!(
+            asked_in_all - refused > 500,
+            "{refused} refused of {asked_in_all}"
+        );
+    }
+
+    /// Marches and other orders the checker takes together it takes apart
+    /// (what the Egyptian player's first try at its orders rests on): over
+    /// the Egyptian positions of whole campaigns, with the marches decided
+    /// there and elsewhere, and the supply kept or spent and the units
+    /// withdrawn there and elsewhere, the marches alone and the KEEP SUPPLY
+    /// orders alone pass when all pass.
+    #[test]
+    fn marches_and_other_orders_taken_together_are_taken_apart() {
+        let (mut together, mut with_supply, mut sparing) = (0, 0, 0);
+        for scenario in ["khartoum", "el-obeid"] {
+            let (scn, decided) = campaigns(scenario, 4, Persona::Competent);
+            let egyptian: Vec<&Decided> = decided
+                .iter()
+                .filter(|d| d.side == Side::Egyptian)
+                .collect();
+            for (k, d) in egyptian.iter().enumerate() {
+                let other = &egyptian[(k + 1) % egyptian.len()].orders;
+                let alone = |o: &Orders| verdict(&scn, &d.state, Side::Egyptian, o).is_ok();
+                // The orders that would spare the British were the
+                // civilians on their way.
+                let spared = evacuation::spare_the_british(&scn, &d.state);
+                let sparing_here = Orders {
+                    expend_supply: spared.expend_supply,
+                    withdraw: spared.withdraw,
+                    ..d.orders.clone()
+                };
+                for marches in [&d.orders.marches, &other.marches] {
+                    for rest in [&d.orders, other, &sparing_here] {
+                        let all = Orders {
+                            marches: marches.clone(),
+                            ..rest.clone()
+                        };
+                        if !alone(&all) {
+                            continue;
+                        }
+                        together += 1;
+                        let marching = Orders {
+                            marches: marches.clone(),
+                            ..Orders::default()
+                        };
+                        let keeping = Orders {
+                            keep_supply: rest.keep_supply.clone(),
+                            ..Orders::default()
+                        };
+                        assert!(alone(&marching), "{scenario} {k}: the marches");
+                        assert!(alone(&keeping), "{scenario} {k}: the supply kept");
+                        with_supply += usize::from(!rest.keep_supply.is_empty());
+                        sparing += usize::from(
+                            !rest.expend_supply.is_empty() || !rest.withdraw.is_empty(),
+                        );
+                    }
+                }
+            }
+        }
+        assert!(
+            with_supply > 50 && sparing > 10,
+            "{together} together, {with_supply} keeping supply, {sparing} sparing the British"
+        );
+    }
 }
