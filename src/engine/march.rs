@@ -1578,29 +1578,26 @@ pub(super) fn targets<S: DieSource>(
 ) -> (Vec<Hex>, Vec<Hex>) {
     let hex = m.hex;
     // Every target is an enemy unit's hex next to the stack or next to a
-    // friendly settlement beside it that the enemy besieges: with no
-    // enemy unit within two hexes there is none (one pass over the
-    // counters instead of one for each neighbour and its siege).
-    if !t
-        .on_map()
-        .any(|(_, u, h, _)| u.side != t.side && h.distance(hex) <= 2)
-    {
+    // friendly settlement beside it that the enemy besieges (by an enemy
+    // land unit next to it), so within two hexes: the hexes within two
+    // that `occupied_by` holds for the enemy, found in one pass over the
+    // counters, answer it for every hex looked at. With none, there is no
+    // target.
+    let enemy = t.side.enemy();
+    let near = near_hexes_occupied_by(t, hex, enemy);
+    if near.is_empty() {
         return (Vec::new(), Vec::new());
     }
+    let occupied = |h: &Hex| near.contains(h);
     let has_land = !m.units.is_empty();
     let has_gunboats = !gunboats(t, m).is_empty();
-    let enemy = t.side.enemy();
-    let mut out: Vec<Hex> = hex
-        .neighbours()
-        .into_iter()
-        .filter(|n| t.occupied_by(*n, enemy))
-        .collect();
+    let mut out: Vec<Hex> = hex.neighbours().into_iter().filter(occupied).collect();
     for n in hex.neighbours() {
         if t.is_besieged(n, t.side) {
             out.extend(
                 n.neighbours()
                     .into_iter()
-                    .filter(|b| *b != hex && t.occupied_by(*b, enemy)),
+                    .filter(|b| *b != hex && occupied(b)),
             );
         }
     }
@@ -1621,6 +1618,26 @@ pub(super) fn targets<S: DieSource>(
         OnContact::AttackHexes(hs) => ok.into_iter().filter(|h| hs.contains(h)).collect(),
     };
     (go, dropped)
+}
+
+/// The hexes within two of `hex` where [`Turn::occupied_by`] holds for
+/// `side`, each once.
+pub(super) fn near_hexes_occupied_by<S: DieSource>(
+    t: &Turn<'_, S>,
+    hex: Hex,
+    side: Side,
+) -> Vec<Hex> {
+    let mut near = Vec::new();
+    for (_, u, h, ty) in t.on_map() {
+        if u.side == side
+            && h.distance(hex) <= 2
+            && ty.is_none_or(|ty| ty.kind != UnitKind::Fleet)
+            && !near.contains(&h)
+        {
+            near.push(h);
+        }
+    }
+    near
 }
 
 /// Attack every target the order allows, one after another while winning
