@@ -366,15 +366,11 @@ pub(super) fn enter_cost<S: DieSource>(
     Ok(enter + river)
 }
 
-/// The cheapest legal route (without its start hex). A destination held
-/// by the enemy (or a besieged friendly hex) is routed to its edge: the
-/// stack goes as far as the hex before it.
-pub(super) fn route_to<S: DieSource>(t: &Turn<'_, S>, from: Hex, to: Hex) -> Option<Vec<Hex>> {
-    route_on(t, &Occupancy::of(t), from, to)
-}
-
-/// [`route_to`] with who stands where already known (`occ`, of `t`'s
-/// position): the order checker plans several marches on one position.
+/// The cheapest legal route (without its start hex) on the position `occ`
+/// (of `t`'s; the order checker plans several marches on one position,
+/// the march phase walks a leg on the one its route was found on). A
+/// destination held by the enemy (or a besieged friendly hex) is routed
+/// to its edge: the stack goes as far as the hex before it.
 pub(super) fn route_on<S: DieSource>(
     t: &Turn<'_, S>,
     occ: &Occupancy,

@@ -28,6 +28,12 @@ fn sinking_risk<S: DieSource>(t: &Turn<'_, S>, to: Hex) -> (bool, bool) {
 /// captured moves to the chosen hex; with nowhere to go it is lost.
 pub fn displace<S: DieSource>(t: &mut Turn<'_, S>, hex: Hex) {
     let enemy = t.side.enemy();
+    let any = t.on_map().any(|(_, u, h, ty)| {
+        u.side == enemy && h == hex && ty.is_some_and(|ty| ty.kind.is_river_unit())
+    });
+    if !any {
+        return;
+    }
     let river_units: Vec<usize> = t
         .units_at(hex, enemy)
         .into_iter()
