@@ -626,14 +626,9 @@ impl<'a, S: DieSource> Turn<'a, S> {
     /// [`Turn::is_besieged`] holds for, found in one pass over the counters
     /// rather than a pass for each neighbour of each counter.
     pub fn besieged_hexes(&self) -> Vec<Hex> {
-        // Hexes with a land unit (no river unit, no fleet) of each side, a
-        // bit for each hex of the map (a hex off it kept in a list), and
+        // Hexes with a land unit (no river unit, no fleet) of each side, and
         // hexes each side occupies (anything but the fleet, 8.25).
-        let table = self.scn.map.hex_table();
-        let words = table.len().div_ceil(64);
-        let mut land_bits = [vec![0u64; words], vec![0u64; words]];
-        let mut land_off: Vec<(Hex, Side)> = Vec::new();
-        let slot = |side: Side| usize::from(side == Side::Mahdist);
+        let mut land: rustc_hash::FxHashSet<(Hex, Side)> = Default::default();
         let mut held: Vec<(i32, i32, Side)> = Vec::new();
         for (_, u, h, ty) in self.on_map() {
             if ty.is_some_and(|ty| ty.kind == UnitKind::Fleet) {
@@ -641,16 +636,9 @@ impl<'a, S: DieSource> Turn<'a, S> {
             }
             held.push((h.row, h.col, u.side));
             if ty.is_none_or(|ty| !ty.kind.is_river_unit()) {
-                match table.index(h) {
-                    Some(i) => land_bits[slot(u.side)][i / 64] |= 1 << (i % 64),
-                    None => land_off.push((h, u.side)),
-                }
+                land.insert((h, u.side));
             }
         }
-        let land = |h: Hex, side: Side| match table.index(h) {
-            Some(i) => land_bits[slot(side)][i / 64] & (1 << (i % 64)) != 0,
-            None => land_off.contains(&(h, side)),
-        };
         held.sort_unstable();
         held.dedup();
         let mut out: Vec<Hex> = held
@@ -658,7 +646,9 @@ impl<'a, S: DieSource> Turn<'a, S> {
             .map(|(row, col, side)| (Hex { col, row }, side))
             .filter(|(h, side)| {
                 self.scn.map.settlement_at(*h).is_some()
-                    && h.neighbours().iter().any(|n| land(*n, side.enemy()))
+                    && h.neighbours()
+                        .iter()
+                        .any(|n| land.contains(&(*n, side.enemy())))
             })
             .map(|(h, _)| h)
             .collect();
