@@ -12,7 +12,7 @@ use super::events::{Decision, Event};
 use super::losses;
 use super::modifiers::{self, RollContext};
 pub use super::movement::barred_by_scenario;
-use super::movement::{Occupancy, allowance_of, enter_cost, route_to};
+use super::movement::{Occupancy, allowance_of, enter_cost, route_on};
 use super::orders::{Leg, MarchOrder, OnContact, Selection};
 use super::rail;
 use crate::dice::DieSource;
@@ -1314,9 +1314,14 @@ fn land_leg<S: DieSource>(
     k: usize,
     left: &mut u32,
 ) -> bool {
+    // Who stands where when the leg begins: the route to its hex is
+    // found on it, and the walk starts from it unless the drop-offs and
+    // combats before the first step logged anything (only a combat moves
+    // or removes counters there, and a combat is logged).
+    let mut first = None;
     let target = match &order.legs[k] {
         Leg::Path(p) => path_from(p, m.hex),
-        Leg::To(dest) => match route_to(t, m.hex, *dest) {
+        Leg::To(dest) => match route_on(t, first.insert(Occupancy::of(t)), m.hex, *dest) {
             Some(path) => path,
             None => {
                 t.events.push(Event::Stopped {
@@ -1329,6 +1334,7 @@ fn land_leg<S: DieSource>(
         },
         _ => Vec::new(),
     };
+    let mark = t.events.len();
     drop_offs(t, i, order, m);
     if !fight_here(t, i, order, m) || siege_stands(t, i, m) {
         return false;
@@ -1341,7 +1347,10 @@ fn land_leg<S: DieSource>(
     // of the hex they stand in, 8.21), or when it comes back to a hex it
     // stood in since (its own units, and those it dropped off, are the
     // only others that move). The same answers as making it every step.
-    let mut occ = Occupancy::of(t);
+    let mut occ = match first {
+        Some(occ) if t.events.len() == mark => occ,
+        _ => Occupancy::of(t),
+    };
     let mut since = vec![m.hex];
     for next in target {
         if m.units.is_empty() {
@@ -1578,29 +1587,26 @@ pub(super) fn targets<S: DieSource>(
 ) -> (Vec<Hex>, Vec<Hex>) {
     let hex = m.hex;
     // Every target is an enemy unit's hex next to the stack or next to a
-    // friendly settlement beside it that the enemy besieges: with no
-    // enemy unit within two hexes there is none (one pass over the
-    // counters instead of one for each neighbour and its siege).
-    if !t
-        .on_map()
-        .any(|(_, u, h, _)| u.side != t.side && h.distance(hex) <= 2)
-    {
+    // friendly settlement beside it that the enemy besieges (by an enemy
+    // land unit next to it), so within two hexes: the hexes within two
+    // that `occupied_by` holds for the enemy, found in one pass over the
+    // counters, answer it for every hex looked at. With none, there is no
+    // target.
+    let enemy = t.side.enemy();
+    let near = near_hexes_occupied_by(t, hex, enemy);
+    if near.is_empty() {
         return (Vec::new(), Vec::new());
     }
+    let occupied = |h: &Hex| near.contains(h);
     let has_land = !m.units.is_empty();
     let has_gunboats = !gunboats(t, m).is_empty();
-    let enemy = t.side.enemy();
-    let mut out: Vec<Hex> = hex
-        .neighbours()
-        .into_iter()
-        .filter(|n| t.occupied_by(*n, enemy))
-        .collect();
+    let mut out: Vec<Hex> = hex.neighbours().into_iter().filter(occupied).collect();
     for n in hex.neighbours() {
         if t.is_besieged(n, t.side) {
             out.extend(
                 n.neighbours()
                     .into_iter()
-                    .filter(|b| *b != hex && t.occupied_by(*b, enemy)),
+                    .filter(|b| *b != hex && occupied(b)),
             );
         }
     }
@@ -1621,6 +1627,29 @@ pub(super) fn targets<S: DieSource>(
         OnContact::AttackHexes(hs) => ok.into_iter().filter(|h| hs.contains(h)).collect(),
     };
     (go, dropped)
+}
+
+/// The hexes within two of `hex` where [`Turn::occupied_by`] holds for
+/// `side`, each once.
+pub(super) fn near_hexes_occupied_by<S: DieSource>(
+    t: &Turn<'_, S>,
+    hex: Hex,
+    side: Side,
+) -> Vec<Hex> {
+    let mut near = Vec::new();
+    for (_, u, h, ty) in t.on_map() {
+        // A hex within two lies within two columns and two rows.
+        if u.side == side
+            && (h.col - hex.col).abs() <= 2
+            && (h.row - hex.row).abs() <= 2
+            && h.distance(hex) <= 2
+            && ty.is_none_or(|ty| ty.kind != UnitKind::Fleet)
+            && !near.contains(&h)
+        {
+            near.push(h);
+        }
+    }
+    near
 }
 
 /// Attack every target the order allows, one after another while winning
@@ -1787,7 +1816,15 @@ pub(super) fn path_from(path: &[Hex], at: Hex) -> Vec<Hex> {
 /// A leader never stands alone (7.0): leaders left in `from` with no unit
 /// of their side go with the stack, now at `m.hex` (default policy).
 fn gather_leaders<S: DieSource>(t: &mut Turn<'_, S>, m: &mut Marching, from: Hex) {
-    if from == m.hex || t.occupied_by(from, t.side) {
+    // Leaders are few and counters many: with no leader left there,
+    // there is nothing to ask of the counters.
+    let side = t.side;
+    let any_left = t
+        .state
+        .leaders
+        .iter()
+        .any(|l| l.side == side && !l.removed && l.hex == Some(from));
+    if from == m.hex || !any_left || t.occupied_by(from, side) {
         return;
     }
     let left = t.leaders_at(from, t.side);

@@ -494,6 +494,22 @@ impl<'a, S: DieSource> Turn<'a, S> {
         })
     }
 
+    /// Every hex where [`Turn::occupied_by`] holds for `side`, sorted and
+    /// each once: one pass over the counters for a caller that asks of
+    /// many hexes (look one up with `binary_search`).
+    pub fn hexes_occupied_by(&self, side: Side) -> Vec<Hex> {
+        let mut hexes: Vec<Hex> = self
+            .on_map()
+            .filter(|(_, u, _, ty)| {
+                u.side == side && ty.is_none_or(|ty| ty.kind != UnitKind::Fleet)
+            })
+            .map(|(_, _, h, _)| h)
+            .collect();
+        hexes.sort_unstable();
+        hexes.dedup();
+        hexes
+    }
+
     /// Whether a land unit of `side` (not a boat, gunboat or the fleet)
     /// stands in `hex`.
     pub fn land_occupied_by(&self, hex: Hex, side: Side) -> bool {

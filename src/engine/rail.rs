@@ -264,7 +264,8 @@ pub fn fleet_upkeep<S: DieSource>(t: &mut Turn<'_, S>) {
             t.events.push(Event::Note {
                 text: "the Mahdists hold Souakim: the British fleet leaves (8.25)".into(),
             });
-        } else if t.land_occupied_by(h, Side::Mahdist) {
+        } else if h != souakim && t.land_occupied_by(h, Side::Mahdist) {
+            // (At Souakim itself, `mahdist_holds` has answered it.)
             t.state.units[i].status = Status::OnMap(souakim);
             t.events.push(Event::Note {
                 text: format!(
@@ -273,7 +274,7 @@ pub fn fleet_upkeep<S: DieSource>(t: &mut Turn<'_, S>) {
                 ),
             });
         }
-    } else if !mahdist_holds && t.state.units[i].status == Status::Reserve {
+    } else if t.state.units[i].status == Status::Reserve && !mahdist_holds {
         let british_infantry = t.state.units.iter().any(|u| {
             u.hex() == Some(souakim)
                 && t.unit_type(u).is_some_and(|ty| {

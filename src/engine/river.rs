@@ -28,6 +28,12 @@ fn sinking_risk<S: DieSource>(t: &Turn<'_, S>, to: Hex) -> (bool, bool) {
 /// captured moves to the chosen hex; with nowhere to go it is lost.
 pub fn displace<S: DieSource>(t: &mut Turn<'_, S>, hex: Hex) {
     let enemy = t.side.enemy();
+    let any = t.on_map().any(|(_, u, h, ty)| {
+        u.side == enemy && h == hex && ty.is_some_and(|ty| ty.kind.is_river_unit())
+    });
+    if !any {
+        return;
+    }
     let river_units: Vec<usize> = t
         .units_at(hex, enemy)
         .into_iter()
@@ -314,8 +320,9 @@ fn river_path<S: DieSource>(t: &Turn<'_, S>, from: Hex, to: Hex) -> Option<(Way,
     bank(t, from)?;
     // 2.2: "No Mahdist unit may ever enter any hex adjacent to the Nile above
     // (flowing North from) and including Abou Hamed", by river as by land.
-    let occ = (t.side == Side::Mahdist).then(|| super::movement::Occupancy::of(t));
-    let banned = |n: Hex| occ.as_ref().is_some_and(|o| o.forbidden(t, n));
+    let banned = super::movement::barred_by_scenario(t.scn, t.side);
+    // Who stands where, taken once for the whole search.
+    let enemy_at = t.hexes_occupied_by(t.side.enemy());
     for dir in [Way::Down, Way::Up] {
         let mut prev: BTreeMap<Hex, RiverStep> = BTreeMap::new();
         let mut queue = VecDeque::from([from]);
@@ -345,8 +352,8 @@ fn river_path<S: DieSource>(t: &Turn<'_, S>, from: Hex, to: Hex) -> Option<(Way,
                 // river units included (gunboats may attack them, 6.1).
                 // A besieged destination is left to the callers, which
                 // refuse it unless the steamers run the siege.
-                let siege = t.is_besieged(n, t.side) && !(n == to && steamers_may_run(t));
-                if t.occupied_by(n, t.side.enemy()) || siege || banned(n) {
+                let siege = || t.is_besieged(n, t.side) && !(n == to && steamers_may_run(t));
+                if enemy_at.binary_search(&n).is_ok() || banned(n) || siege() {
                     continue;
                 }
                 let way = match there.cmp(&here) {
