@@ -500,61 +500,6 @@ mod tests {
         }
     }
 
-    /// The hexes found once for a whole search or a stack's step
-    /// ([`Turn::hexes_occupied_by`], `march::near_hexes_occupied_by`) are
-    /// those [`Turn::occupied_by`] holds for, hex by hex, on scattered
-    /// positions of both scenarios and both sides (the fleet among them).
-    #[test]
-    fn hexes_occupied_found_at_once_are_those_occupied_by_holds_for() {
-        let data = DataSet::embedded().expect("the embedded data loads");
-        let mut seed: u64 = 0x5851_f42d_4c95_7f2d;
-        let mut next = move |n: usize| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            usize::try_from(seed % u64::try_from(n.max(1)).unwrap_or(1)).unwrap_or(0)
-        };
-        let mut held = 0;
-        for id in data.scenario_ids() {
-            let scn = data.scenario(&id).expect("a scenario");
-            let (mut state, _) = initial_state(&scn, &Placements::new()).expect("the set-up");
-            let land: Vec<Hex> = scn.map.hexes().filter(|h| scn.map.is_land(*h)).collect();
-            for round in 0..6 {
-                if round > 0 {
-                    for u in state.units.iter_mut() {
-                        if next(3) == 0 {
-                            u.status = Status::OnMap(land[next(land.len())]);
-                        }
-                    }
-                }
-                let mut dice = Dice::new(FixedDice::with_fallback([], 1));
-                let t = Turn::new(&scn, state.clone(), Side::Egyptian, &mut dice);
-                for side in [Side::Egyptian, Side::Mahdist] {
-                    let all = t.hexes_occupied_by(side);
-                    assert!(all.windows(2).all(|w| w[0] < w[1]), "sorted, each once");
-                    for h in scn.map.hexes() {
-                        let occupied = t.occupied_by(h, side);
-                        assert_eq!(
-                            all.binary_search(&h).is_ok(),
-                            occupied,
-                            "{id}, {side:?}: {h}"
-                        );
-                        held += usize::from(occupied);
-                    }
-                    for _ in 0..40 {
-                        let centre = land[next(land.len())];
-                        let near = super::super::march::near_hexes_occupied_by(&t, centre, side);
-                        for h in scn.map.hexes().filter(|h| h.distance(centre) <= 2) {
-                            assert_eq!(near.contains(&h), t.occupied_by(h, side), "{id}: {h}");
-                        }
-                        assert!(near.iter().all(|h| h.distance(centre) <= 2));
-                    }
-                }
-            }
-        }
-        assert!(held > 0, "some hexes are held");
-    }
-
     /// [`Turn::is_besieged`], which passes over only the counters near
     /// the hex, holds for exactly the hexes [`Turn::besieged_hexes`] finds
     /// in one pass over all of them, on scattered positions of both

@@ -1973,11 +1973,7 @@ mod tests {
     fn stacks_read_their_own_units_as_a_look_up_over_all() {
         let mut stacks_read = 0;
         for scenario in ["khartoum", "el-obeid"] {
-            let (scn, decided) = crate::players::tests::campaigns(
-                scenario,
-                3,
-                crate::players::egyptian::Persona::Competent,
-            );
+            let (scn, decided) = crate::players::tests::competent_campaigns(scenario, 3);
             for d in &decided {
                 let (mine, theirs) = stacks(&scn, &d.state);
                 for m in &mine {

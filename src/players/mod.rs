@@ -433,6 +433,12 @@ mod tests {
 
     /// Every decision of bot-against-bot campaigns of `scenario`, one a
     /// seed, each side's persona as given.
+    /// [`campaigns`] with the competent Egyptian, for the tests of the
+    /// other players' files (which do not name the Egyptian's file).
+    pub(crate) fn competent_campaigns(scenario: &str, seeds: u64) -> (Scenario, Vec<Decided>) {
+        campaigns(scenario, seeds, Persona::Competent)
+    }
+
     pub(crate) fn campaigns(
         scenario: &str,
         seeds: u64,
