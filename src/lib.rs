@@ -22,4 +22,6 @@ pub mod scenario;
 pub mod service;
 pub mod state;
 pub mod store;
+#[cfg(test)]
+mod testing;
 pub mod words;

@@ -290,13 +290,8 @@ mod tests {
     /// widths and indents, and past the most the thread keeps.
     #[test]
     fn kept_wrappings_are_the_wrappings_made_afresh() {
-        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
-        let mut next = move |n: usize| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            usize::try_from(seed % u64::try_from(n.max(1)).unwrap_or(1)).unwrap_or(0)
-        };
+        let mut scatter = crate::testing::Scatter::new(0x9e37_79b9_7f4a_7c15);
+        let mut next = |n: usize| scatter.below(n);
         let words = [
             "march",
             "the",
@@ -376,13 +371,8 @@ mod tests {
             "\t",
             "Wad\u{0101}",
         ];
-        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
-        let mut next = |n: usize| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % n as u64) as usize
-        };
+        let mut scatter = crate::testing::Scatter::new(0x9e37_79b9_7f4a_7c15);
+        let mut next = |n: usize| scatter.below(n);
         let indents = [("", ""), ("- ", "  "), ("", "    "), ("  ", "      ")];
         for round in 0..3000 {
             // One text in four may hold what is not plain ASCII (textwrap's).

@@ -1935,13 +1935,8 @@ mod tests {
     #[test]
     fn hexes_occupied_found_at_once_are_those_occupied_by_holds_for() {
         let data = DataSet::embedded().expect("the embedded data loads");
-        let mut seed: u64 = 0x5851_f42d_4c95_7f2d;
-        let mut next = move |n: usize| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            usize::try_from(seed % u64::try_from(n.max(1)).unwrap_or(1)).unwrap_or(0)
-        };
+        let mut scatter = crate::testing::Scatter::new(0x5851_f42d_4c95_7f2d);
+        let mut next = |n: usize| scatter.below(n);
         let mut held = 0;
         for id in data.scenario_ids() {
             let scn = data.scenario(&id).expect("a scenario");

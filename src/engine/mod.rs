@@ -627,19 +627,13 @@ impl<'a, S: DieSource> Turn<'a, S> {
     /// rather than a pass for each neighbour of each counter.
     pub fn besieged_hexes(&self) -> Vec<Hex> {
         let map = &self.scn.map;
-        let columns = map.columns();
-        let at = |h: Hex| {
-            map.contains(h)
-                .then(|| usize::try_from(h.row * columns + h.col).ok())
-                .flatten()
-        };
+        let table = map.hex_table();
         let bit = |side: Side| if side == Side::Egyptian { 1u8 } else { 2u8 };
         // By hex of the map, a bit for each side with a land unit there (no
         // river unit, no fleet), and for each side that occupies it
         // (anything but the fleet, 8.25); land units off the map, if any,
         // listed. Only a hex of the map can hold a settlement.
-        let cells = usize::try_from(map.rows() * columns).unwrap_or(0);
-        let (mut land, mut held) = (vec![0u8; cells], vec![0u8; cells]);
+        let (mut land, mut held) = (vec![0u8; table.len()], vec![0u8; table.len()]);
         let mut land_off_map: Vec<(Hex, Side)> = Vec::new();
         let mut held_hexes: Vec<usize> = Vec::new();
         for (_, u, h, ty) in self.on_map() {
@@ -647,7 +641,7 @@ impl<'a, S: DieSource> Turn<'a, S> {
                 continue;
             }
             let land_unit = ty.is_none_or(|ty| !ty.kind.is_river_unit());
-            let Some(i) = at(h) else {
+            let Some(i) = table.index(h) else {
                 if land_unit {
                     land_off_map.push((h, u.side));
                 }
@@ -661,7 +655,7 @@ impl<'a, S: DieSource> Turn<'a, S> {
                 land[i] |= bit(u.side);
             }
         }
-        let enemy_land = |n: Hex, side: Side| match at(n) {
+        let enemy_land = |n: Hex, side: Side| match table.index(n) {
             Some(i) => land[i] & bit(side.enemy()) != 0,
             None => land_off_map.contains(&(n, side.enemy())),
         };
@@ -669,7 +663,7 @@ impl<'a, S: DieSource> Turn<'a, S> {
         held_hexes.sort_unstable();
         held_hexes
             .into_iter()
-            .map(|i| (map.hex_at_index(i), held[i]))
+            .map(|i| (table.hex(i), held[i]))
             .filter(|(h, sides)| {
                 map.settlement_at(*h).is_some()
                     && [Side::Egyptian, Side::Mahdist].into_iter().any(|side| {

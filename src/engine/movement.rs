@@ -457,13 +457,8 @@ mod tests {
     #[test]
     fn a_step_read_from_the_table_costs_what_enter_cost_says() {
         let data = DataSet::embedded().expect("the embedded data loads");
-        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
-        let mut next = move |n: usize| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            usize::try_from(seed % u64::try_from(n.max(1)).unwrap_or(1)).unwrap_or(0)
-        };
+        let mut scatter = crate::testing::Scatter::new(0x9e37_79b9_7f4a_7c15);
+        let mut next = |n: usize| scatter.below(n);
         for id in data.scenario_ids() {
             let scn = data.scenario(&id).expect("a scenario");
             let (mut state, _) = initial_state(&scn, &Placements::new()).expect("the set-up");
@@ -507,13 +502,8 @@ mod tests {
     #[test]
     fn a_siege_is_found_near_the_hex_as_in_one_pass_over_all() {
         let data = DataSet::embedded().expect("the embedded data loads");
-        let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
-        let mut next = move |n: usize| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            usize::try_from(seed % u64::try_from(n.max(1)).unwrap_or(1)).unwrap_or(0)
-        };
+        let mut scatter = crate::testing::Scatter::new(0x2545_f491_4f6c_dd1d);
+        let mut next = |n: usize| scatter.below(n);
         let mut sieges = 0;
         for id in data.scenario_ids() {
             let scn = data.scenario(&id).expect("a scenario");

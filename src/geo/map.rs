@@ -430,16 +430,6 @@ impl Map {
             .then(|| (hex.row * self.columns + hex.col) as usize)
     }
 
-    /// The hex at an index of the map, counted row by row from 0 (the
-    /// index is `row * columns + col`).
-    pub fn hex_at_index(&self, i: usize) -> Hex {
-        let columns = usize::try_from(self.columns).unwrap_or(1).max(1);
-        Hex {
-            col: i32::try_from(i % columns).unwrap_or(0),
-            row: i32::try_from(i / columns).unwrap_or(0),
-        }
-    }
-
     /// Every hex of the map, row by row.
     pub fn hexes(&self) -> impl Iterator<Item = Hex> + '_ {
         (0..self.rows).flat_map(move |r| (0..self.columns).map(move |c| Hex::new(c, r)))

@@ -1,0 +1,20 @@
+//! What the unit tests of several modules share: a small seeded source of
+//! numbers (xorshift) for scattering counters and picking texts, so that a
+//! test meets the same positions on every run.
+
+/// Seeded numbers, the same sequence for the same seed.
+pub(crate) struct Scatter(u64);
+
+impl Scatter {
+    pub(crate) fn new(seed: u64) -> Scatter {
+        Scatter(seed)
+    }
+
+    /// The next number below `n` (0 when `n` is 0).
+    pub(crate) fn below(&mut self, n: usize) -> usize {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        usize::try_from(self.0 % u64::try_from(n.max(1)).unwrap_or(1)).unwrap_or(0)
+    }
+}
