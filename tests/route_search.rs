@@ -3,7 +3,8 @@
 //! (the same hexes, so the same ties), whatever the costs and blocks.
 
 use dervish::geo::route::{
-    PositionKey, cheapest_route, occupied_route, reference_route, step_cost,
+    PositionKey, cheapest_route, cheapest_route_by_index, occupied_route, reference_route,
+    resumed_route, step_cost,
 };
 use dervish::geo::{Hex, Map};
 use dervish::scenario::DataSet;
@@ -158,4 +159,67 @@ fn routes_are_kept_for_many_positions_and_the_oldest_go_first() {
         Some(vec![b]),
         "the last position kept"
     );
+}
+
+/// A search kept for a position and a start, stopped at one goal and
+/// resumed towards the next, finds for every goal exactly the route a
+/// fresh search finds: goals nearer and farther than the last, the start
+/// itself, goals cut off, positions and starts taking turns (more of them
+/// than are kept, so that kept searches make way and are begun again).
+#[test]
+fn a_resumed_search_finds_what_a_fresh_search_finds() {
+    let map = DataSet::embedded().expect("the embedded data loads").map;
+    let table = map.hex_table();
+    let land = land(&map);
+    let mut rng = rand::rngs::StdRng::seed_from_u64(23);
+    // Twelve positions, each some hexes blocked; two starts on each.
+    let positions: Vec<(PositionKey, FxHashSet<usize>, [Hex; 2])> = (0..12u32)
+        .map(|n| {
+            let blocked: FxHashSet<usize> = (0..rng.random_range(0..60))
+                .filter_map(|_| table.index(land[rng.random_range(0..land.len())]))
+                .collect();
+            let starts = [0, 1].map(|_| land[rng.random_range(0..land.len())]);
+            (key(&n.to_le_bytes()), blocked, starts)
+        })
+        .collect();
+    let cells = table.cells();
+    let (mut resumed, mut none) = (0, 0);
+    for round in 0..1500 {
+        // Mostly the last few positions, now and then an older one.
+        let p = if round % 7 == 0 {
+            rng.random_range(0..positions.len())
+        } else {
+            (round / 40 + rng.random_range(0..3)) % positions.len()
+        };
+        let (key, blocked, starts) = &positions[p];
+        let from = starts[rng.random_range(0..2)];
+        let to = if round % 11 == 0 {
+            from
+        } else {
+            land[rng.random_range(0..land.len())]
+        };
+        let step = |i: usize, d: usize, j: usize| -> Option<u32> {
+            if blocked.contains(&j) || cells[j].enter == 0 {
+                return None;
+            }
+            let river = if cells[i].rivers & (1 << d) != 0 {
+                3
+            } else {
+                0
+            };
+            Some(u32::from(cells[j].enter) + river)
+        };
+        let fresh = cheapest_route_by_index(&map, from, to, step);
+        let kept = resumed_route(&map, key, from, to, step);
+        assert_eq!(
+            kept, fresh,
+            "round {round}: position {p}, from {from} to {to}"
+        );
+        match kept {
+            Some(_) => resumed += 1,
+            None => none += 1,
+        }
+    }
+    assert!(resumed > 1000, "most goals have a route ({resumed})");
+    assert!(none > 0, "some are cut off by the blocks ({none})");
 }

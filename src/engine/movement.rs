@@ -396,16 +396,22 @@ fn search_route_on<S: DieSource>(
         return search_off_map(t, occ, from, to, blocked_goal);
     }
     let table = map.hex_table();
-    // The goal's index, when it is blocked: its step costs the terrain alone.
-    let blocked = if blocked_goal { table.index(to) } else { None };
-    let r = cheapest_route_by_index(map, from, to, |i, d, j| {
-        if Some(j) == blocked {
-            let enter = table.cells()[j].enter;
-            (enter != 0).then_some(u32::from(enter))
-        } else {
+    let r = if blocked_goal {
+        // The goal's step costs the terrain alone.
+        let blocked = table.index(to);
+        cheapest_route_by_index(map, from, to, |i, d, j| {
+            if Some(j) == blocked {
+                let enter = table.cells()[j].enter;
+                (enter != 0).then_some(u32::from(enter))
+            } else {
+                occ.step_cost(table, i, d, j)
+            }
+        })
+    } else {
+        crate::geo::route::resumed_route(map, occ.route_key(), from, to, |i, d, j| {
             occ.step_cost(table, i, d, j)
-        }
-    })?;
+        })
+    }?;
     let mut hexes: Vec<Hex> = r.hexes.into_iter().skip(1).collect();
     if blocked_goal {
         hexes.pop();

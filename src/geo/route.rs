@@ -125,23 +125,32 @@ pub fn reference_route(
     )?;
     Some(Route {
         hexes,
-        cost: u32::try_from(scaled / STEP_SCALE).unwrap_or(u32::MAX),
+        cost: u32::try_from(scaled / u64::from(STEP_SCALE)).unwrap_or(u32::MAX),
     })
 }
 
 /// A step's cost in the search: movement points scaled up, plus one per
 /// hex, so that of two routes of equal cost the shorter wins.
-const STEP_SCALE: u64 = 1024;
+const STEP_SCALE: u32 = 1024;
 
 fn scaled_cost(c: u32) -> u64 {
-    u64::from(c) * STEP_SCALE + 1
+    u64::from(c) * u64::from(STEP_SCALE) + 1
+}
+
+/// [`scaled_cost`] as the fast search keeps it. No route on a map of a
+/// few thousand hexes comes near `u32::MAX` (the dearest step, 255 points
+/// and a river, over every hex of a 4,000-hex map is about a billion), and
+/// the sum saturates rather than wraps.
+fn scaled_step(c: u32) -> u32 {
+    u32::try_from(scaled_cost(c)).unwrap_or(u32::MAX)
 }
 
 /// An entry of the search's heap, ordered by cost alone (cheapest first),
 /// as in the `pathfinding` crate, so that entries of equal cost leave the
 /// heap in the same order as there.
+#[derive(Clone, Copy)]
 struct Entry {
-    cost: u64,
+    cost: u32,
     index: u32,
 }
 
@@ -165,13 +174,25 @@ impl Ord for Entry {
     }
 }
 
-/// The search's tables, kept between searches: a hex's entry counts only
-/// if its stamp is the current search's.
+/// One search from one start, in tables reused from one search to the
+/// next: a hex's entry counts only if its stamp is the current search's.
+///
+/// A search may stop at a goal and go on later towards another. Until it
+/// stops, what it does does not depend on its goal: it pops the same
+/// entries in the same order whatever the goal, and stops when the goal
+/// leaves the heap. So a search stopped at one goal and resumed towards a
+/// second does exactly what a fresh search for the second would have
+/// done, and a goal it has already passed has its route, parents and all,
+/// as a fresh search would leave it. This holds only while every step
+/// costs what it cost when the search began, which the caller answers for.
 #[derive(Default)]
-struct Scratch {
-    search: u32,
+struct Search {
+    stamp: u32,
     nodes: Vec<Node>,
     heap: BinaryHeap<Entry>,
+    /// The entry popped last, at the goal the search stopped at, not yet
+    /// followed: a resumed search follows it first.
+    pending: Option<Entry>,
 }
 
 /// What the search knows of one hex, in one place so that a step reads
@@ -180,22 +201,26 @@ struct Scratch {
 struct Node {
     /// The search this entry belongs to; an older one's is empty.
     stamp: u32,
+    /// The search that has taken this hex off its heap, so that its route
+    /// is final.
+    settled: u32,
     /// The hex reached before it on its cheapest route so far.
     parent: u32,
-    /// The cost of that route, scaled as [`scaled_cost`].
-    cost: u64,
+    /// The cost of that route, scaled as [`scaled_step`].
+    cost: u32,
 }
 
 impl Node {
     const EMPTY: Node = Node {
         stamp: 0,
+        settled: 0,
         parent: NO_PARENT,
         cost: 0,
     };
 }
 
 thread_local! {
-    static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
+    static SCRATCH: RefCell<Search> = RefCell::new(Search::default());
 }
 
 /// No parent: the start of the search.
@@ -220,30 +245,27 @@ pub fn cheapest_route_by_index(
     // everything it can reach and find nothing.
     let goal = table.index(to)?;
     SCRATCH.with(|cell| {
-        let mut scratch = cell.borrow_mut();
-        scratch.search(table, start, goal, step)
+        let mut search = cell.borrow_mut();
+        search.begin(table.len(), start)?;
+        search.run_to(table, goal, &step);
+        search.route_to(table, goal)
     })
 }
 
-impl Scratch {
-    fn search(
-        &mut self,
-        table: &HexTable,
-        start: usize,
-        goal: usize,
-        step: impl Fn(usize, usize, usize) -> Option<u32>,
-    ) -> Option<Route> {
-        let size = table.len();
-        if self.nodes.len() != size || self.search == u32::MAX {
+impl Search {
+    /// Starts a search from the hex at index `start` on a map of `size`
+    /// hexes, forgetting the last one.
+    fn begin(&mut self, size: usize, start: usize) -> Option<()> {
+        if self.nodes.len() != size || self.stamp == u32::MAX {
             self.nodes = vec![Node::EMPTY; size];
-            self.search = 0;
+            self.stamp = 0;
         }
-        self.search += 1;
-        let now = self.search;
-        let next = table.next();
+        self.stamp += 1;
         self.heap.clear();
+        self.pending = None;
         self.nodes[start] = Node {
-            stamp: now,
+            stamp: self.stamp,
+            settled: 0,
             parent: NO_PARENT,
             cost: 0,
         };
@@ -251,43 +273,91 @@ impl Scratch {
             cost: 0,
             index: u32::try_from(start).ok()?,
         });
-        let mut reached = false;
-        while let Some(Entry { cost, index }) = self.heap.pop() {
-            let i = index as usize;
+        Some(())
+    }
+
+    /// Whether the search has taken the hex at `i` off its heap.
+    fn settled(&self, i: usize) -> bool {
+        self.nodes.get(i).is_some_and(|n| n.settled == self.stamp)
+    }
+
+    /// Goes on until the hex at index `goal` leaves the heap (at once if it
+    /// has), or every hex it can reach has.
+    fn run_to(
+        &mut self,
+        table: &HexTable,
+        goal: usize,
+        step: &impl Fn(usize, usize, usize) -> Option<u32>,
+    ) {
+        if self.settled(goal) {
+            return;
+        }
+        if let Some(entry) = self.pending.take() {
+            self.follow(table, entry, step);
+        }
+        while let Some(entry) = self.heap.pop() {
+            let i = entry.index as usize;
             if i == goal {
-                reached = true;
-                break;
+                self.nodes[i].settled = self.stamp;
+                self.pending = Some(entry);
+                return;
             }
-            if cost > self.nodes[i].cost {
+            self.follow(table, entry, step);
+        }
+    }
+
+    /// Takes the steps out of the hex of a popped `entry`, unless a
+    /// cheaper route to it has been followed already.
+    #[inline(always)]
+    fn follow(
+        &mut self,
+        table: &HexTable,
+        Entry { cost, index }: Entry,
+        step: &impl Fn(usize, usize, usize) -> Option<u32>,
+    ) {
+        let i = index as usize;
+        let now = self.stamp;
+        if cost > self.nodes[i].cost {
+            return;
+        }
+        self.nodes[i].settled = now;
+        for (d, &n) in table.next()[i].iter().enumerate() {
+            // A step off the map is never allowed by the callers' rules
+            // (no terrain to enter), so it is not followed.
+            if n == HexTable::OFF {
                 continue;
             }
-            for (d, &n) in next[i].iter().enumerate() {
-                // A step off the map is never allowed by the callers' rules
-                // (no terrain to enter), so it is not followed.
-                if n == HexTable::OFF {
-                    continue;
-                }
-                let j = n as usize;
-                let Some(c) = step(i, d, j) else { continue };
-                let new_cost = cost + scaled_cost(c);
-                let Some(node) = self.nodes.get_mut(j) else {
-                    continue;
-                };
-                if node.stamp == now && node.cost <= new_cost {
-                    continue;
-                }
-                *node = Node {
-                    stamp: now,
-                    parent: index,
-                    cost: new_cost,
-                };
-                self.heap.push(Entry {
-                    cost: new_cost,
-                    index: n,
-                });
+            let j = n as usize;
+            // A hex taken off the heap has its cheapest route, which no
+            // step out of this one (of the same cost or more) improves on:
+            // its step need not be asked, and would change nothing.
+            if self.nodes.get(j).is_none_or(|node| node.settled == now) {
+                continue;
             }
+            let Some(c) = step(i, d, j) else { continue };
+            let new_cost = cost.saturating_add(scaled_step(c));
+            let Some(node) = self.nodes.get_mut(j) else {
+                continue;
+            };
+            if node.stamp == now && node.cost <= new_cost {
+                continue;
+            }
+            *node = Node {
+                stamp: now,
+                settled: node.settled,
+                parent: index,
+                cost: new_cost,
+            };
+            self.heap.push(Entry {
+                cost: new_cost,
+                index: n,
+            });
         }
-        if !reached {
+    }
+
+    /// The route to the hex at index `goal`, if the search has reached it.
+    fn route_to(&self, table: &HexTable, goal: usize) -> Option<Route> {
+        if !self.settled(goal) {
             return None;
         }
         let mut hexes = vec![table.hex(goal)];
@@ -299,7 +369,7 @@ impl Scratch {
         hexes.reverse();
         Some(Route {
             hexes,
-            cost: u32::try_from(self.nodes[goal].cost / STEP_SCALE).unwrap_or(u32::MAX),
+            cost: self.nodes[goal].cost / STEP_SCALE,
         })
     }
 }
@@ -422,4 +492,102 @@ impl Positions {
 
 thread_local! {
     static POSITIONS: RefCell<Positions> = RefCell::new(Positions::default());
+}
+
+/// The cheapest route from `from` to `to` on a map with people on it, as
+/// [`cheapest_route_by_index`] finds it with `step`, by a search kept on
+/// this thread for the position (`key`) and the start: the checker plans
+/// several marches from one hex on one position, a programmed player
+/// checks several sets of them, and the march phase's legs set off from
+/// where the last one ended. A kept search answers a goal it has passed
+/// at once and goes on towards one it has not, which is exactly what a
+/// fresh search would do (see [`Search`]); so `step` must be the same
+/// for the same key, which the caller answers for (it is for a goal the
+/// enemy does not hold: a search towards an enemy's hex costs its last
+/// step otherwise, and is not kept).
+pub fn resumed_route(
+    map: &Map,
+    key: &PositionKey,
+    from: Hex,
+    to: Hex,
+    step: impl Fn(usize, usize, usize) -> Option<u32>,
+) -> Option<Route> {
+    let table = map.hex_table();
+    let start = table.index(from)?;
+    let goal = table.index(to)?;
+    let map_id = map.land_routes().map_id();
+    SEARCHES.with(|cell| {
+        let mut kept = cell.borrow_mut();
+        let search = kept.search_for(map_id, key, start, table.len())?;
+        search.run_to(table, goal, &step);
+        search.route_to(table, goal)
+    })
+}
+
+/// A search kept for a position and a start.
+#[derive(Default)]
+struct KeptSearch {
+    map: u64,
+    key: Option<PositionKey>,
+    start: usize,
+    /// When it was last asked for ([`KeptSearches::tick`]).
+    used: u64,
+    search: Search,
+}
+
+/// The searches a thread keeps, at most [`KeptSearches::KEPT`] (each holds
+/// a table of the whole map); when one more comes, the one asked for
+/// longest ago makes way, its tables reused.
+#[derive(Default)]
+struct KeptSearches {
+    kept: Vec<KeptSearch>,
+    tick: u64,
+}
+
+impl KeptSearches {
+    const KEPT: usize = 8;
+
+    /// The search kept for `key` from the hex at index `start`, or a new
+    /// one begun in place of the oldest.
+    fn search_for(
+        &mut self,
+        map: u64,
+        key: &PositionKey,
+        start: usize,
+        size: usize,
+    ) -> Option<&mut Search> {
+        self.tick += 1;
+        let found = self.kept.iter().position(|s| {
+            s.start == start
+                && s.map == map
+                && s.key
+                    .as_ref()
+                    .is_some_and(|k| k.hash == key.hash && k.bytes == key.bytes)
+        });
+        let k = match found {
+            Some(k) => k,
+            None => {
+                let k = if self.kept.len() < Self::KEPT {
+                    self.kept.push(KeptSearch::default());
+                    self.kept.len() - 1
+                } else {
+                    (0..self.kept.len())
+                        .min_by_key(|&k| self.kept[k].used)
+                        .unwrap_or(0)
+                };
+                let s = &mut self.kept[k];
+                s.map = map;
+                s.key = Some(key.clone());
+                s.start = start;
+                s.search.begin(size, start)?;
+                k
+            }
+        };
+        self.kept[k].used = self.tick;
+        Some(&mut self.kept[k].search)
+    }
+}
+
+thread_local! {
+    static SEARCHES: RefCell<KeptSearches> = RefCell::new(KeptSearches::default());
 }
