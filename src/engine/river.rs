@@ -207,7 +207,7 @@ fn move_displaced<S: DieSource>(t: &mut Turn<'_, S>, hex: Hex, dest: Hex, to_mov
 
 use crate::geo::map::{RiverClass, RiverId};
 use crate::scenario::{Nation, Side, UnitKind};
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::{BTreeSet, VecDeque};
 
 /// Which way a river step goes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -324,7 +324,7 @@ fn river_path<S: DieSource>(t: &Turn<'_, S>, from: Hex, to: Hex) -> Option<(Way,
     // Who stands where, taken once for the whole search.
     let enemy_at = t.hexes_occupied_by(t.side.enemy());
     for dir in [Way::Down, Way::Up] {
-        let mut prev: BTreeMap<Hex, RiverStep> = BTreeMap::new();
+        let mut prev: rustc_hash::FxHashMap<Hex, RiverStep> = rustc_hash::FxHashMap::default();
         let mut queue = VecDeque::from([from]);
         while let Some(h) = queue.pop_front() {
             if h == to {
@@ -348,20 +348,21 @@ fn river_path<S: DieSource>(t: &Turn<'_, S>, from: Hex, to: Hex) -> Option<(Way,
                 let Some((there, class, cat)) = bank(t, n) else {
                     continue;
                 };
-                // Opposing units never share a hex: boats pass no enemy,
-                // river units included (gunboats may attack them, 6.1).
-                // A besieged destination is left to the callers, which
-                // refuse it unless the steamers run the siege.
-                let siege = || t.is_besieged(n, t.side) && !(n == to && steamers_may_run(t));
-                if enemy_at.binary_search(&n).is_ok() || banned(n) || siege() {
-                    continue;
-                }
                 let way = match there.cmp(&here) {
                     std::cmp::Ordering::Equal => Way::Across,
                     std::cmp::Ordering::Less => Way::Down,
                     std::cmp::Ordering::Greater => Way::Up,
                 };
                 if way != Way::Across && way != dir {
+                    continue;
+                }
+                // Opposing units never share a hex: boats pass no enemy,
+                // river units included (gunboats may attack them, 6.1).
+                // A besieged destination is left to the callers, which
+                // refuse it unless the steamers run the siege. (Asked
+                // after the way, the dearest test last.)
+                let siege = || t.is_besieged(n, t.side) && !(n == to && steamers_may_run(t));
+                if enemy_at.binary_search(&n).is_ok() || banned(n) || siege() {
                     continue;
                 }
                 prev.insert(n, (h, class, cat));
