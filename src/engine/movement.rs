@@ -83,7 +83,7 @@ impl Occupancy {
         let mut o = Occupancy {
             columns: map.columns(),
             rows: map.rows(),
-            flags: vec![0; usize::try_from(map.columns() * map.rows()).unwrap_or(0)],
+            flags: cleared_flags(usize::try_from(map.columns() * map.rows()).unwrap_or(0)),
             forbidden: None,
             key: std::cell::OnceCell::new(),
         };
@@ -206,6 +206,38 @@ impl Occupancy {
         };
         Some(u32::from(enter) + river)
     }
+}
+
+/// A table of `len` cleared flags, in a buffer an earlier [`Occupancy`]
+/// gave back when possible: the march phase takes who stands where again
+/// after every combat, and a fresh zeroed buffer each time cost more than
+/// clearing a used one.
+fn cleared_flags(len: usize) -> Vec<u8> {
+    let mut flags = SPARE_FLAGS
+        .with(|spare| spare.borrow_mut().pop())
+        .unwrap_or_default();
+    flags.clear();
+    flags.resize(len, 0);
+    flags
+}
+
+impl Drop for Occupancy {
+    fn drop(&mut self) {
+        let flags = std::mem::take(&mut self.flags);
+        SPARE_FLAGS.with(|spare| {
+            let mut spare = spare.borrow_mut();
+            if spare.len() < SPARE_KEPT {
+                spare.push(flags);
+            }
+        });
+    }
+}
+
+/// At most this many spare flag tables are kept on a thread.
+const SPARE_KEPT: usize = 8;
+
+thread_local! {
+    static SPARE_FLAGS: std::cell::RefCell<Vec<Vec<u8>>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 /// Whether `hex` is beside `river` at or downstream of the hexside order
@@ -496,6 +528,42 @@ mod tests {
                             );
                         }
                     }
+                }
+            }
+        }
+    }
+
+    /// Who stands where, made in a flag table an earlier position gave
+    /// back, is what it is when made in a fresh one: positions of both
+    /// scenarios made one after another on this thread, each against the
+    /// same position made on a new thread (which has no spare tables).
+    #[test]
+    fn flags_made_in_a_used_table_are_those_made_in_a_fresh_one() {
+        let data = DataSet::embedded().expect("the embedded data loads");
+        let mut scatter = crate::testing::Scatter::new(0x3c6e_f372_fe94_f82b);
+        for id in data.scenario_ids() {
+            let scn = data.scenario(&id).expect("a scenario");
+            let (mut state, _) = initial_state(&scn, &Placements::new()).expect("the set-up");
+            let land: Vec<Hex> = scn.map.hexes().filter(|h| scn.map.is_land(*h)).collect();
+            for round in 0..6 {
+                for u in state.units.iter_mut() {
+                    if scatter.below(3) == 0 {
+                        u.status = Status::OnMap(land[scatter.below(land.len())]);
+                    }
+                }
+                for side in [Side::Egyptian, Side::Mahdist] {
+                    let flags_of = |state: &crate::state::GameState| {
+                        let mut dice = Dice::new(FixedDice::with_fallback([], 1));
+                        let t = Turn::new(&scn, state.clone(), side, &mut dice);
+                        Occupancy::of(&t).flags.clone()
+                    };
+                    let here = flags_of(&state);
+                    let fresh = std::thread::scope(|s| {
+                        s.spawn(|| flags_of(&state))
+                            .join()
+                            .expect("the thread ends")
+                    });
+                    assert_eq!(here, fresh, "{id}, round {round}, {side:?}");
                 }
             }
         }
