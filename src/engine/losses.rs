@@ -55,12 +55,13 @@ pub fn apply<S: DieSource>(
     lose_first: &[UnitId],
 ) -> Vec<usize> {
     let mut s = Taking::new(hex, units);
-    let key = |t: &Turn<'_, S>, i: usize, by_disruption: bool| {
-        loss_order(t, lose_first, i, is_civilian(t, i), by_disruption)
+    // The first in the loss order of `alive` (civilians last).
+    let first = |t: &Turn<'_, S>, alive: &mut dyn Iterator<Item = usize>, by_disruption: bool| {
+        alive.min_by_key(|&i| loss_order(t, lose_first, i, is_civilian(t, i), by_disruption))
     };
     let decided = |t: &Turn<'_, S>, i: usize| decided(t, lose_first, i);
     for _ in 0..eliminate {
-        let pick = s.alive.iter().copied().min_by_key(|&i| key(t, i, true));
+        let pick = first(t, &mut s.alive.iter().copied(), true);
         let Some(i) = pick else { break };
         let d = decided(t, i);
         s.eliminate(t, i, cause, d);
@@ -69,7 +70,7 @@ pub fn apply<S: DieSource>(
         let all_disrupted = s.alive.iter().all(|&i| t.state.units[i].disrupted);
         if all_disrupted {
             // A second disruption eliminates (9.4, 9.7); civilians last.
-            let pick = s.alive.iter().copied().min_by_key(|&i| key(t, i, false));
+            let pick = first(t, &mut s.alive.iter().copied(), false);
             let Some(i) = pick else { break };
             let d = decided(t, i);
             s.eliminate(t, i, &format!("{cause}, disrupted again"), d);
@@ -77,15 +78,14 @@ pub fn apply<S: DieSource>(
             // 8.31: "disrupted units may be eliminated to satisfy this
             // loss": a disrupted unit the owner names may go instead of a
             // good-order unit being disrupted.
-            let pick = s
-                .alive
-                .iter()
-                .copied()
-                .filter(|&i| {
+            let pick = first(
+                t,
+                &mut s.alive.iter().copied().filter(|&i| {
                     let u = &t.state.units[i];
                     !u.disrupted || lose_first.contains(&u.id)
-                })
-                .min_by_key(|&i| key(t, i, false));
+                }),
+                false,
+            );
             let Some(i) = pick else { break };
             let d = decided(t, i);
             if t.state.units[i].disrupted {
@@ -139,11 +139,6 @@ pub fn distribute<S: DieSource>(
 ) -> Vec<usize> {
     let mut s = Taking::new(hex, units);
     let class_of = |t: &Turn<'_, S>, i: usize| t.type_at(i).map(|ty| ty.quality);
-    // The result's own class first.
-    let key = |t: &Turn<'_, S>, i: usize, h: &ClassHits, by_disruption: bool| {
-        let other = class_of(t, i) != Some(h.class);
-        loss_order(t, lose_first, i, other, by_disruption)
-    };
     let decided = |t: &Turn<'_, S>, i: usize| decided(t, lose_first, i);
     // The units of the stack still in the combat, for the limits of 9.4.
     let standing = |t: &Turn<'_, S>| -> Vec<usize> {
@@ -185,7 +180,7 @@ pub fn distribute<S: DieSource>(
         for _ in 0..h.eliminate {
             let pick = eliminable(t, &s.alive)
                 .into_iter()
-                .min_by_key(|&i| key(t, i, h, true));
+                .min_by_key(|&i| class_order(t, lose_first, i, h, true));
             let Some(i) = pick else { break };
             let d = decided(t, i);
             let c = cause_for(t, i, h, cause);
@@ -210,7 +205,7 @@ pub fn distribute<S: DieSource>(
                 // (9.4, 9.7); civilians last.
                 let pick = eliminable(t, &s.alive)
                     .into_iter()
-                    .min_by_key(|&i| key(t, i, h, false));
+                    .min_by_key(|&i| class_order(t, lose_first, i, h, false));
                 let Some(i) = pick else { break };
                 let d = decided(t, i);
                 let c = cause_for(t, i, h, &format!("{cause}, disrupted again"));
@@ -220,7 +215,7 @@ pub fn distribute<S: DieSource>(
                 let pick = good.into_iter().min_by_key(|&i| {
                     (
                         is_civilian(t, i) && !lose_first.contains(&t.state.units[i].id),
-                        key(t, i, h, false),
+                        class_order(t, lose_first, i, h, false),
                     )
                 });
                 let Some(i) = pick else { break };
@@ -308,8 +303,8 @@ pub(crate) fn eliminate_unit<S: DieSource>(
 /// (civilians, or units of another class than the result's), the owner's
 /// loss order, then, when `by_disruption`, disrupted units before those in
 /// good order, then worse quality, then by id.
-fn loss_order<S: DieSource>(
-    t: &Turn<'_, S>,
+fn loss_order<'t, S: DieSource>(
+    t: &'t Turn<'_, S>,
     lose_first: &[UnitId],
     i: usize,
     later: bool,
@@ -319,15 +314,34 @@ fn loss_order<S: DieSource>(
     usize,
     bool,
     std::cmp::Reverse<Option<Quality>>,
-    UnitId,
+    &'t UnitId,
 ) {
     (
         later,
         preference(t, lose_first, i),
         by_disruption && !t.state.units[i].disrupted,
         quality_rank(t, i),
-        t.state.units[i].id.clone(),
+        &t.state.units[i].id,
     )
+}
+
+/// [`loss_order`] for a result against a class: the result's own class
+/// first.
+fn class_order<'t, S: DieSource>(
+    t: &'t Turn<'_, S>,
+    lose_first: &[UnitId],
+    i: usize,
+    h: &ClassHits,
+    by_disruption: bool,
+) -> (
+    bool,
+    usize,
+    bool,
+    std::cmp::Reverse<Option<Quality>>,
+    &'t UnitId,
+) {
+    let other = t.type_at(i).map(|ty| ty.quality) != Some(h.class);
+    loss_order(t, lose_first, i, other, by_disruption)
 }
 
 /// Where a unit stands in the owner's loss order (`usize::MAX` if not in it).

@@ -386,6 +386,9 @@ pub struct Turn<'a, S: DieSource> {
     /// ambush's charge (the Mahdists attack in the Egyptian player turn,
     /// seed 002).
     pub ambush_charge: bool,
+    /// The British fleet's counter (by index) and Souakim's hex, once
+    /// looked up: neither changes in a turn (`rail::fleet_upkeep`).
+    fleet: Option<Option<(usize, Hex)>>,
 }
 
 impl<'a, S: DieSource> Turn<'a, S> {
@@ -398,12 +401,17 @@ impl<'a, S: DieSource> Turn<'a, S> {
             .filter_map(|l| l.hex.map(|h| (l.name.clone(), h)))
             .collect();
         // Counters of a type mostly come together (as the order of battle
-        // lists them), so the last type found is tried first.
-        let mut last: Option<(&str, Option<&'a UnitType>)> = None;
+        // lists them), so the last type found is tried first: by the
+        // shared name of the set-up's counters, else by its text.
+        let mut last: Option<(&std::sync::Arc<str>, Option<&'a UnitType>)> = None;
         let mut types = Vec::with_capacity(state.units.len());
         for u in &state.units {
             let ty = match last {
-                Some((id, ty)) if id == &*u.unit_type => ty,
+                Some((id, ty))
+                    if std::sync::Arc::ptr_eq(id, &u.unit_type) || **id == *u.unit_type =>
+                {
+                    ty
+                }
                 _ => scn.units.get(&u.unit_type),
             };
             last = Some((&u.unit_type, ty));
@@ -419,6 +427,7 @@ impl<'a, S: DieSource> Turn<'a, S> {
             combats: 0,
             halted: false,
             ambush_charge: false,
+            fleet: None,
             scn,
             state,
             side,
@@ -626,14 +635,24 @@ impl<'a, S: DieSource> Turn<'a, S> {
     /// [`Turn::is_besieged`] holds for, found in one pass over the counters
     /// rather than a pass for each neighbour of each counter.
     pub fn besieged_hexes(&self) -> Vec<Hex> {
+        SIEGE_MARKS.with(|cell| self.besieged_hexes_marking(&mut cell.borrow_mut()))
+    }
+
+    /// [`Turn::besieged_hexes`] with `marks`, a byte for each hex of the
+    /// map, all zero, left all zero.
+    fn besieged_hexes_marking(&self, marks: &mut Vec<u8>) -> Vec<Hex> {
         let map = &self.scn.map;
         let table = map.hex_table();
-        let bit = |side: Side| if side == Side::Egyptian { 1u8 } else { 2u8 };
-        // By hex of the map, a bit for each side with a land unit there (no
-        // river unit, no fleet), and for each side that occupies it
-        // (anything but the fleet, 8.25); land units off the map, if any,
-        // listed. Only a hex of the map can hold a settlement.
-        let (mut land, mut held) = (vec![0u8; table.len()], vec![0u8; table.len()]);
+        if marks.len() < table.len() {
+            marks.resize(table.len(), 0);
+        }
+        // By hex of the map, a bit for each side that occupies it
+        // (anything but the fleet, 8.25), and one for each side with a
+        // land unit there (no river unit, no fleet); land units off the
+        // map, if any, listed. Only a hex of the map can hold a
+        // settlement.
+        let held = |side: Side| if side == Side::Egyptian { 1u8 } else { 2u8 };
+        let land = |side: Side| held(side) << 2;
         let mut land_off_map: Vec<(Hex, Side)> = Vec::new();
         let mut held_hexes: Vec<usize> = Vec::new();
         for (_, u, h, ty) in self.on_map() {
@@ -647,32 +666,36 @@ impl<'a, S: DieSource> Turn<'a, S> {
                 }
                 continue;
             };
-            if held[i] == 0 {
+            if marks[i] == 0 {
                 held_hexes.push(i);
             }
-            held[i] |= bit(u.side);
+            marks[i] |= held(u.side);
             if land_unit {
-                land[i] |= bit(u.side);
+                marks[i] |= land(u.side);
             }
         }
         let enemy_land = |n: Hex, side: Side| match table.index(n) {
-            Some(i) => land[i] & bit(side.enemy()) != 0,
+            Some(i) => marks[i] & land(side.enemy()) != 0,
             None => land_off_map.contains(&(n, side.enemy())),
         };
         // Indices run row by row: in order, they are the hexes in row order.
         held_hexes.sort_unstable();
-        held_hexes
-            .into_iter()
-            .map(|i| (table.hex(i), held[i]))
+        let besieged = held_hexes
+            .iter()
+            .map(|&i| (table.hex(i), marks[i]))
             .filter(|(h, sides)| {
                 map.settlement_at(*h).is_some()
                     && [Side::Egyptian, Side::Mahdist].into_iter().any(|side| {
-                        sides & bit(side) != 0
+                        sides & held(side) != 0
                             && h.neighbours().iter().any(|n| enemy_land(*n, side))
                     })
             })
             .map(|(h, _)| h)
-            .collect()
+            .collect();
+        for i in held_hexes {
+            marks[i] = 0;
+        }
+        besieged
     }
 
     /// Roll on a table and record it with its modifiers and line.
@@ -711,11 +734,15 @@ impl<'a, S: DieSource> Turn<'a, S> {
     ) -> Option<&'r T> {
         let total = self.table_roll(kind, purpose, table, mods, |v| {
             match modifiers::row(rows, v) {
-                Some((r, label)) => format!("{label}: {}", says(&r.result)),
+                Some((r, mut line)) => {
+                    line.push_str(": ");
+                    line.push_str(&says(&r.result));
+                    line
+                }
                 None => "no row".into(),
             }
         });
-        modifiers::row(rows, total).map(|(r, _)| &r.result)
+        crate::scenario::tables::row_for(rows, total).map(|(_, r)| &r.result)
     }
 
     /// The phasing side's units (indices) whose status `due` accepts.
@@ -768,6 +795,22 @@ impl<'a, S: DieSource> Turn<'a, S> {
                 .max(0) as u32,
             None => count,
         }
+    }
+
+    /// The British fleet's counter and Souakim's hex, if the scenario has
+    /// both: looked up on the first ask of the turn (counters keep their
+    /// type, the map its places).
+    pub fn fleet_and_souakim(&mut self) -> Option<(usize, Hex)> {
+        if let Some(kept) = self.fleet {
+            return kept;
+        }
+        let found = self.scn.map.resolve("Souakim").ok().and_then(|souakim| {
+            (0..self.state.units.len())
+                .find(|&i| self.type_at(i).is_some_and(|ty| ty.kind == UnitKind::Fleet))
+                .map(|i| (i, souakim))
+        });
+        self.fleet = Some(found);
+        found
     }
 
     /// Remove leaders left without units in `hex` (7.2), with the Mahdi's
@@ -836,6 +879,85 @@ impl<'a, S: DieSource> Turn<'a, S> {
     }
 }
 
+thread_local! {
+    /// The marks of [`Turn::besieged_hexes`], a byte for each hex of the
+    /// map, kept zero between calls: a pass clears what it marked rather
+    /// than making and zeroing new ones for every position.
+    static SIEGE_MARKS: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
 fn rating(l: &Leader, strategic: bool) -> i32 {
     if strategic { l.strategic } else { l.tactical }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dice::FixedDice;
+    use crate::scenario::DataSet;
+    use crate::state::setup::{Placements, initial_state};
+
+    /// The marks kept on the thread for [`Turn::besieged_hexes`] are left
+    /// clear: positions of both scenarios asked in turn, many sieges and
+    /// few, each gives the hexes [`Turn::is_besieged`] holds for, and so
+    /// does each asked again.
+    #[test]
+    fn sieges_found_with_kept_marks_are_those_of_each_hex() {
+        let data = DataSet::embedded().expect("the embedded data loads");
+        let mut scatter = crate::testing::Scatter::new(0x5851_f42d_4c95_7f2d);
+        let mut next = |n: usize| scatter.below(n);
+        let scenarios: Vec<_> = data
+            .scenario_ids()
+            .iter()
+            .map(|id| data.scenario(id).expect("a scenario"))
+            .collect();
+        let mut states: Vec<GameState> = scenarios
+            .iter()
+            .map(|scn| {
+                initial_state(scn, &Placements::new())
+                    .expect("the set-up")
+                    .0
+            })
+            .collect();
+        let mut sieges = 0;
+        for round in 0..60 {
+            let k = next(scenarios.len());
+            let scn = &scenarios[k];
+            let towns: Vec<Hex> = scn
+                .map
+                .hexes()
+                .filter(|h| scn.map.settlement_at(*h).is_some())
+                .collect();
+            for u in states[k].units.iter_mut() {
+                if next(3) == 0 {
+                    let town = towns[next(towns.len())];
+                    let at = if next(2) == 0 {
+                        town
+                    } else {
+                        town.neighbours()[next(6)]
+                    };
+                    u.status = Status::OnMap(at);
+                }
+            }
+            let mut dice = Dice::new(FixedDice::with_fallback([], 1));
+            let t = Turn::new(scn, states[k].clone(), Side::Mahdist, &mut dice);
+            let plain: Vec<Hex> = scn
+                .map
+                .hexes()
+                .filter(|h| t.is_besieged(*h, Side::Egyptian) || t.is_besieged(*h, Side::Mahdist))
+                .collect();
+            let mut found = t.besieged_hexes();
+            found.sort_by_key(|h| (h.col, h.row));
+            let mut plain = plain;
+            plain.sort_by_key(|h| (h.col, h.row));
+            assert_eq!(found, plain, "round {round}");
+            assert_eq!(
+                t.besieged_hexes().len(),
+                plain.len(),
+                "round {round}, again"
+            );
+            sieges += plain.len();
+        }
+        assert!(sieges > 20, "{sieges} sieges");
+    }
 }

@@ -91,26 +91,57 @@ pub fn applicable(mods: &[Modifier], cx: &RollContext<'_>) -> Vec<(String, i32)>
 /// ("5-6", "2 or less", "9+").
 pub fn row<T>(rows: &[Row<T>], roll: i32) -> Option<(&Row<T>, String)> {
     let (i, r) = crate::scenario::tables::row_for(rows, roll)?;
-    Some((
-        r,
-        range_label(rows.iter().map(|r| r.to).collect::<Vec<_>>().as_slice(), i),
-    ))
+    let mut label = String::with_capacity(16);
+    push_range(&mut label, rows.len(), i, |k| rows[k].to);
+    Some((r, label))
 }
 
 /// The printed range of row `i` of rows with the given upper bounds.
 pub fn range_label(tos: &[i32], i: usize) -> String {
-    let hi = tos[i];
-    let last = i + 1 == tos.len();
+    let mut label = String::with_capacity(16);
+    push_range(&mut label, tos.len(), i, |k| tos[k]);
+    label
+}
+
+/// [`range_label`] written onto `out`, for row `i` of `len` rows whose
+/// upper bounds `to` gives: the line of a roll is built in one string
+/// rather than formatted piece by piece.
+pub fn push_range(out: &mut String, len: usize, i: usize, to: impl Fn(usize) -> i32) {
+    let hi = to(i);
     if i == 0 {
-        return format!("{hi} or less");
+        push_int(out, i64::from(hi));
+        out.push_str(" or less");
+        return;
     }
-    let lo = tos[i - 1] + 1;
-    if last {
-        format!("{lo}+")
-    } else if lo == hi {
-        format!("{lo}")
-    } else {
-        format!("{lo}-{hi}")
+    let lo = to(i - 1) + 1;
+    push_int(out, i64::from(lo));
+    if i + 1 == len {
+        out.push('+');
+    } else if lo != hi {
+        out.push('-');
+        push_int(out, i64::from(hi));
+    }
+}
+
+/// `v` in decimal onto `out`, as `{}` prints it.
+pub fn push_int(out: &mut String, v: i64) {
+    if v < 0 {
+        out.push('-');
+    }
+    let mut n = v.unsigned_abs();
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        // A digit: below 10, so the cast keeps it whole.
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    for &d in &digits[at..] {
+        out.push(char::from(d));
     }
 }
 
@@ -125,6 +156,46 @@ mod tests {
         assert_eq!(range_label(&tos, 1), "4");
         assert_eq!(range_label(&tos, 2), "5-6");
         assert_eq!(range_label(&tos, 3), "7+");
+    }
+
+    /// The label and the numbers written piece by piece read as the
+    /// formatted ones, for bounds of every sign and size.
+    #[test]
+    fn labels_written_in_place_read_as_formatted() {
+        let old = |tos: &[i32], i: usize| {
+            let hi = tos[i];
+            if i == 0 {
+                return format!("{hi} or less");
+            }
+            let lo = tos[i - 1] + 1;
+            if i + 1 == tos.len() {
+                format!("{lo}+")
+            } else if lo == hi {
+                format!("{lo}")
+            } else {
+                format!("{lo}-{hi}")
+            }
+        };
+        let mut scatter = crate::testing::Scatter::new(0x9e37_79b9_7f4a_7c15);
+        for round in 0..2000 {
+            let len = 1 + scatter.below(6);
+            let mut to = i32::try_from(scatter.below(400)).unwrap_or(0) - 200;
+            let mut tos = Vec::new();
+            for _ in 0..len {
+                tos.push(to);
+                to +=
+                    i32::try_from(scatter.below(if round % 2 == 0 { 3 } else { 40 })).unwrap_or(0);
+                to += 1;
+            }
+            for i in 0..len {
+                assert_eq!(range_label(&tos, i), old(&tos, i), "{tos:?} row {i}");
+            }
+        }
+        for v in [0i64, 1, -1, 9, 10, -10, 99, 100, 12345, i64::MAX, i64::MIN] {
+            let mut s = String::new();
+            push_int(&mut s, v);
+            assert_eq!(s, v.to_string());
+        }
     }
 
     #[test]

@@ -247,24 +247,20 @@ pub fn fleet_at<S: DieSource>(t: &Turn<'_, S>, hex: Hex) -> Option<usize> {
 /// to Souakim, or away if the Mahdists hold Souakim (ruling, docs/rules.md
 /// 8.25). Called after every phase and every Mahdist step.
 pub fn fleet_upkeep<S: DieSource>(t: &mut Turn<'_, S>) {
-    let Ok(souakim) = t.scn.map.resolve("Souakim") else {
+    let Some((i, souakim)) = t.fleet_and_souakim() else {
         return;
     };
-    let Some(i) = (0..t.state.units.len())
-        .find(|&i| t.type_at(i).is_some_and(|ty| ty.kind == UnitKind::Fleet))
-    else {
-        return;
-    };
-    let mahdist_holds = t.state.control.get(&souakim) == Some(&Side::Mahdist)
-        || t.land_occupied_by(souakim, Side::Mahdist);
     let at = t.state.units[i].hex();
+    // Mahdist land units in Souakim and in the fleet's hex, in one pass.
+    let (in_souakim, beside_fleet) = mahdist_land_in(t, souakim, at);
+    let mahdist_holds = t.state.control.get(&souakim) == Some(&Side::Mahdist) || in_souakim;
     if let Some(h) = at {
         if mahdist_holds {
             t.state.units[i].status = Status::Reserve;
             t.events.push(Event::Note {
                 text: "the Mahdists hold Souakim: the British fleet leaves (8.25)".into(),
             });
-        } else if h != souakim && t.land_occupied_by(h, Side::Mahdist) {
+        } else if h != souakim && beside_fleet {
             // (At Souakim itself, `mahdist_holds` has answered it.)
             t.state.units[i].status = Status::OnMap(souakim);
             t.events.push(Event::Note {
@@ -288,5 +284,91 @@ pub fn fleet_upkeep<S: DieSource>(t: &mut Turn<'_, S>) {
                 text: "British infantry holds Souakim: the British fleet returns (8.25)".into(),
             });
         }
+    }
+}
+
+/// Whether Mahdist land units stand in `souakim`, and in `fleet` (the
+/// fleet's hex, if on the map): [`Turn::land_occupied_by`] for both, in
+/// one pass over the counters.
+fn mahdist_land_in<S: DieSource>(
+    t: &Turn<'_, S>,
+    souakim: Hex,
+    fleet: Option<Hex>,
+) -> (bool, bool) {
+    let (mut in_souakim, mut in_fleet) = (false, false);
+    for (_, u, h, ty) in t.on_map() {
+        if u.side != Side::Mahdist || (h != souakim && Some(h) != fleet) {
+            continue;
+        }
+        if ty.is_none_or(|ty| !ty.kind.is_river_unit() && ty.kind != UnitKind::Fleet) {
+            in_souakim |= h == souakim;
+            in_fleet |= Some(h) == fleet;
+        }
+        if in_souakim && (in_fleet || fleet.is_none()) {
+            break;
+        }
+    }
+    (in_souakim, in_fleet)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dice::{Dice, FixedDice};
+    use crate::scenario::DataSet;
+    use crate::state::setup::{Placements, initial_state};
+
+    /// The fleet and Souakim looked up once are the plain look-ups, and
+    /// the one pass for Mahdist land units in Souakim and in the fleet's
+    /// hex answers as [`Turn::land_occupied_by`] does for each, on
+    /// scattered positions of both scenarios (counters crowded around
+    /// Souakim, the fleet on the map and off it).
+    #[test]
+    fn mahdists_in_souakim_and_beside_the_fleet_in_one_pass() {
+        let data = DataSet::embedded().expect("the embedded data loads");
+        let mut scatter = crate::testing::Scatter::new(0x9e37_79b9_7f4a_7c15);
+        let mut next = |n: usize| scatter.below(n);
+        let mut held = 0;
+        for id in data.scenario_ids() {
+            let scn = data.scenario(&id).expect("a scenario");
+            let (mut state, _) = initial_state(&scn, &Placements::new()).expect("the set-up");
+            let Ok(souakim) = scn.map.resolve("Souakim") else {
+                continue;
+            };
+            let near: Vec<Hex> = std::iter::once(souakim)
+                .chain(souakim.neighbours())
+                .filter(|h| scn.map.hex_table().index(*h).is_some())
+                .collect();
+            for round in 0..60 {
+                for u in state.units.iter_mut() {
+                    match next(8) {
+                        0 => u.status = Status::OnMap(near[next(near.len())]),
+                        1 => u.status = Status::Reserve,
+                        _ => {}
+                    }
+                }
+                let mut dice = Dice::new(FixedDice::with_fallback([], 1));
+                let mut t = Turn::new(&scn, state.clone(), Side::Egyptian, &mut dice);
+                let fleet = (0..t.state.units.len())
+                    .find(|&i| t.type_at(i).is_some_and(|ty| ty.kind == UnitKind::Fleet));
+                let found = t.fleet_and_souakim();
+                assert_eq!(found, fleet.map(|i| (i, souakim)), "{id}");
+                assert_eq!(t.fleet_and_souakim(), found, "{id}: asked again");
+                let at = fleet.and_then(|i| t.state.units[i].hex());
+                for fleet_at in [at, None, Some(souakim), Some(near[next(near.len())])] {
+                    let plain = (
+                        t.land_occupied_by(souakim, Side::Mahdist),
+                        fleet_at.is_some_and(|h| t.land_occupied_by(h, Side::Mahdist)),
+                    );
+                    assert_eq!(
+                        mahdist_land_in(&t, souakim, fleet_at),
+                        plain,
+                        "{id}, round {round}: fleet at {fleet_at:?}"
+                    );
+                    held += usize::from(plain.0);
+                }
+            }
+        }
+        assert!(held > 20, "Souakim held by Mahdist land units {held} times");
     }
 }

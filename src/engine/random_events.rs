@@ -12,7 +12,9 @@ use crate::state::Status;
 
 /// Roll on the table and apply the entry.
 pub fn random_event_phase<S: DieSource>(t: &mut Turn<'_, S>) {
-    let Some(table) = t.scn.events.table_for(t.side, t.state.month).cloned() else {
+    // The scenario outlives the turn: its table is read, not copied.
+    let scn = t.scn;
+    let Some(table) = scn.events.table_for(t.side, t.state.month) else {
         t.events.push(Event::Note {
             text: format!(
                 "no {} random event table for {}",
@@ -22,7 +24,7 @@ pub fn random_event_phase<S: DieSource>(t: &mut Turn<'_, S>) {
         });
         return;
     };
-    let entries = table.entries.clone();
+    let entries = &table.entries;
     let total = t.table_roll(
         DiceKind::D66,
         format!("{} random event", t.side),
@@ -37,7 +39,7 @@ pub fn random_event_phase<S: DieSource>(t: &mut Turn<'_, S>) {
             None => "no entry".into(),
         },
     );
-    let Some(entry) = table.entry_for(total as u32).cloned() else {
+    let Some(entry) = table.entry_for(total as u32) else {
         return;
     };
     let key = format!("{}/{}", table.id, entry.roll.0);

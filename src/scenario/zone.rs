@@ -9,6 +9,45 @@ use crate::geo::{Hex, Map, PlaceKind};
 /// [`Zone::FriendlyStack`] depends on the game state and gives no hexes
 /// here.
 pub fn zone_hexes(map: &Map, zone: &Zone) -> Result<Vec<Hex>, LookupError> {
+    // Zones named by their places cost a look-up or two: only those that
+    // pass over the whole map are kept.
+    if matches!(zone, Zone::At(_) | Zone::OneOf(_) | Zone::FriendlyStack) {
+        return worked_out(map, zone);
+    }
+    let id = map.land_routes().map_id();
+    let kept = ZONES.with(|z| {
+        z.borrow()
+            .iter()
+            .find(|(m, k, _)| *m == id && k == zone)
+            .map(|(_, _, hexes)| hexes.clone())
+    });
+    if let Some(hexes) = kept {
+        return Ok(hexes);
+    }
+    let hexes = worked_out(map, zone)?;
+    ZONES.with(|z| {
+        let mut z = z.borrow_mut();
+        if z.len() >= ZONES_KEPT {
+            z.remove(0);
+        }
+        z.push((id, zone.clone(), hexes.clone()));
+    });
+    Ok(hexes)
+}
+
+/// How many zones' hexes a thread keeps (a scenario names a few dozen).
+const ZONES_KEPT: usize = 64;
+
+thread_local! {
+    /// The hexes of the zones worked out last on this thread, with the
+    /// number of their map: a zone's hexes depend on the map and the zone
+    /// alone.
+    static ZONES: std::cell::RefCell<Vec<(u64, Zone, Vec<Hex>)>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// [`zone_hexes`] worked out from the map.
+fn worked_out(map: &Map, zone: &Zone) -> Result<Vec<Hex>, LookupError> {
     let mut out: Vec<(u32, Hex)> = candidates(map, zone)?.collect();
     out.sort_by_key(|&(d, h)| (d, h.row, h.col));
     out.dedup_by_key(|(_, h)| *h);
@@ -20,9 +59,6 @@ pub fn zone_hexes(map: &Map, zone: &Zone) -> Result<Vec<Hex>, LookupError> {
         .collect())
 }
 
-/// Whether a zone holds no hex of the map: what checking the data asks of
-/// every zone, answered at the first hex found instead of gathering and
-/// ordering them all.
 pub fn zone_is_empty(map: &Map, zone: &Zone) -> Result<bool, LookupError> {
     Ok(candidates(map, zone)?.next().is_none())
 }
@@ -150,5 +186,38 @@ mod tests {
             }
         }
         assert!(zones > 30, "{zones} zones");
+    }
+
+    /// The hexes a thread keeps for a zone are those worked out from the
+    /// map: every zone of the shipped scenarios, and more rings around
+    /// their places than are kept at once, each asked several times in a
+    /// scattered order (so kept, dropped and worked out again).
+    #[test]
+    fn kept_zone_hexes_are_those_worked_out() {
+        let data = crate::scenario::DataSet::embedded().unwrap();
+        let mut zones: Vec<Zone> = Vec::new();
+        for def in &data.scenarios {
+            zones.extend(def.setup.iter().map(|d| d.zone.clone()));
+            zones.extend(def.reinforcements.iter().map(|r| r.zone.clone()));
+        }
+        let places: Vec<String> = data.map.places().iter().map(|p| p.name.clone()).collect();
+        for (k, place) in places.iter().take(40).enumerate() {
+            let min = u32::try_from(k % 3).unwrap_or(0);
+            zones.push(Zone::Around {
+                places: vec![place.clone()],
+                min,
+                max: min + 2,
+            });
+        }
+        assert!(zones.len() > ZONES_KEPT, "{} zones", zones.len());
+        let mut scatter = crate::testing::Scatter::new(0x2545_f491_4f6c_dd1d);
+        for _ in 0..4 * zones.len() {
+            let zone = &zones[scatter.below(zones.len())];
+            assert_eq!(
+                zone_hexes(&data.map, zone),
+                worked_out(&data.map, zone),
+                "{zone:?}"
+            );
+        }
     }
 }

@@ -402,36 +402,51 @@ impl GameState {
         self.units.iter().find(|u| u.id.0.eq_ignore_ascii_case(id))
     }
 
-    /// Every stack on the map, ordered by hex (row, then column), then side.
+    /// Every stack on the map, ordered by hex (row, then column), then side;
+    /// its units and leaders in the order of the state's lists. The stacks
+    /// are kept in that order as they are found (a binary search for each
+    /// counter, none when it stands with the counter before it), rather
+    /// than in an ordered map.
     pub fn stacks(&self) -> Vec<Stack<'_>> {
-        let mut by: BTreeMap<(i32, i32, Side), Stack<'_>> = BTreeMap::new();
-        for u in &self.units {
-            if let Some(h) = u.hex() {
-                by.entry((h.row, h.col, u.side))
-                    .or_insert_with(|| Stack {
-                        hex: h,
-                        side: u.side,
-                        units: Vec::new(),
-                        leaders: Vec::new(),
-                    })
-                    .units
-                    .push(u);
+        let mut stacks: Vec<Stack<'_>> = Vec::new();
+        // The stack of `side` in `hex`, made where it belongs if new.
+        let place = |stacks: &mut Vec<Stack<'_>>, hex: Hex, side: Side| {
+            let key = (hex.row, hex.col, side);
+            match stacks.binary_search_by_key(&key, |s| (s.hex.row, s.hex.col, s.side)) {
+                Ok(i) => i,
+                Err(i) => {
+                    stacks.insert(
+                        i,
+                        Stack {
+                            hex,
+                            side,
+                            units: Vec::new(),
+                            leaders: Vec::new(),
+                        },
+                    );
+                    i
+                }
             }
+        };
+        // The stack found last, by its place in `stacks` (a new stack
+        // moves those after it, so this is taken again after each).
+        let mut last: Option<(Hex, Side, usize)> = None;
+        for u in &self.units {
+            let Some(h) = u.hex() else { continue };
+            let i = match last {
+                Some((at, side, i)) if at == h && side == u.side => i,
+                _ => place(&mut stacks, h, u.side),
+            };
+            stacks[i].units.push(u);
+            last = Some((h, u.side, i));
         }
         for l in &self.leaders {
             if let (Some(h), false) = (l.hex, l.removed) {
-                by.entry((h.row, h.col, l.side))
-                    .or_insert_with(|| Stack {
-                        hex: h,
-                        side: l.side,
-                        units: Vec::new(),
-                        leaders: Vec::new(),
-                    })
-                    .leaders
-                    .push(l);
+                let i = place(&mut stacks, h, l.side);
+                stacks[i].leaders.push(l);
             }
         }
-        by.into_values().collect()
+        stacks
     }
 
     /// The stacks in a hex (one per side; two only in a broken state).
@@ -449,5 +464,94 @@ impl GameState {
             h = h.wrapping_mul(0x0100_0000_01b3);
         }
         format!("{h:016x}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::DataSet;
+    use crate::state::setup::{Placements, initial_state};
+
+    /// [`GameState::stacks`] as an ordered map of the stacks makes them.
+    fn stacks_by_map(state: &GameState) -> Vec<Stack<'_>> {
+        let mut by: BTreeMap<(i32, i32, Side), Stack<'_>> = BTreeMap::new();
+        let empty = |hex: Hex, side: Side| Stack {
+            hex,
+            side,
+            units: Vec::new(),
+            leaders: Vec::new(),
+        };
+        for u in &state.units {
+            if let Some(h) = u.hex() {
+                by.entry((h.row, h.col, u.side))
+                    .or_insert_with(|| empty(h, u.side))
+                    .units
+                    .push(u);
+            }
+        }
+        for l in &state.leaders {
+            if let (Some(h), false) = (l.hex, l.removed) {
+                by.entry((h.row, h.col, l.side))
+                    .or_insert_with(|| empty(h, l.side))
+                    .leaders
+                    .push(l);
+            }
+        }
+        by.into_values().collect()
+    }
+
+    /// The stacks sorted by place are those an ordered map makes, unit
+    /// for unit and leader for leader, on scattered positions of both
+    /// scenarios (counters and leaders off the map and removed among
+    /// them, stacks of leaders alone, both sides in a hex).
+    #[test]
+    fn stacks_sorted_by_place_are_those_of_an_ordered_map() {
+        let data = DataSet::embedded().expect("the embedded data loads");
+        let mut scatter = crate::testing::Scatter::new(0x2545_f491_4f6c_dd1d);
+        let mut next = |n: usize| scatter.below(n);
+        let mut compared = 0;
+        for id in data.scenario_ids() {
+            let scn = data.scenario(&id).expect("a scenario");
+            let (mut state, _) = initial_state(&scn, &Placements::new()).expect("the set-up");
+            let hexes: Vec<Hex> = scn.map.hexes().collect();
+            for round in 0..40 {
+                // Some rounds crowd everything into a few hexes.
+                let spread = if round % 3 == 0 { 8 } else { hexes.len() };
+                for u in state.units.iter_mut() {
+                    match next(6) {
+                        0 => u.status = Status::Pool,
+                        1 | 2 => u.status = Status::OnMap(hexes[next(spread)]),
+                        _ => {}
+                    }
+                }
+                for l in state.leaders.iter_mut() {
+                    match next(5) {
+                        0 => l.hex = None,
+                        1 => l.removed = !l.removed,
+                        2 => l.hex = Some(hexes[next(spread)]),
+                        _ => {}
+                    }
+                }
+                let (sorted, mapped) = (state.stacks(), stacks_by_map(&state));
+                assert_eq!(sorted.len(), mapped.len(), "{id}, round {round}");
+                for (a, b) in sorted.iter().zip(&mapped) {
+                    assert_eq!((a.hex, a.side), (b.hex, b.side), "{id}, round {round}");
+                    let same = |x: &[&Unit], y: &[&Unit]| {
+                        x.len() == y.len() && x.iter().zip(y).all(|(p, q)| std::ptr::eq(*p, *q))
+                    };
+                    assert!(same(&a.units, &b.units), "{id}, round {round}: {}", a.hex);
+                    assert_eq!(a.leaders.len(), b.leaders.len());
+                    assert!(
+                        a.leaders
+                            .iter()
+                            .zip(&b.leaders)
+                            .all(|(p, q)| std::ptr::eq(*p, *q))
+                    );
+                }
+                compared += sorted.len();
+            }
+        }
+        assert!(compared > 1000, "{compared} stacks compared");
     }
 }

@@ -230,10 +230,12 @@ fn counters(scn: &Scenario) -> Vec<Unit> {
     for t in scn.units.types() {
         let width = if t.counters > 99 { 3 } else { 2 };
         let reserve = scn.def.pool_excludes.contains(&t.id);
+        // One name shared by the counters of a type.
+        let unit_type: Arc<str> = t.id.as_str().into();
         for n in 1..=t.counters {
             out.push(Unit {
                 id: UnitId(format!("{}{:0width$}", t.code, n, width = width).into()),
-                unit_type: t.id.as_str().into(),
+                unit_type: Arc::clone(&unit_type),
                 side: t.side,
                 name: None,
                 strength: t.strength,
