@@ -80,7 +80,7 @@ fn verdict(
     side: Side,
     orders: &Orders,
 ) -> Result<Orders, Refusal> {
-    let checked = orders::check(&written::sheet(orders), scn, state, side);
+    let checked = orders::check::check_orders(&written::sheet(orders), scn, state, side);
     if !checked.refused && checked.errors.is_empty() && checked.orders == *orders {
         return Ok(checked.orders);
     }
@@ -108,7 +108,7 @@ fn verdict_read_back(
             "the {side} orders do not read back: {e}\n{text}"
         )));
     }
-    let checked = orders::check(&parsed.sheet, scn, state, side);
+    let checked = orders::check::check_orders(&parsed.sheet, scn, state, side);
     if checked.refused {
         return Err(refused(format!(
             "the checker refuses the {side} orders whole\n{text}"
@@ -560,6 +560,45 @@ mod tests {
         assert!(
             asked_in_all - refused > 500,
             "{refused} refused of {asked_in_all}"
+        );
+    }
+
+    /// The check a programmed player's orders go through
+    /// ([`orders::check::check_orders`]) gives the orders, errors and
+    /// refusal the receipt's check gives, in every position of whole
+    /// campaigns of both scenarios and both personas, for the orders
+    /// decided, parts of them, and orders refused; the parts it leaves out
+    /// (besieged hexes, arrivals, warnings) are there to leave out.
+    #[test]
+    fn the_players_check_answers_as_the_receipts_check() {
+        let (mut refused, mut besieged, mut arriving, mut warned) = (0, 0, 0, 0);
+        for scenario in ["khartoum", "el-obeid"] {
+            for persona in [Persona::Competent, Persona::Historical] {
+                let (scn, decided) = campaigns(scenario, 3, persona);
+                for (k, d) in decided.iter().enumerate() {
+                    let other = &decided[(k + 1) % decided.len()].orders;
+                    for orders in asked(&d.orders, other) {
+                        let sheet = written::sheet(&orders);
+                        let full = orders::check(&sheet, &scn, &d.state, d.side);
+                        let short = orders::check::check_orders(&sheet, &scn, &d.state, d.side);
+                        assert_eq!(short.orders, full.orders, "{scenario} {k}");
+                        assert_eq!(short.errors, full.errors, "{scenario} {k}");
+                        assert_eq!(short.refused, full.refused, "{scenario} {k}");
+                        refused += usize::from(!full.errors.is_empty());
+                        besieged += usize::from(full.besieged.is_some_and(|b| !b.is_empty()));
+                        arriving += usize::from(
+                            full.plans
+                                .iter()
+                                .any(|(_, p)| !p.arriving.is_empty() || !p.joining.is_empty()),
+                        );
+                        warned += usize::from(full.warnings.len() > short.warnings.len());
+                    }
+                }
+            }
+        }
+        assert!(
+            refused > 50 && besieged > 50 && arriving > 10 && warned > 10,
+            "{refused} refused, {besieged} besieged, {arriving} arriving, {warned} warned"
         );
     }
 
