@@ -26,6 +26,19 @@ use crate::orders::{self, Input, Vocabulary, print, written};
 use crate::scenario::{Scenario, Side};
 use crate::state::GameState;
 
+/// Whether two scenarios are one: the same data, by address (a scenario
+/// loaded once and cloned). What a player keeps from one turn to another
+/// is kept for the scenario it was made in.
+fn same_scenario(a: &Scenario, b: &Scenario) -> bool {
+    use std::sync::Arc;
+    Arc::ptr_eq(&a.map, &b.map)
+        && Arc::ptr_eq(&a.units, &b.units)
+        && Arc::ptr_eq(&a.tables, &b.tables)
+        && Arc::ptr_eq(&a.events, &b.events)
+        && Arc::ptr_eq(&a.def, &b.def)
+        && Arc::ptr_eq(&a.reactions, &b.reactions)
+}
+
 /// What a programmed player decided for a turn.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Decision {
