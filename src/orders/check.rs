@@ -37,8 +37,9 @@ pub fn check(sheet: &super::Sheet, scn: &Scenario, state: &GameState, side: Side
 /// programmed player asking whether the checker takes its orders): the
 /// same orders, errors and `refused`, without what only a receipt reads,
 /// which the errors do not depend on: the besieged hexes, the arrivals
-/// foreseen in the plans, and the warnings of supply orders for hexes
-/// with no supply unit now.
+/// foreseen in the plans, the marches' warnings and notes, and the
+/// warnings of supply orders for hexes with no supply unit now and of
+/// units withdrawn that march.
 pub fn check_orders(
     sheet: &super::Sheet,
     scn: &Scenario,
@@ -85,7 +86,7 @@ fn check_for(
     if set_up.is_none() && reader == Reader::Receipt {
         out.besieged = Some(start.besieged());
     }
-    let marching = take_plans(sheet, &scn.map, marches, plans, &mut out);
+    let marching = take_plans(sheet, &scn.map, marches, plans, reader, &mut out);
     let mut others = Others {
         scn,
         state,
@@ -198,13 +199,15 @@ fn place_setups(
 
 /// The marches' plans into the outcome: an impossible march is an error;
 /// a possible one (unless it goes the wrong way up a river) is given to the
-/// engine with its conditions, warnings and notes. Returns the units that
-/// march.
+/// engine with its conditions, warnings and notes (the warnings for a
+/// receipt only). Returns the units that march (for a receipt: they are
+/// read for warnings only).
 fn take_plans(
     sheet: &super::Sheet,
     map: &crate::geo::Map,
     marches: Vec<(usize, MarchOrder)>,
     plans: Vec<Result<MarchPlan, String>>,
+    reader: Reader,
     out: &mut Checked,
 ) -> BTreeSet<UnitId> {
     let march_items: Vec<usize> = marches.iter().map(|(i, _)| *i).collect();
@@ -235,15 +238,17 @@ fn take_plans(
                 ),
             });
         }
-        for w in &p.warnings {
-            out.warn(item, w.clone());
-        }
-        for l in &p.legs {
-            for n in &l.notes {
-                out.warn(item, n.clone());
+        if reader == Reader::Receipt {
+            for w in &p.warnings {
+                out.warn(item, w.clone());
             }
+            for l in &p.legs {
+                for n in &l.notes {
+                    out.warn(item, n.clone());
+                }
+            }
+            marching.extend(p.units.iter().cloned());
         }
-        marching.extend(p.units.iter().cloned());
         out.orders.marches.push(order);
         out.plans.push((i, p));
     }
