@@ -258,8 +258,8 @@ fn count_battles(
 
 /// What every game of a run shares: the position it starts from (the
 /// set-up rolls no dice), the Mahdist reaction table, the opponents' data,
-/// and the Mahdist opening set-up, made once for all the games that start
-/// from the same position.
+/// and the Mahdist opening set-up and the Egyptian opening orders, made
+/// once for all the games that start from the same position.
 #[derive(Debug)]
 pub struct Shared {
     /// The scenario's set-up, or why it failed.
@@ -267,6 +267,9 @@ pub struct Shared {
     pub table: Reactions,
     pub opponents: Opponents,
     pub openings: mahdist::Openings,
+    /// The Egyptian programmed player's opening orders, decided once for
+    /// all the games that start from the same position.
+    pub egyptian_openings: egyptian::Openings,
 }
 
 impl Shared {
@@ -279,6 +282,7 @@ impl Shared {
             table: (*scn.reactions).clone(),
             opponents: opponents.clone(),
             openings: mahdist::Openings::default(),
+            egyptian_openings: egyptian::Openings::default(),
         }
     }
 }
@@ -343,7 +347,14 @@ pub fn play_one_scripted(
                 Side::Egyptian => match egyptian {
                     EgyptianPlayer::Simple => simple_orders(scn, s, side),
                     EgyptianPlayer::Bot(p) => {
-                        egyptian::decide_with(scn, s, p, Some(&shared.opponents)).orders
+                        egyptian::decide_remembering(
+                            scn,
+                            s,
+                            p,
+                            Some(&shared.opponents),
+                            &shared.egyptian_openings,
+                        )
+                        .orders
                     }
                 },
                 Side::Mahdist => match mahdist {

@@ -30,6 +30,41 @@ pub fn march_order(m: &March) -> MarchOrder {
 /// set-up, the marches planned together, then every other order in the
 /// sheet's order, and last what the arrivals foreseen add.
 pub fn check(sheet: &super::Sheet, scn: &Scenario, state: &GameState, side: Side) -> Checked {
+    check_for(sheet, scn, state, side, Reader::Receipt)
+}
+
+/// [`check`] for a reader of the orders, errors and refusal alone (a
+/// programmed player asking whether the checker takes its orders): the
+/// same orders, errors and `refused`, without what only a receipt reads,
+/// which the errors do not depend on: the besieged hexes, the arrivals
+/// foreseen in the plans, the marches' warnings and notes, and the
+/// warnings of supply orders for hexes with no supply unit now and of
+/// units withdrawn that march.
+pub fn check_orders(
+    sheet: &super::Sheet,
+    scn: &Scenario,
+    state: &GameState,
+    side: Side,
+) -> Checked {
+    check_for(sheet, scn, state, side, Reader::Orders)
+}
+
+/// Who reads a check's outcome, and so how much of it is worked out.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Reader {
+    /// The player's receipt: everything.
+    Receipt,
+    /// The orders, errors and refusal alone ([`check_orders`]).
+    Orders,
+}
+
+fn check_for(
+    sheet: &super::Sheet,
+    scn: &Scenario,
+    state: &GameState,
+    side: Side,
+    reader: Reader,
+) -> Checked {
     let mut out = Checked::default();
     if refuse_header(sheet, state, side, &mut out) {
         return out;
@@ -48,10 +83,10 @@ pub fn check(sheet: &super::Sheet, scn: &Scenario, state: &GameState, side: Side
     let mut dice = no_dice();
     let mut start = Start::new(scn, set_up.as_ref().unwrap_or(state), side, &mut dice);
     let plans = start.plan_marches(&marches.iter().map(|(_, m)| m.clone()).collect::<Vec<_>>());
-    if set_up.is_none() {
+    if set_up.is_none() && reader == Reader::Receipt {
         out.besieged = Some(start.besieged());
     }
-    let marching = take_plans(sheet, &scn.map, marches, plans, &mut out);
+    let marching = take_plans(sheet, &scn.map, marches, plans, reader, &mut out);
     let mut others = Others {
         scn,
         state,
@@ -64,22 +99,47 @@ pub fn check(sheet: &super::Sheet, scn: &Scenario, state: &GameState, side: Side
         others.check(item, &mut out);
     }
     let no_supply_now = others.no_supply_now;
+    if reader == Reader::Receipt {
+        add_foreseen(
+            scn,
+            state,
+            side,
+            set_up.as_ref(),
+            start,
+            &no_supply_now,
+            &mut out,
+        );
+    }
+    super::house::refuse(&sheet.items, scn, state, &mut out);
+    out.errors.sort_by_key(|e| e.line);
+    out.warnings.sort_by_key(|e| e.line);
+    out
+}
+
+/// What the arrivals foreseen this month add to a receipt: the warnings
+/// of supply orders for hexes no supply unit arrives at, and who arrives
+/// where each march starts (neither makes an error).
+fn add_foreseen(
+    scn: &Scenario,
+    state: &GameState,
+    side: Side,
+    set_up: Option<&GameState>,
+    start: Start<'_>,
+    no_supply_now: &[(&Item, Hex)],
+    out: &mut Checked,
+) {
     // Who arrives this month, foreseen once for both uses below.
     let arrivals = if no_supply_now.is_empty() && out.plans.is_empty() {
         BTreeMap::new()
     } else {
         start.foreseen_arrivals(&out.orders)
     };
-    let start = set_up.as_ref().unwrap_or(state);
-    warn_no_supply(scn, start, side, &no_supply_now, &arrivals, &mut out);
+    let start = set_up.unwrap_or(state);
+    warn_no_supply(scn, start, side, no_supply_now, &arrivals, out);
     if !out.plans.is_empty() {
         let mut plans: Vec<&mut MarchPlan> = out.plans.iter_mut().map(|(_, p)| p).collect();
         add_arrivals(start, side, &arrivals, &mut plans);
     }
-    super::house::refuse(&sheet.items, scn, state, &mut out);
-    out.errors.sort_by_key(|e| e.line);
-    out.warnings.sort_by_key(|e| e.line);
-    out
 }
 
 /// A SIDE or month header that is not this side's or the game's month
@@ -139,13 +199,15 @@ fn place_setups(
 
 /// The marches' plans into the outcome: an impossible march is an error;
 /// a possible one (unless it goes the wrong way up a river) is given to the
-/// engine with its conditions, warnings and notes. Returns the units that
-/// march.
+/// engine with its conditions, warnings and notes (the warnings for a
+/// receipt only). Returns the units that march (for a receipt: they are
+/// read for warnings only).
 fn take_plans(
     sheet: &super::Sheet,
     map: &crate::geo::Map,
     marches: Vec<(usize, MarchOrder)>,
     plans: Vec<Result<MarchPlan, String>>,
+    reader: Reader,
     out: &mut Checked,
 ) -> BTreeSet<UnitId> {
     let march_items: Vec<usize> = marches.iter().map(|(i, _)| *i).collect();
@@ -176,15 +238,17 @@ fn take_plans(
                 ),
             });
         }
-        for w in &p.warnings {
-            out.warn(item, w.clone());
-        }
-        for l in &p.legs {
-            for n in &l.notes {
-                out.warn(item, n.clone());
+        if reader == Reader::Receipt {
+            for w in &p.warnings {
+                out.warn(item, w.clone());
             }
+            for l in &p.legs {
+                for n in &l.notes {
+                    out.warn(item, n.clone());
+                }
+            }
+            marching.extend(p.units.iter().cloned());
         }
-        marching.extend(p.units.iter().cloned());
         out.orders.marches.push(order);
         out.plans.push((i, p));
     }
@@ -294,7 +358,7 @@ impl<'a> Others<'a> {
             .state
             .units
             .iter()
-            .position(|u| u.id == *id)
+            .position(|u| same_id(&u.id, id))
             .ok_or_else(|| format!("no unit {id}"))?;
         let u = &self.state.units[i];
         if u.side != self.side {
@@ -583,6 +647,18 @@ impl<'a> Others<'a> {
         }
         out.orders.dismount.push((a.clone(), b.clone()));
     }
+}
+
+/// Whether two unit ids are the same: `a == b`, with the unequal ones of a
+/// search through every unit told apart by their length or last letter
+/// before their letters are compared (ids of one kind share a beginning),
+/// and an id copied from the state's taken at once.
+fn same_id(a: &UnitId, b: &UnitId) -> bool {
+    if std::sync::Arc::ptr_eq(&a.0, &b.0) {
+        return true;
+    }
+    let (x, y) = (a.0.as_bytes(), b.0.as_bytes());
+    x.len() == y.len() && x.last() == y.last() && x == y
 }
 
 /// EXPEND or KEEP SUPPLY for a hex with no supply unit of the side now
@@ -1061,5 +1137,42 @@ pub fn describe_order(scn: &Scenario, o: &Order) -> String {
         Order::Command(super::Command::Set(s)) => format!("from now on {}", s.meaning()),
         Order::Command(_) => "a command: answered separately".into(),
         Order::March(_) => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::DataSet;
+    use crate::state::setup::{Placements, initial_state};
+
+    /// `same_id` answers as `==` over every pair of the counters' ids of
+    /// both scenarios, each id also as a copy of its own (not the state's
+    /// shared text), and ids that differ only in their middle.
+    #[test]
+    fn same_id_is_equality() {
+        let data = DataSet::embedded().expect("the data built in");
+        let (mut pairs, mut equal) = (0, 0);
+        for scenario in ["khartoum", "el-obeid"] {
+            let scn = data.scenario(scenario).expect("a scenario built in");
+            let (state, _) = initial_state(&scn, &Placements::new()).expect("a set-up");
+            let mut ids: Vec<UnitId> = state.units.iter().map(|u| u.id.clone()).collect();
+            let copies: Vec<UnitId> = ids.iter().map(|i| UnitId(i.0.as_ref().into())).collect();
+            ids.extend(copies);
+            ids.extend(
+                ["ER07", "EX07", "ER7", "MS112", "MS1112", "MT112", ""].map(|s| UnitId(s.into())),
+            );
+            for a in &ids {
+                for b in &ids {
+                    assert_eq!(same_id(a, b), a == b, "{a} {b}");
+                    pairs += 1;
+                    equal += usize::from(a == b);
+                }
+            }
+        }
+        assert!(
+            pairs > 10_000 && equal > 200,
+            "{pairs} pairs, {equal} equal"
+        );
     }
 }

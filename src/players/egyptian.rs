@@ -186,6 +186,55 @@ pub fn decide_with(
     d.finish(keep_supply, evacuating)
 }
 
+/// [`decide_with`], taking the opening month's orders from `openings`
+/// when they were decided there for the same position (every game of a
+/// balance run starts from one position, and the Egyptian player rolls no
+/// dice).
+pub fn decide_remembering(
+    scn: &Scenario,
+    state: &GameState,
+    persona: Persona,
+    opponents: Option<&super::mahdist::Opponents>,
+    openings: &Openings,
+) -> Decision {
+    if state.month != scn.def.start {
+        return decide_with(scn, state, persona, opponents);
+    }
+    if let Some((s, p, o, from, decided)) = openings.kept.get()
+        && super::same_scenario(s, scn)
+        && *p == persona
+        && o.as_ref() == opponents
+        && from == state
+    {
+        return decided.clone();
+    }
+    let decided = decide_with(scn, state, persona, opponents);
+    let _ = openings.kept.set((
+        scn.clone(),
+        persona,
+        opponents.cloned(),
+        state.clone(),
+        decided.clone(),
+    ));
+    decided
+}
+
+/// The orders first decided in an opening month ([`decide_remembering`]),
+/// with what they were decided from: the scenario (its data, by address),
+/// the persona, the opponents' data and the position. The decision is a
+/// function of these alone, so one asked for again from the same ones is
+/// the one kept; any other is made afresh (and the first kept stays).
+#[derive(Debug, Default)]
+pub struct Openings {
+    kept: std::sync::OnceLock<(
+        Scenario,
+        Persona,
+        Option<super::mahdist::Opponents>,
+        GameState,
+        Decision,
+    )>,
+}
+
 /// The position as the Egyptian player reads it: its columns, the
 /// Mahdist stacks, its towns and which of them are besieged.
 struct Survey {
@@ -1186,4 +1235,51 @@ fn river_goals(scn: &Scenario, from: Hex, goal: Hex) -> Vec<Hex> {
         );
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::DataSet;
+    use crate::state::setup::{Placements, initial_state};
+
+    /// An opening decision kept is the one decided afresh, for whatever
+    /// scenario, persona, opponents' data and position it is asked for
+    /// (the opening position, it with a unit left out, a later month), in
+    /// whatever order.
+    #[test]
+    fn an_opening_kept_is_the_one_decided_afresh() {
+        let data = DataSet::embedded().expect("the data built in");
+        let opponents = super::super::mahdist::Opponents::shipped().expect("the opponents' data");
+        let openings = Openings::default();
+        let mut asked = 0;
+        for id in ["khartoum", "el-obeid", "khartoum"] {
+            let scn = data.scenario(id).expect("a scenario built in");
+            let (start, _) = initial_state(&scn, &Placements::new()).expect("a set-up");
+            let mut positions = vec![start.clone(), start.clone()];
+            for k in (0..start.units.len()).step_by(7) {
+                let mut s = start.clone();
+                s.units.remove(k);
+                positions.push(s);
+            }
+            let mut later = start.clone();
+            later.month = later.month.next().expect("a second month");
+            positions.push(later);
+            for (k, state) in positions.iter().enumerate() {
+                for persona in [Persona::Competent, Persona::Historical] {
+                    for op in [Some(&opponents), None] {
+                        assert_eq!(
+                            decide_remembering(&scn, state, persona, op, &openings),
+                            decide_with(&scn, state, persona, op),
+                            "{id} {k} {persona:?}"
+                        );
+                        asked += 1;
+                    }
+                }
+            }
+        }
+        assert!(asked > 40, "{asked} asked");
+        let kept = openings.kept.get().expect("an opening kept");
+        assert_eq!(kept.0.id(), "khartoum");
+    }
 }

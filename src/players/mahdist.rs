@@ -457,16 +457,8 @@ pub struct Openings {
 
 impl Openings {
     fn of(&self, scn: &Scenario, state: &GameState, opponents: &Opponents) -> Opening {
-        let same_scenario = |s: &Scenario| {
-            std::sync::Arc::ptr_eq(&s.map, &scn.map)
-                && std::sync::Arc::ptr_eq(&s.units, &scn.units)
-                && std::sync::Arc::ptr_eq(&s.tables, &scn.tables)
-                && std::sync::Arc::ptr_eq(&s.events, &scn.events)
-                && std::sync::Arc::ptr_eq(&s.def, &scn.def)
-                && std::sync::Arc::ptr_eq(&s.reactions, &scn.reactions)
-        };
         if let Some((s, o, from, opening)) = self.kept.get()
-            && same_scenario(s)
+            && super::same_scenario(s, scn)
             && o == opponents
             && from == state
         {

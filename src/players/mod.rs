@@ -26,6 +26,19 @@ use crate::orders::{self, Input, Vocabulary, print, written};
 use crate::scenario::{Scenario, Side};
 use crate::state::GameState;
 
+/// Whether two scenarios are one: the same data, by address (a scenario
+/// loaded once and cloned). What a player keeps from one turn to another
+/// is kept for the scenario it was made in.
+fn same_scenario(a: &Scenario, b: &Scenario) -> bool {
+    use std::sync::Arc;
+    Arc::ptr_eq(&a.map, &b.map)
+        && Arc::ptr_eq(&a.units, &b.units)
+        && Arc::ptr_eq(&a.tables, &b.tables)
+        && Arc::ptr_eq(&a.events, &b.events)
+        && Arc::ptr_eq(&a.def, &b.def)
+        && Arc::ptr_eq(&a.reactions, &b.reactions)
+}
+
 /// What a programmed player decided for a turn.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Decision {
@@ -59,6 +72,10 @@ pub fn through_the_checker(
 struct Refusal {
     why: String,
     accepted: Option<Box<Orders>>,
+    /// The orders other than marches stand: the checker refused marches
+    /// only and took every other order as given, so it takes those orders
+    /// alone too ([`others_stand`]).
+    others_stand: bool,
 }
 
 /// [`through_the_checker`] without the text, keeping what the checker
@@ -80,11 +97,35 @@ fn verdict(
     side: Side,
     orders: &Orders,
 ) -> Result<Orders, Refusal> {
-    let checked = orders::check(&written::sheet(orders), scn, state, side);
+    let sheet = written::sheet(orders);
+    let checked = orders::check::check_orders(&sheet, scn, state, side);
     if !checked.refused && checked.errors.is_empty() && checked.orders == *orders {
         return Ok(checked.orders);
     }
-    verdict_read_back(scn, state, side, orders)
+    let others_stand = others_stand(&sheet, &checked, orders);
+    verdict_read_back(scn, state, side, orders).map_err(|r| Refusal { others_stand, ..r })
+}
+
+/// Whether the check of the sheet of `given` refused marches only and took
+/// every other order as given. Then the checker takes the orders other
+/// than marches alone: an order other than a march is checked alike with
+/// or without the marches (what they change is its warnings, never its
+/// errors or what it gives the engine), so alone it has the errors it had
+/// with them, none, and gives the engine what it gave.
+fn others_stand(sheet: &orders::Sheet, checked: &orders::Checked, given: &Orders) -> bool {
+    let rest = |o: &Orders| Orders {
+        marches: Vec::new(),
+        ..o.clone()
+    };
+    let on_a_march = |line: usize| {
+        sheet
+            .items
+            .iter()
+            .any(|i| i.line == line && matches!(i.order, orders::Order::March(_)))
+    };
+    !checked.refused
+        && checked.errors.iter().all(|e| on_a_march(e.line))
+        && rest(&checked.orders) == rest(given)
 }
 
 /// [`verdict`] the long way: the orders printed in the order language, read
@@ -98,6 +139,7 @@ fn verdict_read_back(
     let refused = |why: String| Refusal {
         why,
         accepted: None,
+        others_stand: false,
     };
     let sheet = written::sheet(orders);
     let text = print::sheet(&scn.map, &sheet, false);
@@ -108,7 +150,7 @@ fn verdict_read_back(
             "the {side} orders do not read back: {e}\n{text}"
         )));
     }
-    let checked = orders::check(&parsed.sheet, scn, state, side);
+    let checked = orders::check::check_orders(&parsed.sheet, scn, state, side);
     if checked.refused {
         return Err(refused(format!(
             "the checker refuses the {side} orders whole\n{text}"
@@ -121,6 +163,7 @@ fn verdict_read_back(
                 e.line, e.text, e.message
             ),
             accepted: Some(Box::new(checked.orders)),
+            others_stand: false,
         });
     }
     if checked.orders != *orders {
@@ -165,9 +208,9 @@ pub fn keep_checked(
     side: Side,
     orders: Orders,
 ) -> (Orders, Vec<String>) {
-    let first = match verdict(scn, state, side, &orders) {
+    let (first, others_stand) = match verdict(scn, state, side, &orders) {
         Ok(_) => return (orders, Vec::new()),
-        Err(r) => r.accepted,
+        Err(r) => (r.accepted, r.others_stand),
     };
     let mut base = Orders {
         marches: Vec::new(),
@@ -175,8 +218,9 @@ pub fn keep_checked(
     };
     let mut dropped = Vec::new();
     // The orders other than marches first, alone; left out whole if the
-    // checker refuses them.
-    if let Err(e) = verdict(scn, state, side, &base) {
+    // checker refuses them (it takes them if it refused marches only and
+    // took them as given with the marches).
+    if !others_stand && let Err(e) = verdict(scn, state, side, &base) {
         dropped.push(format!("orders other than marches left out: {}", e.why));
         base = Orders::default();
     }
@@ -547,8 +591,9 @@ mod tests {
                     reads_back(&scn, &d.state, &d.orders);
                     let other = &decided[(k + 1) % decided.len()].orders;
                     for orders in asked(&d.orders, other) {
-                        let short = verdict(&scn, &d.state, d.side, &orders);
-                        let long = verdict_read_back(&scn, &d.state, d.side, &orders);
+                        let said = |r: Refusal| (r.why, r.accepted);
+                        let short = verdict(&scn, &d.state, d.side, &orders).map_err(said);
+                        let long = verdict_read_back(&scn, &d.state, d.side, &orders).map_err(said);
                         refused += usize::from(long.is_err());
                         asked_in_all += 1;
                         assert_eq!(short, long, "{scenario}, {}, {:?}", d.side, d.state.month);
@@ -561,6 +606,94 @@ mod tests {
             asked_in_all - refused > 500,
             "{refused} refused of {asked_in_all}"
         );
+    }
+
+    /// The check a programmed player's orders go through
+    /// ([`orders::check::check_orders`]) gives the orders, errors and
+    /// refusal the receipt's check gives, in every position of whole
+    /// campaigns of both scenarios and both personas, for the orders
+    /// decided, parts of them, and orders refused; the parts it leaves out
+    /// (besieged hexes, arrivals, warnings) are there to leave out.
+    #[test]
+    fn the_players_check_answers_as_the_receipts_check() {
+        let (mut refused, mut besieged, mut arriving, mut warned) = (0, 0, 0, 0);
+        for scenario in ["khartoum", "el-obeid"] {
+            for persona in [Persona::Competent, Persona::Historical] {
+                let (scn, decided) = campaigns(scenario, 3, persona);
+                for (k, d) in decided.iter().enumerate() {
+                    let other = &decided[(k + 1) % decided.len()].orders;
+                    for orders in asked(&d.orders, other) {
+                        let sheet = written::sheet(&orders);
+                        let full = orders::check(&sheet, &scn, &d.state, d.side);
+                        let short = orders::check::check_orders(&sheet, &scn, &d.state, d.side);
+                        assert_eq!(short.orders, full.orders, "{scenario} {k}");
+                        assert_eq!(short.errors, full.errors, "{scenario} {k}");
+                        assert_eq!(short.refused, full.refused, "{scenario} {k}");
+                        refused += usize::from(!full.errors.is_empty());
+                        besieged += usize::from(full.besieged.is_some_and(|b| !b.is_empty()));
+                        arriving += usize::from(
+                            full.plans
+                                .iter()
+                                .any(|(_, p)| !p.arriving.is_empty() || !p.joining.is_empty()),
+                        );
+                        warned += usize::from(full.warnings.len() > short.warnings.len());
+                    }
+                }
+            }
+        }
+        assert!(
+            refused > 50 && besieged > 50 && arriving > 10 && warned > 10,
+            "{refused} refused, {besieged} besieged, {arriving} arriving, {warned} warned"
+        );
+    }
+
+    /// When the checker refuses marches only and takes every other order
+    /// as given, it takes the other orders alone: over every position of
+    /// whole campaigns of both scenarios and both personas, for the orders
+    /// decided, parts of them, and orders decided elsewhere, with and
+    /// without the supply kept or spent and units withdrawn.
+    #[test]
+    fn the_other_orders_of_marches_refused_stand_alone() {
+        let (mut standing, mut asked_in_all) = (0, 0);
+        for scenario in ["khartoum", "el-obeid"] {
+            for persona in [Persona::Competent, Persona::Historical] {
+                let (scn, decided) = campaigns(scenario, 3, persona);
+                for (k, d) in decided.iter().enumerate() {
+                    let other = &decided[(k + 7) % decided.len()].orders;
+                    let mut sets = asked(&d.orders, other);
+                    let spared = evacuation::spare_the_british(&scn, &d.state);
+                    for o in asked(other, &d.orders) {
+                        sets.push(Orders {
+                            expend_supply: spared.expend_supply.clone(),
+                            withdraw: spared.withdraw.clone(),
+                            keep_supply: other.keep_supply.clone(),
+                            event_losses: d.orders.event_losses.clone(),
+                            ..o
+                        });
+                    }
+                    for orders in sets {
+                        asked_in_all += 1;
+                        let Err(r) = verdict(&scn, &d.state, d.side, &orders) else {
+                            continue;
+                        };
+                        if !r.others_stand {
+                            continue;
+                        }
+                        standing += 1;
+                        let rest = Orders {
+                            marches: Vec::new(),
+                            ..orders.clone()
+                        };
+                        assert_eq!(
+                            verdict(&scn, &d.state, d.side, &rest),
+                            Ok(rest.clone()),
+                            "{scenario} {k}"
+                        );
+                    }
+                }
+            }
+        }
+        assert!(standing > 100, "{standing} of {asked_in_all}");
     }
 
     /// Marches and other orders the checker takes together it takes apart
