@@ -18,3 +18,20 @@ impl Scatter {
         usize::try_from(self.0 % u64::try_from(n.max(1)).unwrap_or(1)).unwrap_or(0)
     }
 }
+
+/// Every embedded scenario, by id, with its opening position (no set-up
+/// placements): where the tests that scatter counters begin.
+pub(crate) fn start_positions() -> Vec<(String, crate::scenario::Scenario, crate::state::GameState)>
+{
+    let data = crate::scenario::DataSet::embedded().expect("the embedded data loads");
+    data.scenario_ids()
+        .into_iter()
+        .map(|id| {
+            let scn = data.scenario(&id).expect("a scenario");
+            let placements = crate::state::setup::Placements::new();
+            let (state, _) =
+                crate::state::setup::initial_state(&scn, &placements).expect("the set-up");
+            (id, scn, state)
+        })
+        .collect()
+}

@@ -299,6 +299,16 @@ pub(crate) fn eliminate_unit<S: DieSource>(
     });
 }
 
+/// Where a unit stands in the order of losses: later rounds last, the
+/// player's own order, disruption, quality, then id (see [`loss_order`]).
+type LossKey<'t> = (
+    bool,
+    usize,
+    bool,
+    std::cmp::Reverse<Option<Quality>>,
+    &'t UnitId,
+);
+
 /// The order in which units take a loss, the least first: after `later`
 /// (civilians, or units of another class than the result's), the owner's
 /// loss order, then, when `by_disruption`, disrupted units before those in
@@ -309,13 +319,7 @@ fn loss_order<'t, S: DieSource>(
     i: usize,
     later: bool,
     by_disruption: bool,
-) -> (
-    bool,
-    usize,
-    bool,
-    std::cmp::Reverse<Option<Quality>>,
-    &'t UnitId,
-) {
+) -> LossKey<'t> {
     (
         later,
         preference(t, lose_first, i),
@@ -333,13 +337,7 @@ fn class_order<'t, S: DieSource>(
     i: usize,
     h: &ClassHits,
     by_disruption: bool,
-) -> (
-    bool,
-    usize,
-    bool,
-    std::cmp::Reverse<Option<Quality>>,
-    &'t UnitId,
-) {
+) -> LossKey<'t> {
     let other = t.type_at(i).map(|ty| ty.quality) != Some(h.class);
     loss_order(t, lose_first, i, other, by_disruption)
 }

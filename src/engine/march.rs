@@ -1924,9 +1924,7 @@ fn drop_offs<S: DieSource>(t: &mut Turn<'_, S>, i: usize, order: &MarchOrder, m:
 mod tests {
     use super::*;
     use crate::dice::{Dice, FixedDice};
-    use crate::scenario::DataSet;
     use crate::state::Status;
-    use crate::state::setup::{Placements, initial_state};
 
     /// The hexes found once for a whole search or a stack's step
     /// ([`Turn::hexes_occupied_by`], [`near_hexes_occupied_by`]) are
@@ -1934,13 +1932,10 @@ mod tests {
     /// positions of both scenarios and both sides (the fleet among them).
     #[test]
     fn hexes_occupied_found_at_once_are_those_occupied_by_holds_for() {
-        let data = DataSet::embedded().expect("the embedded data loads");
         let mut scatter = crate::testing::Scatter::new(0x5851_f42d_4c95_7f2d);
         let mut next = |n: usize| scatter.below(n);
         let mut held = 0;
-        for id in data.scenario_ids() {
-            let scn = data.scenario(&id).expect("a scenario");
-            let (mut state, _) = initial_state(&scn, &Placements::new()).expect("the set-up");
+        for (id, scn, mut state) in crate::testing::start_positions() {
             let land: Vec<Hex> = scn.map.hexes().filter(|h| scn.map.is_land(*h)).collect();
             for round in 0..6 {
                 if round > 0 {

@@ -483,9 +483,7 @@ mod tests {
     use super::*;
     use crate::dice::{Dice, FixedDice};
     use crate::geo::map::HexTable;
-    use crate::scenario::DataSet;
     use crate::state::Status;
-    use crate::state::setup::{Placements, initial_state};
 
     /// The step a route search reads from the hex table and the
     /// position's flags costs what [`enter_cost`] says, for every step of
@@ -494,12 +492,9 @@ mod tests {
     /// river ban of 2.2).
     #[test]
     fn a_step_read_from_the_table_costs_what_enter_cost_says() {
-        let data = DataSet::embedded().expect("the embedded data loads");
         let mut scatter = crate::testing::Scatter::new(0x9e37_79b9_7f4a_7c15);
         let mut next = |n: usize| scatter.below(n);
-        for id in data.scenario_ids() {
-            let scn = data.scenario(&id).expect("a scenario");
-            let (mut state, _) = initial_state(&scn, &Placements::new()).expect("the set-up");
+        for (id, scn, mut state) in crate::testing::start_positions() {
             let land: Vec<Hex> = scn.map.hexes().filter(|h| scn.map.is_land(*h)).collect();
             let table = scn.map.hex_table();
             for round in 0..4 {
@@ -539,11 +534,8 @@ mod tests {
     /// same position made on a new thread (which has no spare tables).
     #[test]
     fn flags_made_in_a_used_table_are_those_made_in_a_fresh_one() {
-        let data = DataSet::embedded().expect("the embedded data loads");
         let mut scatter = crate::testing::Scatter::new(0x3c6e_f372_fe94_f82b);
-        for id in data.scenario_ids() {
-            let scn = data.scenario(&id).expect("a scenario");
-            let (mut state, _) = initial_state(&scn, &Placements::new()).expect("the set-up");
+        for (id, scn, mut state) in crate::testing::start_positions() {
             let land: Vec<Hex> = scn.map.hexes().filter(|h| scn.map.is_land(*h)).collect();
             for round in 0..6 {
                 for u in state.units.iter_mut() {
@@ -575,13 +567,10 @@ mod tests {
     /// scenarios.
     #[test]
     fn a_siege_is_found_near_the_hex_as_in_one_pass_over_all() {
-        let data = DataSet::embedded().expect("the embedded data loads");
         let mut scatter = crate::testing::Scatter::new(0x2545_f491_4f6c_dd1d);
         let mut next = |n: usize| scatter.below(n);
         let mut sieges = 0;
-        for id in data.scenario_ids() {
-            let scn = data.scenario(&id).expect("a scenario");
-            let (mut state, _) = initial_state(&scn, &Placements::new()).expect("the set-up");
+        for (id, scn, mut state) in crate::testing::start_positions() {
             let towns: Vec<Hex> = scn
                 .map
                 .hexes()

@@ -315,8 +315,6 @@ fn mahdist_land_in<S: DieSource>(
 mod tests {
     use super::*;
     use crate::dice::{Dice, FixedDice};
-    use crate::scenario::DataSet;
-    use crate::state::setup::{Placements, initial_state};
 
     /// The fleet and Souakim looked up once are the plain look-ups, and
     /// the one pass for Mahdist land units in Souakim and in the fleet's
@@ -325,13 +323,10 @@ mod tests {
     /// Souakim, the fleet on the map and off it).
     #[test]
     fn mahdists_in_souakim_and_beside_the_fleet_in_one_pass() {
-        let data = DataSet::embedded().expect("the embedded data loads");
         let mut scatter = crate::testing::Scatter::new(0x9e37_79b9_7f4a_7c15);
         let mut next = |n: usize| scatter.below(n);
         let mut held = 0;
-        for id in data.scenario_ids() {
-            let scn = data.scenario(&id).expect("a scenario");
-            let (mut state, _) = initial_state(&scn, &Placements::new()).expect("the set-up");
+        for (id, scn, mut state) in crate::testing::start_positions() {
             let Ok(souakim) = scn.map.resolve("Souakim") else {
                 continue;
             };

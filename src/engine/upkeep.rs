@@ -447,9 +447,7 @@ pub fn recovery_phase<S: DieSource>(t: &mut Turn<'_, S>) {
 mod tests {
     use super::*;
     use crate::dice::{Dice, FixedDice};
-    use crate::scenario::DataSet;
     use crate::state::Status;
-    use crate::state::setup::{Placements, initial_state};
 
     /// The stacks taken in one pass are the side's hexes in row order, each
     /// with the units a pass over the counters finds there
@@ -460,13 +458,10 @@ mod tests {
     /// around the settlements so that many are besieged.
     #[test]
     fn stacks_taken_in_one_pass_are_those_found_hex_by_hex() {
-        let data = DataSet::embedded().expect("the embedded data loads");
         let mut scatter = crate::testing::Scatter::new(0x5851_f42d_4c95_7f2d);
         let mut next = |n: usize| scatter.below(n);
         let (mut sieges, mut stacks_seen) = (0, 0);
-        for id in data.scenario_ids() {
-            let scn = data.scenario(&id).expect("a scenario");
-            let (mut state, _) = initial_state(&scn, &Placements::new()).expect("the set-up");
+        for (id, scn, mut state) in crate::testing::start_positions() {
             let towns: Vec<Hex> = scn
                 .map
                 .hexes()

@@ -247,8 +247,7 @@ pub fn cheapest_route_by_index(
     SCRATCH.with(|cell| {
         let mut search = cell.borrow_mut();
         search.begin(table.len(), start)?;
-        search.run_to(table, goal, &step);
-        search.route_to(table, goal)
+        search.route_towards(table, goal, &step)
     })
 }
 
@@ -279,6 +278,17 @@ impl Search {
     /// Whether the search has taken the hex at `i` off its heap.
     fn settled(&self, i: usize) -> bool {
         self.nodes.get(i).is_some_and(|n| n.settled == self.stamp)
+    }
+
+    /// The route to the hex at index `goal`, going on as far as it takes.
+    fn route_towards(
+        &mut self,
+        table: &HexTable,
+        goal: usize,
+        step: &impl Fn(usize, usize, usize) -> Option<u32>,
+    ) -> Option<Route> {
+        self.run_to(table, goal, step);
+        self.route_to(table, goal)
     }
 
     /// Goes on until the hex at index `goal` leaves the heap (at once if it
@@ -518,9 +528,8 @@ pub fn resumed_route(
     let map_id = map.land_routes().map_id();
     SEARCHES.with(|cell| {
         let mut kept = cell.borrow_mut();
-        let search = kept.search_for(map_id, key, start, table.len())?;
-        search.run_to(table, goal, &step);
-        search.route_to(table, goal)
+        kept.search_for(map_id, key, start, table.len())?
+            .route_towards(table, goal, &step)
     })
 }
 

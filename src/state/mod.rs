@@ -470,8 +470,6 @@ impl GameState {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::DataSet;
-    use crate::state::setup::{Placements, initial_state};
 
     /// [`GameState::stacks`] as an ordered map of the stacks makes them.
     fn stacks_by_map(state: &GameState) -> Vec<Stack<'_>> {
@@ -507,13 +505,10 @@ mod tests {
     /// them, stacks of leaders alone, both sides in a hex).
     #[test]
     fn stacks_sorted_by_place_are_those_of_an_ordered_map() {
-        let data = DataSet::embedded().expect("the embedded data loads");
         let mut scatter = crate::testing::Scatter::new(0x2545_f491_4f6c_dd1d);
         let mut next = |n: usize| scatter.below(n);
         let mut compared = 0;
-        for id in data.scenario_ids() {
-            let scn = data.scenario(&id).expect("a scenario");
-            let (mut state, _) = initial_state(&scn, &Placements::new()).expect("the set-up");
+        for (id, scn, mut state) in crate::testing::start_positions() {
             let hexes: Vec<Hex> = scn.map.hexes().collect();
             for round in 0..40 {
                 // Some rounds crowd everything into a few hexes.
