@@ -411,7 +411,7 @@ fn round_factors<S: DieSource>(t: &Turn<'_, S>, round: Round, me: &Party) -> Rou
         if !matches!(unit.status, Status::OnMap(_)) {
             continue;
         }
-        let Some(ty) = t.unit_type(unit) else {
+        let Some(ty) = t.type_at(u) else {
             continue;
         };
         if ty.kind == UnitKind::Gunboat {

@@ -21,7 +21,7 @@ pub const DEFAULT_POLICY: &str = "worst quality first, civilians last";
 /// replacement two turns later (3.3); other Egyptian-side units are gone.
 pub fn status_after_elimination<S: DieSource>(t: &Turn<'_, S>, idx: usize) -> Status {
     let u = &t.state.units[idx];
-    let Some(ty) = t.unit_type(u) else {
+    let Some(ty) = t.type_at(idx) else {
         return Status::Eliminated;
     };
     if u.side == Side::Mahdist {

@@ -25,6 +25,8 @@ pub mod victory;
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use rustc_hash::FxHashSet;
+
 use crate::dice::{Dice, DiceKind, DieSource};
 use crate::geo::Hex;
 use crate::scenario::tables::Row;
@@ -346,10 +348,12 @@ pub struct Turn<'a, S: DieSource> {
     pub side: Side,
     pub dice: &'a mut Dice<S>,
     pub events: Vec<Event>,
-    /// Units that marched or were dropped off this turn (8.1, 8.3).
-    pub marched: BTreeSet<UnitId>,
-    /// Leaders that marched this turn.
-    pub leaders_marched: BTreeSet<String>,
+    /// Units that marched or were dropped off this turn (8.1, 8.3). Only
+    /// asked whether it holds a unit, never gone through, so its order
+    /// does not matter.
+    pub marched: FxHashSet<UnitId>,
+    /// Leaders that marched this turn (likewise only asked).
+    pub leaders_marched: FxHashSet<String>,
     /// The stack (order index) each leader's strategic value helped (7.1).
     pub leader_helped: BTreeMap<String, usize>,
     /// Boats and gunboats used this turn (8.23: each once a turn).
@@ -433,8 +437,8 @@ impl<'a, S: DieSource> Turn<'a, S> {
             side,
             dice,
             events: Vec::new(),
-            marched: BTreeSet::new(),
-            leaders_marched: BTreeSet::new(),
+            marched: FxHashSet::default(),
+            leaders_marched: FxHashSet::default(),
             leader_helped: BTreeMap::new(),
             boats_used: BTreeSet::new(),
             event_losses: Vec::new(),

@@ -17,7 +17,7 @@ use crate::scenario::{Side, UnitKind};
 pub(super) fn allowance_of<S: DieSource>(t: &Turn<'_, S>, units: &[usize]) -> u32 {
     let mp = |u: usize| {
         let unit = &t.state.units[u];
-        t.unit_type(unit).map(|ty| {
+        t.type_at(u).map(|ty| {
             if unit.disrupted {
                 ty.movement / 2
             } else {

@@ -232,9 +232,9 @@ pub fn fleet_waters(map: &crate::geo::Map) -> Vec<Hex> {
 
 /// The fleet's counter in `hex`, if it is there.
 pub fn fleet_at<S: DieSource>(t: &Turn<'_, S>, hex: Hex) -> Option<usize> {
-    t.state.units.iter().position(|u| {
-        u.hex() == Some(hex) && t.unit_type(u).is_some_and(|ty| ty.kind == UnitKind::Fleet)
-    })
+    t.on_map()
+        .find(|(_, _, h, ty)| *h == hex && ty.is_some_and(|ty| ty.kind == UnitKind::Fleet))
+        .map(|(i, ..)| i)
 }
 
 /// Rule 8.25: "The fleet cannot be destroyed in combat but is removed if

@@ -358,7 +358,7 @@ impl<'a> Others<'a> {
             .state
             .units
             .iter()
-            .position(|u| same_id(&u.id, id))
+            .position(|u| u.id == *id)
             .ok_or_else(|| format!("no unit {id}"))?;
         let u = &self.state.units[i];
         if u.side != self.side {
@@ -647,18 +647,6 @@ impl<'a> Others<'a> {
         }
         out.orders.dismount.push((a.clone(), b.clone()));
     }
-}
-
-/// Whether two unit ids are the same: `a == b`, with the unequal ones of a
-/// search through every unit told apart by their length or last letter
-/// before their letters are compared (ids of one kind share a beginning),
-/// and an id copied from the state's taken at once.
-fn same_id(a: &UnitId, b: &UnitId) -> bool {
-    if std::sync::Arc::ptr_eq(&a.0, &b.0) {
-        return true;
-    }
-    let (x, y) = (a.0.as_bytes(), b.0.as_bytes());
-    x.len() == y.len() && x.last() == y.last() && x == y
 }
 
 /// EXPEND or KEEP SUPPLY for a hex with no supply unit of the side now
@@ -1137,42 +1125,5 @@ pub fn describe_order(scn: &Scenario, o: &Order) -> String {
         Order::Command(super::Command::Set(s)) => format!("from now on {}", s.meaning()),
         Order::Command(_) => "a command: answered separately".into(),
         Order::March(_) => String::new(),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::scenario::DataSet;
-    use crate::state::setup::{Placements, initial_state};
-
-    /// `same_id` answers as `==` over every pair of the counters' ids of
-    /// both scenarios, each id also as a copy of its own (not the state's
-    /// shared text), and ids that differ only in their middle.
-    #[test]
-    fn same_id_is_equality() {
-        let data = DataSet::embedded().expect("the data built in");
-        let (mut pairs, mut equal) = (0, 0);
-        for scenario in ["khartoum", "el-obeid"] {
-            let scn = data.scenario(scenario).expect("a scenario built in");
-            let (state, _) = initial_state(&scn, &Placements::new()).expect("a set-up");
-            let mut ids: Vec<UnitId> = state.units.iter().map(|u| u.id.clone()).collect();
-            let copies: Vec<UnitId> = ids.iter().map(|i| UnitId(i.0.as_ref().into())).collect();
-            ids.extend(copies);
-            ids.extend(
-                ["ER07", "EX07", "ER7", "MS112", "MS1112", "MT112", ""].map(|s| UnitId(s.into())),
-            );
-            for a in &ids {
-                for b in &ids {
-                    assert_eq!(same_id(a, b), a == b, "{a} {b}");
-                    pairs += 1;
-                    equal += usize::from(a == b);
-                }
-            }
-        }
-        assert!(
-            pairs > 10_000 && equal > 200,
-            "{pairs} pairs, {equal} equal"
-        );
     }
 }

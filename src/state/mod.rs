@@ -17,8 +17,23 @@ use crate::scenario::Side;
 
 /// A counter's identity, printed on reports (`ER07`, `MS112`) and used in
 /// orders.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Clone, Debug, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct UnitId(pub Arc<str>);
+
+/// Equal when the names are, as text. The turn compares ids often (who has
+/// marched, which counter an order names), mostly ids of one state's
+/// counters, which share their text, or of one length that differ in their
+/// last letters (`MS112`, `MS113`): those are told apart before the text
+/// is compared in full.
+impl PartialEq for UnitId {
+    fn eq(&self, other: &Self) -> bool {
+        if Arc::ptr_eq(&self.0, &other.0) {
+            return true;
+        }
+        let (a, b) = (self.0.as_bytes(), other.0.as_bytes());
+        a.len() == b.len() && a.last() == b.last() && a == b
+    }
+}
 
 impl fmt::Display for UnitId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -470,6 +485,36 @@ impl GameState {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `==` on unit ids answers as their text does, over every pair of the counters' ids of
+    /// both scenarios, each id also as a copy of its own (not the state's
+    /// shared text), and ids that differ only in their middle.
+    #[test]
+    fn unit_ids_are_equal_as_their_text_is() {
+        let data = crate::scenario::DataSet::embedded().expect("the data built in");
+        let (mut pairs, mut equal) = (0, 0);
+        for scenario in ["khartoum", "el-obeid"] {
+            let scn = data.scenario(scenario).expect("a scenario built in");
+            let (state, _) = setup::initial_state(&scn, &setup::Placements::new()).expect("a set-up");
+            let mut ids: Vec<UnitId> = state.units.iter().map(|u| u.id.clone()).collect();
+            let copies: Vec<UnitId> = ids.iter().map(|i| UnitId(i.0.as_ref().into())).collect();
+            ids.extend(copies);
+            ids.extend(
+                ["ER07", "EX07", "ER7", "MS112", "MS1112", "MT112", ""].map(|s| UnitId(s.into())),
+            );
+            for a in &ids {
+                for b in &ids {
+                    assert_eq!(a == b, a.0.as_ref() == b.0.as_ref(), "{a} {b}");
+                    pairs += 1;
+                    equal += usize::from(a == b);
+                }
+            }
+        }
+        assert!(
+            pairs > 10_000 && equal > 200,
+            "{pairs} pairs, {equal} equal"
+        );
+    }
 
     /// [`GameState::stacks`] as an ordered map of the stacks makes them.
     fn stacks_by_map(state: &GameState) -> Vec<Stack<'_>> {
