@@ -17,7 +17,7 @@ use crate::scenario::Side;
 
 /// A counter's identity, printed on reports (`ER07`, `MS112`) and used in
 /// orders.
-#[derive(Clone, Debug, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Clone, Debug, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct UnitId(pub Arc<str>);
 
 /// Equal when the names are, as text. The turn compares ids often (who has
@@ -32,6 +32,13 @@ impl PartialEq for UnitId {
         }
         let (a, b) = (self.0.as_bytes(), other.0.as_bytes());
         a.len() == b.len() && a.last() == b.last() && a == b
+    }
+}
+
+/// Hashed as its text, as equal ids are equal text.
+impl std::hash::Hash for UnitId {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.0.hash(state);
     }
 }
 
@@ -495,7 +502,8 @@ mod tests {
         let (mut pairs, mut equal) = (0, 0);
         for scenario in ["khartoum", "el-obeid"] {
             let scn = data.scenario(scenario).expect("a scenario built in");
-            let (state, _) = setup::initial_state(&scn, &setup::Placements::new()).expect("a set-up");
+            let (state, _) =
+                setup::initial_state(&scn, &setup::Placements::new()).expect("a set-up");
             let mut ids: Vec<UnitId> = state.units.iter().map(|u| u.id.clone()).collect();
             let copies: Vec<UnitId> = ids.iter().map(|i| UnitId(i.0.as_ref().into())).collect();
             ids.extend(copies);
