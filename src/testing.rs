@@ -35,3 +35,33 @@ pub(crate) fn start_positions() -> Vec<(String, crate::scenario::Scenario, crate
         })
         .collect()
 }
+
+/// The map's settlements: where [`crowd_around`] puts counters.
+pub(crate) fn towns(scn: &crate::scenario::Scenario) -> Vec<crate::geo::Hex> {
+    scn.map
+        .hexes()
+        .filter(|h| scn.map.settlement_at(*h).is_some())
+        .collect()
+}
+
+/// Moves about one counter in `one_in` of `state` into one of `towns` or
+/// next to it (even odds), numbers drawn from `next`, so that many stand
+/// besieged or besiege.
+pub(crate) fn crowd_around(
+    next: &mut impl FnMut(usize) -> usize,
+    state: &mut crate::state::GameState,
+    towns: &[crate::geo::Hex],
+    one_in: usize,
+) {
+    for u in state.units.iter_mut() {
+        if next(one_in) == 0 {
+            let town = towns[next(towns.len())];
+            let at = if next(2) == 0 {
+                town
+            } else {
+                town.neighbours()[next(6)]
+            };
+            u.status = crate::state::Status::OnMap(at);
+        }
+    }
+}

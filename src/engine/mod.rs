@@ -927,22 +927,8 @@ mod tests {
         for round in 0..60 {
             let k = next(scenarios.len());
             let scn = &scenarios[k];
-            let towns: Vec<Hex> = scn
-                .map
-                .hexes()
-                .filter(|h| scn.map.settlement_at(*h).is_some())
-                .collect();
-            for u in states[k].units.iter_mut() {
-                if next(3) == 0 {
-                    let town = towns[next(towns.len())];
-                    let at = if next(2) == 0 {
-                        town
-                    } else {
-                        town.neighbours()[next(6)]
-                    };
-                    u.status = Status::OnMap(at);
-                }
-            }
+            let towns = crate::testing::towns(scn);
+            crate::testing::crowd_around(&mut next, &mut states[k], &towns, 3);
             let mut dice = Dice::new(FixedDice::with_fallback([], 1));
             let t = Turn::new(scn, states[k].clone(), Side::Mahdist, &mut dice);
             let plain: Vec<Hex> = scn

@@ -571,20 +571,9 @@ mod tests {
         let mut next = |n: usize| scatter.below(n);
         let mut sieges = 0;
         for (id, scn, mut state) in crate::testing::start_positions() {
-            let towns: Vec<Hex> = scn
-                .map
-                .hexes()
-                .filter(|h| scn.map.settlement_at(*h).is_some())
-                .collect();
+            let towns = crate::testing::towns(&scn);
             for round in 0..30 {
-                for u in state.units.iter_mut() {
-                    if next(4) == 0 {
-                        let town = towns[next(towns.len())];
-                        let around = town.neighbours();
-                        let at = if next(2) == 0 { town } else { around[next(6)] };
-                        u.status = Status::OnMap(at);
-                    }
-                }
+                crate::testing::crowd_around(&mut next, &mut state, &towns, 4);
                 let mut dice = Dice::new(FixedDice::with_fallback([], 1));
                 let t = Turn::new(&scn, state.clone(), Side::Egyptian, &mut dice);
                 let all = t.besieged_hexes();

@@ -462,23 +462,9 @@ mod tests {
         let mut next = |n: usize| scatter.below(n);
         let (mut sieges, mut stacks_seen) = (0, 0);
         for (id, scn, mut state) in crate::testing::start_positions() {
-            let towns: Vec<Hex> = scn
-                .map
-                .hexes()
-                .filter(|h| scn.map.settlement_at(*h).is_some())
-                .collect();
+            let towns = crate::testing::towns(&scn);
             for round in 0..30 {
-                for u in state.units.iter_mut() {
-                    if next(4) == 0 {
-                        let town = towns[next(towns.len())];
-                        let at = if next(2) == 0 {
-                            town
-                        } else {
-                            town.neighbours()[next(6)]
-                        };
-                        u.status = Status::OnMap(at);
-                    }
-                }
+                crate::testing::crowd_around(&mut next, &mut state, &towns, 4);
                 for side in [Side::Egyptian, Side::Mahdist] {
                     let mut dice = Dice::new(FixedDice::with_fallback([], 1));
                     let mut t = Turn::new(&scn, state.clone(), side, &mut dice);
