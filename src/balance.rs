@@ -313,7 +313,7 @@ pub fn play_one_scripted(
     let (egyptian, mahdist) = (matchup.egyptian, matchup.mahdist);
     let game_seed = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15).wrapping_add(n);
     let mut state = match &shared.start {
-        Ok(s) => s.clone(),
+        Ok(s) => s.unshared(),
         Err(e) => {
             return GameOutcome {
                 winner: None,

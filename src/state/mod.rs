@@ -3,7 +3,10 @@
 //! changed only by the engine.
 
 pub mod setup;
+mod shared;
 pub mod variant;
+
+pub use shared::Shared;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -114,8 +117,8 @@ pub struct GameState {
     pub scenario: String,
     pub month: GameMonth,
     /// Every counter of the counter mix, in a fixed order.
-    pub units: Vec<Unit>,
-    pub leaders: Vec<LeaderState>,
+    pub units: Shared<Vec<Unit>>,
+    pub leaders: Shared<Vec<LeaderState>>,
     /// Which side last occupied each settlement (3.2, 3.21, 4.1).
     pub control: BTreeMap<Hex, Side>,
     /// A British unit other than camels or supply has been lost to an
@@ -419,6 +422,27 @@ pub struct Stack<'a> {
 }
 
 impl GameState {
+    /// A copy whose counters' texts (ids, types, names) are its own, shared
+    /// with no other state: what a game played on its own thread starts
+    /// from, so that copying its counters month by month never touches
+    /// the counts of texts other threads copy too.
+    pub fn unshared(&self) -> GameState {
+        let own = |a: &Arc<str>| Arc::<str>::from(&**a);
+        let mut state = self.clone();
+        for u in &mut state.units {
+            u.id = UnitId(own(&u.id.0));
+            u.unit_type = own(&u.unit_type);
+            u.name = u.name.as_ref().map(own);
+            u.origin = u.origin.as_ref().map(own);
+        }
+        for ids in state.standing_lose_first.values_mut() {
+            for id in ids {
+                *id = UnitId(own(&id.0));
+            }
+        }
+        state
+    }
+
     /// A unit by id.
     pub fn unit(&self, id: &str) -> Option<&Unit> {
         self.units.iter().find(|u| u.id.0.eq_ignore_ascii_case(id))

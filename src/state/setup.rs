@@ -56,7 +56,7 @@ pub fn initial_state(
     let mut state = GameState {
         scenario: scn.def.id.clone(),
         month: scn.def.start,
-        units: counters(scn),
+        units: counters(scn).into(),
         leaders: scn
             .units
             .leaders()
