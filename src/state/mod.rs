@@ -425,15 +425,22 @@ impl GameState {
     /// A copy whose counters' texts (ids, types, names) are its own, shared
     /// with no other state: what a game played on its own thread starts
     /// from, so that copying its counters month by month never touches
-    /// the counts of texts other threads copy too.
+    /// the counts of texts other threads copy too. Texts the original's
+    /// counters share (the type of counters of one type) are shared alike
+    /// by the copy's, so a turn still tells them apart by pointer.
     pub fn unshared(&self) -> GameState {
-        let own = |a: &Arc<str>| Arc::<str>::from(&**a);
+        let mut own: rustc_hash::FxHashMap<*const u8, Arc<str>> = Default::default();
+        let mut own = |a: &Arc<str>| {
+            own.entry(a.as_ptr())
+                .or_insert_with(|| Arc::from(&**a))
+                .clone()
+        };
         let mut state = self.clone();
         for u in &mut state.units {
             u.id = UnitId(own(&u.id.0));
             u.unit_type = own(&u.unit_type);
-            u.name = u.name.as_ref().map(own);
-            u.origin = u.origin.as_ref().map(own);
+            u.name = u.name.as_ref().map(&mut own);
+            u.origin = u.origin.as_ref().map(&mut own);
         }
         for ids in state.standing_lose_first.values_mut() {
             for id in ids {
@@ -546,6 +553,49 @@ mod tests {
             pairs > 10_000 && equal > 200,
             "{pairs} pairs, {equal} equal"
         );
+    }
+
+    /// [`GameState::unshared`] gives the same state, none of whose texts is
+    /// the original's, and whose counters of one type share their type's
+    /// text as the original's do.
+    #[test]
+    fn an_unshared_copy_is_the_same_state_with_texts_of_its_own() {
+        let data = crate::scenario::DataSet::embedded().expect("the data built in");
+        for scenario in ["khartoum", "el-obeid"] {
+            let scn = data.scenario(scenario).expect("a scenario built in");
+            let (state, _) =
+                setup::initial_state(&scn, &setup::Placements::new()).expect("a set-up");
+            let copy = state.unshared();
+            assert_eq!(copy, state, "{scenario}");
+            let texts = |s: &GameState| -> Vec<*const u8> {
+                s.units
+                    .iter()
+                    .flat_map(|u| {
+                        [
+                            Some(&u.id.0),
+                            Some(&u.unit_type),
+                            u.name.as_ref(),
+                            u.origin.as_ref(),
+                        ]
+                    })
+                    .flatten()
+                    .map(|a| a.as_ptr())
+                    .collect()
+            };
+            let theirs: std::collections::HashSet<*const u8> = texts(&state).into_iter().collect();
+            assert!(
+                texts(&copy).iter().all(|p| !theirs.contains(p)),
+                "{scenario}"
+            );
+            let shared_types = |s: &GameState| {
+                s.units
+                    .windows(2)
+                    .filter(|w| Arc::ptr_eq(&w[0].unit_type, &w[1].unit_type))
+                    .count()
+            };
+            assert!(shared_types(&state) > 10, "{scenario}");
+            assert_eq!(shared_types(&copy), shared_types(&state), "{scenario}");
+        }
     }
 
     /// [`GameState::stacks`] as an ordered map of the stacks makes them.
