@@ -1853,12 +1853,10 @@ fn gather_leaders<S: DieSource>(t: &mut Turn<'_, S>, m: &mut Marching, from: Hex
 
 fn move_stack<S: DieSource>(t: &mut Turn<'_, S>, m: &mut Marching, to: Hex) {
     let from = m.hex;
-    for &u in m.units.iter().chain(&m.river) {
-        // Wrecked boats stay out of play (8.23).
-        if matches!(t.state.units[u].status, Status::OnMap(_)) {
-            t.state.units[u].status = Status::OnMap(to);
-        }
-    }
+    // Wrecked boats stay out of play (8.23): only those on the map move.
+    t.state
+        .units
+        .relocate(m.units.iter().chain(&m.river).copied(), to);
     for l in t.state.leaders.iter_mut() {
         if m.leaders.contains(&l.name) {
             l.hex = Some(to);

@@ -459,12 +459,12 @@ impl<'a, S: DieSource> Turn<'a, S> {
 
     /// Each counter on the map, with its index, hex and type.
     pub fn on_map(&self) -> impl Iterator<Item = (usize, &Unit, Hex, Option<&'a UnitType>)> + '_ {
-        self.state
-            .units
-            .iter()
-            .zip(&self.types)
-            .enumerate()
-            .filter_map(|(i, (u, ty))| u.hex().map(|h| (i, u, h, *ty)))
+        let units = &self.state.units;
+        units.placed().iter().filter_map(move |&i| {
+            let i = i as usize;
+            let (u, ty) = (units.get(i)?, self.types.get(i)?);
+            u.hex().map(|h| (i, u, h, *ty))
+        })
     }
 
     /// Nation and kind of each of these units, for table modifiers.
@@ -480,12 +480,9 @@ impl<'a, S: DieSource> Turn<'a, S> {
 
     /// Indices of `side`'s units in `hex`.
     pub fn units_at(&self, hex: Hex, side: Side) -> Vec<usize> {
-        self.state
-            .units
-            .iter()
-            .enumerate()
-            .filter(|(_, u)| u.side == side && u.hex() == Some(hex))
-            .map(|(i, _)| i)
+        self.on_map()
+            .filter(|(_, u, h, _)| u.side == side && *h == hex)
+            .map(|(i, ..)| i)
             .collect()
     }
 

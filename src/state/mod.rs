@@ -4,9 +4,11 @@
 
 pub mod setup;
 mod shared;
+mod units;
 pub mod variant;
 
 pub use shared::Shared;
+pub use units::Units;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -117,7 +119,7 @@ pub struct GameState {
     pub scenario: String,
     pub month: GameMonth,
     /// Every counter of the counter mix, in a fixed order.
-    pub units: Shared<Vec<Unit>>,
+    pub units: Units,
     pub leaders: Shared<Vec<LeaderState>>,
     /// Which side last occupied each settlement (3.2, 3.21, 4.1).
     pub control: BTreeMap<Hex, Side>,
@@ -484,7 +486,10 @@ impl GameState {
         // The stack found last, by its place in `stacks` (a new stack
         // moves those after it, so this is taken again after each).
         let mut last: Option<(Hex, Side, usize)> = None;
-        for u in &self.units {
+        for &k in self.units.placed() {
+            let Some(u) = self.units.get(k as usize) else {
+                continue;
+            };
             let Some(h) = u.hex() else { continue };
             let i = match last {
                 Some((at, side, i)) if at == h && side == u.side => i,
