@@ -87,7 +87,7 @@ impl Occupancy {
             forbidden: None,
             key: std::cell::OnceCell::new(),
         };
-        let mut friendly = Vec::new();
+        let mut friendly = Vec::with_capacity(t.state.units.placed().len());
         for (_, u, h, ty) in t.on_map() {
             let kind = ty.map(|ty| ty.kind);
             // The fleet holds no hex and blocks nothing (8.25).

@@ -76,7 +76,7 @@ impl Stacks {
         let (mut own_bits, mut enemy_land) = (vec![0u64; words], vec![0u64; words]);
         let mut enemy_off_table = Vec::new();
         // The side's counters by the index of their hex.
-        let mut own: Vec<(usize, usize)> = Vec::new();
+        let mut own: Vec<(usize, usize)> = Vec::with_capacity(t.state.units.placed().len());
         let mut own_off_table = false;
         for (i, u, h, ty) in t.on_map() {
             let at = table.index(h);

@@ -622,31 +622,34 @@ fn stacks(scn: &Scenario, state: &GameState) -> (Vec<Mine>, Vec<Theirs>) {
     let mut mine: Vec<Mine> = Vec::new();
     let mut theirs: Vec<Theirs> = Vec::new();
     for s in state.stacks() {
-        let land: Vec<_> = s
+        // Each counter's type, looked up once.
+        let typed: Vec<_> = s
             .units
             .iter()
-            .filter(|u| super::marches_by_land(scn, u))
+            .map(|u| (*u, scn.units.get(&u.unit_type)))
+            .collect();
+        // As `marches_by_land` says.
+        let land: Vec<_> = typed
+            .iter()
+            .filter(|(_, t)| t.is_some_and(|t| !t.kind.is_river_unit() && t.movement > 0))
+            .copied()
             .collect();
         // The British fleet holds no hex and fights no one (8.25).
-        let holding: Vec<_> = s
-            .units
+        let holding: Vec<_> = typed
             .iter()
-            .filter(|u| {
-                scn.units
-                    .get(&u.unit_type)
-                    .is_none_or(|t| t.kind != UnitKind::Fleet)
-            })
+            .filter(|(_, t)| t.is_none_or(|t| t.kind != UnitKind::Fleet))
+            .map(|(u, _)| *u)
             .collect();
         let strength = holding.iter().map(|u| u.strength).sum();
         if s.side == Side::Mahdist {
             if !land.is_empty() {
-                let types: Vec<_> = land.iter().map(|u| scn.units.get(&u.unit_type)).collect();
+                let types: Vec<_> = land.iter().map(|(_, t)| *t).collect();
                 mine.push(Mine {
                     hex: s.hex,
-                    strength: land.iter().map(|u| u.strength).sum(),
-                    units: land.iter().map(|u| u.id.clone()).collect(),
+                    strength: land.iter().map(|(u, _)| u.strength).sum(),
+                    units: land.iter().map(|(u, _)| u.id.clone()).collect(),
                     quality: types.iter().map(|t| t.map(|t| t.quality)).collect(),
-                    disrupted: land.iter().filter(|u| u.disrupted).count(),
+                    disrupted: land.iter().filter(|(u, _)| u.disrupted).count(),
                     // The stack is every Mahdist unit in the hex: its land
                     // units are those `reach_at` reads.
                     reach: types
@@ -661,11 +664,9 @@ fn stacks(scn: &Scenario, state: &GameState) -> (Vec<Mine>, Vec<Theirs>) {
             theirs.push(Theirs {
                 hex: s.hex,
                 strength,
-                british: land.iter().any(|u| {
-                    scn.units
-                        .get(&u.unit_type)
-                        .is_some_and(|t| t.nation == crate::scenario::Nation::British)
-                }),
+                british: land
+                    .iter()
+                    .any(|(_, t)| t.is_some_and(|t| t.nation == crate::scenario::Nation::British)),
                 leader_in_town: scn.map.settlement_at(s.hex).is_some()
                     && s.leaders.iter().any(|l| {
                         scn.units
@@ -674,15 +675,14 @@ fn stacks(scn: &Scenario, state: &GameState) -> (Vec<Mine>, Vec<Theirs>) {
                     }),
                 prize: !land.is_empty()
                     && scn.map.settlement_at(s.hex).is_none()
-                    && (land.iter().any(|u| {
-                        scn.units
-                            .get(&u.unit_type)
-                            .is_some_and(|t| t.kind == UnitKind::Civilian)
-                    }) || s.leaders.iter().any(|l| {
-                        scn.units
-                            .leader(&l.name)
-                            .is_some_and(|d| d.nation == crate::scenario::Nation::British)
-                    })),
+                    && (land
+                        .iter()
+                        .any(|(_, t)| t.is_some_and(|t| t.kind == UnitKind::Civilian))
+                        || s.leaders.iter().any(|l| {
+                            scn.units
+                                .leader(&l.name)
+                                .is_some_and(|d| d.nation == crate::scenario::Nation::British)
+                        })),
             });
         }
     }
