@@ -628,10 +628,9 @@ fn stacks(scn: &Scenario, state: &GameState) -> (Vec<Mine>, Vec<Theirs>) {
             .iter()
             .map(|u| (*u, scn.units.get(&u.unit_type)))
             .collect();
-        // As `marches_by_land` says.
         let land: Vec<_> = typed
             .iter()
-            .filter(|(_, t)| t.is_some_and(|t| !t.kind.is_river_unit() && t.movement > 0))
+            .filter(|(_, t)| t.is_some_and(super::type_marches_by_land))
             .copied()
             .collect();
         // The British fleet holds no hex and fights no one (8.25).

@@ -413,7 +413,13 @@ pub fn legs_avoiding(
 pub fn marches_by_land(scn: &Scenario, unit: &crate::state::Unit) -> bool {
     scn.units
         .get(&unit.unit_type)
-        .is_some_and(|t| !t.kind.is_river_unit() && t.movement > 0)
+        .is_some_and(type_marches_by_land)
+}
+
+/// Whether units of type `t` march by land ([`marches_by_land`], for a
+/// caller that has looked the type up already).
+pub fn type_marches_by_land(t: &crate::scenario::UnitType) -> bool {
+    !t.kind.is_river_unit() && t.movement > 0
 }
 
 /// The movement allowance of the slowest land unit of `side` in `hex`
